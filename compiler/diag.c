@@ -1,0 +1,161 @@
+/*
+ * diag.c — diagnostics: collected, counted, printed GCC-style with the
+ * source line and a caret under the column.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+/* Finds line `line` (1-based) of src; returns its start and length. */
+static const char *
+source_line(const Source *src, int line, size_t *len)
+{
+	const char *p = src->text, *end = src->text + src->len;
+	for (int l = 1; l < line && p < end; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return NULL;
+		p = nl + 1;
+	}
+	if (p > end)
+		return NULL;
+	const char *q = p;
+	while (q < end && *q != '\n' && *q != '\r')
+		q++;
+	*len = (size_t)(q - p);
+	return p;
+}
+
+static void
+diag_add(Diags *d, DiagLevel level, Span sp, const char *fmt, va_list ap)
+{
+	if (d->n == d->cap) {
+		int cap = d->cap ? d->cap * 2 : 8;
+		DiagEntry *items = realloc(d->items, sizeof *items * (size_t)cap);
+		if (!items)
+			ir_bug("out of memory");
+		d->items = items;
+		d->cap = cap;
+	}
+	StrBuf b = {0};
+	sb_vprintf(&b, fmt, ap);
+	DiagEntry e = {level, NULL, sp, sb_take(&b), NULL};
+	/* Copy what printing needs: the module may be gone by then. */
+	if (d->src) {
+		e.file = strdup(d->src->name);
+		size_t len;
+		const char *line = sp.line > 0 ? source_line(d->src, sp.line, &len) : NULL;
+		if (line)
+			e.line_text = strndup(line, len);
+	}
+	d->items[d->n++] = e;
+	if (level == DIAG_ERROR)
+		d->nerrors++;
+}
+
+void
+diag_verror(Diags *d, Span sp, const char *fmt, va_list ap)
+{
+	diag_add(d, DIAG_ERROR, sp, fmt, ap);
+}
+
+void
+diag_error(Diags *d, Span sp, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_add(d, DIAG_ERROR, sp, fmt, ap);
+	va_end(ap);
+}
+
+void
+diag_note(Diags *d, Span sp, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_add(d, DIAG_NOTE, sp, fmt, ap);
+	va_end(ap);
+}
+
+static void
+print_one(const DiagEntry *e, FILE *out)
+{
+	const char *kind = e->level == DIAG_ERROR ? "error" : "note";
+	if (!e->file) {
+		fprintf(out, "rlx: %s: %s\n", kind, e->msg);
+		return;
+	}
+	if (e->span.line <= 0) {
+		fprintf(out, "%s: %s: %s\n", e->file, kind, e->msg);
+		return;
+	}
+	fprintf(out, "%s:%d:%d: %s: %s\n", e->file, e->span.line,
+		e->span.col, kind, e->msg);
+	const char *line = e->line_text;
+	if (!line)
+		return;
+	size_t len = strlen(line);
+	fprintf(out, "%5d | %.*s\n", e->span.line, (int)len, line);
+	fputs("      | ", out);
+	/* Tabs stay tabs so that the caret lines up under the column. */
+	for (int i = 1; i < e->span.col && (size_t)(i - 1) < len; i++)
+		fputc(line[i - 1] == '\t' ? '\t' : ' ', out);
+	fputc('^', out);
+	for (int i = 1; i < e->span.len && (size_t)(e->span.col - 1 + i) < len;
+	     i++)
+		fputc('~', out);
+	fputc('\n', out);
+}
+
+void
+diag_print(const Diags *d, FILE *out)
+{
+	for (int i = 0; i < d->n; i++)
+		print_one(&d->items[i], out);
+}
+
+void
+diag_clear(Diags *d)
+{
+	for (int i = 0; i < d->n; i++) {
+		free(d->items[i].msg);
+		free(d->items[i].file);
+		free(d->items[i].line_text);
+	}
+	d->n = d->nerrors = 0;
+}
+
+/* ------------------------------------------------------- public interface */
+
+rlx_diags *
+rlx_diags_new(void)
+{
+	rlx_diags *d = calloc(1, sizeof *d);
+	if (!d)
+		ir_bug("out of memory");
+	return d;
+}
+
+void
+rlx_diags_free(rlx_diags *d)
+{
+	if (!d)
+		return;
+	diag_clear(d);
+	free(d->items);
+	free(d);
+}
+
+int
+rlx_diags_errors(const rlx_diags *d)
+{
+	return d->nerrors;
+}
+
+void
+rlx_diags_print(const rlx_diags *d, FILE *out)
+{
+	diag_print(d, out);
+}

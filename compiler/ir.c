@@ -1,0 +1,278 @@
+/*
+ * ir.c — IR construction: modules, variables, expressions, struct info,
+ * deep copies. Every node is allocated in the module's arena.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+/* ------------------------------------------------------------------ module */
+
+Module *
+ir_module_new(const char *filename, const char *text, size_t len)
+{
+	Module *m = calloc(1, sizeof *m);
+	if (!m)
+		ir_bug("out of memory");
+	m->src.name = arena_strdup(&m->arena, filename ? filename : "<input>");
+	m->src.text = arena_strndup(&m->arena, text ? text : "", text ? len : 0);
+	m->src.len = text ? len : 0;
+	m->name = "Module";
+	return m;
+}
+
+void
+ir_module_free(Module *m)
+{
+	if (!m)
+		return;
+	arena_free(&m->arena);
+	free(m);
+}
+
+Func *
+ir_find_func(const Module *m, const char *name)
+{
+	for (int i = 0; i < m->nfuncs; i++)
+		if (!strcmp(m->funcs[i]->name, name))
+			return m->funcs[i];
+	return NULL;
+}
+
+const FuncAttr *
+ir_func_attr(const Func *f, const char *key)
+{
+	for (int i = 0; i < f->nattrs; i++)
+		if (!strcmp(f->attrs[i].key, key))
+			return &f->attrs[i];
+	return NULL;
+}
+
+int
+ir_func_num_input(const Func *f)
+{
+	const FuncAttr *a = ir_func_attr(f, "num_input");
+	return a && a->val.kind == AV_INT ? (int)a->val.i : -1;
+}
+
+/* ------------------------------------------------------------------- nodes */
+
+Var *
+ir_var(Module *m, const char *name, SInfo *si, bool dataflow, Span sp)
+{
+	Var *v = ARENA_NEW(&m->arena, Var);
+	v->name = arena_strdup(&m->arena, name);
+	v->id = m->next_id++;
+	v->dataflow = dataflow;
+	v->sinfo = si;
+	v->span = sp;
+	return v;
+}
+
+SymVar *
+ir_symvar(Module *m, const char *name, Span sp)
+{
+	SymVar *v = ARENA_NEW(&m->arena, SymVar);
+	v->name = arena_strdup(&m->arena, name);
+	v->id = m->next_id++;
+	v->span = sp;
+	return v;
+}
+
+Expr *
+ir_expr(Module *m, ExprKind k, Span sp)
+{
+	Expr *e = ARENA_NEW(&m->arena, Expr);
+	e->kind = k;
+	e->span = sp;
+	return e;
+}
+
+Expr *
+ir_var_ref(Module *m, Var *v, Span sp)
+{
+	Expr *e = ir_expr(m, E_VAR, sp);
+	e->var = v;
+	e->sinfo = v->sinfo;
+	return e;
+}
+
+Binding *
+ir_binding(Module *m, Var *v, Expr *value, Span sp)
+{
+	Binding *b = ARENA_NEW(&m->arena, Binding);
+	b->var = v;
+	b->value = value;
+	b->span = sp;
+	return b;
+}
+
+/* ORDER: ExprKind */
+static const char *const expr_kind_names[] = {
+	"var", "constant", "tuple", "tuple index", "shape", "prim value",
+	"string", "op call", "function call", "if", "sequence",
+};
+
+const char *
+ir_expr_kind_name(ExprKind k)
+{
+	return (unsigned)k < ARRAY_LEN(expr_kind_names) ? expr_kind_names[k]
+							 : "?";
+}
+
+/* ------------------------------------------------------------- struct info */
+
+static SInfo *
+si_new(Arena *a, SInfoKind k)
+{
+	SInfo *s = ARENA_NEW(a, SInfo);
+	s->kind = k;
+	s->ndim = -1;
+	return s;
+}
+
+SInfo *
+si_object(Arena *a)
+{
+	return si_new(a, SI_OBJECT);
+}
+
+SInfo *
+si_prim(Arena *a, DType t, PExpr *value)
+{
+	SInfo *s = si_new(a, SI_PRIM);
+	s->dtype = t;
+	s->value = value;
+	return s;
+}
+
+SInfo *
+si_shape(Arena *a, int ndim, PExpr **values)
+{
+	SInfo *s = si_new(a, SI_SHAPE);
+	s->ndim = ndim;
+	s->shape = values;
+	return s;
+}
+
+SInfo *
+si_tensor(Arena *a, DType t, int ndim, PExpr **shape)
+{
+	SInfo *s = si_new(a, SI_TENSOR);
+	s->dtype = t;
+	s->ndim = ndim;
+	s->shape = shape;
+	return s;
+}
+
+SInfo *
+si_tuple(Arena *a, SInfo **fields, int n)
+{
+	SInfo *s = si_new(a, SI_TUPLE);
+	s->fields = fields;
+	s->nfields = n;
+	return s;
+}
+
+SInfo *
+si_func(Arena *a, SInfo **params, int n, SInfo *ret, bool pure)
+{
+	SInfo *s = si_new(a, SI_FUNC);
+	s->fields = params;
+	s->nfields = n;
+	s->ret = ret;
+	s->pure = pure;
+	return s;
+}
+
+/* ------------------------------------------------------------------ copies */
+
+SInfo *
+ir_copy_sinfo(Module *m, const SInfo *si)
+{
+	if (!si)
+		return NULL;
+	SInfo *c = ARENA_NEW(&m->arena, SInfo);
+	*c = *si;
+	if (si->shape && si->ndim > 0)
+		c->shape = arena_memdup(&m->arena, si->shape,
+					sizeof(PExpr *) * (size_t)si->ndim);
+	if (si->nfields) {
+		c->fields = ARENA_ARRAY(&m->arena, SInfo *, si->nfields);
+		for (int i = 0; i < si->nfields; i++)
+			c->fields[i] = ir_copy_sinfo(m, si->fields[i]);
+	}
+	c->ret = ir_copy_sinfo(m, si->ret);
+	return c;
+}
+
+static Expr **
+copy_exprs(Module *m, Expr *const *es, int n)
+{
+	Expr **c = ARENA_ARRAY(&m->arena, Expr *, n ? n : 1);
+	for (int i = 0; i < n; i++)
+		c[i] = ir_copy_expr(m, es[i]);
+	return c;
+}
+
+static Block *
+copy_block(Module *m, const Block *b)
+{
+	Block *c = ARENA_NEW(&m->arena, Block);
+	*c = *b;
+	c->bindings = ARENA_ARRAY(&m->arena, Binding *, b->n ? b->n : 1);
+	for (int i = 0; i < b->n; i++) {
+		Binding *nb = ARENA_NEW(&m->arena, Binding);
+		*nb = *b->bindings[i];
+		nb->value = ir_copy_expr(m, nb->value);
+		c->bindings[i] = nb;
+	}
+	return c;
+}
+
+Expr *
+ir_copy_expr(Module *m, const Expr *e)
+{
+	if (!e)
+		return NULL;
+	Expr *c = ARENA_NEW(&m->arena, Expr);
+	*c = *e;
+	switch (e->kind) {
+	case E_TUPLE:
+		c->tuple.items = copy_exprs(m, e->tuple.items, e->tuple.n);
+		break;
+	case E_TUPLE_GET:
+		c->tget.tuple = ir_copy_expr(m, e->tget.tuple);
+		break;
+	case E_CALL:
+		c->call.args = copy_exprs(m, e->call.args, e->call.nargs);
+		if (e->call.nattrs)
+			c->call.attrs = arena_memdup(
+				&m->arena, e->call.attrs,
+				sizeof(AttrVal) * (size_t)e->call.nattrs);
+		break;
+	case E_CALL_FN:
+		c->callfn.args = copy_exprs(m, e->callfn.args, e->callfn.nargs);
+		break;
+	case E_IF:
+		c->if_.cond = ir_copy_expr(m, e->if_.cond);
+		c->if_.then_ = ir_copy_expr(m, e->if_.then_);
+		c->if_.else_ = ir_copy_expr(m, e->if_.else_);
+		break;
+	case E_SEQ:
+		c->seq.blocks = ARENA_ARRAY(&m->arena, Block *,
+					    e->seq.nblocks ? e->seq.nblocks : 1);
+		for (int i = 0; i < e->seq.nblocks; i++)
+			c->seq.blocks[i] = copy_block(m, e->seq.blocks[i]);
+		c->seq.body = ir_copy_expr(m, e->seq.body);
+		break;
+	case E_VAR:
+	case E_CONST:
+	case E_SHAPE:
+	case E_PRIM:
+	case E_STR:
+		break;
+	}
+	return c;
+}

@@ -1,0 +1,552 @@
+/*
+ * ir.h — the one internal header of rlx, in the manner of QBE's all.h.
+ *
+ * A section per file. Everything a stage exports is declared here with the
+ * prefix of the file that owns it; everything else in that file is static.
+ *
+ * Memory: every IR node of a module lives in the module's arena and is never
+ * freed one by one; rlx_module_free() drops the arena. Strings in the IR are
+ * arena copies. Library code never exits: user errors go to a Diags and are
+ * counted; broken invariants abort through ir_bug() with file and line.
+ */
+#ifndef RLX_IR_H
+#define RLX_IR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rlx.h"
+
+typedef struct Arena Arena;
+typedef struct StrBuf StrBuf;
+typedef struct Source Source;
+typedef struct Span Span;
+typedef struct rlx_diags Diags;
+typedef struct SymVar SymVar;
+typedef struct PExpr PExpr;
+typedef struct SInfo SInfo;
+typedef struct Var Var;
+typedef struct Expr Expr;
+typedef struct AttrVal AttrVal;
+typedef struct Binding Binding;
+typedef struct Block Block;
+typedef struct Func Func;
+typedef struct rlx_module Module;
+
+#define ir_bug(...) ir_bug_at(__FILE__, __LINE__, __VA_ARGS__)
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------------ util.c */
+
+/* Bump allocator. Chunks are malloc'ed and freed together by arena_free. */
+struct Arena {
+	struct ArenaChunk *head;
+	size_t used, cap; /* of the head chunk */
+};
+
+void *arena_alloc(Arena *a, size_t n);            /* zeroed, 16-byte aligned */
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+void *arena_memdup(Arena *a, const void *p, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void arena_free(Arena *a);
+
+#define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* Growing byte buffer (malloc-backed) used by the printer and diagnostics. */
+struct StrBuf {
+	char *p;
+	size_t len, cap;
+};
+
+void sb_putc(StrBuf *b, char c);
+void sb_puts(StrBuf *b, const char *s);
+void sb_putn(StrBuf *b, const char *s, size_t n);
+void sb_printf(StrBuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
+char *sb_take(StrBuf *b); /* returns the malloc'ed NUL-terminated string */
+void sb_free(StrBuf *b);
+
+/*
+ * Growing array of pointers (malloc-backed), used while building a node whose
+ * arity is not known in advance; vec_to_arena copies it into the arena.
+ */
+typedef struct {
+	void **items;
+	int n, cap;
+} Vec;
+
+void vec_push(Vec *v, void *p);
+void **vec_to_arena(Vec *v, Arena *a); /* copies, then frees v's storage */
+void vec_free(Vec *v);
+
+_Noreturn void ir_bug_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------------ diag.c */
+
+/* A text the diagnostics can quote lines from. */
+struct Source {
+	const char *name; /* file name as given by the user, "<stdin>" for - */
+	const char *text; /* the whole text (not necessarily NUL-terminated) */
+	size_t len;
+};
+
+/* A location in a Source: 1-based line and column; line 0 means "made up". */
+struct Span {
+	int line, col;
+	int len; /* characters to underline, at least 1 when printed */
+};
+
+typedef enum { DIAG_ERROR, DIAG_NOTE } DiagLevel;
+
+typedef struct {
+	DiagLevel level;
+	char *file; /* malloc'ed; NULL when not about a file */
+	Span span;
+	char *msg;       /* malloc'ed */
+	char *line_text; /* the source line, malloc'ed; NULL if none */
+} DiagEntry;
+
+/*
+ * A collection of diagnostics. `src` is the source that subsequent
+ * diag_error() calls refer to; set it before running a stage on a module.
+ */
+struct rlx_diags {
+	const Source *src;
+	DiagEntry *items;
+	int n, cap;
+	int nerrors;
+};
+
+void diag_error(Diags *d, Span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_note(Diags *d, Span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_verror(Diags *d, Span sp, const char *fmt, va_list ap);
+/* FILE:LINE:COL: error: MSG, the source line, a caret line (GCC style). */
+void diag_print(const Diags *d, FILE *out);
+void diag_clear(Diags *d);
+
+/* ----------------------------------------------------------------- dtype */
+
+/* ORDER: dtype_names in util.c follows this enum. */
+typedef enum {
+	DT_UNKNOWN, /* "" / "void": not known */
+	DT_BOOL,
+	DT_I8,
+	DT_I16,
+	DT_I32,
+	DT_I64,
+	DT_U8,
+	DT_F16,
+	DT_BF16,
+	DT_F32,
+	DT_F64,
+	DT_COUNT
+} DType;
+
+const char *dtype_name(DType t);              /* "float32"; "void" for unknown */
+bool dtype_parse(const char *s, DType *out);  /* "void" and "" give DT_UNKNOWN */
+int dtype_bits(DType t);                      /* bool is 8 (one byte) */
+bool dtype_is_float(DType t);
+bool dtype_is_int(DType t);                   /* signed or unsigned, not bool */
+
+/* ------------------------------------------------------------------ prim.c */
+
+/*
+ * Symbolic dimensions (TVM's tir.Var of dtype int64). A SymVar is defined at
+ * its first bare occurrence in a parameter annotation or a match_cast, and
+ * belongs to one function.
+ */
+struct SymVar {
+	const char *name;
+	int id; /* unique in the module; also the canonical sort key */
+	Span span;
+};
+
+/* ORDER: prim.c's printer precedence table follows this enum. */
+typedef enum {
+	PE_INT,       /* value */
+	PE_VAR,       /* var */
+	PE_ADD,       /* a + b */
+	PE_SUB,       /* a - b */
+	PE_MUL,       /* a * b */
+	PE_FLOORDIV,  /* a // b */
+	PE_FLOORMOD,  /* a % b */
+	PE_MIN,       /* T.min(a, b) */
+	PE_MAX,       /* T.max(a, b) */
+} PExprKind;
+
+/* An integer expression over symbolic variables. Immutable once built. */
+struct PExpr {
+	PExprKind kind;
+	Span span;
+	int64_t value;
+	SymVar *var;
+	PExpr *a, *b;
+};
+
+PExpr *pe_int(Arena *a, int64_t v);
+PExpr *pe_var(Arena *a, SymVar *v);
+PExpr *pe_bin(Arena *a, PExprKind k, PExpr *x, PExpr *y); /* not simplified */
+/*
+ * The canonical form: a sum of monomials (coefficient times a product of
+ * atoms, atoms being variables and irreducible // and % terms), constants
+ * folded, ordered by variable id. Equal expressions have equal canonical forms
+ * (2*n == n*2, (n+1)-1 == n). Returns x itself when x is already canonical.
+ */
+PExpr *pe_simplify(Arena *a, PExpr *x);
+bool pe_equal(Arena *a, PExpr *x, PExpr *y);   /* equal after simplification */
+bool pe_is_const(PExpr *x, int64_t *out);      /* x canonical and a constant */
+bool pe_struct_equal(const PExpr *x, const PExpr *y); /* same tree */
+/* Every SymVar in x, in order of first appearance, appended to out (unique). */
+void pe_collect_vars(const PExpr *x, Vec *out);
+/* x with each var in from[i] replaced by the expression to[i], simplified. */
+PExpr *pe_subst(Arena *a, PExpr *x, SymVar **from, PExpr **to, int n);
+/* Python syntax: `n * 2 + m`, `n // 4`, `T.max(n, 1)`. */
+void pe_print(StrBuf *b, const PExpr *x);
+
+/* --------------------------------------------------------- struct info */
+
+typedef enum {
+	SI_OBJECT,
+	SI_PRIM,
+	SI_SHAPE,
+	SI_TENSOR,
+	SI_TUPLE,
+	SI_FUNC,
+} SInfoKind;
+
+/*
+ * Struct info (Relax's StructInfo): what is known of a value statically.
+ * TENSOR: dtype (DT_UNKNOWN when unknown); ndim (-1 unknown); shape (NULL
+ *         unless the dims are known, then ndim entries).
+ * SHAPE:  ndim (-1 unknown); values (NULL unless known).
+ * PRIM:   dtype; value (NULL unless known).
+ * TUPLE:  fields.
+ * FUNC:   fields are the parameters, ret the result; pure.
+ */
+struct SInfo {
+	SInfoKind kind;
+	Span span;
+	DType dtype;
+	int ndim;
+	PExpr **shape;
+	PExpr *value;
+	SInfo **fields;
+	int nfields;
+	SInfo *ret;
+	bool pure;
+};
+
+SInfo *si_object(Arena *a);
+SInfo *si_prim(Arena *a, DType t, PExpr *value);
+SInfo *si_shape(Arena *a, int ndim, PExpr **values);
+SInfo *si_tensor(Arena *a, DType t, int ndim, PExpr **shape);
+SInfo *si_tuple(Arena *a, SInfo **fields, int n);
+SInfo *si_func(Arena *a, SInfo **params, int n, SInfo *ret, bool pure);
+
+/* ------------------------------------------------------------ expressions */
+
+typedef enum {
+	AV_NONE,
+	AV_INT,
+	AV_FLOAT,
+	AV_BOOL,
+	AV_STR,
+	AV_DTYPE,
+	AV_INTS,
+} AttrValKind;
+
+/* An attribute value of an op call or of a function (R.func_attr). */
+struct AttrVal {
+	AttrValKind kind;
+	int64_t i;     /* INT, BOOL */
+	double f;      /* FLOAT */
+	const char *s; /* STR */
+	DType dtype;   /* DTYPE */
+	int64_t *ints; /* INTS */
+	int n;         /* INTS */
+};
+
+typedef enum {
+	OP_NONE = 0,
+#define OP(id, name, sig, infer) OP_##id,
+#include "ops.def"
+#undef OP
+	OP_COUNT
+} OpKind;
+
+/* ORDER: ir.c's expr_kind_names follows this enum. */
+typedef enum {
+	E_VAR,       /* var */
+	E_CONST,     /* R.const(...): cdata */
+	E_TUPLE,     /* (a, b) */
+	E_TUPLE_GET, /* t[i] */
+	E_SHAPE,     /* R.shape([2, n]) */
+	E_PRIM,      /* R.prim_value(...) */
+	E_STR,       /* R.str("..."): a string immediate (rare) */
+	E_CALL,      /* R.op(args, attrs) */
+	E_CALL_FN,   /* cls.f(args) */
+	E_IF,        /* if c: ... else: ... (value of a binding) */
+	E_SEQ,       /* blocks then a result: function bodies and branches */
+} ExprKind;
+
+/* A Relax variable: Var or DataflowVar. Names need not be unique. */
+struct Var {
+	const char *name;
+	int id;        /* unique in the module */
+	bool dataflow; /* a DataflowVar: visible only inside its block */
+	SInfo *sinfo;  /* annotation if given, else inferred */
+	Span span;     /* where it is defined */
+};
+
+struct Expr {
+	ExprKind kind;
+	Span span;
+	SInfo *sinfo; /* filled in by inference (infer.c) */
+	union {
+		Var *var; /* E_VAR: a use of var */
+		struct {  /* E_CONST: a tensor held in host memory, C order */
+			DType dtype;
+			int ndim;
+			int64_t *shape;
+			void *data; /* element bytes; for bool one byte each */
+		} cdata;
+		struct { /* E_TUPLE */
+			Expr **items;
+			int n;
+		} tuple;
+		struct { /* E_TUPLE_GET */
+			Expr *tuple;
+			int index;
+		} tget;
+		struct { /* E_SHAPE */
+			PExpr **values;
+			int n;
+		} shape;
+		struct { /* E_PRIM */
+			DType dtype;
+			PExpr *value; /* integer values */
+			double f;     /* float values, when dtype is a float */
+		} prim;
+		const char *str; /* E_STR */
+		struct { /* E_CALL: args and attrs in the op's signature order */
+			OpKind op;
+			Expr **args;
+			int nargs;
+			AttrVal *attrs;
+			int nattrs;
+		} call;
+		struct { /* E_CALL_FN */
+			const char *callee; /* the function's name in the module */
+			Expr **args;
+			int nargs;
+		} callfn;
+		struct { /* E_IF */
+			Expr *cond;
+			Expr *then_, *else_; /* E_SEQ each */
+		} if_;
+		struct { /* E_SEQ */
+			Block **blocks;
+			int nblocks;
+			Expr *body;
+		} seq;
+	};
+};
+
+/*
+ * `var = value` or, when cast is set, `var = R.match_cast(value, cast)`.
+ * `annotated` records whether the text gave `var: SInfo = ...`.
+ */
+struct Binding {
+	Var *var;
+	Expr *value;
+	SInfo *cast; /* match_cast target, else NULL */
+	bool annotated;
+	Span span;
+};
+
+/*
+ * A binding block. In a dataflow block, the outputs (R.output) are the
+ * bindings whose var is not a DataflowVar.
+ */
+struct Block {
+	bool dataflow;
+	Binding **bindings;
+	int n;
+	Span span;
+};
+
+typedef struct {
+	const char *key;
+	AttrVal val;
+} FuncAttr;
+
+struct Func {
+	const char *name; /* the global name in the module */
+	Var **params;
+	int nparams;
+	SymVar **symvars; /* every symbolic var defined in this function */
+	int nsymvars;
+	SInfo *ret;       /* return annotation, or NULL when absent */
+	Expr *body;       /* E_SEQ */
+	FuncAttr *attrs;  /* R.func_attr, in the order written */
+	int nattrs;
+	bool is_private;
+	bool pure;
+	Span span;
+};
+
+struct rlx_module {
+	Arena arena;
+	Source src;       /* the text parsed (owned: arena copies) */
+	const char *name; /* the class name ("Module") */
+	Func **funcs;
+	int nfuncs;
+	int next_id;      /* for Var.id and SymVar.id */
+};
+
+/* -------------------------------------------------------------------- ir.c */
+
+Module *ir_module_new(const char *filename, const char *text, size_t len);
+void ir_module_free(Module *m);
+Func *ir_find_func(const Module *m, const char *name);
+int ir_func_num_input(const Func *f); /* -1 when the attribute is absent */
+const FuncAttr *ir_func_attr(const Func *f, const char *key);
+
+Var *ir_var(Module *m, const char *name, SInfo *si, bool dataflow, Span sp);
+SymVar *ir_symvar(Module *m, const char *name, Span sp);
+Expr *ir_expr(Module *m, ExprKind k, Span sp); /* zeroed node of kind k */
+Expr *ir_var_ref(Module *m, Var *v, Span sp);
+Binding *ir_binding(Module *m, Var *v, Expr *value, Span sp);
+const char *ir_expr_kind_name(ExprKind k);
+
+/* Deep copies; vars and symvars are kept (the copy shares them). */
+Expr *ir_copy_expr(Module *m, const Expr *e);
+SInfo *ir_copy_sinfo(Module *m, const SInfo *si);
+
+/* ------------------------------------------------------------------ ops.c */
+
+/*
+ * The op table (ops.def) gives each op its Python name ("nn.relu", printed
+ * R.nn.relu) and a signature in Python syntax, read by the parser and the
+ * printer. A parameter is `name` (an expression, usually a tensor) or
+ * `name:KIND` (an attribute) with an optional `=DEFAULT`; expression
+ * parameters come before attributes. KIND is one of
+ *   int ints float bool str dtype       attribute values
+ *   int|ints                            either (split's indices_or_sections)
+ *   KIND?                               may also be None
+ * and for expressions:
+ *   shape  a shape (R.shape([...]), a Python tuple of dims, or a var)
+ *   prim   a prim value (a number is accepted and wrapped)
+ */
+typedef enum {
+	PK_EXPR,
+	PK_SHAPE,
+	PK_PRIM,
+	PK_INT,
+	PK_INTS,
+	PK_INT_OR_INTS,
+	PK_FLOAT,
+	PK_BOOL,
+	PK_STR,
+	PK_DTYPE,
+} ParamKind;
+
+typedef struct {
+	char name[32];
+	ParamKind kind;
+	bool is_attr;     /* stored in call.attrs rather than call.args */
+	bool optional;    /* KIND? */
+	bool has_default;
+	AttrVal def;      /* the default, for attributes */
+	char def_text[32];
+	int slot;         /* index into args or attrs */
+} OpParam;
+
+typedef struct {
+	OpParam params[12];
+	int nparams, nargs, nattrs;
+} OpSig;
+
+typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
+
+typedef struct {
+	const char *name; /* "add", "nn.relu", "builtin.stop_lift_params" */
+	const char *sig;
+	InferFn infer;
+} OpInfo;
+
+const OpInfo *op_info(OpKind op);
+OpKind op_lookup(const char *name); /* OP_NONE when unknown */
+void op_sig(OpKind op, OpSig *out); /* parses the signature text */
+AttrVal op_default(Module *m, const OpParam *q); /* q's default value */
+
+/* ---------------------------------------------------------------- infer.c */
+
+/*
+ * Struct-info inference (Relax's normalizer). infer_module walks every
+ * function in order: it fills Expr.sinfo of each expression, gives each
+ * unannotated Var the inferred struct info, and checks annotations against
+ * it: provably different is an error at the annotation; not provable is
+ * kept (a runtime check). Returns the number of errors.
+ */
+int infer_module(Module *m, Diags *d);
+SInfo *infer_expr(Module *m, Expr *e, Diags *d);
+/* The per-op rules named in ops.def, declared by the X-macro: */
+#define OP(id, name, sig, infer) SInfo *infer(Module *m, Expr *call, Diags *d);
+#include "ops.def"
+#undef OP
+
+/*
+ * Relations between struct infos, as Relax's StructInfoBaseCheck.
+ * SI_PROVEN: every value of `val` is a value of `ann`.
+ * SI_UNKNOWN: it may be, with a runtime check (e.g. a symbolic dim).
+ * SI_FAIL: it cannot be.
+ */
+typedef enum { SI_FAIL, SI_UNKNOWN, SI_PROVEN } SiRel;
+SiRel si_check(Module *m, const SInfo *ann, const SInfo *val);
+bool si_equal(Module *m, const SInfo *a, const SInfo *b); /* same meaning */
+
+/* --------------------------------------------------------------- verify.c */
+
+/* Relax well-formedness, each violation a located error; returns count. */
+int verify_module(Module *m, Diags *d);
+
+/* ---------------------------------------------------------------- print.c */
+
+typedef struct {
+	bool tvm_names; /* write names TVM can parse (dots → _) */
+	bool no_header; /* omit the `from tvm.script import` lines */
+} PrintOpts;
+
+void print_module(StrBuf *b, const Module *m, const PrintOpts *o);
+void print_sinfo(StrBuf *b, const SInfo *si); /* R.Tensor((2, n), dtype="float32") */
+void print_expr(StrBuf *b, const Expr *e);    /* one expression, for messages */
+void print_attrval(StrBuf *b, const AttrVal *v);
+
+/* ---------------------------------------------------------------- equal.c */
+
+/*
+ * Structural equality as TVM's assert_structural_equal: vars and symbolic
+ * vars are matched by position of definition, names ignored unless
+ * `names`. On a difference, *sa and *sb locate it in each module.
+ */
+bool equal_modules(const Module *a, const Module *b, bool names,
+		   Span *sa, Span *sb, char **why);
+
+/* ------------------------------------------------------------- grammar/ */
+
+/* Parses TVMScript text into a normalized, inferred module. NULL on error. */
+Module *parse_module(const char *filename, const char *text, size_t len,
+		     Diags *d);
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * util.c — the arena, growing buffers and arrays, dtypes, and ir_bug().
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+/* ------------------------------------------------------------------ arena */
+
+struct ArenaChunk {
+	struct ArenaChunk *next;
+	size_t cap;
+	_Alignas(16) unsigned char data[];
+};
+
+enum { ARENA_CHUNK = 64 * 1024 };
+
+void *
+arena_alloc(Arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!a->head || a->used + n > a->cap) {
+		size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+		struct ArenaChunk *c = malloc(sizeof *c + cap);
+		if (!c)
+			ir_bug("out of memory (%zu bytes)", cap);
+		c->next = a->head;
+		c->cap = cap;
+		a->head = c;
+		a->used = 0;
+		a->cap = cap;
+	}
+	void *p = a->head->data + a->used;
+	a->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *
+arena_strndup(Arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *
+arena_strdup(Arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+void *
+arena_memdup(Arena *a, const void *p, size_t n)
+{
+	void *q = arena_alloc(a, n ? n : 1);
+	if (n)
+		memcpy(q, p, n);
+	return q;
+}
+
+char *
+arena_printf(Arena *a, const char *fmt, ...)
+{
+	StrBuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&b, fmt, ap);
+	va_end(ap);
+	char *s = arena_strndup(a, b.p ? b.p : "", b.len);
+	sb_free(&b);
+	return s;
+}
+
+void
+arena_free(Arena *a)
+{
+	struct ArenaChunk *c = a->head;
+	while (c) {
+		struct ArenaChunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	a->head = NULL;
+	a->used = a->cap = 0;
+}
+
+/* ----------------------------------------------------------------- StrBuf */
+
+static void
+sb_reserve(StrBuf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap * 2 : 256;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p)
+		ir_bug("out of memory (%zu bytes)", cap);
+	b->p = p;
+	b->cap = cap;
+}
+
+void
+sb_putn(StrBuf *b, const char *s, size_t n)
+{
+	sb_reserve(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+void
+sb_putc(StrBuf *b, char c)
+{
+	sb_putn(b, &c, 1);
+}
+
+void
+sb_puts(StrBuf *b, const char *s)
+{
+	sb_putn(b, s, strlen(s));
+}
+
+void
+sb_vprintf(StrBuf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		ir_bug("bad format %s", fmt);
+	sb_reserve(b, (size_t)n);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void
+sb_printf(StrBuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+char *
+sb_take(StrBuf *b)
+{
+	if (!b->p)
+		sb_reserve(b, 0), b->p[0] = 0;
+	char *p = b->p;
+	b->p = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void
+sb_free(StrBuf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+/* -------------------------------------------------------------------- Vec */
+
+void
+vec_push(Vec *v, void *p)
+{
+	if (v->n == v->cap) {
+		int cap = v->cap ? v->cap * 2 : 8;
+		void **items = realloc(v->items, sizeof *items * (size_t)cap);
+		if (!items)
+			ir_bug("out of memory");
+		v->items = items;
+		v->cap = cap;
+	}
+	v->items[v->n++] = p;
+}
+
+void **
+vec_to_arena(Vec *v, Arena *a)
+{
+	void **p = ARENA_ARRAY(a, void *, v->n ? v->n : 1);
+	if (v->n)
+		memcpy(p, v->items, sizeof *p * (size_t)v->n);
+	vec_free(v);
+	return p;
+}
+
+void
+vec_free(Vec *v)
+{
+	free(v->items);
+	v->items = NULL;
+	v->n = v->cap = 0;
+}
+
+/* ----------------------------------------------------------------- dtypes */
+
+/* ORDER: DType */
+static const struct {
+	const char *name;
+	int bits;
+} dtype_table[DT_COUNT] = {
+	[DT_UNKNOWN] = {"void", 0},    [DT_BOOL] = {"bool", 8},
+	[DT_I8] = {"int8", 8},         [DT_I16] = {"int16", 16},
+	[DT_I32] = {"int32", 32},      [DT_I64] = {"int64", 64},
+	[DT_U8] = {"uint8", 8},        [DT_F16] = {"float16", 16},
+	[DT_BF16] = {"bfloat16", 16},  [DT_F32] = {"float32", 32},
+	[DT_F64] = {"float64", 64},
+};
+
+const char *
+dtype_name(DType t)
+{
+	return (unsigned)t < DT_COUNT ? dtype_table[t].name : "?";
+}
+
+bool
+dtype_parse(const char *s, DType *out)
+{
+	if (!*s) {
+		*out = DT_UNKNOWN;
+		return true;
+	}
+	for (int i = 0; i < DT_COUNT; i++)
+		if (!strcmp(s, dtype_table[i].name)) {
+			*out = (DType)i;
+			return true;
+		}
+	return false;
+}
+
+int
+dtype_bits(DType t)
+{
+	return (unsigned)t < DT_COUNT ? dtype_table[t].bits : 0;
+}
+
+bool
+dtype_is_float(DType t)
+{
+	return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64;
+}
+
+bool
+dtype_is_int(DType t)
+{
+	return t == DT_I8 || t == DT_I16 || t == DT_I32 || t == DT_I64 ||
+	       t == DT_U8;
+}
+
+/* -------------------------------------------------------------------- bug */
+
+_Noreturn void
+ir_bug_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s:%d: internal error: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}

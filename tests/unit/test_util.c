@@ -1,0 +1,110 @@
+/* test_util.c — arena, StrBuf, dtypes, the op table's signatures. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ir.h"
+
+static void
+test_arena(void **state)
+{
+	(void)state;
+	Arena a = {0};
+	char *s = arena_strdup(&a, "model.layers.0.weight");
+	assert_string_equal(s, "model.layers.0.weight");
+	void *big = arena_alloc(&a, 1 << 20); /* larger than a chunk */
+	assert_non_null(big);
+	assert_int_equal((uintptr_t)big % 16, 0);
+	assert_string_equal(arena_printf(&a, "%s_%d", "y", 2), "y_2");
+	arena_free(&a);
+}
+
+static void
+test_strbuf(void **state)
+{
+	(void)state;
+	StrBuf b = {0};
+	for (int i = 0; i < 1000; i++)
+		sb_printf(&b, "%d,", i % 10);
+	assert_int_equal(b.len, 2000);
+	char *s = sb_take(&b);
+	assert_memory_equal(s, "0,1,2,", 6);
+	free(s);
+}
+
+static void
+test_dtypes(void **state)
+{
+	(void)state;
+	DType t;
+	assert_true(dtype_parse("bfloat16", &t));
+	assert_int_equal(t, DT_BF16);
+	assert_int_equal(dtype_bits(t), 16);
+	assert_true(dtype_is_float(t));
+	assert_false(dtype_parse("float8", &t));
+	assert_true(dtype_parse("void", &t));
+	assert_int_equal(t, DT_UNKNOWN);
+	for (int i = 1; i < DT_COUNT; i++) {
+		assert_true(dtype_parse(dtype_name((DType)i), &t));
+		assert_int_equal(t, i);
+	}
+}
+
+static void
+test_op_signatures(void **state)
+{
+	(void)state;
+	/* Every signature in ops.def parses, with expressions before attrs. */
+	for (int op = 1; op < OP_COUNT; op++) {
+		OpSig s;
+		op_sig((OpKind)op, &s);
+		assert_true(s.nparams > 0);
+		bool seen_attr = false;
+		for (int i = 0; i < s.nparams; i++) {
+			if (s.params[i].is_attr)
+				seen_attr = true;
+			else
+				assert_false(seen_attr);
+		}
+	}
+	assert_int_equal(op_lookup("nn.rms_norm"), OP_RMS_NORM);
+	assert_int_equal(op_lookup("call_tir"), OP_NONE);
+	OpSig s;
+	op_sig(OP_RMS_NORM, &s);
+	assert_int_equal(s.nargs, 2);
+	assert_int_equal(s.nattrs, 2);
+	assert_string_equal(s.params[2].name, "axes");
+	Module *m = ir_module_new("t", "", 0);
+	AttrVal v = op_default(m, &s.params[2]);
+	assert_int_equal(v.kind, AV_INTS);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.ints[0], -1);
+	op_sig(OP_CONV2D, &s);
+	v = op_default(m, &s.params[6]);
+	assert_int_equal(v.kind, AV_STR);
+	assert_string_equal(v.s, "NCHW");
+	v = op_default(m, &s.params[9]);
+	assert_int_equal(v.kind, AV_DTYPE);
+	assert_int_equal(v.dtype, DT_UNKNOWN);
+	op_sig(OP_PERMUTE_DIMS, &s);
+	assert_true(s.params[1].optional);
+	assert_int_equal(s.params[1].def.kind, AV_NONE);
+	ir_module_free(m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_dtypes),
+		cmocka_unit_test(test_op_signatures),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
