@@ -276,3 +276,74 @@ ir_copy_expr(Module *m, const Expr *e)
 	}
 	return c;
 }
+
+/* --------------------------------------------------------------- walking */
+
+void
+ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case E_VAR:
+		fn(e->var, ctx);
+		break;
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			ir_visit_uses(e->tuple.items[i], fn, ctx);
+		break;
+	case E_TUPLE_GET:
+		ir_visit_uses(e->tget.tuple, fn, ctx);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			ir_visit_uses(e->call.args[i], fn, ctx);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			ir_visit_uses(e->callfn.args[i], fn, ctx);
+		break;
+	case E_IF:
+		ir_visit_uses(e->if_.cond, fn, ctx);
+		ir_visit_uses(e->if_.then_, fn, ctx);
+		ir_visit_uses(e->if_.else_, fn, ctx);
+		break;
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++) {
+			const Block *b = e->seq.blocks[i];
+			for (int k = 0; k < b->n; k++)
+				ir_visit_uses(b->bindings[k]->value, fn, ctx);
+		}
+		ir_visit_uses(e->seq.body, fn, ctx);
+		break;
+	case E_CONST:
+	case E_SHAPE:
+	case E_PRIM:
+	case E_STR:
+		break;
+	}
+}
+
+bool
+ir_expr_is_pure(const Module *m, const Expr *e)
+{
+	switch (e->kind) {
+	case E_CALL_FN: {
+		const Func *f = ir_find_func(m, e->callfn.callee);
+		return f && f->pure;
+	}
+	case E_IF:
+		return ir_expr_is_pure(m, e->if_.then_) &&
+		       ir_expr_is_pure(m, e->if_.else_);
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++) {
+			const Block *b = e->seq.blocks[i];
+			for (int k = 0; k < b->n; k++)
+				if (!ir_expr_is_pure(m, b->bindings[k]->value))
+					return false;
+		}
+		return true;
+	default:
+		return true; /* every op in ops.def is pure */
+	}
+}

@@ -429,6 +429,11 @@ Expr *ir_var_ref(Module *m, Var *v, Span sp);
 Binding *ir_binding(Module *m, Var *v, Expr *value, Span sp);
 const char *ir_expr_kind_name(ExprKind k);
 
+/* Calls fn on every use of a Var in e, nested blocks included. */
+void ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx);
+/* True when evaluating e has no side effect (op calls and pure callees). */
+bool ir_expr_is_pure(const Module *m, const Expr *e);
+
 /* Deep copies; vars and symvars are kept (the copy shares them). */
 Expr *ir_copy_expr(Module *m, const Expr *e);
 SInfo *ir_copy_sinfo(Module *m, const SInfo *si);

@@ -6,10 +6,12 @@
  * itself; it reads files, calls the library and reports its diagnostics.
  */
 #include <errno.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
+#include "pass.h"
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -18,7 +20,8 @@ static const char usage_text[] =
 	"\n"
 	"commands:\n"
 	"  check FILE...            parse and verify; prints nothing when the input is well formed\n"
-	"  dump FILE                print the module as parsed (normalized, checked)\n"
+	"  dump FILE [--passes P,..] print the module as parsed, or after passes\n"
+	"  lift FILE                split weight pre-processing into F_transform_params\n"
 	"  equal A B [--names]      compare two modules structurally\n"
 	"\n"
 	"FILE may be - for standard input. `rlx COMMAND --help` describes a command.\n"
@@ -125,24 +128,89 @@ cmd_check(int argc, char **argv)
 /* ------------------------------------------------------------------- dump */
 
 static const char dump_help[] =
-	"usage: rlx dump FILE [--tvm-names]\n"
+	"usage: rlx dump FILE [--passes P1,P2,...] [--print-after-all] [--tvm-names]\n"
 	"\n"
 	"Prints the module as parsed: normalized (nested calls bound to\n"
 	"variables), with every binding's struct info, in canonical TVMScript.\n"
 	"\n"
-	"  --tvm-names   write names TVM's parser accepts (dots become _)\n";
+	"  --passes P1,P2,...  run these passes in order, then print\n"
+	"  --print-after-all   print the module after each pass, under a line\n"
+	"                      `# after PASS-NAME`\n"
+	"  --tvm-names         write names TVM's parser accepts (dots become _)\n"
+	"\n"
+	"passes:\n";
+
+static void
+print_help_with_passes(const char *text)
+{
+	fputs(text, stdout);
+	int n;
+	const Pass *p = pass_table(&n);
+	for (int i = 0; i < n; i++)
+		printf("  %-24s %s\n", p[i].name, p[i].doc);
+}
+
+typedef struct {
+	rlx_print_options opts;
+	bool print_each;
+} DumpCtx;
+
+static void
+print_after(const Pass *p, const Module *m, void *ctx)
+{
+	DumpCtx *c = ctx;
+	if (!c->print_each)
+		return;
+	printf("# after %s\n", p->name);
+	char *text = rlx_print(m, &c->opts);
+	fputs(text, stdout);
+	free(text);
+}
+
+/* Splits "a,b,c" into pass pointers; reports unknown names. */
+static int
+parse_pass_list(const char *cmd, char *list, const Pass **out, int max)
+{
+	int n = 0;
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		const Pass *p = pass_lookup(tok);
+		if (!p) {
+			usage_error(cmd, "unknown pass '%s'", tok);
+			return -1;
+		}
+		if (n == max) {
+			usage_error(cmd, "%s", "too many passes");
+			return -1;
+		}
+		out[n++] = p;
+	}
+	return n;
+}
 
 static int
 cmd_dump(int argc, char **argv)
 {
 	const char *file = NULL;
-	rlx_print_options opts = {0};
+	DumpCtx ctx = {0};
+	const Pass *list[64];
+	int npasses = 0;
 	for (int i = 1; i < argc; i++) {
 		if (is_help(argv[i])) {
-			fputs(dump_help, stdout);
+			print_help_with_passes(dump_help);
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--tvm-names")) {
-			opts.tvm_names = true;
+			ctx.opts.tvm_names = true;
+		} else if (!strcmp(argv[i], "--print-after-all")) {
+			ctx.print_each = true;
+		} else if (!strcmp(argv[i], "--passes") ||
+			   !strncmp(argv[i], "--passes=", 9)) {
+			char *val = argv[i][8] == '=' ? argv[i] + 9
+				    : i + 1 < argc ? argv[++i] : NULL;
+			if (!val)
+				return usage_error("dump", "%s", "--passes needs a list");
+			npasses = parse_pass_list("dump", val, list, 64);
+			if (npasses < 0)
+				return EXIT_USAGE;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return usage_error("dump", "unknown option %s", argv[i]);
 		} else if (file) {
@@ -156,11 +224,157 @@ cmd_dump(int argc, char **argv)
 	rlx_module *m = load_module(file);
 	if (!m)
 		return EXIT_INPUT;
-	char *text = rlx_print(m, &opts);
-	fputs(text, stdout);
-	free(text);
+	int status = EXIT_OK;
+	if (npasses) {
+		rlx_diags *d = rlx_diags_new();
+		PassOptions o = {.verify_each = true};
+		if (pass_run(m, list, npasses, &o, d, print_after, &ctx))
+			status = EXIT_INPUT;
+		rlx_diags_print(d, stderr);
+		rlx_diags_free(d);
+	}
+	if (status == EXIT_OK && !ctx.print_each) {
+		char *text = rlx_print(m, &ctx.opts);
+		fputs(text, stdout);
+		free(text);
+	}
 	rlx_module_free(m);
-	return EXIT_OK;
+	return status;
+}
+
+/* ------------------------------------------------------------------- lift */
+
+static const char lift_help[] =
+	"usage: rlx lift FILE [--shared | --shared=F1,F2,...] [--bind NAME=VALUE]... [-o OUT]\n"
+	"\n"
+	"Splits weight pre-processing from inference: for every function with a\n"
+	"num_input attribute, the bindings computable from weights alone move into\n"
+	"F_transform_params, and F takes their results as parameters. Runs\n"
+	"convert-ssa, canonicalize-bindings, bind-params (with --bind),\n"
+	"lift-transform-params and dead-code-elimination, then prints the module.\n"
+	"\n"
+	"  --shared           one transform_params shared by all lifted functions\n"
+	"  --shared=F1,F2     one shared transform for the named functions\n"
+	"  --bind NAME=VALUE  fix a scalar parameter or a symbolic variable at\n"
+	"                     compile time (repeatable)\n"
+	"  -o OUT             write the module to OUT instead of standard output\n"
+	"  --tvm-names        write names TVM's parser accepts (dots become _)\n";
+
+/* Writes text to path atomically (temporary file, then rename). */
+static bool
+write_file_atomic(const char *path, const char *text)
+{
+	StrBuf tmp = {0};
+	sb_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp.p, "wb");
+	bool ok = f && fputs(text, f) >= 0;
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (ok && rename(tmp.p, path) != 0)
+		ok = false;
+	if (!ok) {
+		fprintf(stderr, "rlx: error: cannot write %s: %s\n", path,
+			strerror(errno));
+		remove(tmp.p);
+	}
+	sb_free(&tmp);
+	return ok;
+}
+
+static int
+cmd_lift(int argc, char **argv)
+{
+	const char *file = NULL, *out = NULL;
+	rlx_print_options popts = {0};
+	PassOptions o = {.verify_each = true};
+	Vec binds = {0}, shared = {0};
+	int status = EXIT_OK;
+	for (int i = 1; i < argc && status == EXIT_OK; i++) {
+		if (is_help(argv[i])) {
+			fputs(lift_help, stdout);
+			goto done;
+		} else if (!strcmp(argv[i], "--shared")) {
+			o.shared = true;
+		} else if (!strncmp(argv[i], "--shared=", 9)) {
+			o.shared = true;
+			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
+				vec_push(&shared, t);
+		} else if (!strcmp(argv[i], "--bind") || !strncmp(argv[i], "--bind=", 7)) {
+			char *val = argv[i][6] == '=' ? argv[i] + 7
+				    : i + 1 < argc ? argv[++i] : NULL;
+			char *eq = val ? strchr(val, '=') : NULL;
+			if (!eq || eq == val || !eq[1]) {
+				status = usage_error("lift", "%s", "--bind needs NAME=VALUE");
+				break;
+			}
+			*eq = 0;
+			PassBinding *b = malloc(sizeof *b);
+			*b = (PassBinding){val, eq + 1};
+			vec_push(&binds, b);
+		} else if (!strcmp(argv[i], "-o")) {
+			if (i + 1 >= argc) {
+				status = usage_error("lift", "%s", "-o needs a file");
+				break;
+			}
+			out = argv[++i];
+		} else if (!strcmp(argv[i], "--tvm-names")) {
+			popts.tvm_names = true;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			status = usage_error("lift", "unknown option %s", argv[i]);
+		} else if (file) {
+			status = usage_error("lift", "unexpected argument %s", argv[i]);
+		} else {
+			file = argv[i];
+		}
+	}
+	if (status == EXIT_OK && !file)
+		status = usage_error("lift", "%s", "needs a FILE");
+	if (status != EXIT_OK)
+		goto done;
+	PassBinding *bv = calloc((size_t)binds.n + 1, sizeof *bv);
+	for (int i = 0; i < binds.n; i++)
+		bv[i] = *(PassBinding *)binds.items[i];
+	o.binds = bv;
+	o.nbinds = binds.n;
+	o.shared_funcs = (const char **)shared.items;
+	o.nshared_funcs = shared.n;
+
+	rlx_module *m = load_module(file);
+	if (!m) {
+		status = EXIT_INPUT;
+	} else {
+		const Pass *list[5];
+		int n = 0;
+		list[n++] = pass_lookup("convert-ssa");
+		list[n++] = pass_lookup("canonicalize-bindings");
+		if (o.nbinds)
+			list[n++] = pass_lookup("bind-params");
+		list[n++] = pass_lookup("lift-transform-params");
+		list[n++] = pass_lookup("dead-code-elimination");
+		rlx_diags *d = rlx_diags_new();
+		if (pass_run(m, list, n, &o, d, NULL, NULL))
+			status = EXIT_INPUT;
+		rlx_diags_print(d, stderr);
+		rlx_diags_free(d);
+		if (status == EXIT_OK) {
+			char *text = rlx_print(m, &popts);
+			if (out) {
+				if (!write_file_atomic(out, text))
+					status = EXIT_INPUT;
+			} else {
+				fputs(text, stdout);
+			}
+			free(text);
+		}
+		rlx_module_free(m);
+	}
+	free(bv);
+done:
+	for (int i = 0; i < binds.n; i++)
+		free(binds.items[i]);
+	vec_free(&binds);
+	vec_free(&shared);
+	return status;
 }
 
 /* ------------------------------------------------------------------ equal */
@@ -219,6 +433,7 @@ static const struct {
 } commands[] = {
 	{"check", cmd_check},
 	{"dump", cmd_dump},
+	{"lift", cmd_lift},
 	{"equal", cmd_equal},
 };
 

@@ -1,0 +1,320 @@
+/*
+ * bind_params.c — bind-params: fix configuration values at compile time.
+ *
+ * Rewrites, for each `NAME=VALUE` of PassOptions.binds (`rlx lift --bind`):
+ *  - a parameter NAME of a function becomes the constant VALUE: the
+ *    parameter is removed, its uses read an R.const of the parameter's dtype
+ *    (a scalar tensor or an R.Prim), and num_input shrinks when the parameter
+ *    was a runtime input;
+ *  - a symbolic variable NAME becomes the integer VALUE in every annotation,
+ *    shape and prim value of the functions that define it.
+ * After it, lift-transform-params sees a bound config value as a constant:
+ * what depends only on it and the weights moves into the transform, while an
+ * unbound config parameter stays a runtime value (C0 weights / C1 config).
+ *
+ * Leaves alone: functions without such a parameter or variable. A NAME found
+ * nowhere is an error, as is a value that does not fit the parameter.
+ * As TVM's BindParams/BindSymbolicVars, for scalars; `@file.npy` values are
+ * read by the CLI before the pass runs (PassBinding.value "@..." is refused
+ * here).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+/* Parses VALUE as the scalar of dtype t into 8 bytes of storage. */
+static bool
+scalar_bytes(DType t, const char *text, unsigned char out[8])
+{
+	char *end;
+	errno = 0;
+	memset(out, 0, 8);
+	if (dtype_is_float(t)) {
+		double v = strtod(text, &end);
+		if (*end || end == text || errno)
+			return false;
+		if (t == DT_F64) {
+			memcpy(out, &v, 8);
+		} else if (t == DT_F32) {
+			float f = (float)v;
+			memcpy(out, &f, 4);
+		} else {
+			return false; /* f16/bf16 scalars: bind as f32 and cast */
+		}
+		return true;
+	}
+	long long v = strtoll(text, &end, 10);
+	if (*end || end == text || errno)
+		return false;
+	if (t == DT_BOOL) {
+		if (v != 0 && v != 1)
+			return false;
+		out[0] = (unsigned char)v;
+		return true;
+	}
+	int bytes = dtype_bits(t) / 8;
+	if (bytes < 8) {
+		long long lim = 1LL << (bytes * 8 - (t == DT_U8 ? 0 : 1));
+		if (t == DT_U8 ? (v < 0 || v >= lim) : (v < -lim || v >= lim))
+			return false;
+	}
+	memcpy(out, &v, (size_t)bytes); /* little-endian host */
+	return true;
+}
+
+typedef struct {
+	Var *param;
+	Expr *value;
+} VarBind;
+
+static void replace_uses(Expr *e, const VarBind *vb);
+
+static void
+replace_in(Expr **slot, const VarBind *vb)
+{
+	if (*slot && (*slot)->kind == E_VAR && (*slot)->var == vb->param)
+		*slot = vb->value;
+	else
+		replace_uses(*slot, vb);
+}
+
+/* Rewrites every use of vb->param in e to vb->value. */
+static void
+replace_uses(Expr *e, const VarBind *vb)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			replace_in(&e->tuple.items[i], vb);
+		break;
+	case E_TUPLE_GET:
+		replace_in(&e->tget.tuple, vb);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			replace_in(&e->call.args[i], vb);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			replace_in(&e->callfn.args[i], vb);
+		break;
+	case E_IF:
+		replace_in(&e->if_.cond, vb);
+		replace_uses(e->if_.then_, vb);
+		replace_uses(e->if_.else_, vb);
+		break;
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++)
+			for (int k = 0; k < e->seq.blocks[i]->n; k++)
+				replace_in(&e->seq.blocks[i]->bindings[k]->value, vb);
+		replace_in(&e->seq.body, vb);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Binds parameter index pi of f to text; returns false (with an error). */
+static bool
+bind_param(Module *m, Func *f, int pi, const char *text, Diags *d)
+{
+	Var *p = f->params[pi];
+	SInfo *si = p->sinfo;
+	bool scalar_tensor = si && si->kind == SI_TENSOR && si->ndim == 0;
+	bool prim = si && si->kind == SI_PRIM;
+	if (!scalar_tensor && !prim) {
+		diag_error(d, p->span,
+			   "--bind %s: only scalar parameters (R.Tensor((), ...) "
+			   "or R.Prim) can be bound to a number",
+			   p->name);
+		return false;
+	}
+	unsigned char bytes[8];
+	if (si->dtype == DT_UNKNOWN || !scalar_bytes(si->dtype, text, bytes)) {
+		diag_error(d, p->span, "--bind %s=%s: not a valid %s value",
+			   p->name, text, dtype_name(si->dtype));
+		return false;
+	}
+	Expr *c;
+	if (scalar_tensor) {
+		c = ir_expr(m, E_CONST, p->span);
+		c->cdata.dtype = si->dtype;
+		c->cdata.ndim = 0;
+		c->cdata.data = arena_memdup(&m->arena, bytes, 8);
+	} else {
+		c = ir_expr(m, E_PRIM, p->span);
+		c->prim.dtype = si->dtype;
+		if (dtype_is_float(si->dtype))
+			c->prim.f = strtod(text, NULL);
+		else
+			c->prim.value = pe_int(&m->arena, strtoll(text, NULL, 10));
+	}
+	c->sinfo = si;
+	replace_uses(f->body, &(VarBind){p, c});
+	for (int k = pi + 1; k < f->nparams; k++)
+		f->params[k - 1] = f->params[k];
+	f->nparams--;
+	for (int k = 0; k < f->nattrs; k++)
+		if (!strcmp(f->attrs[k].key, "num_input") &&
+		    f->attrs[k].val.kind == AV_INT && pi < f->attrs[k].val.i)
+			f->attrs[k].val.i--;
+	return true;
+}
+
+/* Substitutes sv := value in every struct info and shape of f. */
+static void
+subst_func(Module *m, Func *f, SymVar *sv, int64_t value);
+
+int
+pass_bind_params(Module *m, const PassOptions *o, Diags *d)
+{
+	int errors = 0;
+	for (int b = 0; b < o->nbinds; b++) {
+		const PassBinding *pb = &o->binds[b];
+		if (pb->value[0] == '@') {
+			diag_error(d, (Span){0, 0, 0},
+				   "--bind %s=%s: array values are not supported "
+				   "yet; bind a number",
+				   pb->name, pb->value);
+			errors++;
+			continue;
+		}
+		bool found = false;
+		for (int i = 0; i < m->nfuncs; i++) {
+			Func *f = m->funcs[i];
+			for (int k = 0; k < f->nparams; k++)
+				if (!strcmp(f->params[k]->name, pb->name)) {
+					found = true;
+					if (!bind_param(m, f, k, pb->value, d))
+						errors++;
+					break;
+				}
+			for (int k = 0; k < f->nsymvars; k++)
+				if (!strcmp(f->symvars[k]->name, pb->name)) {
+					char *end;
+					errno = 0;
+					long long v = strtoll(pb->value, &end, 10);
+					found = true;
+					if (*end || errno || end == pb->value || v < 0) {
+						diag_error(d, f->symvars[k]->span,
+							   "--bind %s=%s: a symbolic "
+							   "dimension needs a non-negative "
+							   "integer",
+							   pb->name, pb->value);
+						errors++;
+						break;
+					}
+					subst_func(m, f, f->symvars[k], v);
+					for (int j = k + 1; j < f->nsymvars; j++)
+						f->symvars[j - 1] = f->symvars[j];
+					f->nsymvars--;
+					break;
+				}
+		}
+		if (!found) {
+			diag_error(d, (Span){0, 0, 0},
+				   "--bind %s: no function has a parameter or "
+				   "symbolic variable named %s",
+				   pb->name, pb->name);
+			errors++;
+		}
+	}
+	return errors;
+}
+
+/* ------------------------------------------------ symbolic substitution */
+
+typedef struct {
+	Module *m;
+	SymVar *from[1];
+	PExpr *to[1];
+} Subst;
+
+static PExpr *
+sub_pe(Subst *s, PExpr *x)
+{
+	return x ? pe_subst(&s->m->arena, x, s->from, s->to, 1) : NULL;
+}
+
+static SInfo *
+sub_si(Subst *s, SInfo *si)
+{
+	if (!si)
+		return NULL;
+	SInfo *c = ir_copy_sinfo(s->m, si);
+	if (c->shape)
+		for (int i = 0; i < c->ndim; i++)
+			c->shape[i] = sub_pe(s, c->shape[i]);
+	c->value = sub_pe(s, c->value);
+	for (int i = 0; i < c->nfields; i++)
+		c->fields[i] = sub_si(s, c->fields[i]);
+	c->ret = sub_si(s, c->ret);
+	return c;
+}
+
+static void
+sub_expr(Subst *s, Expr *e)
+{
+	if (!e)
+		return;
+	e->sinfo = sub_si(s, e->sinfo);
+	switch (e->kind) {
+	case E_VAR:
+		break; /* the var's own sinfo is rewritten at its definition */
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			sub_expr(s, e->tuple.items[i]);
+		break;
+	case E_TUPLE_GET:
+		sub_expr(s, e->tget.tuple);
+		break;
+	case E_SHAPE:
+		for (int i = 0; i < e->shape.n; i++)
+			e->shape.values[i] = sub_pe(s, e->shape.values[i]);
+		break;
+	case E_PRIM:
+		e->prim.value = sub_pe(s, e->prim.value);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			sub_expr(s, e->call.args[i]);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			sub_expr(s, e->callfn.args[i]);
+		break;
+	case E_IF:
+		sub_expr(s, e->if_.cond);
+		sub_expr(s, e->if_.then_);
+		sub_expr(s, e->if_.else_);
+		break;
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++)
+			for (int k = 0; k < e->seq.blocks[i]->n; k++) {
+				Binding *bd = e->seq.blocks[i]->bindings[k];
+				sub_expr(s, bd->value);
+				bd->cast = sub_si(s, bd->cast);
+				bd->var->sinfo = sub_si(s, bd->var->sinfo);
+			}
+		sub_expr(s, e->seq.body);
+		break;
+	case E_CONST:
+	case E_STR:
+		break;
+	}
+}
+
+static void
+subst_func(Module *m, Func *f, SymVar *sv, int64_t value)
+{
+	Subst s = {m, {sv}, {pe_int(&m->arena, value)}};
+	for (int i = 0; i < f->nparams; i++)
+		f->params[i]->sinfo = sub_si(&s, f->params[i]->sinfo);
+	sub_expr(&s, f->body);
+	f->ret = sub_si(&s, f->ret);
+}

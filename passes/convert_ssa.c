@@ -1,0 +1,206 @@
+/*
+ * convert_ssa.c — convert-ssa: make any module well-formed SSA, module-wide,
+ * without changing what it computes.
+ *
+ * Rewrites:
+ *  - a Var defined twice (bound twice, or a parameter of two functions, as
+ *    the C API allows) gets a fresh Var at each later definition, and the
+ *    uses that follow see the fresh one;
+ *  - symbolic variables shared between functions are made fresh per
+ *    function, in every annotation and shape of that function;
+ *  - within a function, distinct variables that share a name get unique
+ *    names: the first keeps it, later ones become `y_1`, `y_2`, ... (the
+ *    first free suffix), so the names stay close to the user's.
+ *
+ * Leaves alone: a module already in SSA with unique names is unchanged.
+ * TVM has only a TIR version of this pass (and a TODO for Relax).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+typedef struct {
+	Module *m;
+	int n;           /* next_id before the pass: the tables' size */
+	bool *defined;   /* per original Var.id / SymVar.id: seen as a def */
+	Var **var_map;   /* per original Var.id: the Var uses now refer to */
+	SymVar **sv_from; /* symbolic substitution of the current function */
+	PExpr **sv_to;
+	int nsv;
+	Vec names;       /* names taken in the current function */
+} Ssa;
+
+static bool
+name_taken(Ssa *s, const char *name)
+{
+	for (int i = 0; i < s->names.n; i++)
+		if (!strcmp(s->names.items[i], name))
+			return true;
+	return false;
+}
+
+/* A name for a new definition: the original if free, else name_N. */
+static const char *
+unique_name(Ssa *s, const char *name)
+{
+	const char *n = name;
+	for (int k = 1; name_taken(s, n); k++)
+		n = arena_printf(&s->m->arena, "%s_%d", name, k);
+	vec_push(&s->names, (void *)n);
+	return n;
+}
+
+static PExpr *
+subst_pe(Ssa *s, PExpr *x)
+{
+	return x && s->nsv ? pe_subst(&s->m->arena, x, s->sv_from, s->sv_to,
+				      s->nsv)
+			   : x;
+}
+
+static SInfo *
+subst_sinfo(Ssa *s, SInfo *si)
+{
+	if (!si || !s->nsv)
+		return si;
+	SInfo *c = ir_copy_sinfo(s->m, si);
+	if (c->shape)
+		for (int i = 0; i < c->ndim; i++)
+			c->shape[i] = subst_pe(s, c->shape[i]);
+	c->value = subst_pe(s, c->value);
+	for (int i = 0; i < c->nfields; i++)
+		c->fields[i] = subst_sinfo(s, c->fields[i]);
+	c->ret = subst_sinfo(s, c->ret);
+	return c;
+}
+
+/* A definition of v: fresh when v was defined before, renamed if needed. */
+static Var *
+define(Ssa *s, Var *v)
+{
+	Var *nv = v;
+	if (s->defined[v->id]) {
+		nv = ARENA_NEW(&s->m->arena, Var);
+		*nv = *v;
+		nv->id = s->m->next_id++; /* ids above the tables' size: never looked up */
+	}
+	s->defined[v->id] = true;
+	nv->name = unique_name(s, v->name);
+	nv->sinfo = subst_sinfo(s, v->sinfo);
+	s->var_map[v->id] = nv;
+	return nv;
+}
+
+static void rewrite_expr(Ssa *s, Expr *e);
+
+static void
+rewrite_seq(Ssa *s, Expr *seq)
+{
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		Block *b = seq->seq.blocks[i];
+		for (int k = 0; k < b->n; k++) {
+			Binding *bd = b->bindings[k];
+			rewrite_expr(s, bd->value);
+			bd->cast = subst_sinfo(s, bd->cast);
+			bd->var = define(s, bd->var);
+		}
+	}
+	rewrite_expr(s, seq->seq.body);
+	seq->sinfo = subst_sinfo(s, seq->sinfo);
+}
+
+static void
+rewrite_expr(Ssa *s, Expr *e)
+{
+	if (!e)
+		return;
+	e->sinfo = subst_sinfo(s, e->sinfo);
+	switch (e->kind) {
+	case E_VAR:
+		if (e->var->id < s->n && s->var_map[e->var->id])
+			e->var = s->var_map[e->var->id];
+		break;
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			rewrite_expr(s, e->tuple.items[i]);
+		break;
+	case E_TUPLE_GET:
+		rewrite_expr(s, e->tget.tuple);
+		break;
+	case E_SHAPE:
+		for (int i = 0; i < e->shape.n; i++)
+			e->shape.values[i] = subst_pe(s, e->shape.values[i]);
+		break;
+	case E_PRIM:
+		e->prim.value = subst_pe(s, e->prim.value);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			rewrite_expr(s, e->call.args[i]);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			rewrite_expr(s, e->callfn.args[i]);
+		break;
+	case E_IF:
+		rewrite_expr(s, e->if_.cond);
+		rewrite_seq(s, e->if_.then_);
+		rewrite_seq(s, e->if_.else_);
+		break;
+	case E_SEQ:
+		rewrite_seq(s, e);
+		break;
+	case E_CONST:
+	case E_STR:
+		break;
+	}
+}
+
+/* Gives f fresh copies of the symbolic variables seen in earlier functions. */
+static void
+fresh_symvars(Ssa *s, Func *f)
+{
+	s->nsv = 0;
+	s->sv_from = ARENA_ARRAY(&s->m->arena, SymVar *, f->nsymvars + 1);
+	s->sv_to = ARENA_ARRAY(&s->m->arena, PExpr *, f->nsymvars + 1);
+	for (int i = 0; i < f->nsymvars; i++) {
+		SymVar *v = f->symvars[i];
+		if (!s->defined[v->id]) {
+			s->defined[v->id] = true;
+			continue;
+		}
+		SymVar *nv = ir_symvar(s->m, v->name, v->span);
+		s->sv_from[s->nsv] = v;
+		s->sv_to[s->nsv++] = pe_var(&s->m->arena, nv);
+		f->symvars[i] = nv;
+	}
+}
+
+int
+pass_convert_ssa(Module *m, const PassOptions *o, Diags *d)
+{
+	(void)o;
+	(void)d;
+	int n = m->next_id;
+	Ssa s = {.m = m,
+		 .n = n,
+		 .defined = calloc((size_t)n + 1, sizeof(bool)),
+		 .var_map = calloc((size_t)n + 1, sizeof(Var *))};
+	for (int i = 0; i < m->nfuncs; i++) {
+		Func *f = m->funcs[i];
+		memset(s.var_map, 0, sizeof(Var *) * ((size_t)n + 1));
+		vec_free(&s.names);
+		fresh_symvars(&s, f);
+		for (int k = 0; k < f->nsymvars; k++)
+			vec_push(&s.names, (void *)f->symvars[k]->name);
+		for (int k = 0; k < f->nparams; k++)
+			f->params[k] = define(&s, f->params[k]);
+		rewrite_seq(&s, f->body);
+		f->ret = subst_sinfo(&s, f->ret);
+	}
+	vec_free(&s.names);
+	free(s.defined);
+	free(s.var_map);
+	return 0;
+}

@@ -1,0 +1,150 @@
+/*
+ * dce.c — dead-code-elimination.
+ *
+ * Rewrites: removes bindings whose variable is never used when their value
+ * is pure (op calls, tuples, constants, calls of pure functions, ifs whose
+ * branches are pure), working backwards so that chains of dead bindings go
+ * in one sweep; drops blocks left empty; removes private functions that no
+ * public function reaches through calls.
+ *
+ * Leaves alone: impure bindings, match_cast bindings (a runtime check that
+ * may define symbolic variables), anything the function returns, public
+ * functions. As TVM's DeadCodeElimination, with match_cast kept.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+typedef struct {
+	int *uses; /* per Var.id */
+} Counts;
+
+static void
+count_use(Var *v, void *ctx)
+{
+	((Counts *)ctx)->uses[v->id]++;
+}
+
+static void
+uncount_use(Var *v, void *ctx)
+{
+	((Counts *)ctx)->uses[v->id]--;
+}
+
+static void dce_seq(Module *m, Expr *seq, Counts *c);
+
+/* Sweeps one block backwards; returns the number of bindings kept. */
+static int
+dce_block(Module *m, Block *b, Counts *c)
+{
+	int kept = b->n;
+	for (int i = b->n - 1; i >= 0; i--) {
+		Binding *bd = b->bindings[i];
+		bool dead = c->uses[bd->var->id] == 0 && !bd->cast &&
+			    ir_expr_is_pure(m, bd->value);
+		if (!dead) {
+			if (bd->value->kind == E_IF) {
+				dce_seq(m, bd->value->if_.then_, c);
+				dce_seq(m, bd->value->if_.else_, c);
+			}
+			continue;
+		}
+		ir_visit_uses(bd->value, uncount_use, c);
+		b->bindings[i] = NULL;
+		kept--;
+	}
+	int k = 0;
+	for (int i = 0; i < b->n; i++)
+		if (b->bindings[i])
+			b->bindings[k++] = b->bindings[i];
+	b->n = k;
+	return kept;
+}
+
+/* Sweeps the blocks of a sequence from the last to the first. */
+static void
+dce_seq(Module *m, Expr *seq, Counts *c)
+{
+	int k = 0;
+	for (int i = seq->seq.nblocks - 1; i >= 0; i--)
+		dce_block(m, seq->seq.blocks[i], c);
+	for (int i = 0; i < seq->seq.nblocks; i++)
+		if (seq->seq.blocks[i]->n)
+			seq->seq.blocks[k++] = seq->seq.blocks[i];
+	seq->seq.nblocks = k;
+}
+
+/* Marks f and every function it calls, transitively. */
+static void
+mark_reachable(const Module *m, const Func *f, bool *live);
+
+typedef struct {
+	const Module *m;
+	bool *live;
+} Reach;
+
+static void
+reach_expr(const Reach *r, const Expr *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case E_CALL_FN: {
+		const Func *g = ir_find_func(r->m, e->callfn.callee);
+		if (g)
+			mark_reachable(r->m, g, r->live);
+		break;
+	}
+	case E_IF:
+		reach_expr(r, e->if_.then_);
+		reach_expr(r, e->if_.else_);
+		break;
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++)
+			for (int k = 0; k < e->seq.blocks[i]->n; k++)
+				reach_expr(r, e->seq.blocks[i]->bindings[k]->value);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+mark_reachable(const Module *m, const Func *f, bool *live)
+{
+	int idx = 0;
+	while (m->funcs[idx] != f)
+		idx++;
+	if (live[idx])
+		return;
+	live[idx] = true;
+	reach_expr(&(Reach){m, live}, f->body);
+}
+
+int
+pass_dead_code_elimination(Module *m, const PassOptions *o, Diags *d)
+{
+	(void)o;
+	(void)d;
+	Counts c = {calloc((size_t)m->next_id + 1, sizeof(int))};
+	for (int i = 0; i < m->nfuncs; i++) {
+		Func *f = m->funcs[i];
+		memset(c.uses, 0, sizeof(int) * ((size_t)m->next_id + 1));
+		ir_visit_uses(f->body, count_use, &c);
+		dce_seq(m, f->body, &c);
+	}
+	free(c.uses);
+
+	bool *live = calloc((size_t)m->nfuncs + 1, sizeof(bool));
+	for (int i = 0; i < m->nfuncs; i++)
+		if (!m->funcs[i]->is_private)
+			mark_reachable(m, m->funcs[i], live);
+	int k = 0;
+	for (int i = 0; i < m->nfuncs; i++)
+		if (live[i])
+			m->funcs[k++] = m->funcs[i];
+	m->nfuncs = k;
+	free(live);
+	return 0;
+}

@@ -1,0 +1,60 @@
+/*
+ * pass.h — module passes and the pipeline.
+ *
+ * A pass rewrites a module in place (new nodes in the module's arena) and
+ * returns the number of errors it reported. The pipeline is a table of
+ * {name, fn}; the names drive `rlx dump --passes`, `--print-after-all` and
+ * diagnostics. Each pass lives in its own file that opens with a comment
+ * saying what it rewrites.
+ */
+#ifndef RLX_PASS_H
+#define RLX_PASS_H
+
+#include "ir.h"
+
+/* A value bound by bind-params: `NAME=VALUE` from `rlx lift --bind`. */
+typedef struct {
+	const char *name;  /* a parameter or a symbolic variable */
+	const char *value; /* "3", "0.5", "@file.npy" */
+} PassBinding;
+
+typedef struct {
+	/* lift-transform-params */
+	bool shared;               /* one transform_params for all functions */
+	const char **shared_funcs; /* NULL: every function with num_input */
+	int nshared_funcs;
+	/* bind-params */
+	const PassBinding *binds;
+	int nbinds;
+	/* the verifier runs after every pass (always on in test builds) */
+	bool verify_each;
+} PassOptions;
+
+typedef int (*PassFn)(Module *m, const PassOptions *o, Diags *d);
+
+typedef struct {
+	const char *name; /* kebab-case: "convert-ssa" */
+	PassFn fn;
+	const char *doc;  /* one line for --help */
+} Pass;
+
+/* pipeline.c */
+const Pass *pass_lookup(const char *name);
+const Pass *pass_table(int *n);
+/*
+ * Runs the passes in order. After each pass the module is verified; a pass
+ * that breaks an invariant is named in the error. `after` (may be NULL) is
+ * called after each pass, for --print-after-all. Returns the error count.
+ */
+int pass_run(Module *m, const Pass *const *passes, int n, const PassOptions *o,
+	     Diags *d, void (*after)(const Pass *p, const Module *m, void *ctx),
+	     void *ctx);
+
+/* The passes, one per file. */
+int pass_convert_ssa(Module *m, const PassOptions *o, Diags *d);
+int pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d);
+int pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d);
+int pass_bind_params(Module *m, const PassOptions *o, Diags *d);
+int pass_dead_code_elimination(Module *m, const PassOptions *o, Diags *d);
+
+#endif

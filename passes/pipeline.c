@@ -1,0 +1,76 @@
+/*
+ * pipeline.c — the pass table and the loop that runs passes in order.
+ *
+ * As in QBE and MLIR: the pipeline is data, a plain array of {name, fn};
+ * there is no dependency solver. Analyses are recomputed by the passes that
+ * need them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+static const Pass passes[] = {
+	{"convert-ssa", pass_convert_ssa,
+	 "make every variable and symbolic variable defined once, module-wide"},
+	{"canonicalize-bindings", pass_canonicalize_bindings,
+	 "remove trivial bindings, keeping the human-readable names"},
+	{"bind-params", pass_bind_params,
+	 "bind parameters or symbolic variables to constants (--bind)"},
+	{"lift-transform-params", pass_lift_transform_params,
+	 "move weight pre-processing into F_transform_params"},
+	{"dead-code-elimination", pass_dead_code_elimination,
+	 "remove unused pure bindings and uncalled private functions"},
+};
+
+const Pass *
+pass_lookup(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(passes); i++)
+		if (!strcmp(passes[i].name, name))
+			return &passes[i];
+	return NULL;
+}
+
+const Pass *
+pass_table(int *n)
+{
+	*n = (int)ARRAY_LEN(passes);
+	return passes;
+}
+
+int
+pass_run(Module *m, const Pass *const *list, int n, const PassOptions *o,
+	 Diags *d, void (*after)(const Pass *p, const Module *m, void *ctx),
+	 void *ctx)
+{
+	const Source *old = d->src;
+	d->src = &m->src;
+	int errors = 0;
+	for (int i = 0; i < n && !errors; i++) {
+		errors = list[i]->fn(m, o, d);
+		if (errors)
+			break;
+		if (o->verify_each) {
+			Diags vd = {.src = &m->src};
+			if (verify_module(m, &vd)) {
+				diag_error(d, (Span){0, 0, 0},
+					   "internal error: the module is not "
+					   "well formed after pass %s:",
+					   list[i]->name);
+				for (int k = 0; k < vd.n; k++)
+					diag_note(d, vd.items[k].span, "%s",
+						  vd.items[k].msg);
+				diag_clear(&vd);
+				free(vd.items);
+				errors = d->nerrors;
+				break;
+			}
+			free(vd.items);
+		}
+		if (after)
+			after(list[i], m, ctx);
+	}
+	d->src = old;
+	return errors;
+}
