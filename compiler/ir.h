@@ -538,6 +538,11 @@ void print_sinfo(StrBuf *b, const SInfo *si); /* R.Tensor((2, n), dtype="float32
 void print_expr(StrBuf *b, const Expr *e);    /* one expression, for messages */
 void print_attrval(StrBuf *b, const AttrVal *v);
 
+/* ----------------------------------------------------------- print_json.c */
+
+/* The module as JSON (`rlx dump --format json`). */
+void print_module_json(StrBuf *b, const Module *m);
+
 /* ---------------------------------------------------------------- equal.c */
 
 /*

@@ -128,7 +128,8 @@ cmd_check(int argc, char **argv)
 /* ------------------------------------------------------------------- dump */
 
 static const char dump_help[] =
-	"usage: rlx dump FILE [--passes P1,P2,...] [--print-after-all] [--tvm-names]\n"
+	"usage: rlx dump FILE [--passes P1,P2,...] [--print-after-all]\n"
+	"                [--format script|dot|json] [--tvm-names]\n"
 	"\n"
 	"Prints the module as parsed: normalized (nested calls bound to\n"
 	"variables), with every binding's struct info, in canonical TVMScript.\n"
@@ -136,6 +137,10 @@ static const char dump_help[] =
 	"  --passes P1,P2,...  run these passes in order, then print\n"
 	"  --print-after-all   print the module after each pass, under a line\n"
 	"                      `# after PASS-NAME`\n"
+	"  --format FORMAT     script (TVMScript, the default), dot (the dataflow\n"
+	"                      graph for Graphviz, with the bindings that\n"
+	"                      lift-transform-params would move drawn apart) or\n"
+	"                      json (the IR for tools)\n"
 	"  --tvm-names         write names TVM's parser accepts (dots become _)\n"
 	"\n"
 	"passes:\n";
@@ -150,10 +155,30 @@ print_help_with_passes(const char *text)
 		printf("  %-24s %s\n", p[i].name, p[i].doc);
 }
 
+typedef enum { FMT_SCRIPT, FMT_DOT, FMT_JSON } Format;
+
 typedef struct {
 	rlx_print_options opts;
+	Format format;
 	bool print_each;
 } DumpCtx;
+
+/* Prints m to stdout in the chosen format. */
+static void
+print_as(const Module *m, const DumpCtx *c)
+{
+	StrBuf b = {0};
+	if (c->format == FMT_JSON) {
+		print_module_json(&b, m);
+	} else if (c->format == FMT_DOT) {
+		graph_dot(&b, (Module *)m);
+	} else {
+		PrintOpts o = {.tvm_names = c->opts.tvm_names};
+		print_module(&b, m, &o);
+	}
+	fputs(b.p ? b.p : "", stdout);
+	sb_free(&b);
+}
 
 static void
 print_after(const Pass *p, const Module *m, void *ctx)
@@ -162,9 +187,7 @@ print_after(const Pass *p, const Module *m, void *ctx)
 	if (!c->print_each)
 		return;
 	printf("# after %s\n", p->name);
-	char *text = rlx_print(m, &c->opts);
-	fputs(text, stdout);
-	free(text);
+	print_as(m, c);
 }
 
 /* Splits "a,b,c" into pass pointers; reports unknown names. */
@@ -202,6 +225,19 @@ cmd_dump(int argc, char **argv)
 			ctx.opts.tvm_names = true;
 		} else if (!strcmp(argv[i], "--print-after-all")) {
 			ctx.print_each = true;
+		} else if (!strcmp(argv[i], "--format") ||
+			   !strncmp(argv[i], "--format=", 9)) {
+			const char *val = argv[i][8] == '=' ? argv[i] + 9
+					  : i + 1 < argc ? argv[++i] : "";
+			if (!strcmp(val, "script"))
+				ctx.format = FMT_SCRIPT;
+			else if (!strcmp(val, "dot"))
+				ctx.format = FMT_DOT;
+			else if (!strcmp(val, "json"))
+				ctx.format = FMT_JSON;
+			else
+				return usage_error("dump", "unknown format '%s' "
+						   "(script, dot or json)", val);
 		} else if (!strcmp(argv[i], "--passes") ||
 			   !strncmp(argv[i], "--passes=", 9)) {
 			char *val = argv[i][8] == '=' ? argv[i] + 9
@@ -233,11 +269,8 @@ cmd_dump(int argc, char **argv)
 		rlx_diags_print(d, stderr);
 		rlx_diags_free(d);
 	}
-	if (status == EXIT_OK && !ctx.print_each) {
-		char *text = rlx_print(m, &ctx.opts);
-		fputs(text, stdout);
-		free(text);
-	}
+	if (status == EXIT_OK && !ctx.print_each)
+		print_as(m, &ctx);
 	rlx_module_free(m);
 	return status;
 }

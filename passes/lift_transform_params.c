@@ -179,6 +179,49 @@ mark_const_used(Var *v, void *ctx)
 		l->const_used[v->id] = true;
 }
 
+/* Classifies the parameters and top-level bindings of l->f; returns the
+ * number of bindings to lift. */
+static int
+classify_func(Lift *l)
+{
+	Func *f = l->f;
+	for (int i = 0; i < f->nparams; i++) {
+		bool w = i >= l->ninput;
+		l->kind[f->params[i]->id] = w ? K_WEIGHT : K_INPUT;
+		if (w)
+			mark_defined(l->sv_defined, f->params[i]->sinfo);
+	}
+	Expr *body = f->body;
+	int nlift = 0;
+	for (int i = 0; i < body->seq.nblocks; i++) {
+		Block *b = body->seq.blocks[i];
+		for (int k = 0; k < b->n; k++) {
+			Binding *bd = b->bindings[k];
+			int kind = b->dataflow ? classify(l, bd) : K_RUNTIME;
+			l->kind[bd->var->id] = (unsigned char)kind;
+			nlift += kind == K_LIFT;
+		}
+	}
+	return nlift;
+}
+
+bool
+lift_plan(Module *m, Func *f, bool *lifted)
+{
+	Lift l = {.m = m, .f = f, .ninput = ir_func_num_input(f)};
+	if (l.ninput < 0 || l.ninput > f->nparams)
+		return false;
+	l.nids = m->next_id;
+	l.kind = calloc((size_t)l.nids + 1, 1);
+	l.sv_defined = calloc((size_t)l.nids + 1, sizeof(bool));
+	classify_func(&l);
+	for (int i = 0; i < l.nids; i++)
+		lifted[i] = l.kind[i] == K_LIFT || l.kind[i] == K_WEIGHT;
+	free(l.kind);
+	free(l.sv_defined);
+	return true;
+}
+
 /* ------------------------------------------------------------ rewriting */
 
 /* Points every use in e at its replacement (l->repl), recursively. */
@@ -332,25 +375,8 @@ lift_func(Module *m, Func *f, Diags *d)
 	l.const_used = calloc(n, sizeof(bool));
 	l.repl = calloc(n, sizeof(Var *));
 
-	for (int i = 0; i < f->nparams; i++) {
-		bool w = i >= l.ninput;
-		l.kind[f->params[i]->id] = w ? K_WEIGHT : K_INPUT;
-		if (w)
-			mark_defined(l.sv_defined, f->params[i]->sinfo);
-	}
-
-	/* Classify the top-level dataflow bindings. */
+	int nlift = classify_func(&l);
 	Expr *body = f->body;
-	int nlift = 0;
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		for (int k = 0; k < b->n; k++) {
-			Binding *bd = b->bindings[k];
-			int kind = b->dataflow ? classify(&l, bd) : K_RUNTIME;
-			l.kind[bd->var->id] = (unsigned char)kind;
-			nlift += kind == K_LIFT;
-		}
-	}
 
 	/* What the runtime part uses; what the lifted part uses of constants. */
 	for (int i = 0; i < body->seq.nblocks; i++) {

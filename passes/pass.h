@@ -50,6 +50,14 @@ int pass_run(Module *m, const Pass *const *passes, int n, const PassOptions *o,
 	     Diags *d, void (*after)(const Pass *p, const Module *m, void *ctx),
 	     void *ctx);
 
+/* lift_transform_params.c: which vars of f (indexed by Var.id, m->next_id
+ * entries) are weights or bindings that lifting would move; false when f
+ * has no num_input. For `rlx dump --format dot`. */
+bool lift_plan(Module *m, Func *f, bool *lifted);
+
+/* graph.c: the dataflow graph of each function, in Graphviz dot. */
+void graph_dot(StrBuf *b, Module *m);
+
 /* The passes, one per file. */
 int pass_convert_ssa(Module *m, const PassOptions *o, Diags *d);
 int pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d);

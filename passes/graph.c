@@ -1,0 +1,150 @@
+/*
+ * graph.c — the dataflow graph of each function in Graphviz dot
+ * (`rlx dump --format dot`).
+ *
+ * One cluster per function. Runtime inputs are drawn as ellipses, weights
+ * as cylinders; each binding is a box labelled `name = op`. When the
+ * function has num_input, the weights and the bindings that
+ * lift-transform-params would move sit in a separate dashed cluster
+ * "transform (lifted)", so the split can be seen before it is made.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+/* Writes s as a dot string body (escaping quotes and backslashes). */
+static void
+dot_str(StrBuf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_putc(b, '\\');
+		sb_putc(b, *s);
+	}
+}
+
+static const char *
+value_label(const Expr *e)
+{
+	switch (e->kind) {
+	case E_CALL:
+		return op_info(e->call.op)->name;
+	case E_CALL_FN:
+		return e->callfn.callee;
+	default:
+		return ir_expr_kind_name(e->kind);
+	}
+}
+
+typedef struct {
+	StrBuf *b;
+	int fi;
+	const Var *to;
+} EdgeCtx;
+
+static void
+edge(Var *v, void *ctx)
+{
+	EdgeCtx *c = ctx;
+	sb_printf(c->b, "    f%d_v%d -> f%d_v%d;\n", c->fi, v->id, c->fi,
+		  c->to->id);
+}
+
+static void
+node(StrBuf *b, int fi, const Var *v, const char *label, const char *shape)
+{
+	sb_printf(b, "      f%d_v%d [shape=%s, label=\"", fi, v->id, shape);
+	dot_str(b, v->name);
+	if (label) {
+		sb_puts(b, " = ");
+		dot_str(b, label);
+	}
+	sb_puts(b, "\\n");
+	if (v->sinfo) {
+		StrBuf s = {0};
+		print_sinfo(&s, v->sinfo);
+		dot_str(b, s.p ? s.p : "");
+		sb_free(&s);
+	}
+	sb_puts(b, "\"];\n");
+}
+
+/* Draws the bindings of a sequence; nested ones flattened into the graph. */
+static void
+seq_nodes(StrBuf *b, int fi, const Expr *seq, const bool *lifted, bool want)
+{
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		const Block *bl = seq->seq.blocks[i];
+		for (int k = 0; k < bl->n; k++) {
+			const Binding *bd = bl->bindings[k];
+			if (lifted[bd->var->id] == want)
+				node(b, fi, bd->var, value_label(bd->value), "box");
+			if (bd->value->kind == E_IF && !want) {
+				seq_nodes(b, fi, bd->value->if_.then_, lifted, want);
+				seq_nodes(b, fi, bd->value->if_.else_, lifted, want);
+			}
+		}
+	}
+}
+
+static void
+seq_edges(StrBuf *b, int fi, const Expr *seq)
+{
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		const Block *bl = seq->seq.blocks[i];
+		for (int k = 0; k < bl->n; k++) {
+			const Binding *bd = bl->bindings[k];
+			EdgeCtx c = {b, fi, bd->var};
+			if (bd->value->kind == E_IF) {
+				ir_visit_uses(bd->value->if_.cond, edge, &c);
+				seq_edges(b, fi, bd->value->if_.then_);
+				seq_edges(b, fi, bd->value->if_.else_);
+				ir_visit_uses(bd->value->if_.then_->seq.body, edge, &c);
+				ir_visit_uses(bd->value->if_.else_->seq.body, edge, &c);
+			} else {
+				ir_visit_uses(bd->value, edge, &c);
+			}
+		}
+	}
+}
+
+void
+graph_dot(StrBuf *b, Module *m)
+{
+	sb_puts(b, "digraph rlx {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n");
+	bool *lifted = calloc((size_t)m->next_id + 1, sizeof(bool));
+	for (int fi = 0; fi < m->nfuncs; fi++) {
+		Func *f = m->funcs[fi];
+		memset(lifted, 0, (size_t)m->next_id + 1);
+		bool split = lift_plan(m, f, lifted);
+		int ninput = split ? ir_func_num_input(f) : f->nparams;
+		sb_printf(b, "  subgraph cluster_f%d {\n    label=\"", fi);
+		dot_str(b, f->name);
+		sb_puts(b, "\";\n");
+		if (split) {
+			sb_printf(b, "    subgraph cluster_f%d_lift {\n", fi);
+			sb_puts(b, "      label=\"transform (lifted)\"; style=dashed; color=blue;\n");
+			for (int i = ninput; i < f->nparams; i++)
+				node(b, fi, f->params[i], NULL, "cylinder");
+			seq_nodes(b, fi, f->body, lifted, true);
+			sb_puts(b, "    }\n");
+		}
+		sb_printf(b, "    subgraph cluster_f%d_run {\n", fi);
+		sb_puts(b, "      label=\"runtime\"; style=solid;\n");
+		for (int i = 0; i < ninput; i++)
+			node(b, fi, f->params[i], NULL, "ellipse");
+		seq_nodes(b, fi, f->body, lifted, false);
+		sb_printf(b, "      f%d_ret [shape=plaintext, label=\"return\"];\n", fi);
+		sb_puts(b, "    }\n");
+		seq_edges(b, fi, f->body);
+		EdgeCtx c = {b, fi, NULL};
+		(void)c;
+		const Expr *ret = f->body->seq.body;
+		if (ret->kind == E_VAR)
+			sb_printf(b, "    f%d_v%d -> f%d_ret;\n", fi, ret->var->id, fi);
+		sb_puts(b, "  }\n");
+	}
+	free(lifted);
+	sb_puts(b, "}\n");
+}
