@@ -561,10 +561,22 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 			walk_expr(v, e->tuple.items[i], AT_OTHER, dataflow,
 				  here, depth + 1);
 		return;
-	case E_TUPLE_GET:
-		walk_expr(v, e->tget.tuple, AT_OTHER, dataflow, here,
-			  depth + 1);
+	case E_TUPLE_GET: {
+		Expr *t = e->tget.tuple;
+		walk_expr(v, t, AT_OTHER, dataflow, here, depth + 1);
+		const SInfo *si = t ? t->sinfo : NULL;
+		if (!si && t && t->kind == E_VAR && t->var)
+			si = t->var->sinfo;
+		if (e->tget.index < 0)
+			err(v, here, "tuple index %d is negative",
+			    e->tget.index);
+		else if (si && si->kind == SI_TUPLE &&
+			 e->tget.index >= si->nfields)
+			err(v, here, "tuple index %d is out of range for a "
+			    "tuple of %d field%s", e->tget.index, si->nfields,
+			    si->nfields == 1 ? "" : "s");
 		return;
+	}
 	case E_SHAPE:
 		if (e->shape.n > 0 && !e->shape.values) {
 			err(v, here, "malformed IR: shape without values");
@@ -585,6 +597,17 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 		}
 		char what[64];
 		snprintf(what, sizeof what, "R.%s", op_info(op)->name);
+		OpSig sig;
+		op_sig(op, &sig);
+		if (e->call.nargs != sig.nargs)
+			err(v, here, "%s takes %d argument%s but is given %d",
+			    what, sig.nargs, sig.nargs == 1 ? "" : "s",
+			    e->call.nargs);
+		if (e->call.nattrs != sig.nattrs ||
+		    (e->call.nattrs > 0 && !e->call.attrs))
+			err(v, here, "malformed IR: %s has %d attribute%s "
+			    "instead of %d", what, e->call.nattrs,
+			    e->call.nattrs == 1 ? "" : "s", sig.nattrs);
 		walk_args(v, e->call.args, e->call.nargs, what, dataflow,
 			  here, depth);
 		return;

@@ -75,6 +75,10 @@ opcall(Module *m, OpKind op, int line, int n, ...)
 	for (int i = 0; i < n; i++)
 		e->call.args[i] = va_arg(ap, Expr *);
 	va_end(ap);
+	OpSig sig;
+	op_sig(op, &sig);
+	e->call.nattrs = sig.nattrs; /* AV_NONE each: verify checks the count */
+	e->call.attrs = ARENA_ARRAY(&m->arena, AttrVal, sig.nattrs ? sig.nattrs : 1);
 	return e;
 }
 
@@ -769,6 +773,61 @@ test_calls(void **state)
 	done(m, &d);
 }
 
+/* Op calls have their signature's arity; tuple indices are in range. */
+static void
+test_op_arity_and_index(void **state)
+{
+	(void)state;
+	Diags d = {0};
+	Module *m = mod();
+	Arena *A = &m->arena;
+	Var *x = var(m, "x", NULL, false, 1);
+	SInfo **fl = ARENA_ARRAY(A, SInfo *, 2);
+	fl[0] = fl[1] = tens(m, 1, NULL, NULL);
+	Var *t = var(m, "t", si_tuple(A, fl, 2), false, 1);
+	Var *a = var(m, "a", NULL, false, 2);
+	Var *b = var(m, "b", NULL, false, 3);
+	Var *c = var(m, "c", NULL, false, 4);
+	Var *g0 = var(m, "g0", NULL, false, 5);
+	Var *g2 = var(m, "g2", NULL, false, 6);
+	Var *gn = var(m, "gn", NULL, false, 7);
+	Expr *noattrs = opcall(m, OP_MATMUL, 4, 2, ref(m, x, 4), ref(m, x, 4));
+	noattrs->call.nattrs = 0;
+	Expr *tg[3];
+	int idx[3] = {1, 2, 0};
+	for (int i = 0; i < 3; i++) {
+		tg[i] = ir_expr(m, E_TUPLE_GET, L(5 + i));
+		tg[i]->tget.tuple = ref(m, t, 5 + i);
+		tg[i]->tget.index = idx[i];
+	}
+	func(m, "f", seq(m, ref(m, gn, 8), 1,
+		block(m, false, 6,
+			bind(m, a, opcall(m, OP_ADD, 2, 1, ref(m, x, 2)), 2),
+			bind(m, b, opcall(m, OP_EXP, 3, 1, ref(m, a, 3)), 3),
+			bind(m, c, noattrs, 4),
+			bind(m, g0, tg[0], 5),
+			bind(m, g2, tg[1], 6),
+			bind(m, gn, tg[2], 7))),
+		1, 2, x, t);
+	assert_int_equal(run(m, &d), 3);
+	expect(&d, 0, 2, "R.add takes 2 arguments but is given 1");
+	expect(&d, 1, 4, "malformed IR: R.matmul has 0 attributes instead of 1");
+	expect(&d, 2, 6, "tuple index 2 is out of range for a tuple of 2 fields");
+	done(m, &d);
+	/* negative index, separately so the count above stays exact */
+	d = (Diags){0};
+	m = mod();
+	x = var(m, "x", NULL, false, 1);
+	a = var(m, "a", NULL, false, 2);
+	Expr *neg = ir_expr(m, E_TUPLE_GET, L(2));
+	neg->tget.tuple = ref(m, x, 2);
+	neg->tget.index = -1;
+	func(m, "f", seq(m, ref(m, a, 3), 1, block(m, false, 1, bind(m, a, neg, 2))), 1, 1, x);
+	assert_int_equal(run(m, &d), 1);
+	expect(&d, 0, 2, "tuple index -1 is negative");
+	done(m, &d);
+}
+
 /* ------------------------------------------------------- shared / names */
 
 /* Vars shared between functions are reported at the second function. */
@@ -957,6 +1016,7 @@ main(void)
 		cmocka_unit_test(test_num_input),
 		cmocka_unit_test(test_if_condition),
 		cmocka_unit_test(test_calls),
+		cmocka_unit_test(test_op_arity_and_index),
 		cmocka_unit_test(test_shared_vars),
 		cmocka_unit_test(test_duplicate_function),
 		cmocka_unit_test(test_annotations_no_crash),
