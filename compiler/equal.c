@@ -73,6 +73,7 @@ pe_text(Eq *q, const PExpr *x)
 
 /* ------------------------------------------------------- symbolic variables */
 
+/* An id that indexes a mapping table of n entries. */
 static bool
 sym_in_range(int id, int n)
 {
@@ -162,6 +163,7 @@ static const char *const si_kind_names[] = {
 	"R.Object", "R.Prim", "R.Shape", "R.Tensor", "R.Tuple", "R.Callable",
 };
 
+/* The Python name of a struct info kind, for messages. */
 static const char *
 si_kind_name(SInfoKind k)
 {
@@ -186,6 +188,7 @@ eq_dims(Eq *q, PExpr **x, PExpr **y, int n, Span a, Span b)
 	return true;
 }
 
+/* Struct info x (in A) and y (in B); fa, fb locate them when they have no span. */
 static bool
 eq_sinfo(Eq *q, const SInfo *x, const SInfo *y, Span fa, Span fb)
 {
@@ -313,6 +316,7 @@ attr_text(StrBuf *b, const AttrVal *v)
 	sb_puts(b, "?");
 }
 
+/* The same attribute value (same kind). */
 static bool
 attr_equal(const AttrVal *x, const AttrVal *y)
 {
@@ -375,6 +379,7 @@ op_attr_name(OpKind op, int i, char *buf, size_t n)
 
 static bool eq_expr(Eq *q, const Expr *x, const Expr *y);
 
+/* n expressions pairwise. */
 static bool
 eq_exprs(Eq *q, Expr *const *x, Expr *const *y, int n)
 {
@@ -394,6 +399,7 @@ const_bytes(const Expr *e)
 	return n * (size_t)((dtype_bits(e->cdata.dtype) + 7) / 8);
 }
 
+/* Constants: dtype, shape and the bytes of the data. */
 static bool
 eq_const(Eq *q, const Expr *x, const Expr *y)
 {
@@ -429,6 +435,7 @@ eq_const(Eq *q, const Expr *x, const Expr *y)
 	return true;
 }
 
+/* A binding: its value, match_cast target, then the var it defines. */
 static bool
 eq_binding(Eq *q, const Binding *x, const Binding *y)
 {
@@ -443,6 +450,7 @@ eq_binding(Eq *q, const Binding *x, const Binding *y)
 	return eq_vardef(q, x->var, y->var, "binding");
 }
 
+/* A block: its kind, then its bindings in order. */
 static bool
 eq_block(Eq *q, const Block *x, const Block *y)
 {
@@ -459,6 +467,7 @@ eq_block(Eq *q, const Block *x, const Block *y)
 	return true;
 }
 
+/* Expressions of every kind, recursively. */
 static bool
 eq_expr(Eq *q, const Expr *x, const Expr *y)
 {
@@ -561,6 +570,7 @@ eq_expr(Eq *q, const Expr *x, const Expr *y)
 
 /* ---------------------------------------------------------------- functions */
 
+/* Two functions of the same name: attributes, flags, params, body. */
 static bool
 eq_func(Eq *q, const Func *x, const Func *y)
 {
@@ -618,6 +628,7 @@ eq_func_names(Eq *q, const Module *a, const Module *b, bool a_is_first)
 	return true;
 }
 
+/* Functions matched by name, then compared one by one in A's order. */
 bool
 equal_modules(const Module *a, const Module *b, bool names, Span *sa,
 	      Span *sb, char **why)

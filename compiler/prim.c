@@ -24,6 +24,7 @@
 
 /* ------------------------------------------------------------ construction */
 
+/* Constructors: fresh nodes in the arena, spans left empty. */
 PExpr *
 pe_int(Arena *a, int64_t v)
 {
@@ -79,6 +80,7 @@ pe_cmp(const PExpr *x, const PExpr *y)
 	}
 }
 
+/* The same tree: kinds, values and variables (by identity). */
 bool
 pe_struct_equal(const PExpr *x, const PExpr *y)
 {
@@ -156,6 +158,7 @@ mono_cmp(const Mono *x, const Mono *y)
 	return (x->n > y->n) - (x->n < y->n);
 }
 
+/* qsort adapters. */
 static int
 mono_qsort_cmp(const void *x, const void *y)
 {
@@ -195,6 +198,7 @@ poly_normalize(Mono *t, int n, Poly *out)
 	return true;
 }
 
+/* The constant v (the empty sum for 0). */
 static Poly
 poly_const(Arena *a, int64_t v)
 {
@@ -207,6 +211,7 @@ poly_const(Arena *a, int64_t v)
 	return p;
 }
 
+/* 1 * atom. */
 static Poly
 poly_atom(Arena *a, PExpr *atom)
 {
@@ -431,6 +436,7 @@ poly_of(Arena *a, PExpr *x)
 	ir_bug("bad PExpr kind %d", (int)x->kind);
 }
 
+/* The canonical tree of x; x itself when it is canonical already. */
 PExpr *
 pe_simplify(Arena *a, PExpr *x)
 {
@@ -445,6 +451,7 @@ pe_simplify(Arena *a, PExpr *x)
 	return t;
 }
 
+/* Equal after simplification (both sides; allocates in a). */
 bool
 pe_equal(Arena *a, PExpr *x, PExpr *y)
 {
@@ -455,6 +462,7 @@ pe_equal(Arena *a, PExpr *x, PExpr *y)
 	return pe_struct_equal(pe_simplify(a, x), pe_simplify(a, y));
 }
 
+/* An integer literal; callers simplify first. */
 bool
 pe_is_const(PExpr *x, int64_t *out)
 {
@@ -466,6 +474,7 @@ pe_is_const(PExpr *x, int64_t *out)
 
 /* ------------------------------------------------------- vars, substitution */
 
+/* Variables in order of first appearance, appended to out once. */
 void
 pe_collect_vars(const PExpr *x, Vec *out)
 {
@@ -511,6 +520,7 @@ subst_rec(Arena *a, PExpr *x, SymVar **from, PExpr **to, int n)
 	}
 }
 
+/* x with from[i] replaced by to[i] (by identity), simplified. */
 PExpr *
 pe_subst(Arena *a, PExpr *x, SymVar **from, PExpr **to, int n)
 {
@@ -593,6 +603,7 @@ pe_print_prec(StrBuf *b, const PExpr *x, int min)
 	}
 }
 
+/* Python text of x, parenthesized by precedence. */
 void
 pe_print(StrBuf *b, const PExpr *x)
 {
