@@ -155,7 +155,7 @@ is_identifier(const char *s)
 static void
 name_base(StrBuf *out, const char *raw, bool tvm_names)
 {
-	if (!*raw) {
+	if (!raw || !*raw) {
 		sb_puts(out, "v");
 		return;
 	}
@@ -225,11 +225,12 @@ put_var(Printer *p, const Var *v)
 		sb_puts(p->b, "?");
 		return;
 	}
-	const char *s = name_of(p, v->id, v->name);
+	const char *raw = v->name ? v->name : "";
+	const char *s = name_of(p, v->id, raw);
 	if (s)
 		sb_puts(p->b, s);
 	else
-		put_plain_name(p, v->name);
+		put_plain_name(p, raw);
 }
 
 /* --------------------------------------------------------------- scalars */
@@ -367,7 +368,7 @@ dim_rename(Printer *p, const PExpr *x)
 	if (x->kind == PE_INT)
 		return x;
 	if (x->kind == PE_VAR) {
-		if (!x->var)
+		if (!x->var || !x->var->name)
 			return x;
 		const char *s = name_of(p, x->var->id, x->var->name);
 		if (!s || !strcmp(s, x->var->name))
