@@ -1049,7 +1049,8 @@ infer_concat(Module *m, Expr *call, Diags *d)
 			}
 			dt = f->dtype;
 		}
-		if (f->ndim >= 0 && ndim >= 0 && f->ndim != ndim) {
+		if (f->ndim >= 0 && ndim >= 0 && f->ndim != ndim &&
+		    attr(&c, 0)->kind != AV_NONE) {
 			diag_error(d, arg_span(&c, 0),
 				   "%s: tensors have %d and %d dimensions",
 				   c.op, ndim, f->ndim);
