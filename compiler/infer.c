@@ -31,7 +31,7 @@ infer_dim_rel(Module *m, PExpr *a, PExpr *b)
 	int64_t x, y;
 	if (!a || !b)
 		return DIM_UNKNOWN;
-	if (a == b)
+	if (a == b || (a->kind == PE_VAR && b->kind == PE_VAR && a->var == b->var))
 		return DIM_EQUAL;
 	bool ca = pe_is_const(a, &x), cb = pe_is_const(b, &y);
 	if (ca && cb)
