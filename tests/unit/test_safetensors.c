@@ -640,6 +640,55 @@ test_fuzz(void **state)
 	free(good);
 }
 
+/* The corpus of tests/e2e/make_bad_files.py: every file refused, with the
+ * expected words and the file's name in the message. */
+static void
+test_bad_corpus(void **state)
+{
+	Tmp *t = *state;
+	const char *src = getenv("SRCDIR");
+	if (!src)
+		skip();
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd,
+		 "/usr/bin/python3 '%s/tests/e2e/make_bad_files.py' '%s'", src,
+		 t->dir);
+	assert_int_equal(system(cmd), 0);
+	FILE *f = fopen(at(t, "expected.tsv"), "r");
+	assert_non_null(f);
+	char line[512];
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *tab = strchr(line, '\t');
+		assert_non_null(tab);
+		*tab = 0;
+		char path[300];
+		snprintf(path, sizeof path, "%s", at(t, line));
+		RtError e = {{0}};
+		bool refused;
+		size_t len = strlen(path);
+		if (len > 4 && !strcmp(path + len - 4, ".npy")) {
+			RtTensor *x = rt_npy_read(path, &e);
+			refused = !x;
+			rt_tensor_free(x);
+		} else {
+			RtWeights *w = rt_weights_open(path, &e);
+			refused = !w;
+			rt_weights_close(w);
+		}
+		if (!refused || !strstr(e.msg, tab + 1) ||
+		    !strstr(e.msg, path)) {
+			print_error("%s: want '%s', got '%s'\n", line, tab + 1,
+				    refused ? e.msg : "success");
+			fail();
+		}
+		n++;
+	}
+	fclose(f);
+	assert_true(n >= 20);
+}
+
 /* A small valid file with the given tensors (all F32 [2], value = index). */
 static void
 write_shard(Tmp *t, const char *name, const char *const *tn, int n)
@@ -801,6 +850,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_corpus, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_sharded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sharded_bad, setup,
 						teardown),
