@@ -19,7 +19,7 @@
 
 typedef struct {
 	char dir[64];
-	char path[256];
+	char path[1024];
 } Tmp;
 
 static int
@@ -158,7 +158,7 @@ test_roundtrip_numpy(void **state)
 						    shapes[s].shape, &e);
 			assert_non_null(x);
 			fill(x);
-			char path[300];
+			char path[1024];
 			snprintf(path, sizeof path, "%s", at(t, name));
 			assert_true(rt_npy_write(path, x, &e));
 			RtTensor *y = rt_npy_read(path, &e);
@@ -262,7 +262,7 @@ test_read_numpy(void **state)
 		{"v2.npy", "unsupported dtype '|V2'"},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
-		char path[300];
+		char path[1024];
 		snprintf(path, sizeof path, "%s", at(t, bad[i].file));
 		e.msg[0] = 0;
 		assert_null(rt_npy_read(path, &e));

@@ -19,7 +19,7 @@
 
 typedef struct {
 	char dir[64];
-	char path[256];
+	char path[1024];
 } Tmp;
 
 /* rm -rf of the test directory (only files we made, no subdirs deeper
@@ -334,7 +334,7 @@ test_write_roundtrip(void **state)
 	*(double *)ts[N - 1]->data = 6.5;
 	names[N - 1] = "scalar";
 	const char *meta[] = {"format", "pt", "note", "héllo \"q\""};
-	char path[256];
+	char path[1024];
 	snprintf(path, sizeof path, "%s", at(t, "w.safetensors"));
 	assert_true(rt_st_write_meta(path, names,
 				     (const RtTensor *const *)ts, N, meta, 2,
@@ -556,7 +556,7 @@ test_malformed(void **state)
 	free(b);
 	RtError e = {{0}};
 	assert_null(rt_st_open(t->path, &e));
-	char want[512];
+	char want[1200];
 	snprintf(want, sizeof want,
 		 "%s: tensor 'model.embed.weight': data_offsets [0, 100] do "
 		 "not match shape [4, 8] of F32 (128 bytes)",
@@ -663,7 +663,7 @@ test_bad_corpus(void **state)
 		char *tab = strchr(line, '\t');
 		assert_non_null(tab);
 		*tab = 0;
-		char path[300];
+		char path[1024];
 		snprintf(path, sizeof path, "%s", at(t, line));
 		RtError e = {{0}};
 		bool refused;
