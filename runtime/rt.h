@@ -58,3 +58,81 @@ float rt_f16_to_f32(uint16_t h);
 uint16_t rt_f32_to_f16(float f);
 float rt_bf16_to_f32(uint16_t h);
 uint16_t rt_f32_to_bf16(float f);
+
+/* ---------------------------------------------------------- safetensors.c */
+
+/*
+ * A safetensors file, mapped read-only and checked completely at open:
+ * dtypes, shapes, offsets, overlap and coverage of the data area. Tensors
+ * are listed in the order of the header. Borrowed tensors returned by
+ * rt_st_load view the mapping and must be freed before rt_st_close.
+ */
+typedef struct RtSafetensors RtSafetensors;
+
+RtSafetensors *rt_st_open(const char *path, RtError *e);
+void rt_st_close(RtSafetensors *st);
+int rt_st_count(const RtSafetensors *st);
+const char *rt_st_name(const RtSafetensors *st, int i);
+/* dtype, ndim and shape (RT_MAX_DIMS entries) of a tensor; false when the
+ * file has no tensor of that name. Any out pointer may be NULL. */
+bool rt_st_find(const RtSafetensors *st, const char *name, DType *dt,
+		int *ndim, int64_t *shape);
+/* The tensor: borrowing the mapped bytes when they are aligned to the
+ * element size, else an aligned owned copy. NULL + e when absent. */
+RtTensor *rt_st_load(const RtSafetensors *st, const char *name, RtError *e);
+/* The `__metadata__` string map: count, i-th key and value, lookup. */
+int rt_st_meta_count(const RtSafetensors *st);
+const char *rt_st_meta_key(const RtSafetensors *st, int i);
+const char *rt_st_meta_value(const RtSafetensors *st, int i);
+const char *rt_st_meta_get(const RtSafetensors *st, const char *key);
+
+/*
+ * Writes n tensors to path atomically (path.tmp, then rename). Header keys
+ * are in the given order; the data is laid out by decreasing element size
+ * so that every tensor is aligned. meta (NULL or nmeta key/value pairs,
+ * meta[2i] = key, meta[2i+1] = value) becomes `__metadata__`.
+ */
+bool rt_st_write(const char *path, const char *const *names,
+		 const RtTensor *const *tensors, int n, RtError *e);
+bool rt_st_write_meta(const char *path, const char *const *names,
+		      const RtTensor *const *tensors, int n,
+		      const char *const *meta, int nmeta, RtError *e);
+
+/* The safetensors name of a dtype ("F32"), NULL when it has none. */
+const char *rt_st_dtype_name(DType dt);
+
+/*
+ * A source of weights by name: one safetensors file, or a Hugging Face
+ * sharded checkpoint (`*.safetensors.index.json`, shards opened lazily,
+ * relative to the index's directory). rt_weights_open dispatches on the
+ * path. Tensors are listed in file / weight_map order. Borrowed tensors
+ * must be freed before rt_weights_close.
+ */
+typedef struct RtWeights RtWeights;
+
+RtWeights *rt_weights_open(const char *path, RtError *e);
+void rt_weights_close(RtWeights *w);
+int rt_weights_count(const RtWeights *w);
+const char *rt_weights_name(const RtWeights *w, int i);
+bool rt_weights_has(const RtWeights *w, const char *name);
+/* dtype/ndim/shape of a tensor (may open its shard); false + e when it is
+ * absent or its shard is broken or lacks it. Out pointers may be NULL. */
+bool rt_weights_info(RtWeights *w, const char *name, DType *dt, int *ndim,
+		     int64_t *shape, RtError *e);
+RtTensor *rt_weights_load(RtWeights *w, const char *name, RtError *e);
+
+/* ------------------------------------------------------------------ npy.c */
+
+/*
+ * NumPy .npy arrays: little-endian, C order, format 1.0/2.0/3.0 headers.
+ * Big-endian, Fortran order, structured and unsupported dtypes are refused
+ * with a message naming the file. bfloat16 has no .npy dtype.
+ */
+RtTensor *rt_npy_read(const char *path, RtError *e);
+/* Parses a whole .npy image in memory; name is used in messages. */
+RtTensor *rt_npy_parse(const void *buf, size_t len, const char *name,
+		       RtError *e);
+/* Writes t as format 1.0 (64-byte aligned header), atomically. */
+bool rt_npy_write(const char *path, const RtTensor *t, RtError *e);
+
+#endif
