@@ -135,4 +135,67 @@ RtTensor *rt_npy_parse(const void *buf, size_t len, const char *name,
 /* Writes t as format 1.0 (64-byte aligned header), atomically. */
 bool rt_npy_write(const char *path, const RtTensor *t, RtError *e);
 
+/* ---- exec.c */
+
+/*
+ * Values at run time: tensors, tuples, shape tuples and scalars. Values are
+ * reference counted so that a tuple and its fields can share tensors; a value
+ * is freed when its last reference goes (rt_value_release).
+ */
+typedef enum { RV_TENSOR, RV_TUPLE, RV_SHAPE, RV_PRIM } RtValueKind;
+
+typedef struct RtValue {
+	RtValueKind kind;
+	int refs;
+	RtTensor *t;             /* TENSOR */
+	struct RtValue **fields; /* TUPLE */
+	int n;                   /* TUPLE fields, SHAPE values */
+	int64_t *values;         /* SHAPE */
+	DType dtype;             /* PRIM */
+	int64_t i;               /* PRIM (ints, bool) */
+	double f;                /* PRIM (floats) */
+} RtValue;
+
+RtValue *rt_value_tensor(RtTensor *t); /* takes ownership of t */
+RtValue *rt_value_tuple(RtValue **fields, int n); /* takes the references */
+RtValue *rt_value_shape(const int64_t *values, int n);
+RtValue *rt_value_retain(RtValue *v);
+void rt_value_release(RtValue *v);
+
+/*
+ * A function of a module compiled for execution: every op call lowered to a
+ * JIT kernel (one per signature), ready to run many times. Compilation
+ * errors are located in d (an op codegen cannot lower, ...).
+ */
+typedef struct RtProgram RtProgram;
+
+RtProgram *rt_compile(Module *m, const char *func, Diags *d);
+void rt_program_free(RtProgram *p);
+const Func *rt_program_func(const RtProgram *p);
+
+/*
+ * Runs the function on args (one per parameter, borrowed). The result is a
+ * new reference. Symbolic dimensions are bound from the arguments' shapes and
+ * checked where they recur; annotations and match_cast are checked at run
+ * time; a mismatch is an error naming the parameter or binding and the
+ * dimension. Buffers are freed after their last use.
+ */
+bool rt_run(RtProgram *p, RtValue **args, RtValue **result, RtError *e);
+
+/*
+ * Streaming run, for transforms on checkpoints bigger than memory:
+ * load(ctx, i) is called when parameter i is first needed (not before) and
+ * its value is released after its last use; when the function returns a
+ * tuple, emit(ctx, k, v) is called for field k as soon as its value is final,
+ * after which the executor drops its reference. Either callback returning
+ * NULL/false stops the run with the error it set.
+ */
+typedef struct {
+	RtValue *(*load)(void *ctx, int param, RtError *e);
+	bool (*emit)(void *ctx, int field, RtValue *v, RtError *e);
+	void *ctx;
+} RtStream;
+
+bool rt_run_stream(RtProgram *p, const RtStream *s, RtError *e);
+
 #endif
