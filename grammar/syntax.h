@@ -78,8 +78,10 @@ typedef struct PState {
 	/* scanner state for the indentation */
 	int line, col;   /* position of the next character */
 	int depth;       /* bracket nesting: newlines are ignored inside */
-	int indents[64];
+	int indents[64];    /* widths of the open blocks */
+	bool bogus[64];     /* an unexpected indentation, reported, no tokens */
 	int nindents;
+	bool colon_nl;      /* the last NEWLINE followed a ':' */
 	int pending_indent; /* width of the line after the last NEWLINE, -1 none */
 	int dedents;        /* DEDENT tokens still to give */
 	int last_tok;       /* last token returned, 0 at the start */
