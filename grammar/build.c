@@ -225,6 +225,9 @@ name_used(B *b, const char *name)
 static void
 use_name(B *b, const char *name)
 {
+	/* only names that fresh() could make matter: keeps the list short */
+	if (strncmp(name, "lv", 2) && strncmp(name, "gv", 2))
+		return;
 	if (!name_used(b, name))
 		vec_push(&b->used, (void *)name);
 }

@@ -174,6 +174,7 @@ simple:
 	expr				{ $$ = stm(ps, S_EXPR, @$, NULL, NULL, $1); }
 |	expr '=' expr			{ $$ = stm(ps, S_ASSIGN, @$, $1, NULL, $3); }
 |	expr ':' expr '=' expr		{ $$ = stm(ps, S_ASSIGN, @$, $1, $3, $5); }
+|	expr ',' exprs '=' expr		{ $$ = stm(ps, S_ASSIGN, @$, seq(ps, X_TUPLE, @1, syn_list($1, $3)), NULL, $5); }
 |	expr ':' expr			{ $$ = stm(ps, S_ASSIGN, @$, $1, $3, NULL); }
 |	RETURN expr			{ $$ = stm(ps, S_RETURN, @$, NULL, NULL, $2); }
 |	RETURN				{ $$ = stm(ps, S_RETURN, @$, NULL, NULL, NULL); }
@@ -343,9 +344,10 @@ yyreport_syntax_error(const yypcontext_t *ctx, PState *ps)
 {
 	yysymbol_kind_t t = yypcontext_token(ctx);
 	Span s = sp(*yypcontext_location(ctx));
-	if (t == YYSYMBOL_ERRTOK || s.line == ps->last_error_line)
-		return 0; /* reported already */
+	bool seen = t == YYSYMBOL_ERRTOK || s.line == ps->last_error_line;
 	ps->last_error_line = s.line;
+	if (seen)
+		return 0; /* reported already */
 	StrBuf b = {0};
 	yysymbol_kind_t exp[4];
 	int n = yypcontext_expected_tokens(ctx, exp, 4);

@@ -247,6 +247,36 @@ test_symbolic(void **state)
 }
 
 static void
+test_bare_dims_and_empty_dataflow(void **state)
+{
+	(void)state;
+	Module *m = parse_ok(
+		HEAD
+		"    @R.function\n"
+		"    def f(x: R.Tensor((2, n), dtype=\"float32\"), s: R.Shape([\"a\", \"a + 1\"])) -> R.Prim(value=\"n\"):\n"
+		"        with R.dataflow():\n"
+		"            R.output()\n"
+		"        y = R.reshape(x, s)\n"
+		"        return R.prim_value(n)\n");
+	Func *f = m->funcs[0];
+	assert_int_equal(f->nsymvars, 2);
+	assert_string_equal(f->symvars[0]->name, "n");
+	assert_string_equal(f->symvars[1]->name, "a");
+	assert_int_equal(f->params[1]->sinfo->kind, SI_SHAPE);
+	assert_int_equal(f->params[1]->sinfo->ndim, 2);
+	assert_int_equal(f->ret->kind, SI_PRIM);
+	assert_int_equal(f->ret->dtype, DT_I64);
+	assert_ptr_equal(f->ret->value->var, f->symvars[0]);
+	assert_int_equal(f->body->seq.nblocks, 2);
+	assert_true(f->body->seq.blocks[0]->dataflow);
+	assert_int_equal(f->body->seq.blocks[0]->n, 0);
+	assert_false(f->body->seq.blocks[1]->dataflow);
+	/* a prim value is a leaf: returned as it is */
+	assert_int_equal(f->body->seq.body->kind, E_PRIM);
+	ir_module_free(m);
+}
+
+static void
 test_tuples_and_return(void **state)
 {
 	(void)state;
@@ -612,6 +642,14 @@ test_semantic_errors(void **state)
 	ERR(HEAD FN "        y = R.reshape(x, (m, 2))\n        return y\n", 5, 27,
 	    "undefined symbolic variable 'm'");
 	ERR(HEAD FN "        y = R.exp(x)\n", 4, 9, "has no return statement");
+	ERR(HEAD FN "        a, b = R.split(x, 2)\n        return a\n", 5, 9,
+	    "tuple unpacking is not supported");
+	ERR(HEAD FN "        q = R.const([[1, 2], [3]])\n        return q\n", 5, 30,
+	    "not a rectangular nested list");
+	ERR(HEAD FN "        y = R.add(x, 1)\n        return y\n", 5, 22,
+	    "must be an expression, not a Python value");
+	ERR(HEAD "    def g(x: R.Tensor):\n        return x\n", 3, 9,
+	    "needs the @R.function decorator");
 	/* errors in two functions are both reported */
 	int n = ERR(HEAD FN "        return R.foo(x)\n"
 		    "    @R.function\n    def g(x: R.Tensor):\n"
@@ -627,6 +665,7 @@ main(void)
 		cmocka_unit_test(test_doc_example),
 		cmocka_unit_test(test_llama_mlp_normalized),
 		cmocka_unit_test(test_symbolic),
+		cmocka_unit_test(test_bare_dims_and_empty_dataflow),
 		cmocka_unit_test(test_tuples_and_return),
 		cmocka_unit_test(test_if_else),
 		cmocka_unit_test(test_op_arguments),
