@@ -1,4 +1,4 @@
-# expect: 10:14
+# expect: 10:24 indices must be integers
 # from tvm.script import ir as I
 # from tvm.script import relax as R
 # from tvm.script import tir as T

@@ -1,4 +1,4 @@
-# expect: 10:35 num_input
+# expect: 9:9 num_input
 # from tvm.script import ir as I
 # from tvm.script import relax as R
 # from tvm.script import tir as T

@@ -1,4 +1,4 @@
-# expect: 11:14
+# expect: 11:20 expects a tensor
 # from tvm.script import ir as I
 # from tvm.script import relax as R
 # from tvm.script import tir as T

@@ -1,4 +1,4 @@
-# expect: 10:21
+# expect: 10:26 expected ')'
 # from tvm.script import ir as I
 # from tvm.script import relax as R
 # from tvm.script import tir as T
