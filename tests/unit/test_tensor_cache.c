@@ -626,6 +626,14 @@ test_good_hand_written(void **state)
 	assert_memory_equal(t->data, bytes + 20, 16);
 	tfree(t);
 	rt_cache_close(c);
+	/* tvmjs's older name for the description is read too */
+	char *old = fmt("%s/ndarray-cache.json", base);
+	assert_int_equal(rename(jp, old), 0);
+	c = rt_cache_open(base, &e);
+	assert_non_null(c);
+	assert_int_equal(rt_cache_count(c), 2);
+	rt_cache_close(c);
+	free(old);
 	free(shard);
 	free(jp);
 	rm_rf(base);
