@@ -89,6 +89,9 @@ static bool
 shape_bytes(DType dt, int ndim, const int64_t *shape, uint64_t *out)
 {
 	uint64_t n = itemsize(dt);
+	for (int i = 0; i < ndim; i++)
+		if (shape[i] == 0)
+			n = 0; /* empty, however large the other dims */
 	for (int i = 0; i < ndim; i++) {
 		if (shape[i] < 0 ||
 		    __builtin_mul_overflow(n, (uint64_t)shape[i], &n))
@@ -745,11 +748,30 @@ member(VCtx *v, json_t *obj, const char *key, int (*pred)(const json_t *),
 	return x;
 }
 
-/* Predicates for member(): jansson's are macros. */
-static int is_object(const json_t *x) { return json_is_object(x); }
-static int is_array(const json_t *x) { return json_is_array(x); }
-static int is_string(const json_t *x) { return json_is_string(x); }
-static int is_integer(const json_t *x) { return json_is_integer(x); }
+/* Predicates for member() (jansson's are macros). */
+static int
+is_object(const json_t *x)
+{
+	return json_is_object(x);
+}
+
+static int
+is_array(const json_t *x)
+{
+	return json_is_array(x);
+}
+
+static int
+is_string(const json_t *x)
+{
+	return json_is_string(x);
+}
+
+static int
+is_integer(const json_t *x)
+{
+	return json_is_integer(x);
+}
 
 /* A required non-negative integer member. */
 static bool
@@ -1014,12 +1036,13 @@ check_shard(VCtx *v, RtCache *c, json_t *js, CShard *s)
 	return true;
 }
 
-/* Sort keys for overlap checks. */
+/* A record's byte range, for the overlap check. */
 typedef struct {
 	uint64_t off, end;
 	int rec;
 } Span64;
 
+/* qsort: spans by start offset. */
 static int
 cmp_span(const void *a, const void *b)
 {
@@ -1027,6 +1050,7 @@ cmp_span(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* qsort/bsearch: names in strcmp order. */
 static int
 cmp_name(const void *a, const void *b)
 {
@@ -1156,18 +1180,21 @@ rt_cache_open(const char *dir, RtError *e)
 	return c;
 }
 
+/* Number of records (tensors and shapes). */
 int
 rt_cache_count(const RtCache *c)
 {
 	return c->nrecs;
 }
 
+/* Name of record i (NULL out of range). */
 const char *
 rt_cache_name(const RtCache *c, int i)
 {
 	return i >= 0 && i < c->nrecs ? c->recs[i].name : NULL;
 }
 
+/* Whether record i is a shape tuple. */
 bool
 rt_cache_is_shape(const RtCache *c, int i)
 {
@@ -1184,6 +1211,7 @@ rt_cache_find(const RtCache *c, const char *name)
 	return p ? p->rec : -1;
 }
 
+/* The metadata object as compact JSON. */
 const char *
 rt_cache_metadata(const RtCache *c)
 {
