@@ -43,6 +43,8 @@
 
 enum { K_NONE, K_INPUT, K_WEIGHT, K_CONST, K_LIFT, K_RUNTIME };
 
+#define NO_LIFT_ATTR "rlx.no_lift"
+
 typedef struct {
 	Module *m;
 	Func *f;
@@ -180,6 +182,51 @@ mark_const_used(Var *v, void *ctx)
 		l->const_used[v->id] = true;
 }
 
+/*
+ * The names listed in F's "rlx.no_lift" attribute: parameters that were
+ * the argument of an R.builtin.stop_lift_params that lifting removed. They
+ * stay runtime values when F is lifted again, so lifting is idempotent.
+ */
+static bool
+in_no_lift(const Func *f, const char *name)
+{
+	const FuncAttr *a = ir_func_attr(f, NO_LIFT_ATTR);
+	if (!a || a->val.kind != AV_STR)
+		return false;
+	size_t n = strlen(name);
+	for (const char *p = a->val.s; *p;) {
+		const char *q = strchr(p, ',');
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		if (!q)
+			break;
+		p = q + 1;
+	}
+	return false;
+}
+
+/* Adds name to F's "rlx.no_lift" attribute. */
+static void
+add_no_lift(Module *m, Func *f, const char *name)
+{
+	if (in_no_lift(f, name))
+		return;
+	for (int i = 0; i < f->nattrs; i++)
+		if (!strcmp(f->attrs[i].key, NO_LIFT_ATTR)) {
+			f->attrs[i].val.s = arena_printf(&m->arena, "%s,%s",
+							 f->attrs[i].val.s, name);
+			return;
+		}
+	FuncAttr *attrs = ARENA_ARRAY(&m->arena, FuncAttr, f->nattrs + 1);
+	memcpy(attrs, f->attrs, sizeof(FuncAttr) * (size_t)f->nattrs);
+	attrs[f->nattrs].key = NO_LIFT_ATTR;
+	attrs[f->nattrs].val.kind = AV_STR;
+	attrs[f->nattrs].val.s = arena_strdup(&m->arena, name);
+	f->attrs = attrs;
+	f->nattrs++;
+}
+
 /* Classifies the parameters and top-level bindings of l->f; returns the
  * number of bindings to lift. */
 static int
@@ -188,7 +235,9 @@ classify_func(Lift *l)
 	Func *f = l->f;
 	for (int i = 0; i < f->nparams; i++) {
 		bool w = i >= l->ninput;
-		l->kind[f->params[i]->id] = w ? K_WEIGHT : K_INPUT;
+		l->kind[f->params[i]->id] =
+			!w ? K_INPUT
+			   : in_no_lift(f, f->params[i]->name) ? K_RUNTIME : K_WEIGHT;
 		if (w)
 			mark_defined(l->sv_defined, f->params[i]->sinfo);
 	}
@@ -588,9 +637,14 @@ lift_func(Module *m, Func *f, Diags *d)
 			Binding *bd = b->bindings[j];
 			if (l.kind[bd->var->id] == K_LIFT)
 				continue;
-			if (is_stop_lift(bd->value))
+			bool stop = is_stop_lift(bd->value);
+			if (stop)
 				bd->value = bd->value->call.args[0];
 			replace_uses(&l, bd->value);
+			if (stop && bd->value->kind == E_VAR)
+				for (int p = l.ninput; p < f->nparams; p++)
+					if (f->params[p] == bd->value->var)
+						add_no_lift(m, f, f->params[p]->name);
 			b->bindings[kept++] = bd;
 		}
 		b->n = kept;
