@@ -521,6 +521,14 @@ typedef enum { SI_FAIL, SI_UNKNOWN, SI_PROVEN } SiRel;
 SiRel si_check(Module *m, const SInfo *ann, const SInfo *val);
 bool si_equal(Module *m, const SInfo *a, const SInfo *b); /* same meaning */
 
+/* Helpers shared by infer.c and the op rules of infer_ops.c. */
+typedef enum { DIM_DIFFER = -1, DIM_UNKNOWN = 0, DIM_EQUAL = 1 } DimRel;
+/* Equal, provably different (constants, or a - b a nonzero constant), or
+ * not known statically. */
+DimRel infer_dim_rel(Module *m, PExpr *a, PExpr *b);
+/* print_sinfo into an arena string, for messages. */
+const char *infer_sinfo_str(Module *m, const SInfo *si);
+
 /* --------------------------------------------------------------- verify.c */
 
 /* Relax well-formedness, each violation a located error; returns count. */

@@ -12,6 +12,7 @@
 
 #include "ir.h"
 #include "pass.h"
+#include "cli.h"
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -22,14 +23,21 @@ static const char usage_text[] =
 	"  check FILE...            parse and verify; prints nothing when the input is well formed\n"
 	"  dump FILE [--passes P,..] print the module as parsed, or after passes\n"
 	"  lift FILE                split weight pre-processing into F_transform_params\n"
+	"  run FILE --params W      run a function on weights and .npy inputs\n"
+	"  transform FILE --weights CKPT -o DIR\n"
+	"                           run the weight transform on a checkpoint into a tensor cache\n"
+	"  init-weights FILE -o CKPT.safetensors\n"
+	"                           seeded random weights for a function's parameters\n"
+	"  verify FILE --weights CKPT\n"
+	"                           original on raw weights vs lifted on transformed weights\n"
 	"  equal A B [--names]      compare two modules structurally\n"
 	"\n"
 	"FILE may be - for standard input. `rlx COMMAND --help` describes a command.\n"
 	"exit status: 0 success, 1 the input is wrong, 2 wrong usage.\n";
 
 /* Reads a whole file ("-" is stdin) into a malloc'ed buffer. */
-static char *
-read_file(const char *path, size_t *len)
+char *
+cli_read_file(const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!f) {
@@ -56,11 +64,11 @@ read_file(const char *path, size_t *len)
 }
 
 /* Parses a file into a module, printing diagnostics; NULL on error. */
-static rlx_module *
-load_module(const char *path)
+rlx_module *
+cli_load_module(const char *path)
 {
 	size_t len;
-	char *text = read_file(path, &len);
+	char *text = cli_read_file(path, &len);
 	if (!text)
 		return NULL;
 	if (memchr(text, 0, len)) {
@@ -84,8 +92,8 @@ is_help(const char *arg)
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
-static int
-usage_error(const char *cmd, const char *fmt, const char *arg)
+int
+cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "rlx %s: ", cmd);
 	fprintf(stderr, fmt, arg);
@@ -111,17 +119,17 @@ cmd_check(int argc, char **argv)
 			return EXIT_OK;
 		}
 		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("check", "unknown option %s", argv[i]);
+			return cli_usage_error("check", "unknown option %s", argv[i]);
 	}
 	for (int i = 1; i < argc; i++) {
 		nfiles++;
-		rlx_module *m = load_module(argv[i]);
+		rlx_module *m = cli_load_module(argv[i]);
 		if (!m)
 			status = EXIT_INPUT;
 		rlx_module_free(m);
 	}
 	if (!nfiles)
-		return usage_error("check", "%s", "needs at least one FILE");
+		return cli_usage_error("check", "%s", "needs at least one FILE");
 	return status;
 }
 
@@ -198,11 +206,11 @@ parse_pass_list(const char *cmd, char *list, const Pass **out, int max)
 	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
 		const Pass *p = pass_lookup(tok);
 		if (!p) {
-			usage_error(cmd, "unknown pass '%s'", tok);
+			cli_usage_error(cmd, "unknown pass '%s'", tok);
 			return -1;
 		}
 		if (n == max) {
-			usage_error(cmd, "%s", "too many passes");
+			cli_usage_error(cmd, "%s", "too many passes");
 			return -1;
 		}
 		out[n++] = p;
@@ -236,28 +244,28 @@ cmd_dump(int argc, char **argv)
 			else if (!strcmp(val, "json"))
 				ctx.format = FMT_JSON;
 			else
-				return usage_error("dump", "unknown format '%s' "
+				return cli_usage_error("dump", "unknown format '%s' "
 						   "(script, dot or json)", val);
 		} else if (!strcmp(argv[i], "--passes") ||
 			   !strncmp(argv[i], "--passes=", 9)) {
 			char *val = argv[i][8] == '=' ? argv[i] + 9
 				    : i + 1 < argc ? argv[++i] : NULL;
 			if (!val)
-				return usage_error("dump", "%s", "--passes needs a list");
+				return cli_usage_error("dump", "%s", "--passes needs a list");
 			npasses = parse_pass_list("dump", val, list, 64);
 			if (npasses < 0)
 				return EXIT_USAGE;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("dump", "unknown option %s", argv[i]);
+			return cli_usage_error("dump", "unknown option %s", argv[i]);
 		} else if (file) {
-			return usage_error("dump", "unexpected argument %s", argv[i]);
+			return cli_usage_error("dump", "unexpected argument %s", argv[i]);
 		} else {
 			file = argv[i];
 		}
 	}
 	if (!file)
-		return usage_error("dump", "%s", "needs a FILE");
-	rlx_module *m = load_module(file);
+		return cli_usage_error("dump", "%s", "needs a FILE");
+	rlx_module *m = cli_load_module(file);
 	if (!m)
 		return EXIT_INPUT;
 	int status = EXIT_OK;
@@ -337,7 +345,7 @@ cmd_lift(int argc, char **argv)
 				    : i + 1 < argc ? argv[++i] : NULL;
 			char *eq = val ? strchr(val, '=') : NULL;
 			if (!eq || eq == val || !eq[1]) {
-				status = usage_error("lift", "%s", "--bind needs NAME=VALUE");
+				status = cli_usage_error("lift", "%s", "--bind needs NAME=VALUE");
 				break;
 			}
 			*eq = 0;
@@ -346,22 +354,22 @@ cmd_lift(int argc, char **argv)
 			vec_push(&binds, b);
 		} else if (!strcmp(argv[i], "-o")) {
 			if (i + 1 >= argc) {
-				status = usage_error("lift", "%s", "-o needs a file");
+				status = cli_usage_error("lift", "%s", "-o needs a file");
 				break;
 			}
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--tvm-names")) {
 			popts.tvm_names = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			status = usage_error("lift", "unknown option %s", argv[i]);
+			status = cli_usage_error("lift", "unknown option %s", argv[i]);
 		} else if (file) {
-			status = usage_error("lift", "unexpected argument %s", argv[i]);
+			status = cli_usage_error("lift", "unexpected argument %s", argv[i]);
 		} else {
 			file = argv[i];
 		}
 	}
 	if (status == EXIT_OK && !file)
-		status = usage_error("lift", "%s", "needs a FILE");
+		status = cli_usage_error("lift", "%s", "needs a FILE");
 	if (status != EXIT_OK)
 		goto done;
 	PassBinding *bv = calloc((size_t)binds.n + 1, sizeof *bv);
@@ -372,7 +380,7 @@ cmd_lift(int argc, char **argv)
 	o.shared_funcs = (const char **)shared.items;
 	o.nshared_funcs = shared.n;
 
-	rlx_module *m = load_module(file);
+	rlx_module *m = cli_load_module(file);
 	if (!m) {
 		status = EXIT_INPUT;
 	} else {
@@ -432,17 +440,17 @@ cmd_equal(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--names")) {
 			names = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("equal", "unknown option %s", argv[i]);
+			return cli_usage_error("equal", "unknown option %s", argv[i]);
 		} else if (nfiles == 2) {
-			return usage_error("equal", "unexpected argument %s", argv[i]);
+			return cli_usage_error("equal", "unexpected argument %s", argv[i]);
 		} else {
 			files[nfiles++] = argv[i];
 		}
 	}
 	if (nfiles != 2)
-		return usage_error("equal", "%s", "needs two files A and B");
-	rlx_module *a = load_module(files[0]);
-	rlx_module *b = a ? load_module(files[1]) : NULL;
+		return cli_usage_error("equal", "%s", "needs two files A and B");
+	rlx_module *a = cli_load_module(files[0]);
+	rlx_module *b = a ? cli_load_module(files[1]) : NULL;
 	int status = EXIT_INPUT;
 	if (a && b) {
 		char *why = NULL;
@@ -467,6 +475,10 @@ static const struct {
 	{"check", cmd_check},
 	{"dump", cmd_dump},
 	{"lift", cmd_lift},
+	{"run", cmd_run},
+	{"transform", cmd_transform},
+	{"init-weights", cmd_init_weights},
+	{"verify", cmd_verify},
 	{"equal", cmd_equal},
 };
 

@@ -1,8 +1,297 @@
-/* parse.c — entry point of the frontend (stub). */
-#include "ir.h"
-Module *parse_module(const char *filename, const char *text, size_t len, Diags *d)
+/*
+ * parse.c — the entry point of the frontend, the syntax tree constructors
+ * the grammar actions call, and the small parser of dimension expressions
+ * written in strings ("n * 2").
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "syntax.h"
+
+/* The span from the start of a to the end of b (one line), else a. */
+Span
+syn_span2(Span a, Span b)
+{
+	if (a.line == b.line && b.col + b.len > a.col)
+		a.len = b.col + b.len - a.col;
+	return a;
+}
+
+/* A zeroed syntax node. */
+Syn *
+syn_new(PState *ps, SynKind k, Span sp)
+{
+	Syn *x = ARENA_NEW(&ps->ast, Syn);
+	x->kind = k;
+	x->span = sp;
+	return x;
+}
+
+/* Appends x to list; returns the head. Lists are short. */
+Syn *
+syn_list(Syn *list, Syn *x)
+{
+	if (!list)
+		return x;
+	Syn *p = list;
+	while (p->next)
+		p = p->next;
+	p->next = x;
+	return list;
+}
+
+/* The number of nodes in list. */
+int
+syn_len(const Syn *list)
+{
+	int n = 0;
+	for (; list; list = list->next)
+		n++;
+	return n;
+}
+
+/* A zeroed statement. */
+Stm *
+stm_new(PState *ps, StmKind k, Span sp)
+{
+	Stm *s = ARENA_NEW(&ps->ast, Stm);
+	s->kind = k;
+	s->span = sp;
+	return s;
+}
+
+/* Appends x (which may be NULL, a statement that failed) to list. */
+Stm *
+stm_list(Stm *list, Stm *x)
+{
+	if (!list)
+		return x;
+	if (!x)
+		return list;
+	Stm *p = list;
+	while (p->next)
+		p = p->next;
+	p->next = x;
+	return list;
+}
+
+/* ------------------------------------------------- dimension expressions */
+
+/* Recursive descent over the text of a string dimension. */
+typedef struct {
+	PState *ps;
+	const char *p, *start;
+	Span sp; /* of the string literal; the text starts at col + 1 */
+	bool failed;
+} DimParser;
+
+static Syn *dim_sum(DimParser *dp);
+
+/* The span of the text from s to the current position. */
+static Span
+dim_span(DimParser *dp, const char *s)
+{
+	Span sp = {dp->sp.line, dp->sp.col + 1 + (int)(s - dp->start),
+		   (int)(dp->p - s) > 0 ? (int)(dp->p - s) : 1};
+	return sp;
+}
+
+static void
+dim_skip(DimParser *dp)
+{
+	while (*dp->p == ' ' || *dp->p == '\t')
+		dp->p++;
+}
+
+/* Reports the first error only. */
+static Syn *
+dim_fail(DimParser *dp, const char *what)
+{
+	if (!dp->failed) {
+		Span sp = dim_span(dp, dp->p);
+		sp.len = 1;
+		diag_error(dp->ps->d, sp, "%s in dimension expression", what);
+	}
+	dp->failed = true;
+	return NULL;
+}
+
+static bool
+dim_eat(DimParser *dp, const char *tok)
+{
+	dim_skip(dp);
+	size_t n = strlen(tok);
+	if (strncmp(dp->p, tok, n))
+		return false;
+	dp->p += n;
+	return true;
+}
+
+/* atom: INT | NAME | T.min(a, b) | T.max(a, b) | (sum) | -atom */
+static Syn *
+dim_atom(DimParser *dp)
+{
+	dim_skip(dp);
+	const char *s = dp->p;
+	if (dim_eat(dp, "-")) {
+		Syn *a = dim_atom(dp);
+		if (!a)
+			return NULL;
+		Syn *x = syn_new(dp->ps, X_NEG, dim_span(dp, s));
+		x->a = a;
+		return x;
+	}
+	if (dim_eat(dp, "(")) {
+		Syn *a = dim_sum(dp);
+		if (!a)
+			return NULL;
+		if (!dim_eat(dp, ")"))
+			return dim_fail(dp, "expected ')'");
+		return a;
+	}
+	if (isdigit((unsigned char)*s)) {
+		errno = 0;
+		char *end;
+		long long v = strtoll(s, &end, 10);
+		dp->p = end;
+		if (errno == ERANGE)
+			return dim_fail(dp, "integer too large");
+		Syn *x = syn_new(dp->ps, X_INT, dim_span(dp, s));
+		x->i = v;
+		return x;
+	}
+	if (isalpha((unsigned char)*s) || *s == '_') {
+		while (isalnum((unsigned char)*dp->p) || *dp->p == '_')
+			dp->p++;
+		size_t n = (size_t)(dp->p - s);
+		bool is_min = n == 1 && *s == 'T' && !strncmp(dp->p, ".min", 4);
+		bool is_max = n == 1 && *s == 'T' && !strncmp(dp->p, ".max", 4);
+		if (!is_min && !is_max) {
+			Syn *x = syn_new(dp->ps, X_NAME, dim_span(dp, s));
+			x->s = arena_strndup(&dp->ps->ast, s, n);
+			return x;
+		}
+		dp->p += 4;
+		Syn *t = syn_new(dp->ps, X_NAME, dim_span(dp, s));
+		t->s = "T";
+		Syn *f = syn_new(dp->ps, X_ATTR, dim_span(dp, s));
+		f->s = is_min ? "min" : "max";
+		f->a = t;
+		if (!dim_eat(dp, "("))
+			return dim_fail(dp, "expected '('");
+		Syn *a = dim_sum(dp);
+		if (!a)
+			return NULL;
+		if (!dim_eat(dp, ","))
+			return dim_fail(dp, "expected ','");
+		Syn *b = dim_sum(dp);
+		if (!b)
+			return NULL;
+		if (!dim_eat(dp, ")"))
+			return dim_fail(dp, "expected ')'");
+		Syn *x = syn_new(dp->ps, X_CALL, dim_span(dp, s));
+		x->a = f;
+		x->items = syn_list(a, b);
+		x->n = 2;
+		return x;
+	}
+	return dim_fail(dp, *s ? "unexpected character" : "unexpected end");
+}
+
+/* product: atom (('*' | '//' | '%') atom)* */
+static Syn *
+dim_product(DimParser *dp)
+{
+	dim_skip(dp);
+	const char *s = dp->p;
+	Syn *x = dim_atom(dp);
+	while (x) {
+		int op;
+		if (dim_eat(dp, "*"))
+			op = PE_MUL;
+		else if (dim_eat(dp, "//"))
+			op = PE_FLOORDIV;
+		else if (dim_eat(dp, "%"))
+			op = PE_FLOORMOD;
+		else
+			break;
+		Syn *y = dim_atom(dp);
+		if (!y)
+			return NULL;
+		Syn *b = syn_new(dp->ps, X_BIN, dim_span(dp, s));
+		b->op = op;
+		b->a = x;
+		b->b = y;
+		x = b;
+	}
+	return x;
+}
+
+/* sum: product (('+' | '-') product)* */
+static Syn *
+dim_sum(DimParser *dp)
+{
+	dim_skip(dp);
+	const char *s = dp->p;
+	Syn *x = dim_product(dp);
+	while (x) {
+		int op;
+		if (dim_eat(dp, "+"))
+			op = PE_ADD;
+		else if (dim_eat(dp, "-"))
+			op = PE_SUB;
+		else
+			break;
+		Syn *y = dim_product(dp);
+		if (!y)
+			return NULL;
+		Syn *b = syn_new(dp->ps, X_BIN, dim_span(dp, s));
+		b->op = op;
+		b->a = x;
+		b->b = y;
+		x = b;
+	}
+	return x;
+}
+
+Syn *
+syn_parse_dim(PState *ps, const char *text, Span sp)
+{
+	DimParser dp = {ps, text, text, sp, false};
+	Syn *x = dim_sum(&dp);
+	if (x) {
+		dim_skip(&dp);
+		if (*dp.p)
+			x = dim_fail(&dp, "unexpected character");
+	}
+	return x;
+}
+
+/* ------------------------------------------------------------ entry point */
+
+Module *
+parse_module(const char *filename, const char *text, size_t len, Diags *d)
 {
 	Module *m = ir_module_new(filename, text, len);
 	d->src = &m->src;
+	int errors = d->nerrors;
+	PState ps = {0};
+	ps.m = m;
+	ps.d = d;
+	int r = syn_parse_text(&ps, m->src.text, m->src.len);
+	if (d->nerrors == errors && r == 0)
+		build_module(&ps);
+	else if (d->nerrors == errors) {
+		Span sp = {1, 1, 1};
+		diag_error(d, sp, "syntax error");
+	}
+	arena_free(&ps.ast);
+	if (d->nerrors != errors) {
+		ir_module_free(m);
+		d->src = NULL;
+		return NULL;
+	}
 	return m;
 }

@@ -58,3 +58,207 @@ float rt_f16_to_f32(uint16_t h);
 uint16_t rt_f32_to_f16(float f);
 float rt_bf16_to_f32(uint16_t h);
 uint16_t rt_f32_to_bf16(float f);
+
+/* ---------------------------------------------------------- safetensors.c */
+
+/*
+ * A safetensors file, mapped read-only and checked completely at open:
+ * dtypes, shapes, offsets, overlap and coverage of the data area. Tensors
+ * are listed in the order of the header. Borrowed tensors returned by
+ * rt_st_load view the mapping and must be freed before rt_st_close.
+ */
+typedef struct RtSafetensors RtSafetensors;
+
+RtSafetensors *rt_st_open(const char *path, RtError *e);
+void rt_st_close(RtSafetensors *st);
+int rt_st_count(const RtSafetensors *st);
+const char *rt_st_name(const RtSafetensors *st, int i);
+/* dtype, ndim and shape (RT_MAX_DIMS entries) of a tensor; false when the
+ * file has no tensor of that name. Any out pointer may be NULL. */
+bool rt_st_find(const RtSafetensors *st, const char *name, DType *dt,
+		int *ndim, int64_t *shape);
+/* The tensor: borrowing the mapped bytes when they are aligned to the
+ * element size, else an aligned owned copy. NULL + e when absent. */
+RtTensor *rt_st_load(const RtSafetensors *st, const char *name, RtError *e);
+/* The `__metadata__` string map: count, i-th key and value, lookup. */
+int rt_st_meta_count(const RtSafetensors *st);
+const char *rt_st_meta_key(const RtSafetensors *st, int i);
+const char *rt_st_meta_value(const RtSafetensors *st, int i);
+const char *rt_st_meta_get(const RtSafetensors *st, const char *key);
+
+/*
+ * Writes n tensors to path atomically (path.tmp, then rename). Header keys
+ * are in the given order; the data is laid out by decreasing element size
+ * so that every tensor is aligned. meta (NULL or nmeta key/value pairs,
+ * meta[2i] = key, meta[2i+1] = value) becomes `__metadata__`.
+ */
+bool rt_st_write(const char *path, const char *const *names,
+		 const RtTensor *const *tensors, int n, RtError *e);
+bool rt_st_write_meta(const char *path, const char *const *names,
+		      const RtTensor *const *tensors, int n,
+		      const char *const *meta, int nmeta, RtError *e);
+
+/* The safetensors name of a dtype ("F32"), NULL when it has none. */
+const char *rt_st_dtype_name(DType dt);
+
+/*
+ * A source of weights by name: one safetensors file, or a Hugging Face
+ * sharded checkpoint (`*.safetensors.index.json`, shards opened lazily,
+ * relative to the index's directory). rt_weights_open dispatches on the
+ * path. Tensors are listed in file / weight_map order. Borrowed tensors
+ * must be freed before rt_weights_close.
+ */
+typedef struct RtWeights RtWeights;
+
+RtWeights *rt_weights_open(const char *path, RtError *e);
+void rt_weights_close(RtWeights *w);
+int rt_weights_count(const RtWeights *w);
+const char *rt_weights_name(const RtWeights *w, int i);
+bool rt_weights_has(const RtWeights *w, const char *name);
+/* dtype/ndim/shape of a tensor (may open its shard); false + e when it is
+ * absent or its shard is broken or lacks it. Out pointers may be NULL. */
+bool rt_weights_info(RtWeights *w, const char *name, DType *dt, int *ndim,
+		     int64_t *shape, RtError *e);
+RtTensor *rt_weights_load(RtWeights *w, const char *name, RtError *e);
+
+/* ------------------------------------------------------------------ npy.c */
+
+/*
+ * NumPy .npy arrays: little-endian, C order, format 1.0/2.0/3.0 headers.
+ * Big-endian, Fortran order, structured and unsupported dtypes are refused
+ * with a message naming the file. bfloat16 has no .npy dtype.
+ */
+RtTensor *rt_npy_read(const char *path, RtError *e);
+/* Parses a whole .npy image in memory; name is used in messages. */
+RtTensor *rt_npy_parse(const void *buf, size_t len, const char *name,
+		       RtError *e);
+/* Writes t as format 1.0 (64-byte aligned header), atomically. */
+bool rt_npy_write(const char *path, const RtTensor *t, RtError *e);
+
+/* ---- exec.c */
+
+/*
+ * Values at run time: tensors, tuples, shape tuples and scalars. Values are
+ * reference counted so that a tuple and its fields can share tensors; a value
+ * is freed when its last reference goes (rt_value_release).
+ */
+typedef enum { RV_TENSOR, RV_TUPLE, RV_SHAPE, RV_PRIM } RtValueKind;
+
+typedef struct RtValue {
+	RtValueKind kind;
+	int refs;
+	RtTensor *t;             /* TENSOR */
+	struct RtValue **fields; /* TUPLE */
+	int n;                   /* TUPLE fields, SHAPE values */
+	int64_t *values;         /* SHAPE */
+	DType dtype;             /* PRIM */
+	int64_t i;               /* PRIM (ints, bool) */
+	double f;                /* PRIM (floats) */
+} RtValue;
+
+RtValue *rt_value_tensor(RtTensor *t); /* takes ownership of t */
+RtValue *rt_value_tuple(RtValue **fields, int n); /* takes the references */
+RtValue *rt_value_shape(const int64_t *values, int n);
+RtValue *rt_value_retain(RtValue *v);
+void rt_value_release(RtValue *v);
+
+/*
+ * A function of a module compiled for execution: every op call lowered to a
+ * JIT kernel (one per signature), ready to run many times. Compilation
+ * errors are located in d (an op codegen cannot lower, ...).
+ */
+typedef struct RtProgram RtProgram;
+
+RtProgram *rt_compile(Module *m, const char *func, Diags *d);
+void rt_program_free(RtProgram *p);
+const Func *rt_program_func(const RtProgram *p);
+
+/*
+ * Runs the function on args (one per parameter, borrowed). The result is a
+ * new reference. Symbolic dimensions are bound from the arguments' shapes and
+ * checked where they recur; annotations and match_cast are checked at run
+ * time; a mismatch is an error naming the parameter or binding and the
+ * dimension. Buffers are freed after their last use.
+ */
+bool rt_run(RtProgram *p, RtValue **args, RtValue **result, RtError *e);
+
+/*
+ * Streaming run, for transforms on checkpoints bigger than memory:
+ * load(ctx, i) is called when parameter i is first needed (not before) and
+ * its value is released after its last use; when the function returns a
+ * tuple, emit(ctx, k, v) is called for field k as soon as its value is final,
+ * after which the executor drops its reference. Either callback returning
+ * NULL/false stops the run with the error it set.
+ */
+typedef struct {
+	RtValue *(*load)(void *ctx, int param, RtError *e);
+	bool (*emit)(void *ctx, int field, RtValue *v, RtError *e);
+	void *ctx;
+} RtStream;
+
+bool rt_run_stream(RtProgram *p, const RtStream *s, RtError *e);
+
+/* --------------------------------------------------------- tensor_cache.c */
+
+/*
+ * The tvmjs tensor cache (docs/formats.md): DIR/tensor-cache.json and
+ * DIR/params_shard_N.bin. Tensors returned by rt_cache_load are malloc'd
+ * RtTensor structs; RT_OWNED data comes from aligned_alloc (free() it),
+ * RT_BORROWED data points into a shard mapping that lives until
+ * rt_cache_close.
+ */
+
+enum { RT_CACHE_SHARD_BYTES = 32 << 20 };
+
+typedef struct {
+	size_t shard_bytes; /* shard cap; 0: RT_CACHE_SHARD_BYTES */
+} RtCacheOptions;
+
+typedef struct RtCacheWriter RtCacheWriter;
+typedef struct RtCache RtCache;
+
+/* Starts a cache that will replace DIR: everything is written to DIR.tmp.PID
+ * and renamed into place by rt_cache_finish. Refuses a DIR that exists and
+ * is neither empty nor a tensor cache. opts may be NULL. */
+RtCacheWriter *rt_cache_begin(const char *dir, const RtCacheOptions *opts,
+			      RtError *e);
+/* The temporary directory, for files the caller wants to ship with the
+ * cache (they move into DIR with it). */
+const char *rt_cache_tmpdir(const RtCacheWriter *w);
+/* Appends a tensor to the current shard; t may be freed right after. On
+ * false the cache cannot be completed: call rt_cache_abort. */
+bool rt_cache_add(RtCacheWriter *w, const char *name, const RtTensor *t,
+		  RtError *e);
+/* Appends a shape tuple (n int64 values, n >= 0) as a shape record. */
+bool rt_cache_add_shape(RtCacheWriter *w, const char *name,
+			const int64_t *values, int n, RtError *e);
+/* Writes tensor-cache.json (metadata_json_extra, a JSON object text or
+ * NULL, is merged into "metadata") and renames the cache into place.
+ * Always consumes w; on failure nothing is left behind. */
+bool rt_cache_finish(RtCacheWriter *w, const char *metadata_json_extra,
+		     RtError *e);
+/* Removes the temporary directory and frees w (NULL is fine). */
+void rt_cache_abort(RtCacheWriter *w);
+
+/* Opens and validates a cache directory (JSON, names, shard files and
+ * sizes, record bounds, overlaps). Shard hashes are checked when a shard
+ * is first loaded from, or all at once by rt_cache_verify. */
+RtCache *rt_cache_open(const char *dir, RtError *e);
+int rt_cache_count(const RtCache *c);
+const char *rt_cache_name(const RtCache *c, int i);
+bool rt_cache_is_shape(const RtCache *c, int i);
+/* Index of the record named name, or -1. */
+int rt_cache_find(const RtCache *c, const char *name);
+/* The record's tensor (a shape record loads as its int64 tensor). */
+RtTensor *rt_cache_load(RtCache *c, int i, RtError *e);
+/* A shape record's values: *n is out's capacity on entry, the number of
+ * values on return (also when false because out is too small). */
+bool rt_cache_load_shape(RtCache *c, int i, int64_t *out, int *n,
+			 RtError *e);
+/* Hashes every shard that carries an rlxHash and compares. */
+bool rt_cache_verify(RtCache *c, RtError *e);
+/* The "metadata" object as compact JSON text (owned by c). */
+const char *rt_cache_metadata(const RtCache *c);
+void rt_cache_close(RtCache *c);
+
+#endif /* RLX_RT_H */

@@ -1,0 +1,24 @@
+/*
+ * cli.h — the commands of the rlx command line that run code. Each returns
+ * the exit status: 0 success, 1 the input is wrong, 2 wrong usage.
+ * main.c dispatches to them; they may use every part of rlx.
+ */
+#ifndef RLX_CLI_H
+#define RLX_CLI_H
+
+#include "rlx.h"
+
+/* cli_run.c */
+int cmd_run(int argc, char **argv);
+
+/* cli_transform.c */
+int cmd_transform(int argc, char **argv);
+int cmd_init_weights(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+/* main.c: shared helpers */
+char *cli_read_file(const char *path, size_t *len);
+rlx_module *cli_load_module(const char *path);
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+
+#endif

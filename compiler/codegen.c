@@ -1,0 +1,1891 @@
+/*
+ * codegen.c — lowers op calls (E_CALL) to LLVM IR kernels.
+ *
+ * Kernel ABI. Every kernel is an external function
+ *
+ *     void NAME(void **buffers, const int64_t *dims);
+ *
+ * buffers: the tensor arguments in signature order (a tuple argument, as
+ *   concat's, gives one buffer per field), then the output(s) (one per
+ *   field when the result is a tuple, as split's). Dense, C order,
+ *   64-byte aligned; bool is one byte. Outputs never alias inputs.
+ *   Non-tensor arguments (shapes, prim values) and attributes are compiled
+ *   into the kernel.
+ * dims: the runtime shape of every buffer, in buffer order, ndim entries
+ *   each (CgKernel.ndims in all). The kernel reads only the dims that are
+ *   symbolic in its signature; static ones are constants in the code.
+ *
+ * One kernel per signature: the key is the op, the dtype and dims of every
+ * buffer (static values, symbolic dims numbered by first appearance so that
+ * equal dims stay equal), the attributes and the prim arguments. Calls with
+ * the same key share the kernel. Kernels are generated into one pending
+ * module; cg_flush() optimizes it for the host CPU and JIT-compiles it.
+ *
+ * Inside, each kernel is an internal function taking one `noalias` pointer
+ * per buffer, called from the external wrapper; after inlining the
+ * optimizer knows the buffers do not overlap and vectorizes the inner loops,
+ * which are unit-stride wherever the op allows. f16 and bf16 are loaded to
+ * f32, computed in f32 and rounded to nearest even when stored.
+ *
+ * Adding an op: write `static bool gen_OP(K *k)` from the helpers below
+ * (loops: loop_begin/loop_end, nest_begin/nest_end; elements: ld/st with an
+ * element offset, cvt between dtypes; strides) or, for an elementwise op,
+ * a case in elem_unary/elem_binary; then a case in gen_body().
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+
+#include "codegen.h"
+
+enum {
+	MAXBUF = 64, /* buffers of one kernel */
+	MAXD = 8,    /* dims of one buffer (RT_MAX_DIMS) */
+	TILE = 32,   /* transpose tile edge */
+	JB = 256,    /* matmul column block (the f32 accumulator row) */
+};
+
+/* A buffer of the kernel being built. */
+typedef struct {
+	DType dt;
+	int nd;
+	LLVMValueRef ptr;
+	LLVMValueRef dim[MAXD];
+	const char *tok[MAXD]; /* the dim in the key: "4", "$0", "?1.2" */
+} Buf;
+
+/* The kernel being built. */
+typedef struct {
+	LLVMContextRef c;
+	LLVMModuleRef mod;
+	LLVMBuilderRef b;
+	LLVMValueRef fn;
+	LLVMBasicBlockRef entry;
+	LLVMTypeRef i1, i8, i16, i32, i64, f16, f32, f64, ptr, vd;
+	Buf buf[MAXBUF];
+	int nin, nout;
+	Module *m;
+	Expr *e;
+	Diags *d;
+	OpSig sig;
+} K;
+
+struct Codegen {
+	Jit *jit;
+	LLVMModuleRef pending; /* NULL when nothing waits for cg_flush */
+	CgKernel **kernels;    /* every kernel made, in order */
+	int n, cap;
+	int *table;            /* open addressing: kernel index + 1, 0 empty */
+	int tcap;
+};
+
+/* ------------------------------------------------------------ IR helpers */
+
+/* An i64 constant. */
+static LLVMValueRef
+ci(K *k, int64_t v)
+{
+	return LLVMConstInt(k->i64, (unsigned long long)v, true);
+}
+
+static LLVMValueRef
+add(K *k, LLVMValueRef a, LLVMValueRef b)
+{
+	return LLVMBuildNSWAdd(k->b, a, b, "");
+}
+
+static LLVMValueRef
+mul(K *k, LLVMValueRef a, LLVMValueRef b)
+{
+	return LLVMBuildNSWMul(k->b, a, b, "");
+}
+
+/* min(a, b) of i64 values. */
+static LLVMValueRef
+imin(K *k, LLVMValueRef a, LLVMValueRef b)
+{
+	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, a, b, ""),
+			       a, b, "");
+}
+
+/* max(a, b) of i64 values. */
+static LLVMValueRef
+imax(K *k, LLVMValueRef a, LLVMValueRef b)
+{
+	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSGT, a, b, ""),
+			       a, b, "");
+}
+
+/* Product of dims[lo..hi) (1 when empty). */
+static LLVMValueRef
+prod(K *k, LLVMValueRef *dims, int lo, int hi)
+{
+	LLVMValueRef p = ci(k, 1);
+	for (int i = lo; i < hi; i++)
+		p = mul(k, p, dims[i]);
+	return p;
+}
+
+/* C-order strides of buffer b, in elements. */
+static void
+strides(K *k, const Buf *b, LLVMValueRef *st)
+{
+	LLVMValueRef s = ci(k, 1);
+	for (int i = b->nd - 1; i >= 0; i--) {
+		st[i] = s;
+		s = mul(k, s, b->dim[i]);
+	}
+}
+
+/* A stack slot in the entry block (so mem2reg can promote it). */
+static LLVMValueRef
+slot(K *k, LLVMTypeRef t, int64_t n)
+{
+	LLVMBuilderRef eb = LLVMCreateBuilderInContext(k->c);
+	LLVMValueRef first = LLVMGetFirstInstruction(k->entry);
+	if (first)
+		LLVMPositionBuilderBefore(eb, first);
+	else
+		LLVMPositionBuilderAtEnd(eb, k->entry);
+	LLVMValueRef v = n == 1 ? LLVMBuildAlloca(eb, t, "")
+				: LLVMBuildAlloca(eb, LLVMArrayType2(t, (uint64_t)n), "");
+	LLVMSetAlignment(v, 64);
+	LLVMDisposeBuilder(eb);
+	return v;
+}
+
+/* A counted loop `for (i = 0; i < n; i++)`, guarded for n <= 0. */
+typedef struct {
+	LLVMBasicBlockRef body, exit;
+	LLVMValueRef i, n;
+} Loop;
+
+/* Opens a loop; returns its index, an i64. */
+static LLVMValueRef
+loop_begin(K *k, Loop *l, LLVMValueRef n)
+{
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(k->b);
+	l->body = LLVMAppendBasicBlockInContext(k->c, k->fn, "body");
+	l->exit = LLVMAppendBasicBlockInContext(k->c, k->fn, "exit");
+	l->n = n;
+	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSGT, n, ci(k, 0), ""),
+			l->body, l->exit);
+	LLVMPositionBuilderAtEnd(k->b, l->body);
+	l->i = LLVMBuildPhi(k->b, k->i64, "i");
+	LLVMValueRef zero = ci(k, 0);
+	LLVMAddIncoming(l->i, &zero, &pre, 1);
+	return l->i;
+}
+
+/* Closes the loop opened by loop_begin; code continues after it. */
+static void
+loop_end(K *k, Loop *l)
+{
+	LLVMValueRef next = LLVMBuildNUWAdd(k->b, l->i, ci(k, 1), "");
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(k->b);
+	LLVMAddIncoming(l->i, &next, &latch, 1);
+	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, next, l->n, ""),
+			l->body, l->exit);
+	LLVMPositionBuilderAtEnd(k->b, l->exit);
+}
+
+/* A loop nest over dims[0..nd), the last innermost. */
+typedef struct {
+	Loop l[MAXD];
+	int n;
+} Nest;
+
+static void
+nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx)
+{
+	ns->n = nd;
+	for (int i = 0; i < nd; i++)
+		idx[i] = loop_begin(k, &ns->l[i], dims[i]);
+}
+
+static void
+nest_end(K *k, Nest *ns)
+{
+	for (int i = ns->n - 1; i >= 0; i--)
+		loop_end(k, &ns->l[i]);
+}
+
+/* Σ idx[i] * st[i] over i < n. */
+static LLVMValueRef
+dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n)
+{
+	LLVMValueRef o = ci(k, 0);
+	for (int i = 0; i < n; i++)
+		o = add(k, o, mul(k, idx[i], st[i]));
+	return o;
+}
+
+/* ------------------------------------------------------ element access */
+
+static bool
+is_unsigned(DType t)
+{
+	return t == DT_U8 || t == DT_BOOL;
+}
+
+/* How an element is stored. */
+static LLVMTypeRef
+stype(K *k, DType t)
+{
+	switch (t) {
+	case DT_BOOL: case DT_I8: case DT_U8: return k->i8;
+	case DT_I16: return k->i16;
+	case DT_I32: return k->i32;
+	case DT_I64: return k->i64;
+	case DT_F16: return k->f16;
+	case DT_BF16: return k->i16;
+	case DT_F32: return k->f32;
+	case DT_F64: return k->f64;
+	default: ir_bug("no storage type for %s", dtype_name(t));
+	}
+}
+
+/* How an element is computed with: f16/bf16 as f32, bool as i1. */
+static LLVMTypeRef
+ctype(K *k, DType t)
+{
+	if (t == DT_BOOL)
+		return k->i1;
+	if (t == DT_F16 || t == DT_BF16)
+		return k->f32;
+	return stype(k, t);
+}
+
+/* A constant of dtype t in its compute type. */
+static LLVMValueRef
+cconst(K *k, DType t, double v)
+{
+	if (dtype_is_float(t))
+		return LLVMConstReal(ctype(k, t), v);
+	if (t == DT_BOOL)
+		return LLVMConstInt(k->i1, v != 0, false);
+	return LLVMConstInt(ctype(k, t), (unsigned long long)(long long)v,
+			    true);
+}
+
+/* Converts compute value v of dtype from to dtype to (as numpy astype). */
+static LLVMValueRef
+cvt(K *k, LLVMValueRef v, DType from, DType to)
+{
+	LLVMTypeRef ft = ctype(k, from), tt = ctype(k, to);
+	bool ff = dtype_is_float(from), tf = dtype_is_float(to);
+	if (ff && tf) {
+		if (ft == tt)
+			return v;
+		return ft == k->f64 ? LLVMBuildFPTrunc(k->b, v, tt, "")
+				    : LLVMBuildFPExt(k->b, v, tt, "");
+	}
+	if (to == DT_BOOL) {
+		if (from == DT_BOOL)
+			return v;
+		if (ff)
+			return LLVMBuildFCmp(k->b, LLVMRealUNE, v,
+					     LLVMConstReal(ft, 0), "");
+		return LLVMBuildICmp(k->b, LLVMIntNE, v,
+				     LLVMConstInt(ft, 0, false), "");
+	}
+	if (ff) /* float to int */
+		return is_unsigned(to) ? LLVMBuildFPToUI(k->b, v, tt, "")
+				       : LLVMBuildFPToSI(k->b, v, tt, "");
+	if (tf) /* int or bool to float */
+		return is_unsigned(from) ? LLVMBuildUIToFP(k->b, v, tt, "")
+					 : LLVMBuildSIToFP(k->b, v, tt, "");
+	/* int to int */
+	unsigned fw = LLVMGetIntTypeWidth(ft), tw = LLVMGetIntTypeWidth(tt);
+	if (fw == tw)
+		return v;
+	if (fw > tw)
+		return LLVMBuildTrunc(k->b, v, tt, "");
+	return is_unsigned(from) ? LLVMBuildZExt(k->b, v, tt, "")
+				 : LLVMBuildSExt(k->b, v, tt, "");
+}
+
+/* The address of element off of buffer b. */
+static LLVMValueRef
+addr(K *k, const Buf *b, LLVMValueRef off)
+{
+	return LLVMBuildInBoundsGEP2(k->b, stype(k, b->dt), b->ptr, &off, 1, "");
+}
+
+/* Loads element off of b as a compute value. */
+static LLVMValueRef
+ld(K *k, const Buf *b, LLVMValueRef off)
+{
+	LLVMValueRef v = LLVMBuildLoad2(k->b, stype(k, b->dt), addr(k, b, off), "");
+	switch (b->dt) {
+	case DT_BOOL:
+		return LLVMBuildICmp(k->b, LLVMIntNE, v, LLVMConstInt(k->i8, 0, 0), "");
+	case DT_F16:
+		return LLVMBuildFPExt(k->b, v, k->f32, "");
+	case DT_BF16:
+		v = LLVMBuildShl(k->b, LLVMBuildZExt(k->b, v, k->i32, ""),
+				 LLVMConstInt(k->i32, 16, 0), "");
+		return LLVMBuildBitCast(k->b, v, k->f32, "");
+	default:
+		return v;
+	}
+}
+
+/* f32 to bf16 bits, rounding to nearest even; NaN stays a (quiet) NaN. */
+static LLVMValueRef
+f32_to_bf16(K *k, LLVMValueRef f)
+{
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef u = LLVMBuildBitCast(b, f, k->i32, "");
+	LLVMValueRef hi = LLVMBuildLShr(b, u, LLVMConstInt(k->i32, 16, 0), "");
+	LLVMValueRef lsb = LLVMBuildAnd(b, hi, LLVMConstInt(k->i32, 1, 0), "");
+	LLVMValueRef r = LLVMBuildAdd(b, u, LLVMConstInt(k->i32, 0x7fff, 0), "");
+	r = LLVMBuildLShr(b, LLVMBuildAdd(b, r, lsb, ""),
+			  LLVMConstInt(k->i32, 16, 0), "");
+	LLVMValueRef nan = LLVMBuildOr(b, hi, LLVMConstInt(k->i32, 0x40, 0), "");
+	LLVMValueRef isnan = LLVMBuildFCmp(b, LLVMRealUNO, f, f, "");
+	r = LLVMBuildSelect(b, isnan, nan, r, "");
+	return LLVMBuildTrunc(b, r, k->i16, "");
+}
+
+/* Stores compute value v (of b's dtype) as element off of b. */
+static void
+st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v)
+{
+	switch (b->dt) {
+	case DT_BOOL:
+		v = LLVMBuildZExt(k->b, v, k->i8, "");
+		break;
+	case DT_F16:
+		v = LLVMBuildFPTrunc(k->b, v, k->f16, "");
+		break;
+	case DT_BF16:
+		v = f32_to_bf16(k, v);
+		break;
+	default:
+		break;
+	}
+	LLVMBuildStore(k->b, v, addr(k, b, off));
+}
+
+/* A call to the intrinsic `name` overloaded on t. */
+static LLVMValueRef
+intrin(K *k, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n)
+{
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	if (!id)
+		ir_bug("no intrinsic %s", name);
+	LLVMValueRef f = LLVMGetIntrinsicDeclaration(k->mod, id, &t, 1);
+	LLVMTypeRef ft = LLVMIntrinsicGetType(k->c, id, &t, 1);
+	return LLVMBuildCall2(k->b, ft, f, args, (unsigned)n, "");
+}
+
+/* intrinsic of one float argument. */
+static LLVMValueRef
+fn1(K *k, const char *name, LLVMValueRef x)
+{
+	return intrin(k, name, LLVMTypeOf(x), &x, 1);
+}
+
+/* A call to libm's `name` (float or double by x's type): tanh, erf. */
+static LLVMValueRef
+libm(K *k, const char *name, LLVMValueRef x)
+{
+	LLVMTypeRef t = LLVMTypeOf(x);
+	char full[32];
+	snprintf(full, sizeof full, "%s%s", name, t == k->f32 ? "f" : "");
+	LLVMTypeRef ft = LLVMFunctionType(t, &t, 1, false);
+	LLVMValueRef f = LLVMGetNamedFunction(k->mod, full);
+	if (!f)
+		f = LLVMAddFunction(k->mod, full, ft);
+	return LLVMBuildCall2(k->b, ft, f, &x, 1, "");
+}
+
+static LLVMValueRef
+fconst(LLVMValueRef like, double v)
+{
+	return LLVMConstReal(LLVMTypeOf(like), v);
+}
+
+/* max or min of two compute values of dtype t; NaN wins as in numpy. */
+static LLVMValueRef
+vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max)
+{
+	if (!dtype_is_float(t)) {
+		LLVMIntPredicate p = is_unsigned(t) ? (is_max ? LLVMIntUGT : LLVMIntULT)
+						    : (is_max ? LLVMIntSGT : LLVMIntSLT);
+		return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, p, a, b, ""), a, b, "");
+	}
+	LLVMValueRef m = LLVMBuildSelect(
+		k->b, LLVMBuildFCmp(k->b, is_max ? LLVMRealOGT : LLVMRealOLT, a, b, ""),
+		a, b, "");
+	LLVMValueRef uno = LLVMBuildFCmp(k->b, LLVMRealUNO, a, b, "");
+	return LLVMBuildSelect(k->b, uno, LLVMBuildFAdd(k->b, a, b, ""), m, "");
+}
+
+/* Allows a*b+c to become one fma. */
+static LLVMValueRef
+contract(LLVMValueRef v)
+{
+	if (LLVMCanValueUseFastMathFlags(v))
+		LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
+	return v;
+}
+
+/* --------------------------------------------------------- attributes */
+
+/* The attribute or expression argument named `name` of the call. */
+static const OpParam *
+param(K *k, const char *name)
+{
+	for (int i = 0; i < k->sig.nparams; i++)
+		if (!strcmp(k->sig.params[i].name, name))
+			return &k->sig.params[i];
+	ir_bug("%s has no parameter %s", op_info(k->e->call.op)->name, name);
+}
+
+/* Attribute `name`, its default when the call has fewer attrs. */
+static AttrVal
+attr(K *k, const char *name)
+{
+	const OpParam *q = param(k, name);
+	if (q->slot < k->e->call.nattrs)
+		return k->e->call.attrs[q->slot];
+	return op_default(k->m, q);
+}
+
+/* Folds a PExpr of constants; false when it has a variable. */
+static bool
+pe_const(const PExpr *x, int64_t *out)
+{
+	int64_t a, b;
+	switch (x->kind) {
+	case PE_INT:
+		*out = x->value;
+		return true;
+	case PE_VAR:
+		return false;
+	default:
+		if (!pe_const(x->a, &a) || !pe_const(x->b, &b))
+			return false;
+		break;
+	}
+	switch (x->kind) {
+	case PE_ADD: *out = a + b; return true;
+	case PE_SUB: *out = a - b; return true;
+	case PE_MUL: *out = a * b; return true;
+	case PE_MIN: *out = a < b ? a : b; return true;
+	case PE_MAX: *out = a > b ? a : b; return true;
+	case PE_FLOORDIV:
+	case PE_FLOORMOD:
+		if (!b)
+			return false;
+		{
+			int64_t q = a / b;
+			if ((a % b != 0) && ((a < 0) != (b < 0)))
+				q--;
+			*out = x->kind == PE_FLOORDIV ? q : a - q * b;
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A prim argument `name` as a number; false when it is not a constant. */
+static bool
+prim_arg(K *k, const char *name, double *out)
+{
+	const OpParam *q = param(k, name);
+	Expr *x = q->slot < k->e->call.nargs ? k->e->call.args[q->slot] : NULL;
+	int64_t v;
+	if (!x || x->kind != E_PRIM)
+		return false;
+	if (dtype_is_float(x->prim.dtype)) {
+		*out = x->prim.f;
+		return true;
+	}
+	if (!x->prim.value || !pe_const(x->prim.value, &v))
+		return false;
+	*out = (double)v;
+	return true;
+}
+
+/* Normalizes a possibly negative axis; false when out of range. */
+static bool
+norm_axis(int64_t a, int nd, int *out)
+{
+	if (a < 0)
+		a += nd;
+	if (a < 0 || a >= (nd ? nd : 1))
+		return false;
+	*out = (int)a;
+	return true;
+}
+
+/* Reports that the call cannot be lowered, and why; returns false. */
+static bool
+fail(K *k, const char *why)
+{
+	diag_error(k->d, k->e->span, "cannot generate code for %s: %s",
+		   op_info(k->e->call.op)->name, why);
+	return false;
+}
+
+/* -------------------------------------------------------- elementwise */
+
+/* The computation of one output element from its input elements; returns
+ * a compute value of dtype *rdt. */
+typedef LLVMValueRef (*ElemFn)(K *k, LLVMValueRef *in, DType *rdt);
+
+/* Do the dims of b equal those of out (same tokens)? */
+static bool
+same_dims(const Buf *b, const Buf *out)
+{
+	if (b->nd != out->nd)
+		return false;
+	for (int i = 0; i < b->nd; i++)
+		if (strcmp(b->tok[i], out->tok[i]))
+			return false;
+	return true;
+}
+
+/*
+ * out[i] = f(in_0[i'], ...) over the output, inputs broadcast numpy style
+ * (aligned on the right; a dim of 1 repeats). When every input has the
+ * output's shape it is one flat loop.
+ */
+static bool
+gen_elementwise(K *k, ElemFn f)
+{
+	Buf *out = &k->buf[k->nin];
+	LLVMValueRef in[MAXBUF], idx[MAXD];
+	DType rdt;
+	bool flat = true;
+	for (int i = 0; i < k->nin; i++)
+		flat = flat && same_dims(&k->buf[i], out);
+	if (flat) {
+		Loop l;
+		LLVMValueRef j = loop_begin(k, &l, prod(k, out->dim, 0, out->nd));
+		for (int i = 0; i < k->nin; i++)
+			in[i] = ld(k, &k->buf[i], j);
+		LLVMValueRef v = f(k, in, &rdt);
+		st(k, out, j, cvt(k, v, rdt, out->dt));
+		loop_end(k, &l);
+		return true;
+	}
+	/* Strides of each input by output dim, 0 where broadcast. */
+	LLVMValueRef ist[MAXBUF][MAXD], ost[MAXD];
+	strides(k, out, ost);
+	for (int i = 0; i < k->nin; i++) {
+		Buf *b = &k->buf[i];
+		LLVMValueRef s[MAXD];
+		int lead = out->nd - b->nd;
+		if (lead < 0)
+			return fail(k, "an input has more dims than the result");
+		strides(k, b, s);
+		for (int j = 0; j < out->nd; j++) {
+			if (j < lead) {
+				ist[i][j] = ci(k, 0);
+			} else if (!strcmp(b->tok[j - lead], out->tok[j])) {
+				ist[i][j] = s[j - lead];
+			} else {
+				LLVMValueRef one = LLVMBuildICmp(
+					k->b, LLVMIntEQ, b->dim[j - lead], ci(k, 1), "");
+				ist[i][j] = LLVMBuildSelect(k->b, one, ci(k, 0),
+							    s[j - lead], "");
+			}
+		}
+	}
+	Nest ns;
+	nest_begin(k, &ns, out->dim, out->nd, idx);
+	for (int i = 0; i < k->nin; i++)
+		in[i] = ld(k, &k->buf[i], dot(k, idx, ist[i], out->nd));
+	LLVMValueRef v = f(k, in, &rdt);
+	st(k, out, dot(k, idx, ost, out->nd), cvt(k, v, rdt, out->dt));
+	nest_end(k, &ns);
+	return true;
+}
+
+static const double SQRT1_2 = 0.70710678118654752440;
+static const double SQRT_2_PI = 0.79788456080286535588;
+
+/* 1 / (1 + exp(-x)) */
+static LLVMValueRef
+sigmoid(K *k, LLVMValueRef x)
+{
+	LLVMValueRef e = fn1(k, "llvm.exp", LLVMBuildFNeg(k->b, x, ""));
+	return LLVMBuildFDiv(k->b, fconst(x, 1),
+			     LLVMBuildFAdd(k->b, fconst(x, 1), e, ""), "");
+}
+
+/* Unary ops and the other one-input elementwise ops. */
+static LLVMValueRef
+elem_unary(K *k, LLVMValueRef *in, DType *rdt)
+{
+	LLVMBuilderRef b = k->b;
+	DType t = k->buf[k->nin].dt; /* compute in the result's dtype */
+	OpKind op = k->e->call.op;
+	*rdt = t;
+	if (op == OP_LOGICAL_NOT) {
+		*rdt = DT_BOOL;
+		return LLVMBuildNot(b, cvt(k, in[0], k->buf[0].dt, DT_BOOL), "");
+	}
+	LLVMValueRef x = k->nin ? cvt(k, in[0], k->buf[0].dt, t) : NULL;
+	bool fl = dtype_is_float(t);
+	LLVMValueRef zero = cconst(k, t, 0), one = cconst(k, t, 1);
+	switch (op) {
+	case OP_NEGATIVE:
+		return fl ? LLVMBuildFNeg(b, x, "") : LLVMBuildSub(b, zero, x, "");
+	case OP_ABS:
+		if (fl)
+			return fn1(k, "llvm.fabs", x);
+		if (is_unsigned(t))
+			return x;
+		return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""),
+				       LLVMBuildSub(b, zero, x, ""), x, "");
+	case OP_EXP: return fn1(k, "llvm.exp", x);
+	case OP_LOG: return fn1(k, "llvm.log", x);
+	case OP_SQRT: return fn1(k, "llvm.sqrt", x);
+	case OP_RSQRT:
+		return LLVMBuildFDiv(b, one, fn1(k, "llvm.sqrt", x), "");
+	case OP_SIN: return fn1(k, "llvm.sin", x);
+	case OP_COS: return fn1(k, "llvm.cos", x);
+	case OP_TANH: return libm(k, "tanh", x);
+	case OP_ERF: return libm(k, "erf", x);
+	case OP_SIGMOID: return sigmoid(k, x);
+	case OP_ROUND: return fl ? fn1(k, "llvm.roundeven", x) : x;
+	case OP_FLOOR: return fl ? fn1(k, "llvm.floor", x) : x;
+	case OP_CEIL: return fl ? fn1(k, "llvm.ceil", x) : x;
+	case OP_SIGN:
+		if (fl) {
+			LLVMValueRef neg = LLVMBuildSelect(
+				b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""),
+				cconst(k, t, -1), x, "");
+			return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""),
+					       one, neg, "");
+		} else {
+			LLVMValueRef gt = LLVMBuildICmp(b, is_unsigned(t) ? LLVMIntUGT : LLVMIntSGT, x, zero, "");
+			LLVMValueRef lt = LLVMBuildICmp(b, LLVMIntSLT, x, zero, "");
+			if (is_unsigned(t))
+				lt = LLVMConstInt(k->i1, 0, 0);
+			return LLVMBuildSelect(b, gt, one,
+					       LLVMBuildSelect(b, lt, cconst(k, t, -1), zero, ""), "");
+		}
+	case OP_CLIP: {
+		double lo, hi;
+		prim_arg(k, "min", &lo);
+		prim_arg(k, "max", &hi);
+		x = vmax(k, x, cconst(k, t, lo), t, true);
+		return vmax(k, x, cconst(k, t, hi), t, false);
+	}
+	case OP_RELU:
+		if (fl)
+			return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""),
+					       zero, x, "");
+		return vmax(k, x, zero, t, true);
+	case OP_SILU:
+		return LLVMBuildFMul(b, x, sigmoid(k, x), "");
+	case OP_GELU: {
+		LLVMValueRef e = libm(k, "erf", LLVMBuildFMul(b, x, fconst(x, SQRT1_2), ""));
+		LLVMValueRef h = LLVMBuildFMul(b, x, fconst(x, 0.5), "");
+		return LLVMBuildFMul(b, h, LLVMBuildFAdd(b, one, e, ""), "");
+	}
+	case OP_GELU_TANH: {
+		LLVMValueRef x3 = LLVMBuildFMul(b, LLVMBuildFMul(b, x, x, ""), x, "");
+		LLVMValueRef u = LLVMBuildFAdd(b, x, LLVMBuildFMul(b, x3, fconst(x, 0.044715), ""), "");
+		LLVMValueRef th = libm(k, "tanh", LLVMBuildFMul(b, u, fconst(x, SQRT_2_PI), ""));
+		LLVMValueRef h = LLVMBuildFMul(b, x, fconst(x, 0.5), "");
+		return LLVMBuildFMul(b, h, LLVMBuildFAdd(b, one, th, ""), "");
+	}
+	case OP_ZEROS:
+	case OP_ZEROS_LIKE:
+		return zero;
+	case OP_ONES:
+	case OP_ONES_LIKE:
+		return one;
+	default: /* astype, broadcast_to, copies: the conversion is all */
+		return x;
+	}
+}
+
+/* Integer division a / b rounding toward zero or -inf; 0 for b == 0. */
+static LLVMValueRef
+idiv(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool floor_)
+{
+	LLVMBuilderRef bl = k->b;
+	LLVMValueRef zero = cconst(k, t, 0);
+	LLVMValueRef bz = LLVMBuildICmp(bl, LLVMIntEQ, b, zero, "");
+	LLVMValueRef safe = LLVMBuildSelect(bl, bz, cconst(k, t, 1), b, "");
+	if (is_unsigned(t))
+		return LLVMBuildSelect(bl, bz, zero, LLVMBuildUDiv(bl, a, safe, ""), "");
+	/* INT_MIN / -1 overflows: divide by 1 and negate instead. */
+	LLVMValueRef m1 = LLVMBuildICmp(bl, LLVMIntEQ, safe, cconst(k, t, -1), "");
+	safe = LLVMBuildSelect(bl, m1, cconst(k, t, 1), safe, "");
+	LLVMValueRef q = LLVMBuildSDiv(bl, a, safe, "");
+	q = LLVMBuildSelect(bl, m1, LLVMBuildSub(bl, zero, q, ""), q, "");
+	if (floor_) {
+		LLVMValueRef r = LLVMBuildSub(bl, a, LLVMBuildMul(bl, q, b, ""), "");
+		LLVMValueRef rn = LLVMBuildICmp(bl, LLVMIntNE, r, zero, "");
+		LLVMValueRef sgn = LLVMBuildXor(bl, LLVMBuildICmp(bl, LLVMIntSLT, r, zero, ""),
+						LLVMBuildICmp(bl, LLVMIntSLT, b, zero, ""), "");
+		LLVMValueRef adj = LLVMBuildAnd(bl, rn, sgn, "");
+		q = LLVMBuildSelect(bl, adj, LLVMBuildSub(bl, q, cconst(k, t, 1), ""), q, "");
+	}
+	return LLVMBuildSelect(bl, bz, zero, q, "");
+}
+
+/* Binary arithmetic, comparisons, logical ops, where and full. */
+static LLVMValueRef
+elem_binary(K *k, LLVMValueRef *in, DType *rdt)
+{
+	LLVMBuilderRef b = k->b;
+	OpKind op = k->e->call.op;
+	DType out = k->buf[k->nin].dt;
+	if (op == OP_WHERE) {
+		*rdt = out;
+		return LLVMBuildSelect(b, cvt(k, in[0], k->buf[0].dt, DT_BOOL),
+				       cvt(k, in[1], k->buf[1].dt, out),
+				       cvt(k, in[2], k->buf[2].dt, out), "");
+	}
+	if (op == OP_FULL || op == OP_FULL_LIKE) {
+		int i = k->nin - 1; /* fill_value, a tensor */
+		*rdt = k->buf[i].dt;
+		return in[i];
+	}
+	if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR) {
+		*rdt = DT_BOOL;
+		LLVMValueRef x = cvt(k, in[0], k->buf[0].dt, DT_BOOL);
+		LLVMValueRef y = cvt(k, in[1], k->buf[1].dt, DT_BOOL);
+		return op == OP_LOGICAL_AND ? LLVMBuildAnd(b, x, y, "")
+					    : LLVMBuildOr(b, x, y, "");
+	}
+	bool cmp = op >= OP_EQUAL && op <= OP_GREATER_EQUAL;
+	DType t = cmp ? k->buf[0].dt : out;
+	LLVMValueRef x = cvt(k, in[0], k->buf[0].dt, t);
+	LLVMValueRef y = cvt(k, in[1], k->buf[1].dt, t);
+	bool fl = dtype_is_float(t), un = is_unsigned(t);
+	*rdt = cmp ? DT_BOOL : t;
+	if (cmp) {
+		static const LLVMRealPredicate fp[] = {
+			LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT,
+			LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
+		static const LLVMIntPredicate sp[] = {
+			LLVMIntEQ, LLVMIntNE, LLVMIntSLT,
+			LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+		static const LLVMIntPredicate up[] = {
+			LLVMIntEQ, LLVMIntNE, LLVMIntULT,
+			LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+		int i = op - OP_EQUAL;
+		if (fl)
+			return LLVMBuildFCmp(b, fp[i], x, y, "");
+		return LLVMBuildICmp(b, un ? up[i] : sp[i], x, y, "");
+	}
+	switch (op) {
+	case OP_ADD:
+		return fl ? LLVMBuildFAdd(b, x, y, "") : LLVMBuildAdd(b, x, y, "");
+	case OP_SUBTRACT:
+		return fl ? LLVMBuildFSub(b, x, y, "") : LLVMBuildSub(b, x, y, "");
+	case OP_MULTIPLY:
+		return fl ? LLVMBuildFMul(b, x, y, "") : LLVMBuildMul(b, x, y, "");
+	case OP_DIVIDE:
+		return fl ? LLVMBuildFDiv(b, x, y, "") : idiv(k, x, y, t, false);
+	case OP_FLOOR_DIVIDE:
+		return fl ? fn1(k, "llvm.floor", LLVMBuildFDiv(b, x, y, ""))
+			  : idiv(k, x, y, t, true);
+	case OP_POWER: {
+		LLVMValueRef args[2];
+		if (fl) {
+			args[0] = x;
+			args[1] = y;
+			return intrin(k, "llvm.pow", LLVMTypeOf(x), args, 2);
+		}
+		args[0] = cvt(k, x, t, DT_F64);
+		args[1] = cvt(k, y, t, DT_F64);
+		*rdt = DT_F64;
+		return intrin(k, "llvm.pow", k->f64, args, 2);
+	}
+	case OP_MAXIMUM: return vmax(k, x, y, t, true);
+	case OP_MINIMUM: return vmax(k, x, y, t, false);
+	default: ir_bug("not a binary op");
+	}
+}
+
+/* ------------------------------------------------------ data movement */
+
+/* reshape, expand_dims, squeeze, flatten: the bytes, unchanged. */
+static bool
+gen_copy(K *k)
+{
+	Buf *in = &k->buf[0], *out = &k->buf[1];
+	if (in->dt != out->dt)
+		return fail(k, "changes the dtype");
+	LLVMValueRef n = mul(k, prod(k, out->dim, 0, out->nd),
+			     ci(k, (dtype_bits(out->dt) + 7) / 8));
+	LLVMBuildMemCpy(k->b, out->ptr, 64, in->ptr, 64, n);
+	return true;
+}
+
+/*
+ * permute_dims: out[i0..] = in[...] with out dim j = in dim axes[j]. The
+ * output is written row by row; when the innermost output dim is not the
+ * innermost input dim (a transpose), the two dims involved are tiled
+ * TILE x TILE so both sides stay in cache.
+ */
+static bool
+gen_permute(K *k)
+{
+	Buf *in = &k->buf[0], *out = &k->buf[1];
+	int nd = in->nd, axes[MAXD];
+	AttrVal av = attr(k, "axes");
+	if (av.kind == AV_INTS) {
+		if (av.n != nd)
+			return fail(k, "axes must name every dim");
+		for (int i = 0; i < nd; i++)
+			if (!norm_axis(av.ints[i], nd, &axes[i]))
+				return fail(k, "axis out of range");
+	} else {
+		for (int i = 0; i < nd; i++)
+			axes[i] = nd - 1 - i;
+	}
+	LLVMValueRef ist[MAXD], s[MAXD], ost[MAXD], idx[MAXD];
+	strides(k, in, ist);
+	strides(k, out, ost);
+	for (int j = 0; j < nd; j++)
+		s[j] = ist[axes[j]];
+	if (nd == 0 || axes[nd - 1] == nd - 1) {
+		Nest ns;
+		nest_begin(k, &ns, out->dim, nd, idx);
+		st(k, out, dot(k, idx, ost, nd), ld(k, in, dot(k, idx, s, nd)));
+		nest_end(k, &ns);
+		return true;
+	}
+	int q = 0, r = nd - 1;
+	while (axes[q] != nd - 1)
+		q++;
+	/* Loops: every other dim, then the tiles of q and r, then within. */
+	Loop lp[MAXD + 4];
+	int nl = 0;
+	for (int j = 0; j < nd; j++)
+		if (j != q && j != r)
+			idx[j] = loop_begin(k, &lp[nl++], out->dim[j]);
+	LLVMValueRef t = ci(k, TILE), t1 = ci(k, TILE - 1);
+	LLVMValueRef nq = LLVMBuildSDiv(k->b, add(k, out->dim[q], t1), t, "");
+	LLVMValueRef nr = LLVMBuildSDiv(k->b, add(k, out->dim[r], t1), t, "");
+	LLVMValueRef bq = mul(k, loop_begin(k, &lp[nl++], nq), t);
+	LLVMValueRef br = mul(k, loop_begin(k, &lp[nl++], nr), t);
+	LLVMValueRef eq = imin(k, t, LLVMBuildSub(k->b, out->dim[q], bq, ""));
+	LLVMValueRef er = imin(k, t, LLVMBuildSub(k->b, out->dim[r], br, ""));
+	idx[q] = add(k, bq, loop_begin(k, &lp[nl++], eq));
+	idx[r] = add(k, br, loop_begin(k, &lp[nl++], er));
+	st(k, out, dot(k, idx, ost, nd), ld(k, in, dot(k, idx, s, nd)));
+	while (nl > 0)
+		loop_end(k, &lp[--nl]);
+	return true;
+}
+
+/* concat: each input's rows land side by side along axis. */
+static bool
+gen_concat(K *k)
+{
+	Buf *out = &k->buf[k->nin];
+	AttrVal av = attr(k, "axis");
+	int axis = 0;
+	if (av.kind == AV_NONE)
+		return fail(k, "axis=None is not supported");
+	if (!norm_axis(av.i, out->nd, &axis))
+		return fail(k, "axis out of range");
+	LLVMValueRef outer = prod(k, out->dim, 0, axis);
+	LLVMValueRef orow = prod(k, out->dim, axis, out->nd);
+	LLVMValueRef off = ci(k, 0);
+	for (int i = 0; i < k->nin; i++) {
+		Buf *b = &k->buf[i];
+		LLVMValueRef row = prod(k, b->dim, axis, b->nd);
+		Loop lo, li;
+		LLVMValueRef o = loop_begin(k, &lo, outer);
+		LLVMValueRef j = loop_begin(k, &li, row);
+		LLVMValueRef v = ld(k, b, add(k, mul(k, o, row), j));
+		st(k, out, add(k, add(k, mul(k, o, orow), off), j),
+		   cvt(k, v, b->dt, out->dt));
+		loop_end(k, &li);
+		loop_end(k, &lo);
+		off = add(k, off, row);
+	}
+	return true;
+}
+
+/* split: the reverse of concat, one output per section. */
+static bool
+gen_split(K *k)
+{
+	Buf *in = &k->buf[0];
+	int axis;
+	if (!norm_axis(attr(k, "axis").i, in->nd, &axis))
+		return fail(k, "axis out of range");
+	LLVMValueRef outer = prod(k, in->dim, 0, axis);
+	LLVMValueRef irow = prod(k, in->dim, axis, in->nd);
+	LLVMValueRef off = ci(k, 0);
+	for (int i = 0; i < k->nout; i++) {
+		Buf *b = &k->buf[k->nin + i];
+		LLVMValueRef row = prod(k, b->dim, axis, b->nd);
+		Loop lo, li;
+		LLVMValueRef o = loop_begin(k, &lo, outer);
+		LLVMValueRef j = loop_begin(k, &li, row);
+		LLVMValueRef v = ld(k, in, add(k, add(k, mul(k, o, irow), off), j));
+		st(k, b, add(k, mul(k, o, row), j), cvt(k, v, in->dt, b->dt));
+		loop_end(k, &li);
+		loop_end(k, &lo);
+		off = add(k, off, row);
+	}
+	return true;
+}
+
+/* take: out[o, t, i] = x[o, wrap(indices[t]), i] along axis. */
+static bool
+gen_take(K *k)
+{
+	Buf *x = &k->buf[0], *ix = &k->buf[1], *out = &k->buf[2];
+	AttrVal av = attr(k, "axis");
+	LLVMValueRef outer, n, inner;
+	if (av.kind == AV_NONE) {
+		outer = inner = ci(k, 1);
+		n = prod(k, x->dim, 0, x->nd);
+	} else {
+		int axis;
+		if (!norm_axis(av.i, x->nd, &axis) || x->nd == 0)
+			return fail(k, "axis out of range");
+		outer = prod(k, x->dim, 0, axis);
+		n = x->dim[axis];
+		inner = prod(k, x->dim, axis + 1, x->nd);
+	}
+	if (!dtype_is_int(ix->dt))
+		return fail(k, "indices must be integers");
+	LLVMValueRef ni = prod(k, ix->dim, 0, ix->nd);
+	Loop lo, lt, li;
+	LLVMValueRef o = loop_begin(k, &lo, outer);
+	LLVMValueRef t = loop_begin(k, &lt, ni);
+	LLVMValueRef p = cvt(k, ld(k, ix, t), ix->dt, DT_I64);
+	LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), "");
+	p = LLVMBuildSelect(k->b, neg, add(k, p, n), p, "");
+	p = imax(k, imin(k, p, LLVMBuildSub(k->b, n, ci(k, 1), "")), ci(k, 0));
+	LLVMValueRef src = mul(k, add(k, mul(k, o, n), p), inner);
+	LLVMValueRef dst = mul(k, add(k, mul(k, o, ni), t), inner);
+	LLVMValueRef i = loop_begin(k, &li, inner);
+	st(k, out, add(k, dst, i), cvt(k, ld(k, x, add(k, src, i)), x->dt, out->dt));
+	loop_end(k, &li);
+	loop_end(k, &lt);
+	loop_end(k, &lo);
+	return true;
+}
+
+/* strided_slice: out[i..] = x[begin + i * stride ..]; begins normalized at
+ * run time against the actual dims, extents taken from the output. */
+static bool
+gen_strided_slice(K *k)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[1];
+	AttrVal axes = attr(k, "axes"), beg = attr(k, "begin");
+	AttrVal strv = attr(k, "strides");
+	LLVMValueRef start[MAXD], step[MAXD], xs[MAXD], idx[MAXD];
+	if (out->nd != x->nd || axes.kind != AV_INTS || beg.kind != AV_INTS ||
+	    beg.n < axes.n || (strv.kind == AV_INTS && strv.n < axes.n))
+		return fail(k, "malformed attributes");
+	for (int d = 0; d < x->nd; d++) {
+		start[d] = ci(k, 0);
+		step[d] = ci(k, 1);
+	}
+	for (int p = 0; p < axes.n; p++) {
+		int d;
+		if (!norm_axis(axes.ints[p], x->nd, &d))
+			return fail(k, "axis out of range");
+		int64_t s = strv.kind == AV_INTS ? strv.ints[p] : 1;
+		if (s == 0)
+			return fail(k, "a stride is 0");
+		LLVMValueRef n = x->dim[d], b = ci(k, beg.ints[p]);
+		b = beg.ints[p] < 0 ? add(k, b, n) : b;
+		if (s > 0)
+			b = imin(k, imax(k, b, ci(k, 0)), n);
+		else
+			b = imin(k, imax(k, b, ci(k, -1)),
+				 LLVMBuildSub(k->b, n, ci(k, 1), ""));
+		start[d] = b;
+		step[d] = ci(k, s);
+	}
+	strides(k, x, xs);
+	LLVMValueRef ost[MAXD];
+	strides(k, out, ost);
+	Nest ns;
+	nest_begin(k, &ns, out->dim, out->nd, idx);
+	LLVMValueRef src = ci(k, 0);
+	for (int d = 0; d < x->nd; d++)
+		src = add(k, src, mul(k, add(k, start[d], mul(k, idx[d], step[d])), xs[d]));
+	st(k, out, dot(k, idx, ost, out->nd), ld(k, x, src));
+	nest_end(k, &ns);
+	return true;
+}
+
+/* arange: out[i] = start + i * step. */
+static bool
+gen_arange(K *k)
+{
+	Buf *out = &k->buf[0];
+	double s0, s1;
+	if (!prim_arg(k, "start", &s0) || !prim_arg(k, "step", &s1))
+		return fail(k, "start and step must be constants");
+	Loop l;
+	LLVMValueRef i = loop_begin(k, &l, out->dim[0]);
+	LLVMValueRef v;
+	if (dtype_is_float(out->dt)) {
+		v = LLVMBuildSIToFP(k->b, i, k->f64, "");
+		v = LLVMBuildFAdd(k->b, LLVMConstReal(k->f64, s0),
+				  LLVMBuildFMul(k->b, v, LLVMConstReal(k->f64, s1), ""), "");
+		v = cvt(k, v, DT_F64, out->dt);
+	} else {
+		v = add(k, ci(k, (int64_t)s0), mul(k, i, ci(k, (int64_t)s1)));
+		v = cvt(k, v, DT_I64, out->dt);
+	}
+	st(k, out, i, v);
+	loop_end(k, &l);
+	return true;
+}
+
+/* ---------------------------------------------------------- matmul */
+
+/*
+ * matmul with numpy semantics (1-D operands, broadcast batch dims). Per
+ * batch and row i, the columns go in blocks of JB: an f32 (or wider)
+ * accumulator row acc[0..JB) gets a[i, kk] * b[kk, j0 + j] for every kk,
+ * a unit-stride inner loop that vectorizes; then it is stored.
+ */
+static bool
+gen_matmul(K *k)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	if (a->nd < 1 || bb->nd < 1)
+		return fail(k, "operands must have at least one dim");
+	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
+	LLVMValueRef Kd = a->dim[a->nd - 1];
+	LLVMValueRef N = bb->nd > 1 ? bb->dim[bb->nd - 1] : ci(k, 1);
+	int anb = a->nd > 2 ? a->nd - 2 : 0, bnb = bb->nd > 2 ? bb->nd - 2 : 0;
+	int cnb = c->nd - (a->nd > 1) - (bb->nd > 1);
+	if (cnb < anb || cnb < bnb)
+		return fail(k, "result has too few dims");
+	DType acct = dtype_is_float(c->dt) && c->dt != DT_F64 ? DT_F32 : c->dt;
+	LLVMTypeRef at = ctype(k, acct);
+	/* batch strides of a and b by result batch dim, 0 where broadcast */
+	LLVMValueRef as[MAXD], bs[MAXD], sa[MAXD], sb[MAXD], idx[MAXD];
+	strides(k, a, sa);
+	strides(k, bb, sb);
+	for (int j = 0; j < cnb; j++) {
+		int ja = j - (cnb - anb), jb = j - (cnb - bnb);
+		as[j] = ja < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
+			LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[ja], ci(k, 1), ""),
+			ci(k, 0), sa[ja], "");
+		bs[j] = jb < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
+			LLVMBuildICmp(k->b, LLVMIntEQ, bb->dim[jb], ci(k, 1), ""),
+			ci(k, 0), sb[jb], "");
+	}
+	LLVMValueRef acc = slot(k, at, JB);
+	LLVMTypeRef acca = LLVMArrayType2(at, JB);
+	Nest ns;
+	nest_begin(k, &ns, c->dim, cnb, idx);
+	LLVMValueRef abase = dot(k, idx, as, cnb), bbase = dot(k, idx, bs, cnb);
+	/* the result's batch offset: its batch index in C order times M*N */
+	LLVMValueRef flat = ci(k, 0);
+	for (int j = 0; j < cnb; j++)
+		flat = add(k, mul(k, flat, c->dim[j]), idx[j]);
+	LLVMValueRef cbase = mul(k, flat, mul(k, M, N));
+	Loop li, lb, lz, lk, lj, ls;
+	LLVMValueRef i = loop_begin(k, &li, M);
+	LLVMValueRef nb = LLVMBuildSDiv(k->b, add(k, N, ci(k, JB - 1)), ci(k, JB), "");
+	LLVMValueRef j0 = mul(k, loop_begin(k, &lb, nb), ci(k, JB));
+	LLVMValueRef jn = imin(k, ci(k, JB), LLVMBuildSub(k->b, N, j0, ""));
+	LLVMValueRef zero = ci(k, 0);
+	/* acc[0..jn) = 0 */
+	LLVMValueRef j = loop_begin(k, &lz, jn);
+	LLVMValueRef gi[2] = {zero, j};
+	LLVMBuildStore(k->b, cconst(k, acct, 0),
+		       LLVMBuildInBoundsGEP2(k->b, acca, acc, gi, 2, ""));
+	loop_end(k, &lz);
+	/* acc[j] += a[i, kk] * b[kk, j0 + j] */
+	LLVMValueRef kk = loop_begin(k, &lk, Kd);
+	LLVMValueRef av = cvt(k, ld(k, a, add(k, abase, add(k, mul(k, i, Kd), kk))),
+			      a->dt, acct);
+	LLVMValueRef brow = add(k, bbase, add(k, mul(k, kk, N), j0));
+	j = loop_begin(k, &lj, jn);
+	LLVMValueRef bv = cvt(k, ld(k, bb, add(k, brow, j)), bb->dt, acct);
+	gi[1] = j;
+	LLVMValueRef p = LLVMBuildInBoundsGEP2(k->b, acca, acc, gi, 2, "");
+	LLVMValueRef s;
+	if (dtype_is_float(acct))
+		s = contract(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, at, p, ""),
+					   contract(LLVMBuildFMul(k->b, av, bv, "")), ""));
+	else
+		s = LLVMBuildAdd(k->b, LLVMBuildLoad2(k->b, at, p, ""),
+				 LLVMBuildMul(k->b, av, bv, ""), "");
+	LLVMBuildStore(k->b, s, p);
+	loop_end(k, &lj);
+	loop_end(k, &lk);
+	/* c[i, j0 + j] = acc[j] */
+	j = loop_begin(k, &ls, jn);
+	gi[1] = j;
+	LLVMValueRef v = LLVMBuildLoad2(k->b, at,
+		LLVMBuildInBoundsGEP2(k->b, acca, acc, gi, 2, ""), "");
+	st(k, c, add(k, cbase, add(k, mul(k, i, N), add(k, j0, j))),
+	   cvt(k, v, acct, c->dt));
+	loop_end(k, &ls);
+	loop_end(k, &lb);
+	loop_end(k, &li);
+	nest_end(k, &ns);
+	return true;
+}
+
+/* ------------------------------------------------------- reductions */
+
+/*
+ * sum mean max min prod argmax argmin: for every kept position (outer
+ * nest over the kept dims), a reduction nest over the reduced dims into an
+ * accumulator in the compute type (f32 for f16/bf16).
+ */
+static bool
+gen_reduce(K *k)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[1];
+	OpKind op = k->e->call.op;
+	bool arg = op == OP_ARGMAX || op == OP_ARGMIN;
+	bool red[MAXD] = {0};
+	AttrVal av = attr(k, "axis");
+	int nd = x->nd;
+	if (av.kind == AV_NONE) {
+		for (int i = 0; i < nd; i++)
+			red[i] = true;
+	} else {
+		int n = av.kind == AV_INTS ? av.n : 1;
+		for (int i = 0; i < n; i++) {
+			int a;
+			if (!norm_axis(av.kind == AV_INTS ? av.ints[i] : av.i, nd, &a))
+				return fail(k, "axis out of range");
+			if (nd)
+				red[a] = true;
+		}
+	}
+	LLVMValueRef xs[MAXD], kd[MAXD], rd[MAXD], kidx[MAXD], ridx[MAXD];
+	LLVMValueRef kst[MAXD], rst[MAXD], kflat[MAXD], rflat[MAXD];
+	int nk = 0, nr = 0;
+	strides(k, x, xs);
+	for (int i = 0; i < nd; i++) {
+		if (red[i]) {
+			rd[nr] = x->dim[i];
+			rst[nr++] = xs[i];
+		} else {
+			kd[nk] = x->dim[i];
+			kst[nk++] = xs[i];
+		}
+	}
+	/* C-order strides within the kept and the reduced dims */
+	LLVMValueRef s = ci(k, 1);
+	for (int i = nk - 1; i >= 0; i--) {
+		kflat[i] = s;
+		s = mul(k, s, kd[i]);
+	}
+	s = ci(k, 1);
+	for (int i = nr - 1; i >= 0; i--) {
+		rflat[i] = s;
+		s = mul(k, s, rd[i]);
+	}
+	LLVMValueRef count = s;
+	DType vt = x->dt; /* type of compared values (arg ops, max, min) */
+	DType acct = (op == OP_MAX || op == OP_MIN || arg) ? x->dt : out->dt;
+	if (acct == DT_F16 || acct == DT_BF16)
+		acct = DT_F32;
+	if (acct == DT_BOOL)
+		acct = DT_I64;
+	if (vt == DT_F16 || vt == DT_BF16)
+		vt = DT_F32;
+	double init;
+	bool fl = dtype_is_float(acct);
+	switch (op) {
+	case OP_SUM: case OP_MEAN: init = 0; break;
+	case OP_PROD: init = 1; break;
+	case OP_MAX: case OP_ARGMAX: init = fl ? -INFINITY : 0; break;
+	default: init = fl ? INFINITY : 0; break;
+	}
+	LLVMTypeRef at = ctype(k, acct);
+	LLVMValueRef acc = slot(k, at, 1), best = slot(k, k->i64, 1);
+	LLVMValueRef initv = cconst(k, acct, init);
+	if (!fl && (op == OP_MAX || op == OP_ARGMAX || op == OP_MIN || op == OP_ARGMIN)) {
+		unsigned w = LLVMGetIntTypeWidth(at);
+		bool mx = op == OP_MAX || op == OP_ARGMAX;
+		unsigned long long lo = is_unsigned(acct) ? 0 : 1ull << (w - 1);
+		unsigned long long hi = is_unsigned(acct) ? ~0ull : (1ull << (w - 1)) - 1;
+		initv = LLVMConstInt(at, mx ? lo : hi, false);
+	}
+	Nest kn, rn;
+	nest_begin(k, &kn, kd, nk, kidx);
+	LLVMValueRef base = dot(k, kidx, kst, nk);
+	LLVMBuildStore(k->b, initv, acc);
+	LLVMBuildStore(k->b, ci(k, 0), best);
+	nest_begin(k, &rn, rd, nr, ridx);
+	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rst, nr))),
+			     x->dt, acct);
+	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
+	LLVMValueRef nv;
+	switch (op) {
+	case OP_SUM: case OP_MEAN:
+		nv = fl ? LLVMBuildFAdd(k->b, cur, v, "") : LLVMBuildAdd(k->b, cur, v, "");
+		break;
+	case OP_PROD:
+		nv = fl ? LLVMBuildFMul(k->b, cur, v, "") : LLVMBuildMul(k->b, cur, v, "");
+		break;
+	case OP_MAX: case OP_MIN:
+		nv = vmax(k, cur, v, acct, op == OP_MAX);
+		break;
+	default: { /* argmax, argmin: the first best, the first NaN */
+		LLVMValueRef better;
+		bool mx = op == OP_ARGMAX;
+		if (fl) {
+			better = LLVMBuildFCmp(k->b, mx ? LLVMRealOGT : LLVMRealOLT, v, cur, "");
+			LLVMValueRef vn = LLVMBuildFCmp(k->b, LLVMRealUNO, v, v, "");
+			LLVMValueRef cn = LLVMBuildFCmp(k->b, LLVMRealORD, cur, cur, "");
+			better = LLVMBuildOr(k->b, better, LLVMBuildAnd(k->b, vn, cn, ""), "");
+		} else {
+			LLVMIntPredicate p = is_unsigned(acct) ? (mx ? LLVMIntUGT : LLVMIntULT)
+							       : (mx ? LLVMIntSGT : LLVMIntSLT);
+			better = LLVMBuildICmp(k->b, p, v, cur, "");
+		}
+		/* the first element always counts, so -inf/NaN-only rows work */
+		LLVMValueRef r = dot(k, ridx, rflat, nr);
+		better = LLVMBuildOr(k->b, better,
+				     LLVMBuildICmp(k->b, LLVMIntEQ, r, ci(k, 0), ""), "");
+		LLVMValueRef ob = LLVMBuildLoad2(k->b, k->i64, best, "");
+		LLVMBuildStore(k->b, LLVMBuildSelect(k->b, better, r, ob, ""), best);
+		nv = LLVMBuildSelect(k->b, better, v, cur, "");
+		break;
+	}
+	}
+	LLVMBuildStore(k->b, nv, acc);
+	nest_end(k, &rn);
+	LLVMValueRef res = LLVMBuildLoad2(k->b, at, acc, "");
+	DType rt = acct;
+	if (arg) {
+		res = LLVMBuildLoad2(k->b, k->i64, best, "");
+		rt = DT_I64;
+	} else if (op == OP_MEAN) {
+		if (fl)
+			res = LLVMBuildFDiv(k->b, res, LLVMBuildSIToFP(k->b, count, at, ""), "");
+		else
+			res = idiv(k, res, cvt(k, count, DT_I64, acct), acct, false);
+	}
+	(void)vt;
+	st(k, out, dot(k, kidx, kflat, nk), cvt(k, res, rt, out->dt));
+	nest_end(k, &kn);
+	return true;
+}
+
+/* ------------------------------------------------ softmax, norms */
+
+/* Computes in f32 (f64 for f64 data). */
+static DType
+float_ct(DType t)
+{
+	return t == DT_F64 ? DT_F64 : DT_F32;
+}
+
+/* softmax / log_softmax along axis: subtract the row max, then exp. */
+static bool
+gen_softmax(K *k)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[1];
+	int axis;
+	if (x->nd == 0 || !norm_axis(attr(k, "axis").i, x->nd, &axis))
+		return fail(k, "axis out of range");
+	DType ct = float_ct(out->dt);
+	LLVMTypeRef t = ctype(k, ct);
+	LLVMValueRef outer = prod(k, x->dim, 0, axis), n = x->dim[axis];
+	LLVMValueRef inner = prod(k, x->dim, axis + 1, x->nd);
+	LLVMValueRef mx = slot(k, t, 1), sum = slot(k, t, 1);
+	Loop lo, li, l1, l2, l3;
+	LLVMValueRef o = loop_begin(k, &lo, outer);
+	LLVMValueRef i = loop_begin(k, &li, inner);
+	LLVMValueRef base = add(k, mul(k, mul(k, o, n), inner), i);
+	LLVMBuildStore(k->b, cconst(k, ct, -INFINITY), mx);
+	LLVMBuildStore(k->b, cconst(k, ct, 0), sum);
+	LLVMValueRef j = loop_begin(k, &l1, n);
+	LLVMValueRef off = add(k, base, mul(k, j, inner));
+	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, ct);
+	LLVMBuildStore(k->b, vmax(k, LLVMBuildLoad2(k->b, t, mx, ""), v, ct, true), mx);
+	loop_end(k, &l1);
+	LLVMValueRef m = LLVMBuildLoad2(k->b, t, mx, "");
+	j = loop_begin(k, &l2, n);
+	off = add(k, base, mul(k, j, inner));
+	v = cvt(k, ld(k, x, off), x->dt, ct);
+	LLVMValueRef e = fn1(k, "llvm.exp", LLVMBuildFSub(k->b, v, m, ""));
+	LLVMBuildStore(k->b, LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, sum, ""), e, ""), sum);
+	loop_end(k, &l2);
+	LLVMValueRef s = LLVMBuildLoad2(k->b, t, sum, "");
+	LLVMValueRef rs = LLVMBuildFDiv(k->b, cconst(k, ct, 1), s, "");
+	LLVMValueRef ls = LLVMBuildFAdd(k->b, m, fn1(k, "llvm.log", s), "");
+	j = loop_begin(k, &l3, n);
+	off = add(k, base, mul(k, j, inner));
+	v = cvt(k, ld(k, x, off), x->dt, ct);
+	LLVMValueRef r;
+	if (k->e->call.op == OP_SOFTMAX)
+		r = LLVMBuildFMul(k->b, fn1(k, "llvm.exp", LLVMBuildFSub(k->b, v, m, "")), rs, "");
+	else
+		r = LLVMBuildFSub(k->b, v, ls, "");
+	st(k, out, off, cvt(k, r, ct, out->dt));
+	loop_end(k, &l3);
+	loop_end(k, &li);
+	loop_end(k, &lo);
+	return true;
+}
+
+/* The normalized axes must be the trailing ones; *first is the first. */
+static bool
+trailing_axes(K *k, int nd, int *first)
+{
+	AttrVal av = attr(k, "axes");
+	if (av.kind != AV_INTS || av.n < 1 || av.n > nd)
+		return fail(k, "axes must be given");
+	bool seen[MAXD] = {0};
+	for (int i = 0; i < av.n; i++) {
+		int a;
+		if (!norm_axis(av.ints[i], nd, &a) || seen[a])
+			return fail(k, "bad axes");
+		seen[a] = true;
+	}
+	*first = nd - av.n;
+	for (int i = *first; i < nd; i++)
+		if (!seen[i])
+			return fail(k, "only trailing axes are supported");
+	return true;
+}
+
+/*
+ * rms_norm: y = x * w / sqrt(mean(x^2) + eps); layer_norm: y = (x - mean)
+ * / sqrt(var + eps) * gamma + beta. The normalized (trailing) dims are
+ * one contiguous row; weights are indexed by the position in the row.
+ */
+static bool
+gen_norm(K *k)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
+	bool layer = k->e->call.op == OP_LAYER_NORM;
+	int first;
+	if (!trailing_axes(k, x->nd, &first))
+		return false;
+	double eps = attr(k, "epsilon").f;
+	bool center = !layer || attr(k, "center").i, scale = !layer || attr(k, "scale").i;
+	DType ct = float_ct(out->dt);
+	LLVMTypeRef t = ctype(k, ct);
+	LLVMValueRef outer = prod(k, x->dim, 0, first);
+	LLVMValueRef n = prod(k, x->dim, first, x->nd);
+	LLVMValueRef nf = LLVMBuildSIToFP(k->b, n, t, "");
+	LLVMValueRef acc = slot(k, t, 1);
+	Loop lo, l1, l2, l3;
+	LLVMValueRef o = loop_begin(k, &lo, outer);
+	LLVMValueRef base = mul(k, o, n);
+	LLVMValueRef mean = cconst(k, ct, 0);
+	if (layer) {
+		LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
+		LLVMValueRef j = loop_begin(k, &l1, n);
+		LLVMValueRef v = cvt(k, ld(k, x, add(k, base, j)), x->dt, ct);
+		LLVMBuildStore(k->b, LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, ""), acc);
+		loop_end(k, &l1);
+		mean = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), nf, "");
+	}
+	LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
+	LLVMValueRef j = loop_begin(k, &l2, n);
+	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, j)), x->dt, ct);
+	v = LLVMBuildFSub(k->b, v, mean, "");
+	LLVMBuildStore(k->b, contract(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
+						     contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
+	loop_end(k, &l2);
+	LLVMValueRef var = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), nf, "");
+	LLVMValueRef r = LLVMBuildFDiv(k->b, cconst(k, ct, 1),
+		fn1(k, "llvm.sqrt", LLVMBuildFAdd(k->b, var, cconst(k, ct, eps), "")), "");
+	j = loop_begin(k, &l3, n);
+	v = cvt(k, ld(k, x, add(k, base, j)), x->dt, ct);
+	v = LLVMBuildFMul(k->b, LLVMBuildFSub(k->b, v, mean, ""), r, "");
+	if (scale)
+		v = LLVMBuildFMul(k->b, v, cvt(k, ld(k, &k->buf[1], j), k->buf[1].dt, ct), "");
+	if (layer && center)
+		v = LLVMBuildFAdd(k->b, v, cvt(k, ld(k, &k->buf[2], j), k->buf[2].dt, ct), "");
+	st(k, out, add(k, base, j), cvt(k, v, ct, out->dt));
+	loop_end(k, &l3);
+	loop_end(k, &lo);
+	return true;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+/* Emits the body of k's kernel; false with a diagnostic. */
+static bool
+gen_body(K *k)
+{
+	OpKind op = k->e->call.op;
+	switch (op) {
+	case OP_ADD: case OP_SUBTRACT: case OP_MULTIPLY: case OP_DIVIDE:
+	case OP_FLOOR_DIVIDE: case OP_POWER: case OP_MAXIMUM: case OP_MINIMUM:
+	case OP_EQUAL: case OP_NOT_EQUAL: case OP_LESS: case OP_LESS_EQUAL:
+	case OP_GREATER: case OP_GREATER_EQUAL: case OP_LOGICAL_AND:
+	case OP_LOGICAL_OR: case OP_WHERE:
+		if (k->nin != (op == OP_WHERE ? 3 : 2) || k->nout != 1)
+			return fail(k, "expects tensor operands");
+		return gen_elementwise(k, elem_binary);
+	case OP_FULL: case OP_FULL_LIKE:
+		if (k->e->call.args[param(k, "fill_value")->slot]->kind == E_PRIM) {
+			double v;
+			if (k->nout != 1 || !prim_arg(k, "fill_value", &v))
+				return fail(k, "fill_value must be a tensor or a constant");
+			/* a constant fill value: no input */
+			Buf *out = &k->buf[k->nin];
+			Loop l;
+			LLVMValueRef i = loop_begin(k, &l, prod(k, out->dim, 0, out->nd));
+			st(k, out, i, cconst(k, out->dt == DT_F16 || out->dt == DT_BF16 ? DT_F32 : out->dt, v));
+			loop_end(k, &l);
+			return true;
+		}
+		return gen_elementwise(k, elem_binary);
+	case OP_LOGICAL_NOT: case OP_NEGATIVE: case OP_ABS: case OP_EXP:
+	case OP_LOG: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS:
+	case OP_TANH: case OP_SIGMOID: case OP_ERF: case OP_ROUND:
+	case OP_FLOOR: case OP_CEIL: case OP_SIGN: case OP_RELU: case OP_SILU:
+	case OP_GELU: case OP_GELU_TANH: case OP_ASTYPE: case OP_BROADCAST_TO:
+	case OP_STOP_LIFT_PARAMS: case OP_ZEROS_LIKE: case OP_ONES_LIKE:
+		if (k->nin != 1 || k->nout != 1)
+			return fail(k, "expects one tensor");
+		return gen_elementwise(k, elem_unary);
+	case OP_CLIP: {
+		double v;
+		if (k->nin != 1 || !prim_arg(k, "min", &v) || !prim_arg(k, "max", &v))
+			return fail(k, "min and max must be constants");
+		return gen_elementwise(k, elem_unary);
+	}
+	case OP_ZEROS: case OP_ONES:
+		return gen_elementwise(k, elem_unary);
+	case OP_RESHAPE: case OP_EXPAND_DIMS: case OP_SQUEEZE: case OP_FLATTEN:
+		return gen_copy(k);
+	case OP_PERMUTE_DIMS:
+		return gen_permute(k);
+	case OP_CONCAT:
+		return gen_concat(k);
+	case OP_SPLIT:
+		return gen_split(k);
+	case OP_TAKE:
+		return gen_take(k);
+	case OP_STRIDED_SLICE:
+		return gen_strided_slice(k);
+	case OP_ARANGE:
+		return gen_arange(k);
+	case OP_MATMUL:
+		return gen_matmul(k);
+	case OP_SUM: case OP_MEAN: case OP_MAX: case OP_MIN: case OP_PROD:
+	case OP_ARGMAX: case OP_ARGMIN:
+		return gen_reduce(k);
+	case OP_SOFTMAX: case OP_LOG_SOFTMAX:
+		return gen_softmax(k);
+	case OP_RMS_NORM: case OP_LAYER_NORM:
+		return gen_norm(k);
+	default:
+		return fail(k, "no code generation for this op yet");
+	}
+}
+
+/* ------------------------------------------------------ signatures */
+
+/* The struct info of an argument expression. */
+static const SInfo *
+arg_sinfo(const Expr *x)
+{
+	if (x->sinfo)
+		return x->sinfo;
+	if (x->kind == E_VAR)
+		return x->var->sinfo;
+	return NULL;
+}
+
+/* Collects symbolic vars in first-appearance order for the key. */
+typedef struct {
+	const SymVar *v[64];
+	int n;
+} VarNames;
+
+/* Writes dim x to the key: numbers, $k for the k-th symbolic var. */
+static void
+key_dim(StrBuf *sb, const PExpr *x, VarNames *vn)
+{
+	int64_t c;
+	static const char *ops = "+-*/%<>";
+	if (pe_const(x, &c)) {
+		sb_printf(sb, "%lld", (long long)c);
+		return;
+	}
+	if (x->kind == PE_VAR) {
+		int i = 0;
+		while (i < vn->n && vn->v[i] != x->var)
+			i++;
+		if (i == vn->n && vn->n < (int)ARRAY_LEN(vn->v))
+			vn->v[vn->n++] = x->var;
+		sb_printf(sb, "$%d", i);
+		return;
+	}
+	sb_printf(sb, "(%c", ops[x->kind - PE_ADD]);
+	key_dim(sb, x->a, vn);
+	sb_putc(sb, ' ');
+	key_dim(sb, x->b, vn);
+	sb_putc(sb, ')');
+}
+
+/* Writes an attribute value to the key. */
+static void
+key_attr(StrBuf *sb, const AttrVal *v)
+{
+	switch (v->kind) {
+	case AV_NONE: sb_puts(sb, "None"); break;
+	case AV_INT: case AV_BOOL: sb_printf(sb, "%lld", (long long)v->i); break;
+	case AV_FLOAT: sb_printf(sb, "%.17g", v->f); break;
+	case AV_STR: sb_printf(sb, "\"%s\"", v->s); break;
+	case AV_DTYPE: sb_puts(sb, dtype_name(v->dtype)); break;
+	case AV_INTS:
+		sb_putc(sb, '[');
+		for (int i = 0; i < v->n; i++)
+			sb_printf(sb, "%s%lld", i ? "," : "", (long long)v->ints[i]);
+		sb_putc(sb, ']');
+		break;
+	}
+}
+
+/* Appends the tensors of si (a tensor or a tuple of them) to sis. */
+static bool
+push_tensors(const SInfo *si, const SInfo **sis, int *n)
+{
+	if (!si)
+		return false;
+	if (si->kind == SI_TUPLE) {
+		for (int i = 0; i < si->nfields; i++)
+			if (!push_tensors(si->fields[i], sis, n))
+				return false;
+		return true;
+	}
+	if (si->kind != SI_TENSOR || si->ndim < 0 || si->ndim > MAXD ||
+	    si->dtype == DT_UNKNOWN || *n >= MAXBUF)
+		return false;
+	sis[(*n)++] = si;
+	return true;
+}
+
+/*
+ * The buffers of call e (their struct infos, inputs then outputs) and its
+ * key; false with a diagnostic when an operand is not a known tensor.
+ */
+static bool
+signature(Module *m, Expr *e, Diags *d, const SInfo **sis, int *nin,
+	  int *nout, StrBuf *key)
+{
+	int n = 0;
+	VarNames vn = {.n = 0};
+	sb_puts(key, op_info(e->call.op)->name);
+	for (int i = 0; i < e->call.nargs; i++) {
+		const Expr *x = e->call.args[i];
+		const SInfo *si = arg_sinfo(x);
+		if (x->kind == E_PRIM) {
+			if (dtype_is_float(x->prim.dtype))
+				sb_printf(key, " p%.17g", x->prim.f);
+			else if (x->prim.value) {
+				sb_puts(key, " p");
+				key_dim(key, x->prim.value, &vn);
+			}
+			continue;
+		}
+		if (!si || si->kind == SI_SHAPE || si->kind == SI_PRIM)
+			continue;
+		if (!push_tensors(si, sis, &n)) {
+			diag_error(d, x->span, "%s: argument %d is not a tensor of "
+				   "known dtype and rank", op_info(e->call.op)->name, i);
+			return false;
+		}
+	}
+	*nin = n;
+	if (!push_tensors(e->sinfo, sis, &n) || n == *nin) {
+		diag_error(d, e->span, "%s: the result's dtype and rank must be "
+			   "known", op_info(e->call.op)->name);
+		return false;
+	}
+	*nout = n - *nin;
+	for (int b = 0; b < n; b++) {
+		sb_printf(key, " %s[", dtype_name(sis[b]->dtype));
+		for (int j = 0; j < sis[b]->ndim; j++) {
+			if (j)
+				sb_putc(key, ',');
+			if (sis[b]->shape)
+				key_dim(key, sis[b]->shape[j], &vn);
+			else
+				sb_printf(key, "?%d.%d", b, j);
+		}
+		sb_putc(key, ']');
+	}
+	for (int i = 0; i < e->call.nattrs; i++) {
+		sb_putc(key, ' ');
+		key_attr(key, &e->call.attrs[i]);
+	}
+	(void)m;
+	return true;
+}
+
+/* ------------------------------------------------------------ the cache */
+
+static uint64_t
+hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of key in the table: its kernel's, or the empty one to fill. */
+static int *
+lookup(Codegen *cg, const char *key)
+{
+	size_t mask = (size_t)cg->tcap - 1;
+	for (size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+		int *t = &cg->table[i];
+		if (!*t || !strcmp(cg->kernels[*t - 1]->key, key))
+			return t;
+	}
+}
+
+/* Doubles the table (kept at most half full). */
+static void
+grow(Codegen *cg)
+{
+	int *old = cg->table, oc = cg->tcap;
+	cg->tcap = oc ? oc * 2 : 64;
+	cg->table = calloc((size_t)cg->tcap, sizeof(int));
+	if (!cg->table)
+		ir_bug("out of memory");
+	for (int i = 0; i < oc; i++)
+		if (old[i])
+			*lookup(cg, cg->kernels[old[i] - 1]->key) = old[i];
+	free(old);
+}
+
+Codegen *
+cg_new(Jit *jit)
+{
+	Codegen *cg = calloc(1, sizeof *cg);
+	if (!cg)
+		return NULL;
+	cg->jit = jit;
+	grow(cg);
+	return cg;
+}
+
+void
+cg_free(Codegen *cg)
+{
+	if (!cg)
+		return;
+	if (cg->pending)
+		LLVMDisposeModule(cg->pending);
+	for (int i = 0; i < cg->n; i++) {
+		free((char *)cg->kernels[i]->key);
+		free((char *)cg->kernels[i]->name);
+		free(cg->kernels[i]);
+	}
+	free(cg->kernels);
+	free(cg->table);
+	free(cg);
+}
+
+int
+cg_num_kernels(const Codegen *cg)
+{
+	return cg->n;
+}
+
+/* Adds the attribute `name` to parameter i (0: the function). */
+static void
+fn_attr(K *k, LLVMValueRef f, unsigned i, const char *name, uint64_t v)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+	LLVMAddAttributeAtIndex(f, i, LLVMCreateEnumAttribute(k->c, kind, v));
+}
+
+/* Builds the impl function and the external wrapper for a kernel. */
+static bool
+build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
+{
+	LLVMTypeRef pt[MAXBUF + 1];
+	int nb = k->nin + k->nout;
+	for (int i = 0; i <= nb; i++)
+		pt[i] = k->ptr;
+	char impl[160];
+	snprintf(impl, sizeof impl, "%s.impl", name);
+	LLVMValueRef f = LLVMAddFunction(k->mod, impl,
+		LLVMFunctionType(k->vd, pt, (unsigned)nb + 1, false));
+	LLVMSetLinkage(f, LLVMInternalLinkage);
+	fn_attr(k, f, LLVMAttributeFunctionIndex, "nounwind", 0);
+	for (int i = 0; i <= nb; i++) {
+		fn_attr(k, f, (unsigned)i + 1, "noalias", 0);
+		fn_attr(k, f, (unsigned)i + 1, "nocapture", 0);
+		if (i < nb)
+			fn_attr(k, f, (unsigned)i + 1, "align", 64);
+	}
+	k->fn = f;
+	k->entry = LLVMAppendBasicBlockInContext(k->c, f, "entry");
+	LLVMPositionBuilderAtEnd(k->b, k->entry);
+	LLVMValueRef dims = LLVMGetParam(f, (unsigned)nb);
+	int doff = 0;
+	VarNames vn = {.n = 0};
+	for (int i = 0; i < nb; i++) {
+		Buf *b = &k->buf[i];
+		const SInfo *si = sis[i];
+		b->dt = si->dtype;
+		b->nd = si->ndim;
+		b->ptr = LLVMGetParam(f, (unsigned)i);
+		for (int j = 0; j < b->nd; j++, doff++) {
+			int64_t c;
+			StrBuf tok = {0};
+			if (si->shape)
+				key_dim(&tok, si->shape[j], &vn);
+			else
+				sb_printf(&tok, "?%d.%d", i, j);
+			b->tok[j] = arena_strdup(&k->m->arena, tok.p);
+			sb_free(&tok);
+			if (si->shape && pe_const(si->shape[j], &c)) {
+				b->dim[j] = ci(k, c);
+				continue;
+			}
+			LLVMValueRef o = ci(k, doff);
+			LLVMValueRef p = LLVMBuildInBoundsGEP2(k->b, k->i64, dims, &o, 1, "");
+			b->dim[j] = LLVMBuildLoad2(k->b, k->i64, p, "");
+		}
+	}
+	if (!gen_body(k)) {
+		LLVMDeleteFunction(f);
+		return false;
+	}
+	LLVMBuildRetVoid(k->b);
+
+	LLVMTypeRef wt[2] = {k->ptr, k->ptr};
+	LLVMValueRef w = LLVMAddFunction(k->mod, name,
+		LLVMFunctionType(k->vd, wt, 2, false));
+	fn_attr(k, w, LLVMAttributeFunctionIndex, "nounwind", 0);
+	LLVMPositionBuilderAtEnd(k->b, LLVMAppendBasicBlockInContext(k->c, w, "entry"));
+	LLVMValueRef args[MAXBUF + 1];
+	LLVMValueRef bufs = LLVMGetParam(w, 0);
+	for (int i = 0; i < nb; i++) {
+		LLVMValueRef o = ci(k, i);
+		args[i] = LLVMBuildLoad2(k->b, k->ptr,
+			LLVMBuildInBoundsGEP2(k->b, k->ptr, bufs, &o, 1, ""), "");
+	}
+	args[nb] = LLVMGetParam(w, 1);
+	LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args, (unsigned)nb + 1, "");
+	LLVMBuildRetVoid(k->b);
+	(void)cg;
+	return true;
+}
+
+CgKernel *
+cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
+{
+	if (e->kind != E_CALL)
+		ir_bug("cg_kernel on a %s", ir_expr_kind_name(e->kind));
+	const SInfo *sis[MAXBUF];
+	int nin, nout;
+	StrBuf key = {0};
+	if (!signature(m, e, d, sis, &nin, &nout, &key)) {
+		sb_free(&key);
+		return NULL;
+	}
+	char *ks = sb_take(&key);
+	int *t = lookup(cg, ks);
+	if (*t) {
+		free(ks);
+		return cg->kernels[*t - 1];
+	}
+	if (!cg->pending)
+		cg->pending = LLVMModuleCreateWithNameInContext(
+			"rlx_kernels", jit_context(cg->jit));
+	K k = {0};
+	k.c = jit_context(cg->jit);
+	k.mod = cg->pending;
+	k.b = LLVMCreateBuilderInContext(k.c);
+	k.i1 = LLVMInt1TypeInContext(k.c);
+	k.i8 = LLVMInt8TypeInContext(k.c);
+	k.i16 = LLVMInt16TypeInContext(k.c);
+	k.i32 = LLVMInt32TypeInContext(k.c);
+	k.i64 = LLVMInt64TypeInContext(k.c);
+	k.f16 = LLVMHalfTypeInContext(k.c);
+	k.f32 = LLVMFloatTypeInContext(k.c);
+	k.f64 = LLVMDoubleTypeInContext(k.c);
+	k.ptr = LLVMPointerTypeInContext(k.c, 0);
+	k.vd = LLVMVoidTypeInContext(k.c);
+	k.nin = nin;
+	k.nout = nout;
+	k.m = m;
+	k.e = e;
+	k.d = d;
+	op_sig(e->call.op, &k.sig);
+
+	/* a name that says what it is: k12_nn_softmax */
+	char name[128];
+	int len = snprintf(name, sizeof name, "rlx_k%d_%s", cg->n,
+			   op_info(e->call.op)->name);
+	for (int i = 0; i < len && i < (int)sizeof name; i++)
+		if (name[i] == '.')
+			name[i] = '_';
+	bool ok = build_kernel(cg, &k, sis, name);
+	LLVMDisposeBuilder(k.b);
+	if (!ok) {
+		free(ks);
+		return NULL;
+	}
+	CgKernel *kn = calloc(1, sizeof *kn);
+	if (!kn)
+		ir_bug("out of memory");
+	kn->name = strdup(name);
+	kn->key = ks;
+	kn->nin = nin;
+	kn->nout = nout;
+	for (int i = 0; i < nin + nout; i++)
+		kn->ndims += sis[i]->ndim;
+	if (cg->n == cg->cap) {
+		cg->cap = cg->cap ? cg->cap * 2 : 16;
+		cg->kernels = realloc(cg->kernels, sizeof *cg->kernels * (size_t)cg->cap);
+		if (!cg->kernels)
+			ir_bug("out of memory");
+	}
+	cg->kernels[cg->n++] = kn;
+	*t = cg->n;
+	if (cg->n * 2 > cg->tcap)
+		grow(cg);
+	return kn;
+}
+
+bool
+cg_flush(Codegen *cg, char *err, size_t errlen)
+{
+	if (!cg->pending)
+		return true;
+	LLVMModuleRef mod = cg->pending;
+	cg->pending = NULL;
+	if (!jit_add_module(cg->jit, mod, err, errlen))
+		return false;
+	for (int i = 0; i < cg->n; i++) {
+		CgKernel *kn = cg->kernels[i];
+		if (kn->fn)
+			continue;
+		void *p = jit_lookup(cg->jit, kn->name);
+		if (!p) {
+			snprintf(err, errlen, "kernel %s not found in the JIT", kn->name);
+			return false;
+		}
+		kn->fn = (CgFn)(uintptr_t)p;
+	}
+	return true;
+}

@@ -1,0 +1,67 @@
+/*
+ * codegen.h — op calls to LLVM kernels (compiler/codegen.c, prefix cg_) and
+ * the ORC JIT that compiles them (runtime/jit.c, prefix jit_).
+ *
+ * This header does not include the LLVM headers: the JIT's module and
+ * context parameters are the opaque structs behind LLVMModuleRef and
+ * LLVMContextRef, so the executor can use it without LLVM's flags.
+ */
+#ifndef RLX_CODEGEN_H
+#define RLX_CODEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+struct LLVMOpaqueModule;
+struct LLVMOpaqueContext;
+
+/* ------------------------------------------------------------ runtime/jit.c */
+
+typedef struct Jit Jit;
+
+/* An LLJIT for the host CPU that resolves libm and the process's symbols.
+ * NULL with a message in err on failure. */
+Jit *jit_new(char *err, size_t errlen);
+void jit_free(Jit *jit);
+/* The context modules given to jit_add_module must be created in. */
+struct LLVMOpaqueContext *jit_context(Jit *jit);
+/* Verifies, optimizes (default<O3> for the host CPU) and adds mod; the JIT
+ * takes ownership of mod whatever the result. */
+bool jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, char *err,
+		    size_t errlen);
+/* The address of a symbol of an added module, or NULL. */
+void *jit_lookup(Jit *jit, const char *name);
+
+/* -------------------------------------------------------- compiler/codegen.c */
+
+/* The kernel ABI; see the comment at the top of codegen.c. */
+typedef void (*CgFn)(void **buffers, const int64_t *dims);
+
+typedef struct {
+	const char *name; /* the symbol in the JIT */
+	const char *key;  /* the signature it was made for */
+	CgFn fn;          /* NULL until cg_flush() compiled it */
+	int nin, nout;    /* buffers: nin inputs then nout outputs */
+	int ndims;        /* entries of dims: the ndim of every buffer, summed */
+} CgKernel;
+
+typedef struct Codegen Codegen;
+
+Codegen *cg_new(Jit *jit);
+void cg_free(Codegen *cg);
+/*
+ * The kernel for op call e (E_CALL with sinfo set on it and its arguments).
+ * A signature seen before returns the same kernel; a new one is generated
+ * into the pending LLVM module and gets its fn at the next cg_flush().
+ * NULL with an error at e's span when the call cannot be lowered.
+ */
+CgKernel *cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d);
+/* Optimizes and JIT-compiles the pending module; fills in the fn pointers. */
+bool cg_flush(Codegen *cg, char *err, size_t errlen);
+/* Distinct kernels generated so far (the cache size). */
+int cg_num_kernels(const Codegen *cg);
+
+#endif

@@ -1,0 +1,1845 @@
+/*
+ * build.c — the syntax tree to IR: name resolution (shadowing, DataflowVar
+ * scopes, symbolic variables), struct-info annotations, op calls matched
+ * against the op table's signatures, and normalization to A-normal form
+ * (call arguments are leaves; other values are bound to fresh lv vars).
+ * Every error is reported at its node and building goes on, so that one
+ * run reports what it can.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "syntax.h"
+
+/* A name in scope. */
+typedef struct {
+	const char *name;
+	Var *var;
+	bool dead; /* a DataflowVar of a dataflow block that has ended */
+} Entry;
+
+/* The blocks of the E_SEQ being built and its open block. */
+typedef struct {
+	Vec blocks;
+	Vec cur; /* Binding* of the open block */
+	bool df; /* the open block is a dataflow block */
+	Span span;
+} SeqB;
+
+typedef enum { W_FUNC, W_DF, W_BRANCH } Where;
+
+typedef struct {
+	PState *ps;
+	Module *m;
+	Diags *d;
+	Vec funcs;     /* const char *: the names of the module's functions */
+	/* per function */
+	Func *f;
+	Vec scope;     /* Entry* */
+	Vec symvars;   /* SymVar* */
+	Vec used;      /* const char *: names the function uses */
+	Vec attrs;     /* FuncAttr* */
+	int lv_next, gv_next;
+	int df_mark;   /* scope index where the dataflow block began */
+	SeqB *sb;
+} B;
+
+static Expr *conv_value(B *b, Syn *x);
+static Expr *conv_leaf(B *b, Syn *x);
+static SInfo *conv_sinfo(B *b, Syn *x, bool define);
+static Expr *build_stmts(B *b, Stm *s, Stm *stop, Where w);
+
+/* ------------------------------------------------------------- helpers */
+
+/* Writes the dotted name of x (a.b.c) into out; false if x is not one. */
+static bool
+dotted(const Syn *x, StrBuf *out)
+{
+	if (x->kind == X_NAME) {
+		sb_puts(out, x->s);
+		return true;
+	}
+	if (x->kind != X_ATTR || !dotted(x->a, out))
+		return false;
+	sb_putc(out, '.');
+	sb_puts(out, x->s);
+	return true;
+}
+
+/* Whether x is the dotted name `name` or a call of it. */
+static bool
+is_named(const Syn *x, const char *name)
+{
+	if (x->kind == X_CALL)
+		x = x->a;
+	StrBuf s = {0};
+	bool ok = dotted(x, &s) && !strcmp(s.p, name);
+	sb_free(&s);
+	return ok;
+}
+
+/* The dotted name of a call's callee (or of x itself) in the tree arena. */
+static const char *
+callee_name(B *b, const Syn *x)
+{
+	if (x->kind == X_CALL)
+		x = x->a;
+	StrBuf s = {0};
+	const char *r = NULL;
+	if (dotted(x, &s))
+		r = arena_strdup(&b->ps->ast, s.p);
+	sb_free(&s);
+	return r;
+}
+
+/* An integer literal, possibly negated. */
+static bool
+int_lit(const Syn *x, int64_t *out)
+{
+	if (x->kind == X_INT) {
+		*out = x->i;
+		return true;
+	}
+	if (x->kind == X_NEG && x->a->kind == X_INT) {
+		*out = -x->a->i;
+		return true;
+	}
+	return false;
+}
+
+/* A number literal (int, float, float("inf"), possibly negated). */
+static bool
+num_lit(const Syn *x, double *out, bool *is_float)
+{
+	if (x->kind == X_NEG) {
+		if (!num_lit(x->a, out, is_float))
+			return false;
+		*out = -*out;
+		return true;
+	}
+	if (x->kind == X_INT) {
+		*out = (double)x->i;
+		*is_float = false;
+		return true;
+	}
+	if (x->kind == X_FLOAT) {
+		*out = x->f;
+		*is_float = true;
+		return true;
+	}
+	if (x->kind == X_CALL && x->a->kind == X_NAME &&
+	    !strcmp(x->a->s, "float") && x->n == 1 &&
+	    x->items->kind == X_STR) {
+		char *end;
+		*out = strtod(x->items->s, &end);
+		*is_float = true;
+		return *end == 0 && end != x->items->s;
+	}
+	return false;
+}
+
+/*
+ * Matches the arguments of call against the parameter names as Python
+ * does; out[i] gets the argument of names[i] or NULL. Reports unknown
+ * keywords, duplicates and surplus arguments.
+ */
+static bool
+match_args(B *b, const Syn *call, const char *fname, const char *const *names,
+	   int n, Syn **out)
+{
+	bool ok = true, kw = false;
+	int pos = 0;
+	for (int i = 0; i < n; i++)
+		out[i] = NULL;
+	for (Syn *a = call->items; a; a = a->next) {
+		if (a->kind == X_KWARG) {
+			kw = true;
+			int i = 0;
+			while (i < n && strcmp(names[i], a->s))
+				i++;
+			if (i == n) {
+				diag_error(b->d, a->span,
+					   "%s got an unexpected keyword argument '%s'",
+					   fname, a->s);
+				ok = false;
+			} else if (out[i]) {
+				diag_error(b->d, a->span,
+					   "%s got multiple values for argument '%s'",
+					   fname, a->s);
+				ok = false;
+			} else {
+				out[i] = a->a;
+			}
+			continue;
+		}
+		if (kw) {
+			diag_error(b->d, a->span,
+				   "positional argument follows keyword argument");
+			ok = false;
+		} else if (pos >= n) {
+			diag_error(b->d, a->span,
+				   "%s takes %d argument%s but more were given",
+				   fname, n, n == 1 ? "" : "s");
+			ok = false;
+			pos++;
+		} else {
+			out[pos++] = a;
+		}
+	}
+	return ok;
+}
+
+/* Whether e may be a call argument. */
+static bool
+is_leaf(const Expr *e)
+{
+	switch (e->kind) {
+	case E_VAR:
+	case E_CONST:
+	case E_SHAPE:
+	case E_PRIM:
+	case E_STR:
+		return true;
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			if (!is_leaf(e->tuple.items[i]))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ------------------------------------------------------------- names */
+
+static bool
+name_used(B *b, const char *name)
+{
+	for (int i = 0; i < b->used.n; i++)
+		if (!strcmp(b->used.items[i], name))
+			return true;
+	return false;
+}
+
+static void
+use_name(B *b, const char *name)
+{
+	/* only names that fresh() could make matter: keeps the list short */
+	if (strncmp(name, "lv", 2) && strncmp(name, "gv", 2))
+		return;
+	if (!name_used(b, name))
+		vec_push(&b->used, (void *)name);
+}
+
+/* Records the names a function's statements assign. */
+static void
+collect_names(B *b, const Stm *s)
+{
+	for (; s; s = s->next) {
+		if (s->kind == S_ASSIGN && s->target && s->target->kind == X_NAME)
+			use_name(b, s->target->s);
+		collect_names(b, s->body);
+		collect_names(b, s->orelse);
+	}
+}
+
+/* A fresh name: prefix, prefix1, prefix2, ... unused in the function. */
+static const char *
+fresh(B *b, const char *prefix, int *next)
+{
+	for (;;) {
+		int k = (*next)++;
+		const char *name = k ? arena_printf(&b->ps->ast, "%s%d", prefix, k)
+				     : prefix;
+		if (!name_used(b, name)) {
+			use_name(b, name);
+			return name;
+		}
+	}
+}
+
+/* Brings v into scope under its name. */
+static void
+bind_name(B *b, Var *v)
+{
+	Entry *e = ARENA_NEW(&b->ps->ast, Entry);
+	e->name = v->name;
+	e->var = v;
+	vec_push(&b->scope, e);
+}
+
+/* The scope entry of name, or NULL. */
+static Entry *
+find_entry(B *b, const char *name)
+{
+	for (int i = b->scope.n - 1; i >= 0; i--) {
+		Entry *e = b->scope.items[i];
+		if (!strcmp(e->name, name))
+			return e;
+	}
+	return NULL;
+}
+
+/* The symbolic variable of this function named name, or NULL. */
+static SymVar *
+find_symvar(B *b, const char *name)
+{
+	for (int i = b->symvars.n - 1; i >= 0; i--) {
+		SymVar *v = b->symvars.items[i];
+		if (!strcmp(v->name, name))
+			return v;
+	}
+	return NULL;
+}
+
+static SymVar *
+define_symvar(B *b, const char *name, Span sp)
+{
+	SymVar *v = ir_symvar(b->m, name, sp);
+	vec_push(&b->symvars, v);
+	return v;
+}
+
+/* The variable a name refers to, with an error when there is none. */
+static Var *
+lookup(B *b, const Syn *x)
+{
+	Entry *e = find_entry(b, x->s);
+	if (e && e->dead) {
+		diag_error(b->d, x->span,
+			   "'%s' is a DataflowVar of a dataflow block that has ended",
+			   x->s);
+		return NULL;
+	}
+	if (e)
+		return e->var;
+	if (find_symvar(b, x->s))
+		diag_error(b->d, x->span,
+			   "symbolic variable '%s' used as a value (write R.prim_value(%s) or R.shape([%s]))",
+			   x->s, x->s, x->s);
+	else
+		diag_error(b->d, x->span, "undefined name '%s'", x->s);
+	return NULL;
+}
+
+/* ------------------------------------------------------------- blocks */
+
+/* Appends a binding to the open block. */
+static void
+emit(B *b, Binding *bd)
+{
+	vec_push(&b->sb->cur, bd);
+}
+
+/* Closes the open block (kept when non-empty or a dataflow block). */
+static void
+close_block(B *b)
+{
+	SeqB *sb = b->sb;
+	if (sb->cur.n == 0 && !sb->df)
+		return;
+	Block *k = ARENA_NEW(&b->m->arena, Block);
+	k->dataflow = sb->df;
+	k->n = sb->cur.n;
+	k->span = sb->span;
+	k->bindings = (Binding **)vec_to_arena(&sb->cur, &b->m->arena);
+	sb->cur = (Vec){0};
+	vec_push(&sb->blocks, k);
+	sb->df = false;
+}
+
+/* The E_SEQ of the blocks built so far and body. */
+static Expr *
+finish_seq(B *b, Expr *body, Span sp)
+{
+	close_block(b);
+	Expr *e = ir_expr(b->m, E_SEQ, sp);
+	e->seq.nblocks = b->sb->blocks.n;
+	e->seq.blocks = (Block **)vec_to_arena(&b->sb->blocks, &b->m->arena);
+	e->seq.body = body;
+	return e;
+}
+
+/* Binds a non-leaf value to a fresh variable in the open block. */
+static Expr *
+bind_fresh(B *b, Expr *e, const char *prefix, int *next)
+{
+	Var *v = ir_var(b->m, fresh(b, prefix, next), NULL, b->sb->df, e->span);
+	emit(b, ir_binding(b->m, v, e, e->span));
+	return ir_var_ref(b->m, v, e->span);
+}
+
+/* ------------------------------------------------------- dimensions */
+
+/* A dimension expression; bare undefined names are defined if `define`. */
+static PExpr *
+conv_dim_raw(B *b, Syn *x, bool define, bool bare)
+{
+	Arena *a = &b->m->arena;
+	PExpr *p = NULL;
+	int64_t v;
+	switch (x->kind) {
+	case X_INT:
+		p = pe_int(a, x->i);
+		break;
+	case X_NEG:
+		if (int_lit(x, &v)) {
+			p = pe_int(a, v);
+		} else {
+			PExpr *y = conv_dim_raw(b, x->a, define, false);
+			if (!y)
+				return NULL;
+			p = pe_bin(a, PE_SUB, pe_int(a, 0), y);
+		}
+		break;
+	case X_STR: {
+		Syn *y = syn_parse_dim(b->ps, x->s, x->span);
+		if (!y)
+			return NULL;
+		if (y->kind == X_NAME || !bare)
+			y->span = x->span;
+		return conv_dim_raw(b, y, define, bare);
+	}
+	case X_NAME: {
+		SymVar *s = find_symvar(b, x->s);
+		if (!s && define && bare)
+			s = define_symvar(b, x->s, x->span);
+		if (!s) {
+			if (find_entry(b, x->s))
+				diag_error(b->d, x->span,
+					   "'%s' is not a symbolic variable",
+					   x->s);
+			else
+				diag_error(b->d, x->span,
+					   "undefined symbolic variable '%s'",
+					   x->s);
+			return NULL;
+		}
+		p = pe_var(a, s);
+		break;
+	}
+	case X_BIN: {
+		PExpr *l = conv_dim_raw(b, x->a, define, false);
+		PExpr *r = l ? conv_dim_raw(b, x->b, define, false) : NULL;
+		if (!r)
+			return NULL;
+		p = pe_bin(a, (PExprKind)x->op, l, r);
+		break;
+	}
+	case X_CALL:
+		if ((is_named(x, "T.min") || is_named(x, "T.max")) &&
+		    x->n == 2 && x->items->kind != X_KWARG &&
+		    x->items->next->kind != X_KWARG) {
+			PExpr *l = conv_dim_raw(b, x->items, define, false);
+			PExpr *r = l ? conv_dim_raw(b, x->items->next, define,
+						    false)
+				     : NULL;
+			if (!r)
+				return NULL;
+			p = pe_bin(a, is_named(x, "T.min") ? PE_MIN : PE_MAX, l, r);
+			break;
+		}
+		/* fall through */
+	default:
+		diag_error(b->d, x->span, "expected a dimension expression");
+		return NULL;
+	}
+	p->span = x->span;
+	return p;
+}
+
+/* A dimension in canonical form. */
+static PExpr *
+conv_dim(B *b, Syn *x, bool define)
+{
+	PExpr *p = conv_dim_raw(b, x, define, true);
+	if (!p)
+		return NULL;
+	PExpr *s = pe_simplify(&b->m->arena, p);
+	if (s != p && s->span.line == 0)
+		s->span = p->span;
+	return s;
+}
+
+/* A list or tuple of dimensions; n gets the count. */
+static PExpr **
+conv_dims(B *b, Syn *x, bool define, int *n, bool *ok)
+{
+	*n = x->n;
+	PExpr **v = ARENA_ARRAY(&b->m->arena, PExpr *, x->n ? x->n : 1);
+	int i = 0;
+	for (Syn *y = x->items; y; y = y->next, i++) {
+		v[i] = conv_dim(b, y, define);
+		if (!v[i])
+			*ok = false;
+	}
+	return v;
+}
+
+/* A dtype string; reports unknown ones. */
+static bool
+conv_dtype(B *b, Syn *x, DType *out)
+{
+	if (x->kind != X_STR) {
+		diag_error(b->d, x->span, "expected a dtype string");
+		return false;
+	}
+	if (!dtype_parse(x->s, out)) {
+		diag_error(b->d, x->span, "unknown dtype '%s'", x->s);
+		return false;
+	}
+	return true;
+}
+
+/* --------------------------------------------------------- struct info */
+
+static SInfo *
+conv_tensor_sinfo(B *b, Syn *x, bool define)
+{
+	static const char *const names[] = {"shape", "dtype", "ndim"};
+	Syn *arg[3] = {0};
+	if (x->kind == X_CALL) {
+		if (!match_args(b, x, "R.Tensor", names, 3, arg))
+			return NULL;
+		if (arg[0] && arg[0]->kind == X_STR && !arg[1]) {
+			arg[1] = arg[0]; /* R.Tensor("float32") */
+			arg[0] = NULL;
+		}
+	}
+	DType dt = DT_UNKNOWN;
+	int ndim = -1;
+	PExpr **shape = NULL;
+	bool ok = true;
+	if (arg[1] && arg[1]->kind != X_NONE && !conv_dtype(b, arg[1], &dt))
+		ok = false;
+	if (arg[0] && arg[0]->kind != X_NONE) {
+		if (arg[0]->kind != X_TUPLE && arg[0]->kind != X_LIST) {
+			diag_error(b->d, arg[0]->span,
+				   "expected a tuple of dimensions");
+			return NULL;
+		}
+		shape = conv_dims(b, arg[0], define, &ndim, &ok);
+	}
+	if (arg[2]) {
+		int64_t v;
+		if (!int_lit(arg[2], &v) || v < -1) {
+			diag_error(b->d, arg[2]->span,
+				   "ndim must be an integer");
+			return NULL;
+		}
+		if (shape && v != ndim && v != -1) {
+			diag_error(b->d, arg[2]->span,
+				   "ndim %lld does not match the shape's %d dimensions",
+				   (long long)v, ndim);
+			return NULL;
+		}
+		ndim = (int)v;
+	}
+	return ok ? si_tensor(&b->m->arena, dt, ndim, shape) : NULL;
+}
+
+static SInfo *
+conv_shape_sinfo(B *b, Syn *x, bool define)
+{
+	static const char *const names[] = {"values", "ndim"};
+	Syn *arg[2] = {0};
+	if (x->kind == X_CALL && !match_args(b, x, "R.Shape", names, 2, arg))
+		return NULL;
+	int ndim = -1;
+	PExpr **values = NULL;
+	bool ok = true;
+	if (arg[0] && arg[0]->kind != X_NONE) {
+		if (arg[0]->kind != X_TUPLE && arg[0]->kind != X_LIST) {
+			diag_error(b->d, arg[0]->span,
+				   "expected a list of dimensions");
+			return NULL;
+		}
+		values = conv_dims(b, arg[0], define, &ndim, &ok);
+	}
+	if (arg[1]) {
+		int64_t v;
+		if (!int_lit(arg[1], &v) || v < -1 ||
+		    (values && v != ndim && v != -1)) {
+			diag_error(b->d, arg[1]->span, "bad ndim for R.Shape");
+			return NULL;
+		}
+		ndim = (int)v;
+	}
+	return ok ? si_shape(&b->m->arena, ndim, values) : NULL;
+}
+
+static SInfo *
+conv_prim_sinfo(B *b, Syn *x, bool define)
+{
+	static const char *const names[] = {"dtype", "value"};
+	Syn *arg[2] = {0};
+	if (x->kind == X_CALL && !match_args(b, x, "R.Prim", names, 2, arg))
+		return NULL;
+	DType dt = DT_UNKNOWN;
+	PExpr *value = NULL;
+	if (arg[0] && !conv_dtype(b, arg[0], &dt))
+		return NULL;
+	if (arg[1]) {
+		value = conv_dim(b, arg[1], define);
+		if (!value)
+			return NULL;
+		if (!arg[0])
+			dt = DT_I64;
+	}
+	return si_prim(&b->m->arena, dt, value);
+}
+
+/* The struct info of a list of annotations; n gets the count. */
+static SInfo **
+conv_sinfos(B *b, Syn *items, int n, bool define, bool *ok)
+{
+	SInfo **v = ARENA_ARRAY(&b->m->arena, SInfo *, n ? n : 1);
+	int i = 0;
+	for (Syn *y = items; y; y = y->next, i++) {
+		if (y->kind == X_KWARG) {
+			diag_error(b->d, y->span, "unexpected keyword argument '%s'",
+				   y->s);
+			*ok = false;
+			continue;
+		}
+		v[i] = conv_sinfo(b, y, define);
+		if (!v[i])
+			*ok = false;
+	}
+	return v;
+}
+
+static SInfo *
+conv_callable_sinfo(B *b, Syn *x, bool define)
+{
+	static const char *const names[] = {"params", "ret", "purity"};
+	Syn *arg[3] = {0};
+	if (x->kind == X_CALL &&
+	    !match_args(b, x, "R.Callable", names, 3, arg))
+		return NULL;
+	bool ok = true, pure = true;
+	SInfo **params = NULL;
+	int n = 0;
+	if (arg[0]) {
+		if (arg[0]->kind != X_TUPLE && arg[0]->kind != X_LIST) {
+			diag_error(b->d, arg[0]->span,
+				   "expected a tuple of parameter annotations");
+			return NULL;
+		}
+		n = arg[0]->n;
+		params = conv_sinfos(b, arg[0]->items, n, define, &ok);
+	}
+	SInfo *ret = arg[1] ? conv_sinfo(b, arg[1], define) : si_object(&b->m->arena);
+	if (!ret)
+		ok = false;
+	if (arg[2]) {
+		if (arg[2]->kind != X_TRUE && arg[2]->kind != X_FALSE) {
+			diag_error(b->d, arg[2]->span, "purity must be True or False");
+			return NULL;
+		}
+		pure = arg[2]->kind == X_TRUE;
+	}
+	return ok ? si_func(&b->m->arena, params, n, ret, pure) : NULL;
+}
+
+/* An annotation; define: bare undefined dimension names define SymVars. */
+static SInfo *
+conv_sinfo(B *b, Syn *x, bool define)
+{
+	const char *name = NULL;
+	if (x->kind == X_CALL || x->kind == X_ATTR)
+		name = callee_name(b, x);
+	SInfo *s = NULL;
+	if (!name) {
+		diag_error(b->d, x->span, "expected a struct info annotation (R.Tensor, R.Tuple, ...)");
+		return NULL;
+	}
+	if (!strcmp(name, "R.Tensor")) {
+		s = conv_tensor_sinfo(b, x, define);
+	} else if (!strcmp(name, "R.Shape")) {
+		s = conv_shape_sinfo(b, x, define);
+	} else if (!strcmp(name, "R.Prim")) {
+		s = conv_prim_sinfo(b, x, define);
+	} else if (!strcmp(name, "R.Tuple")) {
+		bool ok = true;
+		int n = x->kind == X_CALL ? x->n : 0;
+		SInfo **f = conv_sinfos(b, x->kind == X_CALL ? x->items : NULL,
+					n, define, &ok);
+		s = ok ? si_tuple(&b->m->arena, f, n) : NULL;
+	} else if (!strcmp(name, "R.Object")) {
+		if (x->kind == X_CALL && x->n) {
+			diag_error(b->d, x->items->span,
+				   "R.Object takes no arguments");
+			return NULL;
+		}
+		s = si_object(&b->m->arena);
+	} else if (!strcmp(name, "R.Callable")) {
+		s = conv_callable_sinfo(b, x, define);
+	} else {
+		diag_error(b->d, x->span, "unknown struct info annotation '%s'",
+			   name);
+		return NULL;
+	}
+	if (s)
+		s->span = x->span;
+	return s;
+}
+
+/* --------------------------------------------------------------- values */
+
+/* Little-endian IEEE half of d (round to nearest even). */
+static uint16_t
+f16_bits(double d)
+{
+	float f = (float)d;
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	uint32_t sign = (x >> 16) & 0x8000, mant = x & 0x7fffff;
+	int fexp = (int)((x >> 23) & 0xff);
+	if (fexp == 0xff)
+		return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
+	int exp = fexp - 127 + 15;
+	if (exp >= 31)
+		return (uint16_t)(sign | 0x7c00);
+	if (exp <= 0) {
+		if (exp < -10)
+			return (uint16_t)sign;
+		mant |= 0x800000;
+		int shift = 14 - exp;
+		uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1);
+		uint32_t mid = 1u << (shift - 1);
+		if (rem > mid || (rem == mid && (h & 1)))
+			h++;
+		return (uint16_t)(sign | h);
+	}
+	uint32_t h = sign | ((uint32_t)exp << 10) | (mant >> 13);
+	uint32_t rem = mant & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+		h++;
+	return (uint16_t)h;
+}
+
+/* bfloat16 of d (round to nearest even). */
+static uint16_t
+bf16_bits(double d)
+{
+	float f = (float)d;
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	if (isnan(f))
+		return (uint16_t)(((x >> 16) & 0x8000) | 0x7fc0);
+	x += 0x7fff + ((x >> 16) & 1);
+	return (uint16_t)(x >> 16);
+}
+
+/* Stores element i of value (iv when integral, else fv) as dtype t. */
+static void
+put_elem(void *data, size_t i, DType t, int64_t iv, double fv, bool isf)
+{
+	double d = isf ? fv : (double)iv;
+	switch (t) {
+	case DT_BOOL: ((uint8_t *)data)[i] = isf ? fv != 0 : iv != 0; break;
+	case DT_I8: ((int8_t *)data)[i] = (int8_t)iv; break;
+	case DT_I16: ((int16_t *)data)[i] = (int16_t)iv; break;
+	case DT_I32: ((int32_t *)data)[i] = (int32_t)iv; break;
+	case DT_I64: ((int64_t *)data)[i] = iv; break;
+	case DT_U8: ((uint8_t *)data)[i] = (uint8_t)iv; break;
+	case DT_F16: ((uint16_t *)data)[i] = f16_bits(d); break;
+	case DT_BF16: ((uint16_t *)data)[i] = bf16_bits(d); break;
+	case DT_F32: ((float *)data)[i] = (float)d; break;
+	case DT_F64: ((double *)data)[i] = d; break;
+	default: ir_bug("bad constant dtype %d", (int)t);
+	}
+}
+
+/* Elements of a constant while it is read. */
+typedef struct {
+	int64_t shape[8];
+	int ndim;
+	Vec elems; /* Syn* of the scalars */
+	bool any_float, all_bool;
+} ConstRead;
+
+/* Checks that v is a nested list of the shape and collects its scalars. */
+static bool
+const_flatten(B *b, Syn *v, int level, ConstRead *cr)
+{
+	if (level < cr->ndim) {
+		if ((v->kind != X_LIST && v->kind != X_TUPLE) ||
+		    v->n != cr->shape[level]) {
+			diag_error(b->d, v->span,
+				   "constant is not a rectangular nested list");
+			return false;
+		}
+		for (Syn *y = v->items; y; y = y->next)
+			if (!const_flatten(b, y, level + 1, cr))
+				return false;
+		return true;
+	}
+	double d;
+	bool isf = false;
+	if (v->kind == X_TRUE || v->kind == X_FALSE) {
+		vec_push(&cr->elems, v);
+		return true;
+	}
+	if (!num_lit(v, &d, &isf)) {
+		diag_error(b->d, v->span, "expected a number in R.const");
+		return false;
+	}
+	cr->all_bool = false;
+	cr->any_float |= isf;
+	vec_push(&cr->elems, v);
+	return true;
+}
+
+/* R.const(value, dtype): a tensor held in host memory. */
+static Expr *
+conv_const(B *b, Syn *x)
+{
+	static const char *const names[] = {"value", "dtype"};
+	Syn *arg[2];
+	if (!match_args(b, x, "R.const", names, 2, arg))
+		return NULL;
+	if (!arg[0]) {
+		diag_error(b->d, x->span, "R.const needs a value");
+		return NULL;
+	}
+	ConstRead cr = {.all_bool = true};
+	for (Syn *v = arg[0]; v->kind == X_LIST || v->kind == X_TUPLE;
+	     v = v->items) {
+		if (cr.ndim == (int)ARRAY_LEN(cr.shape)) {
+			diag_error(b->d, v->span, "constant has too many dimensions");
+			return NULL;
+		}
+		cr.shape[cr.ndim++] = v->n;
+		if (!v->n)
+			break;
+	}
+	if (!const_flatten(b, arg[0], 0, &cr)) {
+		vec_free(&cr.elems);
+		return NULL;
+	}
+	DType t = cr.any_float ? DT_F32 : cr.all_bool && cr.elems.n ? DT_BOOL
+		: cr.elems.n ? DT_I64 : DT_F32;
+	if (arg[1] && !conv_dtype(b, arg[1], &t)) {
+		vec_free(&cr.elems);
+		return NULL;
+	}
+	if (t == DT_UNKNOWN) {
+		diag_error(b->d, arg[1]->span, "R.const needs a known dtype");
+		vec_free(&cr.elems);
+		return NULL;
+	}
+	Expr *e = ir_expr(b->m, E_CONST, x->span);
+	e->cdata.dtype = t;
+	e->cdata.ndim = cr.ndim;
+	e->cdata.shape = arena_memdup(&b->m->arena, cr.shape,
+				      sizeof(int64_t) * (size_t)cr.ndim);
+	size_t esize = (size_t)(dtype_bits(t) / 8);
+	e->cdata.data = arena_alloc(&b->m->arena,
+				    esize * (size_t)(cr.elems.n ? cr.elems.n : 1));
+	bool ok = true;
+	for (int i = 0; i < cr.elems.n; i++) {
+		Syn *v = cr.elems.items[i];
+		double d = 0;
+		bool isf = false;
+		int64_t iv = 0;
+		if (v->kind == X_TRUE || v->kind == X_FALSE)
+			iv = v->kind == X_TRUE;
+		else if (!int_lit(v, &iv))
+			num_lit(v, &d, &isf);
+		if (isf && !dtype_is_float(t)) {
+			diag_error(b->d, v->span,
+				   "float value in a constant of dtype %s",
+				   dtype_name(t));
+			ok = false;
+			break;
+		}
+		put_elem(e->cdata.data, (size_t)i, t, iv, d, isf);
+	}
+	vec_free(&cr.elems);
+	return ok ? e : NULL;
+}
+
+/* A prim value: numbers, T.DTYPE(v), symbolic expressions. */
+static Expr *
+conv_prim(B *b, Syn *x)
+{
+	Expr *e = ir_expr(b->m, E_PRIM, x->span);
+	double d;
+	bool isf = false;
+	if (x->kind == X_TRUE || x->kind == X_FALSE) {
+		e->prim.dtype = DT_BOOL;
+		e->prim.value = pe_int(&b->m->arena, x->kind == X_TRUE);
+		return e;
+	}
+	if (x->kind == X_CALL && x->a->kind == X_ATTR &&
+	    x->a->a->kind == X_NAME && !strcmp(x->a->a->s, "T") &&
+	    !is_named(x, "T.min") && !is_named(x, "T.max")) {
+		DType t;
+		if (!dtype_parse(x->a->s, &t) || t == DT_UNKNOWN) {
+			diag_error(b->d, x->a->span, "unknown dtype '%s'", x->a->s);
+			return NULL;
+		}
+		if (x->n != 1 || x->items->kind == X_KWARG) {
+			diag_error(b->d, x->span, "T.%s takes one value",
+				   x->a->s);
+			return NULL;
+		}
+		e->prim.dtype = t;
+		x = x->items;
+		if (dtype_is_float(t)) {
+			if (!num_lit(x, &d, &isf)) {
+				diag_error(b->d, x->span, "expected a number");
+				return NULL;
+			}
+			e->prim.f = d;
+			return e;
+		}
+		if (t == DT_BOOL && (x->kind == X_TRUE || x->kind == X_FALSE)) {
+			e->prim.value = pe_int(&b->m->arena, x->kind == X_TRUE);
+			return e;
+		}
+	} else if (num_lit(x, &d, &isf) && isf) {
+		e->prim.dtype = DT_F32;
+		e->prim.f = d;
+		return e;
+	} else {
+		e->prim.dtype = DT_I64;
+	}
+	e->prim.value = conv_dim(b, x, false);
+	return e->prim.value ? e : NULL;
+}
+
+/* An E_SHAPE of a list or tuple of dimensions. */
+static Expr *
+conv_shape_value(B *b, Syn *list, Span sp)
+{
+	if (list->kind != X_LIST && list->kind != X_TUPLE) {
+		diag_error(b->d, list->span, "expected a list of dimensions");
+		return NULL;
+	}
+	bool ok = true;
+	Expr *e = ir_expr(b->m, E_SHAPE, sp);
+	e->shape.values = conv_dims(b, list, false, &e->shape.n, &ok);
+	return ok ? e : NULL;
+}
+
+/* The single positional argument of a builtin call. */
+static Syn *
+one_arg(B *b, Syn *x, const char *fname)
+{
+	if (x->n != 1 || x->items->kind == X_KWARG) {
+		diag_error(b->d, x->span, "%s takes one positional argument",
+			   fname);
+		return NULL;
+	}
+	return x->items;
+}
+
+/* Converts the attribute argument v of op parameter q. */
+static bool
+conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
+{
+	memset(out, 0, sizeof *out);
+	int64_t i;
+	double d;
+	bool isf = false;
+	if (v->kind == X_NONE) {
+		if (q->optional) {
+			out->kind = AV_NONE;
+			return true;
+		}
+		diag_error(b->d, v->span, "argument '%s' of %s cannot be None",
+			   q->name, fname);
+		return false;
+	}
+	const char *want = "";
+	switch (q->kind) {
+	case PK_INT:
+		if (int_lit(v, &i)) {
+			out->kind = AV_INT;
+			out->i = i;
+			return true;
+		}
+		want = "an integer";
+		break;
+	case PK_INTS:
+	case PK_INT_OR_INTS:
+		if (int_lit(v, &i)) {
+			if (q->kind == PK_INT_OR_INTS) {
+				out->kind = AV_INT;
+				out->i = i;
+				return true;
+			}
+			out->kind = AV_INTS;
+			out->n = 1;
+			out->ints = arena_memdup(&b->m->arena, &i, sizeof i);
+			return true;
+		}
+		if (v->kind == X_LIST || v->kind == X_TUPLE) {
+			int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t,
+						  v->n ? v->n : 1);
+			int k = 0;
+			for (Syn *y = v->items; y; y = y->next, k++) {
+				if (!int_lit(y, &xs[k])) {
+					diag_error(b->d, y->span,
+						   "argument '%s' of %s must be a list of integers",
+						   q->name, fname);
+					return false;
+				}
+			}
+			out->kind = AV_INTS;
+			out->ints = xs;
+			out->n = v->n;
+			return true;
+		}
+		want = q->kind == PK_INTS ? "a list of integers"
+					  : "an integer or a list of integers";
+		break;
+	case PK_FLOAT:
+		if (num_lit(v, &d, &isf)) {
+			out->kind = AV_FLOAT;
+			out->f = d;
+			return true;
+		}
+		want = "a number";
+		break;
+	case PK_BOOL:
+		if (v->kind == X_TRUE || v->kind == X_FALSE) {
+			out->kind = AV_BOOL;
+			out->i = v->kind == X_TRUE;
+			return true;
+		}
+		want = "True or False";
+		break;
+	case PK_STR:
+		if (v->kind == X_STR) {
+			out->kind = AV_STR;
+			out->s = arena_strdup(&b->m->arena, v->s);
+			return true;
+		}
+		want = "a string";
+		break;
+	case PK_DTYPE:
+		if (v->kind == X_STR) {
+			out->kind = AV_DTYPE;
+			return conv_dtype(b, v, &out->dtype);
+		}
+		want = "a dtype string";
+		break;
+	default:
+		ir_bug("not an attribute kind %d", (int)q->kind);
+	}
+	diag_error(b->d, v->span, "argument '%s' of %s must be %s", q->name,
+		   fname, want);
+	return false;
+}
+
+/* Converts the expression argument v of op parameter q (a leaf). */
+static Expr *
+conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
+{
+	switch (q->kind) {
+	case PK_SHAPE:
+		if (v->kind == X_LIST || v->kind == X_TUPLE)
+			return conv_shape_value(b, v, v->span);
+		if (v->kind == X_NAME || (v->kind == X_CALL &&
+					  is_named(v, "R.shape")))
+			return conv_leaf(b, v);
+		diag_error(b->d, v->span, "argument '%s' of %s must be a shape",
+			   q->name, fname);
+		return NULL;
+	case PK_PRIM:
+		if (v->kind == X_NAME && find_entry(b, v->s))
+			return conv_leaf(b, v);
+		if (v->kind == X_CALL && !is_named(v, "T.min") &&
+		    !is_named(v, "T.max") && !(v->a->kind == X_ATTR &&
+		    v->a->a->kind == X_NAME && !strcmp(v->a->a->s, "T")))
+			return conv_leaf(b, v);
+		return conv_prim(b, v);
+	default:
+		if (v->kind == X_INT || v->kind == X_FLOAT ||
+		    v->kind == X_NEG || v->kind == X_TRUE ||
+		    v->kind == X_FALSE || v->kind == X_NONE ||
+		    v->kind == X_STR) {
+			diag_error(b->d, v->span,
+				   "argument '%s' of %s must be an expression, not a Python value (use R.const)",
+				   q->name, fname);
+			return NULL;
+		}
+		return conv_leaf(b, v);
+	}
+}
+
+/* R.OP(args): matched against the op's signature. */
+static Expr *
+conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
+{
+	OpSig sig;
+	op_sig(op, &sig);
+	const char *names[ARRAY_LEN(sig.params)];
+	Syn *arg[ARRAY_LEN(sig.params)];
+	for (int i = 0; i < sig.nparams; i++)
+		names[i] = sig.params[i].name;
+	if (!match_args(b, x, fname, names, sig.nparams, arg))
+		return NULL;
+	Expr *e = ir_expr(b->m, E_CALL, x->span);
+	e->call.op = op;
+	e->call.nargs = sig.nargs;
+	e->call.nattrs = sig.nattrs;
+	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, sig.nargs ? sig.nargs : 1);
+	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal,
+				    sig.nattrs ? sig.nattrs : 1);
+	bool ok = true;
+	for (int i = 0; i < sig.nparams; i++) {
+		const OpParam *q = &sig.params[i];
+		if (!arg[i]) {
+			if (q->is_attr && q->has_default) {
+				e->call.attrs[q->slot] = op_default(b->m, q);
+				continue;
+			}
+			diag_error(b->d, x->span,
+				   "%s missing required argument '%s'", fname,
+				   q->name);
+			ok = false;
+		} else if (q->is_attr) {
+			ok &= conv_attr(b, q, arg[i], fname,
+					&e->call.attrs[q->slot]);
+		} else {
+			e->call.args[q->slot] = conv_param(b, q, arg[i], fname);
+			ok &= e->call.args[q->slot] != NULL;
+		}
+	}
+	return ok ? e : NULL;
+}
+
+/* A call: R.const, R.shape, ..., R.OP, cls.f. */
+static Expr *
+conv_call(B *b, Syn *x)
+{
+	const char *name = callee_name(b, x);
+	if (!name) {
+		diag_error(b->d, x->a->span, "unsupported call");
+		return NULL;
+	}
+	Span csp = x->a->span;
+	if (!strncmp(name, "R.", 2)) {
+		const char *r = name + 2;
+		if (!strcmp(r, "const"))
+			return conv_const(b, x);
+		if (!strcmp(r, "shape")) {
+			Syn *a = one_arg(b, x, name);
+			return a ? conv_shape_value(b, a, x->span) : NULL;
+		}
+		if (!strcmp(r, "prim_value")) {
+			Syn *a = one_arg(b, x, name);
+			if (!a)
+				return NULL;
+			Expr *e = conv_prim(b, a);
+			if (e)
+				e->span = x->span;
+			return e;
+		}
+		if (!strcmp(r, "str")) {
+			Syn *a = one_arg(b, x, name);
+			if (!a)
+				return NULL;
+			if (a->kind != X_STR) {
+				diag_error(b->d, a->span, "R.str takes a string");
+				return NULL;
+			}
+			Expr *e = ir_expr(b->m, E_STR, x->span);
+			e->str = arena_strdup(&b->m->arena, a->s);
+			return e;
+		}
+		if (!strcmp(r, "tuple")) {
+			Expr *e = ir_expr(b->m, E_TUPLE, x->span);
+			e->tuple.n = x->n;
+			e->tuple.items = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
+			int i = 0;
+			for (Syn *a = x->items; a; a = a->next, i++) {
+				if (a->kind == X_KWARG ||
+				    !(e->tuple.items[i] = conv_leaf(b, a))) {
+					if (a->kind == X_KWARG)
+						diag_error(b->d, a->span,
+							   "R.tuple takes no keyword arguments");
+					return NULL;
+				}
+			}
+			return e;
+		}
+		if (!strcmp(r, "match_cast")) {
+			diag_error(b->d, csp, "R.match_cast must be the whole value of an assignment");
+			return NULL;
+		}
+		if (!strcmp(r, "output") || !strcmp(r, "func_attr") ||
+		    !strcmp(r, "dataflow")) {
+			diag_error(b->d, csp, "%s is a statement, not a value", name);
+			return NULL;
+		}
+		OpKind op = op_lookup(r);
+		if (op == OP_NONE) {
+			diag_error(b->d, csp, "unknown operator %s", name);
+			return NULL;
+		}
+		return conv_opcall(b, x, op, name);
+	}
+	if (!strncmp(name, "cls.", 4) && !strchr(name + 4, '.')) {
+		bool found = false;
+		for (int i = 0; i < b->funcs.n && !found; i++)
+			found = !strcmp(b->funcs.items[i], name + 4);
+		if (!found) {
+			diag_error(b->d, csp, "unknown function '%s' in the module",
+				   name + 4);
+			return NULL;
+		}
+		Expr *e = ir_expr(b->m, E_CALL_FN, x->span);
+		e->callfn.callee = arena_strdup(&b->m->arena, name + 4);
+		e->callfn.nargs = x->n;
+		e->callfn.args = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
+		int i = 0;
+		for (Syn *a = x->items; a; a = a->next, i++) {
+			if (a->kind == X_KWARG) {
+				diag_error(b->d, a->span,
+					   "keyword arguments are not supported in calls of module functions");
+				return NULL;
+			}
+			if (!(e->callfn.args[i] = conv_leaf(b, a)))
+				return NULL;
+		}
+		return e;
+	}
+	diag_error(b->d, csp, "unsupported call '%s'", name);
+	return NULL;
+}
+
+/* An expression in value position (not necessarily a leaf). */
+static Expr *
+conv_value(B *b, Syn *x)
+{
+	switch (x->kind) {
+	case X_NAME: {
+		Var *v = lookup(b, x);
+		return v ? ir_var_ref(b->m, v, x->span) : NULL;
+	}
+	case X_TUPLE:
+	case X_LIST: {
+		Expr *e = ir_expr(b->m, E_TUPLE, x->span);
+		e->tuple.n = x->n;
+		e->tuple.items = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
+		int i = 0;
+		for (Syn *y = x->items; y; y = y->next, i++)
+			if (!(e->tuple.items[i] = conv_leaf(b, y)))
+				return NULL;
+		return e;
+	}
+	case X_INDEX: {
+		int64_t i;
+		if (!int_lit(x->b, &i) || i < 0 || i > 1 << 30) {
+			diag_error(b->d, x->b->span,
+				   "a tuple index must be a non-negative integer");
+			return NULL;
+		}
+		Expr *t = conv_leaf(b, x->a);
+		if (!t)
+			return NULL;
+		Expr *e = ir_expr(b->m, E_TUPLE_GET, x->span);
+		e->tget.tuple = t;
+		e->tget.index = (int)i;
+		return e;
+	}
+	case X_CALL:
+		return conv_call(b, x);
+	case X_INT:
+	case X_FLOAT:
+	case X_NEG:
+	case X_TRUE:
+	case X_FALSE:
+		diag_error(b->d, x->span,
+			   "a Python value is not a Relax expression (use R.const or R.prim_value)");
+		return NULL;
+	case X_BIN:
+		diag_error(b->d, x->span,
+			   "operators on Relax values are not supported (use R.add, R.multiply, ...)");
+		return NULL;
+	default:
+		diag_error(b->d, x->span, "unexpected expression");
+		return NULL;
+	}
+}
+
+/* An expression as a call argument: non-leaves are bound to lv vars. */
+static Expr *
+conv_leaf(B *b, Syn *x)
+{
+	Expr *e = conv_value(b, x);
+	if (!e || is_leaf(e))
+		return e;
+	return bind_fresh(b, e, "lv", &b->lv_next);
+}
+
+/* ----------------------------------------------------------- statements */
+
+/* `n = T.int64()`: a symbolic variable of the function. */
+static void
+build_symvar_decl(B *b, Stm *s, Where w)
+{
+	Syn *x = s->value;
+	if (!is_named(x, "T.int64")) {
+		diag_error(b->d, x->span,
+			   "only T.int64() symbolic variables are supported");
+		return;
+	}
+	if (x->n) {
+		diag_error(b->d, x->items->span, "T.int64() takes no arguments here");
+		return;
+	}
+	if (w != W_FUNC || s->ann) {
+		diag_error(b->d, s->span,
+			   "a symbolic variable must be declared at the top level of a function");
+		return;
+	}
+	if (!find_symvar(b, s->target->s))
+		define_symvar(b, s->target->s, s->target->span);
+}
+
+/* `y = R.match_cast(x, SINFO)`. */
+static Var *
+build_match_cast(B *b, Stm *s)
+{
+	static const char *const names[] = {"value", "struct_info"};
+	Syn *arg[2];
+	if (!match_args(b, s->value, "R.match_cast", names, 2, arg))
+		return NULL;
+	if (!arg[0] || !arg[1]) {
+		diag_error(b->d, s->value->span,
+			   "R.match_cast needs a value and a struct info");
+		return NULL;
+	}
+	Expr *v = conv_leaf(b, arg[0]);
+	SInfo *cast = conv_sinfo(b, arg[1], true);
+	SInfo *ann = s->ann ? conv_sinfo(b, s->ann, false) : NULL;
+	if (!v || !cast || (s->ann && !ann))
+		return NULL;
+	Var *y = ir_var(b->m, s->target->s, ann, b->sb->df, s->target->span);
+	Binding *bd = ir_binding(b->m, y, v, s->span);
+	bd->cast = cast;
+	bd->annotated = ann != NULL;
+	emit(b, bd);
+	return y;
+}
+
+/* Checks an assignment's target; false (reported) if it is not a name. */
+static bool
+check_target(B *b, Stm *s)
+{
+	if (s->target->kind == X_TUPLE) {
+		diag_error(b->d, s->target->span,
+			   "tuple unpacking is not supported; index the tuple instead");
+		return false;
+	}
+	if (s->target->kind != X_NAME) {
+		diag_error(b->d, s->target->span,
+			   "can only assign to a name");
+		return false;
+	}
+	if (!s->value) {
+		diag_error(b->d, s->span, "an annotated name needs a value");
+		return false;
+	}
+	return true;
+}
+
+/* `x = VALUE` or `x: SINFO = VALUE`. */
+static void
+build_assign(B *b, Stm *s, Where w)
+{
+	if (!check_target(b, s))
+		return;
+	Syn *x = s->value;
+	if (x->kind == X_CALL && x->a->kind == X_ATTR &&
+	    x->a->a->kind == X_NAME && !strcmp(x->a->a->s, "T")) {
+		build_symvar_decl(b, s, w);
+		return;
+	}
+	if (x->kind == X_CALL && is_named(x, "R.match_cast")) {
+		Var *y = build_match_cast(b, s);
+		if (y)
+			bind_name(b, y);
+		return;
+	}
+	Expr *e = conv_value(b, x);
+	SInfo *ann = s->ann ? conv_sinfo(b, s->ann, false) : NULL;
+	if (!e || (s->ann && !ann))
+		return;
+	Var *v = ir_var(b->m, s->target->s, ann, b->sb->df, s->target->span);
+	Binding *bd = ir_binding(b->m, v, e, s->span);
+	bd->annotated = ann != NULL;
+	emit(b, bd);
+	bind_name(b, v);
+}
+
+/* R.func_attr({"key": value, ...}). */
+static void
+build_func_attr(B *b, Syn *x)
+{
+	Syn *d = one_arg(b, x, "R.func_attr");
+	if (!d)
+		return;
+	if (d->kind != X_DICT) {
+		diag_error(b->d, d->span, "R.func_attr takes a dict");
+		return;
+	}
+	for (Syn *k = d->items; k && k->next; k = k->next->next) {
+		Syn *v = k->next;
+		if (k->kind != X_STR) {
+			diag_error(b->d, k->span, "attribute names are strings");
+			continue;
+		}
+		FuncAttr *fa = ARENA_NEW(&b->m->arena, FuncAttr);
+		fa->key = arena_strdup(&b->m->arena, k->s);
+		double f;
+		bool isf = false;
+		if (v->kind == X_TRUE || v->kind == X_FALSE) {
+			fa->val.kind = AV_BOOL;
+			fa->val.i = v->kind == X_TRUE;
+		} else if (v->kind == X_STR) {
+			fa->val.kind = AV_STR;
+			fa->val.s = arena_strdup(&b->m->arena, v->s);
+		} else if (int_lit(v, &fa->val.i)) {
+			fa->val.kind = AV_INT;
+		} else if (num_lit(v, &f, &isf)) {
+			fa->val.kind = AV_FLOAT;
+			fa->val.f = f;
+		} else {
+			diag_error(b->d, v->span,
+				   "an attribute value must be an integer, float, string or bool");
+			continue;
+		}
+		for (int i = 0; i < b->attrs.n; i++) {
+			FuncAttr *o = b->attrs.items[i];
+			if (!strcmp(o->key, fa->key)) {
+				diag_error(b->d, k->span, "duplicate attribute '%s'",
+					   fa->key);
+				fa = NULL;
+				break;
+			}
+		}
+		if (fa)
+			vec_push(&b->attrs, fa);
+	}
+}
+
+/* R.output(a, b): the named variables of the block leave it. */
+static void
+build_output(B *b, Syn *x)
+{
+	for (Syn *a = x->items; a; a = a->next) {
+		if (a->kind != X_NAME) {
+			diag_error(b->d, a->span, "R.output takes variable names");
+			continue;
+		}
+		Entry *e = NULL;
+		for (int i = b->scope.n - 1; i >= b->df_mark && !e; i--) {
+			Entry *c = b->scope.items[i];
+			if (!strcmp(c->name, a->s))
+				e = c;
+		}
+		if (!e)
+			diag_error(b->d, a->span,
+				   "R.output: '%s' is not defined in this dataflow block",
+				   a->s);
+		else
+			e->var->dataflow = false;
+	}
+}
+
+/* with R.dataflow(): a dataflow block. */
+static void
+build_with(B *b, Stm *s, Where w)
+{
+	if (!is_named(s->value, "R.dataflow") || s->value->kind != X_CALL ||
+	    s->value->n) {
+		diag_error(b->d, s->value->span,
+			   "only 'with R.dataflow():' is supported");
+		return;
+	}
+	if (w == W_DF) {
+		diag_error(b->d, s->span, "dataflow blocks cannot be nested");
+		return;
+	}
+	close_block(b);
+	b->sb->df = true;
+	b->sb->span = s->span;
+	int mark = b->df_mark;
+	b->df_mark = b->scope.n;
+	build_stmts(b, s->body, NULL, W_DF);
+	for (int i = b->df_mark; i < b->scope.n; i++) {
+		Entry *e = b->scope.items[i];
+		e->dead = e->var->dataflow;
+	}
+	b->df_mark = mark;
+	close_block(b);
+	b->sb->span = (Span){0};
+}
+
+/*
+ * One branch of an if: its statements, the last of which assigns y; the
+ * result is an E_SEQ. *last gets that statement.
+ */
+static Expr *
+build_branch(B *b, Stm *body, Stm **last)
+{
+	SeqB sb = {0}, *outer = b->sb;
+	b->sb = &sb;
+	Stm *l = body;
+	while (l->next)
+		l = l->next;
+	*last = l;
+	build_stmts(b, body, l, W_BRANCH);
+	Expr *res = NULL;
+	if (l->kind != S_ASSIGN) {
+		diag_error(b->d, l->span,
+			   "the last statement of an if branch must assign the if's variable");
+	} else if (check_target(b, l)) {
+		if (l->value->kind == X_CALL && is_named(l->value, "R.match_cast")) {
+			Var *y = build_match_cast(b, l);
+			if (y)
+				res = ir_var_ref(b->m, y, l->target->span);
+		} else {
+			Expr *e = conv_value(b, l->value);
+			SInfo *ann = l->ann ? conv_sinfo(b, l->ann, false) : NULL;
+			if (e && is_leaf(e)) {
+				res = e;
+			} else if (e && (!l->ann || ann)) {
+				Var *y = ir_var(b->m, l->target->s, ann, false,
+						l->target->span);
+				Binding *bd = ir_binding(b->m, y, e, l->span);
+				bd->annotated = ann != NULL;
+				emit(b, bd);
+				res = ir_var_ref(b->m, y, l->target->span);
+			}
+		}
+	}
+	Expr *seq = finish_seq(b, res, body->span);
+	vec_free(&sb.blocks);
+	vec_free(&sb.cur);
+	b->sb = outer;
+	return res ? seq : NULL;
+}
+
+/* if c: ... else: ...: the binding y = If(c, then, else). */
+static void
+build_if(B *b, Stm *s, Where w)
+{
+	if (w == W_DF) {
+		diag_error(b->d, s->span, "if is not allowed inside a dataflow block");
+		return;
+	}
+	if (!s->orelse) {
+		diag_error(b->d, s->span, "if without else is not supported");
+		return;
+	}
+	Expr *cond = conv_leaf(b, s->value);
+	int mark = b->scope.n;
+	Stm *lt, *le;
+	Expr *then_ = build_branch(b, s->body, &lt);
+	b->scope.n = mark;
+	Expr *else_ = build_branch(b, s->orelse, &le);
+	b->scope.n = mark;
+	if (!cond || !then_ || !else_)
+		return;
+	if (strcmp(lt->target->s, le->target->s)) {
+		diag_error(b->d, le->target->span,
+			   "both branches of an if must assign the same variable ('%s' and '%s')",
+			   lt->target->s, le->target->s);
+		return;
+	}
+	Expr *e = ir_expr(b->m, E_IF, s->span);
+	e->if_.cond = cond;
+	e->if_.then_ = then_;
+	e->if_.else_ = else_;
+	Var *y = ir_var(b->m, lt->target->s, NULL, false, lt->target->span);
+	emit(b, ir_binding(b->m, y, e, s->span));
+	bind_name(b, y);
+}
+
+/* `return VALUE`: the function's result, a leaf. */
+static Expr *
+build_return(B *b, Stm *s)
+{
+	if (!s->value) {
+		diag_error(b->d, s->span, "return needs a value");
+		return NULL;
+	}
+	Expr *e = conv_value(b, s->value);
+	if (e && !is_leaf(e))
+		e = bind_fresh(b, e, "gv", &b->gv_next);
+	return e;
+}
+
+/*
+ * The statements from s up to (not including) stop. At function level,
+ * returns the returned value (NULL when none).
+ */
+static Expr *
+build_stmts(B *b, Stm *s, Stm *stop, Where w)
+{
+	Expr *ret = NULL;
+	bool returned = false;
+	for (; s && s != stop; s = s->next) {
+		if (returned) {
+			diag_error(b->d, s->span, "statement after return");
+			break;
+		}
+		switch (s->kind) {
+		case S_ASSIGN:
+			build_assign(b, s, w);
+			break;
+		case S_EXPR:
+			if (s->value->kind == X_CALL &&
+			    is_named(s->value, "R.func_attr")) {
+				if (w != W_FUNC)
+					diag_error(b->d, s->span,
+						   "R.func_attr must be at the top level of a function");
+				else
+					build_func_attr(b, s->value);
+			} else if (s->value->kind == X_CALL &&
+				   is_named(s->value, "R.output")) {
+				if (w != W_DF)
+					diag_error(b->d, s->span,
+						   "R.output outside a dataflow block");
+				else if (s->next)
+					diag_error(b->d, s->span,
+						   "R.output must be the last statement of a dataflow block");
+				else
+					build_output(b, s->value);
+			} else if (s->value->kind == X_CALL &&
+				   is_named(s->value, "T.prim_func")) {
+				diag_error(b->d, s->span, "T.prim_func is not supported by rlx");
+			} else {
+				diag_error(b->d, s->span,
+					   "an expression statement has no effect; assign its value to a name");
+			}
+			break;
+		case S_RETURN:
+			if (w != W_FUNC) {
+				diag_error(b->d, s->span,
+					   "return must be the last statement of the function");
+				break;
+			}
+			ret = build_return(b, s);
+			returned = true;
+			break;
+		case S_IF:
+			build_if(b, s, w);
+			break;
+		case S_WITH:
+			build_with(b, s, w);
+			break;
+		case S_PASS:
+			break;
+		case S_IMPORT:
+		case S_DEF:
+		case S_CLASS:
+			diag_error(b->d, s->span, "%s is not supported inside a function",
+				   s->kind == S_IMPORT ? "import" : s->kind == S_DEF ? "def" : "class");
+			break;
+		}
+	}
+	if (w == W_FUNC && !returned && b->f) {
+		diag_error(b->d, b->f->span, "function '%s' has no return statement",
+			   b->f->name);
+	}
+	return ret;
+}
+
+/* ----------------------------------------------------------- functions */
+
+/* Reads @R.function(...) into f; false when the function is refused. */
+static bool
+func_decorators(B *b, Stm *s, Func *f)
+{
+	bool seen = false;
+	for (Syn *x = s->decorators; x; x = x->next) {
+		if (is_named(x, "T.prim_func")) {
+			diag_error(b->d, x->span, "T.prim_func is not supported by rlx");
+			return false;
+		}
+		if (!is_named(x, "R.function")) {
+			const char *n = callee_name(b, x);
+			diag_error(b->d, x->span, "unsupported decorator '@%s'",
+				   n ? n : "...");
+			return false;
+		}
+		seen = true;
+		if (x->kind != X_CALL)
+			continue;
+		for (Syn *a = x->items; a; a = a->next) {
+			bool is_bool = a->kind == X_KWARG &&
+				       (a->a->kind == X_TRUE || a->a->kind == X_FALSE);
+			if (is_bool && !strcmp(a->s, "private")) {
+				f->is_private = a->a->kind == X_TRUE;
+			} else if (is_bool && !strcmp(a->s, "pure")) {
+				f->pure = a->a->kind == X_TRUE;
+			} else {
+				diag_error(b->d, a->span,
+					   "expected private=True/False or pure=True/False");
+				return false;
+			}
+		}
+	}
+	if (!seen)
+		diag_error(b->d, s->span, "function '%s' needs the @R.function decorator",
+			   s->name);
+	return seen;
+}
+
+/* One @R.function of the module. */
+static Func *
+build_func(B *b, Stm *s)
+{
+	Func *f = ARENA_NEW(&b->m->arena, Func);
+	f->name = arena_strdup(&b->m->arena, s->name);
+	f->span = s->span;
+	f->pure = true;
+	if (!func_decorators(b, s, f))
+		return NULL;
+	b->f = f;
+	b->scope.n = b->symvars.n = b->used.n = b->attrs.n = 0;
+	b->lv_next = b->gv_next = 0;
+	b->df_mark = 0;
+	for (Syn *p = s->params; p; p = p->next)
+		use_name(b, p->s);
+	collect_names(b, s->body);
+	Vec params = {0};
+	for (Syn *p = s->params; p; p = p->next) {
+		for (int i = 0; i < b->scope.n; i++)
+			if (!strcmp(((Entry *)b->scope.items[i])->name, p->s))
+				diag_error(b->d, p->span, "duplicate parameter '%s'",
+					   p->s);
+		if (!p->a) {
+			diag_error(b->d, p->span,
+				   "parameter '%s' of '%s' must be annotated",
+				   p->s, s->name);
+			continue;
+		}
+		SInfo *si = conv_sinfo(b, p->a, true);
+		Var *v = ir_var(b->m, p->s, si, false, p->span);
+		vec_push(&params, v);
+		bind_name(b, v);
+	}
+	f->nparams = params.n;
+	f->params = (Var **)vec_to_arena(&params, &b->m->arena);
+	if (s->ann)
+		f->ret = conv_sinfo(b, s->ann, true);
+	SeqB sb = {0};
+	b->sb = &sb;
+	Expr *body = build_stmts(b, s->body, NULL, W_FUNC);
+	f->body = finish_seq(b, body, s->span);
+	vec_free(&sb.blocks);
+	vec_free(&sb.cur);
+	b->sb = NULL;
+	f->nsymvars = b->symvars.n;
+	f->symvars = (SymVar **)vec_to_arena(&b->symvars, &b->m->arena);
+	f->nattrs = b->attrs.n;
+	f->attrs = ARENA_ARRAY(&b->m->arena, FuncAttr, b->attrs.n ? b->attrs.n : 1);
+	for (int i = 0; i < b->attrs.n; i++)
+		f->attrs[i] = *(FuncAttr *)b->attrs.items[i];
+	b->f = NULL;
+	return f;
+}
+
+/* The @I.ir_module class: its functions. */
+static void
+build_class(B *b, Stm *cls)
+{
+	b->m->name = arena_strdup(&b->m->arena, cls->name);
+	for (Stm *s = cls->body; s; s = s->next) {
+		if (s->kind != S_DEF)
+			continue;
+		for (int i = 0; i < b->funcs.n; i++)
+			if (!strcmp(b->funcs.items[i], s->name))
+				diag_error(b->d, s->span, "function '%s' is defined twice",
+					   s->name);
+		vec_push(&b->funcs, (void *)s->name);
+	}
+	Vec funcs = {0};
+	for (Stm *s = cls->body; s; s = s->next) {
+		if (s->kind == S_PASS)
+			continue;
+		if (s->kind != S_DEF) {
+			diag_error(b->d, s->span,
+				   "only @R.function definitions may appear in an @I.ir_module class");
+			continue;
+		}
+		Func *f = build_func(b, s);
+		if (f)
+			vec_push(&funcs, f);
+	}
+	b->m->nfuncs = funcs.n;
+	b->m->funcs = (Func **)vec_to_arena(&funcs, &b->m->arena);
+}
+
+void
+build_module(PState *ps)
+{
+	B b = {0};
+	int errors = ps->d->nerrors;
+	b.ps = ps;
+	b.m = ps->m;
+	b.d = ps->d;
+	Stm *cls = NULL;
+	for (Stm *s = ps->top; s; s = s->next) {
+		switch (s->kind) {
+		case S_IMPORT:
+		case S_PASS:
+			break;
+		case S_CLASS: {
+			bool ok = false;
+			for (Syn *x = s->decorators; x; x = x->next)
+				ok |= is_named(x, "I.ir_module") ||
+				      is_named(x, "tvm.script.ir_module");
+			if (!ok)
+				diag_error(b.d, s->span,
+					   "class '%s' needs the @I.ir_module decorator",
+					   s->name);
+			else if (cls)
+				diag_error(b.d, s->span,
+					   "only one @I.ir_module class per file");
+			else
+				cls = s;
+			break;
+		}
+		case S_DEF: {
+			Syn *x = s->decorators;
+			while (x && !is_named(x, "T.prim_func"))
+				x = x->next;
+			if (x)
+				diag_error(b.d, x->span, "T.prim_func is not supported by rlx");
+			else
+				diag_error(b.d, s->span,
+					   "function '%s' must be inside an @I.ir_module class",
+					   s->name);
+			break;
+		}
+		default:
+			diag_error(b.d, s->span,
+				   "expected an @I.ir_module class at the top level");
+			break;
+		}
+	}
+	if (cls) {
+		build_class(&b, cls);
+	} else if (b.d->nerrors == errors) {
+		Span sp = {1, 1, 1};
+		diag_error(b.d, sp, "no @I.ir_module class in the file");
+	}
+	vec_free(&b.funcs);
+	vec_free(&b.scope);
+	vec_free(&b.symvars);
+	vec_free(&b.used);
+	vec_free(&b.attrs);
+}

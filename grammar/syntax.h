@@ -1,0 +1,111 @@
+/*
+ * syntax.h — the frontend's private header: the syntax tree the bison
+ * actions build (a small Python AST), and the parser state shared by the
+ * scanner (lexer.l), the grammar (parser.y) and the builders (parse.c,
+ * build.c). The tree lives in its own arena, dropped after the IR is built,
+ * so no semantic value owns memory and the parser needs no %destructor.
+ */
+#ifndef RLX_SYNTAX_H
+#define RLX_SYNTAX_H
+
+#include "ir.h"
+
+typedef struct Syn Syn;
+typedef struct Stm Stm;
+
+typedef enum {
+	X_NAME,  /* s */
+	X_INT,   /* i */
+	X_FLOAT, /* f */
+	X_STR,   /* s */
+	X_TRUE,
+	X_FALSE,
+	X_NONE,
+	X_TUPLE, /* items */
+	X_LIST,  /* items */
+	X_DICT,  /* items: key, value, key, value, ... */
+	X_ATTR,  /* a.s */
+	X_CALL,  /* a(items), keyword arguments are X_KWARG items */
+	X_KWARG, /* s=a */
+	X_INDEX, /* a[b] */
+	X_BIN,   /* a op b, op a PExprKind (PE_ADD ... PE_FLOORMOD) */
+	X_NEG,   /* -a */
+} SynKind;
+
+/* An expression of the syntax tree. Lists are linked through next. */
+struct Syn {
+	SynKind kind;
+	Span span;
+	const char *s;
+	int64_t i;
+	double f;
+	int op;
+	Syn *a, *b;
+	Syn *items; /* first of the list */
+	int n;      /* length of the list */
+	Syn *next;
+};
+
+typedef enum {
+	S_EXPR,   /* value */
+	S_ASSIGN, /* target [: ann] = value */
+	S_RETURN, /* return value (value NULL when bare) */
+	S_IF,     /* if value: body else: orelse */
+	S_WITH,   /* with value: body */
+	S_PASS,
+	S_IMPORT,
+	S_DEF,    /* decorators; def name(params) -> ann: body */
+	S_CLASS,  /* decorators; class name: body */
+} StmKind;
+
+/* A statement. params are X_KWARG nodes (s name, a annotation or NULL). */
+struct Stm {
+	StmKind kind;
+	Span span;
+	const char *name;
+	Syn *target, *ann, *value;
+	Syn *decorators, *params;
+	Stm *body, *orelse;
+	Stm *next;
+};
+
+/* Parser and scanner state: no globals. */
+typedef struct PState {
+	Module *m;
+	Diags *d;
+	Arena ast;       /* the syntax tree */
+	void *scanner;   /* the flex scanner */
+	/* scanner state for the indentation */
+	int line, col;   /* position of the next character */
+	int depth;       /* bracket nesting: newlines are ignored inside */
+	int indents[64];    /* widths of the open blocks */
+	bool bogus[64];     /* an unexpected indentation, reported, no tokens */
+	int nindents;
+	bool colon_nl;      /* the last NEWLINE followed a ':' */
+	int pending_indent; /* width of the line after the last NEWLINE, -1 none */
+	int dedents;        /* DEDENT tokens still to give */
+	int last_tok;       /* last token returned, 0 at the start */
+	bool eof;
+	int last_error_line; /* one syntax error per line */
+	const char *tok;     /* text of the last token scanned */
+	int toklen;
+	Stm *top;        /* the statements of the file */
+} PState;
+
+/* parse.c: syntax tree constructors (arena of ps). */
+Span syn_span2(Span a, Span b);
+Syn *syn_new(PState *ps, SynKind k, Span sp);
+Syn *syn_list(Syn *list, Syn *x); /* append x to list, returns list head */
+int syn_len(const Syn *list);
+Stm *stm_new(PState *ps, StmKind k, Span sp);
+Stm *stm_list(Stm *list, Stm *x);
+/* Parses a dimension expression written in a string; NULL on error. */
+Syn *syn_parse_dim(PState *ps, const char *text, Span sp);
+
+/* lexer.l: runs the parser over text; returns yyparse's result. */
+int syn_parse_text(PState *ps, const char *text, size_t len);
+
+/* build.c: the syntax tree to IR. */
+void build_module(PState *ps);
+
+#endif

@@ -1,0 +1,258 @@
+/*
+ * tensor.c — host tensors: 64-byte aligned owned buffers or borrowed views,
+ * sizes checked for overflow, and IEEE half / bfloat16 conversion.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the rlx runtime assumes a little-endian host"
+#endif
+
+/* Formats an error message into e (a NULL e is ignored). */
+void
+rt_error(RtError *e, const char *fmt, ...)
+{
+	if (!e)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * nbytes of a tensor of dtype dt and the given shape. Beyond the byte count
+ * itself, the product of the non-zero dimensions must fit in int64 and in
+ * size_t bytes, so that strides computed by kernels never overflow even for
+ * an empty tensor such as [0, 2^62].
+ */
+bool
+rt_size(DType dt, int ndim, const int64_t *shape, size_t *nbytes)
+{
+	int bits = dtype_bits(dt);
+	if (dt == DT_UNKNOWN || bits <= 0 || ndim < 0 || ndim > RT_MAX_DIMS)
+		return false;
+	int64_t n = 1;
+	bool empty = false;
+	for (int i = 0; i < ndim; i++) {
+		if (shape[i] < 0)
+			return false;
+		if (shape[i] == 0) {
+			empty = true;
+			continue;
+		}
+		if (__builtin_mul_overflow(n, shape[i], &n))
+			return false;
+	}
+	size_t b;
+	if (__builtin_mul_overflow((uint64_t)n, (uint64_t)(bits / 8), &b) ||
+	    b > (size_t)INT64_MAX)
+		return false;
+	*nbytes = empty ? 0 : b;
+	return true;
+}
+
+/* Fills the common fields of t after checking dt/ndim/shape; false + e. */
+static bool
+tensor_init(RtTensor *t, DType dt, int ndim, const int64_t *shape,
+	    RtError *e)
+{
+	if (dt == DT_UNKNOWN || dtype_bits(dt) <= 0) {
+		rt_error(e, "tensor of unknown dtype");
+		return false;
+	}
+	if (ndim < 0 || ndim > RT_MAX_DIMS) {
+		rt_error(e, "tensor of %d dimensions (at most %d supported)",
+			 ndim, RT_MAX_DIMS);
+		return false;
+	}
+	for (int i = 0; i < ndim; i++)
+		if (shape[i] < 0) {
+			rt_error(e, "negative dimension %lld",
+				 (long long)shape[i]);
+			return false;
+		}
+	if (!rt_size(dt, ndim, shape, &t->nbytes)) {
+		rt_error(e, "tensor size overflows");
+		return false;
+	}
+	t->dtype = dt;
+	t->ndim = ndim;
+	memset(t->shape, 0, sizeof t->shape);
+	if (ndim)
+		memcpy(t->shape, shape, sizeof *shape * (size_t)ndim);
+	return true;
+}
+
+/* A new owned tensor; its data is RT_ALIGN-aligned and uninitialized. */
+RtTensor *
+rt_tensor_new(DType dt, int ndim, const int64_t *shape, RtError *e)
+{
+	RtTensor *t = calloc(1, sizeof *t);
+	if (!t) {
+		rt_error(e, "out of memory");
+		return NULL;
+	}
+	if (!tensor_init(t, dt, ndim, shape, e)) {
+		free(t);
+		return NULL;
+	}
+	/* aligned_alloc wants a multiple of the alignment; never 0. */
+	size_t cap = t->nbytes ? t->nbytes : 1;
+	if (cap > SIZE_MAX - (RT_ALIGN - 1)) {
+		rt_error(e, "tensor size overflows");
+		free(t);
+		return NULL;
+	}
+	cap = (cap + RT_ALIGN - 1) & ~(size_t)(RT_ALIGN - 1);
+	t->data = aligned_alloc(RT_ALIGN, cap);
+	if (!t->data) {
+		rt_error(e, "out of memory allocating %zu bytes", t->nbytes);
+		free(t);
+		return NULL;
+	}
+	t->own = RT_OWNED;
+	return t;
+}
+
+/* A tensor viewing data, which must outlive it. */
+RtTensor *
+rt_tensor_borrow(DType dt, int ndim, const int64_t *shape, void *data,
+		 RtError *e)
+{
+	RtTensor *t = calloc(1, sizeof *t);
+	if (!t) {
+		rt_error(e, "out of memory");
+		return NULL;
+	}
+	if (!tensor_init(t, dt, ndim, shape, e)) {
+		free(t);
+		return NULL;
+	}
+	t->data = data;
+	t->own = RT_BORROWED;
+	return t;
+}
+
+/* Frees t and, when owned, its data. NULL is fine. */
+void
+rt_tensor_free(RtTensor *t)
+{
+	if (!t)
+		return;
+	if (t->own == RT_OWNED)
+		free(t->data);
+	free(t);
+}
+
+/* Number of elements (1 for a scalar). */
+int64_t
+rt_numel(const RtTensor *t)
+{
+	int64_t n = 1;
+	for (int i = 0; i < t->ndim; i++)
+		n *= t->shape[i];
+	return n;
+}
+
+/* -------------------------------------------------------- f16 and bf16 */
+
+/* The bits of a float. */
+static uint32_t
+f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+/* The float of some bits. */
+static float
+bits_f32(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* IEEE binary16 to binary32: exact, subnormals normalized, NaN payload
+ * kept. */
+float
+rt_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t exp = (h >> 10) & 0x1f;
+	uint32_t mant = h & 0x3ff;
+	if (exp == 0x1f) /* Inf or NaN */
+		return bits_f32(sign | 0x7f800000 | (mant << 13));
+	if (exp == 0) {
+		if (mant == 0)
+			return bits_f32(sign);
+		/* Subnormal: mant * 2^-24, normalized for binary32. */
+		int e = -1;
+		do {
+			mant <<= 1;
+			e++;
+		} while (!(mant & 0x400));
+		mant &= 0x3ff;
+		return bits_f32(sign | ((uint32_t)(127 - 15 - e) << 23) |
+				(mant << 13));
+	}
+	return bits_f32(sign | ((exp - 15 + 127) << 23) | (mant << 13));
+}
+
+/* binary32 to binary16, rounding to nearest even; overflow gives Inf, NaN
+ * stays NaN (quiet). */
+uint16_t
+rt_f32_to_f16(float f)
+{
+	uint32_t x = f32_bits(f);
+	uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+	uint32_t ax = x & 0x7fffffff;
+	if (ax > 0x7f800000) /* NaN: quiet, top payload bits kept */
+		return sign | 0x7e00 | (uint16_t)((ax >> 13) & 0x3ff);
+	if (ax >= 0x477ff000) /* >= 65520 rounds to Inf */
+		return sign | 0x7c00;
+	if (ax >= 0x38800000) { /* normal half */
+		uint32_t h = (((ax >> 23) - 127 + 15) << 10) |
+			     ((ax >> 13) & 0x3ff);
+		uint32_t rem = ax & 0x1fff;
+		if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+			h++; /* a carry into the exponent is right */
+		return sign | (uint16_t)h;
+	}
+	if (ax < 0x33000000) /* below half the smallest subnormal */
+		return sign;
+	/* Subnormal half: value / 2^-24, rounded. */
+	uint32_t m = (ax & 0x7fffff) | 0x800000;
+	int shift = 126 - (int)(ax >> 23); /* -(E + 1), 14..24 */
+	uint32_t h = m >> shift;
+	uint32_t rem = m & ((1u << shift) - 1);
+	uint32_t half = 1u << (shift - 1);
+	if (rem > half || (rem == half && (h & 1)))
+		h++;
+	return sign | (uint16_t)h;
+}
+
+/* bfloat16 to binary32: the top half of the bits. */
+float
+rt_bf16_to_f32(uint16_t h)
+{
+	return bits_f32((uint32_t)h << 16);
+}
+
+/* binary32 to bfloat16, rounding to nearest even; NaN stays NaN. */
+uint16_t
+rt_f32_to_bf16(float f)
+{
+	uint32_t x = f32_bits(f);
+	if ((x & 0x7fffffff) > 0x7f800000)
+		return (uint16_t)((x >> 16) | 0x40);
+	x += 0x7fff + ((x >> 16) & 1);
+	return (uint16_t)(x >> 16);
+}

@@ -1,0 +1,13 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            lv: R.Tensor((2, 3), dtype="float32") = R.add(x, y)
+            gv: R.Tensor((2, 3), dtype="float32") = R.multiply(lv, y)
+            R.output(gv)
+        return gv

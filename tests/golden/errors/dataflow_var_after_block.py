@@ -1,0 +1,14 @@
+# expect: 14:16 lv
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            lv: R.Tensor((2, 3), dtype="float32") = R.add(x, x)
+            gv: R.Tensor((2, 3), dtype="float32") = R.multiply(lv, x)
+            R.output(gv)
+        return lv

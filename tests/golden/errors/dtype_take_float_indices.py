@@ -1,0 +1,11 @@
+# expect: 10:24 indices must be integers
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((2, 3), dtype="float32"), i: R.Tensor((2,), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        gv = R.take(a, i, axis=0)
+        return gv

@@ -1,0 +1,13 @@
+# expect: 12:26 missing_out
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            gv: R.Tensor((2, 3), dtype="float32") = R.add(x, x)
+            R.output(gv, missing_out)
+        return gv

@@ -1,0 +1,12 @@
+# expect: 10:9 for
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        for i in range(3):
+            x = R.add(x, x)
+        return x

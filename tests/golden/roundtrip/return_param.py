@@ -1,0 +1,17 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def identity(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        return x
+
+    @R.function
+    def pair(x: R.Tensor((2, 3), dtype="float32")) -> R.Tuple(R.Tensor((2, 3), dtype="float32"), R.Tensor((2, 3), dtype="float32")):
+        return (x, x)
+
+    @R.function
+    def empty(x: R.Tensor((2, 3), dtype="float32")) -> R.Tuple:
+        return ()

@@ -1,0 +1,12 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32"), x_1: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        lv: R.Tensor((4,), dtype="float32") = R.add(x, x_1)
+        x: R.Tensor((4,), dtype="float32") = R.exp(lv)
+        lv: R.Tensor((4,), dtype="float32") = R.add(x, x_1)
+        return lv

@@ -1,0 +1,279 @@
+/* test_tensor.c — tensor allocation, sizes, f16/bf16 conversion. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "rt.h"
+
+static uint32_t
+fbits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static float
+bitsf(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static void
+test_new(void **state)
+{
+	(void)state;
+	RtError e = {{0}};
+	int64_t sh[] = {2, 3};
+	RtTensor *t = rt_tensor_new(DT_F32, 2, sh, &e);
+	assert_non_null(t);
+	assert_int_equal(t->nbytes, 24);
+	assert_int_equal(rt_numel(t), 6);
+	assert_int_equal((uintptr_t)t->data % RT_ALIGN, 0);
+	assert_int_equal(t->own, RT_OWNED);
+	memset(t->data, 0xab, t->nbytes); /* ASan: the bytes are ours */
+	rt_tensor_free(t);
+
+	t = rt_tensor_new(DT_F64, 0, NULL, &e); /* scalar */
+	assert_non_null(t);
+	assert_int_equal(t->nbytes, 8);
+	assert_int_equal(rt_numel(t), 1);
+	rt_tensor_free(t);
+
+	int64_t empty[] = {0, 5};
+	t = rt_tensor_new(DT_I16, 2, empty, &e);
+	assert_non_null(t);
+	assert_int_equal(t->nbytes, 0);
+	assert_int_equal(rt_numel(t), 0);
+	assert_non_null(t->data);
+	rt_tensor_free(t);
+
+	int64_t b[] = {3};
+	t = rt_tensor_new(DT_BOOL, 1, b, &e);
+	assert_int_equal(t->nbytes, 3);
+	rt_tensor_free(t);
+	rt_tensor_free(NULL);
+}
+
+static void
+test_new_refused(void **state)
+{
+	(void)state;
+	RtError e = {{0}};
+	int64_t big[] = {INT64_MAX, 2};
+	assert_null(rt_tensor_new(DT_F32, 2, big, &e));
+	assert_non_null(strstr(e.msg, "overflow"));
+	int64_t big2[] = {(int64_t)1 << 62, 4};
+	assert_null(rt_tensor_new(DT_I8, 2, big2, &e));
+	/* bytes overflow even though elements fit */
+	int64_t big3[] = {(int64_t)1 << 61};
+	assert_null(rt_tensor_new(DT_F64, 1, big3, &e));
+	/* empty but with absurd other dimensions */
+	int64_t big4[] = {0, INT64_MAX, 2};
+	assert_null(rt_tensor_new(DT_U8, 3, big4, &e));
+	int64_t neg[] = {2, -1};
+	e.msg[0] = 0;
+	assert_null(rt_tensor_new(DT_F32, 2, neg, &e));
+	assert_non_null(strstr(e.msg, "negative"));
+	int64_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+	assert_null(rt_tensor_new(DT_F32, 9, nine, &e));
+	assert_null(rt_tensor_new(DT_UNKNOWN, 1, nine, &e));
+	assert_null(rt_tensor_new(DT_F32, -1, nine, &e));
+	assert_null(rt_tensor_borrow(DT_F32, 2, neg, nine, &e));
+	rt_tensor_new(DT_F32, 2, neg, NULL); /* NULL error is fine */
+}
+
+static void
+test_size(void **state)
+{
+	(void)state;
+	size_t n = 99;
+	int64_t sh[] = {4, 8};
+	assert_true(rt_size(DT_F32, 2, sh, &n));
+	assert_int_equal(n, 128);
+	assert_true(rt_size(DT_BF16, 2, sh, &n));
+	assert_int_equal(n, 64);
+	assert_true(rt_size(DT_BOOL, 0, sh, &n));
+	assert_int_equal(n, 1);
+	int64_t z[] = {4, 0, 8};
+	assert_true(rt_size(DT_F64, 3, z, &n));
+	assert_int_equal(n, 0);
+	int64_t ov[] = {(int64_t)1 << 32, (int64_t)1 << 32};
+	assert_false(rt_size(DT_U8, 2, ov, &n));
+}
+
+static void
+test_borrow(void **state)
+{
+	(void)state;
+	RtError e = {{0}};
+	int32_t buf[6] = {1, 2, 3, 4, 5, 6};
+	int64_t sh[] = {3, 2};
+	RtTensor *t = rt_tensor_borrow(DT_I32, 2, sh, buf, &e);
+	assert_non_null(t);
+	assert_ptr_equal(t->data, buf);
+	assert_int_equal(t->own, RT_BORROWED);
+	assert_int_equal(t->nbytes, 24);
+	assert_int_equal(t->shape[1], 2);
+	rt_tensor_free(t); /* must not free the stack buffer */
+	assert_int_equal(buf[5], 6);
+}
+
+/* Every half value: to f32 and back, against the compiler's _Float16. */
+static void
+test_f16_exhaustive(void **state)
+{
+	(void)state;
+	for (uint32_t h = 0; h < 0x10000; h++) {
+		_Float16 x;
+		uint16_t hb = (uint16_t)h;
+		memcpy(&x, &hb, 2);
+		float ref = (float)x;
+		float got = rt_f16_to_f32(hb);
+		if (isnan(ref)) {
+			assert_true(isnan(got));
+			assert_true(isnan(rt_f16_to_f32(rt_f32_to_f16(got))));
+			continue;
+		}
+		assert_int_equal(fbits(got), fbits(ref));
+		assert_int_equal(rt_f32_to_f16(got), hb);
+	}
+}
+
+/* f32 -> f16 against _Float16: a sweep of bit patterns and every rounding
+ * boundary (midpoints between neighbouring halves, and next to them). */
+static void
+test_f16_rounding(void **state)
+{
+	(void)state;
+	for (uint64_t u = 0; u < 0x100000000ull; u += 4093) {
+		float f = bitsf((uint32_t)u);
+		if (isnan(f)) {
+			uint16_t h = rt_f32_to_f16(f);
+			assert_true((h & 0x7c00) == 0x7c00 && (h & 0x3ff));
+			continue;
+		}
+		_Float16 r = (_Float16)f;
+		uint16_t rb;
+		memcpy(&rb, &r, 2);
+		assert_int_equal(rt_f32_to_f16(f), rb);
+	}
+	for (uint32_t h = 0; h < 0x7c00; h++) {
+		double lo = rt_f16_to_f32((uint16_t)h);
+		double hi = h + 1 < 0x7c00 ? rt_f16_to_f32((uint16_t)(h + 1))
+					   : 65536.0;
+		float mid = (float)((lo + hi) / 2); /* exact in f32 */
+		for (int d = -2; d <= 2; d++) {
+			float f = bitsf(fbits(mid) + (uint32_t)d);
+			for (int s = 0; s < 2; s++, f = -f) {
+				_Float16 r = (_Float16)f;
+				uint16_t rb;
+				memcpy(&rb, &r, 2);
+				assert_int_equal(rt_f32_to_f16(f), rb);
+			}
+		}
+	}
+	assert_int_equal(rt_f32_to_f16(65504.0f), 0x7bff);
+	assert_int_equal(rt_f32_to_f16(65519.99f), 0x7bff);
+	assert_int_equal(rt_f32_to_f16(65520.0f), 0x7c00);
+	assert_int_equal(rt_f32_to_f16(-INFINITY), 0xfc00);
+	assert_int_equal(rt_f32_to_f16(ldexpf(1, -25)), 0);      /* tie: even */
+	assert_int_equal(rt_f32_to_f16(ldexpf(1.5f, -24)), 2);   /* tie: even */
+	assert_int_equal(rt_f32_to_f16(ldexpf(1.01f, -25)), 1);
+	assert_int_equal(rt_f32_to_f16(-0.0f), 0x8000);
+	assert_int_equal(rt_f32_to_f16(1.0f), 0x3c00);
+	assert_int_equal(rt_f32_to_f16(ldexpf(1, -14)), 0x0400); /* min normal */
+}
+
+/* Reference bf16 rounding: the nearer of the two neighbours, ties to even,
+ * computed in double. */
+static uint16_t
+bf16_ref(float f)
+{
+	uint32_t u = fbits(f);
+	uint16_t sign = (uint16_t)(u >> 16) & 0x8000;
+	uint16_t lo = (uint16_t)((u & 0x7fffffff) >> 16);
+	uint16_t hi = lo + 1;
+	double a = fabs((double)f);
+	double vlo = rt_bf16_to_f32(lo);
+	double vhi = hi == 0x7f80 ? ldexp(1, 128) : rt_bf16_to_f32(hi);
+	if (lo == 0x7f80) /* infinity */
+		return sign | lo;
+	if (a - vlo < vhi - a || (a - vlo == vhi - a && !(lo & 1)))
+		return sign | lo;
+	return sign | hi;
+}
+
+static void
+test_bf16(void **state)
+{
+	(void)state;
+	for (uint64_t u = 0; u < 0x100000000ull; u += 997) {
+		float f = bitsf((uint32_t)u);
+		uint16_t b = rt_f32_to_bf16(f);
+		if (isnan(f)) {
+			assert_true(isnan(rt_bf16_to_f32(b)));
+			continue;
+		}
+		assert_int_equal(b, bf16_ref(f));
+	}
+	/* ties and their neighbours */
+	for (uint32_t hi = 0; hi < 0x7f80; hi += 7) {
+		uint32_t mid = hi << 16 | 0x8000;
+		for (int d = -1; d <= 1; d++) {
+			float f = bitsf(mid + (uint32_t)d);
+			assert_int_equal(rt_f32_to_bf16(f), bf16_ref(f));
+		}
+	}
+	for (uint32_t h = 0; h < 0x10000; h++) {
+		float f = rt_bf16_to_f32((uint16_t)h);
+		assert_int_equal(fbits(f), h << 16);
+		if (!isnan(f))
+			assert_int_equal(rt_f32_to_bf16(f), h);
+	}
+	assert_int_equal(rt_f32_to_bf16(1.0f), 0x3f80);
+	assert_int_equal(rt_f32_to_bf16(bitsf(0x3f808000)), 0x3f80); /* even */
+	assert_int_equal(rt_f32_to_bf16(bitsf(0x3f818000)), 0x3f82); /* even */
+	assert_int_equal(rt_f32_to_bf16(bitsf(0x7f7fffff)), 0x7f80); /* Inf */
+	assert_int_equal(rt_f32_to_bf16(bitsf(0x7f800001)) & 0x7fc0, 0x7fc0);
+	assert_int_equal(rt_f32_to_bf16(bitsf(0x00000001)), 0); /* subnormal */
+}
+
+static void
+test_error(void **state)
+{
+	(void)state;
+	RtError e;
+	rt_error(&e, "%s: tensor '%s'", "w.safetensors", "x");
+	assert_string_equal(e.msg, "w.safetensors: tensor 'x'");
+	char longs[3000];
+	memset(longs, 'a', sizeof longs - 1);
+	longs[sizeof longs - 1] = 0;
+	rt_error(&e, "%s", longs); /* truncated, not overflowing */
+	assert_int_equal(strlen(e.msg), sizeof e.msg - 1);
+	rt_error(NULL, "ignored");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_new),
+		cmocka_unit_test(test_new_refused),
+		cmocka_unit_test(test_size),
+		cmocka_unit_test(test_borrow),
+		cmocka_unit_test(test_f16_exhaustive),
+		cmocka_unit_test(test_f16_rounding),
+		cmocka_unit_test(test_bf16),
+		cmocka_unit_test(test_error),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
