@@ -6,7 +6,7 @@
 class Module:
     @R.function
     def func1(x: R.Tensor((16, 16), dtype="float32"), w1_t: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((16, 16), dtype="float32"):
-        R.func_attr({"num_input": 1})
+        R.func_attr({"num_input": 1, "rlx.no_lift": "w1_t"})
         with R.dataflow():
             w1_add: R.Tensor((16, 16), dtype="float32") = R.add(w1_t, R.const(1.0, "float32"))
             y: R.Tensor((16, 16), dtype="float32") = R.matmul(x, w1_add, out_dtype="void")

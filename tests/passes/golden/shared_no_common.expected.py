@@ -5,7 +5,7 @@
 @I.ir_module
 class Module:
     @R.function
-    def func1(x: R.Tensor((16, 16), dtype="float32"), w2_t: R.Tensor((16, 16), dtype="float32"), w1_t: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((16, 16), dtype="float32"):
+    def func1(x: R.Tensor((16, 16), dtype="float32"), w2_t: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((16, 16), dtype="float32"):
         R.func_attr({"num_input": 1})
         with R.dataflow():
             y2: R.Tensor((16, 16), dtype="float32") = R.matmul(x, w2_t, out_dtype="void")
@@ -13,7 +13,16 @@ class Module:
         return y2
 
     @R.function
-    def func2(x: R.Tensor((16, 16), dtype="float32"), w2_t: R.Tensor((16, 16), dtype="float32"), w1_t: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((16, 16), dtype="float32"):
+    def func1_transform_params(w1: R.Tensor((16, 16), dtype="float32"), w2: R.Tensor((16, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 16), dtype="float32")):
+        R.func_attr({"num_input": 0})
+        with R.dataflow():
+            w2_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w2, axes=None)
+            gv: R.Tuple(R.Tensor((16, 16), dtype="float32")) = (w2_t,)
+            R.output(gv)
+        return gv
+
+    @R.function
+    def func2(x: R.Tensor((16, 16), dtype="float32"), w1_t: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((16, 16), dtype="float32"):
         R.func_attr({"num_input": 1})
         with R.dataflow():
             y1: R.Tensor((16, 16), dtype="float32") = R.matmul(x, w1_t, out_dtype="void")
@@ -21,11 +30,10 @@ class Module:
         return y1
 
     @R.function
-    def transform_params(w1: R.Tensor((16, 16), dtype="float32"), w2: R.Tensor((16, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")):
+    def func2_transform_params(w1: R.Tensor((16, 16), dtype="float32"), w2: R.Tensor((16, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 16), dtype="float32")):
         R.func_attr({"num_input": 0})
         with R.dataflow():
-            w2_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w2, axes=None)
             w1_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w1, axes=None)
-            gv: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")) = (w2_t, w1_t)
+            gv: R.Tuple(R.Tensor((16, 16), dtype="float32")) = (w1_t,)
             R.output(gv)
         return gv

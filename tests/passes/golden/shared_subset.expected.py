@@ -51,3 +51,11 @@ class Module:
             gv: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")) = (w2, w1_t)
             R.output(gv)
         return gv
+
+    @R.function
+    def func3_transform_params(w1: R.Tensor((16, 16), dtype="float32"), w2: R.Tensor((16, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")):
+        R.func_attr({"num_input": 0})
+        with R.dataflow():
+            gv: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")) = (w1, w2)
+            R.output(gv)
+        return gv
