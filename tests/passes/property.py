@@ -14,6 +14,7 @@ On failure the module is kept in a temporary directory and the failing
 command is printed. Run through `run.py property [COUNT]`; run directly
 (`property.py SEED`) it prints the module for that seed.
 """
+import difflib
 import os
 import random
 import shlex
@@ -327,7 +328,12 @@ def run_all(rlx, count, tap, run):
             rc2, out2, err2 = run(cmd2)
             if rc2 != 0 or out2 != out1:
                 fails[label] += 1
-                why = err2 if rc2 != 0 else "the second run changed the text"
+                if rc2 != 0:
+                    why = err2
+                else:
+                    diff = difflib.unified_diff(out1.split("\n"), out2.split("\n"),
+                                                "once", "twice", lineterm="")
+                    why = "the second run changed the text:\n" + "\n".join(list(diff)[:40])
                 first.setdefault(label, (src, shlex.join(cmd2), rc2, why))
                 bad = True
         if outs:
