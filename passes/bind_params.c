@@ -66,6 +66,7 @@ scalar_bytes(DType t, const char *text, unsigned char out[8])
 }
 
 typedef struct {
+	Module *m;
 	Var *param;
 	Expr *value;
 } VarBind;
@@ -76,7 +77,7 @@ static void
 replace_in(Expr **slot, const VarBind *vb)
 {
 	if (*slot && (*slot)->kind == E_VAR && (*slot)->var == vb->param)
-		*slot = vb->value;
+		*slot = ir_copy_expr(vb->m, vb->value);
 	else
 		replace_uses(*slot, vb);
 }
@@ -155,7 +156,7 @@ bind_param(Module *m, Func *f, int pi, const char *text, Diags *d)
 			c->prim.value = pe_int(&m->arena, strtoll(text, NULL, 10));
 	}
 	c->sinfo = si;
-	replace_uses(f->body, &(VarBind){p, c});
+	replace_uses(f->body, &(VarBind){m, p, c});
 	for (int k = pi + 1; k < f->nparams; k++)
 		f->params[k - 1] = f->params[k];
 	f->nparams--;

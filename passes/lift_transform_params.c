@@ -33,6 +33,9 @@
  * nothing; an existing F_transform_params is composed with the new lift
  * rather than duplicated.
  *
+ * Dead bindings are removed first (dead-code-elimination), so that a weight
+ * read only by dead code does not become a parameter.
+ *
  * With PassOptions.shared, see the shared transform section below.
  */
 #include <stdint.h>
@@ -361,23 +364,56 @@ insert_after(Module *m, Func *f, Func *g)
 
 /*
  * Composes an existing transform `old` (weights -> F's current weights) with
- * `next` (F's current weights -> new weights): the result keeps old's
- * parameters, runs old's body, binds next's parameters to the elements of
- * old's result with match_cast (which also defines next's symbolic
- * variables), then runs next's bindings.
+ * `next` (F's current weights -> new weights).
+ *
+ * When old ends in `gv = (v0, v1, ...)` of variables and next has no
+ * symbolic variables, the two fuse: next's parameters read old's vi
+ * directly and next's bindings continue old's last dataflow block. Otherwise
+ * next's parameters are bound to the elements of old's result with
+ * match_cast (which also defines next's symbolic variables), in one dataflow
+ * block together with next's bindings.
  */
 static void
 compose(Module *m, Func *old, Func *next, Diags *d)
 {
 	Expr *ob = old->body, *nb = next->body;
+	Block *last = ob->seq.nblocks ? ob->seq.blocks[ob->seq.nblocks - 1] : NULL;
+	Block *nblk = nb->seq.blocks[0]; /* next is built with one block */
+	Binding *gvb = last && last->dataflow && last->n ? last->bindings[last->n - 1] : NULL;
+	bool fuse = next->nsymvars == 0 && gvb && ob->seq.body->kind == E_VAR &&
+		    gvb->var == ob->seq.body->var && gvb->value->kind == E_TUPLE &&
+		    gvb->value->tuple.n == next->nparams;
+	for (int i = 0; fuse && i < next->nparams; i++)
+		fuse = gvb->value->tuple.items[i]->kind == E_VAR;
+	if (fuse) {
+		Lift tl = {.m = m, .nids = m->next_id};
+		tl.repl = calloc((size_t)m->next_id + 1, sizeof(Var *));
+		for (int i = 0; i < next->nparams; i++)
+			tl.repl[next->params[i]->id] = gvb->value->tuple.items[i]->var;
+		Binding **bs = ARENA_ARRAY(&m->arena, Binding *, last->n + nblk->n);
+		int k = 0;
+		for (int i = 0; i < last->n - 1; i++)
+			bs[k++] = last->bindings[i];
+		for (int i = 0; i < nblk->n; i++) {
+			replace_uses(&tl, nblk->bindings[i]->value);
+			bs[k++] = nblk->bindings[i];
+		}
+		free(tl.repl);
+		last->bindings = bs;
+		last->n = k;
+		ob->seq.body = nb->seq.body;
+		ob->sinfo = nb->sinfo;
+		old->ret = next->ret;
+		return;
+	}
 	Block *link = ARENA_NEW(&m->arena, Block);
 	link->dataflow = true;
 	link->span = old->span;
-	link->bindings = ARENA_ARRAY(&m->arena, Binding *, next->nparams + 1);
+	link->bindings = ARENA_ARRAY(&m->arena, Binding *, next->nparams + nblk->n + 1);
 	for (int i = 0; i < next->nparams; i++) {
 		Var *p = next->params[i];
 		Expr *get = ir_expr(m, E_TUPLE_GET, p->span);
-		get->tget.tuple = ob->seq.body;
+		get->tget.tuple = ir_var_ref(m, ob->seq.body->var, p->span);
 		get->tget.index = i;
 		infer_expr(m, get, d);
 		Binding *b = ir_binding(m, p, get, p->span);
@@ -386,18 +422,14 @@ compose(Module *m, Func *old, Func *next, Diags *d)
 		p->dataflow = true;
 		link->bindings[link->n++] = b;
 	}
-	int n = ob->seq.nblocks + 1 + nb->seq.nblocks;
-	Block **blocks = ARENA_ARRAY(&m->arena, Block *, n);
+	for (int i = 0; i < nblk->n; i++)
+		link->bindings[link->n++] = nblk->bindings[i];
+	Block **blocks = ARENA_ARRAY(&m->arena, Block *, ob->seq.nblocks + 1);
 	int k = 0;
 	for (int i = 0; i < ob->seq.nblocks; i++)
 		blocks[k++] = ob->seq.blocks[i];
 	blocks[k++] = link;
-	for (int i = 0; i < nb->seq.nblocks; i++)
-		blocks[k++] = nb->seq.blocks[i];
 	old->body = seq_of(m, blocks, k, nb->seq.body, old->span);
-	/* old's result var must now be visible to the link block */
-	if (ob->seq.body->kind == E_VAR)
-		ob->seq.body->var->dataflow = false;
 	SymVar **svs = ARENA_ARRAY(&m->arena, SymVar *,
 				   old->nsymvars + next->nsymvars + 1);
 	int ns = 0;
@@ -1176,7 +1208,8 @@ is_transform(const Func *f)
 int
 pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
 {
-	int errors = 0;
+	/* A weight read only by dead code must not become a parameter. */
+	int errors = pass_dead_code_elimination(m, o, d);
 	int nf = m->nfuncs;
 	Func **fs = malloc(sizeof(Func *) * ((size_t)nf + 1));
 	memcpy(fs, m->funcs, sizeof(Func *) * (size_t)nf);
