@@ -81,17 +81,7 @@ subst_pe(Ssa *s, PExpr *x)
 static SInfo *
 subst_sinfo(Ssa *s, SInfo *si)
 {
-	if (!si || !s->nsv)
-		return si;
-	SInfo *c = ir_copy_sinfo(s->m, si);
-	if (c->shape)
-		for (int i = 0; i < c->ndim; i++)
-			c->shape[i] = subst_pe(s, c->shape[i]);
-	c->value = subst_pe(s, c->value);
-	for (int i = 0; i < c->nfields; i++)
-		c->fields[i] = subst_sinfo(s, c->fields[i]);
-	c->ret = subst_sinfo(s, c->ret);
-	return c;
+	return ir_subst_sinfo(s->m, si, s->sv_from, s->sv_to, s->nsv);
 }
 
 /* A definition of v: fresh when v was defined before, renamed if needed. */

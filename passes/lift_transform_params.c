@@ -363,6 +363,92 @@ insert_after(Module *m, Func *f, Func *g)
 }
 
 /*
+ * Builds the transform function `name` of l->f: its parameters are f's
+ * weights; its one dataflow block copies the constant bindings the lifted
+ * part uses, then takes the lifted bindings (moved out of f when `move`,
+ * else copied, so f stays untouched); it returns (shape of `extra` when
+ * non-empty, outs...), outs being f's weights and lifted variables.
+ */
+static Func *
+build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
+		bool move, Diags *d)
+{
+	Module *m = l->m;
+	Func *f = l->f;
+	Expr *body = f->body;
+	Func *t = ARENA_NEW(&m->arena, Func);
+	t->name = name;
+	t->span = f->span;
+	t->pure = true;
+	t->nparams = f->nparams - l->ninput;
+	t->params = ARENA_ARRAY(&m->arena, Var *, t->nparams + 1);
+	for (int i = 0; i < t->nparams; i++)
+		t->params[i] = f->params[l->ninput + i];
+	t->symvars = ARENA_ARRAY(&m->arena, SymVar *, f->nsymvars + 1);
+	for (int i = 0; i < f->nsymvars; i++)
+		if (l->sv_defined[f->symvars[i]->id])
+			t->symvars[t->nsymvars++] = f->symvars[i];
+	t->attrs = attrs_num_input_zero(m, &t->nattrs);
+
+	Block *tb = ARENA_NEW(&m->arena, Block);
+	tb->dataflow = true;
+	tb->span = f->span;
+	int cap = 2;
+	for (int i = 0; i < body->seq.nblocks; i++)
+		cap += body->seq.blocks[i]->n;
+	tb->bindings = ARENA_ARRAY(&m->arena, Binding *, cap);
+	Lift tl = *l;
+	tl.repl = calloc((size_t)l->nids + 1, sizeof(Var *)); /* f's var -> t's */
+	for (int i = 0; i < body->seq.nblocks; i++) {
+		Block *b = body->seq.blocks[i];
+		for (int k = 0; k < b->n; k++) {
+			Binding *bd = b->bindings[k];
+			Var *v = bd->var;
+			bool lifted = l->kind[v->id] == K_LIFT;
+			if (lifted && move) {
+				replace_uses(&tl, bd->value);
+				v->dataflow = true;
+				tb->bindings[tb->n++] = bd;
+			} else if (lifted || l->const_used[v->id]) {
+				Var *c = copy_var(m, v, true);
+				Expr *val = ir_copy_expr(m, bd->value);
+				replace_uses(&tl, val);
+				Binding *nb = ir_binding(m, c, val, bd->span);
+				nb->annotated = bd->annotated;
+				tb->bindings[tb->n++] = nb;
+				tl.repl[v->id] = c;
+			}
+		}
+	}
+
+	Expr *tup = ir_expr(m, E_TUPLE, f->span);
+	tup->tuple.items = ARENA_ARRAY(&m->arena, Expr *, outs->n + 2);
+	if (extra->n) {
+		Expr *sh = ir_expr(m, E_SHAPE, f->span);
+		sh->shape.n = extra->n;
+		sh->shape.values = ARENA_ARRAY(&m->arena, PExpr *, extra->n);
+		for (int i = 0; i < extra->n; i++)
+			sh->shape.values[i] = pe_var(&m->arena, extra->items[i]);
+		infer_expr(m, sh, d);
+		tup->tuple.items[tup->tuple.n++] = sh;
+	}
+	for (int i = 0; i < outs->n; i++) {
+		Var *v = outs->items[i];
+		Var *tv = tl.repl[v->id] ? tl.repl[v->id] : v;
+		tup->tuple.items[tup->tuple.n++] = ir_var_ref(m, tv, f->span);
+	}
+	free(tl.repl);
+	infer_expr(m, tup, d);
+	Var *gv = ir_var(m, "gv", tup->sinfo, false, f->span);
+	tb->bindings[tb->n++] = ir_binding(m, gv, tup, f->span);
+	Block **tblocks = ARENA_ARRAY(&m->arena, Block *, 1);
+	tblocks[0] = tb;
+	t->body = seq_of(m, tblocks, 1, ir_var_ref(m, gv, f->span), f->span);
+	t->ret = tup->sinfo;
+	return t;
+}
+
+/*
  * Composes an existing transform `old` (weights -> F's current weights) with
  * `next` (F's current weights -> new weights).
  *
@@ -561,78 +647,13 @@ lift_func(Module *m, Func *f, Diags *d)
 		goto out; /* already lifted: nothing changes */
 
 	/* ---- the transform function ---- */
-	Func *t = ARENA_NEW(&m->arena, Func);
-	t->name = tname;
-	t->span = f->span;
-	t->pure = true;
-	t->nparams = f->nparams - l.ninput;
-	t->params = ARENA_ARRAY(&m->arena, Var *, t->nparams + 1);
-	for (int i = 0; i < t->nparams; i++)
-		t->params[i] = f->params[l.ninput + i];
-	t->symvars = ARENA_ARRAY(&m->arena, SymVar *, f->nsymvars + 1);
-	for (int i = 0; i < f->nsymvars; i++)
-		if (l.sv_defined[f->symvars[i]->id])
-			t->symvars[t->nsymvars++] = f->symvars[i];
-	t->attrs = attrs_num_input_zero(m, &t->nattrs);
-
-	Block *tb = ARENA_NEW(&m->arena, Block);
-	tb->dataflow = true;
-	tb->span = f->span;
-	int cap = 2;
-	for (int i = 0; i < body->seq.nblocks; i++)
-		cap += body->seq.blocks[i]->n;
-	tb->bindings = ARENA_ARRAY(&m->arena, Binding *, cap);
-	Var **tcopy = calloc(n, sizeof(Var *)); /* constants copied into t */
-	Lift tl = l;
-	tl.repl = tcopy;
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		for (int k = 0; k < b->n; k++) {
-			Binding *bd = b->bindings[k];
-			Var *v = bd->var;
-			if (l.const_used[v->id]) {
-				Var *c = copy_var(m, v, true);
-				Expr *val = ir_copy_expr(m, bd->value);
-				replace_uses(&tl, val);
-				Binding *nb = ir_binding(m, c, val, bd->span);
-				nb->annotated = bd->annotated;
-				tb->bindings[tb->n++] = nb;
-				tcopy[v->id] = c;
-			} else if (l.kind[v->id] == K_LIFT) {
-				replace_uses(&tl, bd->value);
-				v->dataflow = true;
-				tb->bindings[tb->n++] = bd;
-			}
-		}
-	}
-	free(tcopy);
-
-	/* The result tuple: [shape,] pass-through weights, lifted values. */
-	Expr *tup = ir_expr(m, E_TUPLE, f->span);
-	tup->tuple.items = ARENA_ARRAY(&m->arena, Expr *,
-				       pass.n + lifted.n + 2);
-	if (extra.n) {
-		Expr *sh = ir_expr(m, E_SHAPE, f->span);
-		sh->shape.n = extra.n;
-		sh->shape.values = ARENA_ARRAY(&m->arena, PExpr *, extra.n);
-		for (int i = 0; i < extra.n; i++)
-			sh->shape.values[i] = pe_var(&m->arena, extra.items[i]);
-		infer_expr(m, sh, d);
-		tup->tuple.items[tup->tuple.n++] = sh;
-	}
+	Vec outs = {0};
 	for (int i = 0; i < pass.n; i++)
-		tup->tuple.items[tup->tuple.n++] =
-			ir_var_ref(m, pass.items[i], f->span);
+		vec_push(&outs, pass.items[i]);
 	for (int i = 0; i < lifted.n; i++)
-		tup->tuple.items[tup->tuple.n++] =
-			ir_var_ref(m, lifted.items[i], f->span);
-	infer_expr(m, tup, d);
-	Var *gv = ir_var(m, "gv", tup->sinfo, false, f->span);
-	tb->bindings[tb->n++] = ir_binding(m, gv, tup, f->span);
-	Block **tblocks = ARENA_ARRAY(&m->arena, Block *, 1);
-	tblocks[0] = tb;
-	t->body = seq_of(m, tblocks, 1, ir_var_ref(m, gv, f->span), f->span);
-	t->ret = tup->sinfo;
+		vec_push(&outs, lifted.items[i]);
+	Func *t = build_transform(&l, tname, &outs, &extra, true, d);
+	vec_free(&outs);
 
 	/* ---- the runtime function ---- */
 	int np = l.ninput + (extra.n ? 1 : 0) + pass.n + lifted.n;
@@ -1063,66 +1084,8 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 		goto out_outs;
 
 	/* The transform, built from the first function. */
-	Func *t = ARENA_NEW(&m->arena, Func);
-	t->name = "transform_params";
-	t->span = f0->span;
-	t->pure = true;
-	t->nparams = nw;
-	t->params = ARENA_ARRAY(&m->arena, Var *, nw + 1);
-	for (int k = 0; k < nw; k++)
-		t->params[k] = f0->params[l0->ninput + k];
-	t->symvars = ARENA_ARRAY(&m->arena, SymVar *, f0->nsymvars + 1);
-	for (int k = 0; k < f0->nsymvars; k++)
-		if (l0->sv_defined[f0->symvars[k]->id])
-			t->symvars[t->nsymvars++] = f0->symvars[k];
-	t->attrs = attrs_num_input_zero(m, &t->nattrs);
-	Block *tb = ARENA_NEW(&m->arena, Block);
-	tb->dataflow = true;
-	tb->span = f0->span;
-	int cap = 2;
-	for (int b = 0; b < body0->seq.nblocks; b++)
-		cap += body0->seq.blocks[b]->n;
-	tb->bindings = ARENA_ARRAY(&m->arena, Binding *, cap);
-	Lift tl = *l0;
-	tl.repl = calloc(sz, sizeof(Var *));
-	for (int b = 0; b < body0->seq.nblocks; b++)
-		for (int k = 0; k < body0->seq.blocks[b]->n; k++) {
-			Binding *bd = body0->seq.blocks[b]->bindings[k];
-			Var *v = bd->var;
-			if (l0->const_used[v->id]) {
-				Var *c = copy_var(m, v, true);
-				Expr *val = ir_copy_expr(m, bd->value);
-				replace_uses(&tl, val);
-				Binding *nb = ir_binding(m, c, val, bd->span);
-				nb->annotated = bd->annotated;
-				tb->bindings[tb->n++] = nb;
-				tl.repl[v->id] = c;
-			} else if (l0->kind[v->id] == K_LIFT) {
-				/* copied: f0 keeps its var objects untouched */
-				Var *c = copy_var(m, v, true);
-				Expr *val = ir_copy_expr(m, bd->value);
-				replace_uses(&tl, val);
-				Binding *nb = ir_binding(m, c, val, bd->span);
-				nb->annotated = bd->annotated;
-				tb->bindings[tb->n++] = nb;
-				tl.repl[v->id] = c;
-			}
-		}
-	Expr *tup = ir_expr(m, E_TUPLE, f0->span);
-	tup->tuple.items = ARENA_ARRAY(&m->arena, Expr *, outs.n + 1);
-	for (int o = 0; o < outs.n; o++) {
-		Var *v = outs.items[o];
-		Var *tv = tl.repl[v->id] ? tl.repl[v->id] : v;
-		tup->tuple.items[tup->tuple.n++] = ir_var_ref(m, tv, f0->span);
-	}
-	free(tl.repl);
-	infer_expr(m, tup, d);
-	Var *gv = ir_var(m, "gv", tup->sinfo, false, f0->span);
-	tb->bindings[tb->n++] = ir_binding(m, gv, tup, f0->span);
-	Block **tblocks = ARENA_ARRAY(&m->arena, Block *, 1);
-	tblocks[0] = tb;
-	t->body = seq_of(m, tblocks, 1, ir_var_ref(m, gv, f0->span), f0->span);
-	t->ret = tup->sinfo;
+	Vec none = {0};
+	Func *t = build_transform(l0, "transform_params", &outs, &none, false, d);
 
 	/* Each function takes every output, named as in the first. */
 	for (int i = 0; i < n; i++) {
