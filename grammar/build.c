@@ -440,6 +440,14 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 			p = pe_bin(a, is_named(x, "T.min") ? PE_MIN : PE_MAX, l, r);
 			break;
 		}
+		if (is_named(x, "T.int64") && x->n == 1 &&
+		    x->items->kind != X_KWARG) {
+			/* T.int64(16), T.int64(n): the dimension itself */
+			p = conv_dim_raw(b, x->items, define, bare);
+			if (!p)
+				return NULL;
+			break;
+		}
 		/* fall through */
 	default:
 		diag_error(b->d, x->span, "expected a dimension expression");
@@ -1045,8 +1053,9 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 	case PK_SHAPE:
 		if (v->kind == X_LIST || v->kind == X_TUPLE)
 			return conv_shape_value(b, v, v->span);
-		if (v->kind == X_NAME || (v->kind == X_CALL &&
-					  is_named(v, "R.shape")))
+		if (v->kind == X_NAME ||
+		    (v->kind == X_CALL && (is_named(v, "R.shape") ||
+					   is_named(v, "R.ShapeExpr"))))
 			return conv_leaf(b, v);
 		diag_error(b->d, v->span, "argument '%s' of %s must be a shape",
 			   q->name, fname);
@@ -1070,6 +1079,28 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 			return NULL;
 		}
 		return conv_leaf(b, v);
+	}
+}
+
+/*
+ * conv2d's int-list attributes as TVM's Python wrapper writes them:
+ * strides and dilation of one value become two, padding of one or two
+ * values ([top, left]) becomes four ([top, left, bottom, right]), so that
+ * `padding=(1, 1)` prints as TVM prints it.
+ */
+static void
+conv2d_widen(B *b, Expr *e)
+{
+	static const int want[3] = {2, 4, 2}; /* strides padding dilation */
+	for (int k = 0; k < 3; k++) {
+		AttrVal *v = &e->call.attrs[k];
+		if (v->kind != AV_INTS || v->n >= want[k] || v->n < 1)
+			continue;
+		int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t, want[k]);
+		for (int i = 0; i < want[k]; i++)
+			xs[i] = v->ints[i % v->n];
+		v->ints = xs;
+		v->n = want[k];
 	}
 }
 
@@ -1112,6 +1143,8 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 			ok &= e->call.args[q->slot] != NULL;
 		}
 	}
+	if (ok && op == OP_CONV2D)
+		conv2d_widen(b, e);
 	return ok ? e : NULL;
 }
 
@@ -1129,7 +1162,7 @@ conv_call(B *b, Syn *x)
 		const char *r = name + 2;
 		if (!strcmp(r, "const"))
 			return conv_const(b, x);
-		if (!strcmp(r, "shape")) {
+		if (!strcmp(r, "shape") || !strcmp(r, "ShapeExpr")) {
 			Syn *a = one_arg(b, x, name);
 			return a ? conv_shape_value(b, a, x->span) : NULL;
 		}
@@ -1581,6 +1614,19 @@ build_return(B *b, Stm *s)
 }
 
 /*
+ * Whether s is `cls = NAME`, the alias of the module class that TVM's
+ * printer writes at the top of a function body (`cls = Module`): accepted
+ * and ignored, whatever NAME is, unless NAME is a variable in scope.
+ */
+static bool
+is_cls_alias(B *b, const Stm *s)
+{
+	return s->target->kind == X_NAME && !strcmp(s->target->s, "cls") &&
+	       !s->ann && s->value && s->value->kind == X_NAME &&
+	       !find_entry(b, s->value->s);
+}
+
+/*
  * The statements from s up to (not including) stop. At function level,
  * returns the returned value (NULL when none).
  */
@@ -1596,10 +1642,13 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 		}
 		switch (s->kind) {
 		case S_ASSIGN:
-			build_assign(b, s, w);
+			if (!is_cls_alias(b, s))
+				build_assign(b, s, w);
 			break;
 		case S_EXPR:
-			if (s->value->kind == X_CALL &&
+			if (s->value->kind == X_STR) {
+				/* a docstring or a bare string: no effect */
+			} else if (s->value->kind == X_CALL &&
 			    is_named(s->value, "R.func_attr")) {
 				if (w != W_FUNC)
 					diag_error(b->d, s->span,
@@ -1768,8 +1817,9 @@ build_class(B *b, Stm *cls)
 	}
 	Vec funcs = {0};
 	for (Stm *s = cls->body; s; s = s->next) {
-		if (s->kind == S_PASS)
-			continue;
+		if (s->kind == S_PASS ||
+		    (s->kind == S_EXPR && s->value->kind == X_STR))
+			continue; /* pass, a docstring */
 		if (s->kind != S_DEF) {
 			diag_error(b->d, s->span,
 				   "only @R.function definitions may appear in an @I.ir_module class");
@@ -1796,6 +1846,12 @@ build_module(PState *ps)
 		switch (s->kind) {
 		case S_IMPORT:
 		case S_PASS:
+			break;
+		case S_EXPR:
+			if (s->value->kind == X_STR)
+				break; /* a docstring */
+			diag_error(b.d, s->span,
+				   "expected an @I.ir_module class at the top level");
 			break;
 		case S_CLASS: {
 			bool ok = false;

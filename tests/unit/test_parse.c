@@ -55,6 +55,7 @@ parse_err(const char *text, size_t len, int line, int col, const char *msg)
 #define ERR(text, line, col, msg) parse_err(text, strlen(text), line, col, msg)
 
 #define HEAD "@I.ir_module\nclass Module:\n"
+#define FN "    @R.function\n    def f(x: R.Tensor((2,), \"float32\")):\n"
 
 /* The binding i of block k of f's body. */
 static Binding *
@@ -564,9 +565,112 @@ test_empty_module(void **state)
 	ERR("# nothing\nimport tvm\n", 1, 1, "no @I.ir_module class");
 }
 
-/* ------------------------------------------------------------- errors */
+/* ------------------------------------------------- TVM's printed syntax */
 
-#define FN "    @R.function\n    def f(x: R.Tensor((2,), \"float32\")):\n"
+/* Docstrings (module, class, function; triple-quoted, over lines). */
+static void
+test_docstrings(void **state)
+{
+	(void)state;
+	Module *m = parse_ok(
+		"\"\"\"A module\nover two lines.\"\"\"\n"
+		"@I.ir_module\nclass Module:\n"
+		"    '''Class doc with \"quotes\" and ''two''.'''\n\n"
+		"    @R.function\n"
+		"    def f(x: R.Tensor((2,), \"float32\")):\n"
+		"        \"\"\"Function doc.\n\n        More.\n        \"\"\"\n"
+		"        \"a plain string statement\"\n"
+		"        y = R.exp(x)\n"
+		"        return y\n");
+	assert_int_equal(m->nfuncs, 1);
+	Func *f = m->funcs[0];
+	assert_int_equal(f->body->seq.nblocks, 1);
+	assert_int_equal(f->body->seq.blocks[0]->n, 1);
+	assert_int_equal(bind_at(f, 0, 0)->span.line, 14);
+	ir_module_free(m);
+	ERR(HEAD "    \"\"\"never closed\n    pass\n", 3, 5,
+	    "unterminated triple-quoted string");
+	/* a docstring is not a value */
+	ERR(HEAD FN "        y = \"\"\"s\"\"\"\n        return y\n", 5, 13,
+	    "unexpected expression");
+}
+
+/* `cls = Module` (any class name) is TVM's alias of the module. */
+static void
+test_cls_alias(void **state)
+{
+	(void)state;
+	Module *m = parse_ok(HEAD
+		"    @R.function\n"
+		"    def g(x: R.Tensor((2,), \"float32\")):\n"
+		"        return x\n"
+		"    @R.function\n"
+		"    def f(x: R.Tensor((2,), \"float32\")):\n"
+		"        cls = Before\n"
+		"        y = cls.g(x)\n"
+		"        return y\n");
+	Func *f = m->funcs[1];
+	assert_int_equal(f->body->seq.blocks[0]->n, 1);
+	assert_int_equal(bind_at(f, 0, 0)->value->kind, E_CALL_FN);
+	ir_module_free(m);
+	/* naming a variable, it is an ordinary binding */
+	m = parse_ok(HEAD FN "        cls = x\n        return cls\n");
+	assert_int_equal(m->funcs[0]->body->seq.blocks[0]->n, 1);
+	ir_module_free(m);
+}
+
+/* T.int64(16) dims, R.ShapeExpr, list shapes, conv2d padding widened. */
+static void
+test_tvm_dims_and_shapes(void **state)
+{
+	(void)state;
+	Module *m = parse_ok(HEAD
+		"    @R.function(pure=True)\n"
+		"    def f(\n"
+		"        x: R.Tensor([16, \"n\"], \"float32\"),\n"
+		"        w: R.Tensor((4, 16, 3, 3), \"float32\"),\n"
+		"        s: R.Shape([\"n\"]),\n"
+		"    ) -> R.Tensor((T.int64(16), \"n\"), \"float32\"):\n"
+		"        n = T.int64()\n"
+		"        a = R.shape([T.int64(16), n])\n"
+		"        b = R.reshape(x, R.ShapeExpr([n, 16]))\n"
+		"        c = R.reshape(x, [2, T.int64(8), n])\n"
+		"        return x\n");
+	Func *f = m->funcs[0];
+	assert_int_equal(f->nparams, 3);
+	assert_int_equal(f->params[0]->sinfo->ndim, 2);
+	assert_int_equal(f->ret->shape[0]->kind, PE_INT);
+	assert_int_equal(f->ret->shape[0]->value, 16);
+	Expr *a = bind_at(f, 0, 0)->value;
+	assert_int_equal(a->kind, E_SHAPE);
+	assert_int_equal(a->shape.values[0]->value, 16);
+	assert_ptr_equal(a->shape.values[1]->var, f->symvars[0]);
+	assert_int_equal(bind_at(f, 0, 1)->value->call.args[1]->kind, E_SHAPE);
+	assert_int_equal(bind_at(f, 0, 2)->value->call.args[1]->shape.n, 3);
+	ir_module_free(m);
+
+	m = parse_ok(HEAD
+		"    @R.function\n"
+		"    def f(x: R.Tensor((1, 16, 8, 8), \"float32\"), w: R.Tensor((4, 16, 3, 3), \"float32\")):\n"
+		"        a = R.nn.conv2d(x, w, strides=2, padding=(1, 2), dilation=[1, 1])\n"
+		"        b = R.nn.conv2d(x, w, padding=1)\n"
+		"        return a\n");
+	f = m->funcs[0];
+	AttrVal *at = bind_at(f, 0, 0)->value->call.attrs;
+	assert_int_equal(at[0].n, 2);
+	assert_int_equal(at[0].ints[1], 2);
+	assert_int_equal(at[1].n, 4);
+	assert_int_equal(at[1].ints[0], 1);
+	assert_int_equal(at[1].ints[1], 2);
+	assert_int_equal(at[1].ints[2], 1);
+	assert_int_equal(at[1].ints[3], 2);
+	at = bind_at(f, 0, 1)->value->call.attrs;
+	assert_int_equal(at[1].n, 4);
+	assert_int_equal(at[1].ints[3], 1);
+	ir_module_free(m);
+}
+
+/* ------------------------------------------------------------- errors */
 
 static void
 test_lexical_errors(void **state)
@@ -673,6 +777,9 @@ main(void)
 		cmocka_unit_test(test_layout_crlf_comments_tabs),
 		cmocka_unit_test(test_shadowing_and_fresh_names),
 		cmocka_unit_test(test_empty_module),
+		cmocka_unit_test(test_docstrings),
+		cmocka_unit_test(test_cls_alias),
+		cmocka_unit_test(test_tvm_dims_and_shapes),
 		cmocka_unit_test(test_lexical_errors),
 		cmocka_unit_test(test_indentation_errors),
 		cmocka_unit_test(test_syntax_errors),
