@@ -420,6 +420,11 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 		break;
 	}
 	case X_BIN: {
+		if (x->op == SYN_TRUEDIV) {
+			diag_error(b->d, x->span,
+				   "'/' in a dimension expression (write '//' for floor division)");
+			return NULL;
+		}
 		PExpr *l = conv_dim_raw(b, x->a, define, false);
 		PExpr *r = l ? conv_dim_raw(b, x->b, define, false) : NULL;
 		if (!r)
@@ -828,8 +833,9 @@ conv_const(B *b, Syn *x)
 		vec_free(&cr.elems);
 		return NULL;
 	}
+	/* TVM's relax.const: Python ints are int32, floats float32 */
 	DType t = cr.any_float ? DT_F32 : cr.all_bool && cr.elems.n ? DT_BOOL
-		: cr.elems.n ? DT_I64 : DT_F32;
+		: cr.elems.n ? DT_I32 : DT_F32;
 	if (arg[1] && !conv_dtype(b, arg[1], &t)) {
 		vec_free(&cr.elems);
 		return NULL;
@@ -1248,6 +1254,63 @@ conv_call(B *b, Syn *x)
 	return NULL;
 }
 
+/*
+ * A Python operator on Relax values, as TVM's parser reads it: `a + b` is
+ * R.add(a, b), and likewise `-` subtract, `*` multiply, `/` divide, `//`
+ * floor_divide, unary `-` negative. A number literal operand is refused
+ * (Relax has no implicit constants), with the usual message.
+ */
+static Expr *
+conv_operator(B *b, Syn *x)
+{
+	int64_t iv;
+	double dv;
+	bool isf;
+	if (int_lit(x, &iv) || num_lit(x, &dv, &isf)) {
+		diag_error(b->d, x->span,
+			   "a Python value is not a Relax expression (use R.const or R.prim_value)");
+		return NULL;
+	}
+	OpKind op;
+	if (x->kind == X_NEG) {
+		op = OP_NEGATIVE;
+	} else {
+		switch (x->op) {
+		case PE_ADD: op = OP_ADD; break;
+		case PE_SUB: op = OP_SUBTRACT; break;
+		case PE_MUL: op = OP_MULTIPLY; break;
+		case PE_FLOORDIV: op = OP_FLOOR_DIVIDE; break;
+		case SYN_TRUEDIV: op = OP_DIVIDE; break;
+		default:
+			diag_error(b->d, x->span,
+				   "operator '%%' on Relax values is not supported");
+			return NULL;
+		}
+	}
+	OpSig sig;
+	op_sig(op, &sig);
+	Expr *e = ir_expr(b->m, E_CALL, x->span);
+	e->call.op = op;
+	e->call.nargs = sig.nargs;
+	e->call.nattrs = 0;
+	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, 2);
+	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal, 1);
+	Syn *operand[2] = {x->a, x->b};
+	const char *fname = x->kind == X_NEG ? "unary '-'" : "operator";
+	for (int i = 0; i < sig.nargs; i++) {
+		Syn *v = operand[i];
+		if (int_lit(v, &iv) || num_lit(v, &dv, &isf)) {
+			diag_error(b->d, v->span,
+				   "an operand of %s must be a Relax expression, not a Python number (use R.const)",
+				   fname);
+			return NULL;
+		}
+		if (!(e->call.args[i] = conv_leaf(b, v)))
+			return NULL;
+	}
+	return e;
+}
+
 /* An expression in value position (not necessarily a leaf). */
 static Expr *
 conv_value(B *b, Syn *x)
@@ -1287,16 +1350,14 @@ conv_value(B *b, Syn *x)
 		return conv_call(b, x);
 	case X_INT:
 	case X_FLOAT:
-	case X_NEG:
 	case X_TRUE:
 	case X_FALSE:
 		diag_error(b->d, x->span,
 			   "a Python value is not a Relax expression (use R.const or R.prim_value)");
 		return NULL;
 	case X_BIN:
-		diag_error(b->d, x->span,
-			   "operators on Relax values are not supported (use R.add, R.multiply, ...)");
-		return NULL;
+	case X_NEG:
+		return conv_operator(b, x);
 	default:
 		diag_error(b->d, x->span, "unexpected expression");
 		return NULL;
@@ -1385,11 +1446,35 @@ check_target(B *b, Stm *s)
 	return true;
 }
 
+/*
+ * `m, n = T.int64(), T.int64()`: several symbolic variables at once, as
+ * TVM's tests write them. False when s is not of that form.
+ */
+static bool
+build_symvar_decls(B *b, Stm *s, Where w)
+{
+	Syn *t = s->target, *v = s->value;
+	if (t->kind != X_TUPLE || !v || v->kind != X_TUPLE || t->n != v->n ||
+	    s->ann)
+		return false;
+	for (Syn *x = t->items, *y = v->items; x; x = x->next, y = y->next)
+		if (x->kind != X_NAME || y->kind != X_CALL ||
+		    !is_named(y, "T.int64"))
+			return false;
+	for (Syn *x = t->items, *y = v->items; x; x = x->next, y = y->next) {
+		Stm one = *s;
+		one.target = x;
+		one.value = y;
+		build_symvar_decl(b, &one, w);
+	}
+	return true;
+}
+
 /* `x = VALUE` or `x: SINFO = VALUE`. */
 static void
 build_assign(B *b, Stm *s, Where w)
 {
-	if (!check_target(b, s))
+	if (build_symvar_decls(b, s, w) || !check_target(b, s))
 		return;
 	Syn *x = s->value;
 	if (x->kind == X_CALL && x->a->kind == X_ATTR &&

@@ -28,9 +28,12 @@ typedef enum {
 	X_CALL,  /* a(items), keyword arguments are X_KWARG items */
 	X_KWARG, /* s=a */
 	X_INDEX, /* a[b] */
-	X_BIN,   /* a op b, op a PExprKind (PE_ADD ... PE_FLOORMOD) */
+	X_BIN,   /* a op b, op a PExprKind (PE_ADD ... PE_FLOORMOD) or SYN_TRUEDIV */
 	X_NEG,   /* -a */
 } SynKind;
+
+/* The op of an X_BIN for Python's `/` (not a dimension operator). */
+#define SYN_TRUEDIV (-1)
 
 /* An expression of the syntax tree. Lists are linked through next. */
 struct Syn {

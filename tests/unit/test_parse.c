@@ -481,8 +481,9 @@ test_constants(void **state)
 	assert_int_equal(b->cdata.shape[0], 2);
 	assert_int_equal(((int32_t *)b->cdata.data)[3], -4);
 	Expr *c = bind_at(f, 0, 2)->value;
-	assert_int_equal(c->cdata.dtype, DT_I64);
-	assert_int_equal(*(int64_t *)c->cdata.data, 2);
+	/* as TVM's relax.const: a Python int without a dtype is int32 */
+	assert_int_equal(c->cdata.dtype, DT_I32);
+	assert_int_equal(*(int32_t *)c->cdata.data, 2);
 	Expr *d = bind_at(f, 0, 3)->value;
 	assert_int_equal(d->cdata.dtype, DT_BOOL);
 	assert_int_equal(((uint8_t *)d->cdata.data)[0], 1);
@@ -670,6 +671,41 @@ test_tvm_dims_and_shapes(void **state)
 	ir_module_free(m);
 }
 
+/* Python operators, `m, n = T.int64(), T.int64()`, unparenthesized tuples. */
+static void
+test_python_operators(void **state)
+{
+	(void)state;
+	Module *m = parse_ok(HEAD
+		"    @R.function\n"
+		"    def f(x: R.Tensor((\"m\", \"n\"), \"float32\"), y: R.Tensor((\"m\", \"n\"), \"float32\")):\n"
+		"        m, n = T.int64(), T.int64()\n"
+		"        a = x + y\n"
+		"        b = x * y - a / y\n"
+		"        c = -b // x\n"
+		"        t = a, b\n"
+		"        return c, t\n");
+	Func *f = m->funcs[0];
+	assert_int_equal(f->nsymvars, 2);
+	assert_string_equal(f->symvars[1]->name, "n");
+	static const OpKind want[] = {OP_ADD, OP_MULTIPLY, OP_DIVIDE,
+				      OP_SUBTRACT, OP_NEGATIVE, OP_FLOOR_DIVIDE};
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(bind_at(f, 0, i)->value->call.op, want[i]);
+	/* `a / y` is bound to lv1 before `b` */
+	assert_string_equal(bind_at(f, 0, 2)->var->name, "lv1");
+	assert_int_equal(bind_at(f, 0, 4)->value->call.nargs, 1);
+	assert_int_equal(bind_at(f, 0, 6)->value->kind, E_TUPLE);
+	assert_int_equal(f->body->seq.body->kind, E_TUPLE);
+	ir_module_free(m);
+	ERR(HEAD FN "        y = x * 2\n        return y\n", 5, 17,
+	    "operand of operator must be a Relax expression, not a Python number");
+	ERR(HEAD FN "        y = x % x\n        return y\n", 5, 13,
+	    "operator '%' on Relax values is not supported");
+	ERR(HEAD FN "        y = R.reshape(x, (1 / 2,))\n        return y\n", 5, 27,
+	    "'/' in a dimension expression");
+}
+
 /* ------------------------------------------------------------- errors */
 
 static void
@@ -780,6 +816,7 @@ main(void)
 		cmocka_unit_test(test_docstrings),
 		cmocka_unit_test(test_cls_alias),
 		cmocka_unit_test(test_tvm_dims_and_shapes),
+		cmocka_unit_test(test_python_operators),
 		cmocka_unit_test(test_lexical_errors),
 		cmocka_unit_test(test_indentation_errors),
 		cmocka_unit_test(test_syntax_errors),
