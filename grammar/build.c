@@ -211,6 +211,118 @@ is_leaf(const Expr *e)
 	}
 }
 
+/* -------------------------------------------------------- suggestions */
+
+/* The edit distance of a and b (insert, delete, replace, swap), capped. */
+static int
+edit_distance(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	if (na > 63 || nb > 63)
+		return 99;
+	int d[64][64];
+	for (size_t i = 0; i <= na; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= nb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= na; i++) {
+		for (size_t j = 1; j <= nb; j++) {
+			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	}
+	return d[na][nb];
+}
+
+/* Whether a misspelling of `want` at distance dist is close enough. */
+static bool
+close_enough(const char *want, int dist)
+{
+	int n = (int)strlen(want);
+	return 2 * dist < n && dist <= (n <= 8 ? 2 : 3);
+}
+
+/*
+ * The op name nearest to r (a name after `R.`), or NULL: the same name
+ * in or out of `nn.` (R.relu is R.nn.relu), else an op that r begins
+ * (R.permute), else the closest by edit distance over the op table
+ * (whole names or their last parts).
+ */
+static const char *
+suggest_op(B *b, const char *r)
+{
+	const char *best = NULL;
+	int bestd = 99;
+	const char *tail = strrchr(r, '.') ? strrchr(r, '.') + 1 : r;
+	for (int k = OP_NONE + 1; k < OP_COUNT; k++) {
+		const char *name = op_info((OpKind)k)->name;
+		const char *ntail = strrchr(name, '.') ? strrchr(name, '.') + 1
+						       : name;
+		if (!strcmp(ntail, tail))
+			return name;
+		int dd = edit_distance(r, name), dt = edit_distance(tail, ntail);
+		if (dt < dd)
+			dd = dt;
+		if (strlen(tail) >= 4 && !strncmp(ntail, tail, strlen(tail)))
+			dd = 1; /* R.permute: R.permute_dims */
+		if (dd < bestd && close_enough(ntail, dd)) {
+			bestd = dd;
+			best = name;
+		}
+	}
+	(void)b;
+	return best;
+}
+
+/* Common names of dtypes that TVM spells otherwise. */
+static const struct {
+	const char *alias;
+	const char *dtype;
+} dtype_aliases[] = {
+	{"fp16", "float16"},  {"half", "float16"},   {"f16", "float16"},
+	{"fp32", "float32"},  {"float", "float32"},  {"f32", "float32"},
+	{"single", "float32"}, {"fp64", "float64"},  {"double", "float64"},
+	{"f64", "float64"},   {"bf16", "bfloat16"},  {"int", "int32"},
+	{"i32", "int32"},     {"i64", "int64"},      {"long", "int64"},
+	{"i8", "int8"},       {"i16", "int16"},      {"u8", "uint8"},
+	{"uint", "uint8"},    {"byte", "uint8"},     {"boolean", "bool"},
+	{"float8", NULL},     {"int4", NULL},
+};
+
+/* The dtype nearest to an unknown dtype string, or NULL. */
+static const char *
+suggest_dtype(const char *s)
+{
+	char low[32];
+	size_t n = strlen(s);
+	if (n >= sizeof low)
+		return NULL;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a'
+							 : s[i]);
+	for (size_t i = 0; i < ARRAY_LEN(dtype_aliases); i++)
+		if (!strcmp(low, dtype_aliases[i].alias))
+			return dtype_aliases[i].dtype;
+	const char *best = NULL;
+	int bestd = 99;
+	for (int t = DT_UNKNOWN + 1; t < DT_COUNT; t++) {
+		const char *name = dtype_name((DType)t);
+		int dd = edit_distance(low, name);
+		if (dd < bestd && close_enough(name, dd)) {
+			bestd = dd;
+			best = name;
+		}
+	}
+	return best;
+}
+
 /* ------------------------------------------------------------- names */
 
 static bool
@@ -269,6 +381,18 @@ bind_name(B *b, Var *v)
 	vec_push(&b->scope, e);
 }
 
+/*
+ * Defines name after an error in its value, so that its later uses do
+ * not report again (one mistake, one error). The variable has no binding:
+ * the module is dropped anyway, since an error was reported.
+ */
+static void
+bind_poisoned(B *b, const char *name, Span sp)
+{
+	bool df = b->sb && b->sb->df;
+	bind_name(b, ir_var(b->m, name, NULL, df, sp));
+}
+
 /* The scope entry of name, or NULL. */
 static Entry *
 find_entry(B *b, const char *name)
@@ -301,6 +425,25 @@ define_symvar(B *b, const char *name, Span sp)
 	return v;
 }
 
+/* The live name in scope nearest to name by edit distance, or NULL. */
+static Entry *
+suggest_name(B *b, const char *name)
+{
+	Entry *best = NULL;
+	int bestd = 99;
+	for (int i = b->scope.n - 1; i >= 0; i--) {
+		Entry *e = b->scope.items[i];
+		if (e->dead)
+			continue;
+		int d = edit_distance(name, e->name);
+		if (d < bestd && close_enough(e->name, d)) {
+			bestd = d;
+			best = e;
+		}
+	}
+	return best;
+}
+
 /* The variable a name refers to, with an error when there is none. */
 static Var *
 lookup(B *b, const Syn *x)
@@ -318,8 +461,13 @@ lookup(B *b, const Syn *x)
 		diag_error(b->d, x->span,
 			   "symbolic variable '%s' used as a value (write R.prim_value(%s) or R.shape([%s]))",
 			   x->s, x->s, x->s);
+	else if ((e = suggest_name(b, x->s)))
+		diag_error(b->d, x->span,
+			   "undefined name '%s'; did you mean '%s'?", x->s,
+			   e->name);
 	else
 		diag_error(b->d, x->span, "undefined name '%s'", x->s);
+	bind_poisoned(b, x->s, x->span); /* reported once */
 	return NULL;
 }
 
@@ -499,7 +647,15 @@ conv_dtype(B *b, Syn *x, DType *out)
 		return false;
 	}
 	if (!dtype_parse(x->s, out)) {
-		diag_error(b->d, x->span, "unknown dtype '%s'", x->s);
+		const char *hint = suggest_dtype(x->s);
+		if (hint)
+			diag_error(b->d, x->span,
+				   "unknown dtype '%s'; did you mean \"%s\"?",
+				   x->s, hint);
+		else
+			diag_error(b->d, x->span,
+				   "unknown dtype '%s' (rlx knows bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)",
+				   x->s);
 		return false;
 	}
 	return true;
@@ -1220,7 +1376,19 @@ conv_call(B *b, Syn *x)
 		}
 		OpKind op = op_lookup(r);
 		if (op == OP_NONE) {
-			diag_error(b->d, csp, "unknown operator %s", name);
+			const char *hint = suggest_op(b, r);
+			if (!strncmp(r, "call_", 5))
+				diag_error(b->d, csp,
+					   "unknown operator %s: rlx has no TIR or packed functions, only the Relax operators of docs/language.md",
+					   name);
+			else if (hint)
+				diag_error(b->d, csp,
+					   "unknown operator %s; did you mean R.%s?",
+					   name, hint);
+			else
+				diag_error(b->d, csp,
+					   "unknown operator %s (the operators rlx knows are listed in docs/language.md)",
+					   name);
 			return NULL;
 		}
 		return conv_opcall(b, x, op, name);
@@ -1486,12 +1654,16 @@ build_assign(B *b, Stm *s, Where w)
 		Var *y = build_match_cast(b, s);
 		if (y)
 			bind_name(b, y);
+		else
+			bind_poisoned(b, s->target->s, s->target->span);
 		return;
 	}
 	Expr *e = conv_value(b, x);
 	SInfo *ann = s->ann ? conv_sinfo(b, s->ann, false) : NULL;
-	if (!e || (s->ann && !ann))
+	if (!e || (s->ann && !ann)) {
+		bind_poisoned(b, s->target->s, s->target->span);
 		return;
+	}
 	Var *v = ir_var(b->m, s->target->s, ann, b->sb->df, s->target->span);
 	Binding *bd = ir_binding(b->m, v, e, s->span);
 	bd->annotated = ann != NULL;
@@ -1667,12 +1839,16 @@ build_if(B *b, Stm *s, Where w)
 	b->scope.n = mark;
 	Expr *else_ = build_branch(b, s->orelse, &le);
 	b->scope.n = mark;
-	if (!cond || !then_ || !else_)
+	if (!cond || !then_ || !else_) {
+		if (lt->kind == S_ASSIGN && lt->target->kind == X_NAME)
+			bind_poisoned(b, lt->target->s, lt->target->span);
 		return;
+	}
 	if (strcmp(lt->target->s, le->target->s)) {
 		diag_error(b->d, le->target->span,
 			   "both branches of an if must assign the same variable ('%s' and '%s')",
 			   lt->target->s, le->target->s);
+		bind_poisoned(b, lt->target->s, lt->target->span);
 		return;
 	}
 	Expr *e = ir_expr(b->m, E_IF, s->span);
@@ -1858,6 +2034,7 @@ build_func(B *b, Stm *s)
 			diag_error(b->d, p->span,
 				   "parameter '%s' of '%s' must be annotated",
 				   p->s, s->name);
+			bind_poisoned(b, p->s, p->span);
 			continue;
 		}
 		SInfo *si = conv_sinfo(b, p->a, true);

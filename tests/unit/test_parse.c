@@ -798,6 +798,59 @@ test_semantic_errors(void **state)
 	assert_int_equal(n, 2);
 }
 
+/* One mistake, one error; the nearest name is suggested. */
+static void
+test_no_cascade_and_suggestions(void **state)
+{
+	(void)state;
+	/* a failed value still defines its variable */
+	int n = ERR(HEAD FN "        with R.dataflow():\n"
+		    "            gv = R.add(x, hidden)\n"
+		    "            R.output(gv)\n"
+		    "        return gv\n", 6, 27, "undefined name 'hidden'");
+	assert_int_equal(n, 1);
+	n = ERR(HEAD FN "        y = R.matmul(x)\n        z = R.exp(y)\n"
+		"        return z\n", 5, 13, "missing required argument 'x2'");
+	assert_int_equal(n, 1);
+	/* an undefined name is reported once */
+	n = ERR(HEAD FN "        y = R.add(x, q)\n        z = R.add(q, y)\n"
+		"        return z\n", 5, 22, "undefined name 'q'");
+	assert_int_equal(n, 1);
+	n = ERR(HEAD FN "        if x:\n            y = R.foo(x)\n"
+		"        else:\n            y = x\n        return y\n", 6, 17,
+		"unknown operator R.foo");
+	assert_int_equal(n, 1);
+	n = ERR(HEAD FN "        a, b = R.split(x, 2)\n        return a\n", 5, 9,
+		"tuple unpacking");
+	assert_int_equal(n, 2); /* a is undefined: unpacking defines nothing */
+	/* suggestions */
+	ERR(HEAD FN "        hidden_states = R.exp(x)\n"
+	    "        y = R.add(x, hiden_states)\n        return y\n", 6, 22,
+	    "undefined name 'hiden_states'; did you mean 'hidden_states'?");
+	ERR(HEAD FN "        y = R.add(x, q)\n        return y\n", 5, 22,
+	    "undefined name 'q'\0");
+	ERR(HEAD FN "        y = R.ad(x, x)\n        return y\n", 5, 13,
+	    "unknown operator R.ad; did you mean R.add?");
+	ERR(HEAD FN "        y = R.relu(x)\n        return y\n", 5, 13,
+	    "did you mean R.nn.relu?");
+	ERR(HEAD FN "        y = R.nn.add(x, x)\n        return y\n", 5, 13,
+	    "did you mean R.add?");
+	ERR(HEAD FN "        y = R.permute(x)\n        return y\n", 5, 13,
+	    "did you mean R.permute_dims?");
+	ERR(HEAD FN "        y = R.frobnicate(x)\n        return y\n", 5, 13,
+	    "listed in docs/language.md");
+	ERR(HEAD FN "        y = R.call_tir(x)\n        return y\n", 5, 13,
+	    "no TIR or packed functions");
+	ERR(HEAD FN "        y = R.astype(x, \"fp16\")\n        return y\n", 5, 25,
+	    "unknown dtype 'fp16'; did you mean \"float16\"?");
+	ERR(HEAD FN "        y = R.astype(x, \"flaot32\")\n        return y\n", 5, 25,
+	    "did you mean \"float32\"?");
+	ERR(HEAD FN "        y = R.astype(x, \"BF16\")\n        return y\n", 5, 25,
+	    "did you mean \"bfloat16\"?");
+	ERR(HEAD FN "        y = R.astype(x, \"float8\")\n        return y\n", 5, 25,
+	    "rlx knows bool, int8");
+}
+
 int
 main(void)
 {
@@ -821,6 +874,7 @@ main(void)
 		cmocka_unit_test(test_indentation_errors),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_semantic_errors),
+		cmocka_unit_test(test_no_cascade_and_suggestions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
