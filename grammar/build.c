@@ -42,6 +42,7 @@ typedef struct {
 	Vec attrs;     /* FuncAttr* */
 	int lv_next, gv_next;
 	int df_mark;   /* scope index where the dataflow block began */
+	bool stray_return; /* a misplaced return was reported */
 	SeqB *sb;
 } B;
 
@@ -603,7 +604,13 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 		}
 		/* fall through */
 	default:
-		diag_error(b->d, x->span, "expected a dimension expression");
+		if (x->kind == X_FLOAT)
+			diag_error(b->d, x->span,
+				   "a dimension must be an integer, got %g",
+				   x->f);
+		else
+			diag_error(b->d, x->span,
+				   "expected a dimension (an integer, a symbolic variable or an expression of them)");
 		return NULL;
 	}
 	p->span = x->span;
@@ -634,6 +641,24 @@ conv_dims(B *b, Syn *x, bool define, int *n, bool *ok)
 		v[i] = conv_dim(b, y, define);
 		if (!v[i])
 			*ok = false;
+	}
+	return v;
+}
+
+/* Dimensions of an annotation: as conv_dims, and none is negative. */
+static PExpr **
+conv_ann_dims(B *b, Syn *x, bool define, int *n, bool *ok)
+{
+	PExpr **v = conv_dims(b, x, define, n, ok);
+	int i = 0;
+	for (Syn *y = x->items; y; y = y->next, i++) {
+		int64_t c;
+		if (v[i] && pe_is_const(v[i], &c) && c < 0) {
+			diag_error(b->d, y->span,
+				   "dimension %lld is negative; a dimension is a size, at least 0",
+				   (long long)c);
+			*ok = false;
+		}
 	}
 	return v;
 }
@@ -688,7 +713,7 @@ conv_tensor_sinfo(B *b, Syn *x, bool define)
 				   "expected a tuple of dimensions");
 			return NULL;
 		}
-		shape = conv_dims(b, arg[0], define, &ndim, &ok);
+		shape = conv_ann_dims(b, arg[0], define, &ndim, &ok);
 	}
 	if (arg[2]) {
 		int64_t v;
@@ -724,7 +749,7 @@ conv_shape_sinfo(B *b, Syn *x, bool define)
 				   "expected a list of dimensions");
 			return NULL;
 		}
-		values = conv_dims(b, arg[0], define, &ndim, &ok);
+		values = conv_ann_dims(b, arg[0], define, &ndim, &ok);
 	}
 	if (arg[1]) {
 		int64_t v;
@@ -1921,11 +1946,19 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 				if (w != W_DF)
 					diag_error(b->d, s->span,
 						   "R.output outside a dataflow block");
-				else if (s->next)
-					diag_error(b->d, s->span,
-						   "R.output must be the last statement of a dataflow block");
-				else
+				else {
+					/* the outputs leave the block even
+					 * after an error: no follow-on errors */
+					Stm *n = s->next;
+					if (n && n->kind == S_EXPR &&
+					    is_named(n->value, "R.output"))
+						diag_error(b->d, n->span,
+							   "a second R.output in this dataflow block: name all the outputs in one R.output(a, b, ...)");
+					else if (n && n->kind != S_RETURN)
+						diag_error(b->d, n->span,
+							   "statement after R.output: R.output must be the last statement of a dataflow block");
 					build_output(b, s->value);
+				}
 			} else if (s->value->kind == X_CALL &&
 				   is_named(s->value, "T.prim_func")) {
 				diag_error(b->d, s->span, "T.prim_func is not supported by rlx");
@@ -1935,9 +1968,15 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 			}
 			break;
 		case S_RETURN:
+			if (w == W_DF) {
+				diag_error(b->d, s->span,
+					   "return inside a dataflow block: end the block with R.output(...) and return after it, outside the 'with'");
+				b->stray_return = true;
+				break;
+			}
 			if (w != W_FUNC) {
 				diag_error(b->d, s->span,
-					   "return must be the last statement of the function");
+					   "return inside an if branch: the last statement of each branch must assign the if's variable; return it after the if");
 				break;
 			}
 			ret = build_return(b, s);
@@ -1959,8 +1998,9 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 			break;
 		}
 	}
-	if (w == W_FUNC && !returned && b->f) {
-		diag_error(b->d, b->f->span, "function '%s' has no return statement",
+	if (w == W_FUNC && !returned && b->f && !b->stray_return) {
+		diag_error(b->d, b->f->span,
+			   "function '%s' has no return statement (its last statement must be 'return VALUE')",
 			   b->f->name);
 	}
 	return ret;
@@ -2021,6 +2061,7 @@ build_func(B *b, Stm *s)
 	b->scope.n = b->symvars.n = b->used.n = b->attrs.n = 0;
 	b->lv_next = b->gv_next = 0;
 	b->df_mark = 0;
+	b->stray_return = false;
 	for (Syn *p = s->params; p; p = p->next)
 		use_name(b, p->s);
 	collect_names(b, s->body);
@@ -2028,8 +2069,9 @@ build_func(B *b, Stm *s)
 	for (Syn *p = s->params; p; p = p->next) {
 		for (int i = 0; i < b->scope.n; i++)
 			if (!strcmp(((Entry *)b->scope.items[i])->name, p->s))
-				diag_error(b->d, p->span, "duplicate parameter '%s'",
-					   p->s);
+				diag_error(b->d, p->span,
+					   "duplicate parameter '%s' in function '%s'",
+					   p->s, s->name);
 		if (!p->a) {
 			diag_error(b->d, p->span,
 				   "parameter '%s' of '%s' must be annotated",

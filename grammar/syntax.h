@@ -81,11 +81,14 @@ typedef struct PState {
 	/* scanner state for the indentation */
 	int line, col;   /* position of the next character */
 	int depth;       /* bracket nesting: newlines are ignored inside */
-	int indents[64];    /* widths of the open blocks */
+	int indents[64];    /* widths of the open blocks (tabs to 8) */
+	int alt_indents[64]; /* the same with tabs as 1: Python's tab check */
 	bool bogus[64];     /* an unexpected indentation, reported, no tokens */
 	int nindents;
 	bool colon_nl;      /* the last NEWLINE followed a ':' */
 	int pending_indent; /* width of the line after the last NEWLINE, -1 none */
+	int pending_alt;    /* its width with tabs as 1 */
+	bool tab_reported;  /* a tab/space mix was reported */
 	int dedents;        /* DEDENT tokens still to give */
 	int last_tok;       /* last token returned, 0 at the start */
 	bool eof;

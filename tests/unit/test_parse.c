@@ -851,6 +851,42 @@ test_no_cascade_and_suggestions(void **state)
 	    "rlx knows bool, int8");
 }
 
+/* Misplaced statements and bad dimensions: one clear error each. */
+static void
+test_statement_and_dim_errors(void **state)
+{
+	(void)state;
+	int n = ERR(HEAD FN "        with R.dataflow():\n            y = R.exp(x)\n"
+		    "            R.output(y)\n            return y\n", 8, 13,
+		    "return inside a dataflow block");
+	assert_int_equal(n, 1);
+	n = ERR(HEAD FN "        with R.dataflow():\n            a = R.exp(x)\n"
+		"            R.output(a)\n            R.output(a)\n"
+		"        return a\n", 8, 13, "a second R.output");
+	assert_int_equal(n, 1);
+	n = ERR(HEAD FN "        with R.dataflow():\n            a = R.exp(x)\n"
+		"            R.output(a)\n            b = R.exp(a)\n"
+		"        return a\n", 8, 13, "statement after R.output");
+	assert_int_equal(n, 1);
+	ERR(HEAD "    @R.function\n    def f(x: R.Tensor((2.5,), \"float32\")):\n"
+	    "        return x\n", 4, 24, "a dimension must be an integer, got 2.5");
+	ERR(HEAD "    @R.function\n    def f(x: R.Tensor((2, -1), \"float32\")):\n"
+	    "        return x\n", 4, 27, "dimension -1 is negative");
+	ERR(HEAD "    @R.function\n    def f(x: R.Shape([-4])):\n"
+	    "        return x\n", 4, 23, "dimension -4 is negative");
+	ERR(HEAD "    @R.function\n    def f(x: R.Tensor, x: R.Tensor):\n"
+	    "        return x\n", 4, 24, "duplicate parameter 'x' in function 'f'");
+	/* Python's TabError; consistent tabs are fine */
+	ERR(HEAD FN "        y = R.exp(x)\n\treturn y\n", 6, 1,
+	    "inconsistent use of tabs and spaces");
+	n = ERR(HEAD FN "\ty = R.exp(x)\n        return y\n", 5, 1,
+		"inconsistent use of tabs and spaces");
+	assert_int_equal(n, 1);
+	Module *m = parse_ok("@I.ir_module\nclass M:\n\t@R.function\n"
+			     "\tdef f(x: R.Tensor):\n\t\treturn x\n");
+	ir_module_free(m);
+}
+
 int
 main(void)
 {
@@ -875,6 +911,7 @@ main(void)
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_semantic_errors),
 		cmocka_unit_test(test_no_cascade_and_suggestions),
+		cmocka_unit_test(test_statement_and_dim_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
