@@ -50,6 +50,8 @@ static Expr *conv_value(B *b, Syn *x);
 static Expr *conv_leaf(B *b, Syn *x);
 static SInfo *conv_sinfo(B *b, Syn *x, bool define);
 static Expr *build_stmts(B *b, Stm *s, Stm *stop, Where w);
+static int edit_distance(const char *a, const char *b);
+static bool close_enough(const char *want, int dist);
 
 /* ------------------------------------------------------------- helpers */
 
@@ -150,9 +152,11 @@ match_args(B *b, const Syn *call, const char *fname, const char *const *names,
 	   int n, Syn **out)
 {
 	bool ok = true, kw = false;
-	int pos = 0;
+	int pos = 0, npos = 0;
 	for (int i = 0; i < n; i++)
 		out[i] = NULL;
+	for (Syn *a = call->items; a; a = a->next)
+		npos += a->kind != X_KWARG;
 	for (Syn *a = call->items; a; a = a->next) {
 		if (a->kind == X_KWARG) {
 			kw = true;
@@ -160,9 +164,27 @@ match_args(B *b, const Syn *call, const char *fname, const char *const *names,
 			while (i < n && strcmp(names[i], a->s))
 				i++;
 			if (i == n) {
-				diag_error(b->d, a->span,
-					   "%s got an unexpected keyword argument '%s'",
-					   fname, a->s);
+				const char *hint = NULL;
+				int best = 99;
+				for (int j = 0; j < n; j++) {
+					int d = edit_distance(a->s, names[j]);
+					if (d < best && close_enough(names[j], d)) {
+						best = d;
+						hint = names[j];
+					}
+				}
+				StrBuf all = {0};
+				for (int j = 0; j < n; j++)
+					sb_printf(&all, "%s%s", j ? ", " : "", names[j]);
+				if (hint)
+					diag_error(b->d, a->span,
+						   "%s got an unexpected keyword argument '%s'; did you mean '%s'?",
+						   fname, a->s, hint);
+				else
+					diag_error(b->d, a->span,
+						   "%s got an unexpected keyword argument '%s' (its parameters are %s)",
+						   fname, a->s, n ? all.p : "none");
+				sb_free(&all);
 				ok = false;
 			} else if (out[i]) {
 				diag_error(b->d, a->span,
@@ -180,8 +202,8 @@ match_args(B *b, const Syn *call, const char *fname, const char *const *names,
 			ok = false;
 		} else if (pos >= n) {
 			diag_error(b->d, a->span,
-				   "%s takes %d argument%s but more were given",
-				   fname, n, n == 1 ? "" : "s");
+				   "%s takes %d argument%s but %d were given",
+				   fname, n, n == 1 ? "" : "s", npos);
 			ok = false;
 			pos++;
 		} else {
@@ -871,7 +893,8 @@ conv_sinfo(B *b, Syn *x, bool define)
 	} else if (!strcmp(name, "R.Callable")) {
 		s = conv_callable_sinfo(b, x, define);
 	} else {
-		diag_error(b->d, x->span, "unknown struct info annotation '%s'",
+		diag_error(b->d, x->span,
+			   "unknown struct info annotation '%s' (expected R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object or R.Callable)",
 			   name);
 		return NULL;
 	}
@@ -1319,8 +1342,8 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 				continue;
 			}
 			diag_error(b->d, x->span,
-				   "%s missing required argument '%s'", fname,
-				   q->name);
+				   "%s missing required argument '%s' (%s takes %s)",
+				   fname, q->name, fname, op_info(op)->sig);
 			ok = false;
 		} else if (q->is_attr) {
 			ok &= conv_attr(b, q, arg[i], fname,
@@ -1423,8 +1446,24 @@ conv_call(B *b, Syn *x)
 		for (int i = 0; i < b->funcs.n && !found; i++)
 			found = !strcmp(b->funcs.items[i], name + 4);
 		if (!found) {
-			diag_error(b->d, csp, "unknown function '%s' in the module",
-				   name + 4);
+			const char *hint = NULL;
+			int best = 99;
+			for (int i = 0; i < b->funcs.n; i++) {
+				const char *f = b->funcs.items[i];
+				int d = edit_distance(name + 4, f);
+				if (d < best && close_enough(f, d)) {
+					best = d;
+					hint = f;
+				}
+			}
+			if (hint)
+				diag_error(b->d, csp,
+					   "unknown function '%s' in the module; did you mean cls.%s?",
+					   name + 4, hint);
+			else
+				diag_error(b->d, csp,
+					   "unknown function '%s' in the module",
+					   name + 4);
 			return NULL;
 		}
 		Expr *e = ir_expr(b->m, E_CALL_FN, x->span);

@@ -764,7 +764,7 @@ test_semantic_errors(void **state)
 	ERR(HEAD "    @T.prim_func\n    def k(a: T.handle):\n        pass\n", 3, 6,
 	    "T.prim_func is not supported by rlx");
 	ERR(HEAD FN "        y = R.add(x, x, x)\n        return y\n", 5, 25,
-	    "R.add takes 2 arguments but more were given");
+	    "R.add takes 2 arguments but 3 were given");
 	ERR(HEAD FN "        y = R.nn.softmax(x, dim=1)\n        return y\n", 5, 29,
 	    "unexpected keyword argument 'dim'");
 	ERR(HEAD FN "        y = R.nn.softmax(x, axis=\"1\")\n        return y\n", 5,
@@ -849,6 +849,15 @@ test_no_cascade_and_suggestions(void **state)
 	    "did you mean \"bfloat16\"?");
 	ERR(HEAD FN "        y = R.astype(x, \"float8\")\n        return y\n", 5, 25,
 	    "rlx knows bool, int8");
+	ERR(HEAD FN "        y = R.sum(x, axes=[0])\n        return y\n", 5, 22,
+	    "unexpected keyword argument 'axes'; did you mean 'axis'?");
+	ERR(HEAD FN "        y = R.sum(x, dims=[0])\n        return y\n", 5, 22,
+	    "(its parameters are x, axis, keepdims)");
+	ERR(HEAD FN "        y = R.matmul(x)\n        return y\n", 5, 13,
+	    "(R.matmul takes x1, x2, out_dtype");
+	ERR(HEAD FN "        y = cls.doubel(x)\n        return y\n"
+	    "    @R.function\n    def double(x: R.Tensor):\n        return x\n",
+	    5, 13, "unknown function 'doubel' in the module; did you mean cls.double?");
 }
 
 /* Misplaced statements and bad dimensions: one clear error each. */
