@@ -868,7 +868,11 @@ conv_sinfo(B *b, Syn *x, bool define)
 		name = callee_name(b, x);
 	SInfo *s = NULL;
 	if (!name) {
-		diag_error(b->d, x->span, "expected a struct info annotation (R.Tensor, R.Tuple, ...)");
+		if (x->kind == X_NONE)
+			diag_error(b->d, x->span,
+				   "None is not a struct info annotation: a Relax function always returns a value (write R.Tuple for an empty tuple, or leave the annotation out)");
+		else
+			diag_error(b->d, x->span, "expected a struct info annotation (R.Tensor, R.Tuple, ...)");
 		return NULL;
 	}
 	if (!strcmp(name, "R.Tensor")) {

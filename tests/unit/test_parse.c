@@ -885,6 +885,8 @@ test_statement_and_dim_errors(void **state)
 	    "        return x\n", 4, 23, "dimension -4 is negative");
 	ERR(HEAD "    @R.function\n    def f(x: R.Tensor, x: R.Tensor):\n"
 	    "        return x\n", 4, 24, "duplicate parameter 'x' in function 'f'");
+	ERR(HEAD "    @R.function\n    def f(x: R.Tensor) -> None:\n"
+	    "        return x\n", 4, 27, "None is not a struct info annotation");
 	/* Python's TabError; consistent tabs are fine */
 	ERR(HEAD FN "        y = R.exp(x)\n\treturn y\n", 6, 1,
 	    "inconsistent use of tabs and spaces");
