@@ -20,15 +20,16 @@ ST_DTYPES = {
 
 def f32_to_bf16(a):
     """float32 array → uint16 bfloat16 bits, round to nearest even."""
-    u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
-    u = u.astype(np.uint64)
+    a = np.asarray(a, dtype=np.float32)
+    u = np.ascontiguousarray(a).reshape(-1).view(np.uint32).astype(np.uint64)
     r = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
-    return r.astype(np.uint16)
+    return r.astype(np.uint16).reshape(a.shape)
 
 
 def bf16_to_f32(b):
     """uint16 bfloat16 bits → float32."""
-    return (b.astype(np.uint32) << 16).view(np.float32)
+    b = np.asarray(b)
+    return (b.reshape(-1).astype(np.uint32) << 16).view(np.float32).reshape(b.shape)
 
 
 def write_safetensors(path, tensors):
