@@ -32,7 +32,7 @@
 
 enum {
 	MAX_BUFS = 64,    /* buffers of one kernel call (as codegen's MAXBUF) */
-	MAX_DEPTH = 200,  /* nested function calls */
+	MAX_DEPTH = 100,  /* nested function calls */
 	WHO_LEN = 160,    /* "parameter 'x'" descriptions */
 };
 
@@ -1327,6 +1327,7 @@ typedef struct {
 	void *ptr[MAX_BUFS];
 	int64_t dims[MAX_BUFS * RT_MAX_DIMS];
 	int nb, nd;
+	int bnd[MAX_BUFS];       /* ndim of each buffer */
 	RtValue *hold[MAX_BUFS]; /* references to release after the call */
 	int nhold;
 } Bufs;
@@ -1377,6 +1378,7 @@ push_tensor(Frame *fr, Bufs *bf, const SInfo *si, RtValue *v, const char *who)
 	if (!a)
 		return false;
 	bf->hold[bf->nhold++] = a;
+	bf->bnd[bf->nb] = a->t->ndim;
 	bf->ptr[bf->nb++] = a->t->data;
 	for (int i = 0; i < a->t->ndim; i++)
 		bf->dims[bf->nd++] = a->t->shape[i];
@@ -1407,13 +1409,65 @@ push_arg(Frame *fr, Bufs *bf, const Expr *x, const char *who)
 	return ok;
 }
 
-/* A new output tensor of struct info si, appended to the buffers. */
+/* Is op elementwise with numpy broadcasting of its tensor inputs? */
+static bool
+is_elementwise(OpKind op)
+{
+	return (op >= OP_ADD && op <= OP_CLIP) ||
+	       (op >= OP_RELU && op <= OP_GELU_TANH) || op == OP_ASTYPE ||
+	       op == OP_ZEROS_LIKE || op == OP_ONES_LIKE || op == OP_FULL_LIKE;
+}
+
+/*
+ * The output shape of an elementwise op whose struct info does not know
+ * it (a tensor of known rank only): the broadcast of the input buffers'
+ * shapes. false + e when they do not broadcast or the rank differs.
+ */
+static bool
+broadcast_shape(Frame *fr, const Bufs *bf, int ndim, int64_t *shape,
+		const char *who)
+{
+	for (int i = 0; i < ndim; i++)
+		shape[i] = 1;
+	for (int b = 0, off = 0; b < bf->nb; off += bf->bnd[b++]) {
+		int nd = bf->bnd[b];
+		if (nd > ndim) {
+			rt_error(fr->e, "%s: an operand has %d dimensions, the "
+				 "result %d", who, nd, ndim);
+			return false;
+		}
+		for (int i = 0; i < nd; i++) {
+			int64_t d = bf->dims[off + i];
+			int64_t *o = &shape[ndim - nd + i];
+			if (d == *o || d == 1)
+				continue;
+			if (*o != 1) {
+				rt_error(fr->e, "%s: operands of dimension %lld and "
+					 "%lld do not broadcast", who,
+					 (long long)*o, (long long)d);
+				return false;
+			}
+			*o = d;
+		}
+	}
+	return true;
+}
+
+/* A new output tensor of struct info si, appended to the buffers; its
+ * shape is si's, or (elementwise ops of unknown result shape) the inputs'
+ * broadcast. */
 static RtValue *
-new_output(Frame *fr, Bufs *bf, const SInfo *si, const char *who)
+new_output(Frame *fr, Bufs *bf, const SInfo *si, OpKind op, const char *who)
 {
 	int64_t shape[RT_MAX_DIMS];
-	if (!eval_shape(fr, si, shape, who))
+	if (si->kind == SI_TENSOR && !si->shape && si->ndim >= 0 &&
+	    si->ndim <= RT_MAX_DIMS && si->dtype != DT_UNKNOWN &&
+	    is_elementwise(op)) {
+		if (!broadcast_shape(fr, bf, si->ndim, shape, who))
+			return NULL;
+	} else if (!eval_shape(fr, si, shape, who)) {
 		return NULL;
+	}
 	RtTensor *t = rt_tensor_new(si->dtype, si->ndim, shape, fr->e);
 	if (!t) {
 		char inner[sizeof fr->e->msg];
@@ -1431,6 +1485,7 @@ new_output(Frame *fr, Bufs *bf, const SInfo *si, const char *who)
 		rt_error(fr->e, "%s: too many buffers", who);
 		return NULL;
 	}
+	bf->bnd[bf->nb] = si->ndim;
 	bf->ptr[bf->nb++] = t->data;
 	for (int i = 0; i < si->ndim; i++)
 		bf->dims[bf->nd++] = shape[i];
@@ -1461,7 +1516,8 @@ call_kernel(Frame *fr, Step *st, const char *who, RtValue **out)
 			ok = false;
 		}
 		for (int i = 0; ok && i < rs->nfields; i++)
-			ok = (f[i] = new_output(fr, &bf, rs->fields[i], who)) != NULL;
+			ok = (f[i] = new_output(fr, &bf, rs->fields[i], e->call.op,
+						who)) != NULL;
 		if (ok && !(res = rt_value_tuple(f, rs->nfields))) {
 			rt_error(fr->e, "out of memory");
 			ok = false;
@@ -1471,7 +1527,7 @@ call_kernel(Frame *fr, Step *st, const char *who, RtValue **out)
 				rt_value_release(f[i]);
 		free(f);
 	} else if (ok) {
-		ok = (res = new_output(fr, &bf, rs, who)) != NULL;
+		ok = (res = new_output(fr, &bf, rs, e->call.op, who)) != NULL;
 	}
 	if (ok && (bf.nb != st->k->nin + st->k->nout || bf.nd != st->k->ndims)) {
 		rt_error(fr->e, "%s: %d buffers and %d dims for a kernel of %d "
@@ -1598,10 +1654,13 @@ exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 			rt_value_release(args[i]);
 		free(args);
 		if (!ok) {
-			char inner[sizeof fr->e->msg];
+			/* once per callee: a recursion says it only once */
+			char inner[sizeof fr->e->msg], tag[WHO_LEN];
 			snprintf(inner, sizeof inner, "%s", fr->e->msg);
-			rt_error(fr->e, "%s: in call to '%s': %s", who,
-				 e->callfn.callee, inner);
+			snprintf(tag, sizeof tag, "in call to '%s'",
+				 e->callfn.callee);
+			if (!strstr(inner, tag))
+				rt_error(fr->e, "%s: %s: %s", who, tag, inner);
 		}
 		return ok;
 	}

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +350,44 @@ test_reshape_view(void **state)
 	prog_free(&g);
 }
 
+/* Elementwise ops on tensors of unknown shape: the inputs' broadcast;
+ * endless recursion is an error, not a stack overflow. */
+static void
+test_unknown_shapes_and_recursion(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"@I.ir_module\n"
+		"class Module:\n"
+		"    @R.function\n"
+		"    def rec(x: R.Tensor((2,), dtype=\"float32\")) -> R.Tensor((2,), dtype=\"float32\"):\n"
+		"        y = cls.rec(x)\n"
+		"        return y\n"
+		"    @R.function\n"
+		"    def main(x: R.Tensor(dtype=\"float32\", ndim=2), y: R.Tensor(dtype=\"float32\", ndim=1)):\n"
+		"        a = R.add(x, y)\n"
+		"        b = R.exp(a)\n"
+		"        return b\n";
+	Prog g = compile(text, "main");
+	RtValue *a1[2] = {f32(2, (int64_t[]){2, 1}, NULL),
+			  f32(1, (int64_t[]){3}, NULL)};
+	RtValue *r = run_ok(&g, a1, 2);
+	assert_int_equal(r->t->shape[0], 2);
+	assert_int_equal(r->t->shape[1], 3);
+	assert_true(fabsf(at(r, 5) - expf(3)) < 1e-5f * expf(3));
+	rt_value_release(r);
+	RtValue *a2[2] = {f32(2, (int64_t[]){2, 2}, NULL),
+			  f32(1, (int64_t[]){3}, NULL)};
+	run_fails(&g, a2, 2, "binding 'a': operands of dimension 2 and 3 do "
+		  "not broadcast");
+	prog_free(&g);
+	g = compile(text, "rec");
+	RtValue *a3[1] = {f32(1, (int64_t[]){2}, NULL)};
+	run_fails(&g, a3, 1, "binding 'y': in call to 'rec': function calls "
+		  "nested deeper than");
+	prog_free(&g);
+}
+
 /* ------------------------------------------------------------ streaming */
 
 /* Records the callbacks of a streaming run. */
@@ -546,6 +585,7 @@ main(void)
 		cmocka_unit_test(test_match_cast),
 		cmocka_unit_test(test_division_by_zero),
 		cmocka_unit_test(test_reshape_view),
+		cmocka_unit_test(test_unknown_shapes_and_recursion),
 		cmocka_unit_test(test_stream_order),
 		cmocka_unit_test(test_stream_load_error),
 		cmocka_unit_test(test_stream_single),
