@@ -751,7 +751,12 @@ cmd_run(int argc, char **argv)
 	r.ninput = ir_func_num_input(r.f);
 	if (r.ninput < 0 || r.ninput > r.f->nparams)
 		r.ninput = r.f->nparams;
-	const SInfo *ret = r.f->ret ? r.f->ret : r.f->body->sinfo;
+	/* the inferred result (more precise than an R.Object annotation) */
+	const SInfo *ret = r.f->body->seq.body->sinfo;
+	if (!ret || ret->kind == SI_OBJECT)
+		ret = r.f->body->sinfo;
+	if (!ret || ret->kind == SI_OBJECT)
+		ret = r.f->ret;
 	r.tuple = ret && ret->kind == SI_TUPLE;
 	r.nresult = r.tuple ? ret->nfields : 1;
 	r.result = calloc((size_t)r.nresult + 1, sizeof *r.result);
