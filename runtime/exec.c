@@ -1453,18 +1453,109 @@ broadcast_shape(Frame *fr, const Bufs *bf, int ndim, int64_t *shape,
 	return true;
 }
 
+/* The attribute `name` of call e, NULL when the op has none. */
+static const AttrVal *
+call_attr(const Expr *e, const char *name)
+{
+	OpSig sig;
+	op_sig(e->call.op, &sig);
+	for (int i = 0; i < sig.nparams; i++)
+		if (sig.params[i].is_attr && !strcmp(sig.params[i].name, name) &&
+		    sig.params[i].slot < e->call.nattrs)
+			return &e->call.attrs[sig.params[i].slot];
+	return NULL;
+}
+
+/*
+ * The output shape of op call e from its input buffers, for the ops whose
+ * struct info may know only the rank: elementwise ops (broadcast), the
+ * normalizations (the data's shape), reductions and permute_dims. false
+ * when the op is not one of them or the shapes do not fit.
+ */
+static bool
+runtime_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim,
+	      int64_t *shape, const char *who)
+{
+	OpKind op = e->call.op;
+	if (is_elementwise(op))
+		return broadcast_shape(fr, bf, ndim, shape, who);
+	if (bf->nb < 1)
+		return false;
+	int nd = bf->bnd[0];
+	const int64_t *in = bf->dims;
+	switch (op) {
+	case OP_SOFTMAX: case OP_LOG_SOFTMAX: case OP_RMS_NORM:
+	case OP_LAYER_NORM:
+		if (nd != ndim)
+			return false;
+		memcpy(shape, in, sizeof *shape * (size_t)nd);
+		return true;
+	case OP_PERMUTE_DIMS: {
+		const AttrVal *ax = call_attr(e, "axes");
+		if (nd != ndim || (ax && ax->kind == AV_INTS && ax->n != nd))
+			return false;
+		for (int i = 0; i < nd; i++) {
+			int64_t a = ax && ax->kind == AV_INTS ? ax->ints[i] : nd - 1 - i;
+			if (a < 0)
+				a += nd;
+			if (a < 0 || a >= nd)
+				return false;
+			shape[i] = in[a];
+		}
+		return true;
+	}
+	case OP_SUM: case OP_MEAN: case OP_MAX: case OP_MIN: case OP_PROD:
+	case OP_ARGMAX: case OP_ARGMIN: {
+		const AttrVal *ax = call_attr(e, "axis");
+		const AttrVal *kd = call_attr(e, "keepdims");
+		bool keep = kd && kd->i;
+		bool red[RT_MAX_DIMS] = {false};
+		if (!ax || ax->kind == AV_NONE) {
+			for (int i = 0; i < nd; i++)
+				red[i] = true;
+		} else {
+			int n = ax->kind == AV_INTS ? ax->n : 1;
+			for (int i = 0; i < n; i++) {
+				int64_t a = ax->kind == AV_INTS ? ax->ints[i] : ax->i;
+				if (a < 0)
+					a += nd;
+				if (a < 0 || a >= nd)
+					return false;
+				red[a] = true;
+			}
+		}
+		int k = 0;
+		for (int i = 0; i < nd; i++) {
+			if (!red[i] || keep) {
+				if (k >= ndim)
+					return false;
+				shape[k++] = red[i] ? 1 : in[i];
+			}
+		}
+		return k == ndim;
+	}
+	default:
+		return false;
+	}
+}
+
 /* A new output tensor of struct info si, appended to the buffers; its
- * shape is si's, or (elementwise ops of unknown result shape) the inputs'
- * broadcast. */
+ * shape is si's or, when si knows only the rank, computed from the
+ * inputs (runtime_shape). */
 static RtValue *
-new_output(Frame *fr, Bufs *bf, const SInfo *si, OpKind op, const char *who)
+new_output(Frame *fr, Bufs *bf, const SInfo *si, const Expr *e,
+	   const char *who)
 {
 	int64_t shape[RT_MAX_DIMS];
 	if (si->kind == SI_TENSOR && !si->shape && si->ndim >= 0 &&
 	    si->ndim <= RT_MAX_DIMS && si->dtype != DT_UNKNOWN &&
-	    is_elementwise(op)) {
-		if (!broadcast_shape(fr, bf, si->ndim, shape, who))
+	    bf->nb == bf->nhold) {
+		fr->e->msg[0] = 0;
+		if (!runtime_shape(fr, bf, e, si->ndim, shape, who)) {
+			if (!fr->e->msg[0])
+				eval_shape(fr, si, shape, who); /* the message */
 			return NULL;
+		}
 	} else if (!eval_shape(fr, si, shape, who)) {
 		return NULL;
 	}
@@ -1516,8 +1607,7 @@ call_kernel(Frame *fr, Step *st, const char *who, RtValue **out)
 			ok = false;
 		}
 		for (int i = 0; ok && i < rs->nfields; i++)
-			ok = (f[i] = new_output(fr, &bf, rs->fields[i], e->call.op,
-						who)) != NULL;
+			ok = (f[i] = new_output(fr, &bf, rs->fields[i], e, who)) != NULL;
 		if (ok && !(res = rt_value_tuple(f, rs->nfields))) {
 			rt_error(fr->e, "out of memory");
 			ok = false;
@@ -1527,7 +1617,7 @@ call_kernel(Frame *fr, Step *st, const char *who, RtValue **out)
 				rt_value_release(f[i]);
 		free(f);
 	} else if (ok) {
-		ok = (res = new_output(fr, &bf, rs, e->call.op, who)) != NULL;
+		ok = (res = new_output(fr, &bf, rs, e, who)) != NULL;
 	}
 	if (ok && (bf.nb != st->k->nin + st->k->nout || bf.nd != st->k->ndims)) {
 		rt_error(fr->e, "%s: %d buffers and %d dims for a kernel of %d "

@@ -367,14 +367,25 @@ test_unknown_shapes_and_recursion(void **state)
 		"    def main(x: R.Tensor(dtype=\"float32\", ndim=2), y: R.Tensor(dtype=\"float32\", ndim=1)):\n"
 		"        a = R.add(x, y)\n"
 		"        b = R.exp(a)\n"
-		"        return b\n";
+		"        c = R.sum(b, axis=[1], keepdims=True)\n"
+		"        d = R.permute_dims(b)\n"
+		"        e = R.nn.softmax(d, axis=0)\n"
+		"        return (b, c, e)\n";
 	Prog g = compile(text, "main");
 	RtValue *a1[2] = {f32(2, (int64_t[]){2, 1}, NULL),
 			  f32(1, (int64_t[]){3}, NULL)};
 	RtValue *r = run_ok(&g, a1, 2);
-	assert_int_equal(r->t->shape[0], 2);
-	assert_int_equal(r->t->shape[1], 3);
-	assert_true(fabsf(at(r, 5) - expf(3)) < 1e-5f * expf(3));
+	RtValue *b = r->fields[0], *c = r->fields[1], *e = r->fields[2];
+	assert_int_equal(b->t->shape[0], 2);
+	assert_int_equal(b->t->shape[1], 3);
+	assert_true(fabsf(at(b, 5) - expf(3)) < 1e-5f * expf(3));
+	assert_int_equal(c->t->ndim, 2);
+	assert_int_equal(c->t->shape[0], 2);
+	assert_int_equal(c->t->shape[1], 1);
+	float sum1 = expf(1) + expf(2) + expf(3);
+	assert_true(fabsf(at(c, 1) - sum1) < 1e-5f * sum1);
+	assert_int_equal(e->t->shape[0], 3);
+	assert_int_equal(e->t->shape[1], 2);
 	rt_value_release(r);
 	RtValue *a2[2] = {f32(2, (int64_t[]){2, 2}, NULL),
 			  f32(1, (int64_t[]){3}, NULL)};
