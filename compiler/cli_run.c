@@ -13,6 +13,7 @@
  * names and renamed into place, or to standard output without -o.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +67,12 @@ typedef struct {
 	int ninput;          /* parameters that are inputs */
 	RtValue **values;    /* per input parameter */
 	RtWeights *w;
-	RtValue **result;    /* per result field */
+	RtValue **result;    /* per result field (kept unless streamed) */
 	int nresult;
 	bool tuple;          /* the result is a tuple */
+	bool stream_out;     /* tuple fields go to tmp as they come */
+	char *tmp;           /* OUT.tmp.PID, once created */
+	char *written;       /* per field: 0 not yet, 1 a file, 2 a dir */
 } Run;
 
 /* ------------------------------------------------------------ checks */
@@ -350,7 +354,23 @@ run_load(void *ctx, int param, RtError *e)
 	return v;
 }
 
-/* The stream's emit: keeps result field k. */
+static bool write_value(const char *path, const RtValue *v, RtError *e);
+
+/* The name of field k of a tuple result under dir (malloc'ed). */
+static char *
+field_path(const char *dir, int k, bool is_tuple)
+{
+	StrBuf b = {0};
+	sb_printf(&b, "%s/%d%s", dir, k, is_tuple ? "" : ".npy");
+	return sb_take(&b);
+}
+
+/*
+ * The stream's emit. A tuple result written with -o goes to the
+ * temporary directory field by field as the executor hands the fields
+ * out, so that none is kept longer than needed; otherwise the field is
+ * kept for the end.
+ */
 static bool
 run_emit(void *ctx, int field, RtValue *v, RtError *e)
 {
@@ -359,9 +379,28 @@ run_emit(void *ctx, int field, RtValue *v, RtError *e)
 		rt_error(e, "result field %d of %d", field, r->nresult);
 		return false;
 	}
-	rt_value_release(r->result[field]);
-	r->result[field] = rt_value_retain(v);
-	return true;
+	if (!r->stream_out) {
+		rt_value_release(r->result[field]);
+		r->result[field] = rt_value_retain(v);
+		return true;
+	}
+	if (!r->tmp) {
+		StrBuf b = {0};
+		sb_printf(&b, "%s.tmp.%ld", r->out, (long)getpid());
+		r->tmp = sb_take(&b);
+		if (mkdir(r->tmp, 0777) != 0) {
+			rt_error(e, "cannot create %s: %s", r->tmp, strerror(errno));
+			free(r->tmp);
+			r->tmp = NULL;
+			return false;
+		}
+	}
+	char *path = field_path(r->tmp, field, v->kind == RV_TUPLE);
+	bool ok = write_value(path, v, e);
+	free(path);
+	if (ok)
+		r->written[field] = v->kind == RV_TUPLE ? 2 : 1;
+	return ok;
 }
 
 /* ------------------------------------------------------------ output */
@@ -410,52 +449,51 @@ npy_tensor(const RtValue *v, RtError *e)
 }
 
 /* Writes value v under path (a .npy file, or a directory for a tuple);
- * false after a message. */
+ * false + e. */
 static bool
-write_value(const char *path, const RtValue *v)
+write_value(const char *path, const RtValue *v, RtError *e)
 {
-	RtError e;
 	if (v->kind == RV_TUPLE) {
 		if (mkdir(path, 0777) != 0) {
-			fprintf(stderr, "rlx run: error: cannot create %s: %s\n",
-				path, strerror(errno));
+			rt_error(e, "cannot create %s: %s", path, strerror(errno));
 			return false;
 		}
 		for (int k = 0; k < v->n; k++) {
-			StrBuf b = {0};
-			sb_printf(&b, "%s/%d%s", path, k,
-				  v->fields[k]->kind == RV_TUPLE ? "" : ".npy");
-			bool ok = write_value(b.p, v->fields[k]);
-			sb_free(&b);
+			char *sub = field_path(path, k, v->fields[k]->kind == RV_TUPLE);
+			bool ok = write_value(sub, v->fields[k], e);
+			free(sub);
 			if (!ok)
 				return false;
 		}
 		return true;
 	}
-	RtTensor *t = npy_tensor(v, &e);
-	bool ok = t && rt_npy_write(path, t, &e);
+	RtError we;
+	RtTensor *t = npy_tensor(v, &we);
+	bool ok = t && rt_npy_write(path, t, &we);
 	if (!ok)
-		fprintf(stderr, "rlx run: error: cannot write %s: %s\n", path, e.msg);
+		rt_error(e, "cannot write %s: %s", path, we.msg);
 	rt_tensor_free(t);
 	return ok;
 }
 
-/* Removes what write_value made under path (only names it makes). */
-static void
-remove_value(const char *path, const RtValue *v)
+/* nftw callback: removes one entry (children come first). */
+static int
+remove_entry(const char *path, const struct stat *sb, int flag,
+	     struct FTW *ftw)
 {
-	if (v && v->kind == RV_TUPLE) {
-		for (int k = 0; k < v->n; k++) {
-			StrBuf b = {0};
-			sb_printf(&b, "%s/%d%s", path, k,
-				  v->fields[k]->kind == RV_TUPLE ? "" : ".npy");
-			remove_value(b.p, v->fields[k]);
-			sb_free(&b);
-		}
-		rmdir(path);
-		return;
-	}
-	unlink(path);
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* Removes path and everything in it: used only on the temporary
+ * directory this command created. */
+static void
+remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Is path an existing directory? */
@@ -467,15 +505,46 @@ is_dir(const char *path)
 }
 
 /*
- * Writes the result to r->out: a tensor to OUT (or DIR/0.npy when OUT is a
- * directory), a tuple into DIR. Everything is written under a temporary
- * directory first and renamed into place, so nothing is half-written.
+ * Moves the fields written to r->tmp into r->out: the directory renamed
+ * into place when r->out does not exist, else each field renamed into the
+ * existing directory (each rename atomic). false after a message.
+ */
+static bool
+move_into_place(Run *r)
+{
+	if (!is_dir(r->out)) {
+		if (rename(r->tmp, r->out) == 0)
+			return true;
+		fprintf(stderr, "rlx run: error: cannot rename %s to %s: %s\n",
+			r->tmp, r->out, strerror(errno));
+		return false;
+	}
+	for (int k = 0; k < r->nresult; k++) {
+		char *a = field_path(r->tmp, k, r->written[k] == 2);
+		char *b = field_path(r->out, k, r->written[k] == 2);
+		bool ok = rename(a, b) == 0;
+		if (!ok)
+			fprintf(stderr, "rlx run: error: cannot rename %s to %s: "
+				"%s\n", a, b, strerror(errno));
+		free(a);
+		free(b);
+		if (!ok)
+			return false;
+	}
+	rmdir(r->tmp);
+	return true;
+}
+
+/*
+ * Writes a kept result to r->out: a tensor to OUT, or to DIR/0.npy when
+ * OUT is an existing directory (through the temporary directory, as the
+ * fields of a tuple). Nothing is half-written.
  */
 static bool
 write_result(Run *r, RtValue *res)
 {
-	if (!r->tuple && !is_dir(r->out)) {
-		RtError e;
+	RtError e;
+	if (!is_dir(r->out)) {
 		RtTensor *t = npy_tensor(res, &e);
 		bool ok = t && rt_npy_write(r->out, t, &e);
 		if (!ok)
@@ -484,44 +553,12 @@ write_result(Run *r, RtValue *res)
 		rt_tensor_free(t);
 		return ok;
 	}
-	StrBuf tmp = {0};
-	sb_printf(&tmp, "%s.tmp.%ld", r->out, (long)getpid());
-	RtValue *whole = res;
-	RtValue *wrap = NULL;
-	if (!r->tuple) { /* a tensor into an existing directory: DIR/0.npy */
-		RtValue *f[1] = {rt_value_retain(res)};
-		whole = wrap = rt_value_tuple(f, 1);
+	r->stream_out = true;
+	if (!run_emit(r, 0, res, &e)) {
+		fprintf(stderr, "rlx run: error: %s\n", e.msg);
+		return false;
 	}
-	bool ok = whole && write_value(tmp.p, whole);
-	if (ok && !is_dir(r->out)) {
-		if (rename(tmp.p, r->out) != 0) {
-			fprintf(stderr, "rlx run: error: cannot rename %s to %s: %s\n",
-				tmp.p, r->out, strerror(errno));
-			ok = false;
-		}
-	} else if (ok) {
-		/* DIR exists: move each file in (each rename is atomic) */
-		for (int k = 0; ok && k < whole->n; k++) {
-			StrBuf a = {0}, b = {0};
-			const char *ext = whole->fields[k]->kind == RV_TUPLE ? "" : ".npy";
-			sb_printf(&a, "%s/%d%s", tmp.p, k, ext);
-			sb_printf(&b, "%s/%d%s", r->out, k, ext);
-			if (rename(a.p, b.p) != 0) {
-				fprintf(stderr, "rlx run: error: cannot rename %s to "
-					"%s: %s\n", a.p, b.p, strerror(errno));
-				ok = false;
-			}
-			sb_free(&a);
-			sb_free(&b);
-		}
-		if (ok)
-			rmdir(tmp.p);
-	}
-	if (!ok)
-		remove_value(tmp.p, whole);
-	rt_value_release(wrap);
-	sb_free(&tmp);
-	return ok;
+	return move_into_place(r);
 }
 
 /* One element of t as text. */
@@ -672,6 +709,8 @@ run_free(Run *r)
 	for (int i = 0; r->result && i < r->nresult; i++)
 		rt_value_release(r->result[i]);
 	free(r->result);
+	free(r->tmp);
+	free(r->written);
 	rt_weights_close(r->w);
 	rlx_module_free(r->m);
 }
@@ -688,19 +727,30 @@ run_it(Run *r)
 	free(d.items);
 	if (!p)
 		return EXIT_INPUT;
+	r->stream_out = r->tuple && r->out;
 	RtStream s = {run_load, run_emit, r};
 	RtError e;
 	bool ok = rt_run_stream(p, &s, &e);
 	if (!ok)
 		fprintf(stderr, "rlx run: error: %s\n", e.msg);
 	for (int k = 0; ok && k < r->nresult; k++)
-		if (!r->result[k]) {
+		if (!r->result[k] && !r->written[k]) {
 			fprintf(stderr, "rlx run: error: result field %d was not "
 				"produced\n", k);
 			ok = false;
 		}
 	RtValue *res = NULL;
-	if (ok) {
+	if (ok && r->stream_out) {
+		if (!r->tmp) { /* an empty tuple: an empty directory */
+			if (mkdir(r->out, 0777) != 0 && errno != EEXIST) {
+				fprintf(stderr, "rlx run: error: cannot create %s: "
+					"%s\n", r->out, strerror(errno));
+				ok = false;
+			}
+		} else {
+			ok = move_into_place(r);
+		}
+	} else if (ok) {
 		if (r->tuple) {
 			for (int k = 0; k < r->nresult; k++)
 				rt_value_retain(r->result[k]);
@@ -708,15 +758,17 @@ run_it(Run *r)
 		} else {
 			res = rt_value_retain(r->result[0]);
 		}
+		if (r->out) {
+			ok = write_result(r, res);
+		} else {
+			StrBuf b = {0};
+			print_value(&b, r->f->name, res);
+			fputs(b.p ? b.p : "", stdout);
+			sb_free(&b);
+		}
 	}
-	if (ok && r->out) {
-		ok = write_result(r, res);
-	} else if (ok) {
-		StrBuf b = {0};
-		print_value(&b, r->f->name, res);
-		fputs(b.p ? b.p : "", stdout);
-		sb_free(&b);
-	}
+	if (!ok && r->tmp && is_dir(r->tmp))
+		remove_tree(r->tmp);
 	rt_value_release(res);
 	/* the result views may borrow the checkpoint: release before closing */
 	for (int k = 0; k < r->nresult; k++) {
@@ -760,6 +812,7 @@ cmd_run(int argc, char **argv)
 	r.tuple = ret && ret->kind == SI_TUPLE;
 	r.nresult = r.tuple ? ret->nfields : 1;
 	r.result = calloc((size_t)r.nresult + 1, sizeof *r.result);
+	r.written = calloc((size_t)r.nresult + 1, 1);
 	if (r.out && r.tuple && strlen(r.out) > 4 &&
 	    !strcmp(r.out + strlen(r.out) - 4, ".npy")) {
 		fprintf(stderr, "rlx run: error: %s returns a tuple of %d "

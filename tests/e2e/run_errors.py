@@ -43,6 +43,17 @@ class Module:
         return (r, r)
 '''
 
+# the first field is written before the second fails
+LATE = '''\
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(dtype="float32", ndim=1)):
+        a = R.negative(x)
+        v = R.match_cast(a, R.Tensor((8,), dtype="float32"))
+        return (a, v)
+'''
+
 
 def main():
     t = Tap()
@@ -56,6 +67,9 @@ def main():
         cast = p("cast.py")
         with open(cast, "w") as f:
             f.write(CAST)
+        late = p("late.py")
+        with open(late, "w") as f:
+            f.write(LATE)
         good = {"w": np.ones((4, 3), np.float32), "b": np.ones(5, np.float32)}
         write_safetensors(p("good.safetensors"), good)
         np.save(p("x.npy"), np.ones((2, 4), np.float32))
@@ -130,6 +144,8 @@ def main():
                               "x=" + p("nope.npy"), "--input", "y=" + p("y.npy")], 1, "nope.npy")
         case("match_cast", [cast, "--input", "x=" + p("x7.npy")], 1,
              "binding 'v': dimension 0 is 7, expected 8", o=p("castout"))
+        case("error after a field was written", [late, "--input", "x=" + p("x7.npy")], 1,
+             "binding 'v': dimension 0 is 7, expected 8", o=p("lateout"))
         case("tuple result to a .npy", [cast, "--input", "x=" + p("x8.npy")], 1,
              "returns a tuple of 2 fields")
         case("no such function", [model, "--func", "nope", "--params",
