@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""run_errors.py — `rlx run` on wrong input: every case must exit with the
+expected status (1 the input is wrong, 2 wrong usage), print a message
+containing the expected fragment, never die by a signal, and never leave
+an output file behind.
+
+The malformed safetensors and .npy files come from make_bad_files.py
+(with the fragment each message must contain); the model mismatches
+(missing, extra, mis-shaped, mis-typed weights, symbolic mismatches,
+match_cast) are written here.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rlxtest import Tap, np, rlx, write_safetensors  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+MODEL = '''\
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 4), dtype="float32"), y: R.Tensor(("n",), dtype="float32"), w: R.Tensor((4, 3), dtype="float32"), b: R.Tensor(("k",), dtype="float32")):
+        n = T.int64()
+        k = T.int64()
+        R.func_attr({"num_input": 2})
+        h = R.matmul(x, w, out_dtype="void")
+        e = R.expand_dims(y, axis=[1])
+        s = R.add(h, e)
+        return s
+'''
+
+CAST = '''\
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(dtype="float32", ndim=1)):
+        v = R.match_cast(x, R.Tensor((8,), dtype="float32"))
+        r = R.negative(v)
+        return (r, r)
+'''
+
+# the first field is written before the second fails
+LATE = '''\
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(dtype="float32", ndim=1)):
+        a = R.negative(x)
+        v = R.match_cast(a, R.Tensor((8,), dtype="float32"))
+        return (a, v)
+'''
+
+
+def main():
+    t = Tap()
+    with tempfile.TemporaryDirectory(prefix="rlx_errors_") as tmp:
+        def p(*a):
+            return os.path.join(tmp, *a)
+
+        model = p("model.py")
+        with open(model, "w") as f:
+            f.write(MODEL)
+        cast = p("cast.py")
+        with open(cast, "w") as f:
+            f.write(CAST)
+        late = p("late.py")
+        with open(late, "w") as f:
+            f.write(LATE)
+        good = {"w": np.ones((4, 3), np.float32), "b": np.ones(5, np.float32)}
+        write_safetensors(p("good.safetensors"), good)
+        np.save(p("x.npy"), np.ones((2, 4), np.float32))
+        np.save(p("y.npy"), np.ones(2, np.float32))
+        np.save(p("y3.npy"), np.ones(3, np.float32))
+        np.save(p("xi.npy"), np.ones((2, 4), np.int32))
+        np.save(p("x5.npy"), np.ones((2, 5), np.float32))
+        np.save(p("x8.npy"), np.ones(8, np.float32))
+        np.save(p("x7.npy"), np.ones(7, np.float32))
+        write_safetensors(p("missing.safetensors"), {"b": good["b"]})
+        write_safetensors(p("extra.safetensors"), dict(good, stray=good["b"]))
+        write_safetensors(p("shape.safetensors"), dict(good, w=np.ones((3, 4), np.float32)))
+        write_safetensors(p("dtype.safetensors"), dict(good, w=np.ones((4, 3), np.float16)))
+        write_safetensors(p("rank.safetensors"), dict(good, b=np.ones((5, 1), np.float32)))
+        with open(p("syntax.py"), "w") as f:
+            f.write(MODEL.replace("R.add(h, e)", "R.add(h, e"))
+        out = p("out.npy")
+        inputs = ["--input", "x=" + p("x.npy"), "--input", "y=" + p("y.npy")]
+
+        def case(name, args, status, want, o=out):
+            argv = ["run"] + args + (["-o", o] if o else [])
+            try:
+                rc, so, se = rlx(*argv, timeout=120)
+            except subprocess.TimeoutExpired:
+                t.ok(False, name, "timed out")
+                return
+            diag = "exit %d\nstderr: %s" % (rc, se)
+            ok = rc == status and (want in se or want in so)
+            if o and rc != 0 and os.path.exists(o):
+                ok, diag = False, diag + "\n%s was left behind" % o
+            leftovers = [f for f in os.listdir(tmp) if ".tmp" in f]
+            if leftovers:
+                ok, diag = False, diag + "\ntemporary files left: %s" % leftovers
+            t.ok(ok and rc >= 0, name, diag + "\nwanted exit %d and '%s'" % (status, want))
+
+        # a good run first: the fixtures are right
+        case("good run", [model, "--params", p("good.safetensors")] + inputs, 0, "")
+        os.remove(out)
+
+        # checkpoint against the model
+        case("missing weight", [model, "--params", p("missing.safetensors")] + inputs, 1,
+             "missing weight 'w' (R.Tensor((4, 3), dtype=\"float32\"))")
+        case("extra tensor", [model, "--params", p("extra.safetensors")] + inputs, 1,
+             "extra tensor 'stray'")
+        case("wrong shape", [model, "--params", p("shape.safetensors")] + inputs, 1,
+             "weight 'w' in %s: expected R.Tensor((4, 3), dtype=\"float32\"), got shape (3, 4) "
+             "dtype float32" % p("shape.safetensors"))
+        case("wrong dtype", [model, "--params", p("dtype.safetensors")] + inputs, 1,
+             "got shape (4, 3) dtype float16")
+        case("wrong rank", [model, "--params", p("rank.safetensors")] + inputs, 1,
+             "weight 'b'")
+        case("missing checkpoint", [model, "--params", p("nope.safetensors")] + inputs, 1,
+             "nope.safetensors")
+
+        # inputs against the model
+        case("symbolic mismatch", [model, "--params", p("good.safetensors"), "--input",
+                                   "x=" + p("x.npy"), "--input", "y=" + p("y3.npy")], 1,
+             "parameter 'y': dimension 0 is 3, but n was bound to 2 by parameter 'x'")
+        case("input dtype", [model, "--params", p("good.safetensors"), "--input",
+                             "x=" + p("xi.npy"), "--input", "y=" + p("y.npy")], 1,
+             "input 'x' (%s): expected R.Tensor((n, 4), dtype=\"float32\"), got shape (2, 4) "
+             "dtype int32" % p("xi.npy"))
+        case("input shape", [model, "--params", p("good.safetensors"), "--input",
+                             "x=" + p("x5.npy"), "--input", "y=" + p("y.npy")], 1,
+             "got shape (2, 5) dtype float32")
+        case("missing input", [model, "--params", p("good.safetensors"), "--input",
+                               "x=" + p("x.npy")], 1,
+             "missing input 'y' (R.Tensor((n,), dtype=\"float32\")): give it with --input y=FILE.npy")
+        case("unknown input", [model, "--params", p("good.safetensors"), "--input", "z=" +
+                               p("x.npy")] + inputs, 1, "main has no input 'z' (inputs: 'x', 'y')")
+        case("missing .npy", [model, "--params", p("good.safetensors"), "--input",
+                              "x=" + p("nope.npy"), "--input", "y=" + p("y.npy")], 1, "nope.npy")
+        case("match_cast", [cast, "--input", "x=" + p("x7.npy")], 1,
+             "binding 'v': dimension 0 is 7, expected 8", o=p("castout"))
+        case("error after a field was written", [late, "--input", "x=" + p("x7.npy")], 1,
+             "binding 'v': dimension 0 is 7, expected 8", o=p("lateout"))
+        case("tuple result to a .npy", [cast, "--input", "x=" + p("x8.npy")], 1,
+             "returns a tuple of 2 fields")
+        case("no such function", [model, "--func", "nope", "--params",
+                                  p("good.safetensors")] + inputs, 1, "has no function 'nope'")
+        case("syntax error", [p("syntax.py"), "--params", p("good.safetensors")] + inputs, 1,
+             "error:")
+        case("no such model", [p("nope.py")], 1, "nope.py", o=None)
+
+        # usage
+        case("no FILE", [], 2, "needs a FILE", o=None)
+        case("unknown option", [model, "--frobnicate"], 2, "unknown option --frobnicate", o=None)
+        case("bad --input", [model, "--input", "x"], 2, "--input needs NAME=FILE.npy", o=None)
+        case("--input twice", [model] + inputs + ["--input", "x=" + p("x.npy")], 2,
+             "input 'x' given twice", o=None)
+        case("no --params", [model] + inputs, 2, "give them with --params PATH")
+        case("-o without a value", [model, "-o"], 2, "-o needs a value", o=None)
+        rc, so, se = rlx("run", "--help")
+        t.ok(rc == 0 and "usage: rlx run" in so, "--help")
+
+        # a tuple result into a directory, twice (replacing the files)
+        d = p("outdir")
+        for i in range(2):
+            rc, _, se = rlx("run", cast, "--input", "x=" + p("x8.npy"), "-o", d)
+            t.ok(rc == 0 and sorted(os.listdir(d)) == ["0.npy", "1.npy"] and
+                 (np.load(os.path.join(d, "1.npy")) == -1).all(),
+                 "tuple result to DIR (%s)" % ("new" if i == 0 else "existing"), se)
+
+        # malformed files from make_bad_files.py
+        bad = p("bad")
+        subprocess.run([sys.executable, os.path.join(HERE, "make_bad_files.py"), bad], check=True)
+        with open(os.path.join(bad, "expected.tsv")) as f:
+            for line in f:
+                name, want = line.rstrip("\n").split("\t")
+                path = os.path.join(bad, name)
+                if name.endswith(".npy"):
+                    args = [model, "--params", p("good.safetensors"), "--input",
+                            "x=" + path, "--input", "y=" + p("y.npy")]
+                else:
+                    args = [model, "--params", path] + inputs
+                case("bad file %s" % name, args, 1, want)
+                # the message names the file
+                rc, _, se = rlx("run", *args)
+                t.ok(name in se, "bad file %s: message names the file" % name, se)
+    t.done()
+
+
+if __name__ == "__main__":
+    main()
