@@ -43,8 +43,12 @@
 enum {
 	MAXBUF = 64, /* buffers of one kernel */
 	MAXD = 8,    /* dims of one buffer (RT_MAX_DIMS) */
-	TILE = 32,   /* transpose tile edge */
 	JB = 256,    /* matmul column block (the f32 accumulator row) */
+	PAR_MIN = 1 << 16, /* work (elements, or multiply-adds) worth threads */
+	PAR_BLK = 4096,    /* flat elementwise loops: elements per chunk */
+	MM_MR = 6,         /* matmul register tile: rows */
+	MM_VW = 16,        /* f32 lanes of one accumulator vector */
+	MM_NV = 2,         /* accumulator vectors per row (MM_NV * MM_VW cols) */
 };
 
 /* A buffer of the kernel being built. */
@@ -70,6 +74,12 @@ typedef struct {
 	Expr *e;
 	Diags *d;
 	OpSig sig;
+	/* splitting the outer loop across the pool (par_begin) */
+	LLVMValueRef lo, hi;  /* the impl's range of the outer loop */
+	LLVMValueRef split;   /* i1: may this call split it? */
+	LLVMValueRef tramp;   /* void NAME.par(ctx, lo, hi) */
+	LLVMValueRef pool;    /* the Jit's pool, a constant pointer */
+	bool par_used;
 } K;
 
 struct Codegen {
@@ -79,6 +89,7 @@ struct Codegen {
 	int n, cap;
 	int *table;            /* open addressing: kernel index + 1, 0 empty */
 	int tcap;
+	unsigned id;           /* this Codegen's number in its Jit */
 };
 
 /* ------------------------------------------------------------ IR helpers */
@@ -162,21 +173,27 @@ typedef struct {
 	LLVMValueRef i, n;
 } Loop;
 
-/* Opens a loop; returns its index, an i64. */
+/* Opens a loop `for (i = from; i < n; i++)`; returns its index, an i64. */
 static LLVMValueRef
-loop_begin(K *k, Loop *l, LLVMValueRef n)
+loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
 {
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(k->b);
 	l->body = LLVMAppendBasicBlockInContext(k->c, k->fn, "body");
 	l->exit = LLVMAppendBasicBlockInContext(k->c, k->fn, "exit");
 	l->n = n;
-	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSGT, n, ci(k, 0), ""),
+	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, from, n, ""),
 			l->body, l->exit);
 	LLVMPositionBuilderAtEnd(k->b, l->body);
 	l->i = LLVMBuildPhi(k->b, k->i64, "i");
-	LLVMValueRef zero = ci(k, 0);
-	LLVMAddIncoming(l->i, &zero, &pre, 1);
+	LLVMAddIncoming(l->i, &from, &pre, 1);
 	return l->i;
+}
+
+/* Opens a loop `for (i = 0; i < n; i++)`; returns its index, an i64. */
+static LLVMValueRef
+loop_begin(K *k, Loop *l, LLVMValueRef n)
+{
+	return loop_from(k, l, ci(k, 0), n);
 }
 
 /* Closes the loop opened by loop_begin; code continues after it. */
@@ -210,6 +227,71 @@ nest_end(K *k, Nest *ns)
 {
 	for (int i = ns->n - 1; i >= 0; i--)
 		loop_end(k, &ns->l[i]);
+}
+
+/*
+ * Opens the kernel's outer loop over [0, n), split across the Jit's pool
+ * when work (elements touched, or multiply-adds) is at least PAR_MIN.
+ * The impl function is then called once per chunk (through NAME.par) with
+ * its range in k->lo, k->hi and split off, and runs everything before this
+ * point again: that code must be pure (no stores but to slots), and
+ * nothing may follow the loop's loop_end but the return. At most once per
+ * kernel. Closed with loop_end.
+ */
+static LLVMValueRef
+par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
+{
+	if (k->par_used)
+		ir_bug("two parallel loops in one kernel");
+	k->par_used = true;
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef big = LLVMBuildAnd(b, k->split,
+		LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, n, ci(k, 1), ""),
+			     LLVMBuildICmp(b, LLVMIntSGE, work, ci(k, PAR_MIN), ""),
+			     ""), "");
+	LLVMBasicBlockRef par = LLVMAppendBasicBlockInContext(k->c, k->fn, "par");
+	LLVMBasicBlockRef ser = LLVMAppendBasicBlockInContext(k->c, k->fn, "serial");
+	LLVMBuildCondBr(b, big, par, ser);
+	/* par: the buffers and dims into a context, the pool runs NAME.par */
+	LLVMPositionBuilderAtEnd(b, par);
+	int nb = k->nin + k->nout;
+	LLVMValueRef ctx = slot(k, k->ptr, nb + 1);
+	for (int i = 0; i <= nb; i++) {
+		LLVMValueRef o = ci(k, i);
+		LLVMBuildStore(b, LLVMGetParam(k->fn, (unsigned)i),
+			       LLVMBuildInBoundsGEP2(b, k->ptr, ctx, &o, 1, ""));
+	}
+	LLVMTypeRef pt[4] = {k->ptr, k->ptr, k->i64, k->ptr};
+	LLVMTypeRef ft = LLVMFunctionType(k->vd, pt, 4, false);
+	LLVMValueRef pf = LLVMGetNamedFunction(k->mod, "rlx_parallel_for");
+	if (!pf)
+		pf = LLVMAddFunction(k->mod, "rlx_parallel_for", ft);
+	LLVMValueRef args[4] = {k->pool, ctx, n, k->tramp};
+	LLVMBuildCall2(b, ft, pf, args, 4, "");
+	LLVMBuildRetVoid(b);
+	/* serial: this call's part of the range */
+	LLVMPositionBuilderAtEnd(b, ser);
+	return loop_from(k, l, imax(k, k->lo, ci(k, 0)), imin(k, k->hi, n));
+}
+
+/*
+ * The outer loops of a nest over dims[0..nd-1) flattened into one
+ * parallel loop (the last dim is left to the caller); idx[0..nd-1) get
+ * the indices back by division. nd >= 1. Closed with loop_end(l).
+ */
+static void
+par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
+	 LLVMValueRef work)
+{
+	LLVMValueRef f = par_begin(k, l, prod(k, dims, 0, nd - 1), work);
+	for (int i = nd - 2; i >= 0; i--) {
+		if (i == 0) {
+			idx[0] = f;
+			break;
+		}
+		idx[i] = LLVMBuildURem(k->b, f, dims[i], "");
+		f = LLVMBuildUDiv(k->b, f, dims[i], "");
+	}
 }
 
 /* Σ idx[i] * st[i] over i < n. */
@@ -828,11 +910,69 @@ gen_copy(K *k)
 	return true;
 }
 
+/* A constant <n x i32> shuffle mask. */
+static LLVMValueRef
+mask(K *k, const int *m, int n)
+{
+	LLVMValueRef v[64];
+	for (int i = 0; i < n; i++)
+		v[i] = LLVMConstInt(k->i32, (unsigned long long)m[i], 0);
+	return LLVMConstVector(v, (unsigned)n);
+}
+
+/* A vector load or store of type t at p, aligned to one element. */
+static LLVMValueRef
+vload(K *k, LLVMTypeRef t, LLVMValueRef p, unsigned align)
+{
+	LLVMValueRef v = LLVMBuildLoad2(k->b, t, p, "");
+	LLVMSetAlignment(v, align);
+	return v;
+}
+
+static void
+vstore(K *k, LLVMValueRef v, LLVMValueRef p, unsigned align)
+{
+	LLVMSetAlignment(LLVMBuildStore(k->b, v, p), align);
+}
+
 /*
- * permute_dims: out[i0..] = in[...] with out dim j = in dim axes[j]. The
- * output is written row by row; when the innermost output dim is not the
- * innermost input dim (a transpose), the two dims involved are tiled
- * TILE x TILE so both sides stay in cache.
+ * Transposes the n x n matrix whose rows are the vectors r[0..n) in place
+ * (n a power of two): for d = n/2, n/4, .. 1, rows i and i + d (i & d == 0)
+ * swap their off-diagonal d-blocks, one two-input shuffle per row. The
+ * backend turns these into unpack/permute instructions.
+ */
+static void
+transpose_regs(K *k, LLVMValueRef *r, int n)
+{
+	int ma[64], mb[64];
+	for (int d = n / 2; d >= 1; d /= 2) {
+		for (int p = 0; p < n; p++) {
+			ma[p] = (p & d) ? n + p - d : p;
+			mb[p] = (p & d) ? n + p : p + d;
+		}
+		LLVMValueRef mav = mask(k, ma, n), mbv = mask(k, mb, n);
+		for (int i = 0; i < n; i++) {
+			if (i & d)
+				continue;
+			LLVMValueRef x = r[i], y = r[i + d];
+			r[i] = LLVMBuildShuffleVector(k->b, x, y, mav, "");
+			r[i + d] = LLVMBuildShuffleVector(k->b, x, y, mbv, "");
+		}
+	}
+}
+
+/*
+ * permute_dims: out[i0..] = in[...] with out dim j = in dim axes[j].
+ *
+ * When the innermost dim stays innermost, rows are copied: a parallel
+ * loop over the outer dims, a unit-stride inner loop. Otherwise (a
+ * transpose) let q be the output dim that is innermost in the input and r
+ * the output's innermost dim. A parallel loop runs over the other dims
+ * and blocks of T rows of q; each block walks r in T x T tiles: T vector
+ * loads along q (contiguous in the input), an in-register transpose
+ * (transpose_regs), T vector stores along r (contiguous in the output).
+ * Elements are moved as integers of their width. The r tail of a block
+ * and a partial last block of q are copied element by element.
  */
 static bool
 gen_permute(K *k)
@@ -840,6 +980,8 @@ gen_permute(K *k)
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	int nd = in->nd, axes[MAXD];
 	AttrVal av = attr(k, "axes");
+	if (in->dt != out->dt)
+		return fail(k, "changes the dtype");
 	if (av.kind == AV_INTS) {
 		if (av.n != nd)
 			return fail(k, "axes must name every dim");
@@ -855,34 +997,107 @@ gen_permute(K *k)
 	strides(k, out, ost);
 	for (int j = 0; j < nd; j++)
 		s[j] = ist[axes[j]];
-	if (nd == 0 || axes[nd - 1] == nd - 1) {
-		Nest ns;
-		nest_begin(k, &ns, out->dim, nd, idx);
+	LLVMValueRef total = prod(k, out->dim, 0, nd);
+	if (nd == 0) {
+		st(k, out, ci(k, 0), ld(k, in, ci(k, 0)));
+		return true;
+	}
+	if (axes[nd - 1] == nd - 1) {
+		Loop lo, li;
+		par_nest(k, &lo, out->dim, nd, idx, total);
+		idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
 		st(k, out, dot(k, idx, ost, nd), ld(k, in, dot(k, idx, s, nd)));
-		nest_end(k, &ns);
+		loop_end(k, &li);
+		loop_end(k, &lo);
 		return true;
 	}
 	int q = 0, r = nd - 1;
 	while (axes[q] != nd - 1)
 		q++;
-	/* Loops: every other dim, then the tiles of q and r, then within. */
-	Loop lp[MAXD + 4];
-	int nl = 0;
+	int bytes = (dtype_bits(in->dt) + 7) / 8;
+	int T = bytes >= 8 ? 8 : 16;
+	LLVMTypeRef et = LLVMIntTypeInContext(k->c, (unsigned)bytes * 8);
+	LLVMTypeRef vt = LLVMVectorType(et, (unsigned)T);
+	/* the parallel loop: other dims (C order), then blocks of q */
+	int oth[MAXD], no = 0;
 	for (int j = 0; j < nd; j++)
 		if (j != q && j != r)
-			idx[j] = loop_begin(k, &lp[nl++], out->dim[j]);
-	LLVMValueRef t = ci(k, TILE), t1 = ci(k, TILE - 1);
-	LLVMValueRef nq = LLVMBuildSDiv(k->b, add(k, out->dim[q], t1), t, "");
-	LLVMValueRef nr = LLVMBuildSDiv(k->b, add(k, out->dim[r], t1), t, "");
-	LLVMValueRef bq = mul(k, loop_begin(k, &lp[nl++], nq), t);
-	LLVMValueRef br = mul(k, loop_begin(k, &lp[nl++], nr), t);
-	LLVMValueRef eq = imin(k, t, LLVMBuildSub(k->b, out->dim[q], bq, ""));
-	LLVMValueRef er = imin(k, t, LLVMBuildSub(k->b, out->dim[r], br, ""));
-	idx[q] = add(k, bq, loop_begin(k, &lp[nl++], eq));
-	idx[r] = add(k, br, loop_begin(k, &lp[nl++], er));
-	st(k, out, dot(k, idx, ost, nd), ld(k, in, dot(k, idx, s, nd)));
-	while (nl > 0)
-		loop_end(k, &lp[--nl]);
+			oth[no++] = j;
+	LLVMValueRef tv = ci(k, T);
+	LLVMValueRef nbq = LLVMBuildSDiv(k->b, add(k, out->dim[q], ci(k, T - 1)), tv, "");
+	LLVMValueRef nitems = nbq;
+	for (int i = 0; i < no; i++)
+		nitems = mul(k, nitems, out->dim[oth[i]]);
+	Loop lp;
+	LLVMValueRef f = par_begin(k, &lp, nitems, total);
+	LLVMValueRef bq = LLVMBuildURem(k->b, f, nbq, "");
+	f = LLVMBuildUDiv(k->b, f, nbq, "");
+	LLVMValueRef ibase = ci(k, 0), obase = ci(k, 0);
+	for (int i = no - 1; i >= 0; i--) {
+		LLVMValueRef d = out->dim[oth[i]];
+		LLVMValueRef x = i ? LLVMBuildURem(k->b, f, d, "") : f;
+		if (i)
+			f = LLVMBuildUDiv(k->b, f, d, "");
+		ibase = add(k, ibase, mul(k, x, s[oth[i]]));
+		obase = add(k, obase, mul(k, x, ost[oth[i]]));
+	}
+	LLVMValueRef q0 = mul(k, bq, tv);
+	LLVMValueRef Dq = out->dim[q], Dr = out->dim[r];
+	LLVMValueRef sr = s[r], oq = ost[q];
+	LLVMValueRef full = LLVMBuildICmp(k->b, LLVMIntSLE, add(k, q0, tv), Dq, "");
+	LLVMBasicBlockRef bfull = LLVMAppendBasicBlockInContext(k->c, k->fn, "tiles");
+	LLVMBasicBlockRef bpart = LLVMAppendBasicBlockInContext(k->c, k->fn, "partial");
+	LLVMBasicBlockRef bjoin = LLVMAppendBasicBlockInContext(k->c, k->fn, "next");
+	LLVMBuildCondBr(k->b, full, bfull, bpart);
+
+	/* a full block: T x T tiles along r, then the r tail */
+	LLVMPositionBuilderAtEnd(k->b, bfull);
+	LLVMValueRef ntile = LLVMBuildSDiv(k->b, Dr, tv, "");
+	LLVMValueRef ib = add(k, ibase, q0);
+	Loop lt;
+	LLVMValueRef r0 = mul(k, loop_begin(k, &lt, ntile), tv);
+	LLVMValueRef rows[64];
+	LLVMValueRef ob = add(k, obase, r0);
+	for (int v = 0; v < T; v++) {
+		LLVMValueRef o = add(k, ib, mul(k, add(k, r0, ci(k, v)), sr));
+		rows[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &o, 1, ""),
+				(unsigned)bytes);
+	}
+	transpose_regs(k, rows, T);
+	for (int v = 0; v < T; v++) {
+		LLVMValueRef o = add(k, ob, mul(k, add(k, q0, ci(k, v)), oq));
+		vstore(k, rows[v], LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &o, 1, ""),
+		       (unsigned)bytes);
+	}
+	loop_end(k, &lt);
+	Loop lr, lu;
+	LLVMValueRef rr = loop_from(k, &lr, mul(k, ntile, tv), Dr);
+	LLVMValueRef u = loop_begin(k, &lu, tv);
+	LLVMValueRef io = add(k, add(k, ib, u), mul(k, rr, sr));
+	LLVMValueRef oo = add(k, add(k, obase, rr), mul(k, add(k, q0, u), oq));
+	LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, et,
+		LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &io, 1, ""), ""),
+		LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &oo, 1, ""));
+	loop_end(k, &lu);
+	loop_end(k, &lr);
+	LLVMBuildBr(k->b, bjoin);
+
+	/* a partial block: rows q0 .. Dq, every r */
+	LLVMPositionBuilderAtEnd(k->b, bpart);
+	Loop lq, lr2;
+	LLVMValueRef qq = loop_from(k, &lq, q0, Dq);
+	rr = loop_begin(k, &lr2, Dr);
+	io = add(k, add(k, ibase, qq), mul(k, rr, sr));
+	oo = add(k, add(k, obase, rr), mul(k, qq, oq));
+	LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, et,
+		LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &io, 1, ""), ""),
+		LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &oo, 1, ""));
+	loop_end(k, &lr2);
+	loop_end(k, &lq);
+	LLVMBuildBr(k->b, bjoin);
+
+	LLVMPositionBuilderAtEnd(k->b, bjoin);
+	loop_end(k, &lp);
 	return true;
 }
 
@@ -1680,6 +1895,7 @@ cg_new(Jit *jit)
 	if (!cg)
 		return NULL;
 	cg->jit = jit;
+	cg->id = jit_unique(jit);
 	grow(cg);
 	return cg;
 }
@@ -1715,18 +1931,28 @@ fn_attr(K *k, LLVMValueRef f, unsigned i, const char *name, uint64_t v)
 	LLVMAddAttributeAtIndex(f, i, LLVMCreateEnumAttribute(k->c, kind, v));
 }
 
-/* Builds the impl function and the external wrapper for a kernel. */
+/*
+ * Builds a kernel: the impl function (one noalias pointer per buffer, the
+ * dims, the outer loop's range and whether it may split; see par_begin),
+ * the external wrapper of the kernel ABI that calls it over the whole
+ * range, and NAME.par, the chunk entry the pool calls, when the body has
+ * a parallel loop.
+ */
 static bool
 build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 {
-	LLVMTypeRef pt[MAXBUF + 1];
+	LLVMTypeRef pt[MAXBUF + 4];
 	int nb = k->nin + k->nout;
 	for (int i = 0; i <= nb; i++)
 		pt[i] = k->ptr;
-	char impl[160];
+	pt[nb + 1] = k->i64;
+	pt[nb + 2] = k->i64;
+	pt[nb + 3] = k->i1;
+	char impl[160], par[160];
 	snprintf(impl, sizeof impl, "%s.impl", name);
+	snprintf(par, sizeof par, "%s.par", name);
 	LLVMValueRef f = LLVMAddFunction(k->mod, impl,
-		LLVMFunctionType(k->vd, pt, (unsigned)nb + 1, false));
+		LLVMFunctionType(k->vd, pt, (unsigned)nb + 4, false));
 	LLVMSetLinkage(f, LLVMInternalLinkage);
 	fn_attr(k, f, LLVMAttributeFunctionIndex, "nounwind", 0);
 	for (int i = 0; i <= nb; i++) {
@@ -1735,7 +1961,19 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 		if (i < nb)
 			fn_attr(k, f, (unsigned)i + 1, "align", 64);
 	}
+	LLVMTypeRef tt[3] = {k->ptr, k->i64, k->i64};
+	LLVMValueRef tramp = LLVMAddFunction(k->mod, par,
+		LLVMFunctionType(k->vd, tt, 3, false));
+	LLVMSetLinkage(tramp, LLVMInternalLinkage);
+	fn_attr(k, tramp, LLVMAttributeFunctionIndex, "nounwind", 0);
 	k->fn = f;
+	k->tramp = tramp;
+	k->lo = LLVMGetParam(f, (unsigned)nb + 1);
+	k->hi = LLVMGetParam(f, (unsigned)nb + 2);
+	k->split = LLVMGetParam(f, (unsigned)nb + 3);
+	k->pool = LLVMConstIntToPtr(
+		LLVMConstInt(k->i64, (unsigned long long)(uintptr_t)jit_pool(cg->jit), 0),
+		k->ptr);
 	k->entry = LLVMAppendBasicBlockInContext(k->c, f, "entry");
 	LLVMPositionBuilderAtEnd(k->b, k->entry);
 	LLVMValueRef dims = LLVMGetParam(f, (unsigned)nb);
@@ -1767,16 +2005,37 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 	}
 	if (!gen_body(k)) {
 		LLVMDeleteFunction(f);
+		LLVMDeleteFunction(tramp);
 		return false;
 	}
 	LLVMBuildRetVoid(k->b);
+
+	LLVMValueRef args[MAXBUF + 4];
+	if (k->par_used) {
+		/* NAME.par(ctx, lo, hi): ctx holds the buffers, then dims */
+		LLVMPositionBuilderAtEnd(k->b,
+			LLVMAppendBasicBlockInContext(k->c, tramp, "entry"));
+		LLVMValueRef ctx = LLVMGetParam(tramp, 0);
+		for (int i = 0; i <= nb; i++) {
+			LLVMValueRef o = ci(k, i);
+			args[i] = LLVMBuildLoad2(k->b, k->ptr,
+				LLVMBuildInBoundsGEP2(k->b, k->ptr, ctx, &o, 1, ""), "");
+		}
+		args[nb + 1] = LLVMGetParam(tramp, 1);
+		args[nb + 2] = LLVMGetParam(tramp, 2);
+		args[nb + 3] = LLVMConstInt(k->i1, 0, 0);
+		LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args,
+			       (unsigned)nb + 4, "");
+		LLVMBuildRetVoid(k->b);
+	} else {
+		LLVMDeleteFunction(tramp);
+	}
 
 	LLVMTypeRef wt[2] = {k->ptr, k->ptr};
 	LLVMValueRef w = LLVMAddFunction(k->mod, name,
 		LLVMFunctionType(k->vd, wt, 2, false));
 	fn_attr(k, w, LLVMAttributeFunctionIndex, "nounwind", 0);
 	LLVMPositionBuilderAtEnd(k->b, LLVMAppendBasicBlockInContext(k->c, w, "entry"));
-	LLVMValueRef args[MAXBUF + 1];
 	LLVMValueRef bufs = LLVMGetParam(w, 0);
 	for (int i = 0; i < nb; i++) {
 		LLVMValueRef o = ci(k, i);
@@ -1784,9 +2043,11 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 			LLVMBuildInBoundsGEP2(k->b, k->ptr, bufs, &o, 1, ""), "");
 	}
 	args[nb] = LLVMGetParam(w, 1);
-	LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args, (unsigned)nb + 1, "");
+	args[nb + 1] = ci(k, 0);
+	args[nb + 2] = ci(k, INT64_MAX);
+	args[nb + 3] = LLVMConstInt(k->i1, 1, 0);
+	LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args, (unsigned)nb + 4, "");
 	LLVMBuildRetVoid(k->b);
-	(void)cg;
 	return true;
 }
 
@@ -1832,9 +2093,10 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	k.d = d;
 	op_sig(e->call.op, &k.sig);
 
-	/* a name that says what it is: k12_nn_softmax */
+	/* a name that says what it is: rlx_c0_k12_nn_softmax; the Codegen's
+	 * number keeps names of several Codegens on one Jit apart */
 	char name[128];
-	int len = snprintf(name, sizeof name, "rlx_k%d_%s", cg->n,
+	int len = snprintf(name, sizeof name, "rlx_c%u_k%d_%s", cg->id, cg->n,
 			   op_info(e->call.op)->name);
 	for (int i = 0; i < len && i < (int)sizeof name; i++)
 		if (name[i] == '.')
