@@ -46,6 +46,7 @@ enum {
 	JB = 256,    /* matmul column block (the f32 accumulator row) */
 	PAR_MIN = 1 << 16, /* work (elements, or multiply-adds) worth threads */
 	PAR_BLK = 4096,    /* flat elementwise loops: elements per chunk */
+	NT_MIN_BYTES = 8 << 20, /* outputs this large bypass the caches */
 	MM_MR = 6,         /* matmul register tile: rows */
 	MM_VW = 16,        /* f32 lanes of one accumulator vector */
 	MM_NV = 2,         /* accumulator vectors per row (MM_NV * MM_VW cols) */
@@ -516,6 +517,17 @@ contract(LLVMValueRef v)
 	return v;
 }
 
+/* Allows a sum's terms to be added in another order (so a reduction loop
+ * vectorizes with several partial sums), and a*b+c to be one fma. */
+static LLVMValueRef
+reassoc(LLVMValueRef v)
+{
+	if (LLVMCanValueUseFastMathFlags(v))
+		LLVMSetFastMathFlags(v, LLVMFastMathAllowReassoc |
+				     LLVMFastMathAllowContract);
+	return v;
+}
+
 /* --------------------------------------------------------- attributes */
 
 /* The attribute or expression argument named `name` of the call. */
@@ -648,14 +660,20 @@ gen_elementwise(K *k, ElemFn f)
 	bool flat = true;
 	for (int i = 0; i < k->nin; i++)
 		flat = flat && same_dims(&k->buf[i], out);
+	LLVMValueRef total = prod(k, out->dim, 0, out->nd);
 	if (flat) {
-		Loop l;
-		LLVMValueRef j = loop_begin(k, &l, prod(k, out->dim, 0, out->nd));
+		/* blocks of PAR_BLK elements across the pool */
+		Loop lb, l;
+		LLVMValueRef nblk = LLVMBuildSDiv(k->b, add(k, total, ci(k, PAR_BLK - 1)),
+						  ci(k, PAR_BLK), "");
+		LLVMValueRef j0 = mul(k, par_begin(k, &lb, nblk, total), ci(k, PAR_BLK));
+		LLVMValueRef j = loop_from(k, &l, j0, imin(k, add(k, j0, ci(k, PAR_BLK)), total));
 		for (int i = 0; i < k->nin; i++)
 			in[i] = ld(k, &k->buf[i], j);
 		LLVMValueRef v = f(k, in, &rdt);
 		st(k, out, j, cvt(k, v, rdt, out->dt));
 		loop_end(k, &l);
+		loop_end(k, &lb);
 		return true;
 	}
 	/* Strides of each input by output dim, 0 where broadcast. */
@@ -681,13 +699,18 @@ gen_elementwise(K *k, ElemFn f)
 			}
 		}
 	}
-	Nest ns;
-	nest_begin(k, &ns, out->dim, out->nd, idx);
+	/* broadcast: the outer dims across the pool, the last one inside
+	 * (out->nd >= 1 here: a 0-d result is always flat) */
+	Loop lo, li;
+	int nd = out->nd;
+	par_nest(k, &lo, out->dim, nd, idx, total);
+	idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
 	for (int i = 0; i < k->nin; i++)
-		in[i] = ld(k, &k->buf[i], dot(k, idx, ist[i], out->nd));
+		in[i] = ld(k, &k->buf[i], dot(k, idx, ist[i], nd));
 	LLVMValueRef v = f(k, in, &rdt);
-	st(k, out, dot(k, idx, ost, out->nd), cvt(k, v, rdt, out->dt));
-	nest_end(k, &ns);
+	st(k, out, dot(k, idx, ost, nd), cvt(k, v, rdt, out->dt));
+	loop_end(k, &li);
+	loop_end(k, &lo);
 	return true;
 }
 
@@ -920,19 +943,13 @@ mask(K *k, const int *m, int n)
 	return LLVMConstVector(v, (unsigned)n);
 }
 
-/* A vector load or store of type t at p, aligned to one element. */
+/* A vector load of type t at p with the given alignment. */
 static LLVMValueRef
 vload(K *k, LLVMTypeRef t, LLVMValueRef p, unsigned align)
 {
 	LLVMValueRef v = LLVMBuildLoad2(k->b, t, p, "");
 	LLVMSetAlignment(v, align);
 	return v;
-}
-
-static void
-vstore(K *k, LLVMValueRef v, LLVMValueRef p, unsigned align)
-{
-	LLVMSetAlignment(LLVMBuildStore(k->b, v, p), align);
 }
 
 /*
@@ -959,6 +976,43 @@ transpose_regs(K *k, LLVMValueRef *r, int n)
 			r[i + d] = LLVMBuildShuffleVector(k->b, x, y, mbv, "");
 		}
 	}
+}
+
+/*
+ * The tiles of a transpose block (gen_permute): for t < ntile, rows
+ * in[ib + (t*T + v) * sr ..+T] for v < T, transposed, stored as rows
+ * out[obase + t*T + (q0 + v) * oq ..+T]. nt: aligned non-temporal stores.
+ */
+static void
+transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
+		LLVMValueRef ib, LLVMValueRef obase, LLVMValueRef q0,
+		LLVMValueRef sr, LLVMValueRef oq, bool nt)
+{
+	Buf *in = &k->buf[0], *out = &k->buf[1];
+	unsigned bytes = LLVMGetIntTypeWidth(et) / 8;
+	LLVMValueRef tv = ci(k, T);
+	Loop lt;
+	LLVMValueRef r0 = mul(k, loop_begin(k, &lt, ntile), tv);
+	LLVMValueRef rows[64];
+	LLVMValueRef ob = add(k, obase, r0);
+	for (int v = 0; v < T; v++) {
+		LLVMValueRef o = add(k, ib, mul(k, add(k, r0, ci(k, v)), sr));
+		rows[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &o, 1, ""),
+				bytes);
+	}
+	transpose_regs(k, rows, T);
+	for (int v = 0; v < T; v++) {
+		LLVMValueRef o = add(k, ob, mul(k, add(k, q0, ci(k, v)), oq));
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &o, 1, "");
+		LLVMValueRef s = LLVMBuildStore(k->b, rows[v], p);
+		LLVMSetAlignment(s, nt ? bytes * (unsigned)T : bytes);
+		if (nt) {
+			LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(k->i32, 1, 0));
+			LLVMSetMetadata(s, LLVMGetMDKindIDInContext(k->c, "nontemporal", 11),
+					LLVMMetadataAsValue(k->c, LLVMMDNodeInContext2(k->c, &one, 1)));
+		}
+	}
+	loop_end(k, &lt);
 }
 
 /*
@@ -1050,26 +1104,37 @@ gen_permute(K *k)
 	LLVMBasicBlockRef bjoin = LLVMAppendBasicBlockInContext(k->c, k->fn, "next");
 	LLVMBuildCondBr(k->b, full, bfull, bpart);
 
-	/* a full block: T x T tiles along r, then the r tail */
+	/* a full block: T x T tiles along r, then the r tail. When each
+	 * tile row is a whole aligned cache line (Dr % T == 0, T elements of
+	 * 64 bytes) and the output is larger than the caches, the stores are
+	 * non-temporal: no read for ownership, no caches filled with lines
+	 * this kernel never reads. */
 	LLVMPositionBuilderAtEnd(k->b, bfull);
 	LLVMValueRef ntile = LLVMBuildSDiv(k->b, Dr, tv, "");
 	LLVMValueRef ib = add(k, ibase, q0);
-	Loop lt;
-	LLVMValueRef r0 = mul(k, loop_begin(k, &lt, ntile), tv);
-	LLVMValueRef rows[64];
-	LLVMValueRef ob = add(k, obase, r0);
-	for (int v = 0; v < T; v++) {
-		LLVMValueRef o = add(k, ib, mul(k, add(k, r0, ci(k, v)), sr));
-		rows[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &o, 1, ""),
-				(unsigned)bytes);
+	if (bytes * T == 64) {
+		LLVMValueRef nt = LLVMBuildAnd(k->b,
+			LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSRem(k->b, Dr, tv, ""),
+				      ci(k, 0), ""),
+			LLVMBuildICmp(k->b, LLVMIntSGE, total,
+				      ci(k, NT_MIN_BYTES / bytes), ""), "");
+		LLVMBasicBlockRef bnt = LLVMAppendBasicBlockInContext(k->c, k->fn, "nt");
+		LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(k->c, k->fn, "t");
+		LLVMBasicBlockRef btail = LLVMAppendBasicBlockInContext(k->c, k->fn, "tail");
+		LLVMBuildCondBr(k->b, nt, bnt, bt);
+		LLVMPositionBuilderAtEnd(k->b, bnt);
+		transpose_tiles(k, vt, et, T, ntile, ib, obase, q0, sr, oq, true);
+		/* non-temporal stores are weakly ordered: fence before the
+		 * pool reports the chunk done */
+		LLVMBuildFence(k->b, LLVMAtomicOrderingSequentiallyConsistent, false, "");
+		LLVMBuildBr(k->b, btail);
+		LLVMPositionBuilderAtEnd(k->b, bt);
+		transpose_tiles(k, vt, et, T, ntile, ib, obase, q0, sr, oq, false);
+		LLVMBuildBr(k->b, btail);
+		LLVMPositionBuilderAtEnd(k->b, btail);
+	} else {
+		transpose_tiles(k, vt, et, T, ntile, ib, obase, q0, sr, oq, false);
 	}
-	transpose_regs(k, rows, T);
-	for (int v = 0; v < T; v++) {
-		LLVMValueRef o = add(k, ob, mul(k, add(k, q0, ci(k, v)), oq));
-		vstore(k, rows[v], LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &o, 1, ""),
-		       (unsigned)bytes);
-	}
-	loop_end(k, &lt);
 	Loop lr, lu;
 	LLVMValueRef rr = loop_from(k, &lr, mul(k, ntile, tv), Dr);
 	LLVMValueRef u = loop_begin(k, &lu, tv);
@@ -1178,9 +1243,11 @@ gen_take(K *k)
 	if (!dtype_is_int(ix->dt))
 		return fail(k, "indices must be integers");
 	LLVMValueRef ni = prod(k, ix->dim, 0, ix->nd);
-	Loop lo, lt, li;
-	LLVMValueRef o = loop_begin(k, &lo, outer);
-	LLVMValueRef t = loop_begin(k, &lt, ni);
+	Loop lo, li;
+	LLVMValueRef rows = mul(k, outer, ni);
+	LLVMValueRef f = par_begin(k, &lo, rows, mul(k, rows, inner));
+	LLVMValueRef o = LLVMBuildUDiv(k->b, f, ni, "");
+	LLVMValueRef t = LLVMBuildURem(k->b, f, ni, "");
 	LLVMValueRef p = cvt(k, ld(k, ix, t), ix->dt, DT_I64);
 	LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), "");
 	p = LLVMBuildSelect(k->b, neg, add(k, p, n), p, "");
@@ -1190,7 +1257,6 @@ gen_take(K *k)
 	LLVMValueRef i = loop_begin(k, &li, inner);
 	st(k, out, add(k, dst, i), cvt(k, ld(k, x, add(k, src, i)), x->dt, out->dt));
 	loop_end(k, &li);
-	loop_end(k, &lt);
 	loop_end(k, &lo);
 	return true;
 }
@@ -1231,13 +1297,20 @@ gen_strided_slice(K *k)
 	strides(k, x, xs);
 	LLVMValueRef ost[MAXD];
 	strides(k, out, ost);
-	Nest ns;
-	nest_begin(k, &ns, out->dim, out->nd, idx);
+	if (out->nd == 0) {
+		st(k, out, ci(k, 0), ld(k, x, ci(k, 0)));
+		return true;
+	}
+	Loop lo, li;
+	int nd = out->nd;
+	par_nest(k, &lo, out->dim, nd, idx, prod(k, out->dim, 0, nd));
+	idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
 	LLVMValueRef src = ci(k, 0);
 	for (int d = 0; d < x->nd; d++)
 		src = add(k, src, mul(k, add(k, start[d], mul(k, idx[d], step[d])), xs[d]));
-	st(k, out, dot(k, idx, ost, out->nd), ld(k, x, src));
-	nest_end(k, &ns);
+	st(k, out, dot(k, idx, ost, nd), ld(k, x, src));
+	loop_end(k, &li);
+	loop_end(k, &lo);
 	return true;
 }
 
@@ -1268,11 +1341,206 @@ gen_arange(K *k)
 
 /* ---------------------------------------------------------- matmul */
 
+/* The batch offsets of a matmul's operands (gen_matmul). */
+typedef struct {
+	int cnb;                 /* batch dims of the result */
+	LLVMValueRef as[MAXD];   /* a's stride by result batch dim, 0: broadcast */
+	LLVMValueRef bs[MAXD];
+} MmBatch;
+
+/* Fills mb; false when the result has too few dims. */
+static bool
+mm_batch(K *k, MmBatch *mb)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	int anb = a->nd > 2 ? a->nd - 2 : 0, bnb = bb->nd > 2 ? bb->nd - 2 : 0;
+	int cnb = c->nd - (a->nd > 1) - (bb->nd > 1);
+	if (cnb < anb || cnb < bnb)
+		return false;
+	LLVMValueRef sa[MAXD], sb[MAXD];
+	strides(k, a, sa);
+	strides(k, bb, sb);
+	for (int j = 0; j < cnb; j++) {
+		int ja = j - (cnb - anb), jb = j - (cnb - bnb);
+		mb->as[j] = ja < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
+			LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[ja], ci(k, 1), ""),
+			ci(k, 0), sa[ja], "");
+		mb->bs[j] = jb < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
+			LLVMBuildICmp(k->b, LLVMIntEQ, bb->dim[jb], ci(k, 1), ""),
+			ci(k, 0), sb[jb], "");
+	}
+	mb->cnb = cnb;
+	return true;
+}
+
+/* From the flat batch index f of the result: the batch offsets of a and
+ * b. */
+static void
+mm_batch_offsets(K *k, const MmBatch *mb, LLVMValueRef f, LLVMValueRef *abase,
+		 LLVMValueRef *bbase)
+{
+	Buf *c = &k->buf[2];
+	*abase = *bbase = ci(k, 0);
+	for (int j = mb->cnb - 1; j >= 0; j--) {
+		LLVMValueRef x = j ? LLVMBuildURem(k->b, f, c->dim[j], "") : f;
+		if (j)
+			f = LLVMBuildUDiv(k->b, f, c->dim[j], "");
+		*abase = add(k, *abase, mul(k, x, mb->as[j]));
+		*bbase = add(k, *bbase, mul(k, x, mb->bs[j]));
+	}
+}
+
+/* <MM_VW x float> with every lane x. */
+static LLVMValueRef
+splat(K *k, LLVMValueRef x, int n)
+{
+	LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x), (unsigned)n);
+	LLVMValueRef v = LLVMBuildInsertElement(k->b, LLVMGetUndef(vt), x,
+						LLVMConstInt(k->i32, 0, 0), "");
+	int z[64] = {0};
+	return LLVMBuildShuffleVector(k->b, v, LLVMGetUndef(vt), mask(k, z, n), "");
+}
+
 /*
- * matmul with numpy semantics (1-D operands, broadcast batch dims). Per
- * batch and row i, the columns go in blocks of JB: an f32 (or wider)
- * accumulator row acc[0..JB) gets a[i, kk] * b[kk, j0 + j] for every kk,
- * a unit-stride inner loop that vectorizes; then it is stored.
+ * The f32 register tile: c[i0 + r, j0 .. j0 + nv*MM_VW) for r < mr as
+ * mr * nv vector accumulators; for every kk, nv vector loads of b's row
+ * kk, mr broadcasts of a[i0 + r, kk] and mr * nv fmas. All trip counts but
+ * K's are constants, so the accumulators live in registers.
+ */
+static void
+mm_tile(K *k, int mr, int nv, LLVMValueRef abase, LLVMValueRef bbase,
+	LLVMValueRef cbase, LLVMValueRef i0, LLVMValueRef j0, LLVMValueRef Kd,
+	LLVMValueRef N)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	LLVMTypeRef vt = LLVMVectorType(k->f32, MM_VW);
+	LLVMValueRef acc[MM_MR][MM_NV], bv[MM_NV];
+	LLVMValueRef zero = LLVMConstNull(vt);
+	for (int r = 0; r < mr; r++)
+		for (int v = 0; v < nv; v++) {
+			acc[r][v] = slot(k, vt, 1);
+			LLVMBuildStore(k->b, zero, acc[r][v]);
+		}
+	Loop lk;
+	LLVMValueRef kk = loop_begin(k, &lk, Kd);
+	LLVMValueRef brow = add(k, bbase, add(k, mul(k, kk, N), j0));
+	for (int v = 0; v < nv; v++) {
+		LLVMValueRef o = add(k, brow, ci(k, v * MM_VW));
+		bv[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, k->f32, bb->ptr, &o, 1, ""), 4);
+	}
+	for (int r = 0; r < mr; r++) {
+		LLVMValueRef o = add(k, abase, add(k, mul(k, add(k, i0, ci(k, r)), Kd), kk));
+		LLVMValueRef x = splat(k, LLVMBuildLoad2(k->b, k->f32, addr(k, a, o), ""), MM_VW);
+		for (int v = 0; v < nv; v++) {
+			LLVMValueRef args[3] = {x, bv[v], LLVMBuildLoad2(k->b, vt, acc[r][v], "")};
+			LLVMBuildStore(k->b, intrin(k, "llvm.fma", vt, args, 3), acc[r][v]);
+		}
+	}
+	loop_end(k, &lk);
+	for (int r = 0; r < mr; r++)
+		for (int v = 0; v < nv; v++) {
+			LLVMValueRef o = add(k, cbase, add(k, mul(k, add(k, i0, ci(k, r)), N),
+							  add(k, j0, ci(k, v * MM_VW))));
+			LLVMValueRef s = LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, vt, acc[r][v], ""),
+							addr(k, c, o));
+			LLVMSetAlignment(s, 4);
+		}
+}
+
+/* Rows i0 .. i0+mr of an f32 matmul: register tiles of MM_NV, then one
+ * vector of columns, then the last columns one by one. */
+static void
+mm_rows(K *k, int mr, LLVMValueRef abase, LLVMValueRef bbase, LLVMValueRef cbase,
+	LLVMValueRef i0, LLVMValueRef Kd, LLVMValueRef N)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	LLVMValueRef w = ci(k, MM_NV * MM_VW);
+	LLVMValueRef nt = LLVMBuildSDiv(k->b, N, w, "");
+	Loop lj, lr, lc, lk;
+	LLVMValueRef j0 = mul(k, loop_begin(k, &lj, nt), w);
+	mm_tile(k, mr, MM_NV, abase, bbase, cbase, i0, j0, Kd, N);
+	loop_end(k, &lj);
+	LLVMValueRef j = mul(k, nt, w);
+	/* one more vector of columns when MM_VW are left */
+	LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(k->c, k->fn, "vec");
+	LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(k->c, k->fn, "rest");
+	LLVMValueRef more = LLVMBuildICmp(k->b, LLVMIntSLE, add(k, j, ci(k, MM_VW)), N, "");
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(k->b);
+	LLVMBuildCondBr(k->b, more, one, rest);
+	LLVMPositionBuilderAtEnd(k->b, one);
+	mm_tile(k, mr, 1, abase, bbase, cbase, i0, j, Kd, N);
+	LLVMValueRef j2 = add(k, j, ci(k, MM_VW));
+	LLVMBasicBlockRef from2 = LLVMGetInsertBlock(k->b);
+	LLVMBuildBr(k->b, rest);
+	LLVMPositionBuilderAtEnd(k->b, rest);
+	LLVMValueRef jr = LLVMBuildPhi(k->b, k->i64, "");
+	LLVMAddIncoming(jr, &j, &from, 1);
+	LLVMAddIncoming(jr, &j2, &from2, 1);
+	/* the last columns, a dot product each */
+	LLVMValueRef acc = slot(k, k->f32, 1);
+	LLVMValueRef r = loop_begin(k, &lr, ci(k, mr));
+	LLVMValueRef i = add(k, i0, r);
+	LLVMValueRef jc = loop_from(k, &lc, jr, N);
+	LLVMBuildStore(k->b, LLVMConstReal(k->f32, 0), acc);
+	LLVMValueRef kk = loop_begin(k, &lk, Kd);
+	LLVMValueRef av = ld(k, a, add(k, abase, add(k, mul(k, i, Kd), kk)));
+	LLVMValueRef bv = ld(k, bb, add(k, bbase, add(k, mul(k, kk, N), jc)));
+	LLVMBuildStore(k->b, contract(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, k->f32, acc, ""),
+			contract(LLVMBuildFMul(k->b, av, bv, "")), "")), acc);
+	loop_end(k, &lk);
+	st(k, c, add(k, cbase, add(k, mul(k, i, N), jc)), LLVMBuildLoad2(k->b, k->f32, acc, ""));
+	loop_end(k, &lc);
+	loop_end(k, &lr);
+}
+
+/*
+ * f32 matmul with both operands at least 2-D: a parallel loop over the
+ * batches and blocks of MM_MR rows; each block is mm_rows (MM_MR rows at
+ * a time, the last rows of a partial block one at a time).
+ */
+static bool
+gen_matmul_f32(K *k, const MmBatch *mb)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	LLVMValueRef M = a->dim[a->nd - 2], Kd = a->dim[a->nd - 1];
+	LLVMValueRef N = bb->dim[bb->nd - 1];
+	LLVMValueRef nbatch = prod(k, c->dim, 0, mb->cnb);
+	LLVMValueRef mr = ci(k, MM_MR);
+	LLVMValueRef nib = LLVMBuildSDiv(k->b, add(k, M, ci(k, MM_MR - 1)), mr, "");
+	LLVMValueRef items = mul(k, nbatch, nib);
+	LLVMValueRef work = mul(k, mul(k, nbatch, M), mul(k, N, Kd));
+	Loop lp, lr;
+	LLVMValueRef f = par_begin(k, &lp, items, work);
+	LLVMValueRef ib = LLVMBuildURem(k->b, f, nib, "");
+	LLVMValueRef bt = LLVMBuildUDiv(k->b, f, nib, "");
+	LLVMValueRef abase, bbase;
+	mm_batch_offsets(k, mb, bt, &abase, &bbase);
+	LLVMValueRef cbase = mul(k, bt, mul(k, M, N));
+	LLVMValueRef i0 = mul(k, ib, mr);
+	LLVMBasicBlockRef bfull = LLVMAppendBasicBlockInContext(k->c, k->fn, "rows");
+	LLVMBasicBlockRef bpart = LLVMAppendBasicBlockInContext(k->c, k->fn, "lastrows");
+	LLVMBasicBlockRef bjoin = LLVMAppendBasicBlockInContext(k->c, k->fn, "next");
+	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSLE, add(k, i0, mr), M, ""),
+			bfull, bpart);
+	LLVMPositionBuilderAtEnd(k->b, bfull);
+	mm_rows(k, MM_MR, abase, bbase, cbase, i0, Kd, N);
+	LLVMBuildBr(k->b, bjoin);
+	LLVMPositionBuilderAtEnd(k->b, bpart);
+	LLVMValueRef i = loop_from(k, &lr, i0, M);
+	mm_rows(k, 1, abase, bbase, cbase, i, Kd, N);
+	loop_end(k, &lr);
+	LLVMBuildBr(k->b, bjoin);
+	LLVMPositionBuilderAtEnd(k->b, bjoin);
+	loop_end(k, &lp);
+	return true;
+}
+
+/*
+ * matmul with numpy semantics (1-D operands, broadcast batch dims). f32
+ * operands of at least 2 dims take gen_matmul_f32. Otherwise, a parallel
+ * loop over batches and rows i; the columns go in blocks of JB: an f32
+ * (or wider) accumulator row acc[0..JB) gets a[i, kk] * b[kk, j0 + j] for
+ * every kk, a unit-stride inner loop that vectorizes; then it is stored.
  */
 static bool
 gen_matmul(K *k)
@@ -1280,40 +1548,28 @@ gen_matmul(K *k)
 	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
 	if (a->nd < 1 || bb->nd < 1)
 		return fail(k, "operands must have at least one dim");
+	MmBatch mb;
+	if (!mm_batch(k, &mb))
+		return fail(k, "result has too few dims");
+	if (a->nd >= 2 && bb->nd >= 2 && a->dt == DT_F32 && bb->dt == DT_F32 &&
+	    c->dt == DT_F32)
+		return gen_matmul_f32(k, &mb);
 	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
 	LLVMValueRef Kd = a->dim[a->nd - 1];
 	LLVMValueRef N = bb->nd > 1 ? bb->dim[bb->nd - 1] : ci(k, 1);
-	int anb = a->nd > 2 ? a->nd - 2 : 0, bnb = bb->nd > 2 ? bb->nd - 2 : 0;
-	int cnb = c->nd - (a->nd > 1) - (bb->nd > 1);
-	if (cnb < anb || cnb < bnb)
-		return fail(k, "result has too few dims");
 	DType acct = dtype_is_float(c->dt) && c->dt != DT_F64 ? DT_F32 : c->dt;
 	LLVMTypeRef at = ctype(k, acct);
-	/* batch strides of a and b by result batch dim, 0 where broadcast */
-	LLVMValueRef as[MAXD], bs[MAXD], sa[MAXD], sb[MAXD], idx[MAXD];
-	strides(k, a, sa);
-	strides(k, bb, sb);
-	for (int j = 0; j < cnb; j++) {
-		int ja = j - (cnb - anb), jb = j - (cnb - bnb);
-		as[j] = ja < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
-			LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[ja], ci(k, 1), ""),
-			ci(k, 0), sa[ja], "");
-		bs[j] = jb < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
-			LLVMBuildICmp(k->b, LLVMIntEQ, bb->dim[jb], ci(k, 1), ""),
-			ci(k, 0), sb[jb], "");
-	}
 	LLVMValueRef acc = slot(k, at, JB);
 	LLVMTypeRef acca = LLVMArrayType2(at, JB);
-	Nest ns;
-	nest_begin(k, &ns, c->dim, cnb, idx);
-	LLVMValueRef abase = dot(k, idx, as, cnb), bbase = dot(k, idx, bs, cnb);
-	/* the result's batch offset: its batch index in C order times M*N */
-	LLVMValueRef flat = ci(k, 0);
-	for (int j = 0; j < cnb; j++)
-		flat = add(k, mul(k, flat, c->dim[j]), idx[j]);
-	LLVMValueRef cbase = mul(k, flat, mul(k, M, N));
-	Loop li, lb, lz, lk, lj, ls;
-	LLVMValueRef i = loop_begin(k, &li, M);
+	LLVMValueRef nbatch = prod(k, c->dim, 0, mb.cnb);
+	LLVMValueRef rows = mul(k, nbatch, M);
+	Loop lp, lb, lz, lk, lj, ls;
+	LLVMValueRef f = par_begin(k, &lp, rows, mul(k, rows, mul(k, N, Kd)));
+	LLVMValueRef i = LLVMBuildURem(k->b, f, M, "");
+	LLVMValueRef bt = LLVMBuildUDiv(k->b, f, M, "");
+	LLVMValueRef abase, bbase;
+	mm_batch_offsets(k, &mb, bt, &abase, &bbase);
+	LLVMValueRef cbase = mul(k, bt, mul(k, M, N));
 	LLVMValueRef nb = LLVMBuildSDiv(k->b, add(k, N, ci(k, JB - 1)), ci(k, JB), "");
 	LLVMValueRef j0 = mul(k, loop_begin(k, &lb, nb), ci(k, JB));
 	LLVMValueRef jn = imin(k, ci(k, JB), LLVMBuildSub(k->b, N, j0, ""));
@@ -1352,8 +1608,7 @@ gen_matmul(K *k)
 	   cvt(k, v, acct, c->dt));
 	loop_end(k, &ls);
 	loop_end(k, &lb);
-	loop_end(k, &li);
-	nest_end(k, &ns);
+	loop_end(k, &lp);
 	return true;
 }
 
@@ -1437,8 +1692,15 @@ gen_reduce(K *k)
 		unsigned long long hi = is_unsigned(acct) ? ~0ull : (1ull << (w - 1)) - 1;
 		initv = LLVMConstInt(at, mx ? lo : hi, false);
 	}
-	Nest kn, rn;
-	nest_begin(k, &kn, kd, nk, kidx);
+	Nest rn;
+	Loop lk;
+	LLVMValueRef f = par_begin(k, &lk, prod(k, kd, 0, nk),
+				   mul(k, prod(k, kd, 0, nk), count));
+	for (int i = nk - 1; i >= 0; i--) {
+		kidx[i] = i ? LLVMBuildURem(k->b, f, kd[i], "") : f;
+		if (i)
+			f = LLVMBuildUDiv(k->b, f, kd[i], "");
+	}
 	LLVMValueRef base = dot(k, kidx, kst, nk);
 	LLVMBuildStore(k->b, initv, acc);
 	LLVMBuildStore(k->b, ci(k, 0), best);
@@ -1449,10 +1711,10 @@ gen_reduce(K *k)
 	LLVMValueRef nv;
 	switch (op) {
 	case OP_SUM: case OP_MEAN:
-		nv = fl ? LLVMBuildFAdd(k->b, cur, v, "") : LLVMBuildAdd(k->b, cur, v, "");
+		nv = fl ? reassoc(LLVMBuildFAdd(k->b, cur, v, "")) : LLVMBuildAdd(k->b, cur, v, "");
 		break;
 	case OP_PROD:
-		nv = fl ? LLVMBuildFMul(k->b, cur, v, "") : LLVMBuildMul(k->b, cur, v, "");
+		nv = fl ? reassoc(LLVMBuildFMul(k->b, cur, v, "")) : LLVMBuildMul(k->b, cur, v, "");
 		break;
 	case OP_MAX: case OP_MIN:
 		nv = vmax(k, cur, v, acct, op == OP_MAX);
@@ -1495,7 +1757,7 @@ gen_reduce(K *k)
 	}
 	(void)vt;
 	st(k, out, dot(k, kidx, kflat, nk), cvt(k, res, rt, out->dt));
-	nest_end(k, &kn);
+	loop_end(k, &lk);
 	return true;
 }
 
@@ -1521,9 +1783,11 @@ gen_softmax(K *k)
 	LLVMValueRef outer = prod(k, x->dim, 0, axis), n = x->dim[axis];
 	LLVMValueRef inner = prod(k, x->dim, axis + 1, x->nd);
 	LLVMValueRef mx = slot(k, t, 1), sum = slot(k, t, 1);
-	Loop lo, li, l1, l2, l3;
-	LLVMValueRef o = loop_begin(k, &lo, outer);
-	LLVMValueRef i = loop_begin(k, &li, inner);
+	Loop lo, l1, l2, l3;
+	LLVMValueRef f = par_begin(k, &lo, mul(k, outer, inner),
+				   mul(k, mul(k, outer, inner), n));
+	LLVMValueRef o = LLVMBuildUDiv(k->b, f, inner, "");
+	LLVMValueRef i = LLVMBuildURem(k->b, f, inner, "");
 	LLVMValueRef base = add(k, mul(k, mul(k, o, n), inner), i);
 	LLVMBuildStore(k->b, cconst(k, ct, -INFINITY), mx);
 	LLVMBuildStore(k->b, cconst(k, ct, 0), sum);
@@ -1537,7 +1801,7 @@ gen_softmax(K *k)
 	off = add(k, base, mul(k, j, inner));
 	v = cvt(k, ld(k, x, off), x->dt, ct);
 	LLVMValueRef e = fn1(k, "llvm.exp", LLVMBuildFSub(k->b, v, m, ""));
-	LLVMBuildStore(k->b, LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, sum, ""), e, ""), sum);
+	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, sum, ""), e, "")), sum);
 	loop_end(k, &l2);
 	LLVMValueRef s = LLVMBuildLoad2(k->b, t, sum, "");
 	LLVMValueRef rs = LLVMBuildFDiv(k->b, cconst(k, ct, 1), s, "");
@@ -1552,7 +1816,6 @@ gen_softmax(K *k)
 		r = LLVMBuildFSub(k->b, v, ls, "");
 	st(k, out, off, cvt(k, r, ct, out->dt));
 	loop_end(k, &l3);
-	loop_end(k, &li);
 	loop_end(k, &lo);
 	return true;
 }
@@ -1600,14 +1863,14 @@ gen_norm(K *k)
 	LLVMValueRef nf = LLVMBuildSIToFP(k->b, n, t, "");
 	LLVMValueRef acc = slot(k, t, 1);
 	Loop lo, l1, l2, l3;
-	LLVMValueRef o = loop_begin(k, &lo, outer);
+	LLVMValueRef o = par_begin(k, &lo, outer, mul(k, outer, n));
 	LLVMValueRef base = mul(k, o, n);
 	LLVMValueRef mean = cconst(k, ct, 0);
 	if (layer) {
 		LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
 		LLVMValueRef j = loop_begin(k, &l1, n);
 		LLVMValueRef v = cvt(k, ld(k, x, add(k, base, j)), x->dt, ct);
-		LLVMBuildStore(k->b, LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, ""), acc);
+		LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, "")), acc);
 		loop_end(k, &l1);
 		mean = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), nf, "");
 	}
@@ -1615,8 +1878,8 @@ gen_norm(K *k)
 	LLVMValueRef j = loop_begin(k, &l2, n);
 	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, j)), x->dt, ct);
 	v = LLVMBuildFSub(k->b, v, mean, "");
-	LLVMBuildStore(k->b, contract(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
-						     contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
+	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
+						    contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
 	loop_end(k, &l2);
 	LLVMValueRef var = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), nf, "");
 	LLVMValueRef r = LLVMBuildFDiv(k->b, cconst(k, ct, 1),
