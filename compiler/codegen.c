@@ -1897,6 +1897,114 @@ gen_norm(K *k)
 	return true;
 }
 
+/* ------------------------------------------------------------ conv2d */
+
+/* Attribute `name`, 1 or 2 positive ints, as a pair; false when not. */
+static bool
+int_pair(K *k, const char *name, int64_t out[2])
+{
+	AttrVal v = attr(k, name);
+	if (v.kind != AV_INTS || v.n < 1 || v.n > 2)
+		return false;
+	out[0] = v.ints[0];
+	out[1] = v.n == 2 ? v.ints[1] : v.ints[0];
+	return out[0] > 0 && out[1] > 0;
+}
+
+/* Is string attribute `name` equal to want? */
+static bool
+attr_is(K *k, const char *name, const char *want)
+{
+	AttrVal v = attr(k, name);
+	return v.kind == AV_STR && !strcmp(v.s, want);
+}
+
+/*
+ * nn.conv2d, NCHW data, OIHW weight, NCHW result:
+ *   out[n, o, oh, ow] = Σ_{c, kh, kw} x[n, g*Cg + c, oh*sh - pt + kh*dh,
+ *                                    ow*sw - pl + kw*dw] * w[o, c, kh, kw]
+ * with g = o / (O / groups), Cg = w's dim 1, positions outside x reading 0.
+ * A direct loop nest: a parallel loop over (n, o, oh), then ow, then the
+ * reduction, accumulated in f32 (f64 for f64; the result's dtype for
+ * integers).
+ */
+static bool
+gen_conv2d(K *k)
+{
+	Buf *x = &k->buf[0], *w = &k->buf[1], *out = &k->buf[2];
+	if (k->nin != 2 || x->nd != 4 || w->nd != 4 || out->nd != 4)
+		return fail(k, "expects 4-D data and weight");
+	if (!attr_is(k, "data_layout", "NCHW") || !attr_is(k, "kernel_layout", "OIHW") ||
+	    !attr_is(k, "out_layout", "NCHW"))
+		return fail(k, "only NCHW data, OIHW weights and NCHW results");
+	int64_t st2[2], dil[2], pad[4], groups = attr(k, "groups").i;
+	AttrVal pv = attr(k, "padding");
+	if (!int_pair(k, "strides", st2) || !int_pair(k, "dilation", dil))
+		return fail(k, "strides and dilation must be 1 or 2 positive values");
+	if (pv.kind != AV_INTS || (pv.n != 1 && pv.n != 2 && pv.n != 4))
+		return fail(k, "padding must have 1, 2 or 4 values");
+	for (int i = 0; i < 4; i++) /* top, left, bottom, right */
+		pad[i] = pv.n == 1 ? pv.ints[0] : pv.n == 2 ? pv.ints[i % 2] : pv.ints[i];
+	if (groups <= 0)
+		return fail(k, "groups must be positive");
+	DType acct = dtype_is_float(out->dt) ? float_ct(out->dt)
+					     : out->dt == DT_BOOL ? DT_I64 : out->dt;
+	bool fl = dtype_is_float(acct);
+	LLVMTypeRef at = ctype(k, acct);
+	LLVMValueRef C = x->dim[1], H = x->dim[2], W = x->dim[3];
+	LLVMValueRef O = w->dim[0], Cg = w->dim[1], KH = w->dim[2], KW = w->dim[3];
+	LLVMValueRef OH = out->dim[2], OW = out->dim[3];
+	LLVMValueRef Og = LLVMBuildSDiv(k->b, O, ci(k, groups), "");
+	LLVMValueRef items = prod(k, out->dim, 0, 3);
+	LLVMValueRef work = mul(k, mul(k, items, OW), mul(k, Cg, mul(k, KH, KW)));
+	LLVMValueRef acc = slot(k, at, 1);
+	Loop lp, lw, lc, lh, lk;
+	LLVMValueRef f = par_begin(k, &lp, items, work);
+	LLVMValueRef oh = LLVMBuildURem(k->b, f, OH, "");
+	f = LLVMBuildUDiv(k->b, f, OH, "");
+	LLVMValueRef o = LLVMBuildURem(k->b, f, O, "");
+	LLVMValueRef n = LLVMBuildUDiv(k->b, f, O, "");
+	LLVMValueRef c0 = mul(k, LLVMBuildSDiv(k->b, o, Og, ""), Cg);
+	LLVMValueRef obase = mul(k, add(k, mul(k, add(k, mul(k, n, O), o), OH), oh), OW);
+	LLVMValueRef h0 = LLVMBuildSub(k->b, mul(k, oh, ci(k, st2[0])), ci(k, pad[0]), "");
+	LLVMValueRef ow = loop_begin(k, &lw, OW);
+	LLVMValueRef w0 = LLVMBuildSub(k->b, mul(k, ow, ci(k, st2[1])), ci(k, pad[1]), "");
+	LLVMBuildStore(k->b, cconst(k, acct, 0), acc);
+	LLVMValueRef c = loop_begin(k, &lc, Cg);
+	LLVMValueRef xc = mul(k, add(k, mul(k, n, C), add(k, c0, c)), H);
+	LLVMValueRef wc = mul(k, add(k, mul(k, o, Cg), c), KH);
+	LLVMValueRef kh = loop_begin(k, &lh, KH);
+	LLVMValueRef ih = add(k, h0, mul(k, kh, ci(k, dil[0])));
+	/* rows outside x add nothing: skip them */
+	LLVMBasicBlockRef in_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "inh");
+	LLVMBasicBlockRef next_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "nexth");
+	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntULT, ih, H, ""), in_h, next_h);
+	LLVMPositionBuilderAtEnd(k->b, in_h);
+	LLVMValueRef xr = mul(k, add(k, xc, ih), W);
+	LLVMValueRef wr = mul(k, add(k, wc, kh), KW);
+	LLVMValueRef kw = loop_begin(k, &lk, KW);
+	LLVMValueRef iw = add(k, w0, mul(k, kw, ci(k, dil[1])));
+	LLVMValueRef inw = LLVMBuildICmp(k->b, LLVMIntULT, iw, W, "");
+	LLVMValueRef xo = add(k, xr, LLVMBuildSelect(k->b, inw, iw, ci(k, 0), ""));
+	LLVMValueRef xv = cvt(k, ld(k, x, xo), x->dt, acct);
+	xv = LLVMBuildSelect(k->b, inw, xv, cconst(k, acct, 0), "");
+	LLVMValueRef wv = cvt(k, ld(k, w, add(k, wr, kw)), w->dt, acct);
+	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
+	LLVMValueRef sum = fl ? contract(LLVMBuildFAdd(k->b, cur,
+					contract(LLVMBuildFMul(k->b, xv, wv, "")), ""))
+			      : LLVMBuildAdd(k->b, cur, LLVMBuildMul(k->b, xv, wv, ""), "");
+	LLVMBuildStore(k->b, sum, acc);
+	loop_end(k, &lk);
+	LLVMBuildBr(k->b, next_h);
+	LLVMPositionBuilderAtEnd(k->b, next_h);
+	loop_end(k, &lh);
+	loop_end(k, &lc);
+	st(k, out, add(k, obase, ow), cvt(k, LLVMBuildLoad2(k->b, at, acc, ""), acct, out->dt));
+	loop_end(k, &lw);
+	loop_end(k, &lp);
+	return true;
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 /* Emits the body of k's kernel; false with a diagnostic. */
@@ -1967,6 +2075,8 @@ gen_body(K *k)
 		return gen_softmax(k);
 	case OP_RMS_NORM: case OP_LAYER_NORM:
 		return gen_norm(k);
+	case OP_CONV2D:
+		return gen_conv2d(k);
 	default:
 		return fail(k, "no code generation for this op yet");
 	}
