@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h> /* temporary metadata nodes for loop hints */
 
 #include "codegen.h"
 
@@ -172,6 +173,7 @@ slot(K *k, LLVMTypeRef t, int64_t n)
 typedef struct {
 	LLVMBasicBlockRef body, exit;
 	LLVMValueRef i, n;
+	bool plain; /* a cold tail: neither vectorize nor unroll it */
 } Loop;
 
 /* Opens a loop `for (i = from; i < n; i++)`; returns its index, an i64. */
@@ -187,6 +189,7 @@ loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
 	LLVMPositionBuilderAtEnd(k->b, l->body);
 	l->i = LLVMBuildPhi(k->b, k->i64, "i");
 	LLVMAddIncoming(l->i, &from, &pre, 1);
+	l->plain = false;
 	return l->i;
 }
 
@@ -197,6 +200,34 @@ loop_begin(K *k, Loop *l, LLVMValueRef n)
 	return loop_from(k, l, ci(k, 0), n);
 }
 
+/* A string metadata node with an optional i32 operand. */
+static LLVMMetadataRef
+md_str(K *k, const char *s, int v, bool with_v)
+{
+	LLVMMetadataRef ops[2] = {
+		LLVMMDStringInContext2(k->c, s, strlen(s)),
+		LLVMValueAsMetadata(LLVMConstInt(k->i32, (unsigned long long)v, 0)),
+	};
+	return LLVMMDNodeInContext2(k->c, ops, with_v ? 2 : 1);
+}
+
+/* Loop metadata asking for no vectorization and no unrolling: tail
+ * loops that run a few times would only cost compile time. */
+static void
+mark_plain(K *k, LLVMValueRef br)
+{
+	LLVMMetadataRef tmp = LLVMTemporaryMDNode(k->c, NULL, 0);
+	LLVMMetadataRef ops[3] = {
+		tmp,
+		md_str(k, "llvm.loop.vectorize.width", 1, true),
+		md_str(k, "llvm.loop.unroll.disable", 0, false),
+	};
+	LLVMMetadataRef node = LLVMMDNodeInContext2(k->c, ops, 3);
+	LLVMMetadataReplaceAllUsesWith(tmp, node);
+	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(k->c, "llvm.loop", 9),
+			LLVMMetadataAsValue(k->c, node));
+}
+
 /* Closes the loop opened by loop_begin; code continues after it. */
 static void
 loop_end(K *k, Loop *l)
@@ -204,8 +235,10 @@ loop_end(K *k, Loop *l)
 	LLVMValueRef next = LLVMBuildNUWAdd(k->b, l->i, ci(k, 1), "");
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(k->b);
 	LLVMAddIncoming(l->i, &next, &latch, 1);
-	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, next, l->n, ""),
-			l->body, l->exit);
+	LLVMValueRef br = LLVMBuildCondBr(k->b,
+		LLVMBuildICmp(k->b, LLVMIntSLT, next, l->n, ""), l->body, l->exit);
+	if (l->plain)
+		mark_plain(k, br);
 	LLVMPositionBuilderAtEnd(k->b, l->exit);
 }
 
@@ -1143,6 +1176,7 @@ gen_permute(K *k)
 	LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, et,
 		LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &io, 1, ""), ""),
 		LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &oo, 1, ""));
+	lu.plain = lr.plain = true;
 	loop_end(k, &lu);
 	loop_end(k, &lr);
 	LLVMBuildBr(k->b, bjoin);
@@ -1157,6 +1191,7 @@ gen_permute(K *k)
 	LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, et,
 		LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &io, 1, ""), ""),
 		LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &oo, 1, ""));
+	lr2.plain = lq.plain = true;
 	loop_end(k, &lr2);
 	loop_end(k, &lq);
 	LLVMBuildBr(k->b, bjoin);
@@ -1489,6 +1524,7 @@ mm_rows(K *k, int mr, LLVMValueRef abase, LLVMValueRef bbase, LLVMValueRef cbase
 			contract(LLVMBuildFMul(k->b, av, bv, "")), "")), acc);
 	loop_end(k, &lk);
 	st(k, c, add(k, cbase, add(k, mul(k, i, N), jc)), LLVMBuildLoad2(k->b, k->f32, acc, ""));
+	lk.plain = lc.plain = lr.plain = true;
 	loop_end(k, &lc);
 	loop_end(k, &lr);
 }
@@ -2328,6 +2364,9 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 		LLVMFunctionType(k->vd, pt, (unsigned)nb + 4, false));
 	LLVMSetLinkage(f, LLVMInternalLinkage);
 	fn_attr(k, f, LLVMAttributeFunctionIndex, "nounwind", 0);
+	/* called from the wrapper and from NAME.par: one copy is enough,
+	 * and the noalias parameters tell the optimizer all it needs */
+	fn_attr(k, f, LLVMAttributeFunctionIndex, "noinline", 0);
 	for (int i = 0; i <= nb; i++) {
 		fn_attr(k, f, (unsigned)i + 1, "noalias", 0);
 		fn_attr(k, f, (unsigned)i + 1, "nocapture", 0);
