@@ -48,6 +48,7 @@ enum {
 	PAR_MIN = 1 << 16, /* work (elements, or multiply-adds) worth threads */
 	PAR_BLK = 4096,    /* flat elementwise loops: elements per chunk */
 	NT_MIN_BYTES = 8 << 20, /* outputs this large bypass the caches */
+	QT = 16,            /* transpose tiles per strip of rows */
 	MM_MR = 6,         /* matmul register tile: rows */
 	MM_VW = 16,        /* f32 lanes of one accumulator vector */
 	MM_NV = 2,         /* accumulator vectors per row (MM_NV * MM_VW cols) */
@@ -1012,22 +1013,26 @@ transpose_regs(K *k, LLVMValueRef *r, int n)
 }
 
 /*
- * The tiles of a transpose block (gen_permute): for t < ntile, rows
- * in[ib + (t*T + v) * sr ..+T] for v < T, transposed, stored as rows
- * out[obase + t*T + (q0 + v) * oq ..+T]. nt: aligned non-temporal stores.
+ * The tiles of a transpose strip (gen_permute): for t < ntile, then
+ * qt < nqt, the T x T tile at r0 = t*T, q = q0 + qt*T: rows
+ * in[ibase + q + (r0 + v) * sr ..+T] for v < T, transposed, stored as rows
+ * out[obase + r0 + (q + v) * oq ..+T]. Walking the few q tiles of a strip
+ * for each r0 reads QT consecutive cache lines of each input row at once.
+ * nt: aligned non-temporal stores.
  */
 static void
 transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
-		LLVMValueRef ib, LLVMValueRef obase, LLVMValueRef q0,
-		LLVMValueRef sr, LLVMValueRef oq, bool nt)
+		LLVMValueRef nqt, LLVMValueRef ibase, LLVMValueRef obase,
+		LLVMValueRef q0, LLVMValueRef sr, LLVMValueRef oq, bool nt)
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	unsigned bytes = LLVMGetIntTypeWidth(et) / 8;
 	LLVMValueRef tv = ci(k, T);
-	Loop lt;
+	Loop lt, lq;
 	LLVMValueRef r0 = mul(k, loop_begin(k, &lt, ntile), tv);
+	LLVMValueRef q = add(k, q0, mul(k, loop_begin(k, &lq, nqt), tv));
 	LLVMValueRef rows[64];
-	LLVMValueRef ob = add(k, obase, r0);
+	LLVMValueRef ib = add(k, ibase, q), ob = add(k, obase, r0);
 	for (int v = 0; v < T; v++) {
 		LLVMValueRef o = add(k, ib, mul(k, add(k, r0, ci(k, v)), sr));
 		rows[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &o, 1, ""),
@@ -1035,7 +1040,7 @@ transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
 	}
 	transpose_regs(k, rows, T);
 	for (int v = 0; v < T; v++) {
-		LLVMValueRef o = add(k, ob, mul(k, add(k, q0, ci(k, v)), oq));
+		LLVMValueRef o = add(k, ob, mul(k, add(k, q, ci(k, v)), oq));
 		LLVMValueRef p = LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &o, 1, "");
 		LLVMValueRef s = LLVMBuildStore(k->b, rows[v], p);
 		LLVMSetAlignment(s, nt ? bytes * (unsigned)T : bytes);
@@ -1045,7 +1050,30 @@ transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
 					LLVMMetadataAsValue(k->c, LLVMMDNodeInContext2(k->c, &one, 1)));
 		}
 	}
+	lq.plain = true; /* at most QT trips */
+	loop_end(k, &lq);
 	loop_end(k, &lt);
+}
+
+/* Element-by-element copy of a transpose's rows q in [qa, qb) of q, cols
+ * r in [ra, Dr) (the edges of a strip). */
+static void
+transpose_edge(K *k, LLVMTypeRef et, LLVMValueRef qa, LLVMValueRef qb,
+	       LLVMValueRef ra, LLVMValueRef Dr, LLVMValueRef ibase,
+	       LLVMValueRef obase, LLVMValueRef sr, LLVMValueRef oq)
+{
+	Buf *in = &k->buf[0], *out = &k->buf[1];
+	Loop lq, lr;
+	LLVMValueRef q = loop_from(k, &lq, qa, qb);
+	LLVMValueRef r = loop_from(k, &lr, ra, Dr);
+	LLVMValueRef io = add(k, add(k, ibase, q), mul(k, r, sr));
+	LLVMValueRef oo = add(k, add(k, obase, r), mul(k, q, oq));
+	LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, et,
+		LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &io, 1, ""), ""),
+		LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &oo, 1, ""));
+	lq.plain = lr.plain = true;
+	loop_end(k, &lr);
+	loop_end(k, &lq);
 }
 
 /*
@@ -1055,11 +1083,12 @@ transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
  * loop over the outer dims, a unit-stride inner loop. Otherwise (a
  * transpose) let q be the output dim that is innermost in the input and r
  * the output's innermost dim. A parallel loop runs over the other dims
- * and blocks of T rows of q; each block walks r in T x T tiles: T vector
- * loads along q (contiguous in the input), an in-register transpose
- * (transpose_regs), T vector stores along r (contiguous in the output).
- * Elements are moved as integers of their width. The r tail of a block
- * and a partial last block of q are copied element by element.
+ * and strips of QT*T rows of q; each strip walks r in T x T tiles
+ * (transpose_tiles): T vector loads along q (contiguous in the input), an
+ * in-register transpose (transpose_regs), T vector stores along r
+ * (contiguous in the output). Elements move as integers of their width.
+ * The r tail and the last rows of q that fill no tile are copied element
+ * by element.
  */
 static bool
 gen_permute(K *k)
@@ -1105,13 +1134,14 @@ gen_permute(K *k)
 	int T = bytes >= 8 ? 8 : 16;
 	LLVMTypeRef et = LLVMIntTypeInContext(k->c, (unsigned)bytes * 8);
 	LLVMTypeRef vt = LLVMVectorType(et, (unsigned)T);
-	/* the parallel loop: other dims (C order), then blocks of q */
+	/* the parallel loop: other dims (C order), then strips of q */
 	int oth[MAXD], no = 0;
 	for (int j = 0; j < nd; j++)
 		if (j != q && j != r)
 			oth[no++] = j;
-	LLVMValueRef tv = ci(k, T);
-	LLVMValueRef nbq = LLVMBuildSDiv(k->b, add(k, out->dim[q], ci(k, T - 1)), tv, "");
+	LLVMValueRef tv = ci(k, T), qs = ci(k, QT * T);
+	LLVMValueRef Dq = out->dim[q], Dr = out->dim[r];
+	LLVMValueRef nbq = LLVMBuildSDiv(k->b, add(k, Dq, ci(k, QT * T - 1)), qs, "");
 	LLVMValueRef nitems = nbq;
 	for (int i = 0; i < no; i++)
 		nitems = mul(k, nitems, out->dim[oth[i]]);
@@ -1128,23 +1158,16 @@ gen_permute(K *k)
 		ibase = add(k, ibase, mul(k, x, s[oth[i]]));
 		obase = add(k, obase, mul(k, x, ost[oth[i]]));
 	}
-	LLVMValueRef q0 = mul(k, bq, tv);
-	LLVMValueRef Dq = out->dim[q], Dr = out->dim[r];
-	LLVMValueRef sr = s[r], oq = ost[q];
-	LLVMValueRef full = LLVMBuildICmp(k->b, LLVMIntSLE, add(k, q0, tv), Dq, "");
-	LLVMBasicBlockRef bfull = LLVMAppendBasicBlockInContext(k->c, k->fn, "tiles");
-	LLVMBasicBlockRef bpart = LLVMAppendBasicBlockInContext(k->c, k->fn, "partial");
-	LLVMBasicBlockRef bjoin = LLVMAppendBasicBlockInContext(k->c, k->fn, "next");
-	LLVMBuildCondBr(k->b, full, bfull, bpart);
-
-	/* a full block: T x T tiles along r, then the r tail. When each
-	 * tile row is a whole aligned cache line (Dr % T == 0, T elements of
-	 * 64 bytes) and the output is larger than the caches, the stores are
-	 * non-temporal: no read for ownership, no caches filled with lines
-	 * this kernel never reads. */
-	LLVMPositionBuilderAtEnd(k->b, bfull);
+	LLVMValueRef q0 = mul(k, bq, qs);
+	LLVMValueRef qn = imin(k, qs, LLVMBuildSub(k->b, Dq, q0, ""));
+	LLVMValueRef nqt = LLVMBuildSDiv(k->b, qn, tv, "");
+	LLVMValueRef qt_end = add(k, q0, mul(k, nqt, tv));
 	LLVMValueRef ntile = LLVMBuildSDiv(k->b, Dr, tv, "");
-	LLVMValueRef ib = add(k, ibase, q0);
+	LLVMValueRef sr = s[r], oq = ost[q];
+	/* When each tile row is a whole aligned cache line (Dr % T == 0,
+	 * T elements of 64 bytes) and the output is larger than the caches,
+	 * the stores are non-temporal: no read for ownership, no cache
+	 * filled with lines this kernel never reads again. */
 	if (bytes * T == 64) {
 		LLVMValueRef nt = LLVMBuildAnd(k->b,
 			LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSRem(k->b, Dr, tv, ""),
@@ -1156,47 +1179,21 @@ gen_permute(K *k)
 		LLVMBasicBlockRef btail = LLVMAppendBasicBlockInContext(k->c, k->fn, "tail");
 		LLVMBuildCondBr(k->b, nt, bnt, bt);
 		LLVMPositionBuilderAtEnd(k->b, bnt);
-		transpose_tiles(k, vt, et, T, ntile, ib, obase, q0, sr, oq, true);
+		transpose_tiles(k, vt, et, T, ntile, nqt, ibase, obase, q0, sr, oq, true);
 		/* non-temporal stores are weakly ordered: fence before the
 		 * pool reports the chunk done */
 		LLVMBuildFence(k->b, LLVMAtomicOrderingSequentiallyConsistent, false, "");
 		LLVMBuildBr(k->b, btail);
 		LLVMPositionBuilderAtEnd(k->b, bt);
-		transpose_tiles(k, vt, et, T, ntile, ib, obase, q0, sr, oq, false);
+		transpose_tiles(k, vt, et, T, ntile, nqt, ibase, obase, q0, sr, oq, false);
 		LLVMBuildBr(k->b, btail);
 		LLVMPositionBuilderAtEnd(k->b, btail);
 	} else {
-		transpose_tiles(k, vt, et, T, ntile, ib, obase, q0, sr, oq, false);
+		transpose_tiles(k, vt, et, T, ntile, nqt, ibase, obase, q0, sr, oq, false);
 	}
-	Loop lr, lu;
-	LLVMValueRef rr = loop_from(k, &lr, mul(k, ntile, tv), Dr);
-	LLVMValueRef u = loop_begin(k, &lu, tv);
-	LLVMValueRef io = add(k, add(k, ib, u), mul(k, rr, sr));
-	LLVMValueRef oo = add(k, add(k, obase, rr), mul(k, add(k, q0, u), oq));
-	LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, et,
-		LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &io, 1, ""), ""),
-		LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &oo, 1, ""));
-	lu.plain = lr.plain = true;
-	loop_end(k, &lu);
-	loop_end(k, &lr);
-	LLVMBuildBr(k->b, bjoin);
-
-	/* a partial block: rows q0 .. Dq, every r */
-	LLVMPositionBuilderAtEnd(k->b, bpart);
-	Loop lq, lr2;
-	LLVMValueRef qq = loop_from(k, &lq, q0, Dq);
-	rr = loop_begin(k, &lr2, Dr);
-	io = add(k, add(k, ibase, qq), mul(k, rr, sr));
-	oo = add(k, add(k, obase, rr), mul(k, qq, oq));
-	LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, et,
-		LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &io, 1, ""), ""),
-		LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &oo, 1, ""));
-	lr2.plain = lq.plain = true;
-	loop_end(k, &lr2);
-	loop_end(k, &lq);
-	LLVMBuildBr(k->b, bjoin);
-
-	LLVMPositionBuilderAtEnd(k->b, bjoin);
+	/* the r tail of the tiled rows, then the rows that fill no tile */
+	transpose_edge(k, et, q0, qt_end, mul(k, ntile, tv), Dr, ibase, obase, sr, oq);
+	transpose_edge(k, et, qt_end, add(k, q0, qn), ci(k, 0), Dr, ibase, obase, sr, oq);
 	loop_end(k, &lp);
 	return true;
 }
