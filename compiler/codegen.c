@@ -551,6 +551,52 @@ contract(LLVMValueRef v)
 	return v;
 }
 
+/*
+ * exp(x) in straight-line arithmetic, so loops calling it vectorize (the
+ * llvm.exp intrinsic becomes one libm call per element). f32: x = n ln2 +
+ * r with |r| <= ln2/2 (ln2 split in two for an exact product), e^r by its
+ * degree-7 Taylor polynomial (error below 2^-24 relative on that range),
+ * times 2^n built in the exponent bits of two halves. Below -87.33 the result is 0
+ * (no subnormals), above 88.72 +inf; NaN stays NaN. f64 uses llvm.exp.
+ */
+static LLVMValueRef
+fexp(K *k, LLVMValueRef x)
+{
+	LLVMTypeRef t = LLVMTypeOf(x);
+	if (t != k->f32)
+		return fn1(k, "llvm.exp", x);
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef lo = fconst(x, -87.33), hi = fconst(x, 88.72);
+	LLVMValueRef xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, lo, ""), lo, x, "");
+	xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, xc, hi, ""), hi, xc, "");
+	LLVMValueRef n = fn1(k, "llvm.rint",
+			     LLVMBuildFMul(b, xc, fconst(x, 1.44269504088896341), ""));
+	LLVMValueRef r = LLVMBuildFSub(b, xc, LLVMBuildFMul(b, n, fconst(x, 0.693359375), ""), "");
+	r = LLVMBuildFSub(b, r, LLVMBuildFMul(b, n, fconst(x, -2.12194440e-4), ""), "");
+	/* Horner: 1 + r(1 + r/2(1 + r/3(1 + ... ))) with 1/k! coefficients */
+	static const double c[] = {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24,
+				   1.0 / 6, 0.5, 1.0, 1.0};
+	LLVMValueRef p = fconst(x, c[0]);
+	for (size_t i = 1; i < ARRAY_LEN(c); i++)
+		p = contract(LLVMBuildFAdd(b, contract(LLVMBuildFMul(b, p, r, "")),
+					   fconst(x, c[i]), ""));
+	/* 2^n as 2^h * 2^(n-h), h = n/2: both normal for n in [-126, 128] */
+	LLVMValueRef ni = LLVMBuildFPToSI(b, n, k->i32, "");
+	LLVMValueRef h = LLVMBuildSDiv(b, ni, LLVMConstInt(k->i32, 2, 0), "");
+	LLVMValueRef y = p;
+	LLVMValueRef parts[2] = {h, LLVMBuildSub(b, ni, h, "")};
+	for (int i = 0; i < 2; i++) {
+		LLVMValueRef e = LLVMBuildShl(b,
+			LLVMBuildAdd(b, parts[i], LLVMConstInt(k->i32, 127, 0), ""),
+			LLVMConstInt(k->i32, 23, 0), "");
+		y = LLVMBuildFMul(b, y, LLVMBuildBitCast(b, e, k->f32, ""), "");
+	}
+	y = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, lo, ""), fconst(x, 0), y, "");
+	y = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, hi, ""),
+			    fconst(x, INFINITY), y, "");
+	return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, x, x, ""), x, y, "");
+}
+
 /* Allows a sum's terms to be added in another order (so a reduction loop
  * vectorizes with several partial sums), and a*b+c to be one fma. */
 static LLVMValueRef
@@ -755,7 +801,7 @@ static const double SQRT_2_PI = 0.79788456080286535588;
 static LLVMValueRef
 sigmoid(K *k, LLVMValueRef x)
 {
-	LLVMValueRef e = fn1(k, "llvm.exp", LLVMBuildFNeg(k->b, x, ""));
+	LLVMValueRef e = fexp(k, LLVMBuildFNeg(k->b, x, ""));
 	return LLVMBuildFDiv(k->b, fconst(x, 1),
 			     LLVMBuildFAdd(k->b, fconst(x, 1), e, ""), "");
 }
@@ -785,7 +831,7 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 			return x;
 		return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""),
 				       LLVMBuildSub(b, zero, x, ""), x, "");
-	case OP_EXP: return fn1(k, "llvm.exp", x);
+	case OP_EXP: return fexp(k, x);
 	case OP_LOG: return fn1(k, "llvm.log", x);
 	case OP_SQRT: return fn1(k, "llvm.sqrt", x);
 	case OP_RSQRT:
@@ -1833,7 +1879,7 @@ gen_softmax(K *k)
 	j = loop_begin(k, &l2, n);
 	off = add(k, base, mul(k, j, inner));
 	v = cvt(k, ld(k, x, off), x->dt, ct);
-	LLVMValueRef e = fn1(k, "llvm.exp", LLVMBuildFSub(k->b, v, m, ""));
+	LLVMValueRef e = fexp(k, LLVMBuildFSub(k->b, v, m, ""));
 	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, sum, ""), e, "")), sum);
 	loop_end(k, &l2);
 	LLVMValueRef s = LLVMBuildLoad2(k->b, t, sum, "");
@@ -1844,7 +1890,7 @@ gen_softmax(K *k)
 	v = cvt(k, ld(k, x, off), x->dt, ct);
 	LLVMValueRef r;
 	if (k->e->call.op == OP_SOFTMAX)
-		r = LLVMBuildFMul(k->b, fn1(k, "llvm.exp", LLVMBuildFSub(k->b, v, m, "")), rs, "");
+		r = LLVMBuildFMul(k->b, fexp(k, LLVMBuildFSub(k->b, v, m, "")), rs, "");
 	else
 		r = LLVMBuildFSub(k->b, v, ls, "");
 	st(k, out, off, cvt(k, r, ct, out->dt));

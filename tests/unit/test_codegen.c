@@ -1520,6 +1520,51 @@ test_two_codegens(void **state)
 	tfree(a), tfree(c);
 }
 
+/* exp in f32 (a polynomial, not libm): within a few ulp over the whole
+ * range, 0 below it, inf above, NaN through; softmax with -inf entries
+ * (masked positions) gives them 0. */
+static void
+test_exp_range(void **state)
+{
+	Fx *f = *state;
+	enum { NX = 4001 };
+	Tens *x = T(DT_F32, NX + 8), *y = T(DT_F32, NX + 8);
+	for (int i = 0; i < NX; i++)
+		setd(x, i, -87.0 + 175.5 * i / (NX - 1));
+	double sp[8] = {-INFINITY, INFINITY, NAN, -100, 100, 0, -1e-30, 1e-7};
+	for (int i = 0; i < 8; i++)
+		setd(x, NX + i, sp[i]);
+	exec(f, call(f, OP_EXP, tsi(f, y), 1, tvar(f, x)), (Tens *[]){x, y}, 2);
+	for (int i = 0; i < NX + 8; i++) {
+		double a = getd(y, i), r = (float)exp(getd(x, i));
+		if (isnan(r)) {
+			assert_true(isnan(a));
+			continue;
+		}
+		if (isinf(r) || r == 0 || i >= NX) {
+			/* subnormal results flush to 0 */
+			if (!(fabs(a - r) <= 4e-7 * fabs(r)) && !(a == r) &&
+			    !(r < 1.17549435e-38 && a == 0))
+				fail_msg("exp(%g) = %.9g, expected %.9g", getd(x, i), a, r);
+			continue;
+		}
+		if (fabs(a - r) > 4e-7 * r)
+			fail_msg("exp(%.9g) = %.9g, expected %.9g", getd(x, i), a, r);
+	}
+	tfree(x), tfree(y);
+	Tens *s = T(DT_F32, 2, 5), *o = T(DT_F32, 2, 5);
+	for (int i = 0; i < 10; i++)
+		setd(s, i, i % 5 < 2 ? -INFINITY : (double)i);
+	exec(f, call(f, OP_SOFTMAX, tsi(f, o), 1, tvar(f, s)), (Tens *[]){s, o}, 2);
+	for (int r = 0; r < 2; r++) {
+		double z = exp(0.0) + exp(-1.0) + exp(-2.0);
+		assert_true(getd(o, r * 5) == 0 && getd(o, r * 5 + 1) == 0);
+		for (int j = 2; j < 5; j++)
+			assert_true(fabs(getd(o, r * 5 + j) - exp(j - 4.0) / z) < 1e-6);
+	}
+	tfree(s), tfree(o);
+}
+
 int
 main(void)
 {
@@ -1550,6 +1595,7 @@ main(void)
 		U(test_conv2d),
 		U(test_pool),
 		U(test_two_codegens),
+		U(test_exp_range),
 #undef U
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
