@@ -27,10 +27,28 @@
  * which are unit-stride wherever the op allows. f16 and bf16 are loaded to
  * f32, computed in f32 and rounded to nearest even when stored.
  *
+ * Threads. The impl also takes the range [lo, hi) of its outer loop and a
+ * flag saying whether it may split it. A generator opens its outer loop
+ * with par_begin (or par_nest): when the flag is set and the work is at
+ * least PAR_MIN, the impl packs its arguments and calls
+ * rlx_parallel_for(pool, ctx, n, NAME.par) on the Jit's thread pool
+ * (runtime/pool.h; the pool's address is a constant in the code), and
+ * NAME.par calls the impl again on each chunk with the flag clear. So the
+ * code before the outer loop runs once per chunk and must be pure. Small
+ * kernels never leave the calling thread.
+ *
+ * Fast paths: transposes move T x T tiles through registers (vector loads,
+ * a shuffle network, vector stores; non-temporal when the output is
+ * large), f32 matmul uses 6 x 32 register tiles of fmas, reductions may
+ * reassociate so they vectorize, and f32 exp is a polynomial so loops
+ * calling it vectorize. Cold tail loops carry metadata that keeps the
+ * optimizer from vectorizing or unrolling them (JIT time).
+ *
  * Adding an op: write `static bool gen_OP(K *k)` from the helpers below
- * (loops: loop_begin/loop_end, nest_begin/nest_end; elements: ld/st with an
- * element offset, cvt between dtypes; strides) or, for an elementwise op,
- * a case in elem_unary/elem_binary; then a case in gen_body().
+ * (loops: loop_begin/loop_end, nest_begin/nest_end, par_begin for the
+ * outer loop; elements: ld/st with an element offset, cvt between dtypes;
+ * strides) or, for an elementwise op, a case in elem_unary/elem_binary;
+ * then a case in gen_body().
  */
 #include <math.h>
 #include <stdlib.h>
