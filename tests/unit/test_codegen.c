@@ -1565,6 +1565,68 @@ test_exp_range(void **state)
 	tfree(s), tfree(o);
 }
 
+/* A shape with symbolic dim n at position pos, the rest from sh. */
+static SInfo *
+sym_si(Fx *f, DType dt, int nd, const int64_t *sh, int pos, SymVar *n)
+{
+	PExpr **p = ARENA_ARRAY(&f->m->arena, PExpr *, nd);
+	for (int i = 0; i < nd; i++)
+		p[i] = i == pos ? pe_var(&f->m->arena, n) : pe_int(&f->m->arena, sh[i]);
+	return si_tensor(&f->m->arena, dt, nd, p);
+}
+
+/* Kernels of symbolic shape split across the pool from the runtime dims:
+ * the attention transposes of a Llama layer and a matmul with n rows, at
+ * n = 300, 1 and 0. */
+static void
+test_symbolic_parallel(void **state)
+{
+	Fx *f = *state;
+	SymVar *n = ir_symvar(f->m, "n", (Span){0});
+	Span sp = {0};
+	Var *xv = ir_var(f->m, "x", sym_si(f, DT_F32, 4, SHAPE(1, 0, 8, 64), 1, n), false, sp);
+	Expr *e = call(f, OP_PERMUTE_DIMS, sym_si(f, DT_F32, 4, SHAPE(1, 8, 64, 0), 3, n),
+		       1, ir_var_ref(f->m, xv, sp));
+	set_attr(f, e, "axes", av_ints(f, 4, 0, 2, 3, 1));
+	CgKernel *kp = compile(f, e);
+	Var *av = ir_var(f->m, "a", sym_si(f, DT_F32, 2, SHAPE(0, 96), 0, n), false, sp);
+	Var *bv = ir_var(f->m, "b", si_tensor(&f->m->arena, DT_F32, 2,
+		dims_of(f, 2, SHAPE(96, 70))), false, sp);
+	Expr *em = call(f, OP_MATMUL, sym_si(f, DT_F32, 2, SHAPE(0, 70), 0, n), 2,
+			ir_var_ref(f->m, av, sp), ir_var_ref(f->m, bv, sp));
+	CgKernel *km = compile(f, em);
+	int64_t sizes[] = {300, 1, 0};
+	for (int i = 0; i < 3; i++) {
+		int64_t m = sizes[i];
+		Tens *x = T(DT_F32, 1, m, 8, 64), *y = T(DT_F32, 1, 8, 64, m);
+		fill(x, -1, 1, 60);
+		runk(kp, (Tens *[]){x, y}, 2);
+		double *ref = calloc((size_t)y->n + 1, sizeof(double));
+		for (int64_t h = 0; h < 8; h++)
+			for (int64_t d = 0; d < 64; d++)
+				for (int64_t t = 0; t < m; t++)
+					ref[(h * 64 + d) * m + t] = getd(x, (t * 8 + h) * 64 + d);
+		check(y, ref, 0, "symbolic permute_dims");
+		free(ref);
+		tfree(x), tfree(y);
+		Tens *a = T(DT_F32, m, 96), *b = T(DT_F32, 96, 70), *c = T(DT_F32, m, 70);
+		fill(a, -1, 1, 61);
+		fill(b, -1, 1, 62);
+		runk(km, (Tens *[]){a, b, c}, 3);
+		ref = calloc((size_t)c->n + 1, sizeof(double));
+		for (int64_t r = 0; r < m; r++)
+			for (int64_t j = 0; j < 70; j++) {
+				double acc = 0;
+				for (int64_t kk = 0; kk < 96; kk++)
+					acc += getd(a, r * 96 + kk) * getd(b, kk * 70 + j);
+				ref[r * 70 + j] = acc;
+			}
+		check(c, ref, 1e-5, "symbolic matmul");
+		free(ref);
+		tfree(a), tfree(b), tfree(c);
+	}
+}
+
 int
 main(void)
 {
@@ -1596,6 +1658,7 @@ main(void)
 		U(test_pool),
 		U(test_two_codegens),
 		U(test_exp_range),
+		U(test_symbolic_parallel),
 #undef U
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
