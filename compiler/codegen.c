@@ -27,24 +27,49 @@
  * which are unit-stride wherever the op allows. f16 and bf16 are loaded to
  * f32, computed in f32 and rounded to nearest even when stored.
  *
+ * Threads. The impl also takes the range [lo, hi) of its outer loop and a
+ * flag saying whether it may split it. A generator opens its outer loop
+ * with par_begin (or par_nest): when the flag is set and the work is at
+ * least PAR_MIN, the impl packs its arguments and calls
+ * rlx_parallel_for(pool, ctx, n, NAME.par) on the Jit's thread pool
+ * (runtime/pool.h; the pool's address is a constant in the code), and
+ * NAME.par calls the impl again on each chunk with the flag clear. So the
+ * code before the outer loop runs once per chunk and must be pure. Small
+ * kernels never leave the calling thread.
+ *
+ * Fast paths: transposes move T x T tiles through registers (vector loads,
+ * a shuffle network, vector stores; non-temporal when the output is
+ * large), f32 matmul uses 6 x 32 register tiles of fmas, reductions may
+ * reassociate so they vectorize, and f32 exp is a polynomial so loops
+ * calling it vectorize. Cold tail loops carry metadata that keeps the
+ * optimizer from vectorizing or unrolling them (JIT time).
+ *
  * Adding an op: write `static bool gen_OP(K *k)` from the helpers below
- * (loops: loop_begin/loop_end, nest_begin/nest_end; elements: ld/st with an
- * element offset, cvt between dtypes; strides) or, for an elementwise op,
- * a case in elem_unary/elem_binary; then a case in gen_body().
+ * (loops: loop_begin/loop_end, nest_begin/nest_end, par_begin for the
+ * outer loop; elements: ld/st with an element offset, cvt between dtypes;
+ * strides) or, for an elementwise op, a case in elem_unary/elem_binary;
+ * then a case in gen_body().
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h> /* temporary metadata nodes for loop hints */
 
 #include "codegen.h"
 
 enum {
 	MAXBUF = 64, /* buffers of one kernel */
 	MAXD = 8,    /* dims of one buffer (RT_MAX_DIMS) */
-	TILE = 32,   /* transpose tile edge */
 	JB = 256,    /* matmul column block (the f32 accumulator row) */
+	PAR_MIN = 1 << 16, /* work (elements, or multiply-adds) worth threads */
+	PAR_BLK = 4096,    /* flat elementwise loops: elements per chunk */
+	NT_MIN_BYTES = 8 << 20, /* outputs this large bypass the caches */
+	QT = 16,            /* transpose tiles per strip of rows */
+	MM_MR = 6,         /* matmul register tile: rows */
+	MM_VW = 16,        /* f32 lanes of one accumulator vector */
+	MM_NV = 2,         /* accumulator vectors per row (MM_NV * MM_VW cols) */
 };
 
 /* A buffer of the kernel being built. */
@@ -70,6 +95,12 @@ typedef struct {
 	Expr *e;
 	Diags *d;
 	OpSig sig;
+	/* splitting the outer loop across the pool (par_begin) */
+	LLVMValueRef lo, hi;  /* the impl's range of the outer loop */
+	LLVMValueRef split;   /* i1: may this call split it? */
+	LLVMValueRef tramp;   /* void NAME.par(ctx, lo, hi) */
+	LLVMValueRef pool;    /* the Jit's pool, a constant pointer */
+	bool par_used;
 } K;
 
 struct Codegen {
@@ -79,6 +110,7 @@ struct Codegen {
 	int n, cap;
 	int *table;            /* open addressing: kernel index + 1, 0 empty */
 	int tcap;
+	unsigned id;           /* this Codegen's number in its Jit */
 };
 
 /* ------------------------------------------------------------ IR helpers */
@@ -160,23 +192,59 @@ slot(K *k, LLVMTypeRef t, int64_t n)
 typedef struct {
 	LLVMBasicBlockRef body, exit;
 	LLVMValueRef i, n;
+	bool plain; /* a cold tail: neither vectorize nor unroll it */
 } Loop;
 
-/* Opens a loop; returns its index, an i64. */
+/* Opens a loop `for (i = from; i < n; i++)`; returns its index, an i64. */
 static LLVMValueRef
-loop_begin(K *k, Loop *l, LLVMValueRef n)
+loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
 {
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(k->b);
 	l->body = LLVMAppendBasicBlockInContext(k->c, k->fn, "body");
 	l->exit = LLVMAppendBasicBlockInContext(k->c, k->fn, "exit");
 	l->n = n;
-	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSGT, n, ci(k, 0), ""),
+	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, from, n, ""),
 			l->body, l->exit);
 	LLVMPositionBuilderAtEnd(k->b, l->body);
 	l->i = LLVMBuildPhi(k->b, k->i64, "i");
-	LLVMValueRef zero = ci(k, 0);
-	LLVMAddIncoming(l->i, &zero, &pre, 1);
+	LLVMAddIncoming(l->i, &from, &pre, 1);
+	l->plain = false;
 	return l->i;
+}
+
+/* Opens a loop `for (i = 0; i < n; i++)`; returns its index, an i64. */
+static LLVMValueRef
+loop_begin(K *k, Loop *l, LLVMValueRef n)
+{
+	return loop_from(k, l, ci(k, 0), n);
+}
+
+/* A string metadata node with an optional i32 operand. */
+static LLVMMetadataRef
+md_str(K *k, const char *s, int v, bool with_v)
+{
+	LLVMMetadataRef ops[2] = {
+		LLVMMDStringInContext2(k->c, s, strlen(s)),
+		LLVMValueAsMetadata(LLVMConstInt(k->i32, (unsigned long long)v, 0)),
+	};
+	return LLVMMDNodeInContext2(k->c, ops, with_v ? 2 : 1);
+}
+
+/* Loop metadata asking for no vectorization and no unrolling: tail
+ * loops that run a few times would only cost compile time. */
+static void
+mark_plain(K *k, LLVMValueRef br)
+{
+	LLVMMetadataRef tmp = LLVMTemporaryMDNode(k->c, NULL, 0);
+	LLVMMetadataRef ops[3] = {
+		tmp,
+		md_str(k, "llvm.loop.vectorize.width", 1, true),
+		md_str(k, "llvm.loop.unroll.disable", 0, false),
+	};
+	LLVMMetadataRef node = LLVMMDNodeInContext2(k->c, ops, 3);
+	LLVMMetadataReplaceAllUsesWith(tmp, node);
+	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(k->c, "llvm.loop", 9),
+			LLVMMetadataAsValue(k->c, node));
 }
 
 /* Closes the loop opened by loop_begin; code continues after it. */
@@ -186,8 +254,10 @@ loop_end(K *k, Loop *l)
 	LLVMValueRef next = LLVMBuildNUWAdd(k->b, l->i, ci(k, 1), "");
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(k->b);
 	LLVMAddIncoming(l->i, &next, &latch, 1);
-	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, next, l->n, ""),
-			l->body, l->exit);
+	LLVMValueRef br = LLVMBuildCondBr(k->b,
+		LLVMBuildICmp(k->b, LLVMIntSLT, next, l->n, ""), l->body, l->exit);
+	if (l->plain)
+		mark_plain(k, br);
 	LLVMPositionBuilderAtEnd(k->b, l->exit);
 }
 
@@ -210,6 +280,71 @@ nest_end(K *k, Nest *ns)
 {
 	for (int i = ns->n - 1; i >= 0; i--)
 		loop_end(k, &ns->l[i]);
+}
+
+/*
+ * Opens the kernel's outer loop over [0, n), split across the Jit's pool
+ * when work (elements touched, or multiply-adds) is at least PAR_MIN.
+ * The impl function is then called once per chunk (through NAME.par) with
+ * its range in k->lo, k->hi and split off, and runs everything before this
+ * point again: that code must be pure (no stores but to slots), and
+ * nothing may follow the loop's loop_end but the return. At most once per
+ * kernel. Closed with loop_end.
+ */
+static LLVMValueRef
+par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
+{
+	if (k->par_used)
+		ir_bug("two parallel loops in one kernel");
+	k->par_used = true;
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef big = LLVMBuildAnd(b, k->split,
+		LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, n, ci(k, 1), ""),
+			     LLVMBuildICmp(b, LLVMIntSGE, work, ci(k, PAR_MIN), ""),
+			     ""), "");
+	LLVMBasicBlockRef par = LLVMAppendBasicBlockInContext(k->c, k->fn, "par");
+	LLVMBasicBlockRef ser = LLVMAppendBasicBlockInContext(k->c, k->fn, "serial");
+	LLVMBuildCondBr(b, big, par, ser);
+	/* par: the buffers and dims into a context, the pool runs NAME.par */
+	LLVMPositionBuilderAtEnd(b, par);
+	int nb = k->nin + k->nout;
+	LLVMValueRef ctx = slot(k, k->ptr, nb + 1);
+	for (int i = 0; i <= nb; i++) {
+		LLVMValueRef o = ci(k, i);
+		LLVMBuildStore(b, LLVMGetParam(k->fn, (unsigned)i),
+			       LLVMBuildInBoundsGEP2(b, k->ptr, ctx, &o, 1, ""));
+	}
+	LLVMTypeRef pt[4] = {k->ptr, k->ptr, k->i64, k->ptr};
+	LLVMTypeRef ft = LLVMFunctionType(k->vd, pt, 4, false);
+	LLVMValueRef pf = LLVMGetNamedFunction(k->mod, "rlx_parallel_for");
+	if (!pf)
+		pf = LLVMAddFunction(k->mod, "rlx_parallel_for", ft);
+	LLVMValueRef args[4] = {k->pool, ctx, n, k->tramp};
+	LLVMBuildCall2(b, ft, pf, args, 4, "");
+	LLVMBuildRetVoid(b);
+	/* serial: this call's part of the range */
+	LLVMPositionBuilderAtEnd(b, ser);
+	return loop_from(k, l, imax(k, k->lo, ci(k, 0)), imin(k, k->hi, n));
+}
+
+/*
+ * The outer loops of a nest over dims[0..nd-1) flattened into one
+ * parallel loop (the last dim is left to the caller); idx[0..nd-1) get
+ * the indices back by division. nd >= 1. Closed with loop_end(l).
+ */
+static void
+par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
+	 LLVMValueRef work)
+{
+	LLVMValueRef f = par_begin(k, l, prod(k, dims, 0, nd - 1), work);
+	for (int i = nd - 2; i >= 0; i--) {
+		if (i == 0) {
+			idx[0] = f;
+			break;
+		}
+		idx[i] = LLVMBuildURem(k->b, f, dims[i], "");
+		f = LLVMBuildUDiv(k->b, f, dims[i], "");
+	}
 }
 
 /* Σ idx[i] * st[i] over i < n. */
@@ -434,6 +569,63 @@ contract(LLVMValueRef v)
 	return v;
 }
 
+/*
+ * exp(x) in straight-line arithmetic, so loops calling it vectorize (the
+ * llvm.exp intrinsic becomes one libm call per element). f32: x = n ln2 +
+ * r with |r| <= ln2/2 (ln2 split in two for an exact product), e^r by its
+ * degree-7 Taylor polynomial (error below 2^-24 relative on that range),
+ * times 2^n built in the exponent bits of two halves. Below -87.33 the result is 0
+ * (no subnormals), above 88.72 +inf; NaN stays NaN. f64 uses llvm.exp.
+ */
+static LLVMValueRef
+fexp(K *k, LLVMValueRef x)
+{
+	LLVMTypeRef t = LLVMTypeOf(x);
+	if (t != k->f32)
+		return fn1(k, "llvm.exp", x);
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef lo = fconst(x, -87.33), hi = fconst(x, 88.72);
+	LLVMValueRef xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, lo, ""), lo, x, "");
+	xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, xc, hi, ""), hi, xc, "");
+	LLVMValueRef n = fn1(k, "llvm.rint",
+			     LLVMBuildFMul(b, xc, fconst(x, 1.44269504088896341), ""));
+	LLVMValueRef r = LLVMBuildFSub(b, xc, LLVMBuildFMul(b, n, fconst(x, 0.693359375), ""), "");
+	r = LLVMBuildFSub(b, r, LLVMBuildFMul(b, n, fconst(x, -2.12194440e-4), ""), "");
+	/* Horner: 1 + r(1 + r/2(1 + r/3(1 + ... ))) with 1/k! coefficients */
+	static const double c[] = {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24,
+				   1.0 / 6, 0.5, 1.0, 1.0};
+	LLVMValueRef p = fconst(x, c[0]);
+	for (size_t i = 1; i < ARRAY_LEN(c); i++)
+		p = contract(LLVMBuildFAdd(b, contract(LLVMBuildFMul(b, p, r, "")),
+					   fconst(x, c[i]), ""));
+	/* 2^n as 2^h * 2^(n-h), h = n/2: both normal for n in [-126, 128] */
+	LLVMValueRef ni = LLVMBuildFPToSI(b, n, k->i32, "");
+	LLVMValueRef h = LLVMBuildSDiv(b, ni, LLVMConstInt(k->i32, 2, 0), "");
+	LLVMValueRef y = p;
+	LLVMValueRef parts[2] = {h, LLVMBuildSub(b, ni, h, "")};
+	for (int i = 0; i < 2; i++) {
+		LLVMValueRef e = LLVMBuildShl(b,
+			LLVMBuildAdd(b, parts[i], LLVMConstInt(k->i32, 127, 0), ""),
+			LLVMConstInt(k->i32, 23, 0), "");
+		y = LLVMBuildFMul(b, y, LLVMBuildBitCast(b, e, k->f32, ""), "");
+	}
+	y = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, lo, ""), fconst(x, 0), y, "");
+	y = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, hi, ""),
+			    fconst(x, INFINITY), y, "");
+	return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, x, x, ""), x, y, "");
+}
+
+/* Allows a sum's terms to be added in another order (so a reduction loop
+ * vectorizes with several partial sums), and a*b+c to be one fma. */
+static LLVMValueRef
+reassoc(LLVMValueRef v)
+{
+	if (LLVMCanValueUseFastMathFlags(v))
+		LLVMSetFastMathFlags(v, LLVMFastMathAllowReassoc |
+				     LLVMFastMathAllowContract);
+	return v;
+}
+
 /* --------------------------------------------------------- attributes */
 
 /* The attribute or expression argument named `name` of the call. */
@@ -566,14 +758,20 @@ gen_elementwise(K *k, ElemFn f)
 	bool flat = true;
 	for (int i = 0; i < k->nin; i++)
 		flat = flat && same_dims(&k->buf[i], out);
+	LLVMValueRef total = prod(k, out->dim, 0, out->nd);
 	if (flat) {
-		Loop l;
-		LLVMValueRef j = loop_begin(k, &l, prod(k, out->dim, 0, out->nd));
+		/* blocks of PAR_BLK elements across the pool */
+		Loop lb, l;
+		LLVMValueRef nblk = LLVMBuildSDiv(k->b, add(k, total, ci(k, PAR_BLK - 1)),
+						  ci(k, PAR_BLK), "");
+		LLVMValueRef j0 = mul(k, par_begin(k, &lb, nblk, total), ci(k, PAR_BLK));
+		LLVMValueRef j = loop_from(k, &l, j0, imin(k, add(k, j0, ci(k, PAR_BLK)), total));
 		for (int i = 0; i < k->nin; i++)
 			in[i] = ld(k, &k->buf[i], j);
 		LLVMValueRef v = f(k, in, &rdt);
 		st(k, out, j, cvt(k, v, rdt, out->dt));
 		loop_end(k, &l);
+		loop_end(k, &lb);
 		return true;
 	}
 	/* Strides of each input by output dim, 0 where broadcast. */
@@ -599,13 +797,18 @@ gen_elementwise(K *k, ElemFn f)
 			}
 		}
 	}
-	Nest ns;
-	nest_begin(k, &ns, out->dim, out->nd, idx);
+	/* broadcast: the outer dims across the pool, the last one inside
+	 * (out->nd >= 1 here: a 0-d result is always flat) */
+	Loop lo, li;
+	int nd = out->nd;
+	par_nest(k, &lo, out->dim, nd, idx, total);
+	idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
 	for (int i = 0; i < k->nin; i++)
-		in[i] = ld(k, &k->buf[i], dot(k, idx, ist[i], out->nd));
+		in[i] = ld(k, &k->buf[i], dot(k, idx, ist[i], nd));
 	LLVMValueRef v = f(k, in, &rdt);
-	st(k, out, dot(k, idx, ost, out->nd), cvt(k, v, rdt, out->dt));
-	nest_end(k, &ns);
+	st(k, out, dot(k, idx, ost, nd), cvt(k, v, rdt, out->dt));
+	loop_end(k, &li);
+	loop_end(k, &lo);
 	return true;
 }
 
@@ -616,7 +819,7 @@ static const double SQRT_2_PI = 0.79788456080286535588;
 static LLVMValueRef
 sigmoid(K *k, LLVMValueRef x)
 {
-	LLVMValueRef e = fn1(k, "llvm.exp", LLVMBuildFNeg(k->b, x, ""));
+	LLVMValueRef e = fexp(k, LLVMBuildFNeg(k->b, x, ""));
 	return LLVMBuildFDiv(k->b, fconst(x, 1),
 			     LLVMBuildFAdd(k->b, fconst(x, 1), e, ""), "");
 }
@@ -646,7 +849,7 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 			return x;
 		return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""),
 				       LLVMBuildSub(b, zero, x, ""), x, "");
-	case OP_EXP: return fn1(k, "llvm.exp", x);
+	case OP_EXP: return fexp(k, x);
 	case OP_LOG: return fn1(k, "llvm.log", x);
 	case OP_SQRT: return fn1(k, "llvm.sqrt", x);
 	case OP_RSQRT:
@@ -828,11 +1031,128 @@ gen_copy(K *k)
 	return true;
 }
 
+/* A constant <n x i32> shuffle mask. */
+static LLVMValueRef
+mask(K *k, const int *m, int n)
+{
+	LLVMValueRef v[64];
+	for (int i = 0; i < n; i++)
+		v[i] = LLVMConstInt(k->i32, (unsigned long long)m[i], 0);
+	return LLVMConstVector(v, (unsigned)n);
+}
+
+/* A vector load of type t at p with the given alignment. */
+static LLVMValueRef
+vload(K *k, LLVMTypeRef t, LLVMValueRef p, unsigned align)
+{
+	LLVMValueRef v = LLVMBuildLoad2(k->b, t, p, "");
+	LLVMSetAlignment(v, align);
+	return v;
+}
+
 /*
- * permute_dims: out[i0..] = in[...] with out dim j = in dim axes[j]. The
- * output is written row by row; when the innermost output dim is not the
- * innermost input dim (a transpose), the two dims involved are tiled
- * TILE x TILE so both sides stay in cache.
+ * Transposes the n x n matrix whose rows are the vectors r[0..n) in place
+ * (n a power of two): for d = n/2, n/4, .. 1, rows i and i + d (i & d == 0)
+ * swap their off-diagonal d-blocks, one two-input shuffle per row. The
+ * backend turns these into unpack/permute instructions.
+ */
+static void
+transpose_regs(K *k, LLVMValueRef *r, int n)
+{
+	int ma[64], mb[64];
+	for (int d = n / 2; d >= 1; d /= 2) {
+		for (int p = 0; p < n; p++) {
+			ma[p] = (p & d) ? n + p - d : p;
+			mb[p] = (p & d) ? n + p : p + d;
+		}
+		LLVMValueRef mav = mask(k, ma, n), mbv = mask(k, mb, n);
+		for (int i = 0; i < n; i++) {
+			if (i & d)
+				continue;
+			LLVMValueRef x = r[i], y = r[i + d];
+			r[i] = LLVMBuildShuffleVector(k->b, x, y, mav, "");
+			r[i + d] = LLVMBuildShuffleVector(k->b, x, y, mbv, "");
+		}
+	}
+}
+
+/*
+ * The tiles of a transpose strip (gen_permute): for t < ntile, then
+ * qt < nqt, the T x T tile at r0 = t*T, q = q0 + qt*T: rows
+ * in[ibase + q + (r0 + v) * sr ..+T] for v < T, transposed, stored as rows
+ * out[obase + r0 + (q + v) * oq ..+T]. Walking the few q tiles of a strip
+ * for each r0 reads QT consecutive cache lines of each input row at once.
+ * nt: aligned non-temporal stores.
+ */
+static void
+transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
+		LLVMValueRef nqt, LLVMValueRef ibase, LLVMValueRef obase,
+		LLVMValueRef q0, LLVMValueRef sr, LLVMValueRef oq, bool nt)
+{
+	Buf *in = &k->buf[0], *out = &k->buf[1];
+	unsigned bytes = LLVMGetIntTypeWidth(et) / 8;
+	LLVMValueRef tv = ci(k, T);
+	Loop lt, lq;
+	LLVMValueRef r0 = mul(k, loop_begin(k, &lt, ntile), tv);
+	LLVMValueRef q = add(k, q0, mul(k, loop_begin(k, &lq, nqt), tv));
+	LLVMValueRef rows[64];
+	LLVMValueRef ib = add(k, ibase, q), ob = add(k, obase, r0);
+	for (int v = 0; v < T; v++) {
+		LLVMValueRef o = add(k, ib, mul(k, add(k, r0, ci(k, v)), sr));
+		rows[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &o, 1, ""),
+				bytes);
+	}
+	transpose_regs(k, rows, T);
+	for (int v = 0; v < T; v++) {
+		LLVMValueRef o = add(k, ob, mul(k, add(k, q, ci(k, v)), oq));
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &o, 1, "");
+		LLVMValueRef s = LLVMBuildStore(k->b, rows[v], p);
+		LLVMSetAlignment(s, nt ? bytes * (unsigned)T : bytes);
+		if (nt) {
+			LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(k->i32, 1, 0));
+			LLVMSetMetadata(s, LLVMGetMDKindIDInContext(k->c, "nontemporal", 11),
+					LLVMMetadataAsValue(k->c, LLVMMDNodeInContext2(k->c, &one, 1)));
+		}
+	}
+	lq.plain = true; /* at most QT trips */
+	loop_end(k, &lq);
+	loop_end(k, &lt);
+}
+
+/* Element-by-element copy of a transpose's rows q in [qa, qb) of q, cols
+ * r in [ra, Dr) (the edges of a strip). */
+static void
+transpose_edge(K *k, LLVMTypeRef et, LLVMValueRef qa, LLVMValueRef qb,
+	       LLVMValueRef ra, LLVMValueRef Dr, LLVMValueRef ibase,
+	       LLVMValueRef obase, LLVMValueRef sr, LLVMValueRef oq)
+{
+	Buf *in = &k->buf[0], *out = &k->buf[1];
+	Loop lq, lr;
+	LLVMValueRef q = loop_from(k, &lq, qa, qb);
+	LLVMValueRef r = loop_from(k, &lr, ra, Dr);
+	LLVMValueRef io = add(k, add(k, ibase, q), mul(k, r, sr));
+	LLVMValueRef oo = add(k, add(k, obase, r), mul(k, q, oq));
+	LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, et,
+		LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &io, 1, ""), ""),
+		LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &oo, 1, ""));
+	lq.plain = lr.plain = true;
+	loop_end(k, &lr);
+	loop_end(k, &lq);
+}
+
+/*
+ * permute_dims: out[i0..] = in[...] with out dim j = in dim axes[j].
+ *
+ * When the innermost dim stays innermost, rows are copied: a parallel
+ * loop over the outer dims, a unit-stride inner loop. Otherwise (a
+ * transpose) let q be the output dim that is innermost in the input and r
+ * the output's innermost dim. A parallel loop runs over the other dims
+ * and strips of QT*T rows of q; each strip walks r in T x T tiles
+ * (transpose_tiles): T vector loads along q (contiguous in the input), an
+ * in-register transpose (transpose_regs), T vector stores along r
+ * (contiguous in the output). Elements move as integers of their width.
+ * The r tail and the last rows of q that fill no tile are copied element
+ * by element.
  */
 static bool
 gen_permute(K *k)
@@ -840,6 +1160,8 @@ gen_permute(K *k)
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	int nd = in->nd, axes[MAXD];
 	AttrVal av = attr(k, "axes");
+	if (in->dt != out->dt)
+		return fail(k, "changes the dtype");
 	if (av.kind == AV_INTS) {
 		if (av.n != nd)
 			return fail(k, "axes must name every dim");
@@ -855,34 +1177,88 @@ gen_permute(K *k)
 	strides(k, out, ost);
 	for (int j = 0; j < nd; j++)
 		s[j] = ist[axes[j]];
-	if (nd == 0 || axes[nd - 1] == nd - 1) {
-		Nest ns;
-		nest_begin(k, &ns, out->dim, nd, idx);
+	LLVMValueRef total = prod(k, out->dim, 0, nd);
+	if (nd == 0) {
+		st(k, out, ci(k, 0), ld(k, in, ci(k, 0)));
+		return true;
+	}
+	if (axes[nd - 1] == nd - 1) {
+		Loop lo, li;
+		par_nest(k, &lo, out->dim, nd, idx, total);
+		idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
 		st(k, out, dot(k, idx, ost, nd), ld(k, in, dot(k, idx, s, nd)));
-		nest_end(k, &ns);
+		loop_end(k, &li);
+		loop_end(k, &lo);
 		return true;
 	}
 	int q = 0, r = nd - 1;
 	while (axes[q] != nd - 1)
 		q++;
-	/* Loops: every other dim, then the tiles of q and r, then within. */
-	Loop lp[MAXD + 4];
-	int nl = 0;
+	int bytes = (dtype_bits(in->dt) + 7) / 8;
+	int T = bytes >= 8 ? 8 : 16;
+	LLVMTypeRef et = LLVMIntTypeInContext(k->c, (unsigned)bytes * 8);
+	LLVMTypeRef vt = LLVMVectorType(et, (unsigned)T);
+	/* the parallel loop: other dims (C order), then strips of q */
+	int oth[MAXD], no = 0;
 	for (int j = 0; j < nd; j++)
 		if (j != q && j != r)
-			idx[j] = loop_begin(k, &lp[nl++], out->dim[j]);
-	LLVMValueRef t = ci(k, TILE), t1 = ci(k, TILE - 1);
-	LLVMValueRef nq = LLVMBuildSDiv(k->b, add(k, out->dim[q], t1), t, "");
-	LLVMValueRef nr = LLVMBuildSDiv(k->b, add(k, out->dim[r], t1), t, "");
-	LLVMValueRef bq = mul(k, loop_begin(k, &lp[nl++], nq), t);
-	LLVMValueRef br = mul(k, loop_begin(k, &lp[nl++], nr), t);
-	LLVMValueRef eq = imin(k, t, LLVMBuildSub(k->b, out->dim[q], bq, ""));
-	LLVMValueRef er = imin(k, t, LLVMBuildSub(k->b, out->dim[r], br, ""));
-	idx[q] = add(k, bq, loop_begin(k, &lp[nl++], eq));
-	idx[r] = add(k, br, loop_begin(k, &lp[nl++], er));
-	st(k, out, dot(k, idx, ost, nd), ld(k, in, dot(k, idx, s, nd)));
-	while (nl > 0)
-		loop_end(k, &lp[--nl]);
+			oth[no++] = j;
+	LLVMValueRef tv = ci(k, T), qs = ci(k, QT * T);
+	LLVMValueRef Dq = out->dim[q], Dr = out->dim[r];
+	LLVMValueRef nbq = LLVMBuildSDiv(k->b, add(k, Dq, ci(k, QT * T - 1)), qs, "");
+	LLVMValueRef nitems = nbq;
+	for (int i = 0; i < no; i++)
+		nitems = mul(k, nitems, out->dim[oth[i]]);
+	Loop lp;
+	LLVMValueRef f = par_begin(k, &lp, nitems, total);
+	LLVMValueRef bq = LLVMBuildURem(k->b, f, nbq, "");
+	f = LLVMBuildUDiv(k->b, f, nbq, "");
+	LLVMValueRef ibase = ci(k, 0), obase = ci(k, 0);
+	for (int i = no - 1; i >= 0; i--) {
+		LLVMValueRef d = out->dim[oth[i]];
+		LLVMValueRef x = i ? LLVMBuildURem(k->b, f, d, "") : f;
+		if (i)
+			f = LLVMBuildUDiv(k->b, f, d, "");
+		ibase = add(k, ibase, mul(k, x, s[oth[i]]));
+		obase = add(k, obase, mul(k, x, ost[oth[i]]));
+	}
+	LLVMValueRef q0 = mul(k, bq, qs);
+	LLVMValueRef qn = imin(k, qs, LLVMBuildSub(k->b, Dq, q0, ""));
+	LLVMValueRef nqt = LLVMBuildSDiv(k->b, qn, tv, "");
+	LLVMValueRef qt_end = add(k, q0, mul(k, nqt, tv));
+	LLVMValueRef ntile = LLVMBuildSDiv(k->b, Dr, tv, "");
+	LLVMValueRef sr = s[r], oq = ost[q];
+	/* When each tile row is a whole aligned cache line (Dr % T == 0,
+	 * T elements of 64 bytes) and the output is larger than the caches,
+	 * the stores are non-temporal: no read for ownership, no cache
+	 * filled with lines this kernel never reads again. */
+	if (bytes * T == 64) {
+		LLVMValueRef nt = LLVMBuildAnd(k->b,
+			LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSRem(k->b, Dr, tv, ""),
+				      ci(k, 0), ""),
+			LLVMBuildICmp(k->b, LLVMIntSGE, total,
+				      ci(k, NT_MIN_BYTES / bytes), ""), "");
+		LLVMBasicBlockRef bnt = LLVMAppendBasicBlockInContext(k->c, k->fn, "nt");
+		LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(k->c, k->fn, "t");
+		LLVMBasicBlockRef btail = LLVMAppendBasicBlockInContext(k->c, k->fn, "tail");
+		LLVMBuildCondBr(k->b, nt, bnt, bt);
+		LLVMPositionBuilderAtEnd(k->b, bnt);
+		transpose_tiles(k, vt, et, T, ntile, nqt, ibase, obase, q0, sr, oq, true);
+		/* non-temporal stores are weakly ordered: fence before the
+		 * pool reports the chunk done */
+		LLVMBuildFence(k->b, LLVMAtomicOrderingSequentiallyConsistent, false, "");
+		LLVMBuildBr(k->b, btail);
+		LLVMPositionBuilderAtEnd(k->b, bt);
+		transpose_tiles(k, vt, et, T, ntile, nqt, ibase, obase, q0, sr, oq, false);
+		LLVMBuildBr(k->b, btail);
+		LLVMPositionBuilderAtEnd(k->b, btail);
+	} else {
+		transpose_tiles(k, vt, et, T, ntile, nqt, ibase, obase, q0, sr, oq, false);
+	}
+	/* the r tail of the tiled rows, then the rows that fill no tile */
+	transpose_edge(k, et, q0, qt_end, mul(k, ntile, tv), Dr, ibase, obase, sr, oq);
+	transpose_edge(k, et, qt_end, add(k, q0, qn), ci(k, 0), Dr, ibase, obase, sr, oq);
+	loop_end(k, &lp);
 	return true;
 }
 
@@ -963,9 +1339,11 @@ gen_take(K *k)
 	if (!dtype_is_int(ix->dt))
 		return fail(k, "indices must be integers");
 	LLVMValueRef ni = prod(k, ix->dim, 0, ix->nd);
-	Loop lo, lt, li;
-	LLVMValueRef o = loop_begin(k, &lo, outer);
-	LLVMValueRef t = loop_begin(k, &lt, ni);
+	Loop lo, li;
+	LLVMValueRef rows = mul(k, outer, ni);
+	LLVMValueRef f = par_begin(k, &lo, rows, mul(k, rows, inner));
+	LLVMValueRef o = LLVMBuildUDiv(k->b, f, ni, "");
+	LLVMValueRef t = LLVMBuildURem(k->b, f, ni, "");
 	LLVMValueRef p = cvt(k, ld(k, ix, t), ix->dt, DT_I64);
 	LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), "");
 	p = LLVMBuildSelect(k->b, neg, add(k, p, n), p, "");
@@ -975,7 +1353,6 @@ gen_take(K *k)
 	LLVMValueRef i = loop_begin(k, &li, inner);
 	st(k, out, add(k, dst, i), cvt(k, ld(k, x, add(k, src, i)), x->dt, out->dt));
 	loop_end(k, &li);
-	loop_end(k, &lt);
 	loop_end(k, &lo);
 	return true;
 }
@@ -1016,13 +1393,20 @@ gen_strided_slice(K *k)
 	strides(k, x, xs);
 	LLVMValueRef ost[MAXD];
 	strides(k, out, ost);
-	Nest ns;
-	nest_begin(k, &ns, out->dim, out->nd, idx);
+	if (out->nd == 0) {
+		st(k, out, ci(k, 0), ld(k, x, ci(k, 0)));
+		return true;
+	}
+	Loop lo, li;
+	int nd = out->nd;
+	par_nest(k, &lo, out->dim, nd, idx, prod(k, out->dim, 0, nd));
+	idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
 	LLVMValueRef src = ci(k, 0);
 	for (int d = 0; d < x->nd; d++)
 		src = add(k, src, mul(k, add(k, start[d], mul(k, idx[d], step[d])), xs[d]));
-	st(k, out, dot(k, idx, ost, out->nd), ld(k, x, src));
-	nest_end(k, &ns);
+	st(k, out, dot(k, idx, ost, nd), ld(k, x, src));
+	loop_end(k, &li);
+	loop_end(k, &lo);
 	return true;
 }
 
@@ -1053,11 +1437,207 @@ gen_arange(K *k)
 
 /* ---------------------------------------------------------- matmul */
 
+/* The batch offsets of a matmul's operands (gen_matmul). */
+typedef struct {
+	int cnb;                 /* batch dims of the result */
+	LLVMValueRef as[MAXD];   /* a's stride by result batch dim, 0: broadcast */
+	LLVMValueRef bs[MAXD];
+} MmBatch;
+
+/* Fills mb; false when the result has too few dims. */
+static bool
+mm_batch(K *k, MmBatch *mb)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	int anb = a->nd > 2 ? a->nd - 2 : 0, bnb = bb->nd > 2 ? bb->nd - 2 : 0;
+	int cnb = c->nd - (a->nd > 1) - (bb->nd > 1);
+	if (cnb < anb || cnb < bnb)
+		return false;
+	LLVMValueRef sa[MAXD], sb[MAXD];
+	strides(k, a, sa);
+	strides(k, bb, sb);
+	for (int j = 0; j < cnb; j++) {
+		int ja = j - (cnb - anb), jb = j - (cnb - bnb);
+		mb->as[j] = ja < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
+			LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[ja], ci(k, 1), ""),
+			ci(k, 0), sa[ja], "");
+		mb->bs[j] = jb < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
+			LLVMBuildICmp(k->b, LLVMIntEQ, bb->dim[jb], ci(k, 1), ""),
+			ci(k, 0), sb[jb], "");
+	}
+	mb->cnb = cnb;
+	return true;
+}
+
+/* From the flat batch index f of the result: the batch offsets of a and
+ * b. */
+static void
+mm_batch_offsets(K *k, const MmBatch *mb, LLVMValueRef f, LLVMValueRef *abase,
+		 LLVMValueRef *bbase)
+{
+	Buf *c = &k->buf[2];
+	*abase = *bbase = ci(k, 0);
+	for (int j = mb->cnb - 1; j >= 0; j--) {
+		LLVMValueRef x = j ? LLVMBuildURem(k->b, f, c->dim[j], "") : f;
+		if (j)
+			f = LLVMBuildUDiv(k->b, f, c->dim[j], "");
+		*abase = add(k, *abase, mul(k, x, mb->as[j]));
+		*bbase = add(k, *bbase, mul(k, x, mb->bs[j]));
+	}
+}
+
+/* <MM_VW x float> with every lane x. */
+static LLVMValueRef
+splat(K *k, LLVMValueRef x, int n)
+{
+	LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x), (unsigned)n);
+	LLVMValueRef v = LLVMBuildInsertElement(k->b, LLVMGetUndef(vt), x,
+						LLVMConstInt(k->i32, 0, 0), "");
+	int z[64] = {0};
+	return LLVMBuildShuffleVector(k->b, v, LLVMGetUndef(vt), mask(k, z, n), "");
+}
+
 /*
- * matmul with numpy semantics (1-D operands, broadcast batch dims). Per
- * batch and row i, the columns go in blocks of JB: an f32 (or wider)
- * accumulator row acc[0..JB) gets a[i, kk] * b[kk, j0 + j] for every kk,
- * a unit-stride inner loop that vectorizes; then it is stored.
+ * The f32 register tile: c[i0 + r, j0 .. j0 + nv*MM_VW) for r < mr as
+ * mr * nv vector accumulators; for every kk, nv vector loads of b's row
+ * kk, mr broadcasts of a[i0 + r, kk] and mr * nv fmas. All trip counts but
+ * K's are constants, so the accumulators live in registers.
+ */
+static void
+mm_tile(K *k, int mr, int nv, LLVMValueRef abase, LLVMValueRef bbase,
+	LLVMValueRef cbase, LLVMValueRef i0, LLVMValueRef j0, LLVMValueRef Kd,
+	LLVMValueRef N)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	LLVMTypeRef vt = LLVMVectorType(k->f32, MM_VW);
+	LLVMValueRef acc[MM_MR][MM_NV], bv[MM_NV];
+	LLVMValueRef zero = LLVMConstNull(vt);
+	for (int r = 0; r < mr; r++)
+		for (int v = 0; v < nv; v++) {
+			acc[r][v] = slot(k, vt, 1);
+			LLVMBuildStore(k->b, zero, acc[r][v]);
+		}
+	Loop lk;
+	LLVMValueRef kk = loop_begin(k, &lk, Kd);
+	LLVMValueRef brow = add(k, bbase, add(k, mul(k, kk, N), j0));
+	for (int v = 0; v < nv; v++) {
+		LLVMValueRef o = add(k, brow, ci(k, v * MM_VW));
+		bv[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, k->f32, bb->ptr, &o, 1, ""), 4);
+	}
+	for (int r = 0; r < mr; r++) {
+		LLVMValueRef o = add(k, abase, add(k, mul(k, add(k, i0, ci(k, r)), Kd), kk));
+		LLVMValueRef x = splat(k, LLVMBuildLoad2(k->b, k->f32, addr(k, a, o), ""), MM_VW);
+		for (int v = 0; v < nv; v++) {
+			LLVMValueRef args[3] = {x, bv[v], LLVMBuildLoad2(k->b, vt, acc[r][v], "")};
+			LLVMBuildStore(k->b, intrin(k, "llvm.fma", vt, args, 3), acc[r][v]);
+		}
+	}
+	loop_end(k, &lk);
+	for (int r = 0; r < mr; r++)
+		for (int v = 0; v < nv; v++) {
+			LLVMValueRef o = add(k, cbase, add(k, mul(k, add(k, i0, ci(k, r)), N),
+							  add(k, j0, ci(k, v * MM_VW))));
+			LLVMValueRef s = LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, vt, acc[r][v], ""),
+							addr(k, c, o));
+			LLVMSetAlignment(s, 4);
+		}
+}
+
+/* Rows i0 .. i0+mr of an f32 matmul: register tiles of MM_NV, then one
+ * vector of columns, then the last columns one by one. */
+static void
+mm_rows(K *k, int mr, LLVMValueRef abase, LLVMValueRef bbase, LLVMValueRef cbase,
+	LLVMValueRef i0, LLVMValueRef Kd, LLVMValueRef N)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	LLVMValueRef w = ci(k, MM_NV * MM_VW);
+	LLVMValueRef nt = LLVMBuildSDiv(k->b, N, w, "");
+	Loop lj, lr, lc, lk;
+	LLVMValueRef j0 = mul(k, loop_begin(k, &lj, nt), w);
+	mm_tile(k, mr, MM_NV, abase, bbase, cbase, i0, j0, Kd, N);
+	loop_end(k, &lj);
+	LLVMValueRef j = mul(k, nt, w);
+	/* one more vector of columns when MM_VW are left */
+	LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(k->c, k->fn, "vec");
+	LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(k->c, k->fn, "rest");
+	LLVMValueRef more = LLVMBuildICmp(k->b, LLVMIntSLE, add(k, j, ci(k, MM_VW)), N, "");
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(k->b);
+	LLVMBuildCondBr(k->b, more, one, rest);
+	LLVMPositionBuilderAtEnd(k->b, one);
+	mm_tile(k, mr, 1, abase, bbase, cbase, i0, j, Kd, N);
+	LLVMValueRef j2 = add(k, j, ci(k, MM_VW));
+	LLVMBasicBlockRef from2 = LLVMGetInsertBlock(k->b);
+	LLVMBuildBr(k->b, rest);
+	LLVMPositionBuilderAtEnd(k->b, rest);
+	LLVMValueRef jr = LLVMBuildPhi(k->b, k->i64, "");
+	LLVMAddIncoming(jr, &j, &from, 1);
+	LLVMAddIncoming(jr, &j2, &from2, 1);
+	/* the last columns, a dot product each */
+	LLVMValueRef acc = slot(k, k->f32, 1);
+	LLVMValueRef r = loop_begin(k, &lr, ci(k, mr));
+	LLVMValueRef i = add(k, i0, r);
+	LLVMValueRef jc = loop_from(k, &lc, jr, N);
+	LLVMBuildStore(k->b, LLVMConstReal(k->f32, 0), acc);
+	LLVMValueRef kk = loop_begin(k, &lk, Kd);
+	LLVMValueRef av = ld(k, a, add(k, abase, add(k, mul(k, i, Kd), kk)));
+	LLVMValueRef bv = ld(k, bb, add(k, bbase, add(k, mul(k, kk, N), jc)));
+	LLVMBuildStore(k->b, contract(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, k->f32, acc, ""),
+			contract(LLVMBuildFMul(k->b, av, bv, "")), "")), acc);
+	loop_end(k, &lk);
+	st(k, c, add(k, cbase, add(k, mul(k, i, N), jc)), LLVMBuildLoad2(k->b, k->f32, acc, ""));
+	lk.plain = lc.plain = lr.plain = true;
+	loop_end(k, &lc);
+	loop_end(k, &lr);
+}
+
+/*
+ * f32 matmul with both operands at least 2-D: a parallel loop over the
+ * batches and blocks of MM_MR rows; each block is mm_rows (MM_MR rows at
+ * a time, the last rows of a partial block one at a time).
+ */
+static bool
+gen_matmul_f32(K *k, const MmBatch *mb)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	LLVMValueRef M = a->dim[a->nd - 2], Kd = a->dim[a->nd - 1];
+	LLVMValueRef N = bb->dim[bb->nd - 1];
+	LLVMValueRef nbatch = prod(k, c->dim, 0, mb->cnb);
+	LLVMValueRef mr = ci(k, MM_MR);
+	LLVMValueRef nib = LLVMBuildSDiv(k->b, add(k, M, ci(k, MM_MR - 1)), mr, "");
+	LLVMValueRef items = mul(k, nbatch, nib);
+	LLVMValueRef work = mul(k, mul(k, nbatch, M), mul(k, N, Kd));
+	Loop lp, lr;
+	LLVMValueRef f = par_begin(k, &lp, items, work);
+	LLVMValueRef ib = LLVMBuildURem(k->b, f, nib, "");
+	LLVMValueRef bt = LLVMBuildUDiv(k->b, f, nib, "");
+	LLVMValueRef abase, bbase;
+	mm_batch_offsets(k, mb, bt, &abase, &bbase);
+	LLVMValueRef cbase = mul(k, bt, mul(k, M, N));
+	LLVMValueRef i0 = mul(k, ib, mr);
+	LLVMBasicBlockRef bfull = LLVMAppendBasicBlockInContext(k->c, k->fn, "rows");
+	LLVMBasicBlockRef bpart = LLVMAppendBasicBlockInContext(k->c, k->fn, "lastrows");
+	LLVMBasicBlockRef bjoin = LLVMAppendBasicBlockInContext(k->c, k->fn, "next");
+	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSLE, add(k, i0, mr), M, ""),
+			bfull, bpart);
+	LLVMPositionBuilderAtEnd(k->b, bfull);
+	mm_rows(k, MM_MR, abase, bbase, cbase, i0, Kd, N);
+	LLVMBuildBr(k->b, bjoin);
+	LLVMPositionBuilderAtEnd(k->b, bpart);
+	LLVMValueRef i = loop_from(k, &lr, i0, M);
+	mm_rows(k, 1, abase, bbase, cbase, i, Kd, N);
+	loop_end(k, &lr);
+	LLVMBuildBr(k->b, bjoin);
+	LLVMPositionBuilderAtEnd(k->b, bjoin);
+	loop_end(k, &lp);
+	return true;
+}
+
+/*
+ * matmul with numpy semantics (1-D operands, broadcast batch dims). f32
+ * operands of at least 2 dims take gen_matmul_f32. Otherwise, a parallel
+ * loop over batches and rows i; the columns go in blocks of JB: an f32
+ * (or wider) accumulator row acc[0..JB) gets a[i, kk] * b[kk, j0 + j] for
+ * every kk, a unit-stride inner loop that vectorizes; then it is stored.
  */
 static bool
 gen_matmul(K *k)
@@ -1065,40 +1645,28 @@ gen_matmul(K *k)
 	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
 	if (a->nd < 1 || bb->nd < 1)
 		return fail(k, "operands must have at least one dim");
+	MmBatch mb;
+	if (!mm_batch(k, &mb))
+		return fail(k, "result has too few dims");
+	if (a->nd >= 2 && bb->nd >= 2 && a->dt == DT_F32 && bb->dt == DT_F32 &&
+	    c->dt == DT_F32)
+		return gen_matmul_f32(k, &mb);
 	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
 	LLVMValueRef Kd = a->dim[a->nd - 1];
 	LLVMValueRef N = bb->nd > 1 ? bb->dim[bb->nd - 1] : ci(k, 1);
-	int anb = a->nd > 2 ? a->nd - 2 : 0, bnb = bb->nd > 2 ? bb->nd - 2 : 0;
-	int cnb = c->nd - (a->nd > 1) - (bb->nd > 1);
-	if (cnb < anb || cnb < bnb)
-		return fail(k, "result has too few dims");
 	DType acct = dtype_is_float(c->dt) && c->dt != DT_F64 ? DT_F32 : c->dt;
 	LLVMTypeRef at = ctype(k, acct);
-	/* batch strides of a and b by result batch dim, 0 where broadcast */
-	LLVMValueRef as[MAXD], bs[MAXD], sa[MAXD], sb[MAXD], idx[MAXD];
-	strides(k, a, sa);
-	strides(k, bb, sb);
-	for (int j = 0; j < cnb; j++) {
-		int ja = j - (cnb - anb), jb = j - (cnb - bnb);
-		as[j] = ja < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
-			LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[ja], ci(k, 1), ""),
-			ci(k, 0), sa[ja], "");
-		bs[j] = jb < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
-			LLVMBuildICmp(k->b, LLVMIntEQ, bb->dim[jb], ci(k, 1), ""),
-			ci(k, 0), sb[jb], "");
-	}
 	LLVMValueRef acc = slot(k, at, JB);
 	LLVMTypeRef acca = LLVMArrayType2(at, JB);
-	Nest ns;
-	nest_begin(k, &ns, c->dim, cnb, idx);
-	LLVMValueRef abase = dot(k, idx, as, cnb), bbase = dot(k, idx, bs, cnb);
-	/* the result's batch offset: its batch index in C order times M*N */
-	LLVMValueRef flat = ci(k, 0);
-	for (int j = 0; j < cnb; j++)
-		flat = add(k, mul(k, flat, c->dim[j]), idx[j]);
-	LLVMValueRef cbase = mul(k, flat, mul(k, M, N));
-	Loop li, lb, lz, lk, lj, ls;
-	LLVMValueRef i = loop_begin(k, &li, M);
+	LLVMValueRef nbatch = prod(k, c->dim, 0, mb.cnb);
+	LLVMValueRef rows = mul(k, nbatch, M);
+	Loop lp, lb, lz, lk, lj, ls;
+	LLVMValueRef f = par_begin(k, &lp, rows, mul(k, rows, mul(k, N, Kd)));
+	LLVMValueRef i = LLVMBuildURem(k->b, f, M, "");
+	LLVMValueRef bt = LLVMBuildUDiv(k->b, f, M, "");
+	LLVMValueRef abase, bbase;
+	mm_batch_offsets(k, &mb, bt, &abase, &bbase);
+	LLVMValueRef cbase = mul(k, bt, mul(k, M, N));
 	LLVMValueRef nb = LLVMBuildSDiv(k->b, add(k, N, ci(k, JB - 1)), ci(k, JB), "");
 	LLVMValueRef j0 = mul(k, loop_begin(k, &lb, nb), ci(k, JB));
 	LLVMValueRef jn = imin(k, ci(k, JB), LLVMBuildSub(k->b, N, j0, ""));
@@ -1137,8 +1705,7 @@ gen_matmul(K *k)
 	   cvt(k, v, acct, c->dt));
 	loop_end(k, &ls);
 	loop_end(k, &lb);
-	loop_end(k, &li);
-	nest_end(k, &ns);
+	loop_end(k, &lp);
 	return true;
 }
 
@@ -1222,8 +1789,15 @@ gen_reduce(K *k)
 		unsigned long long hi = is_unsigned(acct) ? ~0ull : (1ull << (w - 1)) - 1;
 		initv = LLVMConstInt(at, mx ? lo : hi, false);
 	}
-	Nest kn, rn;
-	nest_begin(k, &kn, kd, nk, kidx);
+	Nest rn;
+	Loop lk;
+	LLVMValueRef f = par_begin(k, &lk, prod(k, kd, 0, nk),
+				   mul(k, prod(k, kd, 0, nk), count));
+	for (int i = nk - 1; i >= 0; i--) {
+		kidx[i] = i ? LLVMBuildURem(k->b, f, kd[i], "") : f;
+		if (i)
+			f = LLVMBuildUDiv(k->b, f, kd[i], "");
+	}
 	LLVMValueRef base = dot(k, kidx, kst, nk);
 	LLVMBuildStore(k->b, initv, acc);
 	LLVMBuildStore(k->b, ci(k, 0), best);
@@ -1234,10 +1808,10 @@ gen_reduce(K *k)
 	LLVMValueRef nv;
 	switch (op) {
 	case OP_SUM: case OP_MEAN:
-		nv = fl ? LLVMBuildFAdd(k->b, cur, v, "") : LLVMBuildAdd(k->b, cur, v, "");
+		nv = fl ? reassoc(LLVMBuildFAdd(k->b, cur, v, "")) : LLVMBuildAdd(k->b, cur, v, "");
 		break;
 	case OP_PROD:
-		nv = fl ? LLVMBuildFMul(k->b, cur, v, "") : LLVMBuildMul(k->b, cur, v, "");
+		nv = fl ? reassoc(LLVMBuildFMul(k->b, cur, v, "")) : LLVMBuildMul(k->b, cur, v, "");
 		break;
 	case OP_MAX: case OP_MIN:
 		nv = vmax(k, cur, v, acct, op == OP_MAX);
@@ -1280,7 +1854,7 @@ gen_reduce(K *k)
 	}
 	(void)vt;
 	st(k, out, dot(k, kidx, kflat, nk), cvt(k, res, rt, out->dt));
-	nest_end(k, &kn);
+	loop_end(k, &lk);
 	return true;
 }
 
@@ -1306,9 +1880,11 @@ gen_softmax(K *k)
 	LLVMValueRef outer = prod(k, x->dim, 0, axis), n = x->dim[axis];
 	LLVMValueRef inner = prod(k, x->dim, axis + 1, x->nd);
 	LLVMValueRef mx = slot(k, t, 1), sum = slot(k, t, 1);
-	Loop lo, li, l1, l2, l3;
-	LLVMValueRef o = loop_begin(k, &lo, outer);
-	LLVMValueRef i = loop_begin(k, &li, inner);
+	Loop lo, l1, l2, l3;
+	LLVMValueRef f = par_begin(k, &lo, mul(k, outer, inner),
+				   mul(k, mul(k, outer, inner), n));
+	LLVMValueRef o = LLVMBuildUDiv(k->b, f, inner, "");
+	LLVMValueRef i = LLVMBuildURem(k->b, f, inner, "");
 	LLVMValueRef base = add(k, mul(k, mul(k, o, n), inner), i);
 	LLVMBuildStore(k->b, cconst(k, ct, -INFINITY), mx);
 	LLVMBuildStore(k->b, cconst(k, ct, 0), sum);
@@ -1321,8 +1897,8 @@ gen_softmax(K *k)
 	j = loop_begin(k, &l2, n);
 	off = add(k, base, mul(k, j, inner));
 	v = cvt(k, ld(k, x, off), x->dt, ct);
-	LLVMValueRef e = fn1(k, "llvm.exp", LLVMBuildFSub(k->b, v, m, ""));
-	LLVMBuildStore(k->b, LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, sum, ""), e, ""), sum);
+	LLVMValueRef e = fexp(k, LLVMBuildFSub(k->b, v, m, ""));
+	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, sum, ""), e, "")), sum);
 	loop_end(k, &l2);
 	LLVMValueRef s = LLVMBuildLoad2(k->b, t, sum, "");
 	LLVMValueRef rs = LLVMBuildFDiv(k->b, cconst(k, ct, 1), s, "");
@@ -1332,12 +1908,11 @@ gen_softmax(K *k)
 	v = cvt(k, ld(k, x, off), x->dt, ct);
 	LLVMValueRef r;
 	if (k->e->call.op == OP_SOFTMAX)
-		r = LLVMBuildFMul(k->b, fn1(k, "llvm.exp", LLVMBuildFSub(k->b, v, m, "")), rs, "");
+		r = LLVMBuildFMul(k->b, fexp(k, LLVMBuildFSub(k->b, v, m, "")), rs, "");
 	else
 		r = LLVMBuildFSub(k->b, v, ls, "");
 	st(k, out, off, cvt(k, r, ct, out->dt));
 	loop_end(k, &l3);
-	loop_end(k, &li);
 	loop_end(k, &lo);
 	return true;
 }
@@ -1385,14 +1960,14 @@ gen_norm(K *k)
 	LLVMValueRef nf = LLVMBuildSIToFP(k->b, n, t, "");
 	LLVMValueRef acc = slot(k, t, 1);
 	Loop lo, l1, l2, l3;
-	LLVMValueRef o = loop_begin(k, &lo, outer);
+	LLVMValueRef o = par_begin(k, &lo, outer, mul(k, outer, n));
 	LLVMValueRef base = mul(k, o, n);
 	LLVMValueRef mean = cconst(k, ct, 0);
 	if (layer) {
 		LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
 		LLVMValueRef j = loop_begin(k, &l1, n);
 		LLVMValueRef v = cvt(k, ld(k, x, add(k, base, j)), x->dt, ct);
-		LLVMBuildStore(k->b, LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, ""), acc);
+		LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, "")), acc);
 		loop_end(k, &l1);
 		mean = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), nf, "");
 	}
@@ -1400,8 +1975,8 @@ gen_norm(K *k)
 	LLVMValueRef j = loop_begin(k, &l2, n);
 	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, j)), x->dt, ct);
 	v = LLVMBuildFSub(k->b, v, mean, "");
-	LLVMBuildStore(k->b, contract(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
-						     contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
+	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
+						    contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
 	loop_end(k, &l2);
 	LLVMValueRef var = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), nf, "");
 	LLVMValueRef r = LLVMBuildFDiv(k->b, cconst(k, ct, 1),
@@ -1416,6 +1991,114 @@ gen_norm(K *k)
 	st(k, out, add(k, base, j), cvt(k, v, ct, out->dt));
 	loop_end(k, &l3);
 	loop_end(k, &lo);
+	return true;
+}
+
+/* ------------------------------------------------------------ conv2d */
+
+/* Attribute `name`, 1 or 2 positive ints, as a pair; false when not. */
+static bool
+int_pair(K *k, const char *name, int64_t out[2])
+{
+	AttrVal v = attr(k, name);
+	if (v.kind != AV_INTS || v.n < 1 || v.n > 2)
+		return false;
+	out[0] = v.ints[0];
+	out[1] = v.n == 2 ? v.ints[1] : v.ints[0];
+	return out[0] > 0 && out[1] > 0;
+}
+
+/* Is string attribute `name` equal to want? */
+static bool
+attr_is(K *k, const char *name, const char *want)
+{
+	AttrVal v = attr(k, name);
+	return v.kind == AV_STR && !strcmp(v.s, want);
+}
+
+/*
+ * nn.conv2d, NCHW data, OIHW weight, NCHW result:
+ *   out[n, o, oh, ow] = Σ_{c, kh, kw} x[n, g*Cg + c, oh*sh - pt + kh*dh,
+ *                                    ow*sw - pl + kw*dw] * w[o, c, kh, kw]
+ * with g = o / (O / groups), Cg = w's dim 1, positions outside x reading 0.
+ * A direct loop nest: a parallel loop over (n, o, oh), then ow, then the
+ * reduction, accumulated in f32 (f64 for f64; the result's dtype for
+ * integers).
+ */
+static bool
+gen_conv2d(K *k)
+{
+	Buf *x = &k->buf[0], *w = &k->buf[1], *out = &k->buf[2];
+	if (k->nin != 2 || x->nd != 4 || w->nd != 4 || out->nd != 4)
+		return fail(k, "expects 4-D data and weight");
+	if (!attr_is(k, "data_layout", "NCHW") || !attr_is(k, "kernel_layout", "OIHW") ||
+	    !attr_is(k, "out_layout", "NCHW"))
+		return fail(k, "only NCHW data, OIHW weights and NCHW results");
+	int64_t st2[2], dil[2], pad[4], groups = attr(k, "groups").i;
+	AttrVal pv = attr(k, "padding");
+	if (!int_pair(k, "strides", st2) || !int_pair(k, "dilation", dil))
+		return fail(k, "strides and dilation must be 1 or 2 positive values");
+	if (pv.kind != AV_INTS || (pv.n != 1 && pv.n != 2 && pv.n != 4))
+		return fail(k, "padding must have 1, 2 or 4 values");
+	for (int i = 0; i < 4; i++) /* top, left, bottom, right */
+		pad[i] = pv.n == 1 ? pv.ints[0] : pv.n == 2 ? pv.ints[i % 2] : pv.ints[i];
+	if (groups <= 0)
+		return fail(k, "groups must be positive");
+	DType acct = dtype_is_float(out->dt) ? float_ct(out->dt)
+					     : out->dt == DT_BOOL ? DT_I64 : out->dt;
+	bool fl = dtype_is_float(acct);
+	LLVMTypeRef at = ctype(k, acct);
+	LLVMValueRef C = x->dim[1], H = x->dim[2], W = x->dim[3];
+	LLVMValueRef O = w->dim[0], Cg = w->dim[1], KH = w->dim[2], KW = w->dim[3];
+	LLVMValueRef OH = out->dim[2], OW = out->dim[3];
+	LLVMValueRef Og = LLVMBuildSDiv(k->b, O, ci(k, groups), "");
+	LLVMValueRef items = prod(k, out->dim, 0, 3);
+	LLVMValueRef work = mul(k, mul(k, items, OW), mul(k, Cg, mul(k, KH, KW)));
+	LLVMValueRef acc = slot(k, at, 1);
+	Loop lp, lw, lc, lh, lk;
+	LLVMValueRef f = par_begin(k, &lp, items, work);
+	LLVMValueRef oh = LLVMBuildURem(k->b, f, OH, "");
+	f = LLVMBuildUDiv(k->b, f, OH, "");
+	LLVMValueRef o = LLVMBuildURem(k->b, f, O, "");
+	LLVMValueRef n = LLVMBuildUDiv(k->b, f, O, "");
+	LLVMValueRef c0 = mul(k, LLVMBuildSDiv(k->b, o, Og, ""), Cg);
+	LLVMValueRef obase = mul(k, add(k, mul(k, add(k, mul(k, n, O), o), OH), oh), OW);
+	LLVMValueRef h0 = LLVMBuildSub(k->b, mul(k, oh, ci(k, st2[0])), ci(k, pad[0]), "");
+	LLVMValueRef ow = loop_begin(k, &lw, OW);
+	LLVMValueRef w0 = LLVMBuildSub(k->b, mul(k, ow, ci(k, st2[1])), ci(k, pad[1]), "");
+	LLVMBuildStore(k->b, cconst(k, acct, 0), acc);
+	LLVMValueRef c = loop_begin(k, &lc, Cg);
+	LLVMValueRef xc = mul(k, add(k, mul(k, n, C), add(k, c0, c)), H);
+	LLVMValueRef wc = mul(k, add(k, mul(k, o, Cg), c), KH);
+	LLVMValueRef kh = loop_begin(k, &lh, KH);
+	LLVMValueRef ih = add(k, h0, mul(k, kh, ci(k, dil[0])));
+	/* rows outside x add nothing: skip them */
+	LLVMBasicBlockRef in_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "inh");
+	LLVMBasicBlockRef next_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "nexth");
+	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntULT, ih, H, ""), in_h, next_h);
+	LLVMPositionBuilderAtEnd(k->b, in_h);
+	LLVMValueRef xr = mul(k, add(k, xc, ih), W);
+	LLVMValueRef wr = mul(k, add(k, wc, kh), KW);
+	LLVMValueRef kw = loop_begin(k, &lk, KW);
+	LLVMValueRef iw = add(k, w0, mul(k, kw, ci(k, dil[1])));
+	LLVMValueRef inw = LLVMBuildICmp(k->b, LLVMIntULT, iw, W, "");
+	LLVMValueRef xo = add(k, xr, LLVMBuildSelect(k->b, inw, iw, ci(k, 0), ""));
+	LLVMValueRef xv = cvt(k, ld(k, x, xo), x->dt, acct);
+	xv = LLVMBuildSelect(k->b, inw, xv, cconst(k, acct, 0), "");
+	LLVMValueRef wv = cvt(k, ld(k, w, add(k, wr, kw)), w->dt, acct);
+	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
+	LLVMValueRef sum = fl ? contract(LLVMBuildFAdd(k->b, cur,
+					contract(LLVMBuildFMul(k->b, xv, wv, "")), ""))
+			      : LLVMBuildAdd(k->b, cur, LLVMBuildMul(k->b, xv, wv, ""), "");
+	LLVMBuildStore(k->b, sum, acc);
+	loop_end(k, &lk);
+	LLVMBuildBr(k->b, next_h);
+	LLVMPositionBuilderAtEnd(k->b, next_h);
+	loop_end(k, &lh);
+	loop_end(k, &lc);
+	st(k, out, add(k, obase, ow), cvt(k, LLVMBuildLoad2(k->b, at, acc, ""), acct, out->dt));
+	loop_end(k, &lw);
+	loop_end(k, &lp);
 	return true;
 }
 
@@ -1489,6 +2172,8 @@ gen_body(K *k)
 		return gen_softmax(k);
 	case OP_RMS_NORM: case OP_LAYER_NORM:
 		return gen_norm(k);
+	case OP_CONV2D:
+		return gen_conv2d(k);
 	default:
 		return fail(k, "no code generation for this op yet");
 	}
@@ -1680,6 +2365,7 @@ cg_new(Jit *jit)
 	if (!cg)
 		return NULL;
 	cg->jit = jit;
+	cg->id = jit_unique(jit);
 	grow(cg);
 	return cg;
 }
@@ -1715,27 +2401,52 @@ fn_attr(K *k, LLVMValueRef f, unsigned i, const char *name, uint64_t v)
 	LLVMAddAttributeAtIndex(f, i, LLVMCreateEnumAttribute(k->c, kind, v));
 }
 
-/* Builds the impl function and the external wrapper for a kernel. */
+/*
+ * Builds a kernel: the impl function (one noalias pointer per buffer, the
+ * dims, the outer loop's range and whether it may split; see par_begin),
+ * the external wrapper of the kernel ABI that calls it over the whole
+ * range, and NAME.par, the chunk entry the pool calls, when the body has
+ * a parallel loop.
+ */
 static bool
 build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 {
-	LLVMTypeRef pt[MAXBUF + 1];
+	LLVMTypeRef pt[MAXBUF + 4];
 	int nb = k->nin + k->nout;
 	for (int i = 0; i <= nb; i++)
 		pt[i] = k->ptr;
-	char impl[160];
+	pt[nb + 1] = k->i64;
+	pt[nb + 2] = k->i64;
+	pt[nb + 3] = k->i1;
+	char impl[160], par[160];
 	snprintf(impl, sizeof impl, "%s.impl", name);
+	snprintf(par, sizeof par, "%s.par", name);
 	LLVMValueRef f = LLVMAddFunction(k->mod, impl,
-		LLVMFunctionType(k->vd, pt, (unsigned)nb + 1, false));
+		LLVMFunctionType(k->vd, pt, (unsigned)nb + 4, false));
 	LLVMSetLinkage(f, LLVMInternalLinkage);
 	fn_attr(k, f, LLVMAttributeFunctionIndex, "nounwind", 0);
+	/* called from the wrapper and from NAME.par: one copy is enough,
+	 * and the noalias parameters tell the optimizer all it needs */
+	fn_attr(k, f, LLVMAttributeFunctionIndex, "noinline", 0);
 	for (int i = 0; i <= nb; i++) {
 		fn_attr(k, f, (unsigned)i + 1, "noalias", 0);
 		fn_attr(k, f, (unsigned)i + 1, "nocapture", 0);
 		if (i < nb)
 			fn_attr(k, f, (unsigned)i + 1, "align", 64);
 	}
+	LLVMTypeRef tt[3] = {k->ptr, k->i64, k->i64};
+	LLVMValueRef tramp = LLVMAddFunction(k->mod, par,
+		LLVMFunctionType(k->vd, tt, 3, false));
+	LLVMSetLinkage(tramp, LLVMInternalLinkage);
+	fn_attr(k, tramp, LLVMAttributeFunctionIndex, "nounwind", 0);
 	k->fn = f;
+	k->tramp = tramp;
+	k->lo = LLVMGetParam(f, (unsigned)nb + 1);
+	k->hi = LLVMGetParam(f, (unsigned)nb + 2);
+	k->split = LLVMGetParam(f, (unsigned)nb + 3);
+	k->pool = LLVMConstIntToPtr(
+		LLVMConstInt(k->i64, (unsigned long long)(uintptr_t)jit_pool(cg->jit), 0),
+		k->ptr);
 	k->entry = LLVMAppendBasicBlockInContext(k->c, f, "entry");
 	LLVMPositionBuilderAtEnd(k->b, k->entry);
 	LLVMValueRef dims = LLVMGetParam(f, (unsigned)nb);
@@ -1767,16 +2478,37 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 	}
 	if (!gen_body(k)) {
 		LLVMDeleteFunction(f);
+		LLVMDeleteFunction(tramp);
 		return false;
 	}
 	LLVMBuildRetVoid(k->b);
+
+	LLVMValueRef args[MAXBUF + 4];
+	if (k->par_used) {
+		/* NAME.par(ctx, lo, hi): ctx holds the buffers, then dims */
+		LLVMPositionBuilderAtEnd(k->b,
+			LLVMAppendBasicBlockInContext(k->c, tramp, "entry"));
+		LLVMValueRef ctx = LLVMGetParam(tramp, 0);
+		for (int i = 0; i <= nb; i++) {
+			LLVMValueRef o = ci(k, i);
+			args[i] = LLVMBuildLoad2(k->b, k->ptr,
+				LLVMBuildInBoundsGEP2(k->b, k->ptr, ctx, &o, 1, ""), "");
+		}
+		args[nb + 1] = LLVMGetParam(tramp, 1);
+		args[nb + 2] = LLVMGetParam(tramp, 2);
+		args[nb + 3] = LLVMConstInt(k->i1, 0, 0);
+		LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args,
+			       (unsigned)nb + 4, "");
+		LLVMBuildRetVoid(k->b);
+	} else {
+		LLVMDeleteFunction(tramp);
+	}
 
 	LLVMTypeRef wt[2] = {k->ptr, k->ptr};
 	LLVMValueRef w = LLVMAddFunction(k->mod, name,
 		LLVMFunctionType(k->vd, wt, 2, false));
 	fn_attr(k, w, LLVMAttributeFunctionIndex, "nounwind", 0);
 	LLVMPositionBuilderAtEnd(k->b, LLVMAppendBasicBlockInContext(k->c, w, "entry"));
-	LLVMValueRef args[MAXBUF + 1];
 	LLVMValueRef bufs = LLVMGetParam(w, 0);
 	for (int i = 0; i < nb; i++) {
 		LLVMValueRef o = ci(k, i);
@@ -1784,9 +2516,11 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 			LLVMBuildInBoundsGEP2(k->b, k->ptr, bufs, &o, 1, ""), "");
 	}
 	args[nb] = LLVMGetParam(w, 1);
-	LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args, (unsigned)nb + 1, "");
+	args[nb + 1] = ci(k, 0);
+	args[nb + 2] = ci(k, INT64_MAX);
+	args[nb + 3] = LLVMConstInt(k->i1, 1, 0);
+	LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args, (unsigned)nb + 4, "");
 	LLVMBuildRetVoid(k->b);
-	(void)cg;
 	return true;
 }
 
@@ -1832,9 +2566,10 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	k.d = d;
 	op_sig(e->call.op, &k.sig);
 
-	/* a name that says what it is: k12_nn_softmax */
+	/* a name that says what it is: rlx_c0_k12_nn_softmax; the Codegen's
+	 * number keeps names of several Codegens on one Jit apart */
 	char name[128];
-	int len = snprintf(name, sizeof name, "rlx_k%d_%s", cg->n,
+	int len = snprintf(name, sizeof name, "rlx_c%u_k%d_%s", cg->id, cg->n,
 			   op_info(e->call.op)->name);
 	for (int i = 0; i < len && i < (int)sizeof name; i++)
 		if (name[i] == '.')

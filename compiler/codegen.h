@@ -34,6 +34,10 @@ bool jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, char *err,
 		    size_t errlen);
 /* The address of a symbol of an added module, or NULL. */
 void *jit_lookup(Jit *jit, const char *name);
+/* A number not returned before by this Jit (unique symbol names). */
+unsigned jit_unique(Jit *jit);
+/* The thread pool the JIT's kernels split their loops across (pool.h). */
+struct Pool *jit_pool(Jit *jit);
 
 /* -------------------------------------------------------- compiler/codegen.c */
 

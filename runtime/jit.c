@@ -8,6 +8,12 @@
  * vectorizes. The main JITDylib gets the process symbol generator so
  * kernels can call libm (expf, tanhf, erff) and the compiler runtime.
  *
+ * Each Jit also owns a thread pool (runtime/pool.h; its threads start on
+ * the first large kernel). Kernels split their outer loop by calling
+ * rlx_parallel_for with that pool; the symbol is defined in the main
+ * JITDylib as an absolute address, so it resolves whether or not the
+ * executable exports its symbols.
+ *
  * The only process-wide state is the one-time native target set-up.
  */
 #include <pthread.h>
@@ -25,6 +31,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "codegen.h"
+#include "pool.h"
 
 struct Jit {
 	LLVMOrcLLJITRef lljit;
@@ -33,6 +40,8 @@ struct Jit {
 	char *triple;
 	char *cpu;
 	char *features;
+	Pool *pool;
+	unsigned next_id; /* for jit_unique */
 };
 
 static pthread_once_t native_once = PTHREAD_ONCE_INIT;
@@ -54,6 +63,33 @@ take_error(LLVMErrorRef e, const char *what, char *err, size_t errlen)
 	snprintf(err, errlen, "%s: %s", what, msg);
 	LLVMDisposeErrorMessage(msg);
 	return false;
+}
+
+/* Defines the runtime helpers kernels call (rlx_parallel_for) in the
+ * main JITDylib; false with a message. */
+static bool
+define_runtime(Jit *jit, char *err, size_t errlen)
+{
+	LLVMOrcCSymbolMapPair sym = {
+		.Name = LLVMOrcLLJITMangleAndIntern(jit->lljit,
+						    "rlx_parallel_for"),
+		.Sym = {
+			.Address = (LLVMOrcExecutorAddress)(uintptr_t)
+				rlx_parallel_for,
+			.Flags = {
+				.GenericFlags = LLVMJITSymbolGenericFlagsExported |
+						LLVMJITSymbolGenericFlagsCallable,
+				.TargetFlags = 0,
+			},
+		},
+	};
+	LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(&sym, 1);
+	LLVMErrorRef e = LLVMOrcJITDylibDefine(
+		LLVMOrcLLJITGetMainJITDylib(jit->lljit), mu);
+	if (e)
+		return take_error(e, "cannot define the runtime helpers", err,
+				  errlen);
+	return true;
 }
 
 /* A target machine for the host CPU at -O3; NULL with a message. */
@@ -120,6 +156,13 @@ jit_new(char *err, size_t errlen)
 	}
 	LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(jit->lljit),
 				    gen);
+	jit->pool = pool_new(0);
+	if (!jit->pool || !define_runtime(jit, err, errlen)) {
+		if (!jit->pool)
+			snprintf(err, errlen, "out of memory");
+		jit_free(jit);
+		return NULL;
+	}
 	jit->tsctx = LLVMOrcCreateNewThreadSafeContext();
 	return jit;
 }
@@ -136,12 +179,25 @@ jit_free(Jit *jit)
 	}
 	if (jit->tsctx)
 		LLVMOrcDisposeThreadSafeContext(jit->tsctx);
+	pool_free(jit->pool);
 	if (jit->tm)
 		LLVMDisposeTargetMachine(jit->tm);
 	LLVMDisposeMessage(jit->triple);
 	LLVMDisposeMessage(jit->cpu);
 	LLVMDisposeMessage(jit->features);
 	free(jit);
+}
+
+unsigned
+jit_unique(Jit *jit)
+{
+	return jit->next_id++;
+}
+
+Pool *
+jit_pool(Jit *jit)
+{
+	return jit->pool;
 }
 
 struct LLVMOpaqueContext *

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "codegen.h"
+#include "pool.h"
 
 /* ------------------------------------------------------------- fixture */
 
@@ -1168,16 +1169,462 @@ test_unsupported(void **state)
 	Tens *x = T(DT_F32, 1, 1, 4, 4), *w = T(DT_F32, 1, 1, 3, 3), *y = T(DT_F32, 1, 1, 2, 2);
 	Expr *e = call(f, OP_CONV2D, tsi(f, y), 2, tvar(f, x), tvar(f, w));
 	e->span = (Span){3, 7, 5};
-	if (cg_kernel(f->cg, f->m, e, &f->d) == NULL) {
-		assert_int_equal(f->d.nerrors, 1);
-		assert_int_equal(f->d.items[0].span.line, 3);
-	}
+	set_attr(f, e, "data_layout", (AttrVal){.kind = AV_STR, .s = "NHWC"});
+	assert_null(cg_kernel(f->cg, f->m, e, &f->d));
+	assert_int_equal(f->d.nerrors, 1);
+	assert_int_equal(f->d.items[0].span.line, 3);
+	assert_non_null(strstr(f->d.items[0].msg, "NCHW"));
 	/* a non-tensor operand */
 	Expr *bad = call(f, OP_ADD, tsi(f, y), 2, tvar(f, x), prim(f, DT_F32, 1));
 	bad->call.args[1]->sinfo = si_object(&f->m->arena);
 	assert_null(cg_kernel(f->cg, f->m, bad, &f->d));
 	assert_true(f->d.nerrors >= 1);
 	tfree(x), tfree(w), tfree(y);
+}
+
+/* ------------------------------------------- large kernels, threads */
+
+enum { MAXD_T = 8 };
+
+/* permute_dims of one case: in shape sh, axes, checked element-wise. */
+static void
+permute_case(Fx *f, DType dt, int nd, const int64_t *sh, const int *axes)
+{
+	int64_t osh[MAXD_T];
+	for (int i = 0; i < nd; i++)
+		osh[i] = sh[axes[i]];
+	Tens *a = tens(dt, nd, sh), *o = tens(dt, nd, osh);
+	fill(a, 0, 100, 40);
+	Expr *e = call(f, OP_PERMUTE_DIMS, tsi(f, o), 1, tvar(f, a));
+	AttrVal av = {.kind = AV_INTS, .n = nd};
+	av.ints = ARENA_ARRAY(&f->m->arena, int64_t, nd);
+	for (int i = 0; i < nd; i++)
+		av.ints[i] = axes[i];
+	set_attr(f, e, "axes", av);
+	exec(f, e, (Tens *[]){a, o}, 2);
+	double *ref = calloc((size_t)o->n + 1, sizeof(double));
+	int64_t ist[MAXD_T], s = 1;
+	for (int i = nd - 1; i >= 0; i--) {
+		ist[i] = s;
+		s *= sh[i];
+	}
+	for (int64_t i = 0; i < o->n; i++) {
+		int64_t r = i, src = 0;
+		for (int j = nd - 1; j >= 0; j--) {
+			src += (r % osh[j]) * ist[axes[j]];
+			r /= osh[j];
+		}
+		ref[i] = getd(a, src);
+	}
+	check(o, ref, 0, "permute_dims");
+	free(ref);
+	tfree(a), tfree(o);
+}
+
+/* Transposes through the tiled path: full tiles, r tails, partial q
+ * blocks, every element width, other dims around, the parallel split and
+ * the non-temporal stores of a large output. */
+static void
+test_permute_tiled(void **state)
+{
+	Fx *f = *state;
+	permute_case(f, DT_F32, 2, SHAPE(300, 517), (int[]){1, 0});
+	permute_case(f, DT_F32, 2, SHAPE(16, 16), (int[]){1, 0});
+	permute_case(f, DT_F32, 2, SHAPE(15, 17), (int[]){1, 0});
+	permute_case(f, DT_F16, 2, SHAPE(129, 260), (int[]){1, 0});
+	permute_case(f, DT_BF16, 3, SHAPE(3, 33, 20), (int[]){2, 0, 1});
+	permute_case(f, DT_U8, 3, SHAPE(7, 40, 35), (int[]){2, 1, 0});
+	permute_case(f, DT_I64, 2, SHAPE(300, 260), (int[]){1, 0});
+	permute_case(f, DT_F64, 3, SHAPE(9, 2, 11), (int[]){1, 2, 0});
+	permute_case(f, DT_F32, 3, SHAPE(3, 70, 130), (int[]){0, 2, 1});
+	permute_case(f, DT_F32, 4, SHAPE(2, 40, 3, 48), (int[]){0, 3, 2, 1});
+	permute_case(f, DT_I32, 4, SHAPE(2, 5, 33, 64), (int[]){3, 0, 1, 2});
+	/* innermost dim kept: row copies across the pool */
+	permute_case(f, DT_F32, 3, SHAPE(40, 50, 70), (int[]){1, 0, 2});
+	/* 8 MiB out with whole cache-line tile rows: non-temporal stores */
+	permute_case(f, DT_F32, 2, SHAPE(2048, 1040), (int[]){1, 0});
+}
+
+/* f32 matmul through the register tiles: partial row blocks, column
+ * tiles, the 16-wide and the scalar column tails, broadcast batches, the
+ * parallel split, K = 0. */
+static void
+test_matmul_tiles(void **state)
+{
+	Fx *f = *state;
+	matmul_case(f, T(DT_F32, 13, 37), T(DT_F32, 37, 83), T(DT_F32, 13, 83), 1e-5);
+	matmul_case(f, T(DT_F32, 6, 5), T(DT_F32, 5, 64), T(DT_F32, 6, 64), 1e-5);
+	matmul_case(f, T(DT_F32, 1, 9), T(DT_F32, 9, 15), T(DT_F32, 1, 15), 1e-5);
+	matmul_case(f, T(DT_F32, 2, 1, 7, 5), T(DT_F32, 3, 5, 50), T(DT_F32, 2, 3, 7, 50), 1e-5);
+	matmul_case(f, T(DT_F32, 130, 200), T(DT_F32, 200, 70), T(DT_F32, 130, 70), 1e-5);
+	matmul_case(f, T(DT_F32, 4, 33, 64), T(DT_F32, 64, 48), T(DT_F32, 4, 33, 48), 1e-5);
+	matmul_case(f, T(DT_F32, 7, 0), T(DT_F32, 0, 40), T(DT_F32, 7, 40), 0);
+	/* the generic path split across the pool too */
+	matmul_case(f, T(DT_F16, 70, 40), T(DT_F16, 40, 60), T(DT_F16, 70, 60), 2e-3);
+}
+
+/* Kernels large enough to split across the pool give the results of the
+ * plain loops: flat and broadcast elementwise, a reduction, softmax,
+ * rms_norm, take, strided_slice. */
+static void
+test_parallel_kernels(void **state)
+{
+	Fx *f = *state;
+	/* flat: a tail past the last whole block */
+	Tens *a = T(DT_F32, 70001), *b = T(DT_F32, 70001), *c = T(DT_F32, 70001);
+	fill(a, -2, 2, 41);
+	fill(b, -2, 2, 42);
+	binary_case(f, OP_ADD, a, b, c, 0);
+	tfree(a), tfree(b), tfree(c);
+	/* broadcast */
+	a = T(DT_F32, 300, 257), b = T(DT_F32, 257), c = T(DT_F32, 300, 257);
+	fill(a, -2, 2, 43);
+	fill(b, -2, 2, 44);
+	binary_case(f, OP_MULTIPLY, a, b, c, 0);
+	tfree(a), tfree(b), tfree(c);
+	/* sum over the last axis of 300 x 301 */
+	Tens *x = T(DT_F32, 300, 301), *s = T(DT_F32, 300);
+	fill(x, -1, 1, 45);
+	Expr *e = call(f, OP_SUM, tsi(f, s), 1, tvar(f, x));
+	set_attr(f, e, "axis", av_ints(f, 1, -1));
+	exec(f, e, (Tens *[]){x, s}, 2);
+	double *ref = calloc(300 * 301, sizeof(double));
+	for (int r = 0; r < 300; r++) {
+		ref[r] = 0;
+		for (int j = 0; j < 301; j++)
+			ref[r] += getd(x, r * 301 + j);
+	}
+	check(s, ref, 1e-5, "sum");
+	tfree(s);
+	/* softmax over rows */
+	Tens *y = T(DT_F32, 300, 301);
+	exec(f, call(f, OP_SOFTMAX, tsi(f, y), 1, tvar(f, x)), (Tens *[]){x, y}, 2);
+	for (int r = 0; r < 300; r++) {
+		double m = -INFINITY, sum = 0;
+		for (int j = 0; j < 301; j++)
+			m = fmax(m, getd(x, r * 301 + j));
+		for (int j = 0; j < 301; j++)
+			sum += exp(getd(x, r * 301 + j) - m);
+		for (int j = 0; j < 301; j++)
+			ref[r * 301 + j] = exp(getd(x, r * 301 + j) - m) / sum;
+	}
+	check(y, ref, 1e-5, "softmax");
+	/* rms_norm over rows */
+	Tens *w = T(DT_F32, 301);
+	fill(w, 0.5, 1.5, 46);
+	exec(f, call(f, OP_RMS_NORM, tsi(f, y), 2, tvar(f, x), tvar(f, w)),
+	     (Tens *[]){x, w, y}, 3);
+	for (int r = 0; r < 300; r++) {
+		double ss = 0;
+		for (int j = 0; j < 301; j++)
+			ss += getd(x, r * 301 + j) * getd(x, r * 301 + j);
+		for (int j = 0; j < 301; j++)
+			ref[r * 301 + j] = getd(x, r * 301 + j) / sqrt(ss / 301 + 1e-5) * getd(w, j);
+	}
+	check(y, ref, 1e-5, "rms_norm");
+	tfree(w), tfree(y);
+	/* take: 500 rows of 301 */
+	Tens *ix = T(DT_I32, 500), *t = T(DT_F32, 500, 301);
+	for (int i = 0; i < 500; i++)
+		setd(ix, i, (i * 7) % 300);
+	e = call(f, OP_TAKE, tsi(f, t), 2, tvar(f, x), tvar(f, ix));
+	set_attr(f, e, "axis", av_int(0));
+	exec(f, e, (Tens *[]){x, ix, t}, 3);
+	double *tref = calloc(500 * 301, sizeof(double));
+	for (int i = 0; i < 500; i++)
+		for (int j = 0; j < 301; j++)
+			tref[i * 301 + j] = getd(x, ((i * 7) % 300) * 301 + j);
+	check(t, tref, 0, "take");
+	free(tref);
+	tfree(ix), tfree(t);
+	/* strided_slice: every other row, columns from 1 */
+	Tens *ss = T(DT_F32, 150, 300);
+	e = call(f, OP_STRIDED_SLICE, tsi(f, ss), 1, tvar(f, x));
+	set_attr(f, e, "axes", av_ints(f, 2, 0, 1));
+	set_attr(f, e, "begin", av_ints(f, 2, 0, 1));
+	set_attr(f, e, "end", av_ints(f, 2, 300, 301));
+	set_attr(f, e, "strides", av_ints(f, 2, 2, 1));
+	exec(f, e, (Tens *[]){x, ss}, 2);
+	for (int i = 0; i < 150; i++)
+		for (int j = 0; j < 300; j++)
+			ref[i * 300 + j] = getd(x, (2 * i) * 301 + j + 1);
+	check(ss, ref, 0, "strided_slice");
+	tfree(ss);
+	free(ref);
+	tfree(x);
+}
+
+/* A conv2d case: x (N, C, H, W), weight (O, C/groups, KH, KW). */
+typedef struct {
+	DType dt, odt;
+	int64_t x[4], w[4];
+	int64_t stride[2], pad[4], dil[2], groups;
+} ConvCase;
+
+static void
+conv_case(Fx *f, const ConvCase *cc, double rtol)
+{
+	int64_t oh = (cc->x[2] + cc->pad[0] + cc->pad[2] - cc->dil[0] * (cc->w[2] - 1) - 1) /
+		     cc->stride[0] + 1;
+	int64_t ow = (cc->x[3] + cc->pad[1] + cc->pad[3] - cc->dil[1] * (cc->w[3] - 1) - 1) /
+		     cc->stride[1] + 1;
+	Tens *x = tens(cc->dt, 4, cc->x), *w = tens(cc->dt, 4, cc->w);
+	Tens *y = tens(cc->odt, 4, SHAPE(cc->x[0], cc->w[0], oh, ow));
+	bool fl = dtype_is_float(cc->dt);
+	fill(x, fl ? -2 : -5, fl ? 2 : 5, 50);
+	fill(w, fl ? -1 : -3, fl ? 1 : 3, 51);
+	if (!fl) { /* whole numbers */
+		for (int64_t i = 0; i < x->n; i++)
+			setd(x, i, floor(getd(x, i)));
+		for (int64_t i = 0; i < w->n; i++)
+			setd(w, i, floor(getd(w, i)));
+	}
+	Expr *e = call(f, OP_CONV2D, tsi(f, y), 2, tvar(f, x), tvar(f, w));
+	set_attr(f, e, "strides", av_ints(f, 2, (int)cc->stride[0], (int)cc->stride[1]));
+	set_attr(f, e, "padding", av_ints(f, 4, (int)cc->pad[0], (int)cc->pad[1],
+					  (int)cc->pad[2], (int)cc->pad[3]));
+	set_attr(f, e, "dilation", av_ints(f, 2, (int)cc->dil[0], (int)cc->dil[1]));
+	set_attr(f, e, "groups", av_int(cc->groups));
+	if (cc->odt != cc->dt)
+		set_attr(f, e, "out_dtype", (AttrVal){.kind = AV_DTYPE, .dtype = cc->odt});
+	exec(f, e, (Tens *[]){x, w, y}, 3);
+	double *ref = calloc((size_t)y->n + 1, sizeof(double));
+	int64_t C = cc->x[1], H = cc->x[2], W = cc->x[3];
+	int64_t O = cc->w[0], Cg = cc->w[1], KH = cc->w[2], KW = cc->w[3];
+	for (int64_t n = 0; n < cc->x[0]; n++)
+		for (int64_t o = 0; o < O; o++)
+			for (int64_t i = 0; i < oh; i++)
+				for (int64_t j = 0; j < ow; j++) {
+					double acc = 0;
+					int64_t g = o / (O / cc->groups);
+					for (int64_t c = 0; c < Cg; c++)
+						for (int64_t kh = 0; kh < KH; kh++)
+							for (int64_t kw = 0; kw < KW; kw++) {
+								int64_t ih = i * cc->stride[0] - cc->pad[0] + kh * cc->dil[0];
+								int64_t iw = j * cc->stride[1] - cc->pad[1] + kw * cc->dil[1];
+								if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+									continue;
+								acc += getd(x, ((n * C + g * Cg + c) * H + ih) * W + iw) *
+								       getd(w, ((o * Cg + c) * KH + kh) * KW + kw);
+							}
+					ref[((n * O + o) * oh + i) * ow + j] = acc;
+				}
+	check(y, ref, rtol, "conv2d");
+	free(ref);
+	tfree(x), tfree(w), tfree(y);
+}
+
+/* conv2d against the plain loop nest: strides, asymmetric padding,
+ * dilation, groups (depthwise too), f16 and integers, out_dtype, and one
+ * large enough for the pool. */
+static void
+test_conv2d(void **state)
+{
+	Fx *f = *state;
+	ConvCase cs[] = {
+		{DT_F32, DT_F32, {1, 1, 4, 4}, {1, 1, 3, 3}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},
+		{DT_F32, DT_F32, {2, 4, 9, 11}, {6, 2, 3, 3}, {2, 1}, {1, 2, 1, 2}, {1, 2}, 2},
+		{DT_F32, DT_F32, {1, 3, 7, 8}, {5, 3, 2, 3}, {1, 3}, {0, 1, 2, 1}, {2, 1}, 1},
+		{DT_F32, DT_F32, {2, 6, 5, 5}, {6, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 6},
+		{DT_F16, DT_F16, {1, 2, 6, 6}, {3, 2, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1},
+		{DT_F16, DT_F32, {1, 2, 6, 6}, {3, 2, 3, 3}, {2, 2}, {1, 0, 1, 0}, {1, 1}, 1},
+		{DT_I32, DT_I32, {1, 3, 5, 6}, {2, 3, 3, 2}, {1, 1}, {1, 0, 0, 1}, {1, 1}, 1},
+		{DT_F32, DT_F32, {1, 8, 40, 40}, {16, 8, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cs); i++)
+		conv_case(f, &cs[i], cs[i].odt == DT_F16 ? 2e-3 : cs[i].dt == DT_F16 ? 1e-4 : 1e-5);
+}
+
+/* A pool body: counts each index it is given. */
+static void
+count_body(void *ctx, int64_t lo, int64_t hi)
+{
+	int *seen = ctx;
+	for (int64_t i = lo; i < hi; i++)
+		__atomic_fetch_add(&seen[i], 1, __ATOMIC_RELAXED);
+}
+
+typedef struct {
+	Pool *pool;
+	int *seen;
+} Nested;
+
+/* A pool body that runs a loop on the same pool (it must not wait for
+ * itself). */
+static void
+nested_body(void *ctx, int64_t lo, int64_t hi)
+{
+	Nested *n = ctx;
+	for (int64_t i = lo; i < hi; i++)
+		pool_run(n->pool, n->seen + i * 10, 10, count_body);
+}
+
+/* The pool runs every index exactly once, nested loops too; its size
+ * follows RLX_NUM_THREADS. */
+static void
+test_pool(void **state)
+{
+	(void)state;
+	Pool *p = pool_new(3);
+	assert_int_equal(pool_size(p), 3);
+	int seen[1000] = {0};
+	for (int rep = 0; rep < 20; rep++)
+		pool_run(p, seen, 1000, count_body);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(seen[i], 20);
+	memset(seen, 0, sizeof seen);
+	Nested n = {p, seen};
+	rlx_parallel_for(p, &n, 100, nested_body);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(seen[i], 1);
+	pool_run(p, seen, 0, count_body); /* nothing to do */
+	pool_free(p);
+	pool_free(NULL);
+	setenv("RLX_NUM_THREADS", "1", 1);
+	p = pool_new(0);
+	assert_int_equal(pool_size(p), 1);
+	memset(seen, 0, sizeof seen);
+	pool_run(p, seen, 1000, count_body);
+	assert_int_equal(seen[999], 1);
+	pool_free(p);
+	setenv("RLX_NUM_THREADS", "5", 1);
+	p = pool_new(0);
+	assert_int_equal(pool_size(p), 5);
+	pool_free(p);
+	unsetenv("RLX_NUM_THREADS");
+	p = pool_new(0);
+	assert_true(pool_size(p) >= 1);
+	pool_free(p);
+}
+
+/* Two Codegens on one Jit: kernel names do not collide. */
+static void
+test_two_codegens(void **state)
+{
+	Fx *f = *state;
+	Codegen *other = cg_new(f->jit);
+	Tens *a = T(DT_F32, 10), *c = T(DT_F32, 10);
+	fill(a, -1, 1, 52);
+	Expr *e = call(f, OP_NEGATIVE, tsi(f, c), 1, tvar(f, a));
+	CgKernel *k1 = compile(f, e);
+	Diags d = {0};
+	CgKernel *k2 = cg_kernel(other, f->m, e, &d);
+	char err[512];
+	assert_non_null(k2);
+	assert_true(cg_flush(other, err, sizeof err));
+	assert_string_not_equal(k1->name, k2->name);
+	runk(k2, (Tens *[]){a, c}, 2);
+	for (int i = 0; i < 10; i++)
+		assert_true(getd(c, i) == -getd(a, i));
+	cg_free(other);
+	tfree(a), tfree(c);
+}
+
+/* exp in f32 (a polynomial, not libm): within a few ulp over the whole
+ * range, 0 below it, inf above, NaN through; softmax with -inf entries
+ * (masked positions) gives them 0. */
+static void
+test_exp_range(void **state)
+{
+	Fx *f = *state;
+	enum { NX = 4001 };
+	Tens *x = T(DT_F32, NX + 8), *y = T(DT_F32, NX + 8);
+	for (int i = 0; i < NX; i++)
+		setd(x, i, -87.0 + 175.5 * i / (NX - 1));
+	double sp[8] = {-INFINITY, INFINITY, NAN, -100, 100, 0, -1e-30, 1e-7};
+	for (int i = 0; i < 8; i++)
+		setd(x, NX + i, sp[i]);
+	exec(f, call(f, OP_EXP, tsi(f, y), 1, tvar(f, x)), (Tens *[]){x, y}, 2);
+	for (int i = 0; i < NX + 8; i++) {
+		double a = getd(y, i), r = (float)exp(getd(x, i));
+		if (isnan(r)) {
+			assert_true(isnan(a));
+			continue;
+		}
+		if (isinf(r) || r == 0 || i >= NX) {
+			/* subnormal results flush to 0 */
+			if (!(fabs(a - r) <= 4e-7 * fabs(r)) && !(a == r) &&
+			    !(r < 1.17549435e-38 && a == 0))
+				fail_msg("exp(%g) = %.9g, expected %.9g", getd(x, i), a, r);
+			continue;
+		}
+		if (fabs(a - r) > 4e-7 * r)
+			fail_msg("exp(%.9g) = %.9g, expected %.9g", getd(x, i), a, r);
+	}
+	tfree(x), tfree(y);
+	Tens *s = T(DT_F32, 2, 5), *o = T(DT_F32, 2, 5);
+	for (int i = 0; i < 10; i++)
+		setd(s, i, i % 5 < 2 ? -INFINITY : (double)i);
+	exec(f, call(f, OP_SOFTMAX, tsi(f, o), 1, tvar(f, s)), (Tens *[]){s, o}, 2);
+	for (int r = 0; r < 2; r++) {
+		double z = exp(0.0) + exp(-1.0) + exp(-2.0);
+		assert_true(getd(o, r * 5) == 0 && getd(o, r * 5 + 1) == 0);
+		for (int j = 2; j < 5; j++)
+			assert_true(fabs(getd(o, r * 5 + j) - exp(j - 4.0) / z) < 1e-6);
+	}
+	tfree(s), tfree(o);
+}
+
+/* A shape with symbolic dim n at position pos, the rest from sh. */
+static SInfo *
+sym_si(Fx *f, DType dt, int nd, const int64_t *sh, int pos, SymVar *n)
+{
+	PExpr **p = ARENA_ARRAY(&f->m->arena, PExpr *, nd);
+	for (int i = 0; i < nd; i++)
+		p[i] = i == pos ? pe_var(&f->m->arena, n) : pe_int(&f->m->arena, sh[i]);
+	return si_tensor(&f->m->arena, dt, nd, p);
+}
+
+/* Kernels of symbolic shape split across the pool from the runtime dims:
+ * the attention transposes of a Llama layer and a matmul with n rows, at
+ * n = 300, 1 and 0. */
+static void
+test_symbolic_parallel(void **state)
+{
+	Fx *f = *state;
+	SymVar *n = ir_symvar(f->m, "n", (Span){0});
+	Span sp = {0};
+	Var *xv = ir_var(f->m, "x", sym_si(f, DT_F32, 4, SHAPE(1, 0, 8, 64), 1, n), false, sp);
+	Expr *e = call(f, OP_PERMUTE_DIMS, sym_si(f, DT_F32, 4, SHAPE(1, 8, 64, 0), 3, n),
+		       1, ir_var_ref(f->m, xv, sp));
+	set_attr(f, e, "axes", av_ints(f, 4, 0, 2, 3, 1));
+	CgKernel *kp = compile(f, e);
+	Var *av = ir_var(f->m, "a", sym_si(f, DT_F32, 2, SHAPE(0, 96), 0, n), false, sp);
+	Var *bv = ir_var(f->m, "b", si_tensor(&f->m->arena, DT_F32, 2,
+		dims_of(f, 2, SHAPE(96, 70))), false, sp);
+	Expr *em = call(f, OP_MATMUL, sym_si(f, DT_F32, 2, SHAPE(0, 70), 0, n), 2,
+			ir_var_ref(f->m, av, sp), ir_var_ref(f->m, bv, sp));
+	CgKernel *km = compile(f, em);
+	int64_t sizes[] = {300, 1, 0};
+	for (int i = 0; i < 3; i++) {
+		int64_t m = sizes[i];
+		Tens *x = T(DT_F32, 1, m, 8, 64), *y = T(DT_F32, 1, 8, 64, m);
+		fill(x, -1, 1, 60);
+		runk(kp, (Tens *[]){x, y}, 2);
+		double *ref = calloc((size_t)y->n + 1, sizeof(double));
+		for (int64_t h = 0; h < 8; h++)
+			for (int64_t d = 0; d < 64; d++)
+				for (int64_t t = 0; t < m; t++)
+					ref[(h * 64 + d) * m + t] = getd(x, (t * 8 + h) * 64 + d);
+		check(y, ref, 0, "symbolic permute_dims");
+		free(ref);
+		tfree(x), tfree(y);
+		Tens *a = T(DT_F32, m, 96), *b = T(DT_F32, 96, 70), *c = T(DT_F32, m, 70);
+		fill(a, -1, 1, 61);
+		fill(b, -1, 1, 62);
+		runk(km, (Tens *[]){a, b, c}, 3);
+		ref = calloc((size_t)c->n + 1, sizeof(double));
+		for (int64_t r = 0; r < m; r++)
+			for (int64_t j = 0; j < 70; j++) {
+				double acc = 0;
+				for (int64_t kk = 0; kk < 96; kk++)
+					acc += getd(a, r * 96 + kk) * getd(b, kk * 70 + j);
+				ref[r * 70 + j] = acc;
+			}
+		check(c, ref, 1e-5, "symbolic matmul");
+		free(ref);
+		tfree(a), tfree(b), tfree(c);
+	}
 }
 
 int
@@ -1204,6 +1651,14 @@ main(void)
 		U(test_strided_slice),
 		U(test_creation),
 		U(test_unsupported),
+		U(test_permute_tiled),
+		U(test_matmul_tiles),
+		U(test_parallel_kernels),
+		U(test_conv2d),
+		U(test_pool),
+		U(test_two_codegens),
+		U(test_exp_range),
+		U(test_symbolic_parallel),
 #undef U
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

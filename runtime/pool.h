@@ -1,0 +1,44 @@
+/*
+ * pool.h — a small thread pool that splits a loop across the cores
+ * (runtime/pool.c, prefix pool_; the kernels call rlx_parallel_for).
+ *
+ * A pool has a size: the threads that work on a loop, the caller included.
+ * It is RLX_NUM_THREADS when that is set to a positive number, else the
+ * number of online CPUs. The worker threads start on the first loop that
+ * needs them, not when the pool is made, so a pool that only ever runs
+ * small kernels costs nothing. One Jit owns one pool (jit_pool()).
+ *
+ * One loop runs on a pool at a time. A loop started while another one is
+ * running (from another thread, or from inside a loop body) runs on the
+ * calling thread alone, so nesting and concurrent callers are safe.
+ */
+#ifndef RLX_POOL_H
+#define RLX_POOL_H
+
+#include <stdint.h>
+
+/* A loop body: iterations [lo, hi) of the loop, with its context. */
+typedef void (*PoolFn)(void *ctx, int64_t lo, int64_t hi);
+
+typedef struct Pool Pool;
+
+/* A pool of nthreads threads (0: RLX_NUM_THREADS or the online CPUs).
+ * NULL when out of memory. */
+Pool *pool_new(int nthreads);
+/* Stops and joins the workers; pool may be NULL. */
+void pool_free(Pool *pool);
+/* The number of threads a loop is split across, the caller included. */
+int pool_size(const Pool *pool);
+/* Runs fn over [0, n) in chunks across the pool; returns when all are
+ * done. Chunks are handed out dynamically, so a busy core takes fewer. */
+void pool_run(Pool *pool, void *ctx, int64_t n, PoolFn fn);
+
+/*
+ * The entry point of generated kernels: pool_run with the pool passed as
+ * an untyped pointer (the kernel has its Jit's pool as a constant). The
+ * JIT defines this symbol in every kernel module's JITDylib, so it needs
+ * no export from the executable.
+ */
+void rlx_parallel_for(void *pool, void *ctx, int64_t n, PoolFn fn);
+
+#endif
