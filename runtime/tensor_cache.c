@@ -1,0 +1,1371 @@
+/*
+ * tensor_cache.c — the tvmjs tensor cache, written and read.
+ *
+ * DIR/tensor-cache.json lists shards (DIR/params_shard_N.bin) and, in each,
+ * the records stored there. The writer streams tensors into shards as they
+ * come and renames a finished temporary directory into place; the reader
+ * validates the whole description before anything is used and checks each
+ * shard's xxh3 hash the first time the shard is loaded from. The format is
+ * described in docs/formats.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <xxhash.h>
+
+#include "rlx.h"
+#include "rt.h"
+
+enum {
+	CACHE_ALIGN = 64,               /* byteOffset alignment in a shard */
+	WRITE_BUF = 4 << 20,            /* stdio buffer of a shard file */
+	JSON_LIMIT = 256 << 20,         /* largest tensor-cache.json read */
+};
+
+static const char CACHE_JSON[] = "tensor-cache.json";
+static const char OLD_CACHE_JSON[] = "ndarray-cache.json";
+
+/* Keys of "metadata" that the writer sets itself. */
+static const char *const own_meta_keys[] = {
+	"ParamSize", "ParamBytes", "BitsPerParam", "rlxVersion",
+};
+
+/* Formats an error into e (when given); returns false for `return cerr()`. */
+static bool __attribute__((format(printf, 2, 3)))
+cerr(RtError *e, const char *fmt, ...)
+{
+	if (e) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+/* malloc'd printf. */
+static char * __attribute__((format(printf, 1, 2)))
+xprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* A copy of dir without trailing slashes ("/" stays "/"). */
+static char *
+strip_dir(const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return strndup(dir, n);
+}
+
+/* Element size in bytes of a dtype the cache stores; 0 for none. */
+static size_t
+itemsize(DType dt)
+{
+	if (dt <= DT_UNKNOWN || dt >= DT_COUNT)
+		return 0;
+	return (size_t)dtype_bits(dt) / 8;
+}
+
+/* nbytes of a shape and dtype; false on a negative dim or overflow. */
+static bool
+shape_bytes(DType dt, int ndim, const int64_t *shape, uint64_t *out)
+{
+	uint64_t n = itemsize(dt);
+	for (int i = 0; i < ndim; i++)
+		if (shape[i] == 0)
+			n = 0; /* empty, however large the other dims */
+	for (int i = 0; i < ndim; i++) {
+		if (shape[i] < 0 ||
+		    __builtin_mul_overflow(n, (uint64_t)shape[i], &n))
+			return false;
+	}
+	if (n > (uint64_t)INT64_MAX)
+		return false;
+	*out = n;
+	return true;
+}
+
+/* Rounds n up to the cache alignment. */
+static uint64_t
+align_up(uint64_t n)
+{
+	return (n + CACHE_ALIGN - 1) & ~(uint64_t)(CACHE_ALIGN - 1);
+}
+
+/* nftw callback: removes one entry (children come first with FTW_DEPTH). */
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path) ? -1 : 0;
+}
+
+/* Removes a directory tree; true when it is gone. */
+static bool
+rm_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) && errno == ENOENT)
+		return true;
+	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0;
+}
+
+/* nftw callback: stops the walk (returning 1) at the first entry below
+ * the top directory. */
+static int
+any_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)sb;
+	(void)flag;
+	return ftw->level > 0;
+}
+
+/* Whether an existing directory holds something (or cannot be read).
+ * (dirent.h is out: its DT_UNKNOWN clashes with ir.h's DType.) */
+static bool
+dir_has_entries(const char *dir)
+{
+	return nftw(dir, any_entry, 4, FTW_PHYS) != 0;
+}
+
+/* Checks that DIR may be replaced by a cache: it does not exist, or is a
+ * directory that is empty or holds a tensor cache. Anything else is
+ * somebody's data and is refused. *exists tells whether it exists. */
+static bool
+check_replaceable(const char *dir, bool *exists, RtError *e)
+{
+	struct stat st;
+	*exists = false;
+	if (lstat(dir, &st)) {
+		if (errno == ENOENT)
+			return true;
+		return cerr(e, "%s: %s", dir, strerror(errno));
+	}
+	*exists = true;
+	if (!S_ISDIR(st.st_mode))
+		return cerr(e, "%s: exists and is not a directory", dir);
+	char *p = xprintf("%s/%s", dir, CACHE_JSON);
+	bool cache = p && lstat(p, &st) == 0;
+	free(p);
+	if (!cache && dir_has_entries(dir))
+		return cerr(e, "%s: exists and is not a tensor cache (no %s); "
+			    "refusing to replace it", dir, CACHE_JSON);
+	return true;
+}
+
+/* ------------------------------------------------------------------ writer */
+
+struct RtCacheWriter {
+	char *dir;        /* destination, no trailing slash */
+	char *tmp;        /* DIR.tmp.PID */
+	uint64_t cap;     /* shard cap in bytes */
+	json_t *shards;   /* finished shard objects */
+	json_t *names;    /* set of record names */
+	bool failed;      /* an I/O error: only abort is left */
+	/* the open shard */
+	FILE *f;
+	char *fbuf;
+	char *fpath;
+	int nshard;       /* shards started so far */
+	uint64_t fsize;   /* bytes written to the open shard */
+	XXH3_state_t *xs;
+	json_t *recs;
+	/* metadata */
+	int64_t nparams;
+	uint64_t param_bytes;
+	double param_count;
+};
+
+
+/* Starts a cache that replaces DIR once finished (see rt.h). */
+RtCacheWriter *
+rt_cache_begin(const char *dir, const RtCacheOptions *opts, RtError *e)
+{
+	if (!dir || !*dir) {
+		cerr(e, "tensor cache: empty directory name");
+		return NULL;
+	}
+	RtCacheWriter *w = calloc(1, sizeof *w);
+	if (!w) {
+		cerr(e, "%s: out of memory", dir);
+		return NULL;
+	}
+	w->dir = strip_dir(dir);
+	w->tmp = w->dir ? xprintf("%s.tmp.%ld", w->dir, (long)getpid()) : NULL;
+	w->cap = opts && opts->shard_bytes ? opts->shard_bytes
+					   : RT_CACHE_SHARD_BYTES;
+	w->shards = json_array();
+	w->names = json_object();
+	w->xs = XXH3_createState();
+	bool exists;
+	if (!w->tmp || !w->shards || !w->names || !w->xs) {
+		cerr(e, "%s: out of memory", dir);
+		goto fail;
+	}
+	if (!check_replaceable(w->dir, &exists, e))
+		goto fail;
+	/* a directory of this name is left over from a crashed run */
+	if (!rm_tree(w->tmp)) {
+		cerr(e, "%s: cannot remove a stale temporary directory: %s",
+		     w->tmp, strerror(errno));
+		goto fail;
+	}
+	if (mkdir(w->tmp, 0777)) {
+		cerr(e, "%s: cannot create the temporary directory: %s",
+		     w->tmp, strerror(errno));
+		goto fail;
+	}
+	return w;
+fail:
+	free(w->tmp);
+	w->tmp = NULL; /* not created: nothing to remove */
+	rt_cache_abort(w);
+	return NULL;
+}
+
+/* The temporary directory that becomes DIR. */
+const char *
+rt_cache_tmpdir(const RtCacheWriter *w)
+{
+	return w->tmp;
+}
+
+/* Marks the writer broken after an I/O error; returns false. */
+static bool
+wfail(RtCacheWriter *w)
+{
+	w->failed = true;
+	return false;
+}
+
+/* Writes n bytes to the open shard and hashes them. */
+static bool
+shard_write(RtCacheWriter *w, const void *p, size_t n, RtError *e)
+{
+	if (!n)
+		return true;
+	if (fwrite(p, 1, n, w->f) != n) {
+		cerr(e, "%s: write failed: %s", w->fpath, strerror(errno));
+		return wfail(w);
+	}
+	if (XXH3_64bits_update(w->xs, p, n) != XXH_OK) {
+		cerr(e, "%s: hashing failed", w->fpath);
+		return wfail(w);
+	}
+	w->fsize += n;
+	return true;
+}
+
+/* Opens the next shard file. */
+static bool
+shard_open(RtCacheWriter *w, RtError *e)
+{
+	w->fpath = xprintf("%s/params_shard_%d.bin", w->tmp, w->nshard);
+	w->fbuf = malloc(WRITE_BUF);
+	w->recs = json_array();
+	if (!w->fpath || !w->fbuf || !w->recs) {
+		cerr(e, "%s: out of memory", w->dir);
+		return wfail(w);
+	}
+	w->f = fopen(w->fpath, "wbx");
+	if (!w->f) {
+		cerr(e, "%s: cannot create: %s", w->fpath, strerror(errno));
+		return wfail(w);
+	}
+	if (setvbuf(w->f, w->fbuf, _IOFBF, WRITE_BUF)) {
+		cerr(e, "%s: cannot set a buffer", w->fpath);
+		return wfail(w);
+	}
+	if (XXH3_64bits_reset(w->xs) != XXH_OK) {
+		cerr(e, "%s: hashing failed", w->fpath);
+		return wfail(w);
+	}
+	w->fsize = 0;
+	w->nshard++;
+	return true;
+}
+
+/* Frees the open shard's state (the file is already closed or abandoned). */
+static void
+shard_drop(RtCacheWriter *w)
+{
+	if (w->f)
+		fclose(w->f);
+	w->f = NULL;
+	free(w->fbuf);
+	free(w->fpath);
+	json_decref(w->recs);
+	w->fbuf = NULL;
+	w->fpath = NULL;
+	w->recs = NULL;
+}
+
+/* Closes the open shard and adds its description to the shard list. */
+static bool
+shard_close(RtCacheWriter *w, RtError *e)
+{
+	if (!w->f)
+		return true;
+	FILE *f = w->f;
+	w->f = NULL;
+	if (fclose(f)) {
+		cerr(e, "%s: write failed: %s", w->fpath, strerror(errno));
+		return wfail(w);
+	}
+	char hex[17];
+	snprintf(hex, sizeof hex, "%016llx",
+		 (unsigned long long)XXH3_64bits_digest(w->xs));
+	const char *base = strrchr(w->fpath, '/') + 1;
+	json_t *s = json_pack("{s:s, s:s, s:I, s:s, s:O}", "dataPath", base,
+			      "format", "raw-shard", "nbytes",
+			      (json_int_t)w->fsize, "rlxHash", hex, "records",
+			      w->recs);
+	if (!s || json_array_append_new(w->shards, s)) {
+		cerr(e, "%s: out of memory", w->dir);
+		return wfail(w);
+	}
+	shard_drop(w);
+	return true;
+}
+
+/* Places one record of nbytes at a 64-aligned offset: a new shard when the
+ * open one would grow past the cap, a shard of its own for a record of half
+ * the cap or more. Writes the bytes and returns the record's description. */
+static bool
+place(RtCacheWriter *w, const char *name, json_t *rec, const void *data,
+      uint64_t nbytes, RtError *e)
+{
+	static const unsigned char zeros[CACHE_ALIGN];
+	bool alone = nbytes >= w->cap / 2;
+	if (w->f && json_array_size(w->recs) &&
+	    (alone || align_up(w->fsize) + nbytes > w->cap))
+		if (!shard_close(w, e))
+			goto fail;
+	if (!w->f && !shard_open(w, e))
+		goto fail;
+	uint64_t off = align_up(w->fsize);
+	if (!shard_write(w, zeros, off - w->fsize, e) ||
+	    !shard_write(w, data, nbytes, e))
+		goto fail;
+	if (json_object_set_new(rec, "nbytes", json_integer((json_int_t)nbytes)) ||
+	    json_object_set_new(rec, "byteOffset", json_integer((json_int_t)off)) ||
+	    json_array_append(w->recs, rec) ||
+	    json_object_set_new(w->names, name, json_true())) {
+		cerr(e, "%s: out of memory", w->dir);
+		goto fail;
+	}
+	json_decref(rec);
+	if (alone)
+		return shard_close(w, e);
+	return true;
+fail:
+	json_decref(rec);
+	return wfail(w);
+}
+
+/* Checks a record name before anything is written. */
+static bool
+check_name(RtCacheWriter *w, const char *name, RtError *e)
+{
+	if (w->failed)
+		return cerr(e, "%s: the cache failed earlier and cannot be "
+			    "completed", w->dir);
+	if (!name || !*name)
+		return cerr(e, "%s: a record needs a non-empty name", w->dir);
+	if (json_object_get(w->names, name))
+		return cerr(e, "%s: duplicate record name '%s'", w->dir, name);
+	json_t *probe = json_string(name);
+	if (!probe)
+		return cerr(e, "%s: record name '%s' is not valid UTF-8",
+			    w->dir, name);
+	json_decref(probe);
+	return true;
+}
+
+/* Starts a record object {"name", "shape", "dtype", "format"}. */
+static json_t *
+new_record(const char *name, DType dt, int ndim, const int64_t *shape)
+{
+	json_t *sh = json_array();
+	for (int i = 0; sh && i < ndim; i++)
+		if (json_array_append_new(sh, json_integer(shape[i]))) {
+			json_decref(sh);
+			return NULL;
+		}
+	if (!sh)
+		return NULL;
+	return json_pack("{s:s, s:o, s:s, s:s}", "name", name, "shape", sh,
+			 "dtype", dtype_name(dt), "format", "raw");
+}
+
+/* Appends a tensor to the cache (see rt.h). */
+bool
+rt_cache_add(RtCacheWriter *w, const char *name, const RtTensor *t,
+	     RtError *e)
+{
+	if (!check_name(w, name, e))
+		return false;
+	uint64_t nbytes;
+	if (t->ndim < 0 || t->ndim > RT_MAX_DIMS)
+		return cerr(e, "%s: tensor '%s': bad rank %d", w->dir, name,
+			    t->ndim);
+	if (!itemsize(t->dtype))
+		return cerr(e, "%s: tensor '%s': dtype %s cannot be stored",
+			    w->dir, name, dtype_name(t->dtype));
+	if (!shape_bytes(t->dtype, t->ndim, t->shape, &nbytes))
+		return cerr(e, "%s: tensor '%s': bad shape", w->dir, name);
+	if (nbytes != t->nbytes || (nbytes && !t->data))
+		return cerr(e, "%s: tensor '%s': holds %zu bytes, its shape "
+			    "needs %llu", w->dir, name,
+			    t->data ? t->nbytes : 0, (unsigned long long)nbytes);
+	json_t *rec = new_record(name, t->dtype, t->ndim, t->shape);
+	if (!rec) {
+		cerr(e, "%s: out of memory", w->dir);
+		return wfail(w);
+	}
+	if (!place(w, name, rec, t->data, nbytes, e))
+		return false;
+	uint64_t numel = itemsize(t->dtype) ? nbytes / itemsize(t->dtype) : 0;
+	w->nparams++;
+	w->param_bytes += nbytes;
+	w->param_count += (double)numel;
+	return true;
+}
+
+/* Appends a shape tuple as an int64 record marked "rlxKind": "shape". */
+bool
+rt_cache_add_shape(RtCacheWriter *w, const char *name, const int64_t *values,
+		   int n, RtError *e)
+{
+	if (!check_name(w, name, e))
+		return false;
+	if (n < 0 || (n && !values))
+		return cerr(e, "%s: shape '%s': bad length %d", w->dir, name, n);
+	unsigned char *buf = malloc(n ? (size_t)n * 8 : 1);
+	int64_t len = n;
+	json_t *rec = new_record(name, DT_I64, 1, &len);
+	if (!buf || !rec ||
+	    json_object_set_new(rec, "rlxKind", json_string("shape"))) {
+		free(buf);
+		json_decref(rec);
+		cerr(e, "%s: out of memory", w->dir);
+		return wfail(w);
+	}
+	/* little-endian int64, whatever the host */
+	for (int i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++)
+			buf[i * 8 + b] = (unsigned char)((uint64_t)values[i] >>
+							 (8 * b));
+	bool ok = place(w, name, rec, buf, (uint64_t)n * 8, e);
+	free(buf);
+	return ok;
+}
+
+/* Builds the "metadata" object: the tvmjs/mlc figures, rlx's version and
+ * the caller's extra fields. */
+static json_t *
+build_metadata(RtCacheWriter *w, const char *extra, RtError *e)
+{
+	double bits = w->param_count > 0
+			      ? (double)w->param_bytes * 8 / w->param_count
+			      : 0;
+	json_t *m = json_pack("{s:I, s:I, s:f, s:s}", "ParamSize",
+			      (json_int_t)w->nparams, "ParamBytes",
+			      (json_int_t)w->param_bytes, "BitsPerParam", bits,
+			      "rlxVersion", rlx_version());
+	if (!m) {
+		cerr(e, "%s: out of memory", w->dir);
+		return NULL;
+	}
+	if (!extra)
+		return m;
+	json_error_t je;
+	json_t *x = json_loads(extra, JSON_REJECT_DUPLICATES, &je);
+	if (!x) {
+		cerr(e, "%s: extra metadata is not valid JSON: %s", w->dir,
+		     je.text);
+		goto fail;
+	}
+	if (!json_is_object(x)) {
+		cerr(e, "%s: extra metadata must be a JSON object", w->dir);
+		goto fail;
+	}
+	for (size_t i = 0; i < sizeof own_meta_keys / sizeof *own_meta_keys;
+	     i++)
+		if (json_object_get(x, own_meta_keys[i])) {
+			cerr(e, "%s: extra metadata may not set \"%s\"", w->dir,
+			     own_meta_keys[i]);
+			goto fail;
+		}
+	if (json_object_update(m, x)) {
+		cerr(e, "%s: out of memory", w->dir);
+		goto fail;
+	}
+	json_decref(x);
+	return m;
+fail:
+	json_decref(x);
+	json_decref(m);
+	return NULL;
+}
+
+/* Writes the whole of text to path (a new file). */
+static bool
+write_text(const char *path, const char *text, RtError *e)
+{
+	FILE *f = fopen(path, "wbx");
+	if (!f)
+		return cerr(e, "%s: cannot create: %s", path, strerror(errno));
+	size_t n = strlen(text);
+	bool ok = fwrite(text, 1, n, f) == n && fputc('\n', f) != EOF;
+	int err = errno;
+	if (fclose(f))
+		ok = false, err = errno;
+	if (!ok)
+		return cerr(e, "%s: write failed: %s", path, strerror(err));
+	return true;
+}
+
+/* Moves the finished temporary directory to DIR, replacing an existing
+ * cache: swapped atomically where the file system can, otherwise the old
+ * one is renamed aside first. The old one is removed afterwards. */
+static bool
+install(RtCacheWriter *w, RtError *e)
+{
+	bool exists;
+	if (!check_replaceable(w->dir, &exists, e))
+		return false;
+	if (!exists) {
+		if (rename(w->tmp, w->dir))
+			return cerr(e, "%s: cannot rename %s into place: %s",
+				    w->dir, w->tmp, strerror(errno));
+		return true;
+	}
+	if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->dir, RENAME_EXCHANGE) == 0) {
+		/* w->tmp now holds the old cache */
+		if (!rm_tree(w->tmp))
+			return cerr(e, "%s: written, but the old cache left in "
+				    "%s could not be removed", w->dir, w->tmp);
+		return true;
+	}
+	char *old = xprintf("%s.old.%ld", w->dir, (long)getpid());
+	if (!old || !rm_tree(old))
+		goto fail_old;
+	if (rename(w->dir, old)) {
+		cerr(e, "%s: cannot move the old cache aside: %s", w->dir,
+		     strerror(errno));
+		free(old);
+		return false;
+	}
+	if (rename(w->tmp, w->dir)) {
+		cerr(e, "%s: cannot rename %s into place: %s", w->dir, w->tmp,
+		     strerror(errno));
+		rename(old, w->dir);
+		free(old);
+		return false;
+	}
+	if (!rm_tree(old)) {
+		cerr(e, "%s: written, but the old cache left in %s could not "
+		     "be removed", w->dir, old);
+		free(old);
+		return false;
+	}
+	free(old);
+	return true;
+fail_old:
+	free(old);
+	return cerr(e, "%s: cannot prepare to replace the old cache", w->dir);
+}
+
+/* Writes tensor-cache.json and renames the cache into place (see rt.h). */
+bool
+rt_cache_finish(RtCacheWriter *w, const char *metadata_json_extra, RtError *e)
+{
+	bool ok = false;
+	json_t *top = NULL;
+	char *text = NULL, *path = NULL;
+	if (w->failed) {
+		cerr(e, "%s: the cache failed earlier and cannot be completed",
+		     w->dir);
+		goto out;
+	}
+	if (!shard_close(w, e))
+		goto out;
+	json_t *meta = build_metadata(w, metadata_json_extra, e);
+	if (!meta)
+		goto out;
+	top = json_pack("{s:o, s:O}", "metadata", meta, "records", w->shards);
+	text = top ? json_dumps(top, JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+		   : NULL;
+	path = xprintf("%s/%s", w->tmp, CACHE_JSON);
+	if (!text || !path) {
+		cerr(e, "%s: out of memory", w->dir);
+		goto out;
+	}
+	if (!write_text(path, text, e) || !install(w, e))
+		goto out;
+	ok = true;
+out:
+	free(path);
+	free(text);
+	json_decref(top);
+	if (ok) {
+		free(w->tmp); /* renamed: nothing to remove */
+		w->tmp = NULL;
+	}
+	rt_cache_abort(w);
+	return ok;
+}
+
+/* Removes the temporary directory and frees the writer. */
+void
+rt_cache_abort(RtCacheWriter *w)
+{
+	if (!w)
+		return;
+	shard_drop(w);
+	if (w->tmp)
+		rm_tree(w->tmp);
+	free(w->tmp);
+	free(w->dir);
+	json_decref(w->shards);
+	json_decref(w->names);
+	XXH3_freeState(w->xs);
+	free(w);
+}
+
+/* ------------------------------------------------------------------ reader */
+
+typedef struct {
+	char *data_path;   /* as in the JSON */
+	char *path;        /* DIR/dataPath */
+	uint64_t nbytes;
+	bool has_hash;
+	uint64_t hash;
+	bool checked;      /* mapped (when not empty) and hash verified */
+	void *map;
+} CShard;
+
+typedef struct {
+	char *name;
+	DType dtype;
+	int ndim;
+	int64_t shape[RT_MAX_DIMS];
+	uint64_t offset, nbytes;
+	int shard;
+	bool is_shape;
+} CRec;
+
+/* A name and its record, sorted by name for lookup. */
+typedef struct {
+	const char *name;
+	int rec;
+} CName;
+
+struct RtCache {
+	char *dir;
+	char *json_path;
+	CShard *shards;
+	int nshards;
+	CRec *recs;
+	int nrecs;
+	CName *by_name;
+	char *metadata;
+};
+
+/* The JSON type of v as a word for messages. */
+static const char *
+jtype(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a real number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "?";
+}
+
+/* Validation context: the JSON file and the object being looked at. */
+typedef struct {
+	const char *json;
+	char where[512];
+	RtError *e;
+} VCtx;
+
+/* An error about the current object; returns false. */
+static bool __attribute__((format(printf, 2, 3)))
+verr(VCtx *v, const char *fmt, ...)
+{
+	char msg[700];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return cerr(v->e, "%s: %s%s%s", v->json, v->where,
+		    v->where[0] ? ": " : "", msg);
+}
+
+/* A required member of type want ("an array", ...) checked by pred. */
+static json_t *
+member(VCtx *v, json_t *obj, const char *key, int (*pred)(const json_t *),
+       const char *want)
+{
+	json_t *x = json_object_get(obj, key);
+	if (!x) {
+		verr(v, "missing \"%s\"", key);
+		return NULL;
+	}
+	if (!pred(x)) {
+		verr(v, "\"%s\" must be %s, not %s", key, want, jtype(x));
+		return NULL;
+	}
+	return x;
+}
+
+/* Predicates for member() (jansson's are macros). */
+static int
+is_object(const json_t *x)
+{
+	return json_is_object(x);
+}
+
+static int
+is_array(const json_t *x)
+{
+	return json_is_array(x);
+}
+
+static int
+is_string(const json_t *x)
+{
+	return json_is_string(x);
+}
+
+static int
+is_integer(const json_t *x)
+{
+	return json_is_integer(x);
+}
+
+/* A required non-negative integer member. */
+static bool
+member_size(VCtx *v, json_t *obj, const char *key, uint64_t *out)
+{
+	json_t *x = member(v, obj, key, is_integer, "an integer");
+	if (!x)
+		return false;
+	if (json_integer_value(x) < 0)
+		return verr(v, "\"%s\" is negative (%lld)", key,
+			    (long long)json_integer_value(x));
+	*out = (uint64_t)json_integer_value(x);
+	return true;
+}
+
+/* A required string member without NUL bytes. */
+static const char *
+member_str(VCtx *v, json_t *obj, const char *key)
+{
+	json_t *x = member(v, obj, key, is_string, "a string");
+	if (!x)
+		return NULL;
+	const char *s = json_string_value(x);
+	if (strlen(s) != json_string_length(x)) {
+		verr(v, "\"%s\" contains a NUL byte", key);
+		return NULL;
+	}
+	return s;
+}
+
+/* Whether a dataPath names a plain file directly inside DIR. */
+static bool
+plain_file_name(const char *s)
+{
+	return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+/* Parses 16 hex digits. */
+static bool
+parse_hash(const char *s, uint64_t *out)
+{
+	uint64_t h = 0;
+	int n = 0;
+	for (; s[n]; n++) {
+		int c = s[n], d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return false;
+		h = h << 4 | (uint64_t)d;
+	}
+	*out = h;
+	return n == 16;
+}
+
+/* Reads tensor-cache.json (or tvmjs's older ndarray-cache.json) whole. */
+static json_t *
+load_json(RtCache *c, RtError *e)
+{
+	c->json_path = xprintf("%s/%s", c->dir, CACHE_JSON);
+	if (!c->json_path) {
+		cerr(e, "%s: out of memory", c->dir);
+		return NULL;
+	}
+	int fd = open(c->json_path, O_RDONLY);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		char *old = xprintf("%s/%s", c->dir, OLD_CACHE_JSON);
+		fd = old ? open(old, O_RDONLY) : -1;
+		if (fd >= 0) {
+			free(c->json_path);
+			c->json_path = old;
+		} else {
+			free(old);
+			struct stat st;
+			if (stat(c->dir, &st))
+				cerr(e, "%s: %s", c->dir, strerror(errno));
+			else if (!S_ISDIR(st.st_mode))
+				cerr(e, "%s: not a directory (a tensor cache "
+				     "is a directory)", c->dir);
+			else
+				cerr(e, "%s: not a tensor cache: no %s in it",
+				     c->dir, CACHE_JSON);
+			return NULL;
+		}
+	}
+	if (fd < 0) {
+		cerr(e, "%s: %s", c->json_path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	json_t *j = NULL;
+	char *buf = NULL;
+	if (fstat(fd, &st)) {
+		cerr(e, "%s: %s", c->json_path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		cerr(e, "%s: not a regular file", c->json_path);
+		goto out;
+	}
+	if (st.st_size == 0) {
+		cerr(e, "%s: the file is empty", c->json_path);
+		goto out;
+	}
+	if (st.st_size > JSON_LIMIT) {
+		cerr(e, "%s: %lld bytes is too large for a cache description "
+		     "(limit %d)", c->json_path, (long long)st.st_size,
+		     JSON_LIMIT);
+		goto out;
+	}
+	size_t n = (size_t)st.st_size, got = 0;
+	buf = malloc(n);
+	if (!buf) {
+		cerr(e, "%s: out of memory", c->json_path);
+		goto out;
+	}
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			cerr(e, "%s: read failed: %s", c->json_path,
+			     r ? strerror(errno) : "file shrank");
+			goto out;
+		}
+		got += (size_t)r;
+	}
+	json_error_t je;
+	j = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &je);
+	if (!j)
+		cerr(e, "%s:%d:%d: invalid JSON: %s", c->json_path, je.line,
+		     je.column, je.text);
+out:
+	free(buf);
+	close(fd);
+	return j;
+}
+
+/* Validates one record object and fills r. */
+static bool
+check_record(VCtx *v, RtCache *c, json_t *jr, int si, CRec *r)
+{
+	const CShard *s = &c->shards[si];
+	if (!json_is_object(jr))
+		return verr(v, "must be an object, not %s", jtype(jr));
+	const char *name = member_str(v, jr, "name");
+	if (!name)
+		return false;
+	if (!*name)
+		return verr(v, "\"name\" is empty");
+	snprintf(v->where, sizeof v->where, "record '%.200s' of shard %.200s",
+		 name, s->data_path);
+	r->name = strdup(name);
+	r->shard = si;
+	if (!r->name)
+		return verr(v, "out of memory");
+	json_t *shape = member(v, jr, "shape", is_array, "an array");
+	const char *dt = member_str(v, jr, "dtype");
+	const char *fmt = member_str(v, jr, "format");
+	if (!shape || !dt || !fmt || !member_size(v, jr, "nbytes", &r->nbytes) ||
+	    !member_size(v, jr, "byteOffset", &r->offset))
+		return false;
+	if (strcmp(fmt, "raw")) {
+		if (!strcmp(fmt, "f32-to-bf16"))
+			return verr(v, "unsupported format \"%s\" (a lossy "
+				    "tvmjs encoding; rlx reads only \"raw\")",
+				    fmt);
+		return verr(v, "unsupported format \"%.100s\" (rlx reads only "
+			    "\"raw\")", fmt);
+	}
+	if (!dtype_parse(dt, &r->dtype) || !itemsize(r->dtype))
+		return verr(v, "unsupported dtype \"%.100s\"", dt);
+	if (json_array_size(shape) > RT_MAX_DIMS)
+		return verr(v, "%zu dimensions (rlx handles at most %d)",
+			    json_array_size(shape), (int)RT_MAX_DIMS);
+	r->ndim = (int)json_array_size(shape);
+	for (int i = 0; i < r->ndim; i++) {
+		json_t *d = json_array_get(shape, (size_t)i);
+		if (!json_is_integer(d))
+			return verr(v, "\"shape\"[%d] must be an integer, not "
+				    "%s", i, jtype(d));
+		if (json_integer_value(d) < 0)
+			return verr(v, "\"shape\"[%d] is negative", i);
+		r->shape[i] = json_integer_value(d);
+	}
+	uint64_t want;
+	if (!shape_bytes(r->dtype, r->ndim, r->shape, &want))
+		return verr(v, "the shape's size overflows");
+	if (want != r->nbytes)
+		return verr(v, "nbytes %llu does not match its shape and dtype "
+			    "%s (%llu bytes)", (unsigned long long)r->nbytes,
+			    dt, (unsigned long long)want);
+	if (r->offset > s->nbytes || r->nbytes > s->nbytes - r->offset)
+		return verr(v, "byteOffset %llu + nbytes %llu exceeds the "
+			    "shard's %llu bytes",
+			    (unsigned long long)r->offset,
+			    (unsigned long long)r->nbytes,
+			    (unsigned long long)s->nbytes);
+	json_t *kind = json_object_get(jr, "rlxKind");
+	if (kind) {
+		if (!json_is_string(kind) ||
+		    strcmp(json_string_value(kind), "shape"))
+			return verr(v, "unknown \"rlxKind\" (only \"shape\")");
+		if (r->dtype != DT_I64 || r->ndim != 1)
+			return verr(v, "a shape record must be a 1-d int64 "
+				    "array");
+		r->is_shape = true;
+	}
+	return true;
+}
+
+/* Validates one shard object (but not yet its records) and fills s. */
+static bool
+check_shard(VCtx *v, RtCache *c, json_t *js, CShard *s)
+{
+	if (!json_is_object(js))
+		return verr(v, "must be an object, not %s", jtype(js));
+	const char *dp = member_str(v, js, "dataPath");
+	if (!dp)
+		return false;
+	if (!plain_file_name(dp))
+		return verr(v, "dataPath '%.200s' is not a plain file name "
+			    "inside %s", dp, c->dir);
+	snprintf(v->where, sizeof v->where, "shard %.200s", dp);
+	s->data_path = strdup(dp);
+	s->path = xprintf("%s/%s", c->dir, dp);
+	if (!s->data_path || !s->path)
+		return verr(v, "out of memory");
+	const char *fmt = member_str(v, js, "format");
+	if (!fmt || !member_size(v, js, "nbytes", &s->nbytes) ||
+	    !member(v, js, "records", is_array, "an array"))
+		return false;
+	if (strcmp(fmt, "raw-shard"))
+		return verr(v, "unsupported shard format \"%.100s\" (rlx reads "
+			    "\"raw-shard\")", fmt);
+	json_t *h = json_object_get(js, "rlxHash");
+	if (h) {
+		if (!json_is_string(h) ||
+		    !parse_hash(json_string_value(h), &s->hash))
+			return verr(v, "\"rlxHash\" must be 16 hex digits");
+		s->has_hash = true;
+	}
+	for (int i = 0; i < c->nshards; i++)
+		if (&c->shards[i] != s && c->shards[i].data_path &&
+		    !strcmp(c->shards[i].data_path, dp))
+			return verr(v, "a second shard with the same dataPath");
+	struct stat st;
+	if (stat(s->path, &st))
+		return cerr(v->e, "%s: %s (named by %s)", s->path,
+			    strerror(errno), v->json);
+	if (!S_ISREG(st.st_mode))
+		return cerr(v->e, "%s: not a regular file (named by %s)",
+			    s->path, v->json);
+	if ((uint64_t)st.st_size != s->nbytes)
+		return cerr(v->e, "%s: the file is %lld bytes, but %s says "
+			    "nbytes %llu", s->path, (long long)st.st_size,
+			    v->json, (unsigned long long)s->nbytes);
+	return true;
+}
+
+/* A record's byte range, for the overlap check. */
+typedef struct {
+	uint64_t off, end;
+	int rec;
+} Span64;
+
+/* qsort: spans by start offset. */
+static int
+cmp_span(const void *a, const void *b)
+{
+	const Span64 *x = a, *y = b;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* qsort/bsearch: names in strcmp order. */
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const CName *)a)->name, ((const CName *)b)->name);
+}
+
+/* Checks that no two non-empty records of shard si overlap. */
+static bool
+check_overlaps(VCtx *v, RtCache *c, int si)
+{
+	Span64 *sp = malloc(sizeof *sp * (size_t)(c->nrecs ? c->nrecs : 1));
+	if (!sp)
+		return verr(v, "out of memory");
+	int n = 0;
+	for (int i = 0; i < c->nrecs; i++)
+		if (c->recs[i].shard == si && c->recs[i].nbytes)
+			sp[n++] = (Span64){c->recs[i].offset,
+					   c->recs[i].offset + c->recs[i].nbytes,
+					   i};
+	qsort(sp, (size_t)n, sizeof *sp, cmp_span);
+	for (int i = 1; i < n; i++)
+		if (sp[i].off < sp[i - 1].end) {
+			const CRec *a = &c->recs[sp[i - 1].rec],
+				   *b = &c->recs[sp[i].rec];
+			v->where[0] = 0;
+			verr(v, "records '%.200s' (bytes %llu..%llu) and "
+			     "'%.200s' (from byte %llu) of shard %.200s overlap",
+			     a->name, (unsigned long long)a->offset,
+			     (unsigned long long)(a->offset + a->nbytes),
+			     b->name, (unsigned long long)b->offset,
+			     c->shards[si].data_path);
+			free(sp);
+			return false;
+		}
+	free(sp);
+	return true;
+}
+
+/* Validates the whole description and fills c. */
+static bool
+check_cache(RtCache *c, json_t *top, RtError *e)
+{
+	VCtx v = {.json = c->json_path, .e = e};
+	if (!json_is_object(top))
+		return verr(&v, "the top level must be an object, not %s",
+			    jtype(top));
+	json_t *meta = member(&v, top, "metadata", is_object, "an object");
+	json_t *shards = member(&v, top, "records", is_array, "an array");
+	if (!meta || !shards)
+		return false;
+	c->metadata = json_dumps(meta, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	size_t ns = json_array_size(shards), nr = 0;
+	c->shards = calloc(ns ? ns : 1, sizeof *c->shards);
+	if (!c->metadata || !c->shards || ns > INT32_MAX)
+		return verr(&v, "out of memory");
+	c->nshards = (int)ns;
+	for (size_t i = 0; i < ns; i++) {
+		snprintf(v.where, sizeof v.where, "shard #%zu", i);
+		if (!check_shard(&v, c, json_array_get(shards, i),
+				 &c->shards[i]))
+			return false;
+		nr += json_array_size(
+			json_object_get(json_array_get(shards, i), "records"));
+	}
+	c->recs = calloc(nr ? nr : 1, sizeof *c->recs);
+	if (!c->recs || nr > INT32_MAX)
+		return verr(&v, "out of memory");
+	for (size_t i = 0; i < ns; i++) {
+		json_t *recs = json_object_get(json_array_get(shards, i),
+					       "records");
+		for (size_t k = 0; k < json_array_size(recs); k++) {
+			snprintf(v.where, sizeof v.where,
+				 "record #%zu of shard %.200s", k,
+				 c->shards[i].data_path);
+			if (!check_record(&v, c, json_array_get(recs, k),
+					  (int)i, &c->recs[c->nrecs++]))
+				return false;
+		}
+	}
+	for (int i = 0; i < c->nshards; i++)
+		if (!check_overlaps(&v, c, i))
+			return false;
+	c->by_name = malloc(sizeof *c->by_name * (nr ? nr : 1));
+	if (!c->by_name)
+		return verr(&v, "out of memory");
+	for (int i = 0; i < c->nrecs; i++)
+		c->by_name[i] = (CName){c->recs[i].name, i};
+	qsort(c->by_name, nr, sizeof *c->by_name, cmp_name);
+	for (int i = 1; i < c->nrecs; i++)
+		if (!strcmp(c->by_name[i].name, c->by_name[i - 1].name)) {
+			const CRec *a = &c->recs[c->by_name[i - 1].rec],
+				   *b = &c->recs[c->by_name[i].rec];
+			v.where[0] = 0;
+			if (a->shard == b->shard)
+				return verr(&v, "duplicate record name '%.200s' "
+					    "(twice in shard %.200s)", a->name,
+					    c->shards[a->shard].data_path);
+			return verr(&v, "duplicate record name '%.200s' (in "
+				    "shards %.200s and %.200s)", a->name,
+				    c->shards[a->shard].data_path,
+				    c->shards[b->shard].data_path);
+		}
+	return true;
+}
+
+/* Opens and validates a tensor cache (see rt.h). */
+RtCache *
+rt_cache_open(const char *dir, RtError *e)
+{
+	if (!dir || !*dir) {
+		cerr(e, "tensor cache: empty directory name");
+		return NULL;
+	}
+	RtCache *c = calloc(1, sizeof *c);
+	if (!c || !(c->dir = strip_dir(dir))) {
+		free(c);
+		cerr(e, "%s: out of memory", dir);
+		return NULL;
+	}
+	json_t *top = load_json(c, e);
+	bool ok = top && check_cache(c, top, e);
+	json_decref(top);
+	if (!ok) {
+		rt_cache_close(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Number of records (tensors and shapes). */
+int
+rt_cache_count(const RtCache *c)
+{
+	return c->nrecs;
+}
+
+/* Name of record i (NULL out of range). */
+const char *
+rt_cache_name(const RtCache *c, int i)
+{
+	return i >= 0 && i < c->nrecs ? c->recs[i].name : NULL;
+}
+
+/* Whether record i is a shape tuple. */
+bool
+rt_cache_is_shape(const RtCache *c, int i)
+{
+	return i >= 0 && i < c->nrecs && c->recs[i].is_shape;
+}
+
+/* Index of the record named name, or -1. */
+int
+rt_cache_find(const RtCache *c, const char *name)
+{
+	CName key = {name, -1};
+	const CName *p = bsearch(&key, c->by_name, (size_t)c->nrecs,
+				 sizeof *c->by_name, cmp_name);
+	return p ? p->rec : -1;
+}
+
+/* The metadata object as compact JSON. */
+const char *
+rt_cache_metadata(const RtCache *c)
+{
+	return c->metadata;
+}
+
+/* Maps shard si read-only and checks its hash, once. */
+static bool
+shard_ready(RtCache *c, int si, RtError *e)
+{
+	CShard *s = &c->shards[si];
+	if (s->checked)
+		return true;
+	static const unsigned char none[1];
+	const void *bytes = none;
+	if (s->nbytes) {
+		int fd = open(s->path, O_RDONLY);
+		if (fd < 0)
+			return cerr(e, "%s: %s", s->path, strerror(errno));
+		struct stat st;
+		if (fstat(fd, &st) || (uint64_t)st.st_size != s->nbytes) {
+			close(fd);
+			return cerr(e, "%s: the file changed size since %s "
+				    "was read", s->path, c->json_path);
+		}
+		void *m = mmap(NULL, s->nbytes, PROT_READ, MAP_PRIVATE, fd, 0);
+		int err = errno;
+		close(fd);
+		if (m == MAP_FAILED)
+			return cerr(e, "%s: cannot map: %s", s->path,
+				    strerror(err));
+		s->map = m;
+		bytes = m;
+	}
+	if (s->has_hash) {
+		uint64_t h = XXH3_64bits(bytes, s->nbytes);
+		if (h != s->hash) {
+			if (s->map)
+				munmap(s->map, s->nbytes);
+			s->map = NULL;
+			return cerr(e, "%s: content hash %016llx does not match "
+				    "the rlxHash %016llx in %s: the shard is "
+				    "corrupt or was changed", s->path,
+				    (unsigned long long)h,
+				    (unsigned long long)s->hash, c->json_path);
+		}
+	}
+	s->checked = true;
+	return true;
+}
+
+/* Loads record i: borrowed from the mapping when 64-byte aligned,
+ * otherwise copied to an aligned buffer. */
+RtTensor *
+rt_cache_load(RtCache *c, int i, RtError *e)
+{
+	if (i < 0 || i >= c->nrecs) {
+		cerr(e, "%s: no record #%d", c->dir, i);
+		return NULL;
+	}
+	const CRec *r = &c->recs[i];
+	if (!shard_ready(c, r->shard, e))
+		return NULL;
+	RtTensor *t = calloc(1, sizeof *t);
+	if (!t) {
+		cerr(e, "%s: out of memory", r->name);
+		return NULL;
+	}
+	t->dtype = r->dtype;
+	t->ndim = r->ndim;
+	memcpy(t->shape, r->shape, sizeof r->shape);
+	t->nbytes = r->nbytes;
+	const unsigned char *map = c->shards[r->shard].map;
+	const unsigned char *src = map ? map + r->offset : NULL;
+	if (r->nbytes && r->offset % RT_ALIGN == 0) {
+		t->data = (void *)src;
+		t->own = RT_BORROWED;
+		return t;
+	}
+	t->data = aligned_alloc(RT_ALIGN, align_up(r->nbytes ? r->nbytes : 1));
+	if (!t->data) {
+		free(t);
+		cerr(e, "%s: out of memory (%llu bytes)", r->name,
+		     (unsigned long long)r->nbytes);
+		return NULL;
+	}
+	t->own = RT_OWNED;
+	if (r->nbytes)
+		memcpy(t->data, src, r->nbytes);
+	else
+		memset(t->data, 0, RT_ALIGN);
+	return t;
+}
+
+/* Reads a shape record's values (see rt.h). */
+bool
+rt_cache_load_shape(RtCache *c, int i, int64_t *out, int *n, RtError *e)
+{
+	if (i < 0 || i >= c->nrecs)
+		return cerr(e, "%s: no record #%d", c->dir, i);
+	const CRec *r = &c->recs[i];
+	if (!r->is_shape)
+		return cerr(e, "%s: record '%s' is a tensor, not a shape",
+			    c->json_path, r->name);
+	int cap = *n;
+	if (r->shape[0] > INT32_MAX)
+		return cerr(e, "%s: shape '%s' is too long", c->json_path,
+			    r->name);
+	*n = (int)r->shape[0];
+	if (*n > cap)
+		return cerr(e, "%s: shape '%s' has %d values, room for %d",
+			    c->json_path, r->name, *n, cap);
+	if (!shard_ready(c, r->shard, e))
+		return false;
+	const unsigned char *p =
+		(const unsigned char *)c->shards[r->shard].map + r->offset;
+	for (int k = 0; k < *n; k++) {
+		uint64_t u = 0;
+		for (int b = 7; b >= 0; b--)
+			u = u << 8 | p[k * 8 + b];
+		out[k] = (int64_t)u;
+	}
+	return true;
+}
+
+/* Checks every shard's hash now. */
+bool
+rt_cache_verify(RtCache *c, RtError *e)
+{
+	for (int i = 0; i < c->nshards; i++)
+		if (!shard_ready(c, i, e))
+			return false;
+	return true;
+}
+
+/* Unmaps the shards and frees the cache. */
+void
+rt_cache_close(RtCache *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->nshards; i++) {
+		if (c->shards[i].map)
+			munmap(c->shards[i].map, c->shards[i].nbytes);
+		free(c->shards[i].data_path);
+		free(c->shards[i].path);
+	}
+	for (int i = 0; i < c->nrecs; i++)
+		free(c->recs[i].name);
+	free(c->shards);
+	free(c->recs);
+	free(c->by_name);
+	free(c->metadata);
+	free(c->json_path);
+	free(c->dir);
+	free(c);
+}
