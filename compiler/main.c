@@ -292,7 +292,8 @@ static const char lift_help[] =
 	"num_input attribute, the bindings computable from weights alone move into\n"
 	"F_transform_params, and F takes their results as parameters. Runs\n"
 	"convert-ssa, canonicalize-bindings, bind-params (with --bind),\n"
-	"lift-transform-params and dead-code-elimination, then prints the module.\n"
+	"lift-transform-params, canonicalize-bindings and dead-code-elimination,\n"
+	"then prints the module.\n"
 	"\n"
 	"  --shared           one transform_params shared by all lifted functions\n"
 	"  --shared=F1,F2     one shared transform for the named functions\n"
@@ -384,14 +385,8 @@ cmd_lift(int argc, char **argv)
 	if (!m) {
 		status = EXIT_INPUT;
 	} else {
-		const Pass *list[5];
-		int n = 0;
-		list[n++] = pass_lookup("convert-ssa");
-		list[n++] = pass_lookup("canonicalize-bindings");
-		if (o.nbinds)
-			list[n++] = pass_lookup("bind-params");
-		list[n++] = pass_lookup("lift-transform-params");
-		list[n++] = pass_lookup("dead-code-elimination");
+		const Pass *list[8];
+		int n = pass_lift_pipeline(list, o.nbinds > 0);
 		rlx_diags *d = rlx_diags_new();
 		if (pass_run(m, list, n, &o, d, NULL, NULL))
 			status = EXIT_INPUT;

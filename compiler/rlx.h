@@ -53,6 +53,14 @@ char *rlx_print(const rlx_module *m, const rlx_print_options *opts);
 bool rlx_equal(const rlx_module *a, const rlx_module *b, bool names,
 	       char **why);
 
+/*
+ * Runs passes in order, by name, comma-separated ("convert-ssa,
+ * canonicalize-bindings"); "lift" runs the whole `rlx lift` pipeline. The
+ * verifier runs after each pass. Returns the number of errors (unknown pass
+ * names included).
+ */
+int rlx_run_passes(rlx_module *m, const char *passes, rlx_diags *d);
+
 const char *rlx_version(void);
 
 #ifdef __cplusplus

@@ -33,14 +33,17 @@
  * nothing; an existing F_transform_params is composed with the new lift
  * rather than duplicated.
  *
- * With PassOptions.shared, see lift_shared() below.
+ * With PassOptions.shared, see the shared transform section below.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pass.h"
 
 enum { K_NONE, K_INPUT, K_WEIGHT, K_CONST, K_LIFT, K_RUNTIME };
+
+#define NO_LIFT_ATTR "rlx.no_lift"
 
 typedef struct {
 	Module *m;
@@ -179,6 +182,51 @@ mark_const_used(Var *v, void *ctx)
 		l->const_used[v->id] = true;
 }
 
+/*
+ * The names listed in F's "rlx.no_lift" attribute: parameters that were
+ * the argument of an R.builtin.stop_lift_params that lifting removed. They
+ * stay runtime values when F is lifted again, so lifting is idempotent.
+ */
+static bool
+in_no_lift(const Func *f, const char *name)
+{
+	const FuncAttr *a = ir_func_attr(f, NO_LIFT_ATTR);
+	if (!a || a->val.kind != AV_STR)
+		return false;
+	size_t n = strlen(name);
+	for (const char *p = a->val.s; *p;) {
+		const char *q = strchr(p, ',');
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		if (!q)
+			break;
+		p = q + 1;
+	}
+	return false;
+}
+
+/* Adds name to F's "rlx.no_lift" attribute. */
+static void
+add_no_lift(Module *m, Func *f, const char *name)
+{
+	if (in_no_lift(f, name))
+		return;
+	for (int i = 0; i < f->nattrs; i++)
+		if (!strcmp(f->attrs[i].key, NO_LIFT_ATTR)) {
+			f->attrs[i].val.s = arena_printf(&m->arena, "%s,%s",
+							 f->attrs[i].val.s, name);
+			return;
+		}
+	FuncAttr *attrs = ARENA_ARRAY(&m->arena, FuncAttr, f->nattrs + 1);
+	memcpy(attrs, f->attrs, sizeof(FuncAttr) * (size_t)f->nattrs);
+	attrs[f->nattrs].key = NO_LIFT_ATTR;
+	attrs[f->nattrs].val.kind = AV_STR;
+	attrs[f->nattrs].val.s = arena_strdup(&m->arena, name);
+	f->attrs = attrs;
+	f->nattrs++;
+}
+
 /* Classifies the parameters and top-level bindings of l->f; returns the
  * number of bindings to lift. */
 static int
@@ -187,7 +235,9 @@ classify_func(Lift *l)
 	Func *f = l->f;
 	for (int i = 0; i < f->nparams; i++) {
 		bool w = i >= l->ninput;
-		l->kind[f->params[i]->id] = w ? K_WEIGHT : K_INPUT;
+		l->kind[f->params[i]->id] =
+			!w ? K_INPUT
+			   : in_no_lift(f, f->params[i]->name) ? K_RUNTIME : K_WEIGHT;
 		if (w)
 			mark_defined(l->sv_defined, f->params[i]->sinfo);
 	}
@@ -587,9 +637,14 @@ lift_func(Module *m, Func *f, Diags *d)
 			Binding *bd = b->bindings[j];
 			if (l.kind[bd->var->id] == K_LIFT)
 				continue;
-			if (is_stop_lift(bd->value))
+			bool stop = is_stop_lift(bd->value);
+			if (stop)
 				bd->value = bd->value->call.args[0];
 			replace_uses(&l, bd->value);
+			if (stop && bd->value->kind == E_VAR)
+				for (int p = l.ninput; p < f->nparams; p++)
+					if (f->params[p] == bd->value->var)
+						add_no_lift(m, f, f->params[p]->name);
 			b->bindings[kept++] = bd;
 		}
 		b->n = kept;
@@ -646,6 +701,478 @@ out:
 	return errors;
 }
 
+/* ------------------------------------------------------ shared transform */
+
+/*
+ * With --shared, one `transform_params` serves several functions. Their
+ * weights are matched by position (same count, shapes and dtypes, else a
+ * located error). A binding is lifted when every function lifts a binding
+ * that computes the same thing from the same weight positions: bindings are
+ * compared through keys, strings that spell a computation with weights as
+ * `W<i>` and other lifted values as `#<n>` (their interned key number), so
+ * the order of bindings does not matter. The transform follows the first
+ * function's binding order and returns the weights any function still uses
+ * (in parameter order), then the lifted values any function uses; every
+ * function takes all of them, with the names the first function gives them.
+ *
+ * When the functions share no pre-processing at all, a shared transform
+ * would only pass the weights through and each function would lose its own
+ * lifting (TVM raises "not implemented" here). rlx then lifts each function
+ * on its own, as without --shared, and says so in a note.
+ */
+
+typedef struct {
+	Lift l;
+	Vec keys;       /* per binding in order: interned key id, or -1 */
+	int *key_of;    /* per Var.id: interned key id of a lifted var, or -1 */
+} SharedFn;
+
+typedef struct {
+	Module *m;
+	Vec keys;       /* interned key strings (malloc'ed) */
+} KeyTab;
+
+static int
+intern(KeyTab *kt, char *s)
+{
+	for (int i = 0; i < kt->keys.n; i++)
+		if (!strcmp(kt->keys.items[i], s)) {
+			free(s);
+			return i;
+		}
+	vec_push(&kt->keys, s);
+	return kt->keys.n - 1;
+}
+
+static bool key_expr(StrBuf *b, const SharedFn *sf, const Expr *e);
+
+static void
+key_sinfo(StrBuf *b, const SInfo *si)
+{
+	if (si)
+		print_sinfo(b, si);
+}
+
+/* Appends the key text of e; false when e reads a non-weight value. */
+static bool
+key_expr(StrBuf *b, const SharedFn *sf, const Expr *e)
+{
+	const Lift *l = &sf->l;
+	switch (e->kind) {
+	case E_VAR: {
+		const Var *v = e->var;
+		if (v->id < l->nids && l->kind[v->id] == K_WEIGHT) {
+			for (int i = l->ninput; i < l->f->nparams; i++)
+				if (l->f->params[i] == v)
+					sb_printf(b, "W%d", i - l->ninput);
+			return true;
+		}
+		if (v->id < l->nids && sf->key_of[v->id] >= 0) {
+			sb_printf(b, "#%d", sf->key_of[v->id]);
+			return true;
+		}
+		return false;
+	}
+	case E_CONST:
+	case E_SHAPE:
+	case E_PRIM:
+	case E_STR:
+		print_expr(b, e);
+		return true;
+	case E_TUPLE:
+		sb_putc(b, '(');
+		for (int i = 0; i < e->tuple.n; i++) {
+			if (!key_expr(b, sf, e->tuple.items[i]))
+				return false;
+			sb_putc(b, ',');
+		}
+		sb_putc(b, ')');
+		return true;
+	case E_TUPLE_GET:
+		if (!key_expr(b, sf, e->tget.tuple))
+			return false;
+		sb_printf(b, "[%d]", e->tget.index);
+		return true;
+	case E_CALL:
+		sb_printf(b, "%s(", op_info(e->call.op)->name);
+		for (int i = 0; i < e->call.nargs; i++) {
+			if (!key_expr(b, sf, e->call.args[i]))
+				return false;
+			sb_putc(b, ',');
+		}
+		for (int i = 0; i < e->call.nattrs; i++) {
+			print_attrval(b, &e->call.attrs[i]);
+			sb_putc(b, ',');
+		}
+		sb_putc(b, ')');
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Computes the key of every lifted binding of sf's function, in order. */
+static void
+shared_keys(KeyTab *kt, SharedFn *sf)
+{
+	Expr *body = sf->l.f->body;
+	for (int i = 0; i < body->seq.nblocks; i++) {
+		Block *b = body->seq.blocks[i];
+		for (int k = 0; k < b->n; k++) {
+			Binding *bd = b->bindings[k];
+			int id = -1;
+			int kind = sf->l.kind[bd->var->id];
+			if (kind == K_LIFT || kind == K_CONST) {
+				StrBuf s = {0};
+				sb_puts(&s, kind == K_CONST ? "C:" : "L:");
+				bool ok = key_expr(&s, sf, bd->value);
+				sb_puts(&s, "->");
+				key_sinfo(&s, bd->var->sinfo);
+				if (ok)
+					id = intern(kt, sb_take(&s));
+				else
+					sb_free(&s);
+			}
+			if (kind == K_CONST)
+				id = -1; /* constants are copied, never shared */
+			if (kind == K_LIFT && id < 0)
+				sf->l.kind[bd->var->id] = K_RUNTIME;
+			sf->key_of[bd->var->id] = id;
+			vec_push(&sf->keys, (void *)(intptr_t)id);
+		}
+	}
+}
+
+static bool
+weights_match(Module *m, Func **fs, int n, Diags *d)
+{
+	Func *f0 = fs[0];
+	int nin0 = ir_func_num_input(f0);
+	int nw0 = f0->nparams - nin0;
+	bool ok = true;
+	for (int i = 1; i < n; i++) {
+		Func *f = fs[i];
+		int nw = f->nparams - ir_func_num_input(f);
+		if (nw != nw0) {
+			diag_error(d, f->span,
+				   "--shared: %s has %d weights but %s has %d; "
+				   "a shared transform matches weights by position",
+				   f->name, nw, f0->name, nw0);
+			ok = false;
+			continue;
+		}
+		for (int k = 0; k < nw; k++) {
+			Var *a = f0->params[nin0 + k];
+			Var *b = f->params[ir_func_num_input(f) + k];
+			if (!a->sinfo || !b->sinfo || !si_equal(m, a->sinfo, b->sinfo)) {
+				StrBuf sa = {0}, sb = {0};
+				print_sinfo(&sa, a->sinfo);
+				print_sinfo(&sb, b->sinfo);
+				diag_error(d, b->span,
+					   "--shared: weight %d of %s is %s, but "
+					   "weight %d of %s is %s",
+					   k, f->name, sb.p ? sb.p : "?", k,
+					   f0->name, sa.p ? sa.p : "?");
+				sb_free(&sa);
+				sb_free(&sb);
+				ok = false;
+			}
+		}
+	}
+	return ok;
+}
+
+/* Lifts fs[0..n) into one shared transform_params. */
+static int
+lift_shared(Module *m, Func **fs, int n, Diags *d)
+{
+	if (!weights_match(m, fs, n, d))
+		return d->nerrors;
+	int nids = m->next_id;
+	size_t sz = (size_t)nids + 1;
+	SharedFn *sf = calloc((size_t)n, sizeof *sf);
+	KeyTab kt = {m, {0}};
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		*l = (Lift){.m = m, .f = fs[i], .ninput = ir_func_num_input(fs[i]),
+			    .nids = nids};
+		l->kind = calloc(sz, 1);
+		l->sv_defined = calloc(sz, sizeof(bool));
+		l->needed = calloc(sz, sizeof(bool));
+		l->const_used = calloc(sz, sizeof(bool));
+		l->repl = calloc(sz, sizeof(Var *));
+		sf[i].key_of = malloc(sizeof(int) * sz);
+		for (size_t k = 0; k < sz; k++)
+			sf[i].key_of[k] = -1;
+		classify_func(l);
+		shared_keys(&kt, &sf[i]);
+	}
+	/* The intersection: keys lifted in every function. */
+	int nk = kt.keys.n;
+	int *count = calloc((size_t)nk + 1, sizeof(int));
+	for (int i = 0; i < n; i++) {
+		bool *seen = calloc((size_t)nk + 1, sizeof(bool));
+		for (int k = 0; k < sf[i].keys.n; k++) {
+			int id = (int)(intptr_t)sf[i].keys.items[k];
+			if (id >= 0 && !seen[id]) {
+				seen[id] = true;
+				count[id]++;
+			}
+		}
+		free(seen);
+	}
+	int shared_count = 0;
+	for (int k = 0; k < nk; k++)
+		shared_count += count[k] == n;
+	int errors = 0;
+	if (shared_count == 0) {
+		diag_note(d, fs[0]->span,
+			  "--shared: the functions share no pre-processing; each "
+			  "is lifted into its own transform");
+		for (int i = 0; i < n && !errors; i++)
+			errors += lift_func(m, fs[i], d);
+		goto out;
+	}
+	/* Demote what is not shared; then what each function needs. */
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		Expr *body = l->f->body;
+		for (int b = 0; b < body->seq.nblocks; b++)
+			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
+				Var *v = body->seq.blocks[b]->bindings[k]->var;
+				if (l->kind[v->id] == K_LIFT &&
+				    count[sf[i].key_of[v->id]] != n)
+					l->kind[v->id] = K_RUNTIME;
+			}
+		for (int b = 0; b < body->seq.nblocks; b++)
+			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
+				Binding *bd = body->seq.blocks[b]->bindings[k];
+				if (l->kind[bd->var->id] == K_LIFT)
+					ir_visit_uses(bd->value, mark_const_used, l);
+				else
+					ir_visit_uses(bd->value, mark_needed, l);
+			}
+		ir_visit_uses(body->seq.body, mark_needed, l);
+		for (int b = body->seq.nblocks - 1; b >= 0; b--)
+			for (int k = body->seq.blocks[b]->n - 1; k >= 0; k--) {
+				Binding *bd = body->seq.blocks[b]->bindings[k];
+				if (l->const_used[bd->var->id])
+					ir_visit_uses(bd->value, mark_const_used, l);
+			}
+	}
+	/* Outputs: weight positions any function needs, then shared keys any
+	 * function needs, in the first function's binding order. */
+	int nw = fs[0]->nparams - sf[0].l.ninput;
+	bool *wneed = calloc((size_t)nw + 1, sizeof(bool));
+	bool *kneed = calloc((size_t)nk + 1, sizeof(bool));
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		for (int k = 0; k < nw; k++)
+			wneed[k] |= l->needed[l->f->params[l->ninput + k]->id];
+		for (int v = 0; v < nids; v++)
+			if (l->needed[v] && l->kind[v] == K_LIFT)
+				kneed[sf[i].key_of[v]] = true;
+	}
+	/* Symbolic variables needed at run time must be carried by outputs. */
+	Lift *l0 = &sf[0].l;
+	Func *f0 = fs[0];
+	Expr *body0 = f0->body;
+	Vec outs = {0};      /* Var of f0 (weight or lifted) per output */
+	Vec out_keys = {0};  /* -1 - weight index, or the key id */
+	for (int k = 0; k < nw; k++)
+		if (wneed[k]) {
+			vec_push(&outs, f0->params[l0->ninput + k]);
+			vec_push(&out_keys, (void *)(intptr_t)(-1 - k));
+		}
+	for (int b = 0; b < body0->seq.nblocks; b++)
+		for (int k = 0; k < body0->seq.blocks[b]->n; k++) {
+			Var *v = body0->seq.blocks[b]->bindings[k]->var;
+			if (l0->kind[v->id] == K_LIFT && kneed[sf[0].key_of[v->id]]) {
+				vec_push(&outs, v);
+				vec_push(&out_keys,
+					 (void *)(intptr_t)sf[0].key_of[v->id]);
+			}
+		}
+	for (int i = 0; i < n; i++) {
+		bool *def = calloc(sz, sizeof(bool));
+		Lift *l = &sf[i].l;
+		for (int k = 0; k < l->ninput; k++)
+			mark_defined(def, l->f->params[k]->sinfo);
+		for (int o = 0; o < outs.n; o++)
+			mark_defined(def, ((Var *)outs.items[o])->sinfo);
+		Vec used = {0};
+		Expr *body = l->f->body;
+		for (int b = 0; b < body->seq.nblocks; b++)
+			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
+				Binding *bd = body->seq.blocks[b]->bindings[k];
+				if (l->kind[bd->var->id] == K_LIFT)
+					continue;
+				if (bd->cast)
+					mark_defined(def, bd->cast);
+				collect_expr_symvars(bd->value, &used);
+				collect_sinfo_symvars(bd->var->sinfo, &used);
+			}
+		bool missing = false;
+		for (int k = 0; k < used.n; k++)
+			missing |= !def[((SymVar *)used.items[k])->id] &&
+				    !l->sv_defined[((SymVar *)used.items[k])->id];
+		vec_free(&used);
+		free(def);
+		if (missing) {
+			diag_error(d, l->f->span,
+				   "--shared: %s needs at run time a symbolic "
+				   "dimension that only its weights define; lift "
+				   "it without --shared",
+				   l->f->name);
+			errors++;
+		}
+	}
+	if (errors)
+		goto out_outs;
+
+	/* The transform, built from the first function. */
+	Func *t = ARENA_NEW(&m->arena, Func);
+	t->name = "transform_params";
+	t->span = f0->span;
+	t->pure = true;
+	t->nparams = nw;
+	t->params = ARENA_ARRAY(&m->arena, Var *, nw + 1);
+	for (int k = 0; k < nw; k++)
+		t->params[k] = f0->params[l0->ninput + k];
+	t->symvars = ARENA_ARRAY(&m->arena, SymVar *, f0->nsymvars + 1);
+	for (int k = 0; k < f0->nsymvars; k++)
+		if (l0->sv_defined[f0->symvars[k]->id])
+			t->symvars[t->nsymvars++] = f0->symvars[k];
+	t->attrs = attrs_num_input_zero(m, &t->nattrs);
+	Block *tb = ARENA_NEW(&m->arena, Block);
+	tb->dataflow = true;
+	tb->span = f0->span;
+	int cap = 2;
+	for (int b = 0; b < body0->seq.nblocks; b++)
+		cap += body0->seq.blocks[b]->n;
+	tb->bindings = ARENA_ARRAY(&m->arena, Binding *, cap);
+	Lift tl = *l0;
+	tl.repl = calloc(sz, sizeof(Var *));
+	for (int b = 0; b < body0->seq.nblocks; b++)
+		for (int k = 0; k < body0->seq.blocks[b]->n; k++) {
+			Binding *bd = body0->seq.blocks[b]->bindings[k];
+			Var *v = bd->var;
+			if (l0->const_used[v->id]) {
+				Var *c = copy_var(m, v, true);
+				Expr *val = ir_copy_expr(m, bd->value);
+				replace_uses(&tl, val);
+				Binding *nb = ir_binding(m, c, val, bd->span);
+				nb->annotated = bd->annotated;
+				tb->bindings[tb->n++] = nb;
+				tl.repl[v->id] = c;
+			} else if (l0->kind[v->id] == K_LIFT) {
+				/* copied: f0 keeps its var objects untouched */
+				Var *c = copy_var(m, v, true);
+				Expr *val = ir_copy_expr(m, bd->value);
+				replace_uses(&tl, val);
+				Binding *nb = ir_binding(m, c, val, bd->span);
+				nb->annotated = bd->annotated;
+				tb->bindings[tb->n++] = nb;
+				tl.repl[v->id] = c;
+			}
+		}
+	Expr *tup = ir_expr(m, E_TUPLE, f0->span);
+	tup->tuple.items = ARENA_ARRAY(&m->arena, Expr *, outs.n + 1);
+	for (int o = 0; o < outs.n; o++) {
+		Var *v = outs.items[o];
+		Var *tv = tl.repl[v->id] ? tl.repl[v->id] : v;
+		tup->tuple.items[tup->tuple.n++] = ir_var_ref(m, tv, f0->span);
+	}
+	free(tl.repl);
+	infer_expr(m, tup, d);
+	Var *gv = ir_var(m, "gv", tup->sinfo, false, f0->span);
+	tb->bindings[tb->n++] = ir_binding(m, gv, tup, f0->span);
+	Block **tblocks = ARENA_ARRAY(&m->arena, Block *, 1);
+	tblocks[0] = tb;
+	t->body = seq_of(m, tblocks, 1, ir_var_ref(m, gv, f0->span), f0->span);
+	t->ret = tup->sinfo;
+
+	/* Each function takes every output, named as in the first. */
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		Func *f = l->f;
+		Var **params = ARENA_ARRAY(&m->arena, Var *, l->ninput + outs.n + 1);
+		int np = 0;
+		for (int k = 0; k < l->ninput; k++)
+			params[np++] = f->params[k];
+		for (int o = 0; o < outs.n; o++) {
+			Var *proto = outs.items[o];
+			Var *p = copy_var(m, proto, false);
+			params[np++] = p;
+			int key = (int)(intptr_t)out_keys.items[o];
+			if (key < 0) {
+				l->repl[f->params[l->ninput + (-1 - key)]->id] = p;
+				continue;
+			}
+			for (int v = 0; v < nids; v++)
+				if (sf[i].key_of[v] == key && l->kind[v] == K_LIFT)
+					l->repl[v] = p;
+		}
+		Expr *body = f->body;
+		for (int b = 0; b < body->seq.nblocks; b++) {
+			Block *bl = body->seq.blocks[b];
+			int kept = 0;
+			for (int k = 0; k < bl->n; k++) {
+				Binding *bd = bl->bindings[k];
+				if (l->kind[bd->var->id] == K_LIFT)
+					continue;
+				if (is_stop_lift(bd->value))
+					bd->value = bd->value->call.args[0];
+				replace_uses(l, bd->value);
+				bl->bindings[kept++] = bd;
+			}
+			bl->n = kept;
+		}
+		replace_uses(l, body->seq.body);
+		int nb = 0;
+		for (int b = 0; b < body->seq.nblocks; b++)
+			if (body->seq.blocks[b]->n)
+				body->seq.blocks[nb++] = body->seq.blocks[b];
+		body->seq.nblocks = nb;
+		f->params = params;
+		f->nparams = np;
+	}
+	Func **nfs = ARENA_ARRAY(&m->arena, Func *, m->nfuncs + 1);
+	nfs[0] = t;
+	for (int i = 0; i < m->nfuncs; i++)
+		nfs[i + 1] = m->funcs[i];
+	m->funcs = nfs;
+	m->nfuncs++;
+out_outs:
+	vec_free(&outs);
+	vec_free(&out_keys);
+	free(wneed);
+	free(kneed);
+out:
+	free(count);
+	for (int i = 0; i < n; i++) {
+		free(sf[i].l.kind);
+		free(sf[i].l.sv_defined);
+		free(sf[i].l.needed);
+		free(sf[i].l.const_used);
+		free(sf[i].l.repl);
+		free(sf[i].key_of);
+		vec_free(&sf[i].keys);
+	}
+	free(sf);
+	for (int i = 0; i < kt.keys.n; i++)
+		free(kt.keys.items[i]);
+	vec_free(&kt.keys);
+	return errors + d->nerrors;
+}
+
+static bool
+is_transform(const Func *f)
+{
+	size_t len = strlen(f->name), sl = strlen("transform_params");
+	return len >= sl && !strcmp(f->name + len - sl, "transform_params");
+}
+
 int
 pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
 {
@@ -653,16 +1180,45 @@ pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
 	int nf = m->nfuncs;
 	Func **fs = malloc(sizeof(Func *) * ((size_t)nf + 1));
 	memcpy(fs, m->funcs, sizeof(Func *) * (size_t)nf);
-	if (o && o->shared)
-		diag_error(d, (Span){0, 0, 0},
-			   "--shared is not implemented yet");
+	bool *in_shared = calloc((size_t)nf + 1, sizeof(bool));
+	if (o && o->shared) {
+		Func **sel = malloc(sizeof(Func *) * ((size_t)nf + 1));
+		int ns = 0;
+		if (o->nshared_funcs) {
+			for (int k = 0; k < o->nshared_funcs; k++) {
+				Func *f = ir_find_func(m, o->shared_funcs[k]);
+				if (!f || ir_func_num_input(f) < 0) {
+					diag_error(d, (Span){0, 0, 0},
+						   "--shared=%s: %s", o->shared_funcs[k],
+						   f ? "has no num_input attribute"
+						     : "no such function");
+					errors++;
+					continue;
+				}
+				sel[ns++] = f;
+			}
+		} else {
+			for (int i = 0; i < nf; i++)
+				if (ir_func_num_input(fs[i]) >= 0 && !is_transform(fs[i]))
+					sel[ns++] = fs[i];
+		}
+		for (int i = 0; i < nf; i++)
+			for (int k = 0; k < ns; k++)
+				if (fs[i] == sel[k])
+					in_shared[i] = true;
+		/* Already lifted with --shared: nothing changes. */
+		bool done = ir_find_func(m, "transform_params") != NULL;
+		if (!errors && ns > 0 && !done)
+			errors += lift_shared(m, sel, ns, d);
+		free(sel);
+	}
 	for (int i = 0; i < nf && !errors; i++) {
 		/* Transforms are not lifted again: they are the weights' side. */
-		size_t len = strlen(fs[i]->name), sl = strlen("transform_params");
-		if (len >= sl && !strcmp(fs[i]->name + len - sl, "transform_params"))
+		if (is_transform(fs[i]) || in_shared[i])
 			continue;
 		errors += lift_func(m, fs[i], d);
 	}
+	free(in_shared);
 	free(fs);
 	if (!errors)
 		errors = pass_convert_ssa(m, o, d);

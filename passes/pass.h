@@ -58,6 +58,15 @@ bool lift_plan(Module *m, Func *f, bool *lifted);
 /* graph.c: the dataflow graph of each function, in Graphviz dot. */
 void graph_dot(StrBuf *b, Module *m);
 
+/*
+ * The pipeline of `rlx lift` (and of `rlx transform` when the module has no
+ * transform yet): convert-ssa, canonicalize-bindings, [bind-params],
+ * lift-transform-params, canonicalize-bindings (folds what lifting left,
+ * e.g. the trivial bindings of removed stop_lift_params),
+ * dead-code-elimination. Fills out (at least 6 entries); returns the count.
+ */
+int pass_lift_pipeline(const Pass **out, bool with_bind);
+
 /* The passes, one per file. */
 int pass_convert_ssa(Module *m, const PassOptions *o, Diags *d);
 int pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d);

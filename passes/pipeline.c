@@ -74,3 +74,17 @@ pass_run(Module *m, const Pass *const *list, int n, const PassOptions *o,
 	d->src = old;
 	return errors;
 }
+
+int
+pass_lift_pipeline(const Pass **out, bool with_bind)
+{
+	int n = 0;
+	out[n++] = pass_lookup("convert-ssa");
+	out[n++] = pass_lookup("canonicalize-bindings");
+	if (with_bind)
+		out[n++] = pass_lookup("bind-params");
+	out[n++] = pass_lookup("lift-transform-params");
+	out[n++] = pass_lookup("canonicalize-bindings");
+	out[n++] = pass_lookup("dead-code-elimination");
+	return n;
+}
