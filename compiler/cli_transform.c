@@ -315,6 +315,85 @@ shape_str(StrBuf *b, DType dt, int ndim, const int64_t *shape)
 	sb_printf(b, "%s) %s", ndim == 1 ? "," : "", dtype_name(dt));
 }
 
+/* ------------------------------------------------------- weight sources */
+
+/* Where weights come from: a safetensors file, a sharded checkpoint's
+ * index (RtWeights) or a tensor-cache directory (RtCache). */
+typedef struct {
+	RtWeights *w;
+	RtCache *c;
+} Src;
+
+static bool
+src_open(Src *s, const char *path, RtError *e)
+{
+	struct stat st;
+	*s = (Src){0};
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		s->c = rt_cache_open(path, e);
+		return s->c != NULL;
+	}
+	s->w = rt_weights_open(path, e);
+	return s->w != NULL;
+}
+
+static void
+src_close(Src *s)
+{
+	rt_weights_close(s->w);
+	rt_cache_close(s->c);
+	*s = (Src){0};
+}
+
+static int
+src_count(const Src *s)
+{
+	return s->c ? rt_cache_count(s->c) : rt_weights_count(s->w);
+}
+
+static const char *
+src_name(const Src *s, int i)
+{
+	return s->c ? rt_cache_name(s->c, i) : rt_weights_name(s->w, i);
+}
+
+static bool
+src_has(const Src *s, const char *name)
+{
+	return s->c ? rt_cache_find(s->c, name) >= 0 : rt_weights_has(s->w, name);
+}
+
+/* The tensor called name (borrowed from a mapping where possible). */
+static RtTensor *
+src_load(Src *s, const char *name, RtError *e)
+{
+	if (!s->c)
+		return rt_weights_load(s->w, name, e);
+	int i = rt_cache_find(s->c, name);
+	if (i < 0) {
+		rt_error(e, "no tensor '%s' in the tensor cache", name);
+		return NULL;
+	}
+	return rt_cache_load(s->c, i, e);
+}
+
+/* dtype, ndim and shape of a tensor. */
+static bool
+src_info(Src *s, const char *name, DType *dt, int *ndim, int64_t *shape,
+	 RtError *e)
+{
+	if (!s->c)
+		return rt_weights_info(s->w, name, dt, ndim, shape, e);
+	RtTensor *t = src_load(s, name, e);
+	if (!t)
+		return false;
+	*dt = t->dtype;
+	*ndim = t->ndim;
+	memcpy(shape, t->shape, sizeof *shape * (size_t)t->ndim);
+	rt_tensor_free(t);
+	return true;
+}
+
 /* ---------------------------------------------------- modules and funcs */
 
 static bool
@@ -607,7 +686,8 @@ static const char transform_help[] =
 	"written as soon as it is final. DIR is replaced atomically; a run with\n"
 	"the same module, checkpoint and options finds it up to date.\n"
 	"\n"
-	"  --weights PATH    the checkpoint\n"
+	"  --weights PATH    the checkpoint: safetensors, an index, or a tensor\n"
+	"                    cache directory\n"
 	"  --func NAME       the function (default: main, or the only function\n"
 	"                    with num_input)\n"
 	"  --shared[=F,..]   lift one shared transform_params (as `rlx lift`)\n"
@@ -621,7 +701,7 @@ typedef struct {
 	Func *F, *T;
 	int ninput;          /* F's num_input */
 	int nout;            /* outputs of T = F's parameters after num_input */
-	RtWeights *w;
+	Src src;
 	RtCacheWriter *cw;
 	const char *ckpt;
 	/* per parameter of T */
@@ -711,7 +791,7 @@ xf_load(void *ctx, int param, RtError *e)
 		return NULL;
 	}
 	const char *name = x->T->params[param]->name;
-	RtTensor *t = rt_weights_load(x->w, name, e);
+	RtTensor *t = src_load(&x->src, name, e);
 	if (!t)
 		return NULL;
 	advise_tensor(x, t, MADV_WILLNEED);
@@ -772,14 +852,14 @@ xf_check_weights(Xf *x)
 	for (int i = 0; i < x->T->nparams; i++) {
 		const Var *p = x->T->params[i];
 		const SInfo *si = p->sinfo;
-		if (!rt_weights_has(x->w, p->name)) {
+		if (!src_has(&x->src, p->name)) {
 			if (nmissing++ < 8)
 				sb_printf(&missing, "%s'%s'", nmissing > 1 ? ", " : "",
 					  p->name);
 			continue;
 		}
 		RtError e;
-		if (!rt_weights_info(x->w, p->name, &x->dt[i], &x->ndim[i],
+		if (!src_info(&x->src, p->name, &x->dt[i], &x->ndim[i],
 				     x->shape[i], &e)) {
 			fprintf(stderr, "%s: error: %s\n", x->ckpt, e.msg);
 			ok = false;
@@ -818,9 +898,10 @@ xf_check_weights(Xf *x)
 		}
 	}
 	if (nmissing) {
-		fprintf(stderr, "%s: error: %d weight%s of %s missing from the "
-			"checkpoint: %s%s\n", x->ckpt, nmissing,
-			nmissing > 1 ? "s are" : " is", x->T->name, missing.p,
+		fprintf(stderr, "%s: error: %d weight%s of %s %s missing from "
+			"the checkpoint: %s%s\n", x->ckpt, nmissing,
+			nmissing > 1 ? "s" : "", x->T->name,
+			nmissing > 1 ? "are" : "is", missing.p,
 			nmissing > 8 ? ", ..." : "");
 		ok = false;
 	}
@@ -831,9 +912,9 @@ xf_check_weights(Xf *x)
 	/* Extra tensors: ignored, as TVM does, but said. */
 	int nextra = 0;
 	StrBuf extra = {0};
-	int n = rt_weights_count(x->w);
+	int n = src_count(&x->src);
 	for (int i = 0; i < n; i++) {
-		const char *name = rt_weights_name(x->w, i);
+		const char *name = src_name(&x->src, i);
 		bool used = false;
 		for (int k = 0; k < x->T->nparams && !used; k++)
 			used = !strcmp(x->T->params[k]->name, name);
@@ -857,7 +938,7 @@ xf_hash_rest(Xf *x)
 		if (x->hashed[i])
 			continue;
 		RtError e;
-		RtTensor *t = rt_weights_load(x->w, x->T->params[i]->name, &e);
+		RtTensor *t = src_load(&x->src, x->T->params[i]->name, &e);
 		if (!t) {
 			fprintf(stderr, "%s: error: %s\n", x->ckpt, e.msg);
 			return false;
@@ -1086,8 +1167,7 @@ cmd_transform(int argc, char **argv)
 	}
 
 	RtError e;
-	x.w = rt_weights_open(ckpt, &e);
-	if (!x.w) {
+	if (!src_open(&x.src, ckpt, &e)) {
 		fprintf(stderr, "%s: error: %s\n", ckpt, e.msg);
 		goto done;
 	}
@@ -1174,7 +1254,7 @@ done:
 	free(x.dt);
 	free(x.ndim);
 	free(x.shape);
-	rt_weights_close(x.w);
+	src_close(&x.src);
 	rlx_module_free(x.m);
 	free(text);
 	vec_free(&shared_funcs);
@@ -1412,7 +1492,7 @@ cmd_verify(int argc, char **argv)
 	char *text = NULL;
 	size_t len;
 	Module *m0 = load_module_text(file, &text, &len), *m1 = NULL;
-	RtWeights *w = NULL;
+	Src w = {0};
 	RtProgram *p0 = NULL, *pt = NULL, *p1 = NULL;
 	RtValue **args0 = NULL, **argst = NULL, **args1 = NULL;
 	RtValue *r0 = NULL, *tr = NULL, *r1 = NULL;
@@ -1465,8 +1545,7 @@ cmd_verify(int argc, char **argv)
 	}
 
 	RtError e;
-	w = rt_weights_open(ckpt, &e);
-	if (!w) {
+	if (!src_open(&w, ckpt, &e)) {
 		fprintf(stderr, "%s: error: %s\n", ckpt, e.msg);
 		goto done;
 	}
@@ -1481,12 +1560,12 @@ cmd_verify(int argc, char **argv)
 	}
 	for (int i = nin; i < nparams0; i++) {
 		const char *name = F0->params[i]->name;
-		if (!rt_weights_has(w, name)) {
+		if (!src_has(&w, name)) {
 			fprintf(stderr, "%s: error: weight '%s' of %s is missing "
 				"from the checkpoint\n", ckpt, name, F0->name);
 			goto done;
 		}
-		RtTensor *t = rt_weights_load(w, name, &e);
+		RtTensor *t = src_load(&w, name, &e);
 		if (!t) {
 			fprintf(stderr, "%s: error: %s\n", ckpt, e.msg);
 			goto done;
@@ -1563,7 +1642,7 @@ done:
 	rt_program_free(p0);
 	rt_program_free(pt);
 	rt_program_free(p1);
-	rt_weights_close(w);
+	src_close(&w);
 	env_free(&env);
 	rlx_module_free(m0);
 	rlx_module_free(m1);
