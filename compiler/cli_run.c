@@ -1,13 +1,782 @@
-/* cli_run.c — `rlx run` (being written). */
+/*
+ * cli_run.c — `rlx run FILE --params PATH [--input NAME=FILE.npy]...
+ * [--func NAME] [-o OUT.npy | -o DIR]`.
+ *
+ * The function's parameters before num_input are inputs, read from .npy
+ * files; the others are weights, bound by exact name from the checkpoint
+ * (without num_input, every parameter is an input). Everything that can be
+ * checked before running is: each input and weight against its annotation
+ * (dtype, rank, constant dims), missing and extra tensors, the output path.
+ * Then the function is compiled and run as a stream, weights loaded at
+ * first use and released after their last; the executor checks the
+ * symbolic dims. The result goes to .npy files written under temporary
+ * names and renamed into place, or to standard output without -o.
+ */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "ir.h"
+#include "rt.h"
+
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, MAX_REPORT = 20 };
+
+static const char run_help[] =
+	"usage: rlx run FILE [--params PATH] [--input NAME=FILE.npy]...\n"
+	"               [--func NAME] [-o OUT.npy | -o DIR]\n"
+	"\n"
+	"Runs a function of FILE (default main) on weights and .npy inputs.\n"
+	"Parameters after the num_input attribute are weights, bound by exact\n"
+	"name from --params; the others are inputs (all of them without\n"
+	"num_input).\n"
+	"\n"
+	"  --params PATH        a safetensors file, a sharded checkpoint\n"
+	"                       (*.safetensors.index.json) or a tensor-cache\n"
+	"                       directory; needed when the function has weights\n"
+	"  --input NAME=FILE    the input parameter NAME from a .npy file\n"
+	"                       (an R.Shape input from a 1-d int64 array, an\n"
+	"                       R.Prim input from a 0-d array); repeatable\n"
+	"  --func NAME          the function to run (default main)\n"
+	"  -o OUT.npy           write a tensor result to OUT.npy\n"
+	"  -o DIR               write a tuple result as DIR/0.npy, DIR/1.npy,\n"
+	"                       ... (a nested tuple as DIR/1/0.npy ...)\n"
+	"\n"
+	"Without -o the result is printed. Shapes are written as int64 arrays,\n"
+	"bfloat16 tensors as float32 (.npy has no bfloat16). Every mismatch\n"
+	"between the function and the files is reported with the tensor's\n"
+	"name, its expected and its actual shape and dtype; exit status 1.\n";
+
+/* One --input. */
+typedef struct {
+	const char *name, *path;
+	bool used;
+} InputArg;
+
+/* What a run needs. */
+typedef struct {
+	const char *file, *params, *func, *out;
+	InputArg *inputs;
+	int ninputs;
+	rlx_module *m;
+	const Func *f;
+	int ninput;          /* parameters that are inputs */
+	RtValue **values;    /* per input parameter */
+	RtWeights *w;
+	RtValue **result;    /* per result field */
+	int nresult;
+	bool tuple;          /* the result is a tuple */
+} Run;
+
+/* ------------------------------------------------------------ checks */
+
+/* "(3, 4)" */
+static void
+shape_text(StrBuf *b, int ndim, const int64_t *shape)
+{
+	sb_putc(b, '(');
+	for (int i = 0; i < ndim; i++)
+		sb_printf(b, "%s%lld", i ? ", " : "", (long long)shape[i]);
+	sb_puts(b, ndim == 1 ? ",)" : ")");
+}
+
+/*
+ * Compares a tensor's dtype and shape with annotation si (dtype, rank and
+ * constant dims; symbolic dims are the executor's). Prints
+ * "rlx run: error: WHAT: expected ..., got ..." and returns false on a
+ * mismatch.
+ */
+static bool
+matches(const char *what, const SInfo *si, DType dt, int ndim,
+	const int64_t *shape)
+{
+	bool ok = si->kind == SI_TENSOR;
+	if (ok && si->dtype != DT_UNKNOWN && si->dtype != dt)
+		ok = false;
+	if (ok && si->ndim >= 0 && si->ndim != ndim)
+		ok = false;
+	for (int i = 0; ok && si->shape && i < si->ndim; i++)
+		if (si->shape[i]->kind == PE_INT && si->shape[i]->value != shape[i])
+			ok = false;
+	if (ok)
+		return true;
+	StrBuf b = {0};
+	sb_printf(&b, "%s: expected ", what);
+	print_sinfo(&b, si);
+	sb_puts(&b, ", got shape ");
+	shape_text(&b, ndim, shape);
+	sb_printf(&b, " dtype %s", dtype_name(dt));
+	fprintf(stderr, "rlx run: error: %s\n", b.p);
+	sb_free(&b);
+	return false;
+}
+
+/* bfloat16 parameters accept float32 arrays (.npy has no bfloat16):
+ * converted to nearest even. Returns t or its conversion. */
+static RtTensor *
+to_bf16(RtTensor *t, RtError *e)
+{
+	RtTensor *c = rt_tensor_new(DT_BF16, t->ndim, t->shape, e);
+	if (!c)
+		return NULL;
+	const float *s = t->data;
+	uint16_t *d = c->data;
+	for (int64_t i = 0; i < rt_numel(t); i++)
+		d[i] = rt_f32_to_bf16(s[i]);
+	rt_tensor_free(t);
+	return c;
+}
+
+/* Reads the --input for parameter v into a value; NULL after a message. */
+static RtValue *
+read_input(const Var *v, const char *path)
+{
+	RtError e;
+	RtTensor *t = rt_npy_read(path, &e);
+	if (!t) {
+		fprintf(stderr, "rlx run: error: input '%s': %s\n", v->name, e.msg);
+		return NULL;
+	}
+	const SInfo *si = v->sinfo;
+	char what[512];
+	snprintf(what, sizeof what, "input '%s' (%s)", v->name, path);
+	if (si->kind == SI_SHAPE) {
+		if (t->dtype != DT_I64 || t->ndim != 1 ||
+		    (si->ndim >= 0 && si->ndim != t->shape[0])) {
+			fprintf(stderr, "rlx run: error: %s: expected a 1-d int64 "
+				"array of %d values for an R.Shape, got %s of %d "
+				"dimensions\n", what, si->ndim,
+				dtype_name(t->dtype), t->ndim);
+			rt_tensor_free(t);
+			return NULL;
+		}
+		RtValue *r = rt_value_shape(t->data, (int)t->shape[0]);
+		rt_tensor_free(t);
+		return r;
+	}
+	if (si->kind == SI_PRIM) {
+		if (t->ndim != 0 || (si->dtype != DT_UNKNOWN && si->dtype != t->dtype)) {
+			fprintf(stderr, "rlx run: error: %s: expected a 0-d %s "
+				"array for an R.Prim, got %s of %d dimensions\n",
+				what, dtype_name(si->dtype), dtype_name(t->dtype),
+				t->ndim);
+			rt_tensor_free(t);
+			return NULL;
+		}
+		int64_t iv = 0;
+		double fv = 0;
+		switch (t->dtype) {
+		case DT_F32: fv = *(float *)t->data; break;
+		case DT_F64: fv = *(double *)t->data; break;
+		case DT_F16: fv = rt_f16_to_f32(*(uint16_t *)t->data); break;
+		case DT_I64: iv = *(int64_t *)t->data; break;
+		case DT_I32: iv = *(int32_t *)t->data; break;
+		case DT_I16: iv = *(int16_t *)t->data; break;
+		case DT_I8: iv = *(int8_t *)t->data; break;
+		default: iv = *(uint8_t *)t->data; break;
+		}
+		if (dtype_is_float(t->dtype))
+			iv = (int64_t)fv;
+		else
+			fv = (double)iv;
+		RtValue *r = rt_value_prim(t->dtype, iv, fv);
+		rt_tensor_free(t);
+		return r;
+	}
+	if (si->kind != SI_TENSOR && si->kind != SI_OBJECT) {
+		fprintf(stderr, "rlx run: error: %s: a .npy file cannot give a "
+			"value of this type\n", what);
+		rt_tensor_free(t);
+		return NULL;
+	}
+	if (si->kind == SI_TENSOR && si->dtype == DT_BF16 && t->dtype == DT_F32) {
+		t = to_bf16(t, &e);
+		if (!t) {
+			fprintf(stderr, "rlx run: error: %s: %s\n", what, e.msg);
+			return NULL;
+		}
+	}
+	if (si->kind == SI_TENSOR && !matches(what, si, t->dtype, t->ndim, t->shape)) {
+		rt_tensor_free(t);
+		return NULL;
+	}
+	return rt_value_tensor(t);
+}
+
+/* Reads every input; false after messages. */
+static bool
+read_inputs(Run *r)
+{
+	bool ok = true;
+	r->values = calloc((size_t)r->ninput + 1, sizeof *r->values);
+	for (int i = 0; i < r->ninputs; i++) {
+		int p = 0;
+		while (p < r->ninput && strcmp(r->f->params[p]->name, r->inputs[i].name))
+			p++;
+		if (p == r->ninput) {
+			StrBuf b = {0};
+			for (int k = 0; k < r->ninput; k++)
+				sb_printf(&b, "%s'%s'", k ? ", " : "", r->f->params[k]->name);
+			fprintf(stderr, "rlx run: error: %s has no input '%s' "
+				"(inputs: %s)\n", r->f->name, r->inputs[i].name,
+				b.p ? b.p : "none");
+			sb_free(&b);
+			ok = false;
+			continue;
+		}
+		if (r->values[p]) {
+			fprintf(stderr, "rlx run: error: input '%s' given twice\n",
+				r->inputs[i].name);
+			ok = false;
+			continue;
+		}
+		if (!(r->values[p] = read_input(r->f->params[p], r->inputs[i].path)))
+			ok = false;
+	}
+	for (int p = 0; p < r->ninput; p++)
+		if (!r->values[p] && ok) {
+			const Var *v = r->f->params[p];
+			StrBuf b = {0};
+			print_sinfo(&b, v->sinfo);
+			fprintf(stderr, "rlx run: error: missing input '%s' (%s): "
+				"give it with --input %s=FILE.npy\n", v->name, b.p,
+				v->name);
+			sb_free(&b);
+			ok = false;
+		}
+	return ok;
+}
+
+/* Opens --params and checks it against the weight parameters: every one
+ * present with its dtype and shape, nothing else in the file. */
+static bool
+check_weights(Run *r)
+{
+	int nweights = r->f->nparams - r->ninput;
+	if (!r->params || nweights == 0) {
+		if (r->params)
+			fprintf(stderr, "rlx run: note: %s has no weight parameters; "
+				"--params %s is not read\n", r->f->name, r->params);
+		return true;
+	}
+	RtError e;
+	/* rt_weights_open dispatches: a safetensors file, a sharded index, or
+	 * (hook for the tensor cache) a tensor-cache directory. */
+	r->w = rt_weights_open(r->params, &e);
+	if (!r->w) {
+		fprintf(stderr, "rlx run: error: %s\n", e.msg);
+		return false;
+	}
+	int nerr = 0;
+	for (int p = r->ninput; p < r->f->nparams; p++) {
+		const Var *v = r->f->params[p];
+		char what[512];
+		snprintf(what, sizeof what, "weight '%s' in %s", v->name, r->params);
+		if (v->sinfo->kind != SI_TENSOR) {
+			StrBuf b = {0};
+			print_sinfo(&b, v->sinfo);
+			fprintf(stderr, "rlx run: error: %s: the parameter is %s; "
+				"only tensors can come from a checkpoint\n", what, b.p);
+			sb_free(&b);
+			nerr++;
+			continue;
+		}
+		if (!rt_weights_has(r->w, v->name)) {
+			StrBuf b = {0};
+			print_sinfo(&b, v->sinfo);
+			fprintf(stderr, "rlx run: error: missing weight '%s' (%s) in "
+				"%s\n", v->name, b.p, r->params);
+			sb_free(&b);
+			nerr++;
+			continue;
+		}
+		DType dt;
+		int nd;
+		int64_t shape[RT_MAX_DIMS];
+		if (!rt_weights_info(r->w, v->name, &dt, &nd, shape, &e)) {
+			fprintf(stderr, "rlx run: error: %s\n", e.msg);
+			nerr++;
+			continue;
+		}
+		if (!matches(what, v->sinfo, dt, nd, shape))
+			nerr++;
+	}
+	int extra = 0;
+	for (int i = 0; i < rt_weights_count(r->w); i++) {
+		const char *name = rt_weights_name(r->w, i);
+		int p = r->ninput;
+		while (p < r->f->nparams && strcmp(r->f->params[p]->name, name))
+			p++;
+		if (p < r->f->nparams)
+			continue;
+		if (extra++ < MAX_REPORT) {
+			int q = 0;
+			while (q < r->ninput && strcmp(r->f->params[q]->name, name))
+				q++;
+			fprintf(stderr, "rlx run: error: extra tensor '%s' in %s: "
+				"%s has no weight parameter of that name%s\n", name,
+				r->params, r->f->name,
+				q < r->ninput ? " (it is an input: give it with --input)" : "");
+		}
+	}
+	if (extra > MAX_REPORT)
+		fprintf(stderr, "rlx run: error: ... and %d more extra tensors\n",
+			extra - MAX_REPORT);
+	return nerr == 0 && extra == 0;
+}
+
+/* ------------------------------------------------------------ running */
+
+/* The stream's load: an input, or a weight from the checkpoint. */
+static RtValue *
+run_load(void *ctx, int param, RtError *e)
+{
+	Run *r = ctx;
+	if (param < r->ninput)
+		return rt_value_retain(r->values[param]);
+	const char *name = r->f->params[param]->name;
+	RtError le;
+	RtTensor *t = rt_weights_load(r->w, name, &le);
+	if (!t) {
+		rt_error(e, "weight '%s': %s", name, le.msg);
+		return NULL;
+	}
+	RtValue *v = rt_value_tensor(t);
+	if (!v)
+		rt_error(e, "out of memory");
+	return v;
+}
+
+/* The stream's emit: keeps result field k. */
+static bool
+run_emit(void *ctx, int field, RtValue *v, RtError *e)
+{
+	Run *r = ctx;
+	if (field < 0 || field >= r->nresult) {
+		rt_error(e, "result field %d of %d", field, r->nresult);
+		return false;
+	}
+	rt_value_release(r->result[field]);
+	r->result[field] = rt_value_retain(v);
+	return true;
+}
+
+/* ------------------------------------------------------------ output */
+
+/* A tensor of v for .npy: shapes as int64, prims as 0-d, bf16 as f32.
+ * Always a new tensor (owned or borrowed view of v's data). */
+static RtTensor *
+npy_tensor(const RtValue *v, RtError *e)
+{
+	if (v->kind == RV_SHAPE) {
+		int64_t n = v->n;
+		RtTensor *t = rt_tensor_new(DT_I64, 1, &n, e);
+		if (t && v->n)
+			memcpy(t->data, v->values, sizeof *v->values * (size_t)v->n);
+		return t;
+	}
+	if (v->kind == RV_PRIM) {
+		DType dt = v->dtype == DT_UNKNOWN || v->dtype == DT_BF16 ? DT_F32 : v->dtype;
+		RtTensor *t = rt_tensor_new(dt, 0, NULL, e);
+		if (!t)
+			return NULL;
+		switch (dt) {
+		case DT_F32: *(float *)t->data = (float)v->f; break;
+		case DT_F64: *(double *)t->data = v->f; break;
+		case DT_F16: *(uint16_t *)t->data = rt_f32_to_f16((float)v->f); break;
+		case DT_I64: *(int64_t *)t->data = v->i; break;
+		case DT_I32: *(int32_t *)t->data = (int32_t)v->i; break;
+		case DT_I16: *(int16_t *)t->data = (int16_t)v->i; break;
+		case DT_I8: *(int8_t *)t->data = (int8_t)v->i; break;
+		default: *(uint8_t *)t->data = (uint8_t)v->i; break;
+		}
+		return t;
+	}
+	const RtTensor *s = v->t;
+	if (s->dtype == DT_BF16) {
+		RtTensor *t = rt_tensor_new(DT_F32, s->ndim, s->shape, e);
+		if (!t)
+			return NULL;
+		const uint16_t *src = s->data;
+		float *dst = t->data;
+		for (int64_t i = 0; i < rt_numel(s); i++)
+			dst[i] = rt_bf16_to_f32(src[i]);
+		return t;
+	}
+	return rt_tensor_borrow(s->dtype, s->ndim, s->shape, s->data, e);
+}
+
+/* Writes value v under path (a .npy file, or a directory for a tuple);
+ * false after a message. */
+static bool
+write_value(const char *path, const RtValue *v)
+{
+	RtError e;
+	if (v->kind == RV_TUPLE) {
+		if (mkdir(path, 0777) != 0) {
+			fprintf(stderr, "rlx run: error: cannot create %s: %s\n",
+				path, strerror(errno));
+			return false;
+		}
+		for (int k = 0; k < v->n; k++) {
+			StrBuf b = {0};
+			sb_printf(&b, "%s/%d%s", path, k,
+				  v->fields[k]->kind == RV_TUPLE ? "" : ".npy");
+			bool ok = write_value(b.p, v->fields[k]);
+			sb_free(&b);
+			if (!ok)
+				return false;
+		}
+		return true;
+	}
+	RtTensor *t = npy_tensor(v, &e);
+	bool ok = t && rt_npy_write(path, t, &e);
+	if (!ok)
+		fprintf(stderr, "rlx run: error: cannot write %s: %s\n", path, e.msg);
+	rt_tensor_free(t);
+	return ok;
+}
+
+/* Removes what write_value made under path (only names it makes). */
+static void
+remove_value(const char *path, const RtValue *v)
+{
+	if (v && v->kind == RV_TUPLE) {
+		for (int k = 0; k < v->n; k++) {
+			StrBuf b = {0};
+			sb_printf(&b, "%s/%d%s", path, k,
+				  v->fields[k]->kind == RV_TUPLE ? "" : ".npy");
+			remove_value(b.p, v->fields[k]);
+			sb_free(&b);
+		}
+		rmdir(path);
+		return;
+	}
+	unlink(path);
+}
+
+/* Is path an existing directory? */
+static bool
+is_dir(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/*
+ * Writes the result to r->out: a tensor to OUT (or DIR/0.npy when OUT is a
+ * directory), a tuple into DIR. Everything is written under a temporary
+ * directory first and renamed into place, so nothing is half-written.
+ */
+static bool
+write_result(Run *r, RtValue *res)
+{
+	if (!r->tuple && !is_dir(r->out)) {
+		RtError e;
+		RtTensor *t = npy_tensor(res, &e);
+		bool ok = t && rt_npy_write(r->out, t, &e);
+		if (!ok)
+			fprintf(stderr, "rlx run: error: cannot write %s: %s\n",
+				r->out, e.msg);
+		rt_tensor_free(t);
+		return ok;
+	}
+	StrBuf tmp = {0};
+	sb_printf(&tmp, "%s.tmp.%ld", r->out, (long)getpid());
+	RtValue *whole = res;
+	RtValue *wrap = NULL;
+	if (!r->tuple) { /* a tensor into an existing directory: DIR/0.npy */
+		RtValue *f[1] = {rt_value_retain(res)};
+		whole = wrap = rt_value_tuple(f, 1);
+	}
+	bool ok = whole && write_value(tmp.p, whole);
+	if (ok && !is_dir(r->out)) {
+		if (rename(tmp.p, r->out) != 0) {
+			fprintf(stderr, "rlx run: error: cannot rename %s to %s: %s\n",
+				tmp.p, r->out, strerror(errno));
+			ok = false;
+		}
+	} else if (ok) {
+		/* DIR exists: move each file in (each rename is atomic) */
+		for (int k = 0; ok && k < whole->n; k++) {
+			StrBuf a = {0}, b = {0};
+			const char *ext = whole->fields[k]->kind == RV_TUPLE ? "" : ".npy";
+			sb_printf(&a, "%s/%d%s", tmp.p, k, ext);
+			sb_printf(&b, "%s/%d%s", r->out, k, ext);
+			if (rename(a.p, b.p) != 0) {
+				fprintf(stderr, "rlx run: error: cannot rename %s to "
+					"%s: %s\n", a.p, b.p, strerror(errno));
+				ok = false;
+			}
+			sb_free(&a);
+			sb_free(&b);
+		}
+		if (ok)
+			rmdir(tmp.p);
+	}
+	if (!ok)
+		remove_value(tmp.p, whole);
+	rt_value_release(wrap);
+	sb_free(&tmp);
+	return ok;
+}
+
+/* One element of t as text. */
+static void
+print_elem(StrBuf *b, const RtTensor *t, int64_t i)
+{
+	const void *d = t->data;
+	switch (t->dtype) {
+	case DT_BOOL: sb_puts(b, ((const uint8_t *)d)[i] ? "True" : "False"); break;
+	case DT_I8: sb_printf(b, "%d", ((const int8_t *)d)[i]); break;
+	case DT_I16: sb_printf(b, "%d", ((const int16_t *)d)[i]); break;
+	case DT_I32: sb_printf(b, "%d", ((const int32_t *)d)[i]); break;
+	case DT_I64: sb_printf(b, "%lld", (long long)((const int64_t *)d)[i]); break;
+	case DT_U8: sb_printf(b, "%u", ((const uint8_t *)d)[i]); break;
+	case DT_F16: sb_printf(b, "%.6g", rt_f16_to_f32(((const uint16_t *)d)[i])); break;
+	case DT_BF16: sb_printf(b, "%.6g", rt_bf16_to_f32(((const uint16_t *)d)[i])); break;
+	case DT_F32: sb_printf(b, "%.8g", ((const float *)d)[i]); break;
+	case DT_F64: sb_printf(b, "%.17g", ((const double *)d)[i]); break;
+	default: sb_puts(b, "?"); break;
+	}
+}
+
+/* Nested lists of t's elements from dimension dim at offset *i. */
+static void
+print_nested(StrBuf *b, const RtTensor *t, int dim, int64_t *i)
+{
+	if (dim == t->ndim) {
+		print_elem(b, t, (*i)++);
+		return;
+	}
+	sb_putc(b, '[');
+	for (int64_t k = 0; k < t->shape[dim]; k++) {
+		if (k)
+			sb_puts(b, ", ");
+		print_nested(b, t, dim + 1, i);
+	}
+	sb_putc(b, ']');
+}
+
+/* Prints a result value: "NAME: dtype shape" and, when small, its values. */
+static void
+print_value(StrBuf *b, const char *name, const RtValue *v)
+{
+	switch (v->kind) {
+	case RV_TUPLE:
+		for (int k = 0; k < v->n; k++) {
+			char sub[256];
+			snprintf(sub, sizeof sub, "%s[%d]", name, k);
+			print_value(b, sub, v->fields[k]);
+		}
+		return;
+	case RV_SHAPE:
+		sb_printf(b, "%s: shape ", name);
+		shape_text(b, v->n, v->values);
+		sb_putc(b, '\n');
+		return;
+	case RV_PRIM:
+		if (dtype_is_float(v->dtype))
+			sb_printf(b, "%s: %s %.17g\n", name, dtype_name(v->dtype), v->f);
+		else
+			sb_printf(b, "%s: %s %lld\n", name, dtype_name(v->dtype),
+				  (long long)v->i);
+		return;
+	case RV_TENSOR:
+		break;
+	}
+	sb_printf(b, "%s: %s ", name, dtype_name(v->t->dtype));
+	shape_text(b, v->t->ndim, v->t->shape);
+	if (rt_numel(v->t) <= 1000) {
+		int64_t i = 0;
+		sb_putc(b, '\n');
+		print_nested(b, v->t, 0, &i);
+	} else {
+		sb_puts(b, " (too large to print; use -o)");
+	}
+	sb_putc(b, '\n');
+}
+
+/* ------------------------------------------------------------ command */
+
+/* Parses the command line into r; an exit status, or -1 to go on. */
+static int
+parse_args(Run *r, int argc, char **argv)
+{
+	r->func = "main";
+	r->inputs = calloc((size_t)argc + 1, sizeof *r->inputs);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(run_help, stdout);
+			return EXIT_OK;
+		}
+#define OPT(name) (!strcmp(a, name) || (!strncmp(a, name "=", sizeof name) && (val = a + sizeof name)))
+		if (OPT("--params") || OPT("--input") || OPT("--func") || !strcmp(a, "-o")) {
+			if (!val) {
+				if (i + 1 >= argc)
+					return cli_usage_error("run", "%s needs a value", a);
+				val = argv[++i];
+			}
+			if (!strncmp(a, "--params", 8)) {
+				if (r->params)
+					return cli_usage_error("run", "%s", "--params given twice");
+				r->params = val;
+			} else if (!strncmp(a, "--func", 6)) {
+				r->func = val;
+			} else if (!strcmp(a, "-o")) {
+				if (r->out)
+					return cli_usage_error("run", "%s", "-o given twice");
+				r->out = val;
+			} else {
+				const char *eq = strchr(val, '=');
+				if (!eq || eq == val || !eq[1])
+					return cli_usage_error("run", "--input needs NAME=FILE.npy, "
+							       "not '%s'", val);
+				InputArg *in = &r->inputs[r->ninputs++];
+				in->name = strndup(val, (size_t)(eq - val));
+				in->path = eq + 1;
+				for (int k = 0; k < r->ninputs - 1; k++)
+					if (!strcmp(r->inputs[k].name, in->name))
+						return cli_usage_error("run", "input '%s' given twice",
+								       in->name);
+			}
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage_error("run", "unknown option %s", a);
+		} else if (r->file) {
+			return cli_usage_error("run", "unexpected argument %s", a);
+		} else {
+			r->file = a;
+		}
+#undef OPT
+	}
+	if (!r->file)
+		return cli_usage_error("run", "%s", "needs a FILE");
+	return -1;
+}
+
+/* Frees what parse_args and the run allocated. */
+static void
+run_free(Run *r)
+{
+	for (int i = 0; i < r->ninputs; i++)
+		free((char *)r->inputs[i].name);
+	free(r->inputs);
+	for (int i = 0; r->values && i < r->ninput; i++)
+		rt_value_release(r->values[i]);
+	free(r->values);
+	for (int i = 0; r->result && i < r->nresult; i++)
+		rt_value_release(r->result[i]);
+	free(r->result);
+	rt_weights_close(r->w);
+	rlx_module_free(r->m);
+}
+
+/* Compiles and runs r->f, then writes or prints the result. */
+static int
+run_it(Run *r)
+{
+	Diags d = {0};
+	d.src = &r->m->src;
+	RtProgram *p = rt_compile(r->m, r->f->name, &d);
+	diag_print(&d, stderr);
+	diag_clear(&d);
+	free(d.items);
+	if (!p)
+		return EXIT_INPUT;
+	RtStream s = {run_load, run_emit, r};
+	RtError e;
+	bool ok = rt_run_stream(p, &s, &e);
+	if (!ok)
+		fprintf(stderr, "rlx run: error: %s\n", e.msg);
+	for (int k = 0; ok && k < r->nresult; k++)
+		if (!r->result[k]) {
+			fprintf(stderr, "rlx run: error: result field %d was not "
+				"produced\n", k);
+			ok = false;
+		}
+	RtValue *res = NULL;
+	if (ok) {
+		if (r->tuple) {
+			for (int k = 0; k < r->nresult; k++)
+				rt_value_retain(r->result[k]);
+			res = rt_value_tuple(r->result, r->nresult);
+		} else {
+			res = rt_value_retain(r->result[0]);
+		}
+	}
+	if (ok && r->out) {
+		ok = write_result(r, res);
+	} else if (ok) {
+		StrBuf b = {0};
+		print_value(&b, r->f->name, res);
+		fputs(b.p ? b.p : "", stdout);
+		sb_free(&b);
+	}
+	rt_value_release(res);
+	/* the result views may borrow the checkpoint: release before closing */
+	for (int k = 0; k < r->nresult; k++) {
+		rt_value_release(r->result[k]);
+		r->result[k] = NULL;
+	}
+	rt_program_free(p);
+	return ok ? EXIT_OK : EXIT_INPUT;
+}
 
 int
 cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "rlx run: not implemented yet\n");
-	return 2;
+	Run r = {0};
+	int status = parse_args(&r, argc, argv);
+	if (status >= 0)
+		goto done;
+	status = EXIT_INPUT;
+	r.m = cli_load_module(r.file);
+	if (!r.m)
+		goto done;
+	r.f = ir_find_func(r.m, r.func);
+	if (!r.f) {
+		StrBuf b = {0};
+		for (int i = 0; i < r.m->nfuncs; i++)
+			sb_printf(&b, "%s%s", i ? ", " : "", r.m->funcs[i]->name);
+		fprintf(stderr, "rlx run: error: %s has no function '%s' "
+			"(functions: %s)\n", r.file, r.func, b.p ? b.p : "none");
+		sb_free(&b);
+		goto done;
+	}
+	r.ninput = ir_func_num_input(r.f);
+	if (r.ninput < 0 || r.ninput > r.f->nparams)
+		r.ninput = r.f->nparams;
+	const SInfo *ret = r.f->ret ? r.f->ret : r.f->body->sinfo;
+	r.tuple = ret && ret->kind == SI_TUPLE;
+	r.nresult = r.tuple ? ret->nfields : 1;
+	r.result = calloc((size_t)r.nresult + 1, sizeof *r.result);
+	if (r.out && r.tuple && strlen(r.out) > 4 &&
+	    !strcmp(r.out + strlen(r.out) - 4, ".npy")) {
+		fprintf(stderr, "rlx run: error: %s returns a tuple of %d "
+			"fields, written as a directory: -o %s looks like a "
+			".npy file\n", r.f->name, r.nresult, r.out);
+		goto done;
+	}
+	if (!r.params && r.ninput < r.f->nparams) {
+		fprintf(stderr, "rlx run: %s has %d weight parameter%s (the first "
+			"is '%s'): give them with --params PATH\n(see `rlx run "
+			"--help`)\n", r.f->name, r.f->nparams - r.ninput,
+			r.f->nparams - r.ninput == 1 ? "" : "s",
+			r.f->params[r.ninput]->name);
+		status = EXIT_USAGE;
+		goto done;
+	}
+	bool ok = read_inputs(&r);
+	ok = check_weights(&r) && ok;
+	if (!ok)
+		goto done;
+	status = run_it(&r);
+done:
+	run_free(&r);
+	return status;
 }

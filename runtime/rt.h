@@ -140,7 +140,8 @@ bool rt_npy_write(const char *path, const RtTensor *t, RtError *e);
 /*
  * Values at run time: tensors, tuples, shape tuples and scalars. Values are
  * reference counted so that a tuple and its fields can share tensors; a value
- * is freed when its last reference goes (rt_value_release).
+ * is freed when its last reference goes (rt_value_release). Tensors are
+ * never written once made, so values can be shared freely.
  */
 typedef enum { RV_TENSOR, RV_TUPLE, RV_SHAPE, RV_PRIM } RtValueKind;
 
@@ -154,41 +155,82 @@ typedef struct RtValue {
 	DType dtype;             /* PRIM */
 	int64_t i;               /* PRIM (ints, bool) */
 	double f;                /* PRIM (floats) */
+	struct RtValue *base;    /* TENSOR views: the value owning the data */
 } RtValue;
 
-RtValue *rt_value_tensor(RtTensor *t); /* takes ownership of t */
+/* Each returns a value with one reference, NULL when out of memory. */
+RtValue *rt_value_tensor(RtTensor *t); /* takes ownership of t (even on
+					* failure) */
 RtValue *rt_value_tuple(RtValue **fields, int n); /* takes the references */
 RtValue *rt_value_shape(const int64_t *values, int n);
-RtValue *rt_value_retain(RtValue *v);
-void rt_value_release(RtValue *v);
+RtValue *rt_value_prim(DType dt, int64_t i, double f);
+/* A tensor of another shape (same dtype and byte size) sharing base's data;
+ * keeps base alive. NULL + e when the sizes differ. */
+RtValue *rt_value_view(RtValue *base, int ndim, const int64_t *shape,
+		       RtError *e);
+RtValue *rt_value_retain(RtValue *v);  /* NULL is fine */
+void rt_value_release(RtValue *v);     /* NULL is fine */
 
 /*
- * A function of a module compiled for execution: every op call lowered to a
- * JIT kernel (one per signature), ready to run many times. Compilation
- * errors are located in d (an op codegen cannot lower, ...).
+ * A function of a module compiled for execution: every op call of it and
+ * of the functions it calls lowered to a JIT kernel (one per signature),
+ * ready to run many times. Compilation errors are located in d (an op
+ * codegen cannot lower, an unknown callee, ...). The module must outlive
+ * the program and must not change after rt_compile.
  */
 typedef struct RtProgram RtProgram;
 
 RtProgram *rt_compile(Module *m, const char *func, Diags *d);
 void rt_program_free(RtProgram *p);
 const Func *rt_program_func(const RtProgram *p);
+int rt_program_num_kernels(const RtProgram *p);
 
 /*
- * Runs the function on args (one per parameter, borrowed). The result is a
- * new reference. Symbolic dimensions are bound from the arguments' shapes and
- * checked where they recur; annotations and match_cast are checked at run
- * time; a mismatch is an error naming the parameter or binding and the
- * dimension. Buffers are freed after their last use.
+ * Runs the function on args (one per parameter, borrowed; a tensor whose
+ * data is not RT_ALIGN-aligned is copied). The result is a new reference.
+ * Symbolic dimensions bind from the arguments' shapes at their first bare
+ * occurrence, in parameter order, and are checked where they recur;
+ * annotations and match_cast are checked at run time. A mismatch is an
+ * error naming the parameter or binding and the dimension, e.g.
+ *   parameter 'x': dimension 1 is 5, but n was bound to 4 by parameter 'y'
+ *   binding 'lv': dimension 0 is 3, expected 4
+ *   parameter 'w': dtype is int32, expected float32
+ * Every value is released right after its last use (liveness computed at
+ * compile time), so memory follows the live set.
  */
 bool rt_run(RtProgram *p, RtValue **args, RtValue **result, RtError *e);
 
 /*
- * Streaming run, for transforms on checkpoints bigger than memory:
- * load(ctx, i) is called when parameter i is first needed (not before) and
- * its value is released after its last use; when the function returns a
- * tuple, emit(ctx, k, v) is called for field k as soon as its value is final,
- * after which the executor drops its reference. Either callback returning
- * NULL/false stops the run with the error it set.
+ * Streaming run, for transforms on checkpoints bigger than memory.
+ *
+ * load(ctx, i, e) returns parameter i's value (a new reference, which the
+ * executor takes) when it is first needed and not before: at the first
+ * binding that uses it, or when a symbolic var it defines is needed. Each
+ * parameter is loaded at most once; its value is checked against the
+ * annotation and released after its last use. A parameter nothing uses is
+ * never loaded.
+ *
+ * emit(ctx, k, v, e) hands out result field k; v is borrowed for the call
+ * (rt_value_retain it to keep it). When the result is a tuple literal (the
+ * function returns `(a, b)`, or `gv` bound to `(a, b, ...)` at the top
+ * level and used nowhere else, as F_transform_params does), the fields are
+ * emitted in this order:
+ *   1. fields that are parameters used only by the result (pass-through
+ *      weights): loaded, emitted and released one by one, in parameter
+ *      order, before any binding runs;
+ *   2. fields that are parameters also used by bindings: right after they
+ *      are loaded (so before the binding that needed them runs);
+ *   3. fields that are vars bound by the function: right after their
+ *      binding (and its match_cast check), in binding order; the executor
+ *      drops its reference after the var's last use by another binding
+ *      (often at once);
+ *   4. the other fields (constants, shapes): at the end.
+ * A var appearing in several fields is emitted once per field. The tuple
+ * itself is never built. Otherwise the function runs to its end and the
+ * result is emitted: field by field when it is a tuple, else as field 0.
+ * Either callback returning NULL/false stops the run with the error it set
+ * in e (a generic message when it set none); values emitted before stay
+ * emitted.
  */
 typedef struct {
 	RtValue *(*load)(void *ctx, int param, RtError *e);

@@ -1,0 +1,1764 @@
+/*
+ * exec.c — the executor: runs a Relax function binding by binding.
+ *
+ * rt_compile plans the function and every function it calls: each binding
+ * becomes a Step (its kernel, its branches or its callee), each Var a slot
+ * of a frame, each SymVar a slot of the frame's symbolic values. Liveness is
+ * computed up front: for every position of a sequence (before the first
+ * binding, after binding i, after the result) the slots whose last use it
+ * is, so that a value is released right after its last use and memory
+ * follows the live set. Uses inside an `if` count as uses by the `if`
+ * binding of the enclosing sequence.
+ *
+ * Running: op calls get fresh 64-byte aligned outputs whose shapes are the
+ * call's struct info with the symbolic dims evaluated, then the kernel runs
+ * on buffers = tensor arguments then outputs, dims = every buffer's shape.
+ * reshape/expand_dims/squeeze/flatten make views sharing the input's data
+ * (tensors are never written after their kernel ran) and stop_lift_params
+ * is the identity. Parameters, annotations and match_cast are checked
+ * against the values; bare symbolic dims bind at their first occurrence.
+ *
+ * Streaming (rt_run_stream) runs the same plan with the top-level
+ * parameters loaded by a callback when first needed, and the result tuple
+ * handed out field by field as soon as each field's value exists; see
+ * rt.h for the order of calls.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "rt.h"
+
+enum {
+	MAX_BUFS = 64,    /* buffers of one kernel call (as codegen's MAXBUF) */
+	MAX_DEPTH = 200,  /* nested function calls */
+	WHO_LEN = 160,    /* "parameter 'x'" descriptions */
+};
+
+typedef struct SeqPlan SeqPlan;
+typedef struct FnPlan FnPlan;
+
+/* Slots released at each position of a sequence, in CSR form: position p
+ * (0 before the first binding, i + 1 after binding i, n + 1 after the
+ * result) releases slots[off[p] .. off[p + 1]). */
+typedef struct {
+	int *off;
+	int *slots;
+} Rel;
+
+/* One binding, planned. */
+typedef struct {
+	Binding *b;
+	int slot;               /* of b->var */
+	CgKernel *k;            /* op calls with a kernel */
+	SeqPlan *then_, *else_; /* E_IF */
+	FnPlan *callee;         /* E_CALL_FN */
+	int *emit;              /* streaming: result fields this var gives */
+	int nemit;
+} Step;
+
+struct SeqPlan {
+	int id;
+	Expr *seq;
+	Step *steps;
+	int n;
+	Rel rel;  /* liveness */
+	Rel srel; /* streaming liveness (top sequence only): the result
+		   * tuple's uses do not count, its fields are emitted */
+};
+
+struct FnPlan {
+	Func *f;
+	SeqPlan *top;
+	int nslots, nsyms;
+	int *sym_param;   /* the parameter whose annotation binds each sym */
+	/* streaming: the result tuple literal, when there is one */
+	Expr **fields;
+	int nfields;
+	int skip_step;    /* the step binding the tuple, -1 when none */
+	int **param_fields; /* per parameter: fields it gives, -1 ended */
+	bool *param_used; /* per parameter: used outside the result tuple */
+	int *end_fields;  /* fields that are not vars: emitted at the end */
+	int nend;
+	bool tuple_mode;
+};
+
+/* Expr* → its constant value, open addressing. */
+typedef struct {
+	const Expr *key;
+	RtValue *val;
+} ConstEntry;
+
+struct RtProgram {
+	Module *m;
+	Jit *jit;
+	Codegen *cg;
+	int *idx;        /* Var.id and SymVar.id → slot in their function */
+	int nidx;
+	FnPlan **plans;
+	int nplans;
+	FnPlan *main;
+	Vec allocs;      /* every malloc'ed piece of the plans */
+	ConstEntry *consts;
+	int nconsts, cconsts;
+	int nseqs;
+};
+
+/* A running function. */
+typedef struct {
+	RtProgram *p;
+	FnPlan *fp;
+	RtValue **vals;
+	char *state;            /* per parameter: 0 not loaded, 1 loaded */
+	int64_t *sym;
+	bool *bound;
+	char (*symfrom)[WHO_LEN];
+	const RtStream *s;      /* top frame of a streaming run */
+	int depth;
+	RtError *e;
+} Frame;
+
+/* ------------------------------------------------------------- values */
+
+/* A fresh value of kind k with one reference. */
+static RtValue *
+value_new(RtValueKind k)
+{
+	RtValue *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	v->kind = k;
+	v->refs = 1;
+	return v;
+}
+
+RtValue *
+rt_value_tensor(RtTensor *t)
+{
+	RtValue *v = value_new(RV_TENSOR);
+	if (!v) {
+		rt_tensor_free(t);
+		return NULL;
+	}
+	v->t = t;
+	return v;
+}
+
+RtValue *
+rt_value_tuple(RtValue **fields, int n)
+{
+	RtValue *v = value_new(RV_TUPLE);
+	if (!v)
+		return NULL;
+	v->fields = calloc((size_t)(n ? n : 1), sizeof *v->fields);
+	if (!v->fields) {
+		free(v);
+		return NULL;
+	}
+	if (n)
+		memcpy(v->fields, fields, sizeof *fields * (size_t)n);
+	v->n = n;
+	return v;
+}
+
+RtValue *
+rt_value_shape(const int64_t *values, int n)
+{
+	RtValue *v = value_new(RV_SHAPE);
+	if (!v)
+		return NULL;
+	v->values = calloc((size_t)(n ? n : 1), sizeof *v->values);
+	if (!v->values) {
+		free(v);
+		return NULL;
+	}
+	if (n)
+		memcpy(v->values, values, sizeof *values * (size_t)n);
+	v->n = n;
+	return v;
+}
+
+RtValue *
+rt_value_prim(DType dt, int64_t i, double f)
+{
+	RtValue *v = value_new(RV_PRIM);
+	if (!v)
+		return NULL;
+	v->dtype = dt;
+	v->i = i;
+	v->f = f;
+	return v;
+}
+
+RtValue *
+rt_value_view(RtValue *base, int ndim, const int64_t *shape, RtError *e)
+{
+	if (base->kind != RV_TENSOR) {
+		rt_error(e, "a view of a value that is not a tensor");
+		return NULL;
+	}
+	RtTensor *t = rt_tensor_borrow(base->t->dtype, ndim, shape,
+				       base->t->data, e);
+	if (!t)
+		return NULL;
+	if (t->nbytes != base->t->nbytes) {
+		rt_error(e, "a view of %zu bytes on a tensor of %zu bytes",
+			 t->nbytes, base->t->nbytes);
+		rt_tensor_free(t);
+		return NULL;
+	}
+	RtValue *v = rt_value_tensor(t);
+	if (!v) {
+		rt_error(e, "out of memory");
+		return NULL;
+	}
+	v->base = rt_value_retain(base);
+	return v;
+}
+
+RtValue *
+rt_value_retain(RtValue *v)
+{
+	if (v)
+		v->refs++;
+	return v;
+}
+
+void
+rt_value_release(RtValue *v)
+{
+	if (!v || --v->refs > 0)
+		return;
+	switch (v->kind) {
+	case RV_TENSOR:
+		rt_tensor_free(v->t);
+		break;
+	case RV_TUPLE:
+		for (int i = 0; i < v->n; i++)
+			rt_value_release(v->fields[i]);
+		free(v->fields);
+		break;
+	case RV_SHAPE:
+		free(v->values);
+		break;
+	case RV_PRIM:
+		break;
+	}
+	rt_value_release(v->base);
+	free(v);
+}
+
+/* An owned, RT_ALIGN-aligned copy of v's tensor when its data is not
+ * aligned, else v itself; a new reference either way (NULL + e). */
+static RtValue *
+aligned(RtValue *v, RtError *e)
+{
+	if (v->kind != RV_TENSOR ||
+	    (uintptr_t)v->t->data % RT_ALIGN == 0)
+		return rt_value_retain(v);
+	RtTensor *t = rt_tensor_new(v->t->dtype, v->t->ndim, v->t->shape, e);
+	if (!t)
+		return NULL;
+	if (t->nbytes)
+		memcpy(t->data, v->t->data, t->nbytes);
+	RtValue *c = rt_value_tensor(t);
+	if (!c)
+		rt_error(e, "out of memory");
+	return c;
+}
+
+/* ------------------------------------------------------------- messages */
+
+/* "(3, 4)" for a shape. */
+static void
+shape_str(char *buf, size_t len, int ndim, const int64_t *shape)
+{
+	size_t o = 0;
+	o += (size_t)snprintf(buf + o, len - o, "(");
+	for (int i = 0; i < ndim && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%lld",
+				      i ? ", " : "", (long long)shape[i]);
+	if (o < len)
+		snprintf(buf + o, len - o, ndim == 1 ? ",)" : ")");
+}
+
+/* A PExpr as text, for messages (malloc'ed). */
+static char *
+pe_str(const PExpr *x)
+{
+	StrBuf b = {0};
+	pe_print(&b, x);
+	return sb_take(&b);
+}
+
+/* An SInfo as text, for messages (malloc'ed). */
+static char *
+si_str(const SInfo *si)
+{
+	StrBuf b = {0};
+	print_sinfo(&b, si);
+	return sb_take(&b);
+}
+
+/* What a value is, for messages: "a tuple", "a shape". */
+static const char *
+value_kind_name(const RtValue *v)
+{
+	switch (v->kind) {
+	case RV_TENSOR: return "a tensor";
+	case RV_TUPLE: return "a tuple";
+	case RV_SHAPE: return "a shape";
+	case RV_PRIM: return "a scalar";
+	}
+	return "a value";
+}
+
+/* ------------------------------------------------------------- planning */
+
+/* A zeroed allocation owned by the program. */
+static void *
+palloc(RtProgram *p, size_t n)
+{
+	void *x = calloc(1, n ? n : 1);
+	if (!x)
+		ir_bug("out of memory");
+	vec_push(&p->allocs, x);
+	return x;
+}
+
+/* The slot of a Var or SymVar id, -1 when it has none. */
+static int
+slot_of(const RtProgram *p, int id)
+{
+	return id >= 0 && id < p->nidx ? p->idx[id] : -1;
+}
+
+/* The plan of f, NULL when not planned yet. */
+static FnPlan *
+find_plan(RtProgram *p, const Func *f)
+{
+	for (int i = 0; i < p->nplans; i++)
+		if (p->plans[i]->f == f)
+			return p->plans[i];
+	return NULL;
+}
+
+static bool plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d);
+
+/* Does op run without a kernel (an alias of its input)? */
+static bool
+is_view_op(OpKind op)
+{
+	return op == OP_RESHAPE || op == OP_EXPAND_DIMS || op == OP_SQUEEZE ||
+	       op == OP_FLATTEN;
+}
+
+/* Plans the sequence seq of fp: slots for its vars, kernels, branches and
+ * callees. Liveness comes later (live_seq). */
+static SeqPlan *
+plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
+{
+	SeqPlan *sp = palloc(p, sizeof *sp);
+	sp->id = p->nseqs++;
+	sp->seq = seq;
+	int n = 0;
+	for (int i = 0; i < seq->seq.nblocks; i++)
+		n += seq->seq.blocks[i]->n;
+	sp->steps = palloc(p, sizeof *sp->steps * (size_t)n);
+	sp->n = n;
+	int k = 0;
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		Block *bl = seq->seq.blocks[i];
+		for (int j = 0; j < bl->n; j++) {
+			Step *st = &sp->steps[k++];
+			st->b = bl->bindings[j];
+			int id = st->b->var->id;
+			if (id < 0 || id >= p->nidx)
+				ir_bug("var %s has id %d", st->b->var->name, id);
+			if (p->idx[id] < 0)
+				p->idx[id] = fp->nslots++;
+			st->slot = p->idx[id];
+			Expr *e = st->b->value;
+			switch (e->kind) {
+			case E_CALL:
+				if (e->call.op == OP_STOP_LIFT_PARAMS ||
+				    is_view_op(e->call.op))
+					break;
+				st->k = cg_kernel(p->cg, p->m, e, d);
+				if (!st->k)
+					*ok = false;
+				break;
+			case E_IF:
+				st->then_ = plan_seq(p, fp, e->if_.then_, d, ok);
+				st->else_ = plan_seq(p, fp, e->if_.else_, d, ok);
+				break;
+			case E_CALL_FN: {
+				Func *g = ir_find_func(p->m, e->callfn.callee);
+				if (!g) {
+					diag_error(d, e->span, "no function '%s'",
+						   e->callfn.callee);
+					*ok = false;
+				} else if (!plan_fn(p, g, &st->callee, d)) {
+					*ok = false;
+				}
+				break;
+			}
+			case E_STR:
+				diag_error(d, e->span, "a string value cannot be "
+					   "computed at run time");
+				*ok = false;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	return sp;
+}
+
+/* Liveness bookkeeping of one sequence. */
+typedef struct {
+	RtProgram *p;
+	const int *def_seq; /* per slot: the sequence that defines it */
+	int seq;
+	int *last;          /* per slot: last position using it */
+	int pos;
+} LiveCtx;
+
+/* Records a use of v at the current position. */
+static void
+live_use(Var *v, void *ctx)
+{
+	LiveCtx *c = ctx;
+	int s = slot_of(c->p, v->id);
+	if (s >= 0 && c->def_seq[s] == c->seq && c->last[s] < c->pos)
+		c->last[s] = c->pos;
+}
+
+/* Builds the release lists of sp from last-use positions. Slots defined
+ * at position def[] and never used are released right there. */
+static void
+build_rel(RtProgram *p, Rel *r, const int *last, int nslots, int npos)
+{
+	r->off = palloc(p, sizeof *r->off * (size_t)(npos + 1));
+	int count = 0;
+	for (int s = 0; s < nslots; s++)
+		if (last[s] >= 0)
+			r->off[last[s] + 1]++, count++;
+	for (int i = 0; i < npos; i++)
+		r->off[i + 1] += r->off[i];
+	r->slots = palloc(p, sizeof *r->slots * (size_t)count);
+	int *fill = calloc((size_t)npos, sizeof *fill);
+	if (!fill)
+		ir_bug("out of memory");
+	for (int s = 0; s < nslots; s++)
+		if (last[s] >= 0)
+			r->slots[r->off[last[s]] + fill[last[s]]++] = s;
+	free(fill);
+}
+
+/*
+ * Liveness of sp (and, recursively, its branches). skip is a step whose
+ * value's uses do not count and skip_body whether the result's do not
+ * (streaming). Positions: 0 before the first binding, i + 1 after step i,
+ * n + 1 after the result.
+ */
+static void
+live_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq, Rel *r,
+	 int skip, bool skip_body, bool top)
+{
+	int *last = malloc(sizeof *last * (size_t)(fp->nslots ? fp->nslots : 1));
+	if (!last)
+		ir_bug("out of memory");
+	for (int s = 0; s < fp->nslots; s++)
+		last[s] = -1;
+	if (top)
+		for (int i = 0; i < fp->f->nparams; i++)
+			last[slot_of(p, fp->f->params[i]->id)] = 0;
+	for (int i = 0; i < sp->n; i++)
+		last[sp->steps[i].slot] = i + 1;
+	LiveCtx c = {p, def_seq, sp->id, last, 0};
+	for (int i = 0; i < sp->n; i++) {
+		c.pos = i + 1;
+		if (i != skip)
+			ir_visit_uses(sp->steps[i].b->value, live_use, &c);
+	}
+	c.pos = sp->n + 1;
+	if (!skip_body)
+		ir_visit_uses(sp->seq->seq.body, live_use, &c);
+	build_rel(p, r, last, fp->nslots, sp->n + 2);
+	free(last);
+}
+
+/* Liveness of every sequence of fp, branches included. */
+static void
+live_all(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq)
+{
+	live_seq(p, fp, sp, def_seq, &sp->rel, -1, false, sp == fp->top);
+	for (int i = 0; i < sp->n; i++)
+		if (sp->steps[i].then_) {
+			live_all(p, fp, sp->steps[i].then_, def_seq);
+			live_all(p, fp, sp->steps[i].else_, def_seq);
+		}
+}
+
+/* Fills def_seq for the vars bound in sp and its branches. */
+static void
+mark_defs(RtProgram *p, SeqPlan *sp, int *def_seq)
+{
+	for (int i = 0; i < sp->n; i++) {
+		def_seq[sp->steps[i].slot] = sp->id;
+		if (sp->steps[i].then_) {
+			mark_defs(p, sp->steps[i].then_, def_seq);
+			mark_defs(p, sp->steps[i].else_, def_seq);
+		}
+	}
+}
+
+/* Does any use in e refer to var? */
+typedef struct {
+	const Var *v;
+	bool found;
+} FindCtx;
+
+static void
+find_use(Var *v, void *ctx)
+{
+	FindCtx *c = ctx;
+	if (v == c->v)
+		c->found = true;
+}
+
+/* Appends field k to the int list *l of *n entries (program memory). */
+static void
+push_int(RtProgram *p, int **l, int *n, int k)
+{
+	int *nl = palloc(p, sizeof *nl * (size_t)(*n + 1));
+	if (*n)
+		memcpy(nl, *l, sizeof *nl * (size_t)*n);
+	nl[(*n)++] = k;
+	*l = nl;
+}
+
+/*
+ * Streaming: finds the result tuple literal (the result itself, or a var
+ * bound to a tuple at the top level and used nowhere else) and where each
+ * field comes from; then the streaming liveness of the top sequence.
+ */
+static void
+plan_stream(RtProgram *p, FnPlan *fp, const int *def_seq)
+{
+	SeqPlan *top = fp->top;
+	Expr *body = top->seq->seq.body;
+	Func *f = fp->f;
+	fp->skip_step = -1;
+	if (body->kind == E_TUPLE) {
+		fp->fields = body->tuple.items;
+		fp->nfields = body->tuple.n;
+		fp->tuple_mode = true;
+	} else if (body->kind == E_VAR) {
+		for (int i = 0; i < top->n; i++) {
+			Binding *b = top->steps[i].b;
+			if (b->var != body->var || b->value->kind != E_TUPLE ||
+			    b->cast)
+				continue;
+			FindCtx c = {b->var, false};
+			for (int j = 0; j < top->n; j++)
+				ir_visit_uses(top->steps[j].b->value, find_use, &c);
+			if (!c.found) {
+				fp->fields = b->value->tuple.items;
+				fp->nfields = b->value->tuple.n;
+				fp->skip_step = i;
+				fp->tuple_mode = true;
+			}
+			break;
+		}
+	}
+	fp->param_fields = palloc(p, sizeof *fp->param_fields * (size_t)(f->nparams + 1));
+	int *npf = palloc(p, sizeof *npf * (size_t)(f->nparams + 1));
+	fp->param_used = palloc(p, sizeof *fp->param_used * (size_t)(f->nparams + 1));
+	for (int k = 0; k < fp->nfields; k++) {
+		Expr *x = fp->fields[k];
+		int s = x->kind == E_VAR ? slot_of(p, x->var->id) : -1;
+		bool done = false;
+		for (int i = 0; s >= 0 && i < f->nparams && !done; i++)
+			if (f->params[i] == x->var) {
+				push_int(p, &fp->param_fields[i], &npf[i], k);
+				done = true;
+			}
+		for (int i = 0; s >= 0 && i < top->n && !done; i++)
+			if (top->steps[i].b->var == x->var) {
+				Step *st = &top->steps[i];
+				push_int(p, &st->emit, &st->nemit, k);
+				done = true;
+			}
+		if (!done)
+			push_int(p, &fp->end_fields, &fp->nend, k);
+	}
+	for (int i = 0; i < f->nparams; i++) {
+		push_int(p, &fp->param_fields[i], &npf[i], -1);
+		FindCtx c = {f->params[i], false};
+		for (int j = 0; j < top->n; j++)
+			if (j != fp->skip_step)
+				ir_visit_uses(top->steps[j].b->value, find_use, &c);
+		if (!fp->tuple_mode)
+			ir_visit_uses(body, find_use, &c);
+		fp->param_used[i] = c.found;
+	}
+	live_seq(p, fp, top, def_seq, &top->srel, fp->skip_step,
+		 fp->tuple_mode, true);
+}
+
+/* Records in sym_param the first parameter with a bare occurrence of each
+ * symbolic var in si. */
+static void
+sym_defs(RtProgram *p, FnPlan *fp, const SInfo *si, int param)
+{
+	if (!si)
+		return;
+	PExpr **dims = NULL;
+	int n = 0;
+	if (si->kind == SI_TENSOR && si->shape)
+		dims = si->shape, n = si->ndim;
+	else if (si->kind == SI_SHAPE && si->shape)
+		dims = si->shape, n = si->ndim;
+	else if (si->kind == SI_PRIM && si->value)
+		dims = (PExpr **)&si->value, n = 1;
+	else if (si->kind == SI_TUPLE)
+		for (int i = 0; i < si->nfields; i++)
+			sym_defs(p, fp, si->fields[i], param);
+	for (int i = 0; i < n; i++)
+		if (dims[i]->kind == PE_VAR) {
+			int s = slot_of(p, dims[i]->var->id);
+			if (s >= 0 && s < fp->nsyms && fp->sym_param[s] < 0)
+				fp->sym_param[s] = param;
+		}
+}
+
+/* Plans f (once): its sequences, slots, kernels, liveness. */
+static bool
+plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d)
+{
+	FnPlan *fp = find_plan(p, f);
+	if (fp) {
+		*out = fp;
+		return true;
+	}
+	fp = palloc(p, sizeof *fp);
+	fp->f = f;
+	*out = fp;
+	p->plans = realloc(p->plans, sizeof *p->plans * (size_t)(p->nplans + 1));
+	if (!p->plans)
+		ir_bug("out of memory");
+	p->plans[p->nplans++] = fp;
+	for (int i = 0; i < f->nparams; i++) {
+		int id = f->params[i]->id;
+		if (id < 0 || id >= p->nidx)
+			ir_bug("param %s has id %d", f->params[i]->name, id);
+		p->idx[id] = fp->nslots++;
+	}
+	for (int i = 0; i < f->nsymvars; i++) {
+		int id = f->symvars[i]->id;
+		if (id < 0 || id >= p->nidx)
+			ir_bug("symvar %s has id %d", f->symvars[i]->name, id);
+		p->idx[id] = fp->nsyms++;
+	}
+	bool ok = true;
+	fp->top = plan_seq(p, fp, f->body, d, &ok);
+	int *def_seq = calloc((size_t)(fp->nslots ? fp->nslots : 1), sizeof *def_seq);
+	if (!def_seq)
+		ir_bug("out of memory");
+	for (int i = 0; i < f->nparams; i++)
+		def_seq[slot_of(p, f->params[i]->id)] = fp->top->id;
+	mark_defs(p, fp->top, def_seq);
+	live_all(p, fp, fp->top, def_seq);
+	plan_stream(p, fp, def_seq);
+	free(def_seq);
+	fp->sym_param = palloc(p, sizeof *fp->sym_param * (size_t)(fp->nsyms + 1));
+	for (int i = 0; i < fp->nsyms; i++)
+		fp->sym_param[i] = -1;
+	for (int i = 0; i < f->nparams; i++)
+		sym_defs(p, fp, f->params[i]->sinfo, i);
+	return ok;
+}
+
+RtProgram *
+rt_compile(Module *m, const char *func, Diags *d)
+{
+	if (!d->src)
+		d->src = &m->src;
+	Func *f = ir_find_func(m, func);
+	if (!f) {
+		diag_error(d, (Span){0, 0, 0}, "no function '%s' in the module",
+			   func);
+		return NULL;
+	}
+	RtProgram *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->m = m;
+	char err[512];
+	p->jit = jit_new(err, sizeof err);
+	if (!p->jit) {
+		diag_error(d, f->span, "cannot start the JIT: %s", err);
+		free(p);
+		return NULL;
+	}
+	p->cg = cg_new(p->jit);
+	p->nidx = m->next_id + 1;
+	p->idx = malloc(sizeof *p->idx * (size_t)p->nidx);
+	if (!p->cg || !p->idx)
+		ir_bug("out of memory");
+	for (int i = 0; i < p->nidx; i++)
+		p->idx[i] = -1;
+	bool ok = plan_fn(p, f, &p->main, d);
+	if (ok && !cg_flush(p->cg, err, sizeof err)) {
+		diag_error(d, f->span, "JIT compilation failed: %s", err);
+		ok = false;
+	}
+	if (!ok) {
+		rt_program_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void
+rt_program_free(RtProgram *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->cconsts; i++)
+		rt_value_release(p->consts[i].val);
+	free(p->consts);
+	cg_free(p->cg);
+	jit_free(p->jit);
+	for (int i = 0; i < p->allocs.n; i++)
+		free(p->allocs.items[i]);
+	vec_free(&p->allocs);
+	free(p->plans);
+	free(p->idx);
+	free(p);
+}
+
+const Func *
+rt_program_func(const RtProgram *p)
+{
+	return p->main->f;
+}
+
+int
+rt_program_num_kernels(const RtProgram *p)
+{
+	return cg_num_kernels(p->cg);
+}
+
+/* ------------------------------------------------------------ constants */
+
+/* The value of constant x: an aligned owned copy made at first use. */
+static RtValue *
+const_value(RtProgram *p, const Expr *x, RtError *e)
+{
+	if (p->nconsts * 2 >= p->cconsts) {
+		int oc = p->cconsts;
+		ConstEntry *old = p->consts;
+		p->cconsts = oc ? oc * 2 : 32;
+		p->consts = calloc((size_t)p->cconsts, sizeof *p->consts);
+		if (!p->consts)
+			ir_bug("out of memory");
+		for (int i = 0; i < oc; i++) {
+			if (!old[i].key)
+				continue;
+			size_t h = ((uintptr_t)old[i].key >> 4) % (size_t)p->cconsts;
+			while (p->consts[h].key)
+				h = (h + 1) % (size_t)p->cconsts;
+			p->consts[h] = old[i];
+		}
+		free(old);
+	}
+	size_t h = ((uintptr_t)x >> 4) % (size_t)p->cconsts;
+	while (p->consts[h].key && p->consts[h].key != x)
+		h = (h + 1) % (size_t)p->cconsts;
+	if (p->consts[h].key)
+		return p->consts[h].val;
+	RtTensor *t = rt_tensor_new(x->cdata.dtype, x->cdata.ndim,
+				    x->cdata.shape, e);
+	if (!t)
+		return NULL;
+	if (t->nbytes)
+		memcpy(t->data, x->cdata.data, t->nbytes);
+	RtValue *v = rt_value_tensor(t);
+	if (!v) {
+		rt_error(e, "out of memory");
+		return NULL;
+	}
+	p->consts[h].key = x;
+	p->consts[h].val = v;
+	p->nconsts++;
+	return v;
+}
+
+/* ---------------------------------------------------------- the frame */
+
+static bool load_param(Frame *fr, int i);
+
+/* A new frame for fp; NULL when out of memory. */
+static Frame *
+frame_new(RtProgram *p, FnPlan *fp, RtError *e)
+{
+	Frame *fr = calloc(1, sizeof *fr);
+	if (!fr)
+		return NULL;
+	fr->p = p;
+	fr->fp = fp;
+	fr->e = e;
+	fr->vals = calloc((size_t)fp->nslots + 1, sizeof *fr->vals);
+	fr->state = calloc((size_t)fp->f->nparams + 1, 1);
+	fr->sym = calloc((size_t)fp->nsyms + 1, sizeof *fr->sym);
+	fr->bound = calloc((size_t)fp->nsyms + 1, sizeof *fr->bound);
+	fr->symfrom = calloc((size_t)fp->nsyms + 1, sizeof *fr->symfrom);
+	if (!fr->vals || !fr->state || !fr->sym || !fr->bound || !fr->symfrom) {
+		free(fr->vals);
+		free(fr->state);
+		free(fr->sym);
+		free(fr->bound);
+		free(fr->symfrom);
+		free(fr);
+		rt_error(e, "out of memory");
+		return NULL;
+	}
+	return fr;
+}
+
+/* Releases every value still held and frees the frame. */
+static void
+frame_free(Frame *fr)
+{
+	if (!fr)
+		return;
+	for (int i = 0; i < fr->fp->nslots; i++)
+		rt_value_release(fr->vals[i]);
+	free(fr->vals);
+	free(fr->state);
+	free(fr->sym);
+	free(fr->bound);
+	free(fr->symfrom);
+	free(fr);
+}
+
+/* Releases the values whose last use is position pos of r. */
+static void
+release_at(Frame *fr, const Rel *r, int pos)
+{
+	for (int i = r->off[pos]; i < r->off[pos + 1]; i++) {
+		int s = r->slots[i];
+		rt_value_release(fr->vals[s]);
+		fr->vals[s] = NULL;
+	}
+}
+
+/* The value of var v (borrowed); loads a parameter in a streaming run. */
+static RtValue *
+get_var(Frame *fr, const Var *v)
+{
+	int s = slot_of(fr->p, v->id);
+	if (s < 0 || s >= fr->fp->nslots) {
+		rt_error(fr->e, "variable '%s' has no value here", v->name);
+		return NULL;
+	}
+	if (!fr->vals[s] && fr->s && s < fr->fp->f->nparams && !fr->state[s])
+		if (!load_param(fr, s))
+			return NULL;
+	if (!fr->vals[s]) {
+		rt_error(fr->e, "variable '%s' used after its last use "
+			 "(executor bug)", v->name);
+		return NULL;
+	}
+	return fr->vals[s];
+}
+
+/* The value of symbolic var x; loads the parameter that binds it in a
+ * streaming run. false + e when it is not bound (soft: without e). */
+static bool
+get_sym(Frame *fr, const SymVar *x, int64_t *out, bool soft)
+{
+	int s = slot_of(fr->p, x->id);
+	if (s < 0 || s >= fr->fp->nsyms) {
+		if (!soft)
+			rt_error(fr->e, "symbolic variable %s does not belong to "
+				 "function '%s'", x->name, fr->fp->f->name);
+		return false;
+	}
+	if (!fr->bound[s] && fr->s && !soft) {
+		int i = fr->fp->sym_param[s];
+		if (i >= 0 && !fr->state[i] && !load_param(fr, i))
+			return false;
+	}
+	if (!fr->bound[s]) {
+		if (!soft)
+			rt_error(fr->e, "symbolic variable %s is not bound",
+				 x->name);
+		return false;
+	}
+	*out = fr->sym[s];
+	return true;
+}
+
+/* Evaluates x over the bound symbolic vars (floor division and modulo);
+ * false + e (soft: without e) when a var is unbound, on division by zero
+ * or overflow. */
+static bool
+eval_pe(Frame *fr, const PExpr *x, int64_t *out, bool soft)
+{
+	int64_t a, b, r;
+	switch (x->kind) {
+	case PE_INT:
+		*out = x->value;
+		return true;
+	case PE_VAR:
+		return get_sym(fr, x->var, out, soft);
+	default:
+		break;
+	}
+	if (!eval_pe(fr, x->a, &a, soft) || !eval_pe(fr, x->b, &b, soft))
+		return false;
+	bool ovf = false;
+	switch (x->kind) {
+	case PE_ADD: ovf = __builtin_add_overflow(a, b, &r); break;
+	case PE_SUB: ovf = __builtin_sub_overflow(a, b, &r); break;
+	case PE_MUL: ovf = __builtin_mul_overflow(a, b, &r); break;
+	case PE_FLOORDIV:
+	case PE_FLOORMOD:
+		if (b == 0 || (a == INT64_MIN && b == -1)) {
+			if (!soft) {
+				char *s = pe_str(x);
+				rt_error(fr->e, "%s: division by zero or overflow "
+					 "(%lld, %lld)", s, (long long)a,
+					 (long long)b);
+				free(s);
+			}
+			return false;
+		}
+		if (x->kind == PE_FLOORDIV) {
+			r = a / b;
+			if (a % b != 0 && ((a < 0) != (b < 0)))
+				r--;
+		} else {
+			r = a % b;
+			if (r != 0 && ((r < 0) != (b < 0)))
+				r += b;
+		}
+		break;
+	case PE_MIN: r = a < b ? a : b; break;
+	case PE_MAX: r = a > b ? a : b; break;
+	default:
+		ir_bug("PExpr kind %d", x->kind);
+	}
+	if (ovf) {
+		if (!soft) {
+			char *s = pe_str(x);
+			rt_error(fr->e, "%s overflows", s);
+			free(s);
+		}
+		return false;
+	}
+	*out = r;
+	return true;
+}
+
+/* ------------------------------------------------------------- checks */
+
+/*
+ * Checks one dimension (or shape value) of `who` against the annotation pe.
+ * Pass 1 binds bare symbolic vars at their first occurrence and checks
+ * constants and recurrences; pass 2 checks compound expressions.
+ */
+static bool
+check_dim(Frame *fr, const PExpr *pe, int64_t actual, int pass,
+	  const char *who, const char *dim)
+{
+	if (pe->kind == PE_INT) {
+		if (pass == 1 && actual != pe->value) {
+			rt_error(fr->e, "%s: %s is %lld, expected %lld", who, dim,
+				 (long long)actual, (long long)pe->value);
+			return false;
+		}
+		return true;
+	}
+	if (pe->kind == PE_VAR) {
+		if (pass != 1)
+			return true;
+		int s = slot_of(fr->p, pe->var->id);
+		if (s < 0 || s >= fr->fp->nsyms) {
+			rt_error(fr->e, "%s: symbolic variable %s does not belong "
+				 "to function '%s'", who, pe->var->name,
+				 fr->fp->f->name);
+			return false;
+		}
+		if (!fr->bound[s]) {
+			fr->bound[s] = true;
+			fr->sym[s] = actual;
+			snprintf(fr->symfrom[s], WHO_LEN, "%s", who);
+			return true;
+		}
+		if (fr->sym[s] != actual) {
+			rt_error(fr->e, "%s: %s is %lld, but %s was bound to %lld "
+				 "by %s", who, dim, (long long)actual,
+				 pe->var->name, (long long)fr->sym[s],
+				 fr->symfrom[s]);
+			return false;
+		}
+		return true;
+	}
+	if (pass != 2)
+		return true;
+	int64_t want;
+	char *s = pe_str(pe);
+	if (!eval_pe(fr, pe, &want, false)) {
+		char inner[sizeof fr->e->msg];
+		snprintf(inner, sizeof inner, "%s", fr->e->msg);
+		rt_error(fr->e, "%s: %s is %lld, but %s cannot be evaluated: %s",
+			 who, dim, (long long)actual, s, inner);
+		free(s);
+		return false;
+	}
+	if (want != actual) {
+		rt_error(fr->e, "%s: %s is %lld, but %s is %lld", who, dim,
+			 (long long)actual, s, (long long)want);
+		free(s);
+		return false;
+	}
+	free(s);
+	return true;
+}
+
+/* Checks value v of `who` against struct info si (see check_dim). */
+static bool
+check_si(Frame *fr, const SInfo *si, const RtValue *v, int pass,
+	 const char *who)
+{
+	if (!si || si->kind == SI_OBJECT)
+		return true;
+	char dim[48];
+	switch (si->kind) {
+	case SI_TENSOR: {
+		if (v->kind != RV_TENSOR) {
+			rt_error(fr->e, "%s: expected a tensor, got %s", who,
+				 value_kind_name(v));
+			return false;
+		}
+		const RtTensor *t = v->t;
+		if (si->dtype != DT_UNKNOWN && si->dtype != t->dtype) {
+			rt_error(fr->e, "%s: dtype is %s, expected %s", who,
+				 dtype_name(t->dtype), dtype_name(si->dtype));
+			return false;
+		}
+		if (si->ndim >= 0 && si->ndim != t->ndim) {
+			char got[256];
+			char *want = si_str(si);
+			shape_str(got, sizeof got, t->ndim, t->shape);
+			rt_error(fr->e, "%s: has %d dimensions (shape %s), "
+				 "expected %d (%s)", who, t->ndim, got,
+				 si->ndim, want);
+			free(want);
+			return false;
+		}
+		for (int i = 0; si->shape && i < si->ndim; i++) {
+			snprintf(dim, sizeof dim, "dimension %d", i);
+			if (!check_dim(fr, si->shape[i], t->shape[i], pass, who, dim))
+				return false;
+		}
+		return true;
+	}
+	case SI_SHAPE:
+		if (v->kind != RV_SHAPE) {
+			rt_error(fr->e, "%s: expected a shape, got %s", who,
+				 value_kind_name(v));
+			return false;
+		}
+		if (si->ndim >= 0 && si->ndim != v->n) {
+			rt_error(fr->e, "%s: a shape of %d values, expected %d",
+				 who, v->n, si->ndim);
+			return false;
+		}
+		for (int i = 0; si->shape && i < v->n; i++) {
+			snprintf(dim, sizeof dim, "value %d", i);
+			if (!check_dim(fr, si->shape[i], v->values[i], pass, who, dim))
+				return false;
+		}
+		return true;
+	case SI_PRIM: {
+		int64_t iv;
+		if (v->kind == RV_PRIM)
+			iv = v->i;
+		else if (v->kind == RV_TENSOR && v->t->ndim == 0 &&
+			 dtype_is_int(v->t->dtype) && v->t->nbytes == 8)
+			memcpy(&iv, v->t->data, 8);
+		else {
+			rt_error(fr->e, "%s: expected a scalar, got %s", who,
+				 value_kind_name(v));
+			return false;
+		}
+		if (si->value && !dtype_is_float(si->dtype))
+			return check_dim(fr, si->value, iv, pass, who, "value");
+		return true;
+	}
+	case SI_TUPLE:
+		if (v->kind != RV_TUPLE) {
+			rt_error(fr->e, "%s: expected a tuple, got %s", who,
+				 value_kind_name(v));
+			return false;
+		}
+		if (v->n != si->nfields) {
+			rt_error(fr->e, "%s: a tuple of %d fields, expected %d",
+				 who, v->n, si->nfields);
+			return false;
+		}
+		for (int i = 0; i < v->n; i++) {
+			char sub[WHO_LEN];
+			snprintf(sub, sizeof sub, "%s[%d]", who, i);
+			if (!check_si(fr, si->fields[i], v->fields[i], pass, sub))
+				return false;
+		}
+		return true;
+	case SI_FUNC:
+		rt_error(fr->e, "%s: function values are not supported at run "
+			 "time", who);
+		return false;
+	case SI_OBJECT:
+		break;
+	}
+	return true;
+}
+
+/* Both passes of check_si. */
+static bool
+check_value(Frame *fr, const SInfo *si, const RtValue *v, const char *who)
+{
+	return check_si(fr, si, v, 1, who) && check_si(fr, si, v, 2, who);
+}
+
+/* "parameter 'x'", for messages. */
+static void
+param_who(Frame *fr, int i, char *who)
+{
+	snprintf(who, WHO_LEN, "parameter '%s'", fr->fp->f->params[i]->name);
+}
+
+/* ------------------------------------------------------------ emitting */
+
+/* Hands field k (value v, borrowed) to the stream's emit callback. */
+static bool
+emit_field(Frame *fr, int k, RtValue *v)
+{
+	fr->e->msg[0] = 0;
+	if (fr->s->emit(fr->s->ctx, k, v, fr->e))
+		return true;
+	if (!fr->e->msg[0])
+		rt_error(fr->e, "emitting result field %d failed", k);
+	return false;
+}
+
+/* Streaming: loads parameter i through the callback, checks it against
+ * its annotation (binding its symbolic vars) and emits the result fields
+ * it gives. */
+static bool
+load_param(Frame *fr, int i)
+{
+	char who[WHO_LEN];
+	param_who(fr, i, who);
+	fr->state[i] = 1;
+	fr->e->msg[0] = 0;
+	RtValue *raw = fr->s->load(fr->s->ctx, i, fr->e);
+	if (!raw) {
+		if (!fr->e->msg[0])
+			rt_error(fr->e, "%s: loading failed", who);
+		return false;
+	}
+	RtValue *v = aligned(raw, fr->e);
+	rt_value_release(raw);
+	if (!v)
+		return false;
+	fr->vals[i] = v;
+	if (!check_value(fr, fr->fp->f->params[i]->sinfo, v, who))
+		return false;
+	for (int *k = fr->fp->param_fields[i]; fr->fp->tuple_mode && *k >= 0; k++)
+		if (!emit_field(fr, *k, v))
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------ running */
+
+static bool run_seq(Frame *fr, SeqPlan *sp, const Rel *r, bool stream,
+		    RtValue **out);
+static bool run_fn(RtProgram *p, FnPlan *fp, RtValue **args, int depth,
+		   RtValue **out, RtError *e);
+
+/* The value of a leaf expression (var, constant, tuple of leaves, shape,
+ * prim value): a new reference. */
+static RtValue *
+eval_leaf(Frame *fr, const Expr *x)
+{
+	switch (x->kind) {
+	case E_VAR:
+		return rt_value_retain(get_var(fr, x->var));
+	case E_CONST:
+		return rt_value_retain(const_value(fr->p, x, fr->e));
+	case E_TUPLE: {
+		RtValue **f = calloc((size_t)x->tuple.n + 1, sizeof *f);
+		if (!f) {
+			rt_error(fr->e, "out of memory");
+			return NULL;
+		}
+		for (int i = 0; i < x->tuple.n; i++)
+			if (!(f[i] = eval_leaf(fr, x->tuple.items[i]))) {
+				for (int j = 0; j < i; j++)
+					rt_value_release(f[j]);
+				free(f);
+				return NULL;
+			}
+		RtValue *v = rt_value_tuple(f, x->tuple.n);
+		if (!v) {
+			for (int j = 0; j < x->tuple.n; j++)
+				rt_value_release(f[j]);
+			rt_error(fr->e, "out of memory");
+		}
+		free(f);
+		return v;
+	}
+	case E_TUPLE_GET: {
+		RtValue *t = eval_leaf(fr, x->tget.tuple);
+		if (!t)
+			return NULL;
+		if (t->kind != RV_TUPLE || x->tget.index < 0 ||
+		    x->tget.index >= t->n) {
+			rt_error(fr->e, "field %d of %s", x->tget.index,
+				 value_kind_name(t));
+			rt_value_release(t);
+			return NULL;
+		}
+		RtValue *v = rt_value_retain(t->fields[x->tget.index]);
+		rt_value_release(t);
+		return v;
+	}
+	case E_SHAPE: {
+		int64_t vals[RT_MAX_DIMS * 4];
+		int64_t *p = x->shape.n <= (int)ARRAY_LEN(vals) ? vals
+			     : malloc(sizeof *p * (size_t)x->shape.n);
+		if (!p) {
+			rt_error(fr->e, "out of memory");
+			return NULL;
+		}
+		RtValue *v = NULL;
+		int i = 0;
+		for (; i < x->shape.n; i++)
+			if (!eval_pe(fr, x->shape.values[i], &p[i], false))
+				break;
+		if (i == x->shape.n && !(v = rt_value_shape(p, x->shape.n)))
+			rt_error(fr->e, "out of memory");
+		if (p != vals)
+			free(p);
+		return v;
+	}
+	case E_PRIM: {
+		int64_t iv = 0;
+		if (!dtype_is_float(x->prim.dtype) && x->prim.value &&
+		    !eval_pe(fr, x->prim.value, &iv, false))
+			return NULL;
+		RtValue *v = rt_value_prim(x->prim.dtype, iv,
+			dtype_is_float(x->prim.dtype) ? x->prim.f : (double)iv);
+		if (!v)
+			rt_error(fr->e, "out of memory");
+		return v;
+	}
+	default:
+		rt_error(fr->e, "a %s is not a leaf value",
+			 ir_expr_kind_name(x->kind));
+		return NULL;
+	}
+}
+
+/* The runtime shape of tensor struct info si; false + e. */
+static bool
+eval_shape(Frame *fr, const SInfo *si, int64_t *shape, const char *who)
+{
+	if (si->kind != SI_TENSOR || si->ndim < 0 || !si->shape ||
+	    si->ndim > RT_MAX_DIMS || si->dtype == DT_UNKNOWN) {
+		char *s = si_str(si);
+		rt_error(fr->e, "%s: the result %s has no known shape and "
+			 "dtype to allocate", who, s);
+		free(s);
+		return false;
+	}
+	for (int i = 0; i < si->ndim; i++) {
+		if (!eval_pe(fr, si->shape[i], &shape[i], false)) {
+			char inner[sizeof fr->e->msg];
+			snprintf(inner, sizeof inner, "%s", fr->e->msg);
+			rt_error(fr->e, "%s: dimension %d of the result: %s", who,
+				 i, inner);
+			return false;
+		}
+		if (shape[i] < 0) {
+			char *s = pe_str(si->shape[i]);
+			rt_error(fr->e, "%s: dimension %d of the result (%s) is "
+				 "%lld", who, i, s, (long long)shape[i]);
+			free(s);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The struct info of an argument expression, as codegen sees it. */
+static const SInfo *
+arg_sinfo(const Expr *x)
+{
+	if (x->sinfo)
+		return x->sinfo;
+	if (x->kind == E_VAR)
+		return x->var->sinfo;
+	return NULL;
+}
+
+/* Kernel buffers of one call being assembled. */
+typedef struct {
+	void *ptr[MAX_BUFS];
+	int64_t dims[MAX_BUFS * RT_MAX_DIMS];
+	int nb, nd;
+	RtValue *hold[MAX_BUFS]; /* references to release after the call */
+	int nhold;
+} Bufs;
+
+/* Appends tensor value v (of struct info si when known) to the buffers,
+ * after checking that it has the shape its struct info says. */
+static bool
+push_tensor(Frame *fr, Bufs *bf, const SInfo *si, RtValue *v, const char *who)
+{
+	if (v->kind == RV_TUPLE) {
+		for (int i = 0; i < v->n; i++)
+			if (!push_tensor(fr, bf, si && si->kind == SI_TUPLE &&
+					 i < si->nfields ? si->fields[i] : NULL,
+					 v->fields[i], who))
+				return false;
+		return true;
+	}
+	if (v->kind != RV_TENSOR) {
+		rt_error(fr->e, "%s: an argument is %s, expected a tensor", who,
+			 value_kind_name(v));
+		return false;
+	}
+	if (si && si->kind == SI_TENSOR) {
+		bool bad = (si->dtype != DT_UNKNOWN && si->dtype != v->t->dtype) ||
+			   (si->ndim >= 0 && si->ndim != v->t->ndim);
+		for (int i = 0; !bad && si->shape && i < si->ndim; i++) {
+			int64_t want;
+			if (eval_pe(fr, si->shape[i], &want, true) &&
+			    want != v->t->shape[i])
+				bad = true;
+		}
+		if (bad) {
+			char got[256];
+			char *s = si_str(si);
+			shape_str(got, sizeof got, v->t->ndim, v->t->shape);
+			rt_error(fr->e, "%s: an argument of shape %s and dtype %s "
+				 "does not match its type %s", who, got,
+				 dtype_name(v->t->dtype), s);
+			free(s);
+			return false;
+		}
+	}
+	if (bf->nb == MAX_BUFS || bf->nd + v->t->ndim > (int)ARRAY_LEN(bf->dims)) {
+		rt_error(fr->e, "%s: too many buffers", who);
+		return false;
+	}
+	RtValue *a = aligned(v, fr->e);
+	if (!a)
+		return false;
+	bf->hold[bf->nhold++] = a;
+	bf->ptr[bf->nb++] = a->t->data;
+	for (int i = 0; i < a->t->ndim; i++)
+		bf->dims[bf->nd++] = a->t->shape[i];
+	return true;
+}
+
+/* Appends the tensor buffers of argument x (as codegen's signature does:
+ * prim values, shapes and scalars are compiled into the kernel). */
+static bool
+push_arg(Frame *fr, Bufs *bf, const Expr *x, const char *who)
+{
+	if (x->kind == E_PRIM)
+		return true;
+	const SInfo *si = arg_sinfo(x);
+	if (!si || si->kind == SI_SHAPE || si->kind == SI_PRIM)
+		return true;
+	if (x->kind == E_TUPLE) {
+		for (int i = 0; i < x->tuple.n; i++)
+			if (!push_arg(fr, bf, x->tuple.items[i], who))
+				return false;
+		return true;
+	}
+	RtValue *v = eval_leaf(fr, x);
+	if (!v)
+		return false;
+	bool ok = push_tensor(fr, bf, si, v, who);
+	rt_value_release(v);
+	return ok;
+}
+
+/* A new output tensor of struct info si, appended to the buffers. */
+static RtValue *
+new_output(Frame *fr, Bufs *bf, const SInfo *si, const char *who)
+{
+	int64_t shape[RT_MAX_DIMS];
+	if (!eval_shape(fr, si, shape, who))
+		return NULL;
+	RtTensor *t = rt_tensor_new(si->dtype, si->ndim, shape, fr->e);
+	if (!t) {
+		char inner[sizeof fr->e->msg];
+		snprintf(inner, sizeof inner, "%s", fr->e->msg);
+		rt_error(fr->e, "%s: %s", who, inner);
+		return NULL;
+	}
+	RtValue *v = rt_value_tensor(t);
+	if (!v) {
+		rt_error(fr->e, "out of memory");
+		return NULL;
+	}
+	if (bf->nb == MAX_BUFS || bf->nd + si->ndim > (int)ARRAY_LEN(bf->dims)) {
+		rt_value_release(v);
+		rt_error(fr->e, "%s: too many buffers", who);
+		return NULL;
+	}
+	bf->ptr[bf->nb++] = t->data;
+	for (int i = 0; i < si->ndim; i++)
+		bf->dims[bf->nd++] = shape[i];
+	return v;
+}
+
+/* Runs the kernel of op call step st; *out is the result (new ref). */
+static bool
+call_kernel(Frame *fr, Step *st, const char *who, RtValue **out)
+{
+	Expr *e = st->b->value;
+	Bufs bf;
+	bf.nb = bf.nd = bf.nhold = 0;
+	bool ok = true;
+	for (int i = 0; ok && i < e->call.nargs; i++)
+		ok = push_arg(fr, &bf, e->call.args[i], who);
+	RtValue *res = NULL;
+	if (ok && bf.nb != st->k->nin) {
+		rt_error(fr->e, "%s: %d input buffers for a kernel of %d "
+			 "(executor bug)", who, bf.nb, st->k->nin);
+		ok = false;
+	}
+	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
+	if (ok && rs->kind == SI_TUPLE) {
+		RtValue **f = calloc((size_t)rs->nfields + 1, sizeof *f);
+		if (!f) {
+			rt_error(fr->e, "out of memory");
+			ok = false;
+		}
+		for (int i = 0; ok && i < rs->nfields; i++)
+			ok = (f[i] = new_output(fr, &bf, rs->fields[i], who)) != NULL;
+		if (ok && !(res = rt_value_tuple(f, rs->nfields))) {
+			rt_error(fr->e, "out of memory");
+			ok = false;
+		}
+		if (!ok && f)
+			for (int i = 0; i < rs->nfields; i++)
+				rt_value_release(f[i]);
+		free(f);
+	} else if (ok) {
+		ok = (res = new_output(fr, &bf, rs, who)) != NULL;
+	}
+	if (ok && (bf.nb != st->k->nin + st->k->nout || bf.nd != st->k->ndims)) {
+		rt_error(fr->e, "%s: %d buffers and %d dims for a kernel of %d "
+			 "and %d (executor bug)", who, bf.nb, bf.nd,
+			 st->k->nin + st->k->nout, st->k->ndims);
+		ok = false;
+	}
+	if (ok)
+		st->k->fn(bf.ptr, bf.dims);
+	for (int i = 0; i < bf.nhold; i++)
+		rt_value_release(bf.hold[i]);
+	if (!ok) {
+		rt_value_release(res);
+		return false;
+	}
+	*out = res;
+	return true;
+}
+
+/* An op run without a kernel: a view (reshape & co) or the identity. */
+static bool
+call_native(Frame *fr, Step *st, const char *who, RtValue **out)
+{
+	Expr *e = st->b->value;
+	RtValue *x = eval_leaf(fr, e->call.args[0]);
+	if (!x)
+		return false;
+	if (e->call.op == OP_STOP_LIFT_PARAMS) {
+		*out = x;
+		return true;
+	}
+	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
+	int64_t shape[RT_MAX_DIMS];
+	int ndim = rs->ndim;
+	bool ok;
+	if (e->call.op == OP_RESHAPE && rs->kind == SI_TENSOR && !rs->shape &&
+	    e->call.nargs > 1) {
+		/* a shape known only at run time */
+		RtValue *sv = eval_leaf(fr, e->call.args[1]);
+		ok = sv && sv->kind == RV_SHAPE && sv->n <= RT_MAX_DIMS;
+		if (ok) {
+			ndim = sv->n;
+			memcpy(shape, sv->values, sizeof *shape * (size_t)ndim);
+		} else if (sv) {
+			rt_error(fr->e, "%s: reshape to %s", who,
+				 value_kind_name(sv));
+		}
+		rt_value_release(sv);
+	} else {
+		ok = eval_shape(fr, rs, shape, who);
+	}
+	if (ok && x->kind != RV_TENSOR) {
+		rt_error(fr->e, "%s: %s of %s", who, op_info(e->call.op)->name,
+			 value_kind_name(x));
+		ok = false;
+	}
+	RtValue *v = NULL;
+	if (ok && !(v = rt_value_view(x, ndim, shape, fr->e))) {
+		char inner[sizeof fr->e->msg];
+		snprintf(inner, sizeof inner, "%s", fr->e->msg);
+		rt_error(fr->e, "%s: %s", who, inner);
+	}
+	rt_value_release(x);
+	if (!v)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* The truth of an if condition: a bool scalar tensor or prim. */
+static bool
+cond_value(Frame *fr, const Expr *c, bool *out, const char *who)
+{
+	RtValue *v = eval_leaf(fr, c);
+	if (!v)
+		return false;
+	bool ok = true;
+	if (v->kind == RV_PRIM) {
+		*out = dtype_is_float(v->dtype) ? v->f != 0 : v->i != 0;
+	} else if (v->kind == RV_TENSOR && rt_numel(v->t) == 1) {
+		int bytes = dtype_bits(v->t->dtype) / 8;
+		const unsigned char *d = v->t->data;
+		bool any = false;
+		for (int i = 0; i < bytes; i++)
+			any |= d[i] != 0;
+		*out = any;
+	} else {
+		rt_error(fr->e, "%s: the condition is %s of more than one element",
+			 who, value_kind_name(v));
+		ok = false;
+	}
+	rt_value_release(v);
+	return ok;
+}
+
+/* Computes the value of step st into *out (a new reference). */
+static bool
+exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
+{
+	Expr *e = st->b->value;
+	switch (e->kind) {
+	case E_CALL:
+		if (st->k)
+			return call_kernel(fr, st, who, out);
+		return call_native(fr, st, who, out);
+	case E_CALL_FN: {
+		int n = e->callfn.nargs;
+		RtValue **args = calloc((size_t)n + 1, sizeof *args);
+		if (!args) {
+			rt_error(fr->e, "out of memory");
+			return false;
+		}
+		bool ok = n == st->callee->f->nparams;
+		if (!ok)
+			rt_error(fr->e, "%s: %d arguments for '%s' of %d "
+				 "parameters", who, n, e->callfn.callee,
+				 st->callee->f->nparams);
+		for (int i = 0; ok && i < n; i++)
+			ok = (args[i] = eval_leaf(fr, e->callfn.args[i])) != NULL;
+		if (ok)
+			ok = run_fn(fr->p, st->callee, args, fr->depth + 1, out,
+				    fr->e);
+		for (int i = 0; i < n; i++)
+			rt_value_release(args[i]);
+		free(args);
+		if (!ok) {
+			char inner[sizeof fr->e->msg];
+			snprintf(inner, sizeof inner, "%s", fr->e->msg);
+			rt_error(fr->e, "%s: in call to '%s': %s", who,
+				 e->callfn.callee, inner);
+		}
+		return ok;
+	}
+	case E_IF: {
+		bool c;
+		if (!cond_value(fr, e->if_.cond, &c, who))
+			return false;
+		SeqPlan *sp = c ? st->then_ : st->else_;
+		return run_seq(fr, sp, &sp->rel, false, out);
+	}
+	default:
+		return (*out = eval_leaf(fr, e)) != NULL;
+	}
+}
+
+/*
+ * Runs the bindings of sp, releasing values by r; the result (unless the
+ * sequence is the top one of a streaming run in tuple mode) goes to *out.
+ */
+static bool
+run_seq(Frame *fr, SeqPlan *sp, const Rel *r, bool stream, RtValue **out)
+{
+	FnPlan *fp = fr->fp;
+	char who[WHO_LEN];
+	release_at(fr, r, 0);
+	for (int i = 0; i < sp->n; i++) {
+		Step *st = &sp->steps[i];
+		if (stream && i == fp->skip_step) {
+			release_at(fr, r, i + 1);
+			continue;
+		}
+		snprintf(who, sizeof who, "binding '%s'", st->b->var->name);
+		RtValue *v;
+		if (!exec_step(fr, st, who, &v))
+			return false;
+		rt_value_release(fr->vals[st->slot]);
+		fr->vals[st->slot] = v;
+		if (st->b->cast && !check_value(fr, st->b->cast, v, who))
+			return false;
+		if (!st->b->cast && st->b->annotated &&
+		    !check_value(fr, st->b->var->sinfo, v, who))
+			return false;
+		for (int k = 0; stream && fp->tuple_mode && k < st->nemit; k++)
+			if (!emit_field(fr, st->emit[k], v))
+				return false;
+		release_at(fr, r, i + 1);
+	}
+	if (stream && fp->tuple_mode) {
+		for (int k = 0; k < fp->nend; k++) {
+			RtValue *v = eval_leaf(fr, fp->fields[fp->end_fields[k]]);
+			bool ok = v && emit_field(fr, fp->end_fields[k], v);
+			rt_value_release(v);
+			if (!ok)
+				return false;
+		}
+		*out = NULL;
+	} else if (!(*out = eval_leaf(fr, sp->seq->seq.body))) {
+		return false;
+	}
+	release_at(fr, r, sp->n + 1);
+	return true;
+}
+
+/* Binds the arguments of fp's parameters, checking them (both passes
+ * over all parameters: bare dims bind first, compound ones after). */
+static bool
+bind_params(Frame *fr, RtValue **args)
+{
+	Func *f = fr->fp->f;
+	char who[WHO_LEN];
+	for (int i = 0; i < f->nparams; i++) {
+		if (!args[i]) {
+			param_who(fr, i, who);
+			rt_error(fr->e, "%s: no value", who);
+			return false;
+		}
+		RtValue *v = aligned(args[i], fr->e);
+		if (!v)
+			return false;
+		fr->vals[slot_of(fr->p, f->params[i]->id)] = v;
+		fr->state[i] = 1;
+	}
+	for (int pass = 1; pass <= 2; pass++)
+		for (int i = 0; i < f->nparams; i++) {
+			param_who(fr, i, who);
+			if (!check_si(fr, f->params[i]->sinfo,
+				      fr->vals[slot_of(fr->p, f->params[i]->id)],
+				      pass, who))
+				return false;
+		}
+	return true;
+}
+
+/* Runs fp on args (borrowed) into *out. */
+static bool
+run_fn(RtProgram *p, FnPlan *fp, RtValue **args, int depth, RtValue **out,
+       RtError *e)
+{
+	if (depth > MAX_DEPTH) {
+		rt_error(e, "function calls nested deeper than %d (recursion?)",
+			 MAX_DEPTH);
+		return false;
+	}
+	Frame *fr = frame_new(p, fp, e);
+	if (!fr)
+		return false;
+	fr->depth = depth;
+	bool ok = bind_params(fr, args) &&
+		  run_seq(fr, fp->top, &fp->top->rel, false, out);
+	if (ok && fp->f->ret && !check_value(fr, fp->f->ret, *out, "the result")) {
+		rt_value_release(*out);
+		*out = NULL;
+		ok = false;
+	}
+	frame_free(fr);
+	return ok;
+}
+
+bool
+rt_run(RtProgram *p, RtValue **args, RtValue **result, RtError *e)
+{
+	e->msg[0] = 0;
+	*result = NULL;
+	return run_fn(p, p->main, args, 0, result, e);
+}
+
+bool
+rt_run_stream(RtProgram *p, const RtStream *s, RtError *e)
+{
+	e->msg[0] = 0;
+	FnPlan *fp = p->main;
+	Frame *fr = frame_new(p, fp, e);
+	if (!fr)
+		return false;
+	fr->s = s;
+	bool ok = true;
+	/* pass-through parameters: emitted first, in parameter order */
+	for (int i = 0; ok && fp->tuple_mode && i < fp->f->nparams; i++)
+		if (fp->param_fields[i][0] >= 0 && !fp->param_used[i] &&
+		    !fr->state[i]) {
+			ok = load_param(fr, i);
+			rt_value_release(fr->vals[i]);
+			fr->vals[i] = NULL;
+		}
+	RtValue *out = NULL;
+	if (ok)
+		ok = run_seq(fr, fp->top, &fp->top->srel, true, &out);
+	if (ok && !fp->tuple_mode) {
+		if (fp->f->ret && !check_value(fr, fp->f->ret, out, "the result"))
+			ok = false;
+		else if (out->kind == RV_TUPLE)
+			for (int k = 0; ok && k < out->n; k++)
+				ok = emit_field(fr, k, out->fields[k]);
+		else
+			ok = emit_field(fr, 0, out);
+	}
+	rt_value_release(out);
+	frame_free(fr);
+	return ok;
+}
