@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1121,6 +1122,11 @@ cmd_transform(int argc, char **argv)
 		return status;
 	}
 
+	/* Large buffers from mmap, always: freed intermediates go back to the
+	 * system at once instead of piling up in the heap (glibc's adaptive
+	 * threshold would otherwise serve 16 MiB tensors from the heap, and
+	 * peak RSS would follow fragmentation rather than the working set). */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	double t0 = now_s();
 	Xf x = {.ckpt = ckpt, .quiet = quiet, .t0 = t0,
 		.progress = !quiet && isatty(2),
