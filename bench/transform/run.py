@@ -182,9 +182,12 @@ def run_timed(cmd, **kw):
 
 
 def drop(path):
+    """Removes an output and flushes dirty pages (untimed), so that the
+    writeback of one run does not throttle the next."""
     shutil.rmtree(path, ignore_errors=True)
     if os.path.exists(path):
         os.remove(path)
+    os.sync()
 
 
 def main():
@@ -211,6 +214,7 @@ def bench(a, rlx, work):
     size = os.path.getsize(ckpt)
     print("transform benchmark: %d tensors, %.2f GiB float32 checkpoint, best of %d, "
           "%d cores" % (3 * layers, size / (1 << 30), a.repeat, os.cpu_count()))
+    os.sync()
     subprocess.run(["cat", ckpt], stdout=subprocess.DEVNULL)   # warm the page cache
     rows = []
     for kind in a.rows.split(","):
@@ -249,6 +253,7 @@ def bench(a, rlx, work):
         drop(ckpt)
         n = layers_for(g)
         write_checkpoint(ckpt, n)
+        os.sync()
         mp = os.path.join(work, "rss.py")
         with open(mp, "w") as f:
             f.write(model("transpose", n))
