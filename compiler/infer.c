@@ -7,7 +7,9 @@
  * Expr.sinfo; an unannotated Var takes the inferred struct info; an
  * annotation is checked against it (provably different is an error, not
  * provable is kept as a runtime check). A binding whose value failed gets
- * R.Object so that later bindings do not report follow-on errors.
+ * R.Object and its variable is remembered as failed: a use of it fails
+ * silently, so that later bindings do not report follow-on errors (one
+ * mistake, one error).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@ typedef struct {
 	Module *m;
 	Diags *d;
 	char *fstate; /* per function of m: 0 not yet, 1 running, 2 done */
+	Vec failed;   /* Var*: unannotated variables whose value failed */
 } Infer;
 
 static SInfo *infer(Infer *in, Expr *e);
@@ -537,7 +540,19 @@ infer_binding(Infer *in, Binding *b)
 				   infer_sinfo_str(m, v));
 	} else {
 		b->var->sinfo = v;
+		if (failed)
+			vec_push(&in->failed, b->var);
 	}
+}
+
+/* Whether v is a variable whose value failed (reported already). */
+static bool
+var_failed(const Infer *in, const Var *v)
+{
+	for (int i = 0; i < in->failed.n; i++)
+		if (in->failed.items[i] == v)
+			return true;
+	return false;
 }
 
 /* Infers e (and its subexpressions), sets e->sinfo; NULL after an error. */
@@ -549,6 +564,8 @@ infer(Infer *in, Expr *e)
 	SInfo *r = NULL;
 	switch (e->kind) {
 	case E_VAR:
+		if (in->failed.n && var_failed(in, e->var))
+			break; /* its error is reported: no follow-on */
 		r = e->var->sinfo ? e->var->sinfo : si_object(a);
 		break;
 	case E_CONST: {
@@ -640,8 +657,10 @@ infer(Infer *in, Expr *e)
 SInfo *
 infer_expr(Module *m, Expr *e, Diags *d)
 {
-	Infer in = {m, d, NULL};
-	return infer(&in, e);
+	Infer in = {m, d, NULL, {0}};
+	SInfo *r = infer(&in, e);
+	vec_free(&in.failed);
+	return r;
 }
 
 /* ------------------------------------------------------------- functions */
@@ -686,12 +705,13 @@ int
 infer_module(Module *m, Diags *d)
 {
 	int before = d->nerrors;
-	Infer in = {m, d, calloc((size_t)m->nfuncs + 1, 1)};
+	Infer in = {m, d, calloc((size_t)m->nfuncs + 1, 1), {0}};
 	if (!in.fstate)
 		ir_bug("out of memory");
 	for (int i = 0; i < m->nfuncs; i++)
 		if (in.fstate[i] == 0)
 			infer_func(&in, m->funcs[i], i);
 	free(in.fstate);
+	vec_free(&in.failed);
 	return d->nerrors - before;
 }

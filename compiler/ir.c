@@ -347,3 +347,100 @@ ir_expr_is_pure(const Module *m, const Expr *e)
 		return true; /* every op in ops.def is pure */
 	}
 }
+
+/* ---------------------------------------------------------- substitution */
+
+typedef struct {
+	Module *m;
+	SymVar **from;
+	PExpr **to;
+	int n;
+} Subst;
+
+static PExpr *
+subst_pe(const Subst *s, PExpr *x)
+{
+	return x ? pe_subst(&s->m->arena, x, s->from, s->to, s->n) : NULL;
+}
+
+SInfo *
+ir_subst_sinfo(Module *m, SInfo *si, SymVar **from, PExpr **to, int n)
+{
+	if (!si || !n)
+		return si;
+	Subst s = {m, from, to, n};
+	SInfo *c = ir_copy_sinfo(m, si);
+	if (c->shape)
+		for (int i = 0; i < c->ndim; i++)
+			c->shape[i] = subst_pe(&s, c->shape[i]);
+	c->value = subst_pe(&s, c->value);
+	for (int i = 0; i < c->nfields; i++)
+		c->fields[i] = ir_subst_sinfo(m, c->fields[i], from, to, n);
+	c->ret = ir_subst_sinfo(m, c->ret, from, to, n);
+	return c;
+}
+
+static void
+subst_expr(const Subst *s, Expr *e)
+{
+	if (!e)
+		return;
+	e->sinfo = ir_subst_sinfo(s->m, e->sinfo, s->from, s->to, s->n);
+	switch (e->kind) {
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			subst_expr(s, e->tuple.items[i]);
+		break;
+	case E_TUPLE_GET:
+		subst_expr(s, e->tget.tuple);
+		break;
+	case E_SHAPE:
+		for (int i = 0; i < e->shape.n; i++)
+			e->shape.values[i] = subst_pe(s, e->shape.values[i]);
+		break;
+	case E_PRIM:
+		e->prim.value = subst_pe(s, e->prim.value);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			subst_expr(s, e->call.args[i]);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			subst_expr(s, e->callfn.args[i]);
+		break;
+	case E_IF:
+		subst_expr(s, e->if_.cond);
+		subst_expr(s, e->if_.then_);
+		subst_expr(s, e->if_.else_);
+		break;
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++)
+			for (int k = 0; k < e->seq.blocks[i]->n; k++) {
+				Binding *bd = e->seq.blocks[i]->bindings[k];
+				subst_expr(s, bd->value);
+				bd->cast = ir_subst_sinfo(s->m, bd->cast, s->from,
+							  s->to, s->n);
+				bd->var->sinfo = ir_subst_sinfo(s->m, bd->var->sinfo,
+								s->from, s->to, s->n);
+			}
+		subst_expr(s, e->seq.body);
+		break;
+	case E_VAR: /* the var's own sinfo is rewritten at its definition */
+	case E_CONST:
+	case E_STR:
+		break;
+	}
+}
+
+void
+ir_subst_func(Module *m, Func *f, SymVar **from, PExpr **to, int n)
+{
+	if (!n)
+		return;
+	Subst s = {m, from, to, n};
+	for (int i = 0; i < f->nparams; i++)
+		f->params[i]->sinfo = ir_subst_sinfo(m, f->params[i]->sinfo, from, to, n);
+	subst_expr(&s, f->body);
+	f->ret = ir_subst_sinfo(m, f->ret, from, to, n);
+}

@@ -434,6 +434,15 @@ void ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx);
 /* True when evaluating e has no side effect (op calls and pure callees). */
 bool ir_expr_is_pure(const Module *m, const Expr *e);
 
+/*
+ * Symbolic substitution: from[i] := to[i]. ir_subst_sinfo returns a
+ * substituted copy (si itself when n is 0); ir_subst_func rewrites every
+ * annotation, struct info, shape and prim value of f in place (f's vars must
+ * belong to f alone).
+ */
+SInfo *ir_subst_sinfo(Module *m, SInfo *si, SymVar **from, PExpr **to, int n);
+void ir_subst_func(Module *m, Func *f, SymVar **from, PExpr **to, int n);
+
 /* Deep copies; vars and symvars are kept (the copy shares them). */
 Expr *ir_copy_expr(Module *m, const Expr *e);
 SInfo *ir_copy_sinfo(Module *m, const SInfo *si);

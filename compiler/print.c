@@ -437,7 +437,14 @@ put_sinfo(Printer *p, const SInfo *si)
 		sb_puts(b, "R.Object");
 		break;
 	case SI_PRIM:
-		if (si->value) {
+		if (si->value && si->dtype != DT_I64) {
+			/* a known value of another dtype: R.Prim(value=0)
+			 * alone would read back as int64 */
+			sb_printf(b, "R.Prim(\"%s\", value=",
+				  dtype_name(si->dtype));
+			put_dim(p, si->value);
+			sb_putc(b, ')');
+		} else if (si->value) {
 			sb_puts(b, "R.Prim(value=");
 			put_dim(p, si->value);
 			sb_putc(b, ')');

@@ -42,6 +42,7 @@ typedef struct {
 	Vec attrs;     /* FuncAttr* */
 	int lv_next, gv_next;
 	int df_mark;   /* scope index where the dataflow block began */
+	bool stray_return; /* a misplaced return was reported */
 	SeqB *sb;
 } B;
 
@@ -49,6 +50,8 @@ static Expr *conv_value(B *b, Syn *x);
 static Expr *conv_leaf(B *b, Syn *x);
 static SInfo *conv_sinfo(B *b, Syn *x, bool define);
 static Expr *build_stmts(B *b, Stm *s, Stm *stop, Where w);
+static int edit_distance(const char *a, const char *b);
+static bool close_enough(const char *want, int dist);
 
 /* ------------------------------------------------------------- helpers */
 
@@ -149,9 +152,11 @@ match_args(B *b, const Syn *call, const char *fname, const char *const *names,
 	   int n, Syn **out)
 {
 	bool ok = true, kw = false;
-	int pos = 0;
+	int pos = 0, npos = 0;
 	for (int i = 0; i < n; i++)
 		out[i] = NULL;
+	for (Syn *a = call->items; a; a = a->next)
+		npos += a->kind != X_KWARG;
 	for (Syn *a = call->items; a; a = a->next) {
 		if (a->kind == X_KWARG) {
 			kw = true;
@@ -159,9 +164,27 @@ match_args(B *b, const Syn *call, const char *fname, const char *const *names,
 			while (i < n && strcmp(names[i], a->s))
 				i++;
 			if (i == n) {
-				diag_error(b->d, a->span,
-					   "%s got an unexpected keyword argument '%s'",
-					   fname, a->s);
+				const char *hint = NULL;
+				int best = 99;
+				for (int j = 0; j < n; j++) {
+					int d = edit_distance(a->s, names[j]);
+					if (d < best && close_enough(names[j], d)) {
+						best = d;
+						hint = names[j];
+					}
+				}
+				StrBuf all = {0};
+				for (int j = 0; j < n; j++)
+					sb_printf(&all, "%s%s", j ? ", " : "", names[j]);
+				if (hint)
+					diag_error(b->d, a->span,
+						   "%s got an unexpected keyword argument '%s'; did you mean '%s'?",
+						   fname, a->s, hint);
+				else
+					diag_error(b->d, a->span,
+						   "%s got an unexpected keyword argument '%s' (its parameters are %s)",
+						   fname, a->s, n ? all.p : "none");
+				sb_free(&all);
 				ok = false;
 			} else if (out[i]) {
 				diag_error(b->d, a->span,
@@ -179,8 +202,8 @@ match_args(B *b, const Syn *call, const char *fname, const char *const *names,
 			ok = false;
 		} else if (pos >= n) {
 			diag_error(b->d, a->span,
-				   "%s takes %d argument%s but more were given",
-				   fname, n, n == 1 ? "" : "s");
+				   "%s takes %d argument%s but %d were given",
+				   fname, n, n == 1 ? "" : "s", npos);
 			ok = false;
 			pos++;
 		} else {
@@ -209,6 +232,118 @@ is_leaf(const Expr *e)
 	default:
 		return false;
 	}
+}
+
+/* -------------------------------------------------------- suggestions */
+
+/* The edit distance of a and b (insert, delete, replace, swap), capped. */
+static int
+edit_distance(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	if (na > 63 || nb > 63)
+		return 99;
+	int d[64][64];
+	for (size_t i = 0; i <= na; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= nb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= na; i++) {
+		for (size_t j = 1; j <= nb; j++) {
+			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	}
+	return d[na][nb];
+}
+
+/* Whether a misspelling of `want` at distance dist is close enough. */
+static bool
+close_enough(const char *want, int dist)
+{
+	int n = (int)strlen(want);
+	return 2 * dist < n && dist <= (n <= 8 ? 2 : 3);
+}
+
+/*
+ * The op name nearest to r (a name after `R.`), or NULL: the same name
+ * in or out of `nn.` (R.relu is R.nn.relu), else an op that r begins
+ * (R.permute), else the closest by edit distance over the op table
+ * (whole names or their last parts).
+ */
+static const char *
+suggest_op(B *b, const char *r)
+{
+	const char *best = NULL;
+	int bestd = 99;
+	const char *tail = strrchr(r, '.') ? strrchr(r, '.') + 1 : r;
+	for (int k = OP_NONE + 1; k < OP_COUNT; k++) {
+		const char *name = op_info((OpKind)k)->name;
+		const char *ntail = strrchr(name, '.') ? strrchr(name, '.') + 1
+						       : name;
+		if (!strcmp(ntail, tail))
+			return name;
+		int dd = edit_distance(r, name), dt = edit_distance(tail, ntail);
+		if (dt < dd)
+			dd = dt;
+		if (strlen(tail) >= 4 && !strncmp(ntail, tail, strlen(tail)))
+			dd = 1; /* R.permute: R.permute_dims */
+		if (dd < bestd && close_enough(ntail, dd)) {
+			bestd = dd;
+			best = name;
+		}
+	}
+	(void)b;
+	return best;
+}
+
+/* Common names of dtypes that TVM spells otherwise. */
+static const struct {
+	const char *alias;
+	const char *dtype;
+} dtype_aliases[] = {
+	{"fp16", "float16"},  {"half", "float16"},   {"f16", "float16"},
+	{"fp32", "float32"},  {"float", "float32"},  {"f32", "float32"},
+	{"single", "float32"}, {"fp64", "float64"},  {"double", "float64"},
+	{"f64", "float64"},   {"bf16", "bfloat16"},  {"int", "int32"},
+	{"i32", "int32"},     {"i64", "int64"},      {"long", "int64"},
+	{"i8", "int8"},       {"i16", "int16"},      {"u8", "uint8"},
+	{"uint", "uint8"},    {"byte", "uint8"},     {"boolean", "bool"},
+	{"float8", NULL},     {"int4", NULL},
+};
+
+/* The dtype nearest to an unknown dtype string, or NULL. */
+static const char *
+suggest_dtype(const char *s)
+{
+	char low[32];
+	size_t n = strlen(s);
+	if (n >= sizeof low)
+		return NULL;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a'
+							 : s[i]);
+	for (size_t i = 0; i < ARRAY_LEN(dtype_aliases); i++)
+		if (!strcmp(low, dtype_aliases[i].alias))
+			return dtype_aliases[i].dtype;
+	const char *best = NULL;
+	int bestd = 99;
+	for (int t = DT_UNKNOWN + 1; t < DT_COUNT; t++) {
+		const char *name = dtype_name((DType)t);
+		int dd = edit_distance(low, name);
+		if (dd < bestd && close_enough(name, dd)) {
+			bestd = dd;
+			best = name;
+		}
+	}
+	return best;
 }
 
 /* ------------------------------------------------------------- names */
@@ -269,6 +404,18 @@ bind_name(B *b, Var *v)
 	vec_push(&b->scope, e);
 }
 
+/*
+ * Defines name after an error in its value, so that its later uses do
+ * not report again (one mistake, one error). The variable has no binding:
+ * the module is dropped anyway, since an error was reported.
+ */
+static void
+bind_poisoned(B *b, const char *name, Span sp)
+{
+	bool df = b->sb && b->sb->df;
+	bind_name(b, ir_var(b->m, name, NULL, df, sp));
+}
+
 /* The scope entry of name, or NULL. */
 static Entry *
 find_entry(B *b, const char *name)
@@ -301,6 +448,25 @@ define_symvar(B *b, const char *name, Span sp)
 	return v;
 }
 
+/* The live name in scope nearest to name by edit distance, or NULL. */
+static Entry *
+suggest_name(B *b, const char *name)
+{
+	Entry *best = NULL;
+	int bestd = 99;
+	for (int i = b->scope.n - 1; i >= 0; i--) {
+		Entry *e = b->scope.items[i];
+		if (e->dead)
+			continue;
+		int d = edit_distance(name, e->name);
+		if (d < bestd && close_enough(e->name, d)) {
+			bestd = d;
+			best = e;
+		}
+	}
+	return best;
+}
+
 /* The variable a name refers to, with an error when there is none. */
 static Var *
 lookup(B *b, const Syn *x)
@@ -318,8 +484,13 @@ lookup(B *b, const Syn *x)
 		diag_error(b->d, x->span,
 			   "symbolic variable '%s' used as a value (write R.prim_value(%s) or R.shape([%s]))",
 			   x->s, x->s, x->s);
+	else if ((e = suggest_name(b, x->s)))
+		diag_error(b->d, x->span,
+			   "undefined name '%s'; did you mean '%s'?", x->s,
+			   e->name);
 	else
 		diag_error(b->d, x->span, "undefined name '%s'", x->s);
+	bind_poisoned(b, x->s, x->span); /* reported once */
 	return NULL;
 }
 
@@ -420,6 +591,11 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 		break;
 	}
 	case X_BIN: {
+		if (x->op == SYN_TRUEDIV) {
+			diag_error(b->d, x->span,
+				   "'/' in a dimension expression (write '//' for floor division)");
+			return NULL;
+		}
 		PExpr *l = conv_dim_raw(b, x->a, define, false);
 		PExpr *r = l ? conv_dim_raw(b, x->b, define, false) : NULL;
 		if (!r)
@@ -440,9 +616,23 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 			p = pe_bin(a, is_named(x, "T.min") ? PE_MIN : PE_MAX, l, r);
 			break;
 		}
+		if (is_named(x, "T.int64") && x->n == 1 &&
+		    x->items->kind != X_KWARG) {
+			/* T.int64(16), T.int64(n): the dimension itself */
+			p = conv_dim_raw(b, x->items, define, bare);
+			if (!p)
+				return NULL;
+			break;
+		}
 		/* fall through */
 	default:
-		diag_error(b->d, x->span, "expected a dimension expression");
+		if (x->kind == X_FLOAT)
+			diag_error(b->d, x->span,
+				   "a dimension must be an integer, got %g",
+				   x->f);
+		else
+			diag_error(b->d, x->span,
+				   "expected a dimension (an integer, a symbolic variable or an expression of them)");
 		return NULL;
 	}
 	p->span = x->span;
@@ -477,6 +667,24 @@ conv_dims(B *b, Syn *x, bool define, int *n, bool *ok)
 	return v;
 }
 
+/* Dimensions of an annotation: as conv_dims, and none is negative. */
+static PExpr **
+conv_ann_dims(B *b, Syn *x, bool define, int *n, bool *ok)
+{
+	PExpr **v = conv_dims(b, x, define, n, ok);
+	int i = 0;
+	for (Syn *y = x->items; y; y = y->next, i++) {
+		int64_t c;
+		if (v[i] && pe_is_const(v[i], &c) && c < 0) {
+			diag_error(b->d, y->span,
+				   "dimension %lld is negative; a dimension is a size, at least 0",
+				   (long long)c);
+			*ok = false;
+		}
+	}
+	return v;
+}
+
 /* A dtype string; reports unknown ones. */
 static bool
 conv_dtype(B *b, Syn *x, DType *out)
@@ -486,7 +694,15 @@ conv_dtype(B *b, Syn *x, DType *out)
 		return false;
 	}
 	if (!dtype_parse(x->s, out)) {
-		diag_error(b->d, x->span, "unknown dtype '%s'", x->s);
+		const char *hint = suggest_dtype(x->s);
+		if (hint)
+			diag_error(b->d, x->span,
+				   "unknown dtype '%s'; did you mean \"%s\"?",
+				   x->s, hint);
+		else
+			diag_error(b->d, x->span,
+				   "unknown dtype '%s' (rlx knows bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)",
+				   x->s);
 		return false;
 	}
 	return true;
@@ -519,7 +735,7 @@ conv_tensor_sinfo(B *b, Syn *x, bool define)
 				   "expected a tuple of dimensions");
 			return NULL;
 		}
-		shape = conv_dims(b, arg[0], define, &ndim, &ok);
+		shape = conv_ann_dims(b, arg[0], define, &ndim, &ok);
 	}
 	if (arg[2]) {
 		int64_t v;
@@ -555,7 +771,7 @@ conv_shape_sinfo(B *b, Syn *x, bool define)
 				   "expected a list of dimensions");
 			return NULL;
 		}
-		values = conv_dims(b, arg[0], define, &ndim, &ok);
+		values = conv_ann_dims(b, arg[0], define, &ndim, &ok);
 	}
 	if (arg[1]) {
 		int64_t v;
@@ -652,7 +868,11 @@ conv_sinfo(B *b, Syn *x, bool define)
 		name = callee_name(b, x);
 	SInfo *s = NULL;
 	if (!name) {
-		diag_error(b->d, x->span, "expected a struct info annotation (R.Tensor, R.Tuple, ...)");
+		if (x->kind == X_NONE)
+			diag_error(b->d, x->span,
+				   "None is not a struct info annotation: a Relax function always returns a value (write R.Tuple for an empty tuple, or leave the annotation out)");
+		else
+			diag_error(b->d, x->span, "expected a struct info annotation (R.Tensor, R.Tuple, ...)");
 		return NULL;
 	}
 	if (!strcmp(name, "R.Tensor")) {
@@ -677,7 +897,8 @@ conv_sinfo(B *b, Syn *x, bool define)
 	} else if (!strcmp(name, "R.Callable")) {
 		s = conv_callable_sinfo(b, x, define);
 	} else {
-		diag_error(b->d, x->span, "unknown struct info annotation '%s'",
+		diag_error(b->d, x->span,
+			   "unknown struct info annotation '%s' (expected R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object or R.Callable)",
 			   name);
 		return NULL;
 	}
@@ -820,8 +1041,9 @@ conv_const(B *b, Syn *x)
 		vec_free(&cr.elems);
 		return NULL;
 	}
+	/* TVM's relax.const: Python ints are int32, floats float32 */
 	DType t = cr.any_float ? DT_F32 : cr.all_bool && cr.elems.n ? DT_BOOL
-		: cr.elems.n ? DT_I64 : DT_F32;
+		: cr.elems.n ? DT_I32 : DT_F32;
 	if (arg[1] && !conv_dtype(b, arg[1], &t)) {
 		vec_free(&cr.elems);
 		return NULL;
@@ -1045,8 +1267,9 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 	case PK_SHAPE:
 		if (v->kind == X_LIST || v->kind == X_TUPLE)
 			return conv_shape_value(b, v, v->span);
-		if (v->kind == X_NAME || (v->kind == X_CALL &&
-					  is_named(v, "R.shape")))
+		if (v->kind == X_NAME ||
+		    (v->kind == X_CALL && (is_named(v, "R.shape") ||
+					   is_named(v, "R.ShapeExpr"))))
 			return conv_leaf(b, v);
 		diag_error(b->d, v->span, "argument '%s' of %s must be a shape",
 			   q->name, fname);
@@ -1070,6 +1293,28 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 			return NULL;
 		}
 		return conv_leaf(b, v);
+	}
+}
+
+/*
+ * conv2d's int-list attributes as TVM's Python wrapper writes them:
+ * strides and dilation of one value become two, padding of one or two
+ * values ([top, left]) becomes four ([top, left, bottom, right]), so that
+ * `padding=(1, 1)` prints as TVM prints it.
+ */
+static void
+conv2d_widen(B *b, Expr *e)
+{
+	static const int want[3] = {2, 4, 2}; /* strides padding dilation */
+	for (int k = 0; k < 3; k++) {
+		AttrVal *v = &e->call.attrs[k];
+		if (v->kind != AV_INTS || v->n >= want[k] || v->n < 1)
+			continue;
+		int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t, want[k]);
+		for (int i = 0; i < want[k]; i++)
+			xs[i] = v->ints[i % v->n];
+		v->ints = xs;
+		v->n = want[k];
 	}
 }
 
@@ -1101,8 +1346,8 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 				continue;
 			}
 			diag_error(b->d, x->span,
-				   "%s missing required argument '%s'", fname,
-				   q->name);
+				   "%s missing required argument '%s' (%s takes %s)",
+				   fname, q->name, fname, op_info(op)->sig);
 			ok = false;
 		} else if (q->is_attr) {
 			ok &= conv_attr(b, q, arg[i], fname,
@@ -1112,6 +1357,8 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 			ok &= e->call.args[q->slot] != NULL;
 		}
 	}
+	if (ok && op == OP_CONV2D)
+		conv2d_widen(b, e);
 	return ok ? e : NULL;
 }
 
@@ -1129,7 +1376,7 @@ conv_call(B *b, Syn *x)
 		const char *r = name + 2;
 		if (!strcmp(r, "const"))
 			return conv_const(b, x);
-		if (!strcmp(r, "shape")) {
+		if (!strcmp(r, "shape") || !strcmp(r, "ShapeExpr")) {
 			Syn *a = one_arg(b, x, name);
 			return a ? conv_shape_value(b, a, x->span) : NULL;
 		}
@@ -1181,7 +1428,19 @@ conv_call(B *b, Syn *x)
 		}
 		OpKind op = op_lookup(r);
 		if (op == OP_NONE) {
-			diag_error(b->d, csp, "unknown operator %s", name);
+			const char *hint = suggest_op(b, r);
+			if (!strncmp(r, "call_", 5))
+				diag_error(b->d, csp,
+					   "unknown operator %s: rlx has no TIR or packed functions, only the Relax operators of docs/language.md",
+					   name);
+			else if (hint)
+				diag_error(b->d, csp,
+					   "unknown operator %s; did you mean R.%s?",
+					   name, hint);
+			else
+				diag_error(b->d, csp,
+					   "unknown operator %s (the operators rlx knows are listed in docs/language.md)",
+					   name);
 			return NULL;
 		}
 		return conv_opcall(b, x, op, name);
@@ -1191,8 +1450,24 @@ conv_call(B *b, Syn *x)
 		for (int i = 0; i < b->funcs.n && !found; i++)
 			found = !strcmp(b->funcs.items[i], name + 4);
 		if (!found) {
-			diag_error(b->d, csp, "unknown function '%s' in the module",
-				   name + 4);
+			const char *hint = NULL;
+			int best = 99;
+			for (int i = 0; i < b->funcs.n; i++) {
+				const char *f = b->funcs.items[i];
+				int d = edit_distance(name + 4, f);
+				if (d < best && close_enough(f, d)) {
+					best = d;
+					hint = f;
+				}
+			}
+			if (hint)
+				diag_error(b->d, csp,
+					   "unknown function '%s' in the module; did you mean cls.%s?",
+					   name + 4, hint);
+			else
+				diag_error(b->d, csp,
+					   "unknown function '%s' in the module",
+					   name + 4);
 			return NULL;
 		}
 		Expr *e = ir_expr(b->m, E_CALL_FN, x->span);
@@ -1213,6 +1488,63 @@ conv_call(B *b, Syn *x)
 	}
 	diag_error(b->d, csp, "unsupported call '%s'", name);
 	return NULL;
+}
+
+/*
+ * A Python operator on Relax values, as TVM's parser reads it: `a + b` is
+ * R.add(a, b), and likewise `-` subtract, `*` multiply, `/` divide, `//`
+ * floor_divide, unary `-` negative. A number literal operand is refused
+ * (Relax has no implicit constants), with the usual message.
+ */
+static Expr *
+conv_operator(B *b, Syn *x)
+{
+	int64_t iv;
+	double dv;
+	bool isf;
+	if (int_lit(x, &iv) || num_lit(x, &dv, &isf)) {
+		diag_error(b->d, x->span,
+			   "a Python value is not a Relax expression (use R.const or R.prim_value)");
+		return NULL;
+	}
+	OpKind op;
+	if (x->kind == X_NEG) {
+		op = OP_NEGATIVE;
+	} else {
+		switch (x->op) {
+		case PE_ADD: op = OP_ADD; break;
+		case PE_SUB: op = OP_SUBTRACT; break;
+		case PE_MUL: op = OP_MULTIPLY; break;
+		case PE_FLOORDIV: op = OP_FLOOR_DIVIDE; break;
+		case SYN_TRUEDIV: op = OP_DIVIDE; break;
+		default:
+			diag_error(b->d, x->span,
+				   "operator '%%' on Relax values is not supported");
+			return NULL;
+		}
+	}
+	OpSig sig;
+	op_sig(op, &sig);
+	Expr *e = ir_expr(b->m, E_CALL, x->span);
+	e->call.op = op;
+	e->call.nargs = sig.nargs;
+	e->call.nattrs = 0;
+	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, 2);
+	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal, 1);
+	Syn *operand[2] = {x->a, x->b};
+	const char *fname = x->kind == X_NEG ? "unary '-'" : "operator";
+	for (int i = 0; i < sig.nargs; i++) {
+		Syn *v = operand[i];
+		if (int_lit(v, &iv) || num_lit(v, &dv, &isf)) {
+			diag_error(b->d, v->span,
+				   "an operand of %s must be a Relax expression, not a Python number (use R.const)",
+				   fname);
+			return NULL;
+		}
+		if (!(e->call.args[i] = conv_leaf(b, v)))
+			return NULL;
+	}
+	return e;
 }
 
 /* An expression in value position (not necessarily a leaf). */
@@ -1254,16 +1586,14 @@ conv_value(B *b, Syn *x)
 		return conv_call(b, x);
 	case X_INT:
 	case X_FLOAT:
-	case X_NEG:
 	case X_TRUE:
 	case X_FALSE:
 		diag_error(b->d, x->span,
 			   "a Python value is not a Relax expression (use R.const or R.prim_value)");
 		return NULL;
 	case X_BIN:
-		diag_error(b->d, x->span,
-			   "operators on Relax values are not supported (use R.add, R.multiply, ...)");
-		return NULL;
+	case X_NEG:
+		return conv_operator(b, x);
 	default:
 		diag_error(b->d, x->span, "unexpected expression");
 		return NULL;
@@ -1352,11 +1682,35 @@ check_target(B *b, Stm *s)
 	return true;
 }
 
+/*
+ * `m, n = T.int64(), T.int64()`: several symbolic variables at once, as
+ * TVM's tests write them. False when s is not of that form.
+ */
+static bool
+build_symvar_decls(B *b, Stm *s, Where w)
+{
+	Syn *t = s->target, *v = s->value;
+	if (t->kind != X_TUPLE || !v || v->kind != X_TUPLE || t->n != v->n ||
+	    s->ann)
+		return false;
+	for (Syn *x = t->items, *y = v->items; x; x = x->next, y = y->next)
+		if (x->kind != X_NAME || y->kind != X_CALL ||
+		    !is_named(y, "T.int64"))
+			return false;
+	for (Syn *x = t->items, *y = v->items; x; x = x->next, y = y->next) {
+		Stm one = *s;
+		one.target = x;
+		one.value = y;
+		build_symvar_decl(b, &one, w);
+	}
+	return true;
+}
+
 /* `x = VALUE` or `x: SINFO = VALUE`. */
 static void
 build_assign(B *b, Stm *s, Where w)
 {
-	if (!check_target(b, s))
+	if (build_symvar_decls(b, s, w) || !check_target(b, s))
 		return;
 	Syn *x = s->value;
 	if (x->kind == X_CALL && x->a->kind == X_ATTR &&
@@ -1368,12 +1722,16 @@ build_assign(B *b, Stm *s, Where w)
 		Var *y = build_match_cast(b, s);
 		if (y)
 			bind_name(b, y);
+		else
+			bind_poisoned(b, s->target->s, s->target->span);
 		return;
 	}
 	Expr *e = conv_value(b, x);
 	SInfo *ann = s->ann ? conv_sinfo(b, s->ann, false) : NULL;
-	if (!e || (s->ann && !ann))
+	if (!e || (s->ann && !ann)) {
+		bind_poisoned(b, s->target->s, s->target->span);
 		return;
+	}
 	Var *v = ir_var(b->m, s->target->s, ann, b->sb->df, s->target->span);
 	Binding *bd = ir_binding(b->m, v, e, s->span);
 	bd->annotated = ann != NULL;
@@ -1549,12 +1907,16 @@ build_if(B *b, Stm *s, Where w)
 	b->scope.n = mark;
 	Expr *else_ = build_branch(b, s->orelse, &le);
 	b->scope.n = mark;
-	if (!cond || !then_ || !else_)
+	if (!cond || !then_ || !else_) {
+		if (lt->kind == S_ASSIGN && lt->target->kind == X_NAME)
+			bind_poisoned(b, lt->target->s, lt->target->span);
 		return;
+	}
 	if (strcmp(lt->target->s, le->target->s)) {
 		diag_error(b->d, le->target->span,
 			   "both branches of an if must assign the same variable ('%s' and '%s')",
 			   lt->target->s, le->target->s);
+		bind_poisoned(b, lt->target->s, lt->target->span);
 		return;
 	}
 	Expr *e = ir_expr(b->m, E_IF, s->span);
@@ -1581,6 +1943,19 @@ build_return(B *b, Stm *s)
 }
 
 /*
+ * Whether s is `cls = NAME`, the alias of the module class that TVM's
+ * printer writes at the top of a function body (`cls = Module`): accepted
+ * and ignored, whatever NAME is, unless NAME is a variable in scope.
+ */
+static bool
+is_cls_alias(B *b, const Stm *s)
+{
+	return s->target->kind == X_NAME && !strcmp(s->target->s, "cls") &&
+	       !s->ann && s->value && s->value->kind == X_NAME &&
+	       !find_entry(b, s->value->s);
+}
+
+/*
  * The statements from s up to (not including) stop. At function level,
  * returns the returned value (NULL when none).
  */
@@ -1596,10 +1971,13 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 		}
 		switch (s->kind) {
 		case S_ASSIGN:
-			build_assign(b, s, w);
+			if (!is_cls_alias(b, s))
+				build_assign(b, s, w);
 			break;
 		case S_EXPR:
-			if (s->value->kind == X_CALL &&
+			if (s->value->kind == X_STR) {
+				/* a docstring or a bare string: no effect */
+			} else if (s->value->kind == X_CALL &&
 			    is_named(s->value, "R.func_attr")) {
 				if (w != W_FUNC)
 					diag_error(b->d, s->span,
@@ -1611,11 +1989,19 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 				if (w != W_DF)
 					diag_error(b->d, s->span,
 						   "R.output outside a dataflow block");
-				else if (s->next)
-					diag_error(b->d, s->span,
-						   "R.output must be the last statement of a dataflow block");
-				else
+				else {
+					/* the outputs leave the block even
+					 * after an error: no follow-on errors */
+					Stm *n = s->next;
+					if (n && n->kind == S_EXPR &&
+					    is_named(n->value, "R.output"))
+						diag_error(b->d, n->span,
+							   "a second R.output in this dataflow block: name all the outputs in one R.output(a, b, ...)");
+					else if (n && n->kind != S_RETURN)
+						diag_error(b->d, n->span,
+							   "statement after R.output: R.output must be the last statement of a dataflow block");
 					build_output(b, s->value);
+				}
 			} else if (s->value->kind == X_CALL &&
 				   is_named(s->value, "T.prim_func")) {
 				diag_error(b->d, s->span, "T.prim_func is not supported by rlx");
@@ -1625,9 +2011,15 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 			}
 			break;
 		case S_RETURN:
+			if (w == W_DF) {
+				diag_error(b->d, s->span,
+					   "return inside a dataflow block: end the block with R.output(...) and return after it, outside the 'with'");
+				b->stray_return = true;
+				break;
+			}
 			if (w != W_FUNC) {
 				diag_error(b->d, s->span,
-					   "return must be the last statement of the function");
+					   "return inside an if branch: the last statement of each branch must assign the if's variable; return it after the if");
 				break;
 			}
 			ret = build_return(b, s);
@@ -1649,8 +2041,9 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 			break;
 		}
 	}
-	if (w == W_FUNC && !returned && b->f) {
-		diag_error(b->d, b->f->span, "function '%s' has no return statement",
+	if (w == W_FUNC && !returned && b->f && !b->stray_return) {
+		diag_error(b->d, b->f->span,
+			   "function '%s' has no return statement (its last statement must be 'return VALUE')",
 			   b->f->name);
 	}
 	return ret;
@@ -1711,6 +2104,7 @@ build_func(B *b, Stm *s)
 	b->scope.n = b->symvars.n = b->used.n = b->attrs.n = 0;
 	b->lv_next = b->gv_next = 0;
 	b->df_mark = 0;
+	b->stray_return = false;
 	for (Syn *p = s->params; p; p = p->next)
 		use_name(b, p->s);
 	collect_names(b, s->body);
@@ -1718,12 +2112,14 @@ build_func(B *b, Stm *s)
 	for (Syn *p = s->params; p; p = p->next) {
 		for (int i = 0; i < b->scope.n; i++)
 			if (!strcmp(((Entry *)b->scope.items[i])->name, p->s))
-				diag_error(b->d, p->span, "duplicate parameter '%s'",
-					   p->s);
+				diag_error(b->d, p->span,
+					   "duplicate parameter '%s' in function '%s'",
+					   p->s, s->name);
 		if (!p->a) {
 			diag_error(b->d, p->span,
 				   "parameter '%s' of '%s' must be annotated",
 				   p->s, s->name);
+			bind_poisoned(b, p->s, p->span);
 			continue;
 		}
 		SInfo *si = conv_sinfo(b, p->a, true);
@@ -1768,8 +2164,9 @@ build_class(B *b, Stm *cls)
 	}
 	Vec funcs = {0};
 	for (Stm *s = cls->body; s; s = s->next) {
-		if (s->kind == S_PASS)
-			continue;
+		if (s->kind == S_PASS ||
+		    (s->kind == S_EXPR && s->value->kind == X_STR))
+			continue; /* pass, a docstring */
 		if (s->kind != S_DEF) {
 			diag_error(b->d, s->span,
 				   "only @R.function definitions may appear in an @I.ir_module class");
@@ -1796,6 +2193,12 @@ build_module(PState *ps)
 		switch (s->kind) {
 		case S_IMPORT:
 		case S_PASS:
+			break;
+		case S_EXPR:
+			if (s->value->kind == X_STR)
+				break; /* a docstring */
+			diag_error(b.d, s->span,
+				   "expected an @I.ir_module class at the top level");
 			break;
 		case S_CLASS: {
 			bool ok = false;

@@ -148,7 +148,7 @@ decorate(Stm *s, Syn *decorators)
 %token ERRTOK "invalid token"
 
 %type <stm> file stmts stmt simple compound suite funcdef classdef
-%type <syn> expr arith term factor primary atom exprs pairs args arglist arg
+%type <syn> rhs expr arith term factor primary atom exprs pairs args arglist arg
 %type <syn> params param ret decorators decorator
 
 %%
@@ -172,11 +172,11 @@ stmt:
 
 simple:
 	expr				{ $$ = stm(ps, S_EXPR, @$, NULL, NULL, $1); }
-|	expr '=' expr			{ $$ = stm(ps, S_ASSIGN, @$, $1, NULL, $3); }
-|	expr ':' expr '=' expr		{ $$ = stm(ps, S_ASSIGN, @$, $1, $3, $5); }
-|	expr ',' exprs '=' expr		{ $$ = stm(ps, S_ASSIGN, @$, seq(ps, X_TUPLE, @1, syn_list($1, $3)), NULL, $5); }
+|	expr '=' rhs			{ $$ = stm(ps, S_ASSIGN, @$, $1, NULL, $3); }
+|	expr ':' expr '=' rhs		{ $$ = stm(ps, S_ASSIGN, @$, $1, $3, $5); }
+|	expr ',' exprs '=' rhs		{ $$ = stm(ps, S_ASSIGN, @$, seq(ps, X_TUPLE, @1, syn_list($1, $3)), NULL, $5); }
 |	expr ':' expr			{ $$ = stm(ps, S_ASSIGN, @$, $1, $3, NULL); }
-|	RETURN expr			{ $$ = stm(ps, S_RETURN, @$, NULL, NULL, $2); }
+|	RETURN rhs			{ $$ = stm(ps, S_RETURN, @$, NULL, NULL, $2); }
 |	RETURN				{ $$ = stm(ps, S_RETURN, @$, NULL, NULL, NULL); }
 |	PASS				{ $$ = stm(ps, S_PASS, @$, NULL, NULL, NULL); }
 |	FROM dotted IMPORT import_names	{ $$ = stm(ps, S_IMPORT, @$, NULL, NULL, NULL); }
@@ -253,6 +253,7 @@ term:
 	term '*' factor		{ $$ = binop(ps, @$, PE_MUL, $1, $3); }
 |	term FLOORDIV factor	{ $$ = binop(ps, @$, PE_FLOORDIV, $1, $3); }
 |	term '%' factor		{ $$ = binop(ps, @$, PE_FLOORMOD, $1, $3); }
+|	term '/' factor		{ $$ = binop(ps, @$, SYN_TRUEDIV, $1, $3); }
 |	factor			{ $$ = $1; }
 ;
 
@@ -288,6 +289,14 @@ atom:
 |	'{' '}'			{ $$ = seq(ps, X_DICT, @$, NULL); }
 |	'{' pairs '}'		{ $$ = seq(ps, X_DICT, @$, $2); }
 |	'{' pairs ',' '}'	{ $$ = seq(ps, X_DICT, @$, $2); }
+;
+
+/* The value of an assignment: a tuple may go without parentheses. */
+rhs:
+	expr			{ $$ = $1; }
+|	expr ',' exprs		{ $$ = seq(ps, X_TUPLE, @$, syn_list($1, $3)); }
+|	expr ',' exprs ','	{ $$ = seq(ps, X_TUPLE, @$, syn_list($1, $3)); }
+|	expr ','		{ $$ = seq(ps, X_TUPLE, @$, $1); }
 ;
 
 exprs:

@@ -28,9 +28,12 @@ typedef enum {
 	X_CALL,  /* a(items), keyword arguments are X_KWARG items */
 	X_KWARG, /* s=a */
 	X_INDEX, /* a[b] */
-	X_BIN,   /* a op b, op a PExprKind (PE_ADD ... PE_FLOORMOD) */
+	X_BIN,   /* a op b, op a PExprKind (PE_ADD ... PE_FLOORMOD) or SYN_TRUEDIV */
 	X_NEG,   /* -a */
 } SynKind;
+
+/* The op of an X_BIN for Python's `/` (not a dimension operator). */
+#define SYN_TRUEDIV (-1)
 
 /* An expression of the syntax tree. Lists are linked through next. */
 struct Syn {
@@ -78,11 +81,14 @@ typedef struct PState {
 	/* scanner state for the indentation */
 	int line, col;   /* position of the next character */
 	int depth;       /* bracket nesting: newlines are ignored inside */
-	int indents[64];    /* widths of the open blocks */
+	int indents[64];    /* widths of the open blocks (tabs to 8) */
+	int alt_indents[64]; /* the same with tabs as 1: Python's tab check */
 	bool bogus[64];     /* an unexpected indentation, reported, no tokens */
 	int nindents;
 	bool colon_nl;      /* the last NEWLINE followed a ':' */
 	int pending_indent; /* width of the line after the last NEWLINE, -1 none */
+	int pending_alt;    /* its width with tabs as 1 */
+	bool tab_reported;  /* a tab/space mix was reported */
 	int dedents;        /* DEDENT tokens still to give */
 	int last_tok;       /* last token returned, 0 at the start */
 	bool eof;

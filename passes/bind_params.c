@@ -66,6 +66,7 @@ scalar_bytes(DType t, const char *text, unsigned char out[8])
 }
 
 typedef struct {
+	Module *m;
 	Var *param;
 	Expr *value;
 } VarBind;
@@ -76,7 +77,7 @@ static void
 replace_in(Expr **slot, const VarBind *vb)
 {
 	if (*slot && (*slot)->kind == E_VAR && (*slot)->var == vb->param)
-		*slot = vb->value;
+		*slot = ir_copy_expr(vb->m, vb->value);
 	else
 		replace_uses(*slot, vb);
 }
@@ -155,7 +156,7 @@ bind_param(Module *m, Func *f, int pi, const char *text, Diags *d)
 			c->prim.value = pe_int(&m->arena, strtoll(text, NULL, 10));
 	}
 	c->sinfo = si;
-	replace_uses(f->body, &(VarBind){p, c});
+	replace_uses(f->body, &(VarBind){m, p, c});
 	for (int k = pi + 1; k < f->nparams; k++)
 		f->params[k - 1] = f->params[k];
 	f->nparams--;
@@ -165,10 +166,6 @@ bind_param(Module *m, Func *f, int pi, const char *text, Diags *d)
 			f->attrs[k].val.i--;
 	return true;
 }
-
-/* Substitutes sv := value in every struct info and shape of f. */
-static void
-subst_func(Module *m, Func *f, SymVar *sv, int64_t value);
 
 int
 pass_bind_params(Module *m, const PassOptions *o, Diags *d)
@@ -209,7 +206,8 @@ pass_bind_params(Module *m, const PassOptions *o, Diags *d)
 						errors++;
 						break;
 					}
-					subst_func(m, f, f->symvars[k], v);
+					PExpr *to = pe_int(&m->arena, v);
+					ir_subst_func(m, f, &f->symvars[k], &to, 1);
 					for (int j = k + 1; j < f->nsymvars; j++)
 						f->symvars[j - 1] = f->symvars[j];
 					f->nsymvars--;
@@ -225,96 +223,4 @@ pass_bind_params(Module *m, const PassOptions *o, Diags *d)
 		}
 	}
 	return errors;
-}
-
-/* ------------------------------------------------ symbolic substitution */
-
-typedef struct {
-	Module *m;
-	SymVar *from[1];
-	PExpr *to[1];
-} Subst;
-
-static PExpr *
-sub_pe(Subst *s, PExpr *x)
-{
-	return x ? pe_subst(&s->m->arena, x, s->from, s->to, 1) : NULL;
-}
-
-static SInfo *
-sub_si(Subst *s, SInfo *si)
-{
-	if (!si)
-		return NULL;
-	SInfo *c = ir_copy_sinfo(s->m, si);
-	if (c->shape)
-		for (int i = 0; i < c->ndim; i++)
-			c->shape[i] = sub_pe(s, c->shape[i]);
-	c->value = sub_pe(s, c->value);
-	for (int i = 0; i < c->nfields; i++)
-		c->fields[i] = sub_si(s, c->fields[i]);
-	c->ret = sub_si(s, c->ret);
-	return c;
-}
-
-static void
-sub_expr(Subst *s, Expr *e)
-{
-	if (!e)
-		return;
-	e->sinfo = sub_si(s, e->sinfo);
-	switch (e->kind) {
-	case E_VAR:
-		break; /* the var's own sinfo is rewritten at its definition */
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			sub_expr(s, e->tuple.items[i]);
-		break;
-	case E_TUPLE_GET:
-		sub_expr(s, e->tget.tuple);
-		break;
-	case E_SHAPE:
-		for (int i = 0; i < e->shape.n; i++)
-			e->shape.values[i] = sub_pe(s, e->shape.values[i]);
-		break;
-	case E_PRIM:
-		e->prim.value = sub_pe(s, e->prim.value);
-		break;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			sub_expr(s, e->call.args[i]);
-		break;
-	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			sub_expr(s, e->callfn.args[i]);
-		break;
-	case E_IF:
-		sub_expr(s, e->if_.cond);
-		sub_expr(s, e->if_.then_);
-		sub_expr(s, e->if_.else_);
-		break;
-	case E_SEQ:
-		for (int i = 0; i < e->seq.nblocks; i++)
-			for (int k = 0; k < e->seq.blocks[i]->n; k++) {
-				Binding *bd = e->seq.blocks[i]->bindings[k];
-				sub_expr(s, bd->value);
-				bd->cast = sub_si(s, bd->cast);
-				bd->var->sinfo = sub_si(s, bd->var->sinfo);
-			}
-		sub_expr(s, e->seq.body);
-		break;
-	case E_CONST:
-	case E_STR:
-		break;
-	}
-}
-
-static void
-subst_func(Module *m, Func *f, SymVar *sv, int64_t value)
-{
-	Subst s = {m, {sv}, {pe_int(&m->arena, value)}};
-	for (int i = 0; i < f->nparams; i++)
-		f->params[i]->sinfo = sub_si(&s, f->params[i]->sinfo);
-	sub_expr(&s, f->body);
-	f->ret = sub_si(&s, f->ret);
 }

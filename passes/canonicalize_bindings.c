@@ -144,13 +144,20 @@ trivial_value(Canon *c, Binding *b)
 static void
 apply(Canon *c, Expr *e);
 
+/* Each use gets its own node: later passes edit uses in place. */
 static void
 apply_slot(Canon *c, Expr **slot)
 {
-	if ((*slot)->kind == E_VAR)
-		*slot = resolve(c, *slot);
-	else
+	if ((*slot)->kind != E_VAR) {
 		apply(c, *slot);
+		return;
+	}
+	Expr *r = resolve(c, *slot);
+	if (r != *slot) {
+		Expr *copy = ir_copy_expr(c->m, r);
+		copy->span = (*slot)->span;
+		*slot = copy;
+	}
 }
 
 /* Rewrites every use in e through the replacement map. */

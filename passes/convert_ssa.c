@@ -29,6 +29,9 @@ typedef struct {
 	PExpr **sv_to;
 	int nsv;
 	Vec names;       /* names taken in the current function */
+	Vec reserved;    /* every name the function's variables have */
+	const Var *forced_var; /* this definition takes forced_name */
+	const char *forced_name;
 } Ssa;
 
 static bool
@@ -40,13 +43,29 @@ name_taken(Ssa *s, const char *name)
 	return false;
 }
 
-/* A name for a new definition: the original if free, else name_N. */
+static bool
+name_reserved(Ssa *s, const char *name)
+{
+	for (int i = 0; i < s->reserved.n; i++)
+		if (!strcmp(s->reserved.items[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * A name for a new definition: the original if free, else name_N with the
+ * first N that no variable of the function has (so a user's own `y_1` is
+ * never taken from it).
+ */
 static const char *
 unique_name(Ssa *s, const char *name)
 {
 	const char *n = name;
-	for (int k = 1; name_taken(s, n); k++)
+	for (int k = 1; name_taken(s, n); k++) {
 		n = arena_printf(&s->m->arena, "%s_%d", name, k);
+		if (name_reserved(s, n))
+			n = name; /* keep looking */
+	}
 	vec_push(&s->names, (void *)n);
 	return n;
 }
@@ -62,17 +81,7 @@ subst_pe(Ssa *s, PExpr *x)
 static SInfo *
 subst_sinfo(Ssa *s, SInfo *si)
 {
-	if (!si || !s->nsv)
-		return si;
-	SInfo *c = ir_copy_sinfo(s->m, si);
-	if (c->shape)
-		for (int i = 0; i < c->ndim; i++)
-			c->shape[i] = subst_pe(s, c->shape[i]);
-	c->value = subst_pe(s, c->value);
-	for (int i = 0; i < c->nfields; i++)
-		c->fields[i] = subst_sinfo(s, c->fields[i]);
-	c->ret = subst_sinfo(s, c->ret);
-	return c;
+	return ir_subst_sinfo(s->m, si, s->sv_from, s->sv_to, s->nsv);
 }
 
 /* A definition of v: fresh when v was defined before, renamed if needed. */
@@ -86,13 +95,54 @@ define(Ssa *s, Var *v)
 		nv->id = s->m->next_id++; /* ids above the tables' size: never looked up */
 	}
 	s->defined[v->id] = true;
-	nv->name = unique_name(s, v->name);
+	if (v == s->forced_var)
+		nv->name = s->forced_name; /* an if's result: named like the if */
+	else
+		nv->name = unique_name(s, v->name);
 	nv->sinfo = subst_sinfo(s, v->sinfo);
 	s->var_map[v->id] = nv;
 	return nv;
 }
 
 static void rewrite_expr(Ssa *s, Expr *e);
+static void rewrite_seq(Ssa *s, Expr *seq);
+
+/* The variable a branch's last binding defines as its result, or NULL. */
+static Var *
+branch_result(Expr *branch)
+{
+	Expr *body = branch->seq.body;
+	if (body->kind != E_VAR || !branch->seq.nblocks)
+		return NULL;
+	Block *b = branch->seq.blocks[branch->seq.nblocks - 1];
+	if (!b->n || b->bindings[b->n - 1]->var != body->var)
+		return NULL;
+	return body->var;
+}
+
+/*
+ * `y = if c: ... y = v ... else: ... y = w`: the branches' result variables
+ * share the if's name on purpose (that is how the text writes an if), so
+ * they take the if variable's unique name instead of one of their own.
+ */
+static void
+rewrite_if(Ssa *s, Binding *bd)
+{
+	Expr *e = bd->value;
+	const char *yname = unique_name(s, bd->var->name);
+	e->sinfo = subst_sinfo(s, e->sinfo);
+	rewrite_expr(s, e->if_.cond);
+	Expr *branches[2] = {e->if_.then_, e->if_.else_};
+	for (int i = 0; i < 2; i++) {
+		s->forced_var = branch_result(branches[i]);
+		s->forced_name = yname;
+		rewrite_seq(s, branches[i]);
+	}
+	s->forced_var = bd->var;
+	s->forced_name = yname;
+	bd->var = define(s, bd->var);
+	s->forced_var = NULL;
+}
 
 static void
 rewrite_seq(Ssa *s, Expr *seq)
@@ -101,6 +151,10 @@ rewrite_seq(Ssa *s, Expr *seq)
 		Block *b = seq->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
 			Binding *bd = b->bindings[k];
+			if (bd->value->kind == E_IF) {
+				rewrite_if(s, bd);
+				continue;
+			}
 			rewrite_expr(s, bd->value);
 			bd->cast = subst_sinfo(s, bd->cast);
 			bd->var = define(s, bd->var);
@@ -157,6 +211,33 @@ rewrite_expr(Ssa *s, Expr *e)
 	}
 }
 
+static void
+collect_seq_names(Ssa *s, const Expr *seq)
+{
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		const Block *b = seq->seq.blocks[i];
+		for (int k = 0; k < b->n; k++) {
+			vec_push(&s->reserved, (void *)b->bindings[k]->var->name);
+			const Expr *v = b->bindings[k]->value;
+			if (v->kind == E_IF) {
+				collect_seq_names(s, v->if_.then_);
+				collect_seq_names(s, v->if_.else_);
+			}
+		}
+	}
+}
+
+/* Every name the variables of f have, before any renaming. */
+static void
+collect_names(Ssa *s, const Func *f)
+{
+	for (int i = 0; i < f->nparams; i++)
+		vec_push(&s->reserved, (void *)f->params[i]->name);
+	for (int i = 0; i < f->nsymvars; i++)
+		vec_push(&s->reserved, (void *)f->symvars[i]->name);
+	collect_seq_names(s, f->body);
+}
+
 /* Gives f fresh copies of the symbolic variables seen in earlier functions. */
 static void
 fresh_symvars(Ssa *s, Func *f)
@@ -191,6 +272,8 @@ pass_convert_ssa(Module *m, const PassOptions *o, Diags *d)
 		Func *f = m->funcs[i];
 		memset(s.var_map, 0, sizeof(Var *) * ((size_t)n + 1));
 		vec_free(&s.names);
+		vec_free(&s.reserved);
+		collect_names(&s, f);
 		fresh_symvars(&s, f);
 		for (int k = 0; k < f->nsymvars; k++)
 			vec_push(&s.names, (void *)f->symvars[k]->name);
@@ -200,6 +283,7 @@ pass_convert_ssa(Module *m, const PassOptions *o, Diags *d)
 		f->ret = subst_sinfo(&s, f->ret);
 	}
 	vec_free(&s.names);
+	vec_free(&s.reserved);
 	free(s.defined);
 	free(s.var_map);
 	return 0;

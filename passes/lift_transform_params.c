@@ -33,6 +33,9 @@
  * nothing; an existing F_transform_params is composed with the new lift
  * rather than duplicated.
  *
+ * Dead bindings are removed first (dead-code-elimination), so that a weight
+ * read only by dead code does not become a parameter.
+ *
  * With PassOptions.shared, see the shared transform section below.
  */
 #include <stdint.h>
@@ -360,24 +363,143 @@ insert_after(Module *m, Func *f, Func *g)
 }
 
 /*
+ * Builds the transform function `name` of l->f: its parameters are f's
+ * weights; its one dataflow block copies the constant bindings the lifted
+ * part uses, then takes the lifted bindings (moved out of f when `move`,
+ * else copied, so f stays untouched); it returns (shape of `extra` when
+ * non-empty, outs...), outs being f's weights and lifted variables.
+ */
+static Func *
+build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
+		bool move, Diags *d)
+{
+	Module *m = l->m;
+	Func *f = l->f;
+	Expr *body = f->body;
+	Func *t = ARENA_NEW(&m->arena, Func);
+	t->name = name;
+	t->span = f->span;
+	t->pure = true;
+	t->nparams = f->nparams - l->ninput;
+	t->params = ARENA_ARRAY(&m->arena, Var *, t->nparams + 1);
+	for (int i = 0; i < t->nparams; i++)
+		t->params[i] = f->params[l->ninput + i];
+	t->symvars = ARENA_ARRAY(&m->arena, SymVar *, f->nsymvars + 1);
+	for (int i = 0; i < f->nsymvars; i++)
+		if (l->sv_defined[f->symvars[i]->id])
+			t->symvars[t->nsymvars++] = f->symvars[i];
+	t->attrs = attrs_num_input_zero(m, &t->nattrs);
+
+	Block *tb = ARENA_NEW(&m->arena, Block);
+	tb->dataflow = true;
+	tb->span = f->span;
+	int cap = 2;
+	for (int i = 0; i < body->seq.nblocks; i++)
+		cap += body->seq.blocks[i]->n;
+	tb->bindings = ARENA_ARRAY(&m->arena, Binding *, cap);
+	Lift tl = *l;
+	tl.repl = calloc((size_t)l->nids + 1, sizeof(Var *)); /* f's var -> t's */
+	for (int i = 0; i < body->seq.nblocks; i++) {
+		Block *b = body->seq.blocks[i];
+		for (int k = 0; k < b->n; k++) {
+			Binding *bd = b->bindings[k];
+			Var *v = bd->var;
+			bool lifted = l->kind[v->id] == K_LIFT;
+			if (lifted && move) {
+				replace_uses(&tl, bd->value);
+				v->dataflow = true;
+				tb->bindings[tb->n++] = bd;
+			} else if (lifted || l->const_used[v->id]) {
+				Var *c = copy_var(m, v, true);
+				Expr *val = ir_copy_expr(m, bd->value);
+				replace_uses(&tl, val);
+				Binding *nb = ir_binding(m, c, val, bd->span);
+				nb->annotated = bd->annotated;
+				tb->bindings[tb->n++] = nb;
+				tl.repl[v->id] = c;
+			}
+		}
+	}
+
+	Expr *tup = ir_expr(m, E_TUPLE, f->span);
+	tup->tuple.items = ARENA_ARRAY(&m->arena, Expr *, outs->n + 2);
+	if (extra->n) {
+		Expr *sh = ir_expr(m, E_SHAPE, f->span);
+		sh->shape.n = extra->n;
+		sh->shape.values = ARENA_ARRAY(&m->arena, PExpr *, extra->n);
+		for (int i = 0; i < extra->n; i++)
+			sh->shape.values[i] = pe_var(&m->arena, extra->items[i]);
+		infer_expr(m, sh, d);
+		tup->tuple.items[tup->tuple.n++] = sh;
+	}
+	for (int i = 0; i < outs->n; i++) {
+		Var *v = outs->items[i];
+		Var *tv = tl.repl[v->id] ? tl.repl[v->id] : v;
+		tup->tuple.items[tup->tuple.n++] = ir_var_ref(m, tv, f->span);
+	}
+	free(tl.repl);
+	infer_expr(m, tup, d);
+	Var *gv = ir_var(m, "gv", tup->sinfo, false, f->span);
+	tb->bindings[tb->n++] = ir_binding(m, gv, tup, f->span);
+	Block **tblocks = ARENA_ARRAY(&m->arena, Block *, 1);
+	tblocks[0] = tb;
+	t->body = seq_of(m, tblocks, 1, ir_var_ref(m, gv, f->span), f->span);
+	t->ret = tup->sinfo;
+	return t;
+}
+
+/*
  * Composes an existing transform `old` (weights -> F's current weights) with
- * `next` (F's current weights -> new weights): the result keeps old's
- * parameters, runs old's body, binds next's parameters to the elements of
- * old's result with match_cast (which also defines next's symbolic
- * variables), then runs next's bindings.
+ * `next` (F's current weights -> new weights).
+ *
+ * When old ends in `gv = (v0, v1, ...)` of variables and next has no
+ * symbolic variables, the two fuse: next's parameters read old's vi
+ * directly and next's bindings continue old's last dataflow block. Otherwise
+ * next's parameters are bound to the elements of old's result with
+ * match_cast (which also defines next's symbolic variables), in one dataflow
+ * block together with next's bindings.
  */
 static void
 compose(Module *m, Func *old, Func *next, Diags *d)
 {
 	Expr *ob = old->body, *nb = next->body;
+	Block *last = ob->seq.nblocks ? ob->seq.blocks[ob->seq.nblocks - 1] : NULL;
+	Block *nblk = nb->seq.blocks[0]; /* next is built with one block */
+	Binding *gvb = last && last->dataflow && last->n ? last->bindings[last->n - 1] : NULL;
+	bool fuse = next->nsymvars == 0 && gvb && ob->seq.body->kind == E_VAR &&
+		    gvb->var == ob->seq.body->var && gvb->value->kind == E_TUPLE &&
+		    gvb->value->tuple.n == next->nparams;
+	for (int i = 0; fuse && i < next->nparams; i++)
+		fuse = gvb->value->tuple.items[i]->kind == E_VAR;
+	if (fuse) {
+		Lift tl = {.m = m, .nids = m->next_id};
+		tl.repl = calloc((size_t)m->next_id + 1, sizeof(Var *));
+		for (int i = 0; i < next->nparams; i++)
+			tl.repl[next->params[i]->id] = gvb->value->tuple.items[i]->var;
+		Binding **bs = ARENA_ARRAY(&m->arena, Binding *, last->n + nblk->n);
+		int k = 0;
+		for (int i = 0; i < last->n - 1; i++)
+			bs[k++] = last->bindings[i];
+		for (int i = 0; i < nblk->n; i++) {
+			replace_uses(&tl, nblk->bindings[i]->value);
+			bs[k++] = nblk->bindings[i];
+		}
+		free(tl.repl);
+		last->bindings = bs;
+		last->n = k;
+		ob->seq.body = nb->seq.body;
+		ob->sinfo = nb->sinfo;
+		old->ret = next->ret;
+		return;
+	}
 	Block *link = ARENA_NEW(&m->arena, Block);
 	link->dataflow = true;
 	link->span = old->span;
-	link->bindings = ARENA_ARRAY(&m->arena, Binding *, next->nparams + 1);
+	link->bindings = ARENA_ARRAY(&m->arena, Binding *, next->nparams + nblk->n + 1);
 	for (int i = 0; i < next->nparams; i++) {
 		Var *p = next->params[i];
 		Expr *get = ir_expr(m, E_TUPLE_GET, p->span);
-		get->tget.tuple = ob->seq.body;
+		get->tget.tuple = ir_var_ref(m, ob->seq.body->var, p->span);
 		get->tget.index = i;
 		infer_expr(m, get, d);
 		Binding *b = ir_binding(m, p, get, p->span);
@@ -386,18 +508,14 @@ compose(Module *m, Func *old, Func *next, Diags *d)
 		p->dataflow = true;
 		link->bindings[link->n++] = b;
 	}
-	int n = ob->seq.nblocks + 1 + nb->seq.nblocks;
-	Block **blocks = ARENA_ARRAY(&m->arena, Block *, n);
+	for (int i = 0; i < nblk->n; i++)
+		link->bindings[link->n++] = nblk->bindings[i];
+	Block **blocks = ARENA_ARRAY(&m->arena, Block *, ob->seq.nblocks + 1);
 	int k = 0;
 	for (int i = 0; i < ob->seq.nblocks; i++)
 		blocks[k++] = ob->seq.blocks[i];
 	blocks[k++] = link;
-	for (int i = 0; i < nb->seq.nblocks; i++)
-		blocks[k++] = nb->seq.blocks[i];
 	old->body = seq_of(m, blocks, k, nb->seq.body, old->span);
-	/* old's result var must now be visible to the link block */
-	if (ob->seq.body->kind == E_VAR)
-		ob->seq.body->var->dataflow = false;
 	SymVar **svs = ARENA_ARRAY(&m->arena, SymVar *,
 				   old->nsymvars + next->nsymvars + 1);
 	int ns = 0;
@@ -529,78 +647,13 @@ lift_func(Module *m, Func *f, Diags *d)
 		goto out; /* already lifted: nothing changes */
 
 	/* ---- the transform function ---- */
-	Func *t = ARENA_NEW(&m->arena, Func);
-	t->name = tname;
-	t->span = f->span;
-	t->pure = true;
-	t->nparams = f->nparams - l.ninput;
-	t->params = ARENA_ARRAY(&m->arena, Var *, t->nparams + 1);
-	for (int i = 0; i < t->nparams; i++)
-		t->params[i] = f->params[l.ninput + i];
-	t->symvars = ARENA_ARRAY(&m->arena, SymVar *, f->nsymvars + 1);
-	for (int i = 0; i < f->nsymvars; i++)
-		if (l.sv_defined[f->symvars[i]->id])
-			t->symvars[t->nsymvars++] = f->symvars[i];
-	t->attrs = attrs_num_input_zero(m, &t->nattrs);
-
-	Block *tb = ARENA_NEW(&m->arena, Block);
-	tb->dataflow = true;
-	tb->span = f->span;
-	int cap = 2;
-	for (int i = 0; i < body->seq.nblocks; i++)
-		cap += body->seq.blocks[i]->n;
-	tb->bindings = ARENA_ARRAY(&m->arena, Binding *, cap);
-	Var **tcopy = calloc(n, sizeof(Var *)); /* constants copied into t */
-	Lift tl = l;
-	tl.repl = tcopy;
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		for (int k = 0; k < b->n; k++) {
-			Binding *bd = b->bindings[k];
-			Var *v = bd->var;
-			if (l.const_used[v->id]) {
-				Var *c = copy_var(m, v, true);
-				Expr *val = ir_copy_expr(m, bd->value);
-				replace_uses(&tl, val);
-				Binding *nb = ir_binding(m, c, val, bd->span);
-				nb->annotated = bd->annotated;
-				tb->bindings[tb->n++] = nb;
-				tcopy[v->id] = c;
-			} else if (l.kind[v->id] == K_LIFT) {
-				replace_uses(&tl, bd->value);
-				v->dataflow = true;
-				tb->bindings[tb->n++] = bd;
-			}
-		}
-	}
-	free(tcopy);
-
-	/* The result tuple: [shape,] pass-through weights, lifted values. */
-	Expr *tup = ir_expr(m, E_TUPLE, f->span);
-	tup->tuple.items = ARENA_ARRAY(&m->arena, Expr *,
-				       pass.n + lifted.n + 2);
-	if (extra.n) {
-		Expr *sh = ir_expr(m, E_SHAPE, f->span);
-		sh->shape.n = extra.n;
-		sh->shape.values = ARENA_ARRAY(&m->arena, PExpr *, extra.n);
-		for (int i = 0; i < extra.n; i++)
-			sh->shape.values[i] = pe_var(&m->arena, extra.items[i]);
-		infer_expr(m, sh, d);
-		tup->tuple.items[tup->tuple.n++] = sh;
-	}
+	Vec outs = {0};
 	for (int i = 0; i < pass.n; i++)
-		tup->tuple.items[tup->tuple.n++] =
-			ir_var_ref(m, pass.items[i], f->span);
+		vec_push(&outs, pass.items[i]);
 	for (int i = 0; i < lifted.n; i++)
-		tup->tuple.items[tup->tuple.n++] =
-			ir_var_ref(m, lifted.items[i], f->span);
-	infer_expr(m, tup, d);
-	Var *gv = ir_var(m, "gv", tup->sinfo, false, f->span);
-	tb->bindings[tb->n++] = ir_binding(m, gv, tup, f->span);
-	Block **tblocks = ARENA_ARRAY(&m->arena, Block *, 1);
-	tblocks[0] = tb;
-	t->body = seq_of(m, tblocks, 1, ir_var_ref(m, gv, f->span), f->span);
-	t->ret = tup->sinfo;
+		vec_push(&outs, lifted.items[i]);
+	Func *t = build_transform(&l, tname, &outs, &extra, true, d);
+	vec_free(&outs);
 
 	/* ---- the runtime function ---- */
 	int np = l.ninput + (extra.n ? 1 : 0) + pass.n + lifted.n;
@@ -1031,66 +1084,8 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 		goto out_outs;
 
 	/* The transform, built from the first function. */
-	Func *t = ARENA_NEW(&m->arena, Func);
-	t->name = "transform_params";
-	t->span = f0->span;
-	t->pure = true;
-	t->nparams = nw;
-	t->params = ARENA_ARRAY(&m->arena, Var *, nw + 1);
-	for (int k = 0; k < nw; k++)
-		t->params[k] = f0->params[l0->ninput + k];
-	t->symvars = ARENA_ARRAY(&m->arena, SymVar *, f0->nsymvars + 1);
-	for (int k = 0; k < f0->nsymvars; k++)
-		if (l0->sv_defined[f0->symvars[k]->id])
-			t->symvars[t->nsymvars++] = f0->symvars[k];
-	t->attrs = attrs_num_input_zero(m, &t->nattrs);
-	Block *tb = ARENA_NEW(&m->arena, Block);
-	tb->dataflow = true;
-	tb->span = f0->span;
-	int cap = 2;
-	for (int b = 0; b < body0->seq.nblocks; b++)
-		cap += body0->seq.blocks[b]->n;
-	tb->bindings = ARENA_ARRAY(&m->arena, Binding *, cap);
-	Lift tl = *l0;
-	tl.repl = calloc(sz, sizeof(Var *));
-	for (int b = 0; b < body0->seq.nblocks; b++)
-		for (int k = 0; k < body0->seq.blocks[b]->n; k++) {
-			Binding *bd = body0->seq.blocks[b]->bindings[k];
-			Var *v = bd->var;
-			if (l0->const_used[v->id]) {
-				Var *c = copy_var(m, v, true);
-				Expr *val = ir_copy_expr(m, bd->value);
-				replace_uses(&tl, val);
-				Binding *nb = ir_binding(m, c, val, bd->span);
-				nb->annotated = bd->annotated;
-				tb->bindings[tb->n++] = nb;
-				tl.repl[v->id] = c;
-			} else if (l0->kind[v->id] == K_LIFT) {
-				/* copied: f0 keeps its var objects untouched */
-				Var *c = copy_var(m, v, true);
-				Expr *val = ir_copy_expr(m, bd->value);
-				replace_uses(&tl, val);
-				Binding *nb = ir_binding(m, c, val, bd->span);
-				nb->annotated = bd->annotated;
-				tb->bindings[tb->n++] = nb;
-				tl.repl[v->id] = c;
-			}
-		}
-	Expr *tup = ir_expr(m, E_TUPLE, f0->span);
-	tup->tuple.items = ARENA_ARRAY(&m->arena, Expr *, outs.n + 1);
-	for (int o = 0; o < outs.n; o++) {
-		Var *v = outs.items[o];
-		Var *tv = tl.repl[v->id] ? tl.repl[v->id] : v;
-		tup->tuple.items[tup->tuple.n++] = ir_var_ref(m, tv, f0->span);
-	}
-	free(tl.repl);
-	infer_expr(m, tup, d);
-	Var *gv = ir_var(m, "gv", tup->sinfo, false, f0->span);
-	tb->bindings[tb->n++] = ir_binding(m, gv, tup, f0->span);
-	Block **tblocks = ARENA_ARRAY(&m->arena, Block *, 1);
-	tblocks[0] = tb;
-	t->body = seq_of(m, tblocks, 1, ir_var_ref(m, gv, f0->span), f0->span);
-	t->ret = tup->sinfo;
+	Vec none = {0};
+	Func *t = build_transform(l0, "transform_params", &outs, &none, false, d);
 
 	/* Each function takes every output, named as in the first. */
 	for (int i = 0; i < n; i++) {
@@ -1176,7 +1171,8 @@ is_transform(const Func *f)
 int
 pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
 {
-	int errors = 0;
+	/* A weight read only by dead code must not become a parameter. */
+	int errors = pass_dead_code_elimination(m, o, d);
 	int nf = m->nfuncs;
 	Func **fs = malloc(sizeof(Func *) * ((size_t)nf + 1));
 	memcpy(fs, m->funcs, sizeof(Func *) * (size_t)nf);

@@ -55,6 +55,7 @@ parse_err(const char *text, size_t len, int line, int col, const char *msg)
 #define ERR(text, line, col, msg) parse_err(text, strlen(text), line, col, msg)
 
 #define HEAD "@I.ir_module\nclass Module:\n"
+#define FN "    @R.function\n    def f(x: R.Tensor((2,), \"float32\")):\n"
 
 /* The binding i of block k of f's body. */
 static Binding *
@@ -480,8 +481,9 @@ test_constants(void **state)
 	assert_int_equal(b->cdata.shape[0], 2);
 	assert_int_equal(((int32_t *)b->cdata.data)[3], -4);
 	Expr *c = bind_at(f, 0, 2)->value;
-	assert_int_equal(c->cdata.dtype, DT_I64);
-	assert_int_equal(*(int64_t *)c->cdata.data, 2);
+	/* as TVM's relax.const: a Python int without a dtype is int32 */
+	assert_int_equal(c->cdata.dtype, DT_I32);
+	assert_int_equal(*(int32_t *)c->cdata.data, 2);
 	Expr *d = bind_at(f, 0, 3)->value;
 	assert_int_equal(d->cdata.dtype, DT_BOOL);
 	assert_int_equal(((uint8_t *)d->cdata.data)[0], 1);
@@ -564,9 +566,147 @@ test_empty_module(void **state)
 	ERR("# nothing\nimport tvm\n", 1, 1, "no @I.ir_module class");
 }
 
-/* ------------------------------------------------------------- errors */
+/* ------------------------------------------------- TVM's printed syntax */
 
-#define FN "    @R.function\n    def f(x: R.Tensor((2,), \"float32\")):\n"
+/* Docstrings (module, class, function; triple-quoted, over lines). */
+static void
+test_docstrings(void **state)
+{
+	(void)state;
+	Module *m = parse_ok(
+		"\"\"\"A module\nover two lines.\"\"\"\n"
+		"@I.ir_module\nclass Module:\n"
+		"    '''Class doc with \"quotes\" and ''two''.'''\n\n"
+		"    @R.function\n"
+		"    def f(x: R.Tensor((2,), \"float32\")):\n"
+		"        \"\"\"Function doc.\n\n        More.\n        \"\"\"\n"
+		"        \"a plain string statement\"\n"
+		"        y = R.exp(x)\n"
+		"        return y\n");
+	assert_int_equal(m->nfuncs, 1);
+	Func *f = m->funcs[0];
+	assert_int_equal(f->body->seq.nblocks, 1);
+	assert_int_equal(f->body->seq.blocks[0]->n, 1);
+	assert_int_equal(bind_at(f, 0, 0)->span.line, 14);
+	ir_module_free(m);
+	ERR(HEAD "    \"\"\"never closed\n    pass\n", 3, 5,
+	    "unterminated triple-quoted string");
+	/* a docstring is not a value */
+	ERR(HEAD FN "        y = \"\"\"s\"\"\"\n        return y\n", 5, 13,
+	    "unexpected expression");
+}
+
+/* `cls = Module` (any class name) is TVM's alias of the module. */
+static void
+test_cls_alias(void **state)
+{
+	(void)state;
+	Module *m = parse_ok(HEAD
+		"    @R.function\n"
+		"    def g(x: R.Tensor((2,), \"float32\")):\n"
+		"        return x\n"
+		"    @R.function\n"
+		"    def f(x: R.Tensor((2,), \"float32\")):\n"
+		"        cls = Before\n"
+		"        y = cls.g(x)\n"
+		"        return y\n");
+	Func *f = m->funcs[1];
+	assert_int_equal(f->body->seq.blocks[0]->n, 1);
+	assert_int_equal(bind_at(f, 0, 0)->value->kind, E_CALL_FN);
+	ir_module_free(m);
+	/* naming a variable, it is an ordinary binding */
+	m = parse_ok(HEAD FN "        cls = x\n        return cls\n");
+	assert_int_equal(m->funcs[0]->body->seq.blocks[0]->n, 1);
+	ir_module_free(m);
+}
+
+/* T.int64(16) dims, R.ShapeExpr, list shapes, conv2d padding widened. */
+static void
+test_tvm_dims_and_shapes(void **state)
+{
+	(void)state;
+	Module *m = parse_ok(HEAD
+		"    @R.function(pure=True)\n"
+		"    def f(\n"
+		"        x: R.Tensor([16, \"n\"], \"float32\"),\n"
+		"        w: R.Tensor((4, 16, 3, 3), \"float32\"),\n"
+		"        s: R.Shape([\"n\"]),\n"
+		"    ) -> R.Tensor((T.int64(16), \"n\"), \"float32\"):\n"
+		"        n = T.int64()\n"
+		"        a = R.shape([T.int64(16), n])\n"
+		"        b = R.reshape(x, R.ShapeExpr([n, 16]))\n"
+		"        c = R.reshape(x, [2, T.int64(8), n])\n"
+		"        return x\n");
+	Func *f = m->funcs[0];
+	assert_int_equal(f->nparams, 3);
+	assert_int_equal(f->params[0]->sinfo->ndim, 2);
+	assert_int_equal(f->ret->shape[0]->kind, PE_INT);
+	assert_int_equal(f->ret->shape[0]->value, 16);
+	Expr *a = bind_at(f, 0, 0)->value;
+	assert_int_equal(a->kind, E_SHAPE);
+	assert_int_equal(a->shape.values[0]->value, 16);
+	assert_ptr_equal(a->shape.values[1]->var, f->symvars[0]);
+	assert_int_equal(bind_at(f, 0, 1)->value->call.args[1]->kind, E_SHAPE);
+	assert_int_equal(bind_at(f, 0, 2)->value->call.args[1]->shape.n, 3);
+	ir_module_free(m);
+
+	m = parse_ok(HEAD
+		"    @R.function\n"
+		"    def f(x: R.Tensor((1, 16, 8, 8), \"float32\"), w: R.Tensor((4, 16, 3, 3), \"float32\")):\n"
+		"        a = R.nn.conv2d(x, w, strides=2, padding=(1, 2), dilation=[1, 1])\n"
+		"        b = R.nn.conv2d(x, w, padding=1)\n"
+		"        return a\n");
+	f = m->funcs[0];
+	AttrVal *at = bind_at(f, 0, 0)->value->call.attrs;
+	assert_int_equal(at[0].n, 2);
+	assert_int_equal(at[0].ints[1], 2);
+	assert_int_equal(at[1].n, 4);
+	assert_int_equal(at[1].ints[0], 1);
+	assert_int_equal(at[1].ints[1], 2);
+	assert_int_equal(at[1].ints[2], 1);
+	assert_int_equal(at[1].ints[3], 2);
+	at = bind_at(f, 0, 1)->value->call.attrs;
+	assert_int_equal(at[1].n, 4);
+	assert_int_equal(at[1].ints[3], 1);
+	ir_module_free(m);
+}
+
+/* Python operators, `m, n = T.int64(), T.int64()`, unparenthesized tuples. */
+static void
+test_python_operators(void **state)
+{
+	(void)state;
+	Module *m = parse_ok(HEAD
+		"    @R.function\n"
+		"    def f(x: R.Tensor((\"m\", \"n\"), \"float32\"), y: R.Tensor((\"m\", \"n\"), \"float32\")):\n"
+		"        m, n = T.int64(), T.int64()\n"
+		"        a = x + y\n"
+		"        b = x * y - a / y\n"
+		"        c = -b // x\n"
+		"        t = a, b\n"
+		"        return c, t\n");
+	Func *f = m->funcs[0];
+	assert_int_equal(f->nsymvars, 2);
+	assert_string_equal(f->symvars[1]->name, "n");
+	static const OpKind want[] = {OP_ADD, OP_MULTIPLY, OP_DIVIDE,
+				      OP_SUBTRACT, OP_NEGATIVE, OP_FLOOR_DIVIDE};
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(bind_at(f, 0, i)->value->call.op, want[i]);
+	/* `a / y` is bound to lv1 before `b` */
+	assert_string_equal(bind_at(f, 0, 2)->var->name, "lv1");
+	assert_int_equal(bind_at(f, 0, 4)->value->call.nargs, 1);
+	assert_int_equal(bind_at(f, 0, 6)->value->kind, E_TUPLE);
+	assert_int_equal(f->body->seq.body->kind, E_TUPLE);
+	ir_module_free(m);
+	ERR(HEAD FN "        y = x * 2\n        return y\n", 5, 17,
+	    "operand of operator must be a Relax expression, not a Python number");
+	ERR(HEAD FN "        y = x % x\n        return y\n", 5, 13,
+	    "operator '%' on Relax values is not supported");
+	ERR(HEAD FN "        y = R.reshape(x, (1 / 2,))\n        return y\n", 5, 27,
+	    "'/' in a dimension expression");
+}
+
+/* ------------------------------------------------------------- errors */
 
 static void
 test_lexical_errors(void **state)
@@ -624,7 +764,7 @@ test_semantic_errors(void **state)
 	ERR(HEAD "    @T.prim_func\n    def k(a: T.handle):\n        pass\n", 3, 6,
 	    "T.prim_func is not supported by rlx");
 	ERR(HEAD FN "        y = R.add(x, x, x)\n        return y\n", 5, 25,
-	    "R.add takes 2 arguments but more were given");
+	    "R.add takes 2 arguments but 3 were given");
 	ERR(HEAD FN "        y = R.nn.softmax(x, dim=1)\n        return y\n", 5, 29,
 	    "unexpected keyword argument 'dim'");
 	ERR(HEAD FN "        y = R.nn.softmax(x, axis=\"1\")\n        return y\n", 5,
@@ -658,6 +798,106 @@ test_semantic_errors(void **state)
 	assert_int_equal(n, 2);
 }
 
+/* One mistake, one error; the nearest name is suggested. */
+static void
+test_no_cascade_and_suggestions(void **state)
+{
+	(void)state;
+	/* a failed value still defines its variable */
+	int n = ERR(HEAD FN "        with R.dataflow():\n"
+		    "            gv = R.add(x, hidden)\n"
+		    "            R.output(gv)\n"
+		    "        return gv\n", 6, 27, "undefined name 'hidden'");
+	assert_int_equal(n, 1);
+	n = ERR(HEAD FN "        y = R.matmul(x)\n        z = R.exp(y)\n"
+		"        return z\n", 5, 13, "missing required argument 'x2'");
+	assert_int_equal(n, 1);
+	/* an undefined name is reported once */
+	n = ERR(HEAD FN "        y = R.add(x, q)\n        z = R.add(q, y)\n"
+		"        return z\n", 5, 22, "undefined name 'q'");
+	assert_int_equal(n, 1);
+	n = ERR(HEAD FN "        if x:\n            y = R.foo(x)\n"
+		"        else:\n            y = x\n        return y\n", 6, 17,
+		"unknown operator R.foo");
+	assert_int_equal(n, 1);
+	n = ERR(HEAD FN "        a, b = R.split(x, 2)\n        return a\n", 5, 9,
+		"tuple unpacking");
+	assert_int_equal(n, 2); /* a is undefined: unpacking defines nothing */
+	/* suggestions */
+	ERR(HEAD FN "        hidden_states = R.exp(x)\n"
+	    "        y = R.add(x, hiden_states)\n        return y\n", 6, 22,
+	    "undefined name 'hiden_states'; did you mean 'hidden_states'?");
+	ERR(HEAD FN "        y = R.add(x, q)\n        return y\n", 5, 22,
+	    "undefined name 'q'\0");
+	ERR(HEAD FN "        y = R.ad(x, x)\n        return y\n", 5, 13,
+	    "unknown operator R.ad; did you mean R.add?");
+	ERR(HEAD FN "        y = R.relu(x)\n        return y\n", 5, 13,
+	    "did you mean R.nn.relu?");
+	ERR(HEAD FN "        y = R.nn.add(x, x)\n        return y\n", 5, 13,
+	    "did you mean R.add?");
+	ERR(HEAD FN "        y = R.permute(x)\n        return y\n", 5, 13,
+	    "did you mean R.permute_dims?");
+	ERR(HEAD FN "        y = R.frobnicate(x)\n        return y\n", 5, 13,
+	    "listed in docs/language.md");
+	ERR(HEAD FN "        y = R.call_tir(x)\n        return y\n", 5, 13,
+	    "no TIR or packed functions");
+	ERR(HEAD FN "        y = R.astype(x, \"fp16\")\n        return y\n", 5, 25,
+	    "unknown dtype 'fp16'; did you mean \"float16\"?");
+	ERR(HEAD FN "        y = R.astype(x, \"flaot32\")\n        return y\n", 5, 25,
+	    "did you mean \"float32\"?");
+	ERR(HEAD FN "        y = R.astype(x, \"BF16\")\n        return y\n", 5, 25,
+	    "did you mean \"bfloat16\"?");
+	ERR(HEAD FN "        y = R.astype(x, \"float8\")\n        return y\n", 5, 25,
+	    "rlx knows bool, int8");
+	ERR(HEAD FN "        y = R.sum(x, axes=[0])\n        return y\n", 5, 22,
+	    "unexpected keyword argument 'axes'; did you mean 'axis'?");
+	ERR(HEAD FN "        y = R.sum(x, dims=[0])\n        return y\n", 5, 22,
+	    "(its parameters are x, axis, keepdims)");
+	ERR(HEAD FN "        y = R.matmul(x)\n        return y\n", 5, 13,
+	    "(R.matmul takes x1, x2, out_dtype");
+	ERR(HEAD FN "        y = cls.doubel(x)\n        return y\n"
+	    "    @R.function\n    def double(x: R.Tensor):\n        return x\n",
+	    5, 13, "unknown function 'doubel' in the module; did you mean cls.double?");
+}
+
+/* Misplaced statements and bad dimensions: one clear error each. */
+static void
+test_statement_and_dim_errors(void **state)
+{
+	(void)state;
+	int n = ERR(HEAD FN "        with R.dataflow():\n            y = R.exp(x)\n"
+		    "            R.output(y)\n            return y\n", 8, 13,
+		    "return inside a dataflow block");
+	assert_int_equal(n, 1);
+	n = ERR(HEAD FN "        with R.dataflow():\n            a = R.exp(x)\n"
+		"            R.output(a)\n            R.output(a)\n"
+		"        return a\n", 8, 13, "a second R.output");
+	assert_int_equal(n, 1);
+	n = ERR(HEAD FN "        with R.dataflow():\n            a = R.exp(x)\n"
+		"            R.output(a)\n            b = R.exp(a)\n"
+		"        return a\n", 8, 13, "statement after R.output");
+	assert_int_equal(n, 1);
+	ERR(HEAD "    @R.function\n    def f(x: R.Tensor((2.5,), \"float32\")):\n"
+	    "        return x\n", 4, 24, "a dimension must be an integer, got 2.5");
+	ERR(HEAD "    @R.function\n    def f(x: R.Tensor((2, -1), \"float32\")):\n"
+	    "        return x\n", 4, 27, "dimension -1 is negative");
+	ERR(HEAD "    @R.function\n    def f(x: R.Shape([-4])):\n"
+	    "        return x\n", 4, 23, "dimension -4 is negative");
+	ERR(HEAD "    @R.function\n    def f(x: R.Tensor, x: R.Tensor):\n"
+	    "        return x\n", 4, 24, "duplicate parameter 'x' in function 'f'");
+	ERR(HEAD "    @R.function\n    def f(x: R.Tensor) -> None:\n"
+	    "        return x\n", 4, 27, "None is not a struct info annotation");
+	/* Python's TabError; consistent tabs are fine */
+	ERR(HEAD FN "        y = R.exp(x)\n\treturn y\n", 6, 1,
+	    "inconsistent use of tabs and spaces");
+	n = ERR(HEAD FN "\ty = R.exp(x)\n        return y\n", 5, 1,
+		"inconsistent use of tabs and spaces");
+	assert_int_equal(n, 1);
+	Module *m = parse_ok("@I.ir_module\nclass M:\n\t@R.function\n"
+			     "\tdef f(x: R.Tensor):\n\t\treturn x\n");
+	ir_module_free(m);
+}
+
 int
 main(void)
 {
@@ -673,10 +913,16 @@ main(void)
 		cmocka_unit_test(test_layout_crlf_comments_tabs),
 		cmocka_unit_test(test_shadowing_and_fresh_names),
 		cmocka_unit_test(test_empty_module),
+		cmocka_unit_test(test_docstrings),
+		cmocka_unit_test(test_cls_alias),
+		cmocka_unit_test(test_tvm_dims_and_shapes),
+		cmocka_unit_test(test_python_operators),
 		cmocka_unit_test(test_lexical_errors),
 		cmocka_unit_test(test_indentation_errors),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_semantic_errors),
+		cmocka_unit_test(test_no_cascade_and_suggestions),
+		cmocka_unit_test(test_statement_and_dim_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

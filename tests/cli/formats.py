@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""`rlx dump --format json|dot` and `--print-after-all`: TAP tests.
+
+json: the output is valid JSON whose functions, params, bindings and ops
+mirror the module. dot: one cluster per function, and the bindings that
+lift-transform-params would move sit in the dashed "transform (lifted)"
+cluster while runtime bindings do not. print-after-all: one `# after NAME`
+heading per pass, each followed by a module that parses back.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+RLX = os.environ["RLX"]
+SRC = os.environ.get("SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+MLP = os.path.join(SRC, "examples", "mlp.py")
+
+results = []
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+def rlx(*args, stdin=None):
+    p = subprocess.run([RLX, *args], input=stdin, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+# --- json -------------------------------------------------------------------
+rc, out, err = rlx("dump", MLP, "--format", "json")
+check("json: exit 0", rc == 0, err)
+try:
+    doc = json.loads(out)
+except ValueError as e:
+    doc = None
+    check("json: parses", False, str(e))
+else:
+    check("json: parses", True)
+if doc:
+    fns = {f["name"]: f for f in doc["functions"]}
+    check("json: one function main", list(fns) == ["main"], list(fns))
+    main = fns.get("main", {})
+    params = [p["name"] for p in main.get("params", [])]
+    check("json: dotted parameter names kept",
+          "model.layers.0.mlp.up_proj.weight" in params, params)
+    check("json: num_input attribute", main.get("attrs", {}).get("num_input") == 1)
+    ops = [b["value"].get("op") for blk in main["body"]["blocks"] for b in blk["bindings"]]
+    check("json: ops in binding order", ops[:3] == ["nn.rms_norm", "concat", "permute_dims"], ops)
+    binding = main["body"]["blocks"][0]["bindings"][2]
+    check("json: attributes", binding["value"]["attrs"] == {"axes": [1, 0]}, binding["value"])
+    check("json: struct info as text", binding["var"]["sinfo"] == 'R.Tensor((64, 256), dtype="float32")',
+          binding["var"]["sinfo"])
+    check("json: locations", binding["loc"][0] > 0 and binding["loc"][1] > 0, binding["loc"])
+
+# --- dot --------------------------------------------------------------------
+rc, out, err = rlx("dump", MLP, "--format", "dot")
+check("dot: exit 0", rc == 0, err)
+check("dot: a digraph", out.startswith("digraph rlx {") and out.rstrip().endswith("}"))
+lift_part = out[out.find("transform (lifted)"):out.find("label=\"runtime\"")]
+run_part = out[out.find("label=\"runtime\""):]
+check("dot: lifted cluster holds the weight transposes",
+      "gate_up_t = permute_dims" in lift_part and "down_t = permute_dims" in lift_part, lift_part)
+check("dot: runtime cluster holds the matmuls",
+      "gu = matmul" in run_part and "gate_up_t" not in run_part.split("->")[0], run_part[:400])
+check("dot: edges", re.search(r"f0_v\d+ -> f0_v\d+;", out) is not None)
+check("dot: braces balance", out.count("{") == out.count("}"))
+
+# --- print-after-all --------------------------------------------------------
+passes = "convert-ssa,canonicalize-bindings,lift-transform-params,dead-code-elimination"
+rc, out, err = rlx("dump", MLP, "--passes", passes, "--print-after-all")
+check("print-after-all: exit 0", rc == 0, err)
+heads = re.findall(r"^# after (\S+)$", out, re.M)
+check("print-after-all: one heading per pass", heads == passes.split(","), heads)
+chunks = re.split(r"^# after \S+\n", out, flags=re.M)[1:]
+for name, text in zip(heads, chunks):
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(text)
+    rc2, _, err2 = rlx("check", f.name)
+    os.unlink(f.name)
+    check(f"print-after-all: module after {name} parses back", rc2 == 0, err2)
+
+# --- usage errors -----------------------------------------------------------
+rc, _, err = rlx("dump", MLP, "--format", "svg")
+check("unknown format: exit 2", rc == 2 and "unknown format" in err, err)
+rc, _, err = rlx("dump", MLP, "--passes", "no-such-pass")
+check("unknown pass: exit 2", rc == 2 and "unknown pass 'no-such-pass'" in err, err)
+rc, _, err = rlx("lift", MLP, "--bind", "oops")
+check("--bind without '=': exit 2", rc == 2, err)
+rc, _, err = rlx("lift", MLP, "--bind", "nosuch=3")
+check("--bind of an unknown name: exit 1", rc == 1 and "nosuch" in err, err)
+with tempfile.TemporaryDirectory() as d:
+    out_path = os.path.join(d, "lifted.py")
+    rc, _, err = rlx("lift", MLP, "-o", out_path)
+    check("lift -o writes the file", rc == 0 and os.path.exists(out_path), err)
+    rc, _, err = rlx("lift", os.path.join(SRC, "tests/golden/errors/unknown_op_call_tir.py"), "-o",
+                     os.path.join(d, "bad.py"))
+    check("lift -o on bad input writes nothing", rc == 1 and not os.path.exists(os.path.join(d, "bad.py")),
+          sorted(os.listdir(d)))
+
+print(f"1..{len(results)}")
+failed = 0
+for i, (name, ok, detail) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
+    if not ok:
+        failed += 1
+        for line in str(detail).splitlines()[:20]:
+            print(f"# {line}")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,13 @@
+# expect: 13:13 dataflow block
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            gv = R.exp(x)
+            R.output(gv)
+            return gv

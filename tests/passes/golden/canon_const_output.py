@@ -1,0 +1,12 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main() -> R.Tensor((), dtype="int32"):
+        with R.dataflow():
+            n = R.const(1, "int32")
+            R.output(n)
+        return n

@@ -1,0 +1,16 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("m", "n"), dtype="float32")) -> R.Tensor(("m", "n"), dtype="float32"):
+        m = T.int64()
+        n = T.int64()
+        y = x
+        z = R.match_cast(x, R.Tensor((m, n), dtype="float32"))
+        w = z
+        q = R.add(w, y)
+        r = R.add(q, w)
+        return r

@@ -1,0 +1,12 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32"), y: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        tuple_var: R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")) = (x, y)
+        z: R.Tensor((4,), dtype="float32") = R.add(x, y)
+        r: R.Tensor((4,), dtype="float32") = R.add(y, z)
+        return r

@@ -1,0 +1,1 @@
+dump --passes dead-code-elimination

@@ -1,0 +1,30 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = cls.used(x)
+        return y
+
+    @R.function(private=True)
+    def used(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = cls.used_indirectly(x)
+        return y
+
+    @R.function(private=True)
+    def used_indirectly(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = R.exp(x)
+        return y
+
+    @R.function(private=True)
+    def unused(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = R.negative(x)
+        return y
+
+    @R.function
+    def public_uncalled(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = R.abs(x)
+        return y

@@ -1,0 +1,16 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        with R.dataflow():
+            a = R.add(x, x)
+            b = R.exp(a)
+            c = R.multiply(x, x)
+            R.output(c)
+        d = R.negative(c)
+        e = R.abs(c)
+        return e

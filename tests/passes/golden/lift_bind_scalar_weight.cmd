@@ -1,0 +1,1 @@
+lift --bind scale=2.0

@@ -1,0 +1,1 @@
+lift --bind n=16

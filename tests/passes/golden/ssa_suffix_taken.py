@@ -1,0 +1,12 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = R.add(x, x)
+        y = R.multiply(y, y)
+        y_1 = R.exp(y)
+        return y_1
