@@ -41,6 +41,7 @@ enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
 /* ---------------------------------------------------------------- helpers */
 
+/* True for --help and -h. */
 static bool
 is_help(const char *arg)
 {
@@ -79,6 +80,7 @@ parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
+/* Monotonic time in seconds. */
 static double
 now_s(void)
 {
@@ -102,6 +104,7 @@ typedef struct {
 	uint64_t s;
 } Rng;
 
+/* The next 64 random bits. */
 static uint64_t
 rng_next(Rng *r)
 {
@@ -214,6 +217,7 @@ dim_arg_add(DimArgs *d, char *arg)
 	return true;
 }
 
+/* Frees the arrays of d (the names point into argv). */
 static void
 dim_args_free(DimArgs *d)
 {
@@ -233,6 +237,7 @@ dim_arg_get(const DimArgs *d, const char *name, int64_t *out)
 	return false;
 }
 
+/* Binds v to value. */
 static void
 env_bind(SymEnv *env, SymVar *v, int64_t value)
 {
@@ -245,6 +250,7 @@ env_bind(SymEnv *env, SymVar *v, int64_t value)
 	env->vals[env->n++] = pe_int(env->arena, value);
 }
 
+/* True when v has a value. */
 static bool
 env_has(const SymEnv *env, const SymVar *v)
 {
@@ -254,6 +260,7 @@ env_has(const SymEnv *env, const SymVar *v)
 	return false;
 }
 
+/* Frees the arrays of env (the values live in the arena). */
 static void
 env_free(SymEnv *env)
 {
@@ -325,6 +332,7 @@ typedef struct {
 	RtCache *c;
 } Src;
 
+/* Opens a directory as a tensor cache, anything else as a checkpoint. */
 static bool
 src_open(Src *s, const char *path, RtError *e)
 {
@@ -338,6 +346,7 @@ src_open(Src *s, const char *path, RtError *e)
 	return s->w != NULL;
 }
 
+/* Closes the source (an unopened one too). */
 static void
 src_close(Src *s)
 {
@@ -346,18 +355,21 @@ src_close(Src *s)
 	*s = (Src){0};
 }
 
+/* The number of tensors. */
 static int
 src_count(const Src *s)
 {
 	return s->c ? rt_cache_count(s->c) : rt_weights_count(s->w);
 }
 
+/* The i-th tensor's name. */
 static const char *
 src_name(const Src *s, int i)
 {
 	return s->c ? rt_cache_name(s->c, i) : rt_weights_name(s->w, i);
 }
 
+/* True when the source has a tensor called name. */
 static bool
 src_has(const Src *s, const char *name)
 {
@@ -397,6 +409,7 @@ src_info(Src *s, const char *name, DType *dt, int *ndim, int64_t *shape,
 
 /* ---------------------------------------------------- modules and funcs */
 
+/* True for the names lifting gives transforms (`*transform_params`). */
 static bool
 is_transform_name(const char *name)
 {
@@ -536,6 +549,7 @@ static const char init_help[] =
 	"  --dim NAME=VALUE  the value of a symbolic weight dimension (repeatable)\n"
 	"  -o OUT            the safetensors file to write\n";
 
+/* rlx init-weights: random weights for a function's weight parameters. */
 int
 cmd_init_weights(int argc, char **argv)
 {
@@ -1065,6 +1079,8 @@ write_into(const char *dir, const char *name, const char *text, RtError *e)
 	return ok;
 }
 
+/* rlx transform: the lifted weight transform, run on a checkpoint into a
+ * tensor cache. */
 int
 cmd_transform(int argc, char **argv)
 {
@@ -1445,6 +1461,7 @@ bad:
 	return NULL;
 }
 
+/* rlx verify: original on raw weights vs lifted on transformed weights. */
 int
 cmd_verify(int argc, char **argv)
 {
