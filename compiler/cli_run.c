@@ -27,13 +27,14 @@
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, MAX_REPORT = 20 };
 
 static const char run_help[] =
-	"usage: rlx run FILE [--params PATH] [--input NAME=FILE.npy]...\n"
+	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"
 	"               [--func NAME] [-o OUT.npy | -o DIR]\n"
 	"\n"
 	"Runs a function of FILE (default main) on weights and .npy inputs.\n"
 	"Parameters after the num_input attribute are weights, bound by exact\n"
 	"name from --params; the others are inputs (all of them without\n"
-	"num_input).\n"
+	"num_input). A DIR written by `rlx transform` holds its lifted module\n"
+	"(DIR/model.py) and its weights: `rlx run DIR` runs them.\n"
 	"\n"
 	"  --params PATH        a safetensors file, a sharded checkpoint\n"
 	"                       (*.safetensors.index.json) or a tensor-cache\n"
@@ -279,6 +280,18 @@ check_weights(Run *r)
 		const Var *v = r->f->params[p];
 		char what[512];
 		snprintf(what, sizeof what, "weight '%s' in %s", v->name, r->params);
+		if (v->sinfo->kind == SI_SHAPE && rt_weights_is_shape(r->w, v->name)) {
+			int nd;
+			int64_t shape[RT_MAX_DIMS];
+			rt_weights_info(r->w, v->name, NULL, &nd, shape, &e);
+			if (v->sinfo->ndim >= 0 && shape[0] != v->sinfo->ndim) {
+				fprintf(stderr, "rlx run: error: %s: a shape tuple of "
+					"%lld values, but the parameter has %d\n", what,
+					(long long)shape[0], v->sinfo->ndim);
+				nerr++;
+			}
+			continue;
+		}
 		if (v->sinfo->kind != SI_TENSOR) {
 			StrBuf b = {0};
 			print_sinfo(&b, v->sinfo);
@@ -343,6 +356,15 @@ run_load(void *ctx, int param, RtError *e)
 		return rt_value_retain(r->values[param]);
 	const char *name = r->f->params[param]->name;
 	RtError le;
+	if (r->f->params[param]->sinfo->kind == SI_SHAPE) {
+		int64_t vals[64];
+		int n = 64;
+		if (!rt_weights_load_shape(r->w, name, vals, &n, &le)) {
+			rt_error(e, "weight '%s': %s", name, le.msg);
+			return NULL;
+		}
+		return rt_value_shape(vals, n);
+	}
 	RtTensor *t = rt_weights_load(r->w, name, &le);
 	if (!t) {
 		rt_error(e, "weight '%s': %s", name, le.msg);
@@ -783,10 +805,21 @@ int
 cmd_run(int argc, char **argv)
 {
 	Run r = {0};
+	char *dir_model = NULL; /* FILE/model.py when FILE is a cache */
 	int status = parse_args(&r, argc, argv);
 	if (status >= 0)
 		goto done;
 	status = EXIT_INPUT;
+	/* `rlx run DIR`: a tensor cache that holds its module (rlx transform). */
+	struct stat st;
+	if (strcmp(r.file, "-") && stat(r.file, &st) == 0 && S_ISDIR(st.st_mode)) {
+		StrBuf b = {0};
+		sb_printf(&b, "%s/model.py", r.file);
+		dir_model = sb_take(&b);
+		if (!r.params)
+			r.params = r.file;
+		r.file = dir_model;
+	}
 	r.m = cli_load_module(r.file);
 	if (!r.m)
 		goto done;
@@ -836,5 +869,6 @@ cmd_run(int argc, char **argv)
 	status = run_it(&r);
 done:
 	run_free(&r);
+	free(dir_model);
 	return status;
 }

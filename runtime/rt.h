@@ -120,6 +120,11 @@ bool rt_weights_has(const RtWeights *w, const char *name);
 bool rt_weights_info(RtWeights *w, const char *name, DType *dt, int *ndim,
 		     int64_t *shape, RtError *e);
 RtTensor *rt_weights_load(RtWeights *w, const char *name, RtError *e);
+/* Shape tuples (tensor caches only): whether name is one, and its values
+ * (*n: out's capacity in, the count out). */
+bool rt_weights_is_shape(const RtWeights *w, const char *name);
+bool rt_weights_load_shape(RtWeights *w, const char *name, int64_t *out,
+			   int *n, RtError *e);
 
 /* ------------------------------------------------------------------ npy.c */
 
@@ -291,6 +296,9 @@ const char *rt_cache_name(const RtCache *c, int i);
 bool rt_cache_is_shape(const RtCache *c, int i);
 /* Index of the record named name, or -1. */
 int rt_cache_find(const RtCache *c, const char *name);
+/* The record's dtype, ndim and shape (any pointer may be NULL). */
+void rt_cache_info(const RtCache *c, int i, DType *dt, int *ndim,
+		   int64_t *shape);
 /* The record's tensor (a shape record loads as its int64 tensor). */
 RtTensor *rt_cache_load(RtCache *c, int i, RtError *e);
 /* A shape record's values: *n is out's capacity on entry, the number of

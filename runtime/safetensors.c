@@ -734,6 +734,7 @@ typedef struct {
 
 struct RtWeights {
 	char *path;
+	RtCache *cache;        /* a tensor-cache directory, or NULL */
 	RtSafetensors *single; /* a single file, or NULL for an index */
 	Shard *shards;
 	int nshards;
@@ -887,8 +888,8 @@ done:
 	return ok;
 }
 
-/* Opens a weight source: a `*.index.json` sharded checkpoint, else one
- * safetensors file. NULL + e. */
+/* Opens a weight source: a tensor-cache directory, a `*.index.json`
+ * sharded checkpoint, else one safetensors file. NULL + e. */
 RtWeights *
 rt_weights_open(const char *path, RtError *e)
 {
@@ -901,9 +902,8 @@ rt_weights_open(const char *path, RtError *e)
 	struct stat sb;
 	bool ok;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		rt_error(e, "%s: tensor-cache directories are not supported "
-			 "yet", path);
-		ok = false;
+		w->cache = rt_cache_open(path, e);
+		ok = w->cache != NULL;
 	} else if (ends_with(path, ".index.json")) {
 		ok = open_index(w, e);
 	} else {
@@ -924,6 +924,7 @@ rt_weights_close(RtWeights *w)
 	if (!w)
 		return;
 	rt_st_close(w->single);
+	rt_cache_close(w->cache);
 	for (int i = 0; i < w->nshards; i++) {
 		rt_st_close(w->shards[i].st);
 		free(w->shards[i].rel);
@@ -942,6 +943,8 @@ rt_weights_close(RtWeights *w)
 int
 rt_weights_count(const RtWeights *w)
 {
+	if (w->cache)
+		return rt_cache_count(w->cache);
 	return w->single ? rt_st_count(w->single) : w->n;
 }
 
@@ -949,6 +952,10 @@ rt_weights_count(const RtWeights *w)
 const char *
 rt_weights_name(const RtWeights *w, int i)
 {
+	if (w->cache)
+		return i >= 0 && i < rt_cache_count(w->cache)
+			       ? rt_cache_name(w->cache, i)
+			       : NULL;
 	if (w->single)
 		return rt_st_name(w->single, i);
 	return i >= 0 && i < w->n ? w->ents[i].name : NULL;
@@ -958,6 +965,8 @@ rt_weights_name(const RtWeights *w, int i)
 bool
 rt_weights_has(const RtWeights *w, const char *name)
 {
+	if (w->cache)
+		return rt_cache_find(w->cache, name) >= 0;
 	if (w->single)
 		return rt_st_find(w->single, name, NULL, NULL, NULL);
 	return w_lookup(w, name) != NULL;
@@ -996,6 +1005,15 @@ bool
 rt_weights_info(RtWeights *w, const char *name, DType *dt, int *ndim,
 		int64_t *shape, RtError *e)
 {
+	if (w->cache) {
+		int i = rt_cache_find(w->cache, name);
+		if (i < 0) {
+			rt_error(e, "%s: no record '%s'", w->path, name);
+			return false;
+		}
+		rt_cache_info(w->cache, i, dt, ndim, shape);
+		return true;
+	}
 	RtSafetensors *st = w_file(w, name, e);
 	return st && rt_st_find(st, name, dt, ndim, shape);
 }
@@ -1004,6 +1022,35 @@ rt_weights_info(RtWeights *w, const char *name, DType *dt, int *ndim,
 RtTensor *
 rt_weights_load(RtWeights *w, const char *name, RtError *e)
 {
+	if (w->cache) {
+		int i = rt_cache_find(w->cache, name);
+		if (i < 0) {
+			rt_error(e, "%s: no record '%s'", w->path, name);
+			return NULL;
+		}
+		return rt_cache_load(w->cache, i, e);
+	}
 	RtSafetensors *st = w_file(w, name, e);
 	return st ? rt_st_load(st, name, e) : NULL;
+}
+
+/* True if name is a shape-tuple record of a tensor cache. */
+bool
+rt_weights_is_shape(const RtWeights *w, const char *name)
+{
+	int i = w->cache ? rt_cache_find(w->cache, name) : -1;
+	return i >= 0 && rt_cache_is_shape(w->cache, i);
+}
+
+/* The values of the shape record name; false + e. */
+bool
+rt_weights_load_shape(RtWeights *w, const char *name, int64_t *out, int *n,
+		      RtError *e)
+{
+	int i = w->cache ? rt_cache_find(w->cache, name) : -1;
+	if (i < 0 || !rt_cache_is_shape(w->cache, i)) {
+		rt_error(e, "%s: no shape tuple '%s'", w->path, name);
+		return false;
+	}
+	return rt_cache_load_shape(w->cache, i, out, n, e);
 }

@@ -1211,6 +1211,19 @@ rt_cache_find(const RtCache *c, const char *name)
 	return p ? p->rec : -1;
 }
 
+/* The record's dtype and shape (a shape record: int64, [n]). */
+void
+rt_cache_info(const RtCache *c, int i, DType *dt, int *ndim, int64_t *shape)
+{
+	const CRec *r = &c->recs[i];
+	if (dt)
+		*dt = r->dtype;
+	if (ndim)
+		*ndim = r->ndim;
+	if (shape)
+		memcpy(shape, r->shape, sizeof(int64_t) * (size_t)r->ndim);
+}
+
 /* The metadata object as compact JSON. */
 const char *
 rt_cache_metadata(const RtCache *c)

@@ -189,24 +189,6 @@ def no_leftovers(tmp, name):
     check(not left, "temporary files left behind: %s" % left)
 
 
-def have_run():
-    """True when `rlx run --params DIR` reads tensor caches."""
-    p = subprocess.run([RLX, "run", "--help"], capture_output=True, text=True)
-    if p.returncode != 0:
-        return False
-    d = tempfile.mkdtemp(prefix="rlx-probe-")
-    try:
-        with open(os.path.join(d, "tensor-cache.json"), "w") as f:
-            json.dump({"metadata": {}, "records": []}, f)
-        p = subprocess.run([RLX, "run", os.path.join(HERE, "dtypes.py"), "--params", d],
-                           capture_output=True, text=True)
-        return "not supported" not in p.stderr
-    finally:
-        shutil.rmtree(d)
-
-
-# ------------------------------------------------------------------ cases
-
 def case_transform_llama(tmp):
     ck = os.path.join(tmp, "w.safetensors")
     rlx("init-weights", os.path.join(EX, "llama.py"), "--seed", 3, "-o", ck)
@@ -285,8 +267,6 @@ def case_shape_tuple(tmp):
     check(got.get("symbolic_vars") == ("shape", [5]), "shape record: %r" % (got.get("symbolic_vars"),))
     check(np.array_equal(got["doubled"], (w * 2).reshape(-1)), "doubled differs")
     rlx("verify", model, "--weights", ck)
-    if not have_run():
-        return "the rlx run part skipped: no tensor-cache reading in rlx run"
     if True:
         x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
         xp = os.path.join(tmp, "x.npy")
@@ -298,8 +278,6 @@ def case_shape_tuple(tmp):
 
 
 def case_run_both_ways(tmp):
-    if not have_run():
-        return "skip"
     for ex in ("llama.py", "llama_q8.py"):
         model = os.path.join(EX, ex)
         ck = os.path.join(tmp, ex + ".safetensors")
