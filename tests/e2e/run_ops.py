@@ -276,19 +276,40 @@ def cases_for(op):
                                layer_norm(x, g, b, axes, center=c, scale=s), dt))
         return cs
     if op == "nn.conv2d":
-        def conv(x, w):
+        def conv(x, w, stride=(1, 1), pad=(0, 0, 0, 0), dil=(1, 1), groups=1):
+            x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
             n, ci, h, wd = x.shape
-            co, _, kh, kw = w.shape
-            y = np.zeros((n, co, h - kh + 1, wd - kw + 1))
-            for i in range(kh):
-                for j in range(kw):
-                    y += np.einsum("nchw,oc->nohw", x[:, :, i:i + h - kh + 1, j:j + wd - kw + 1],
-                                   w[:, :, i, j])
+            co, cig, kh, kw = w.shape
+            oh = (h - dil[0] * (kh - 1) - 1) // stride[0] + 1
+            ow = (wd - dil[1] * (kw - 1) - 1) // stride[1] + 1
+            y = np.zeros((n, co, oh, ow))
+            cog = co // groups
+            for g in range(groups):
+                xs = x[:, g * cig:(g + 1) * cig]
+                ws = w[g * cog:(g + 1) * cog].astype(np.float64)
+                for i in range(kh):
+                    for j in range(kw):
+                        hi, wj = i * dil[0], j * dil[1]
+                        patch = xs[:, :, hi:hi + stride[0] * (oh - 1) + 1:stride[0],
+                                   wj:wj + stride[1] * (ow - 1) + 1:stride[1]]
+                        y[:, g * cog:(g + 1) * cog] += np.einsum("nchw,oc->nohw", patch, ws[:, :, i, j])
             return y
-        return [Case("%s %s %s" % (dt, sx, sw), [(dt, sx, "n"), (dt, sw, "n")],
-                     "R.nn.conv2d({0}, {1})", conv, dt)
-                for dt in ["float32", "float16"]
-                for sx, sw in [((1, 3, 8, 8), (4, 3, 3, 3)), ((2, 1, 5, 7), (2, 1, 1, 3))]]
+        cases = [Case("%s %s %s" % (dt, sx, sw), [(dt, sx, "n"), (dt, sw, "n")],
+                      "R.nn.conv2d({0}, {1})", conv, dt)
+                 for dt in ["float32", "float16"]
+                 for sx, sw in [((1, 3, 8, 8), (4, 3, 3, 3)), ((2, 1, 5, 7), (2, 1, 1, 3))]]
+        for st, pd, dl, gr, sx, sw in [((2, 2), (1, 1, 1, 1), (1, 1), 1, (1, 3, 9, 9), (4, 3, 3, 3)),
+                                       ((1, 2), (0, 1, 2, 0), (2, 1), 1, (2, 2, 10, 7), (3, 2, 3, 2)),
+                                       ((1, 1), (1, 1, 1, 1), (1, 1), 2, (1, 4, 6, 6), (6, 2, 3, 3)),
+                                       ((1, 1), (0, 0, 0, 0), (1, 1), 4, (1, 4, 5, 5), (4, 1, 3, 3))]:
+            call = ("R.nn.conv2d({0}, {1}, strides=%s, padding=%s, dilation=%s, groups=%d)"
+                    % (list(st), list(pd), list(dl), gr))
+            cases.append(Case("float32 %s %s strides=%s padding=%s dilation=%s groups=%d"
+                              % (sx, sw, st, pd, dl, gr),
+                              [("float32", sx, "n"), ("float32", sw, "n")], call,
+                              lambda x, w, st=st, pd=pd, dl=dl, gr=gr: conv(x, w, st, pd, dl, gr),
+                              "float32"))
+        return cases
     if op == "matmul":
         cs = []
         shapes = [((3, 5), (5, 7)), ((2, 3, 4), (4, 5)), ((4,), (4, 6)), ((6, 4), (4,)),
