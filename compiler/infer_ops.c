@@ -157,27 +157,38 @@ floordiv(int64_t a, int64_t b)
 	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-/* a OP b, folded when both are constants, else simplified. */
+/*
+ * a OP b, folded when both are constants and the result fits in int64 (as
+ * prim.c does, an overflowing fold stays an unfolded node), else simplified.
+ */
 static PExpr *
 dop(Module *m, PExprKind k, PExpr *a, PExpr *b)
 {
-	int64_t x, y;
+	int64_t x, y, r;
 	bool ca = dconst(a, &x), cb = dconst(b, &y);
 	if (ca && cb) {
 		switch (k) {
 		case PE_ADD:
-			return pe_int(&m->arena, x + y);
+			if (!__builtin_add_overflow(x, y, &r))
+				return pe_int(&m->arena, r);
+			break;
 		case PE_SUB:
-			return pe_int(&m->arena, x - y);
+			if (!__builtin_sub_overflow(x, y, &r))
+				return pe_int(&m->arena, r);
+			break;
 		case PE_MUL:
-			return pe_int(&m->arena, x * y);
+			if (!__builtin_mul_overflow(x, y, &r))
+				return pe_int(&m->arena, r);
+			break;
 		case PE_FLOORDIV:
-			if (y)
+			if (y && !(x == INT64_MIN && y == -1))
 				return pe_int(&m->arena, floordiv(x, y));
 			break;
 		case PE_FLOORMOD:
-			if (y)
+			if (y && y != -1)
 				return pe_int(&m->arena, x - floordiv(x, y) * y);
+			if (y == -1)
+				return pe_int(&m->arena, 0);
 			break;
 		case PE_MIN:
 			return pe_int(&m->arena, x < y ? x : y);

@@ -77,6 +77,80 @@ stm_list(Stm *list, Stm *x)
 	return list;
 }
 
+/* ---------------------------------------------------------- nesting depth */
+
+/* A node to visit, and its depth. */
+typedef struct {
+	const Syn *x;
+	int depth;
+} DepthItem;
+
+/* Reports "nesting too deep" at x. */
+static void
+too_deep(PState *ps, Span sp)
+{
+	diag_error(ps->d, sp,
+		   "nesting too deep (more than %d levels of brackets, calls "
+		   "or operators)", SYN_MAX_DEPTH);
+}
+
+/* Visits the tree without recursion, whatever its depth. */
+bool
+syn_check_depth(PState *ps, const Syn *x)
+{
+	if (!x)
+		return true;
+	size_t n = 0, cap = 64;
+	DepthItem *st = malloc(cap * sizeof *st);
+	if (!st)
+		ir_bug("out of memory");
+	st[n++] = (DepthItem){x, 1};
+	bool ok = true;
+	while (n > 0 && ok) {
+		DepthItem it = st[--n];
+		if (it.depth > SYN_MAX_DEPTH) {
+			too_deep(ps, it.x->span);
+			ok = false;
+			break;
+		}
+		const Syn *kids[2] = {it.x->a, it.x->b};
+		for (int k = 0; k < 3; k++) {
+			const Syn *c = k < 2 ? kids[k] : it.x->items;
+			for (; c; c = k < 2 ? NULL : c->next) {
+				if (n == cap) {
+					cap *= 2;
+					st = realloc(st, cap * sizeof *st);
+					if (!st)
+						ir_bug("out of memory");
+				}
+				st[n++] = (DepthItem){c, it.depth + 1};
+			}
+		}
+	}
+	free(st);
+	return ok;
+}
+
+/* Checks the depth of every expression of the statements s. */
+static bool
+stm_check_depth(PState *ps, const Stm *s, int level)
+{
+	bool ok = true;
+	for (; s && ok; s = s->next) {
+		ok = syn_check_depth(ps, s->target) &&
+		     syn_check_depth(ps, s->ann) &&
+		     syn_check_depth(ps, s->value);
+		for (const Syn *x = s->decorators; x && ok; x = x->next)
+			ok = syn_check_depth(ps, x);
+		for (const Syn *x = s->params; x && ok; x = x->next)
+			ok = syn_check_depth(ps, x);
+		if (ok && level < SYN_MAX_DEPTH)
+			ok = stm_check_depth(ps, s->body, level + 1) &&
+			     stm_check_depth(ps, s->orelse, level + 1);
+	}
+	return ok;
+}
+
 /* ------------------------------------------------- dimension expressions */
 
 /* Recursive descent over the text of a string dimension. */
@@ -85,6 +159,7 @@ typedef struct {
 	const char *p, *start;
 	Span sp; /* of the string literal; the text starts at col + 1 */
 	bool failed;
+	int depth; /* of dim_atom calls */
 } DimParser;
 
 static Syn *dim_sum(DimParser *dp);
@@ -129,9 +204,27 @@ dim_eat(DimParser *dp, const char *tok)
 	return true;
 }
 
-/* atom: INT | NAME | T.min(a, b) | T.max(a, b) | (sum) | -atom */
+static Syn *dim_atom_at(DimParser *dp);
+
+/* An atom, at most SYN_MAX_DEPTH deep. */
 static Syn *
 dim_atom(DimParser *dp)
+{
+	if (dp->depth >= SYN_MAX_DEPTH) {
+		if (!dp->failed)
+			too_deep(dp->ps, dim_span(dp, dp->p));
+		dp->failed = true;
+		return NULL;
+	}
+	dp->depth++;
+	Syn *x = dim_atom_at(dp);
+	dp->depth--;
+	return x;
+}
+
+/* atom: INT | NAME | T.min(a, b) | T.max(a, b) | (sum) | -atom */
+static Syn *
+dim_atom_at(DimParser *dp)
 {
 	dim_skip(dp);
 	const char *s = dp->p;
@@ -259,13 +352,15 @@ dim_sum(DimParser *dp)
 Syn *
 syn_parse_dim(PState *ps, const char *text, Span sp)
 {
-	DimParser dp = {ps, text, text, sp, false};
+	DimParser dp = {ps, text, text, sp, false, 0};
 	Syn *x = dim_sum(&dp);
 	if (x) {
 		dim_skip(&dp);
 		if (*dp.p)
 			x = dim_fail(&dp, "unexpected character");
 	}
+	if (x && !syn_check_depth(ps, x))
+		return NULL;
 	return x;
 }
 
@@ -281,7 +376,7 @@ parse_module(const char *filename, const char *text, size_t len, Diags *d)
 	ps.m = m;
 	ps.d = d;
 	int r = syn_parse_text(&ps, m->src.text, m->src.len);
-	if (d->nerrors == errors && r == 0)
+	if (d->nerrors == errors && r == 0 && stm_check_depth(&ps, ps.top, 0))
 		build_module(&ps);
 	else if (d->nerrors == errors) {
 		Span sp = {1, 1, 1};
