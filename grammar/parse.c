@@ -29,16 +29,21 @@ syn_new(PState *ps, SynKind k, Span sp)
 	return x;
 }
 
-/* Appends x to list; returns the head. Lists are short. */
+/* Appends x (a node or a list) to list; returns the head. The head keeps
+ * the last node, so that a list of n items is built in O(n). */
 Syn *
 syn_list(Syn *list, Syn *x)
 {
 	if (!list)
 		return x;
-	Syn *p = list;
+	Syn *p = list->tail ? list->tail : list;
 	while (p->next)
 		p = p->next;
 	p->next = x;
+	if (x)
+		for (p = x->tail ? x->tail : x; p->next; p = p->next)
+			;
+	list->tail = p;
 	return list;
 }
 
@@ -62,7 +67,8 @@ stm_new(PState *ps, StmKind k, Span sp)
 	return s;
 }
 
-/* Appends x (which may be NULL, a statement that failed) to list. */
+/* Appends x (which may be NULL, a statement that failed) to list, in
+ * O(1) as syn_list. */
 Stm *
 stm_list(Stm *list, Stm *x)
 {
@@ -70,10 +76,13 @@ stm_list(Stm *list, Stm *x)
 		return x;
 	if (!x)
 		return list;
-	Stm *p = list;
+	Stm *p = list->tail ? list->tail : list;
 	while (p->next)
 		p = p->next;
 	p->next = x;
+	for (p = x->tail ? x->tail : x; p->next; p = p->next)
+		;
+	list->tail = p;
 	return list;
 }
 

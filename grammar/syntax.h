@@ -47,6 +47,7 @@ struct Syn {
 	Syn *items; /* first of the list */
 	int n;      /* length of the list */
 	Syn *next;
+	Syn *tail;  /* syn_list: the last node, kept in the head (appends O(1)) */
 };
 
 typedef enum {
@@ -70,6 +71,7 @@ struct Stm {
 	Syn *decorators, *params;
 	Stm *body, *orelse;
 	Stm *next;
+	Stm *tail;  /* stm_list: the last node, kept in the head */
 };
 
 /* Parser and scanner state: no globals. */
