@@ -712,6 +712,12 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 		PExpr *r = l ? conv_dim_raw(b, x->b, define, false) : NULL;
 		if (!r)
 			return NULL;
+		if ((x->op == PE_FLOORDIV || x->op == PE_FLOORMOD) &&
+		    pe_is_const(pe_simplify(a, r), &v) && v == 0) {
+			diag_error(b->d, x->span,
+				   "division by zero in a dimension expression");
+			return NULL;
+		}
 		p = pe_bin(a, (PExprKind)x->op, l, r);
 		break;
 	}
@@ -1080,9 +1086,29 @@ put_elem(void *data, size_t i, DType t, int64_t iv, double fv, bool isf)
 	case DT_U8: ((uint8_t *)data)[i] = (uint8_t)iv; break;
 	case DT_F16: ((uint16_t *)data)[i] = f16_bits(d); break;
 	case DT_BF16: ((uint16_t *)data)[i] = bf16_bits(d); break;
-	case DT_F32: ((float *)data)[i] = (float)d; break;
+	case DT_F32:
+		/* Beyond float's range the conversion is undefined: infinity,
+		 * as IEEE rounding (and numpy) gives. */
+		((float *)data)[i] = fabs(d) >= 0x1.ffffffp127 && !isnan(d)
+					     ? (float)copysign(INFINITY, d)
+					     : (float)d;
+		break;
 	case DT_F64: ((double *)data)[i] = d; break;
 	default: ir_bug("bad constant dtype %d", (int)t);
+	}
+}
+
+/* Whether the integer v fits in the integer dtype t (any v for others:
+ * bool takes v != 0, floats round). */
+static bool
+int_fits(DType t, int64_t v)
+{
+	switch (t) {
+	case DT_I8: return v >= INT8_MIN && v <= INT8_MAX;
+	case DT_I16: return v >= INT16_MIN && v <= INT16_MAX;
+	case DT_I32: return v >= INT32_MIN && v <= INT32_MAX;
+	case DT_U8: return v >= 0 && v <= UINT8_MAX;
+	default: return true;
 	}
 }
 
@@ -1187,6 +1213,13 @@ conv_const(B *b, Syn *x)
 			diag_error(b->d, v->span,
 				   "float value in a constant of dtype %s",
 				   dtype_name(t));
+			ok = false;
+			break;
+		}
+		if (!isf && !int_fits(t, iv)) {
+			diag_error(b->d, v->span,
+				   "%lld is out of range for a constant of dtype %s",
+				   (long long)iv, dtype_name(t));
 			ok = false;
 			break;
 		}
