@@ -4,7 +4,8 @@ seconds). tests/fuzz/README.md says what is checked and how to run longer.
 
 For each case, `rlx check`, `rlx dump` and `rlx lift` must exit 0 or 1 (never
 2 or a signal), print no sanitizer report, finish within TIMEOUT seconds, and
-an exit of 1 must come with a located error (`FILE:LINE:COL: error:`). When
+an exit of 1 must come with a located error (`FILE:LINE:COL: error:`); a
+file that says `# rlx-fuzz: accept` in its first 200 bytes must exit 0. When
 dump succeeds, its output must dump to itself. The cases are the files of
 tests/fuzz/regress/ plus generated ones too large to keep in the repository
 (deep nesting, many bindings). Output is TAP; the exit status is 1 when
@@ -81,6 +82,8 @@ def check_case(path, tmp):
     """A list of what is wrong with one case (empty: passed)."""
     problems = []
     dumped = None
+    with open(path, "rb") as f:
+        accept = b"# rlx-fuzz: accept" in f.read(200)
     for cmd in (["check"], ["dump"], ["lift"]):
         status, out, err, secs = run([RLX] + cmd + [path], tmp)
         what = "rlx %s" % cmd[0]
@@ -96,6 +99,9 @@ def check_case(path, tmp):
         if status == 1 and not LOCATED.search(err):
             problems.append("%s: exit 1 without a located error:\n%s"
                             % (what, err[-2000:]))
+        if accept and status != 0:
+            problems.append("%s: refused a valid input (exit %d)\n%s"
+                            % (what, status, err[-2000:]))
         if cmd[0] == "dump" and status == 0:
             dumped = out
     if dumped is not None:
