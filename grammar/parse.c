@@ -215,6 +215,24 @@ dim_eat(DimParser *dp, const char *tok)
 
 static Syn *dim_atom_at(DimParser *dp);
 
+/* Whether the n characters at s are a Python keyword (the printer would
+ * quote such a name, and a quoted name cannot be read in a dimension). */
+static bool
+is_keyword(const char *s, size_t n)
+{
+	static const char *const kw[] = {
+		"False", "None", "True", "and", "as", "assert", "async",
+		"await", "break", "class", "continue", "def", "del", "elif",
+		"else", "except", "finally", "for", "from", "global", "if",
+		"import", "in", "is", "lambda", "nonlocal", "not", "or",
+		"pass", "raise", "return", "try", "while", "with", "yield",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(kw); i++)
+		if (strlen(kw[i]) == n && !strncmp(kw[i], s, n))
+			return true;
+	return false;
+}
+
 /* An atom, at most SYN_MAX_DEPTH deep. */
 static Syn *
 dim_atom(DimParser *dp)
@@ -231,7 +249,7 @@ dim_atom(DimParser *dp)
 	return x;
 }
 
-/* atom: INT | NAME | T.min(a, b) | T.max(a, b) | (sum) | -atom */
+/* atom: INT | NAME | `NAME` | T.min(a, b) | T.max(a, b) | (sum) | -atom */
 static Syn *
 dim_atom_at(DimParser *dp)
 {
@@ -264,12 +282,31 @@ dim_atom_at(DimParser *dp)
 		x->i = v;
 		return x;
 	}
+	if (*s == '`') {
+		/* A backquoted name, as the printer writes one that is not an
+		 * identifier (`a.b`) or is a keyword. */
+		const char *e = strchr(s + 1, '`');
+		if (!e || e == s + 1)
+			return dim_fail(dp, "unterminated or empty backquoted name");
+		dp->p = e + 1;
+		Syn *x = syn_new(dp->ps, X_NAME, dim_span(dp, s));
+		x->s = arena_strndup(&dp->ps->ast, s + 1, (size_t)(e - s - 1));
+		return x;
+	}
 	if (isalpha((unsigned char)*s) || *s == '_') {
 		while (isalnum((unsigned char)*dp->p) || *dp->p == '_')
 			dp->p++;
 		size_t n = (size_t)(dp->p - s);
 		bool is_min = n == 1 && *s == 'T' && !strncmp(dp->p, ".min", 4);
 		bool is_max = n == 1 && *s == 'T' && !strncmp(dp->p, ".max", 4);
+		if (!is_min && !is_max && is_keyword(s, n)) {
+			if (!dp->failed)
+				diag_error(dp->ps->d, dim_span(dp, s),
+					   "'%.*s' is a Python keyword, not a "
+					   "symbolic variable", (int)n, s);
+			dp->failed = true;
+			return NULL;
+		}
 		if (!is_min && !is_max) {
 			Syn *x = syn_new(dp->ps, X_NAME, dim_span(dp, s));
 			x->s = arena_strndup(&dp->ps->ast, s, n);
