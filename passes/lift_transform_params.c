@@ -769,22 +769,37 @@ lift_func(Module *m, Func *f, Diags *d)
 		if (body->seq.blocks[i]->n)
 			body->seq.blocks[nb++] = body->seq.blocks[i];
 	body->seq.nblocks = nb;
-	/* F keeps the symbolic variables it still mentions. */
+	/*
+	 * F keeps the symbolic variables it still mentions: first those of
+	 * its new parameters, in their order of appearance (the order in
+	 * which the printed text defines them, so that printing is a fixed
+	 * point), then the others in their old order.
+	 */
 	{
-		Vec keep = {0};
+		Vec inparams = {0}, keep = {0};
 		for (int i = 0; i < f->nparams; i++)
-			collect_sinfo_symvars(f->params[i]->sinfo, &keep);
+			collect_sinfo_symvars(f->params[i]->sinfo, &inparams);
 		for (int i = 0; i < used_sv.n; i++)
 			vec_push(&keep, used_sv.items[i]);
+		SymVar **svs = ARENA_ARRAY(&m->arena, SymVar *,
+					   f->nsymvars + 1);
 		int ns = 0;
+		for (int j = 0; j < inparams.n; j++)
+			for (int i = 0; i < f->nsymvars; i++)
+				if (inparams.items[j] == f->symvars[i])
+					svs[ns++] = f->symvars[i];
 		for (int i = 0; i < f->nsymvars; i++) {
-			bool used = false;
-			for (int j = 0; j < keep.n; j++)
+			bool inp = false, used = false;
+			for (int j = 0; j < inparams.n; j++)
+				inp |= inparams.items[j] == f->symvars[i];
+			for (int j = 0; j < keep.n && !inp; j++)
 				used |= keep.items[j] == f->symvars[i];
-			if (used)
-				f->symvars[ns++] = f->symvars[i];
+			if (!inp && used)
+				svs[ns++] = f->symvars[i];
 		}
+		f->symvars = svs;
 		f->nsymvars = ns;
+		vec_free(&inparams);
 		vec_free(&keep);
 	}
 
