@@ -513,6 +513,43 @@ cond_ok(const SInfo *si)
 	}
 }
 
+/*
+ * True when si holds a tensor (tuple fields included) whose dims are all
+ * constants with a product beyond int64: no such tensor can exist, and
+ * every size computed from it would overflow.
+ */
+static bool
+too_large(const SInfo *si)
+{
+	if (!si)
+		return false;
+	for (int i = 0; i < si->nfields; i++)
+		if (too_large(si->fields[i]))
+			return true;
+	if (si->kind != SI_TENSOR || !si->shape || si->ndim <= 0)
+		return false;
+	int64_t n = 1, v;
+	bool over = false;
+	for (int i = 0; i < si->ndim; i++) {
+		if (!pe_is_const(si->shape[i], &v))
+			return false;
+		if (v == 0)
+			return false;
+		over |= __builtin_mul_overflow(n, v, &n);
+	}
+	return over;
+}
+
+/* Reports a var whose struct info holds an impossibly large tensor. */
+static void
+check_size(Infer *in, const Var *v, Span sp)
+{
+	if (too_large(v->sinfo))
+		diag_error(in->d, sp,
+			   "%s: %s has more than 2^63-1 elements", v->name,
+			   infer_sinfo_str(in->m, v->sinfo));
+}
+
 /* One binding: infer, then annotate, check or cast the var. */
 static void
 infer_binding(Infer *in, Binding *b)
@@ -543,6 +580,7 @@ infer_binding(Infer *in, Binding *b)
 		if (failed)
 			vec_push(&in->failed, b->var);
 	}
+	check_size(in, b->var, b->span);
 }
 
 /* Whether v is a variable whose value failed (reported already). */
@@ -676,6 +714,7 @@ infer_func(Infer *in, Func *f, int idx)
 		if (!f->params[i]->sinfo)
 			f->params[i]->sinfo = si_object(&m->arena);
 		sinfo_collect(f->params[i]->sinfo, &defined);
+		check_size(in, f->params[i], f->params[i]->span);
 	}
 	SInfo *body = f->body ? infer(in, f->body) : NULL;
 	if (body) {

@@ -157,27 +157,38 @@ floordiv(int64_t a, int64_t b)
 	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-/* a OP b, folded when both are constants, else simplified. */
+/*
+ * a OP b, folded when both are constants and the result fits in int64 (as
+ * prim.c does, an overflowing fold stays an unfolded node), else simplified.
+ */
 static PExpr *
 dop(Module *m, PExprKind k, PExpr *a, PExpr *b)
 {
-	int64_t x, y;
+	int64_t x, y, r;
 	bool ca = dconst(a, &x), cb = dconst(b, &y);
 	if (ca && cb) {
 		switch (k) {
 		case PE_ADD:
-			return pe_int(&m->arena, x + y);
+			if (!__builtin_add_overflow(x, y, &r))
+				return pe_int(&m->arena, r);
+			break;
 		case PE_SUB:
-			return pe_int(&m->arena, x - y);
+			if (!__builtin_sub_overflow(x, y, &r))
+				return pe_int(&m->arena, r);
+			break;
 		case PE_MUL:
-			return pe_int(&m->arena, x * y);
+			if (!__builtin_mul_overflow(x, y, &r))
+				return pe_int(&m->arena, r);
+			break;
 		case PE_FLOORDIV:
-			if (y)
+			if (y && !(x == INT64_MIN && y == -1))
 				return pe_int(&m->arena, floordiv(x, y));
 			break;
 		case PE_FLOORMOD:
-			if (y)
+			if (y && y != -1)
 				return pe_int(&m->arena, x - floordiv(x, y) * y);
+			if (y == -1)
+				return pe_int(&m->arena, 0);
 			break;
 		case PE_MIN:
 			return pe_int(&m->arena, x < y ? x : y);
@@ -807,8 +818,14 @@ infer_conv2d(Module *m, Expr *call, Diags *d)
 	out[0] = x->shape[0];
 	out[1] = o;
 	for (int i = 0; i < 2; i++) {
+		int64_t pads;
+		if (__builtin_add_overflow(pad[i], pad[i + 2], &pads)) {
+			diag_error(d, call->span, "%s: padding is too large",
+				   c.op);
+			return NULL;
+		}
 		out[2 + i] = conv_dim(&c, x->shape[2 + i], w->shape[2 + i],
-				      pad[i] + pad[i + 2], dil[i], st[i]);
+				      pads, dil[i], st[i]);
 		int64_t v;
 		if (dconst(out[2 + i], &v) && v <= 0) {
 			diag_error(d, call->span,
@@ -1673,6 +1690,12 @@ infer_arange(Module *m, Expr *call, Diags *d)
 	PExpr **o = dims_new(&c, 1);
 	if (cst) {
 		double len = ceil((v[1] - v[0]) / v[2]);
+		if (len >= 0x1p63) { /* (int64_t)len would be undefined */
+			diag_error(d, call->span,
+				   "%s: the length %g does not fit in int64",
+				   c.op, len);
+			return NULL;
+		}
 		o[0] = pe_int(&m->arena, len > 0 ? (int64_t)len : 0);
 		return tensor(&c, dt, 1, o);
 	}

@@ -238,11 +238,21 @@ poly_is_const(const Poly *p, int64_t *v)
 	return false;
 }
 
-/* x + s*y for s = 1 or -1. False on overflow. */
+/*
+ * The most monomials a polynomial may have. Expanding a product of sums
+ * multiplies their sizes ((a + b + ... + h) ** 16 has 245,157 monomials,
+ * and its canonical tree that depth), so a larger result is treated as an
+ * overflow: the node stays unfolded.
+ */
+#define POLY_MAX_TERMS 256
+
+/* x + s*y for s = 1 or -1. False on overflow or too many terms. */
 static bool
 poly_add(Arena *a, const Poly *x, const Poly *y, int s, Poly *out)
 {
 	int n = x->n + y->n;
+	if (n > POLY_MAX_TERMS)
+		return false;
 	Mono *t = ARENA_ARRAY(a, Mono, n ? n : 1);
 	if (x->n)
 		memcpy(t, x->t, sizeof *t * (size_t)x->n);
@@ -255,10 +265,12 @@ poly_add(Arena *a, const Poly *x, const Poly *y, int s, Poly *out)
 	return poly_normalize(t, n, out);
 }
 
-/* x * y, distributed. False on overflow. */
+/* x * y, distributed. False on overflow or too many terms. */
 static bool
 poly_mul(Arena *a, const Poly *x, const Poly *y, Poly *out)
 {
+	if ((int64_t)x->n * y->n > POLY_MAX_TERMS)
+		return false;
 	int n = x->n * y->n;
 	Mono *t = ARENA_ARRAY(a, Mono, n ? n : 1);
 	int k = 0;
@@ -436,7 +448,27 @@ poly_of(Arena *a, PExpr *x)
 	ir_bug("bad PExpr kind %d", (int)x->kind);
 }
 
-/* The canonical tree of x; x itself when it is canonical already. */
+/*
+ * The most nodes a canonical tree may have. An unfolded node (an overflow,
+ * too many terms) distributed over sums is shared, not copied, in the
+ * canonical form: as a tree, which every walk of the IR sees, it can grow
+ * exponentially with the text ((a + ... + h) ** 14: billions of nodes).
+ */
+#define PE_MAX_NODES 1024
+
+/* Whether the tree x has more nodes than *budget; spends the budget. */
+static bool
+pe_too_big(const PExpr *x, int *budget)
+{
+	if (!x)
+		return false;
+	if (--*budget < 0)
+		return true;
+	return pe_too_big(x->a, budget) || pe_too_big(x->b, budget);
+}
+
+/* The canonical tree of x; x itself when it is canonical already, or when
+ * the canonical tree would be larger than PE_MAX_NODES. */
 PExpr *
 pe_simplify(Arena *a, PExpr *x)
 {
@@ -444,6 +476,9 @@ pe_simplify(Arena *a, PExpr *x)
 		return NULL;
 	Poly p = poly_of(a, x);
 	PExpr *t = poly_tree(a, &p);
+	int budget = PE_MAX_NODES;
+	if (pe_too_big(t, &budget))
+		return x;
 	if (pe_struct_equal(t, x))
 		return x;
 	if (t->span.line == 0)

@@ -18,9 +18,14 @@
 
 /* ------------------------------------------------------------- name sets */
 
-/* A set of strings: open addressing, power-of-two capacity, malloc-backed. */
+/*
+ * A set of strings: open addressing, power-of-two capacity, malloc-backed.
+ * Each name keeps the next suffix N to try for NAME_N, so that n variables
+ * of one name get their names in O(n), not O(n^2).
+ */
 typedef struct {
 	const char **slot;
+	int *next;
 	size_t cap, n;
 } NameSet;
 
@@ -34,17 +39,24 @@ name_hash(const char *s)
 	return (size_t)h;
 }
 
+/* The next suffix to try after name, NULL when name is not in s. */
+static int *
+nameset_next(const NameSet *s, const char *name)
+{
+	if (!s->cap)
+		return NULL;
+	size_t mask = s->cap - 1;
+	for (size_t i = name_hash(name) & mask; s->slot[i]; i = (i + 1) & mask)
+		if (!strcmp(s->slot[i], name))
+			return &s->next[i];
+	return NULL;
+}
+
 /* Whether name is in s. */
 static bool
 nameset_has(const NameSet *s, const char *name)
 {
-	if (!s->cap)
-		return false;
-	size_t mask = s->cap - 1;
-	for (size_t i = name_hash(name) & mask; s->slot[i]; i = (i + 1) & mask)
-		if (!strcmp(s->slot[i], name))
-			return true;
-	return false;
+	return nameset_next(s, name) != NULL;
 }
 
 /* Puts name (kept by pointer, not copied) in s, growing it at half full. */
@@ -54,7 +66,8 @@ nameset_add(NameSet *s, const char *name)
 	if (2 * (s->n + 1) > s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
 		const char **slot = calloc(cap, sizeof *slot);
-		if (!slot)
+		int *next = calloc(cap, sizeof *next);
+		if (!slot || !next)
 			ir_bug("out of memory");
 		for (size_t i = 0; i < s->cap; i++) {
 			if (!s->slot[i])
@@ -63,9 +76,12 @@ nameset_add(NameSet *s, const char *name)
 			while (slot[j])
 				j = (j + 1) & (cap - 1);
 			slot[j] = s->slot[i];
+			next[j] = s->next[i];
 		}
 		free(s->slot);
+		free(s->next);
 		s->slot = slot;
+		s->next = next;
 		s->cap = cap;
 	}
 	size_t mask = s->cap - 1, i = name_hash(name) & mask;
@@ -75,6 +91,7 @@ nameset_add(NameSet *s, const char *name)
 		i = (i + 1) & mask;
 	}
 	s->slot[i] = name;
+	s->next[i] = 1;
 	s->n++;
 }
 
@@ -83,6 +100,7 @@ static void
 nameset_free(NameSet *s)
 {
 	free(s->slot);
+	free(s->next);
 	memset(s, 0, sizeof *s);
 }
 
@@ -194,8 +212,15 @@ fresh_name(Printer *p, const char *raw)
 	StrBuf base = {0};
 	name_base(&base, raw, p->tvm_names);
 	const char *cand = arena_strdup(&p->tmp, base.p);
-	for (int i = 1; nameset_has(&p->used, cand); i++)
-		cand = arena_printf(&p->tmp, "%s_%d", base.p, i);
+	int *next = nameset_next(&p->used, cand);
+	if (next) {
+		/* The suffixes below *next are taken already. */
+		int i = *next;
+		do
+			cand = arena_printf(&p->tmp, "%s_%d", base.p, i++);
+		while (nameset_has(&p->used, cand));
+		*next = i;
+	}
 	sb_free(&base);
 	nameset_add(&p->used, cand);
 	if (!p->tvm_names && !is_identifier(cand))

@@ -17,6 +17,7 @@ typedef struct {
 	const char *name;
 	Var *var;
 	bool dead; /* a DataflowVar of a dataflow block that has ended */
+	int index; /* in the scope */
 } Entry;
 
 /* The blocks of the E_SEQ being built and its open block. */
@@ -29,6 +30,21 @@ typedef struct {
 
 typedef enum { W_FUNC, W_DF, W_BRANCH } Where;
 
+/*
+ * A hash index over the names of a Vec used as a stack (the scope, the used
+ * names), so that a function of n bindings is built in O(n), not O(n^2).
+ * Each bucket chains its items newest first; popping items unlinks them.
+ */
+typedef struct {
+	int *head; /* per bucket: 1 + index of the newest item, 0 none */
+	int *prev; /* per item: 1 + index of the previous item of its bucket */
+	int nb;    /* buckets, a power of two */
+	int cap;   /* entries of prev */
+	int n;     /* items indexed */
+} NameIdx;
+
+typedef const char *(*NameOf)(const void *item);
+
 typedef struct {
 	PState *ps;
 	Module *m;
@@ -37,8 +53,11 @@ typedef struct {
 	/* per function */
 	Func *f;
 	Vec scope;     /* Entry* */
+	NameIdx scope_ix;
 	Vec symvars;   /* SymVar* */
+	NameIdx symvars_ix;
 	Vec used;      /* const char *: names the function uses */
+	NameIdx used_ix;
 	Vec attrs;     /* FuncAttr* */
 	int lv_next, gv_next;
 	int df_mark;   /* scope index where the dataflow block began */
@@ -348,13 +367,105 @@ suggest_dtype(const char *s)
 
 /* ------------------------------------------------------------- names */
 
+/* FNV-1a. */
+static unsigned
+name_hash(const char *s)
+{
+	unsigned h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void
+idx_link(NameIdx *ix, const Vec *v, int i, NameOf name)
+{
+	unsigned k = name_hash(name(v->items[i])) & (unsigned)(ix->nb - 1);
+	ix->prev[i] = ix->head[k];
+	ix->head[k] = i + 1;
+}
+
+/* Indexes v's last item, pushed just now. */
+static void
+idx_push(NameIdx *ix, const Vec *v, NameOf name)
+{
+	if (v->n > ix->cap) {
+		ix->cap = v->cap > v->n ? v->cap : v->n;
+		ix->prev = realloc(ix->prev, sizeof(int) * (size_t)ix->cap);
+		if (!ix->prev)
+			ir_bug("out of memory");
+	}
+	if (v->n * 2 > ix->nb) { /* grow, then index everything again */
+		ix->nb = ix->nb ? ix->nb * 4 : 64;
+		free(ix->head);
+		ix->head = calloc((size_t)ix->nb, sizeof(int));
+		if (!ix->head)
+			ir_bug("out of memory");
+		for (int i = 0; i < v->n; i++)
+			idx_link(ix, v, i, name);
+	} else {
+		idx_link(ix, v, v->n - 1, name);
+	}
+	ix->n = v->n;
+}
+
+/* Drops the items of v from n on, from the index and from v. */
+static void
+idx_truncate(NameIdx *ix, Vec *v, int n, NameOf name)
+{
+	for (int i = ix->n - 1; i >= n; i--) {
+		unsigned k = name_hash(name(v->items[i])) & (unsigned)(ix->nb - 1);
+		ix->head[k] = ix->prev[i];
+	}
+	if (n < ix->n)
+		ix->n = n;
+	v->n = n;
+}
+
+/* The newest item of v named name, or NULL. */
+static void *
+idx_find(const NameIdx *ix, const Vec *v, const char *name, NameOf nameof)
+{
+	if (!ix->nb)
+		return NULL;
+	unsigned k = name_hash(name) & (unsigned)(ix->nb - 1);
+	for (int i = ix->head[k]; i; i = ix->prev[i - 1])
+		if (!strcmp(nameof(v->items[i - 1]), name))
+			return v->items[i - 1];
+	return NULL;
+}
+
+static void
+idx_free(NameIdx *ix)
+{
+	free(ix->head);
+	free(ix->prev);
+	*ix = (NameIdx){0};
+}
+
+static const char *
+str_name(const void *item)
+{
+	return item;
+}
+
+static const char *
+entry_name(const void *item)
+{
+	return ((const Entry *)item)->name;
+}
+
+/* Empties the scope (to n entries) and its index. */
+static void
+scope_truncate(B *b, int n)
+{
+	idx_truncate(&b->scope_ix, &b->scope, n, entry_name);
+}
+
 static bool
 name_used(B *b, const char *name)
 {
-	for (int i = 0; i < b->used.n; i++)
-		if (!strcmp(b->used.items[i], name))
-			return true;
-	return false;
+	return idx_find(&b->used_ix, &b->used, name, str_name) != NULL;
 }
 
 static void
@@ -363,8 +474,10 @@ use_name(B *b, const char *name)
 	/* only names that fresh() could make matter: keeps the list short */
 	if (strncmp(name, "lv", 2) && strncmp(name, "gv", 2))
 		return;
-	if (!name_used(b, name))
+	if (!name_used(b, name)) {
 		vec_push(&b->used, (void *)name);
+		idx_push(&b->used_ix, &b->used, str_name);
+	}
 }
 
 /* Records the names a function's statements assign. */
@@ -401,7 +514,9 @@ bind_name(B *b, Var *v)
 	Entry *e = ARENA_NEW(&b->ps->ast, Entry);
 	e->name = v->name;
 	e->var = v;
+	e->index = b->scope.n;
 	vec_push(&b->scope, e);
+	idx_push(&b->scope_ix, &b->scope, entry_name);
 }
 
 /*
@@ -420,24 +535,20 @@ bind_poisoned(B *b, const char *name, Span sp)
 static Entry *
 find_entry(B *b, const char *name)
 {
-	for (int i = b->scope.n - 1; i >= 0; i--) {
-		Entry *e = b->scope.items[i];
-		if (!strcmp(e->name, name))
-			return e;
-	}
-	return NULL;
+	return idx_find(&b->scope_ix, &b->scope, name, entry_name);
 }
 
 /* The symbolic variable of this function named name, or NULL. */
+static const char *
+symvar_name(const void *item)
+{
+	return ((const SymVar *)item)->name;
+}
+
 static SymVar *
 find_symvar(B *b, const char *name)
 {
-	for (int i = b->symvars.n - 1; i >= 0; i--) {
-		SymVar *v = b->symvars.items[i];
-		if (!strcmp(v->name, name))
-			return v;
-	}
-	return NULL;
+	return idx_find(&b->symvars_ix, &b->symvars, name, symvar_name);
 }
 
 static SymVar *
@@ -445,6 +556,7 @@ define_symvar(B *b, const char *name, Span sp)
 {
 	SymVar *v = ir_symvar(b->m, name, sp);
 	vec_push(&b->symvars, v);
+	idx_push(&b->symvars_ix, &b->symvars, symvar_name);
 	return v;
 }
 
@@ -600,6 +712,12 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 		PExpr *r = l ? conv_dim_raw(b, x->b, define, false) : NULL;
 		if (!r)
 			return NULL;
+		if ((x->op == PE_FLOORDIV || x->op == PE_FLOORMOD) &&
+		    pe_is_const(pe_simplify(a, r), &v) && v == 0) {
+			diag_error(b->d, x->span,
+				   "division by zero in a dimension expression");
+			return NULL;
+		}
 		p = pe_bin(a, (PExprKind)x->op, l, r);
 		break;
 	}
@@ -968,9 +1086,29 @@ put_elem(void *data, size_t i, DType t, int64_t iv, double fv, bool isf)
 	case DT_U8: ((uint8_t *)data)[i] = (uint8_t)iv; break;
 	case DT_F16: ((uint16_t *)data)[i] = f16_bits(d); break;
 	case DT_BF16: ((uint16_t *)data)[i] = bf16_bits(d); break;
-	case DT_F32: ((float *)data)[i] = (float)d; break;
+	case DT_F32:
+		/* Beyond float's range the conversion is undefined: infinity,
+		 * as IEEE rounding (and numpy) gives. */
+		((float *)data)[i] = fabs(d) >= 0x1.ffffffp127 && !isnan(d)
+					     ? (float)copysign(INFINITY, d)
+					     : (float)d;
+		break;
 	case DT_F64: ((double *)data)[i] = d; break;
 	default: ir_bug("bad constant dtype %d", (int)t);
+	}
+}
+
+/* Whether the integer v fits in the integer dtype t (any v for others:
+ * bool takes v != 0, floats round). */
+static bool
+int_fits(DType t, int64_t v)
+{
+	switch (t) {
+	case DT_I8: return v >= INT8_MIN && v <= INT8_MAX;
+	case DT_I16: return v >= INT16_MIN && v <= INT16_MAX;
+	case DT_I32: return v >= INT32_MIN && v <= INT32_MAX;
+	case DT_U8: return v >= 0 && v <= UINT8_MAX;
+	default: return true;
 	}
 }
 
@@ -1075,6 +1213,13 @@ conv_const(B *b, Syn *x)
 			diag_error(b->d, v->span,
 				   "float value in a constant of dtype %s",
 				   dtype_name(t));
+			ok = false;
+			break;
+		}
+		if (!isf && !int_fits(t, iv)) {
+			diag_error(b->d, v->span,
+				   "%lld is out of range for a constant of dtype %s",
+				   (long long)iv, dtype_name(t));
 			ok = false;
 			break;
 		}
@@ -1799,12 +1944,9 @@ build_output(B *b, Syn *x)
 			diag_error(b->d, a->span, "R.output takes variable names");
 			continue;
 		}
-		Entry *e = NULL;
-		for (int i = b->scope.n - 1; i >= b->df_mark && !e; i--) {
-			Entry *c = b->scope.items[i];
-			if (!strcmp(c->name, a->s))
-				e = c;
-		}
+		Entry *e = find_entry(b, a->s);
+		if (e && e->index < b->df_mark)
+			e = NULL; /* not defined in this block */
 		if (!e)
 			diag_error(b->d, a->span,
 				   "R.output: '%s' is not defined in this dataflow block",
@@ -1904,9 +2046,9 @@ build_if(B *b, Stm *s, Where w)
 	int mark = b->scope.n;
 	Stm *lt, *le;
 	Expr *then_ = build_branch(b, s->body, &lt);
-	b->scope.n = mark;
+	scope_truncate(b, mark);
 	Expr *else_ = build_branch(b, s->orelse, &le);
-	b->scope.n = mark;
+	scope_truncate(b, mark);
 	if (!cond || !then_ || !else_) {
 		if (lt->kind == S_ASSIGN && lt->target->kind == X_NAME)
 			bind_poisoned(b, lt->target->s, lt->target->span);
@@ -2101,7 +2243,10 @@ build_func(B *b, Stm *s)
 	if (!func_decorators(b, s, f))
 		return NULL;
 	b->f = f;
-	b->scope.n = b->symvars.n = b->used.n = b->attrs.n = 0;
+	scope_truncate(b, 0);
+	idx_truncate(&b->used_ix, &b->used, 0, str_name);
+	idx_truncate(&b->symvars_ix, &b->symvars, 0, symvar_name);
+	b->attrs.n = 0;
 	b->lv_next = b->gv_next = 0;
 	b->df_mark = 0;
 	b->stray_return = false;
@@ -2110,11 +2255,10 @@ build_func(B *b, Stm *s)
 	collect_names(b, s->body);
 	Vec params = {0};
 	for (Syn *p = s->params; p; p = p->next) {
-		for (int i = 0; i < b->scope.n; i++)
-			if (!strcmp(((Entry *)b->scope.items[i])->name, p->s))
-				diag_error(b->d, p->span,
-					   "duplicate parameter '%s' in function '%s'",
-					   p->s, s->name);
+		if (find_entry(b, p->s))
+			diag_error(b->d, p->span,
+				   "duplicate parameter '%s' in function '%s'",
+				   p->s, s->name);
 		if (!p->a) {
 			diag_error(b->d, p->span,
 				   "parameter '%s' of '%s' must be annotated",
@@ -2140,6 +2284,7 @@ build_func(B *b, Stm *s)
 	b->sb = NULL;
 	f->nsymvars = b->symvars.n;
 	f->symvars = (SymVar **)vec_to_arena(&b->symvars, &b->m->arena);
+	idx_free(&b->symvars_ix); /* its Vec is empty now */
 	f->nattrs = b->attrs.n;
 	f->attrs = ARENA_ARRAY(&b->m->arena, FuncAttr, b->attrs.n ? b->attrs.n : 1);
 	for (int i = 0; i < b->attrs.n; i++)
@@ -2242,7 +2387,10 @@ build_module(PState *ps)
 	}
 	vec_free(&b.funcs);
 	vec_free(&b.scope);
+	idx_free(&b.scope_ix);
 	vec_free(&b.symvars);
+	idx_free(&b.symvars_ix);
 	vec_free(&b.used);
+	idx_free(&b.used_ix);
 	vec_free(&b.attrs);
 }

@@ -29,16 +29,21 @@ syn_new(PState *ps, SynKind k, Span sp)
 	return x;
 }
 
-/* Appends x to list; returns the head. Lists are short. */
+/* Appends x (a node or a list) to list; returns the head. The head keeps
+ * the last node, so that a list of n items is built in O(n). */
 Syn *
 syn_list(Syn *list, Syn *x)
 {
 	if (!list)
 		return x;
-	Syn *p = list;
+	Syn *p = list->tail ? list->tail : list;
 	while (p->next)
 		p = p->next;
 	p->next = x;
+	if (x)
+		for (p = x->tail ? x->tail : x; p->next; p = p->next)
+			;
+	list->tail = p;
 	return list;
 }
 
@@ -62,7 +67,8 @@ stm_new(PState *ps, StmKind k, Span sp)
 	return s;
 }
 
-/* Appends x (which may be NULL, a statement that failed) to list. */
+/* Appends x (which may be NULL, a statement that failed) to list, in
+ * O(1) as syn_list. */
 Stm *
 stm_list(Stm *list, Stm *x)
 {
@@ -70,11 +76,88 @@ stm_list(Stm *list, Stm *x)
 		return x;
 	if (!x)
 		return list;
-	Stm *p = list;
+	Stm *p = list->tail ? list->tail : list;
 	while (p->next)
 		p = p->next;
 	p->next = x;
+	for (p = x->tail ? x->tail : x; p->next; p = p->next)
+		;
+	list->tail = p;
 	return list;
+}
+
+/* ---------------------------------------------------------- nesting depth */
+
+/* A node to visit, and its depth. */
+typedef struct {
+	const Syn *x;
+	int depth;
+} DepthItem;
+
+/* Reports "nesting too deep" at x. */
+static void
+too_deep(PState *ps, Span sp)
+{
+	diag_error(ps->d, sp,
+		   "nesting too deep (more than %d levels of brackets, calls "
+		   "or operators)", SYN_MAX_DEPTH);
+}
+
+/* Visits the tree without recursion, whatever its depth. */
+bool
+syn_check_depth(PState *ps, const Syn *x)
+{
+	if (!x)
+		return true;
+	size_t n = 0, cap = 64;
+	DepthItem *st = malloc(cap * sizeof *st);
+	if (!st)
+		ir_bug("out of memory");
+	st[n++] = (DepthItem){x, 1};
+	bool ok = true;
+	while (n > 0 && ok) {
+		DepthItem it = st[--n];
+		if (it.depth > SYN_MAX_DEPTH) {
+			too_deep(ps, it.x->span);
+			ok = false;
+			break;
+		}
+		const Syn *kids[2] = {it.x->a, it.x->b};
+		for (int k = 0; k < 3; k++) {
+			const Syn *c = k < 2 ? kids[k] : it.x->items;
+			for (; c; c = k < 2 ? NULL : c->next) {
+				if (n == cap) {
+					cap *= 2;
+					st = realloc(st, cap * sizeof *st);
+					if (!st)
+						ir_bug("out of memory");
+				}
+				st[n++] = (DepthItem){c, it.depth + 1};
+			}
+		}
+	}
+	free(st);
+	return ok;
+}
+
+/* Checks the depth of every expression of the statements s. */
+static bool
+stm_check_depth(PState *ps, const Stm *s, int level)
+{
+	bool ok = true;
+	for (; s && ok; s = s->next) {
+		ok = syn_check_depth(ps, s->target) &&
+		     syn_check_depth(ps, s->ann) &&
+		     syn_check_depth(ps, s->value);
+		for (const Syn *x = s->decorators; x && ok; x = x->next)
+			ok = syn_check_depth(ps, x);
+		for (const Syn *x = s->params; x && ok; x = x->next)
+			ok = syn_check_depth(ps, x);
+		if (ok && level < SYN_MAX_DEPTH)
+			ok = stm_check_depth(ps, s->body, level + 1) &&
+			     stm_check_depth(ps, s->orelse, level + 1);
+	}
+	return ok;
 }
 
 /* ------------------------------------------------- dimension expressions */
@@ -85,6 +168,7 @@ typedef struct {
 	const char *p, *start;
 	Span sp; /* of the string literal; the text starts at col + 1 */
 	bool failed;
+	int depth; /* of dim_atom calls */
 } DimParser;
 
 static Syn *dim_sum(DimParser *dp);
@@ -129,9 +213,45 @@ dim_eat(DimParser *dp, const char *tok)
 	return true;
 }
 
-/* atom: INT | NAME | T.min(a, b) | T.max(a, b) | (sum) | -atom */
+static Syn *dim_atom_at(DimParser *dp);
+
+/* Whether the n characters at s are a Python keyword (the printer would
+ * quote such a name, and a quoted name cannot be read in a dimension). */
+static bool
+is_keyword(const char *s, size_t n)
+{
+	static const char *const kw[] = {
+		"False", "None", "True", "and", "as", "assert", "async",
+		"await", "break", "class", "continue", "def", "del", "elif",
+		"else", "except", "finally", "for", "from", "global", "if",
+		"import", "in", "is", "lambda", "nonlocal", "not", "or",
+		"pass", "raise", "return", "try", "while", "with", "yield",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(kw); i++)
+		if (strlen(kw[i]) == n && !strncmp(kw[i], s, n))
+			return true;
+	return false;
+}
+
+/* An atom, at most SYN_MAX_DEPTH deep. */
 static Syn *
 dim_atom(DimParser *dp)
+{
+	if (dp->depth >= SYN_MAX_DEPTH) {
+		if (!dp->failed)
+			too_deep(dp->ps, dim_span(dp, dp->p));
+		dp->failed = true;
+		return NULL;
+	}
+	dp->depth++;
+	Syn *x = dim_atom_at(dp);
+	dp->depth--;
+	return x;
+}
+
+/* atom: INT | NAME | `NAME` | T.min(a, b) | T.max(a, b) | (sum) | -atom */
+static Syn *
+dim_atom_at(DimParser *dp)
 {
 	dim_skip(dp);
 	const char *s = dp->p;
@@ -162,12 +282,31 @@ dim_atom(DimParser *dp)
 		x->i = v;
 		return x;
 	}
+	if (*s == '`') {
+		/* A backquoted name, as the printer writes one that is not an
+		 * identifier (`a.b`) or is a keyword. */
+		const char *e = strchr(s + 1, '`');
+		if (!e || e == s + 1)
+			return dim_fail(dp, "unterminated or empty backquoted name");
+		dp->p = e + 1;
+		Syn *x = syn_new(dp->ps, X_NAME, dim_span(dp, s));
+		x->s = arena_strndup(&dp->ps->ast, s + 1, (size_t)(e - s - 1));
+		return x;
+	}
 	if (isalpha((unsigned char)*s) || *s == '_') {
 		while (isalnum((unsigned char)*dp->p) || *dp->p == '_')
 			dp->p++;
 		size_t n = (size_t)(dp->p - s);
 		bool is_min = n == 1 && *s == 'T' && !strncmp(dp->p, ".min", 4);
 		bool is_max = n == 1 && *s == 'T' && !strncmp(dp->p, ".max", 4);
+		if (!is_min && !is_max && is_keyword(s, n)) {
+			if (!dp->failed)
+				diag_error(dp->ps->d, dim_span(dp, s),
+					   "'%.*s' is a Python keyword, not a "
+					   "symbolic variable", (int)n, s);
+			dp->failed = true;
+			return NULL;
+		}
 		if (!is_min && !is_max) {
 			Syn *x = syn_new(dp->ps, X_NAME, dim_span(dp, s));
 			x->s = arena_strndup(&dp->ps->ast, s, n);
@@ -259,13 +398,15 @@ dim_sum(DimParser *dp)
 Syn *
 syn_parse_dim(PState *ps, const char *text, Span sp)
 {
-	DimParser dp = {ps, text, text, sp, false};
+	DimParser dp = {ps, text, text, sp, false, 0};
 	Syn *x = dim_sum(&dp);
 	if (x) {
 		dim_skip(&dp);
 		if (*dp.p)
 			x = dim_fail(&dp, "unexpected character");
 	}
+	if (x && !syn_check_depth(ps, x))
+		return NULL;
 	return x;
 }
 
@@ -281,7 +422,7 @@ parse_module(const char *filename, const char *text, size_t len, Diags *d)
 	ps.m = m;
 	ps.d = d;
 	int r = syn_parse_text(&ps, m->src.text, m->src.len);
-	if (d->nerrors == errors && r == 0)
+	if (d->nerrors == errors && r == 0 && stm_check_depth(&ps, ps.top, 0))
 		build_module(&ps);
 	else if (d->nerrors == errors) {
 		Span sp = {1, 1, 1};

@@ -30,7 +30,7 @@ static void
 yyerror(YYLTYPE *l, PState *ps, const char *msg)
 {
 	Span s = {l->first_line, l->first_column, 1};
-	diag_error(ps->d, s, "%s (the text is nested too deeply)", msg);
+	diag_error(ps->d, s, "nesting too deep (%s: the parser's stack is full)", msg);
 }
 
 /* The Span of a bison location (one line; len 1 when it spans lines). */

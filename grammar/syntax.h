@@ -47,6 +47,7 @@ struct Syn {
 	Syn *items; /* first of the list */
 	int n;      /* length of the list */
 	Syn *next;
+	Syn *tail;  /* syn_list: the last node, kept in the head (appends O(1)) */
 };
 
 typedef enum {
@@ -70,6 +71,7 @@ struct Stm {
 	Syn *decorators, *params;
 	Stm *body, *orelse;
 	Stm *next;
+	Stm *tail;  /* stm_list: the last node, kept in the head */
 };
 
 /* Parser and scanner state: no globals. */
@@ -98,6 +100,14 @@ typedef struct PState {
 	Stm *top;        /* the statements of the file */
 } PState;
 
+/*
+ * The deepest syntax tree rlx reads: brackets, calls, operators and
+ * dimension expressions nested deeper are refused with "nesting too deep",
+ * so that no recursive stage (builder, inference, printer) can overflow the
+ * stack. Python refuses less than this (about 200 levels of brackets).
+ */
+#define SYN_MAX_DEPTH 1000
+
 /* parse.c: syntax tree constructors (arena of ps). */
 Span syn_span2(Span a, Span b);
 Syn *syn_new(PState *ps, SynKind k, Span sp);
@@ -105,6 +115,9 @@ Syn *syn_list(Syn *list, Syn *x); /* append x to list, returns list head */
 int syn_len(const Syn *list);
 Stm *stm_new(PState *ps, StmKind k, Span sp);
 Stm *stm_list(Stm *list, Stm *x);
+/* False, after an error at the deepest node, when x nests deeper than
+ * SYN_MAX_DEPTH. */
+bool syn_check_depth(PState *ps, const Syn *x);
 /* Parses a dimension expression written in a string; NULL on error. */
 Syn *syn_parse_dim(PState *ps, const char *text, Span sp);
 

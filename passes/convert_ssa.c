@@ -20,6 +20,17 @@
 
 #include "pass.h"
 
+/*
+ * A set of names (open addressing), each with the next suffix to try for
+ * it, so that a function of n bindings (or n rebindings of one name) is
+ * renamed in about O(n), not O(n^2).
+ */
+typedef struct {
+	const char **keys;
+	int *next; /* per slot: the next N to try for key_N */
+	size_t cap, n;
+} NameSet;
+
 typedef struct {
 	Module *m;
 	int n;           /* next_id before the pass: the tables' size */
@@ -28,28 +39,87 @@ typedef struct {
 	SymVar **sv_from; /* symbolic substitution of the current function */
 	PExpr **sv_to;
 	int nsv;
-	Vec names;       /* names taken in the current function */
-	Vec reserved;    /* every name the function's variables have */
+	NameSet names;    /* names taken in the current function */
+	NameSet reserved; /* every name the function's variables have */
 	const Var *forced_var; /* this definition takes forced_name */
 	const char *forced_name;
 } Ssa;
 
+/* FNV-1a. */
+static size_t
+name_hash(const char *s)
+{
+	size_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of name in set: where it is, or the empty one it would take. */
+static size_t
+set_slot(const NameSet *set, const char *name)
+{
+	size_t i = name_hash(name) & (set->cap - 1);
+	while (set->keys[i] && strcmp(set->keys[i], name))
+		i = (i + 1) & (set->cap - 1);
+	return i;
+}
+
+static bool
+set_has(const NameSet *set, const char *name)
+{
+	return set->cap && set->keys[set_slot(set, name)];
+}
+
+/* Adds name (kept by pointer: an arena string) if absent; its slot. */
+static size_t
+set_add(NameSet *set, const char *name)
+{
+	if ((set->n + 1) * 2 > set->cap) {
+		NameSet big = {0};
+		big.cap = set->cap ? set->cap * 2 : 64;
+		big.keys = calloc(big.cap, sizeof *big.keys);
+		big.next = calloc(big.cap, sizeof *big.next);
+		if (!big.keys || !big.next)
+			ir_bug("out of memory");
+		for (size_t i = 0; i < set->cap; i++)
+			if (set->keys[i]) {
+				size_t k = set_slot(&big, set->keys[i]);
+				big.keys[k] = set->keys[i];
+				big.next[k] = set->next[i];
+			}
+		big.n = set->n;
+		free(set->keys);
+		free(set->next);
+		*set = big;
+	}
+	size_t k = set_slot(set, name);
+	if (!set->keys[k]) {
+		set->keys[k] = name;
+		set->next[k] = 1;
+		set->n++;
+	}
+	return k;
+}
+
+static void
+set_free(NameSet *set)
+{
+	free(set->keys);
+	free(set->next);
+	*set = (NameSet){0};
+}
+
 static bool
 name_taken(Ssa *s, const char *name)
 {
-	for (int i = 0; i < s->names.n; i++)
-		if (!strcmp(s->names.items[i], name))
-			return true;
-	return false;
+	return set_has(&s->names, name);
 }
 
 static bool
 name_reserved(Ssa *s, const char *name)
 {
-	for (int i = 0; i < s->reserved.n; i++)
-		if (!strcmp(s->reserved.items[i], name))
-			return true;
-	return false;
+	return set_has(&s->reserved, name);
 }
 
 /*
@@ -61,12 +131,16 @@ static const char *
 unique_name(Ssa *s, const char *name)
 {
 	const char *n = name;
-	for (int k = 1; name_taken(s, n); k++) {
-		n = arena_printf(&s->m->arena, "%s_%d", name, k);
-		if (name_reserved(s, n))
-			n = name; /* keep looking */
+	if (name_taken(s, n)) {
+		/* The suffixes below the one tried last are all taken for good. */
+		size_t slot = set_add(&s->names, name);
+		int k = s->names.next[slot];
+		do {
+			n = arena_printf(&s->m->arena, "%s_%d", name, k++);
+		} while (name_taken(s, n) || name_reserved(s, n));
+		s->names.next[set_slot(&s->names, name)] = k;
 	}
-	vec_push(&s->names, (void *)n);
+	set_add(&s->names, n);
 	return n;
 }
 
@@ -217,7 +291,7 @@ collect_seq_names(Ssa *s, const Expr *seq)
 	for (int i = 0; i < seq->seq.nblocks; i++) {
 		const Block *b = seq->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
-			vec_push(&s->reserved, (void *)b->bindings[k]->var->name);
+			set_add(&s->reserved, b->bindings[k]->var->name);
 			const Expr *v = b->bindings[k]->value;
 			if (v->kind == E_IF) {
 				collect_seq_names(s, v->if_.then_);
@@ -232,9 +306,9 @@ static void
 collect_names(Ssa *s, const Func *f)
 {
 	for (int i = 0; i < f->nparams; i++)
-		vec_push(&s->reserved, (void *)f->params[i]->name);
+		set_add(&s->reserved, f->params[i]->name);
 	for (int i = 0; i < f->nsymvars; i++)
-		vec_push(&s->reserved, (void *)f->symvars[i]->name);
+		set_add(&s->reserved, f->symvars[i]->name);
 	collect_seq_names(s, f->body);
 }
 
@@ -271,19 +345,19 @@ pass_convert_ssa(Module *m, const PassOptions *o, Diags *d)
 	for (int i = 0; i < m->nfuncs; i++) {
 		Func *f = m->funcs[i];
 		memset(s.var_map, 0, sizeof(Var *) * ((size_t)n + 1));
-		vec_free(&s.names);
-		vec_free(&s.reserved);
+		set_free(&s.names);
+		set_free(&s.reserved);
 		collect_names(&s, f);
 		fresh_symvars(&s, f);
 		for (int k = 0; k < f->nsymvars; k++)
-			vec_push(&s.names, (void *)f->symvars[k]->name);
+			set_add(&s.names, f->symvars[k]->name);
 		for (int k = 0; k < f->nparams; k++)
 			f->params[k] = define(&s, f->params[k]);
 		rewrite_seq(&s, f->body);
 		f->ret = subst_sinfo(&s, f->ret);
 	}
-	vec_free(&s.names);
-	vec_free(&s.reserved);
+	set_free(&s.names);
+	set_free(&s.reserved);
 	free(s.defined);
 	free(s.var_map);
 	return 0;

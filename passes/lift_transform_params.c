@@ -362,6 +362,60 @@ insert_after(Module *m, Func *f, Func *g)
 	m->nfuncs = k;
 }
 
+/* True when every symbolic variable of x is marked in defined. */
+static bool
+pe_defined(const PExpr *x, const bool *defined)
+{
+	Vec vs = {0};
+	pe_collect_vars(x, &vs);
+	bool ok = true;
+	for (int i = 0; i < vs.n; i++)
+		ok &= defined[((SymVar *)vs.items[i])->id];
+	vec_free(&vs);
+	return ok;
+}
+
+/*
+ * si with every dim or value that mentions a symbolic variable the weights
+ * do not define forgotten (a tensor keeps its ndim); si itself when there is
+ * none. A weight annotated R.Tensor(["m * n"]), m and n defined by the
+ * inputs, is an R.Tensor(ndim=1) in the transform, where m and n are not.
+ */
+static SInfo *
+erase_undefined(Module *m, SInfo *si, const bool *defined)
+{
+	if (!si)
+		return NULL;
+	bool dims_ok = true;
+	if (si->shape)
+		for (int i = 0; i < si->ndim; i++)
+			dims_ok &= pe_defined(si->shape[i], defined);
+	bool value_ok = !si->value || pe_defined(si->value, defined);
+	SInfo **fields = NULL;
+	for (int i = 0; i < si->nfields; i++) {
+		SInfo *fi = erase_undefined(m, si->fields[i], defined);
+		if (fi != si->fields[i] && !fields) {
+			fields = ARENA_ARRAY(&m->arena, SInfo *, si->nfields);
+			memcpy(fields, si->fields, sizeof(SInfo *) * (size_t)si->nfields);
+		}
+		if (fields)
+			fields[i] = fi;
+	}
+	SInfo *ret = erase_undefined(m, si->ret, defined);
+	if (dims_ok && value_ok && !fields && ret == si->ret)
+		return si;
+	SInfo *c = ARENA_NEW(&m->arena, SInfo);
+	*c = *si;
+	if (!dims_ok)
+		c->shape = NULL;
+	if (!value_ok)
+		c->value = NULL;
+	if (fields)
+		c->fields = fields;
+	c->ret = ret;
+	return c;
+}
+
 /*
  * Builds the transform function `name` of l->f: its parameters are f's
  * weights; its one dataflow block copies the constant bindings the lifted
@@ -382,8 +436,17 @@ build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
 	t->pure = true;
 	t->nparams = f->nparams - l->ninput;
 	t->params = ARENA_ARRAY(&m->arena, Var *, t->nparams + 1);
-	for (int i = 0; i < t->nparams; i++)
-		t->params[i] = f->params[l->ninput + i];
+	Lift tl = *l;
+	tl.repl = calloc((size_t)l->nids + 1, sizeof(Var *)); /* f's var -> t's */
+	for (int i = 0; i < t->nparams; i++) {
+		Var *w = f->params[l->ninput + i];
+		SInfo *si = erase_undefined(m, w->sinfo, l->sv_defined);
+		t->params[i] = w;
+		if (si != w->sinfo) {
+			t->params[i] = ir_var(m, w->name, si, false, w->span);
+			tl.repl[w->id] = t->params[i];
+		}
+	}
 	t->symvars = ARENA_ARRAY(&m->arena, SymVar *, f->nsymvars + 1);
 	for (int i = 0; i < f->nsymvars; i++)
 		if (l->sv_defined[f->symvars[i]->id])
@@ -397,8 +460,6 @@ build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
 	for (int i = 0; i < body->seq.nblocks; i++)
 		cap += body->seq.blocks[i]->n;
 	tb->bindings = ARENA_ARRAY(&m->arena, Binding *, cap);
-	Lift tl = *l;
-	tl.repl = calloc((size_t)l->nids + 1, sizeof(Var *)); /* f's var -> t's */
 	for (int i = 0; i < body->seq.nblocks; i++) {
 		Block *b = body->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
@@ -708,22 +769,37 @@ lift_func(Module *m, Func *f, Diags *d)
 		if (body->seq.blocks[i]->n)
 			body->seq.blocks[nb++] = body->seq.blocks[i];
 	body->seq.nblocks = nb;
-	/* F keeps the symbolic variables it still mentions. */
+	/*
+	 * F keeps the symbolic variables it still mentions: first those of
+	 * its new parameters, in their order of appearance (the order in
+	 * which the printed text defines them, so that printing is a fixed
+	 * point), then the others in their old order.
+	 */
 	{
-		Vec keep = {0};
+		Vec inparams = {0}, keep = {0};
 		for (int i = 0; i < f->nparams; i++)
-			collect_sinfo_symvars(f->params[i]->sinfo, &keep);
+			collect_sinfo_symvars(f->params[i]->sinfo, &inparams);
 		for (int i = 0; i < used_sv.n; i++)
 			vec_push(&keep, used_sv.items[i]);
+		SymVar **svs = ARENA_ARRAY(&m->arena, SymVar *,
+					   f->nsymvars + 1);
 		int ns = 0;
+		for (int j = 0; j < inparams.n; j++)
+			for (int i = 0; i < f->nsymvars; i++)
+				if (inparams.items[j] == f->symvars[i])
+					svs[ns++] = f->symvars[i];
 		for (int i = 0; i < f->nsymvars; i++) {
-			bool used = false;
-			for (int j = 0; j < keep.n; j++)
+			bool inp = false, used = false;
+			for (int j = 0; j < inparams.n; j++)
+				inp |= inparams.items[j] == f->symvars[i];
+			for (int j = 0; j < keep.n && !inp; j++)
 				used |= keep.items[j] == f->symvars[i];
-			if (used)
-				f->symvars[ns++] = f->symvars[i];
+			if (!inp && used)
+				svs[ns++] = f->symvars[i];
 		}
+		f->symvars = svs;
 		f->nsymvars = ns;
+		vec_free(&inparams);
 		vec_free(&keep);
 	}
 
