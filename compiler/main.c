@@ -13,6 +13,7 @@
 #include "ir.h"
 #include "pass.h"
 #include "cli.h"
+#include "rt.h"
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -298,7 +299,8 @@ static const char lift_help[] =
 	"  --shared           one transform_params shared by all lifted functions\n"
 	"  --shared=F1,F2     one shared transform for the named functions\n"
 	"  --bind NAME=VALUE  fix a scalar parameter or a symbolic variable at\n"
-	"                     compile time (repeatable)\n"
+	"                     compile time (repeatable); VALUE @FILE.npy binds a\n"
+	"                     tensor parameter to the array in FILE.npy\n"
 	"  -o OUT             write the module to OUT instead of standard output\n"
 	"  --tvm-names        write names TVM's parser accepts (dots become _)\n";
 
@@ -351,7 +353,7 @@ cmd_lift(int argc, char **argv)
 			}
 			*eq = 0;
 			PassBinding *b = malloc(sizeof *b);
-			*b = (PassBinding){val, eq + 1};
+			*b = (PassBinding){.name = val, .value = eq + 1};
 			vec_push(&binds, b);
 		} else if (!strcmp(argv[i], "-o")) {
 			if (i + 1 >= argc) {
@@ -374,8 +376,24 @@ cmd_lift(int argc, char **argv)
 	if (status != EXIT_OK)
 		goto done;
 	PassBinding *bv = calloc((size_t)binds.n + 1, sizeof *bv);
-	for (int i = 0; i < binds.n; i++)
+	RtTensor **arrays = calloc((size_t)binds.n + 1, sizeof *arrays);
+	for (int i = 0; i < binds.n; i++) {
 		bv[i] = *(PassBinding *)binds.items[i];
+		if (bv[i].value[0] != '@')
+			continue;
+		RtError e;
+		arrays[i] = rt_npy_read(bv[i].value + 1, &e);
+		if (!arrays[i]) {
+			fprintf(stderr, "rlx lift: error: --bind %s: %s\n", bv[i].name,
+				e.msg);
+			status = EXIT_INPUT;
+			goto free_arrays;
+		}
+		bv[i].data = arrays[i]->data;
+		bv[i].dtype = arrays[i]->dtype;
+		bv[i].ndim = arrays[i]->ndim;
+		bv[i].shape = arrays[i]->shape;
+	}
 	o.binds = bv;
 	o.nbinds = binds.n;
 	o.shared_funcs = (const char **)shared.items;
@@ -404,6 +422,10 @@ cmd_lift(int argc, char **argv)
 		}
 		rlx_module_free(m);
 	}
+free_arrays:
+	for (int i = 0; i < binds.n; i++)
+		rt_tensor_free(arrays[i]);
+	free(arrays);
 	free(bv);
 done:
 	for (int i = 0; i < binds.n; i++)

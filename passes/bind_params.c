@@ -14,9 +14,9 @@
  *
  * Leaves alone: functions without such a parameter or variable. A NAME found
  * nowhere is an error, as is a value that does not fit the parameter.
- * As TVM's BindParams/BindSymbolicVars, for scalars; `@file.npy` values are
- * read by the CLI before the pass runs (PassBinding.value "@..." is refused
- * here).
+ * As TVM's BindParams/BindSymbolicVars. `@file.npy` values bind a tensor
+ * parameter to an R.const array; the CLI reads the file before the pass
+ * runs (PassBinding.data), the pass checks its dtype and shape.
  */
 #include <errno.h>
 #include <math.h>
@@ -120,6 +120,21 @@ replace_uses(Expr *e, const VarBind *vb)
 	}
 }
 
+/* Removes parameter pi of f, whose uses now read c. */
+static void
+drop_param(Module *m, Func *f, int pi, Expr *c)
+{
+	Var *p = f->params[pi];
+	replace_uses(f->body, &(VarBind){m, p, c});
+	for (int k = pi + 1; k < f->nparams; k++)
+		f->params[k - 1] = f->params[k];
+	f->nparams--;
+	for (int k = 0; k < f->nattrs; k++)
+		if (!strcmp(f->attrs[k].key, "num_input") &&
+		    f->attrs[k].val.kind == AV_INT && pi < f->attrs[k].val.i)
+			f->attrs[k].val.i--;
+}
+
 /* Binds parameter index pi of f to text; returns false (with an error). */
 static bool
 bind_param(Module *m, Func *f, int pi, const char *text, Diags *d)
@@ -156,14 +171,59 @@ bind_param(Module *m, Func *f, int pi, const char *text, Diags *d)
 			c->prim.value = pe_int(&m->arena, strtoll(text, NULL, 10));
 	}
 	c->sinfo = si;
-	replace_uses(f->body, &(VarBind){m, p, c});
-	for (int k = pi + 1; k < f->nparams; k++)
-		f->params[k - 1] = f->params[k];
-	f->nparams--;
-	for (int k = 0; k < f->nattrs; k++)
-		if (!strcmp(f->attrs[k].key, "num_input") &&
-		    f->attrs[k].val.kind == AV_INT && pi < f->attrs[k].val.i)
-			f->attrs[k].val.i--;
+	drop_param(m, f, pi, c);
+	return true;
+}
+
+/* Binds tensor parameter pi of f to the array of pb (@file.npy). */
+static bool
+bind_array(Module *m, Func *f, int pi, const PassBinding *pb, Diags *d)
+{
+	Var *p = f->params[pi];
+	SInfo *si = p->sinfo;
+	if (!si || si->kind != SI_TENSOR) {
+		diag_error(d, p->span, "--bind %s=%s: the parameter is not a tensor",
+			   p->name, pb->value);
+		return false;
+	}
+	if (si->dtype != DT_UNKNOWN && si->dtype != pb->dtype) {
+		diag_error(d, p->span, "--bind %s=%s: the array is %s, the "
+			   "parameter %s", p->name, pb->value,
+			   dtype_name(pb->dtype), dtype_name(si->dtype));
+		return false;
+	}
+	bool fits = si->ndim < 0 || si->ndim == pb->ndim;
+	for (int i = 0; fits && si->shape && i < si->ndim; i++) {
+		int64_t c;
+		if (pe_is_const(si->shape[i], &c) && c != pb->shape[i])
+			fits = false;
+		if (si->shape[i]->kind == PE_VAR || !pe_is_const(si->shape[i], &c))
+			fits = false; /* symbolic dims: bind them first (--bind n=...) */
+	}
+	if (!fits) {
+		StrBuf a = {0};
+		print_sinfo(&a, si);
+		StrBuf s = {0};
+		for (int i = 0; i < pb->ndim; i++)
+			sb_printf(&s, "%s%lld", i ? ", " : "", (long long)pb->shape[i]);
+		diag_error(d, p->span, "--bind %s=%s: an array of shape (%s) does "
+			   "not fit the parameter's %s", p->name, pb->value,
+			   s.p ? s.p : "", a.p ? a.p : "?");
+		sb_free(&a);
+		sb_free(&s);
+		return false;
+	}
+	size_t n = (size_t)dtype_bits(pb->dtype) / 8;
+	for (int i = 0; i < pb->ndim; i++)
+		n *= (size_t)pb->shape[i];
+	Expr *c = ir_expr(m, E_CONST, p->span);
+	c->cdata.dtype = pb->dtype;
+	c->cdata.ndim = pb->ndim;
+	c->cdata.shape = arena_memdup(&m->arena, pb->shape,
+				      sizeof(int64_t) * (size_t)(pb->ndim ? pb->ndim : 1));
+	c->cdata.data = arena_memdup(&m->arena, pb->data, n);
+	c->sinfo = si;
+	drop_param(m, f, pi, c);
 	return true;
 }
 
@@ -173,11 +233,10 @@ pass_bind_params(Module *m, const PassOptions *o, Diags *d)
 	int errors = 0;
 	for (int b = 0; b < o->nbinds; b++) {
 		const PassBinding *pb = &o->binds[b];
-		if (pb->value[0] == '@') {
+		if (pb->value[0] == '@' && !pb->data) {
 			diag_error(d, (Span){0, 0, 0},
-				   "--bind %s=%s: array values are not supported "
-				   "yet; bind a number",
-				   pb->name, pb->value);
+				   "--bind %s=%s: the array was not read", pb->name,
+				   pb->value);
 			errors++;
 			continue;
 		}
@@ -187,7 +246,9 @@ pass_bind_params(Module *m, const PassOptions *o, Diags *d)
 			for (int k = 0; k < f->nparams; k++)
 				if (!strcmp(f->params[k]->name, pb->name)) {
 					found = true;
-					if (!bind_param(m, f, k, pb->value, d))
+					bool ok = pb->data ? bind_array(m, f, k, pb, d)
+							   : bind_param(m, f, k, pb->value, d);
+					if (!ok)
 						errors++;
 					break;
 				}

@@ -16,6 +16,12 @@
 typedef struct {
 	const char *name;  /* a parameter or a symbolic variable */
 	const char *value; /* "3", "0.5", "@file.npy" */
+	/* For "@file.npy": the array, read by the caller (the pass knows no
+	 * files). data is C-order element bytes, as Expr.cdata. */
+	const void *data;
+	DType dtype;
+	int ndim;
+	const int64_t *shape;
 } PassBinding;
 
 typedef struct {

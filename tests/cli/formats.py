@@ -101,6 +101,40 @@ with tempfile.TemporaryDirectory() as d:
     check("lift -o on bad input writes nothing", rc == 1 and not os.path.exists(os.path.join(d, "bad.py")),
           sorted(os.listdir(d)))
 
+# --- bind-params with an array: config fixed at compile time joins the transform
+BIND = '''@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), "float32"), scale: R.Tensor((2,), "float32"), w: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        R.func_attr({"num_input": 2})
+        with R.dataflow():
+            ws = R.multiply(w, scale)
+            y = R.add(x, ws)
+            R.output(y)
+        return y
+'''
+with tempfile.TemporaryDirectory() as d:
+    model = os.path.join(d, "m.py")
+    with open(model, "w") as f:
+        f.write(BIND)
+    import numpy as np
+    np.save(os.path.join(d, "s.npy"), np.array([0.5, 2.0], dtype=np.float32))
+    np.save(os.path.join(d, "s3.npy"), np.zeros(3, dtype=np.float32))
+    np.save(os.path.join(d, "si.npy"), np.zeros(2, dtype=np.int32))
+    rc, out, err = rlx("lift", model)
+    check("unbound config stays a runtime input", rc == 0 and "ws" not in out.split("def main_transform_params")[1]
+          and "R.multiply(w, scale)" in out, out)
+    rc, out, err = rlx("lift", model, "--bind", "scale=@" + os.path.join(d, "s.npy"))
+    tp = out.split("def main_transform_params")[1] if "def main_transform_params" in out else ""
+    check("--bind NAME=@file.npy: the config joins the transform",
+          rc == 0 and 'R.multiply(w, R.const([0.5, 2.0], "float32"))' in tp and '"num_input": 1' in out, out + err)
+    rc, out, err = rlx("lift", model, "--bind", "scale=@" + os.path.join(d, "s3.npy"))
+    check("--bind with a mis-shaped array: located error", rc == 1 and "m.py:4:" in err and "shape (3)" in err, err)
+    rc, out, err = rlx("lift", model, "--bind", "scale=@" + os.path.join(d, "si.npy"))
+    check("--bind with a mis-typed array: located error", rc == 1 and "int32" in err, err)
+    rc, out, err = rlx("lift", model, "--bind", "scale=@" + os.path.join(d, "none.npy"))
+    check("--bind with a missing file: exit 1", rc == 1 and "none.npy" in err, err)
+
 print(f"1..{len(results)}")
 failed = 0
 for i, (name, ok, detail) in enumerate(results, 1):
