@@ -10,7 +10,8 @@
  * follows the live set. Uses inside an `if` count as uses by the `if`
  * binding of the enclosing sequence.
  *
- * Running: op calls get fresh 64-byte aligned outputs whose shapes are the
+ * Running: op calls get fresh 64-byte aligned outputs (large ones from the
+ * program's pool of huge-page buffers, reused once freed) whose shapes are the
  * call's struct info with the symbolic dims evaluated, then the kernel runs
  * on buffers = tensor arguments then outputs, dims = every buffer's shape.
  * reshape/expand_dims/squeeze/flatten make views sharing the input's data
@@ -103,6 +104,7 @@ struct RtProgram {
 	ConstEntry *consts;
 	int nconsts, cconsts;
 	int nseqs;
+	RtPool *pool;    /* large outputs, reused once freed */
 };
 
 /* A running function. */
@@ -706,6 +708,7 @@ rt_compile(Module *m, const char *func, Diags *d)
 		return NULL;
 	}
 	p->cg = cg_new(p->jit);
+	p->pool = rt_pool_new(); /* NULL: plain allocations */
 	p->nidx = m->next_id + 1;
 	p->idx = malloc(sizeof *p->idx * (size_t)p->nidx);
 	if (!p->cg || !p->idx)
@@ -734,6 +737,7 @@ rt_program_free(RtProgram *p)
 	free(p->consts);
 	cg_free(p->cg);
 	jit_free(p->jit);
+	rt_pool_release(p->pool);
 	for (int i = 0; i < p->allocs.n; i++)
 		free(p->allocs.items[i]);
 	vec_free(&p->allocs);
@@ -1559,7 +1563,8 @@ new_output(Frame *fr, Bufs *bf, const SInfo *si, const Expr *e,
 	} else if (!eval_shape(fr, si, shape, who)) {
 		return NULL;
 	}
-	RtTensor *t = rt_tensor_new(si->dtype, si->ndim, shape, fr->e);
+	RtTensor *t = rt_tensor_new_in(fr->p->pool, si->dtype, si->ndim, shape,
+					fr->e);
 	if (!t) {
 		char inner[sizeof fr->e->msg];
 		snprintf(inner, sizeof inner, "%s", fr->e->msg);
