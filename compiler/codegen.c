@@ -67,6 +67,7 @@ enum {
 	PAR_BLK = 4096,    /* flat elementwise loops: elements per chunk */
 	NT_MIN_BYTES = 8 << 20, /* outputs this large bypass the caches */
 	QT = 16,            /* transpose tiles per strip of rows */
+	CC_BLK = 1 << 16,   /* concat: elements per parallel block */
 	MM_MR = 6,         /* matmul register tile: rows */
 	MM_VW = 16,        /* f32 lanes of one accumulator vector */
 	MM_NV = 2,         /* accumulator vectors per row (MM_NV * MM_VW cols) */
@@ -1262,7 +1263,13 @@ gen_permute(K *k)
 	return true;
 }
 
-/* concat: each input's rows land side by side along axis. */
+/*
+ * concat: each input's rows land side by side along axis. Each input row
+ * (the dims from axis on, contiguous in input and output) is cut into
+ * blocks of CC_BLK elements; the parallel loop runs over (outer index,
+ * block of any input), finding the input by a chain of compares. A block
+ * of the output's dtype is a memcpy.
+ */
 static bool
 gen_concat(K *k)
 {
@@ -1273,22 +1280,56 @@ gen_concat(K *k)
 		return fail(k, "axis=None is not supported");
 	if (!norm_axis(av.i, out->nd, &axis))
 		return fail(k, "axis out of range");
+	LLVMBuilderRef b = k->b;
 	LLVMValueRef outer = prod(k, out->dim, 0, axis);
 	LLVMValueRef orow = prod(k, out->dim, axis, out->nd);
-	LLVMValueRef off = ci(k, 0);
+	LLVMValueRef rows[MAXBUF], nblk[MAXBUF], offs[MAXBUF];
+	LLVMValueRef nb = ci(k, 0), off = ci(k, 0);
 	for (int i = 0; i < k->nin; i++) {
-		Buf *b = &k->buf[i];
-		LLVMValueRef row = prod(k, b->dim, axis, b->nd);
-		Loop lo, li;
-		LLVMValueRef o = loop_begin(k, &lo, outer);
-		LLVMValueRef j = loop_begin(k, &li, row);
-		LLVMValueRef v = ld(k, b, add(k, mul(k, o, row), j));
-		st(k, out, add(k, add(k, mul(k, o, orow), off), j),
-		   cvt(k, v, b->dt, out->dt));
-		loop_end(k, &li);
-		loop_end(k, &lo);
-		off = add(k, off, row);
+		Buf *in = &k->buf[i];
+		rows[i] = prod(k, in->dim, axis, in->nd);
+		nblk[i] = LLVMBuildSDiv(b, add(k, rows[i], ci(k, CC_BLK - 1)),
+					ci(k, CC_BLK), "");
+		offs[i] = off;
+		off = add(k, off, rows[i]);
+		nb = add(k, nb, nblk[i]);
 	}
+	Loop lp;
+	LLVMValueRef f = par_begin(k, &lp, mul(k, outer, nb), mul(k, outer, orow));
+	LLVMValueRef o = LLVMBuildUDiv(b, f, nb, "");
+	LLVMValueRef blk = LLVMBuildURem(b, f, nb, "");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(k->c, k->fn, "cdone");
+	LLVMValueRef first = ci(k, 0);
+	for (int i = 0; i < k->nin; i++) {
+		Buf *in = &k->buf[i];
+		LLVMValueRef last = add(k, first, nblk[i]);
+		LLVMBasicBlockRef here = LLVMAppendBasicBlockInContext(k->c, k->fn, "cin");
+		LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(k->c, k->fn, "cnext");
+		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, blk, last, ""),
+				here, next);
+		LLVMPositionBuilderAtEnd(b, here);
+		LLVMValueRef j0 = mul(k, LLVMBuildSub(b, blk, first, ""), ci(k, CC_BLK));
+		LLVMValueRef j1 = imin(k, add(k, j0, ci(k, CC_BLK)), rows[i]);
+		LLVMValueRef ioff = add(k, mul(k, o, rows[i]), j0);
+		LLVMValueRef ooff = add(k, add(k, mul(k, o, orow), offs[i]), j0);
+		if (in->dt == out->dt && dtype_bits(in->dt) % 8 == 0) {
+			int bytes = dtype_bits(in->dt) / 8;
+			LLVMBuildMemCpy(b, addr(k, out, ooff), 1, addr(k, in, ioff), 1,
+					mul(k, LLVMBuildSub(b, j1, j0, ""), ci(k, bytes)));
+		} else {
+			Loop li;
+			LLVMValueRef j = loop_begin(k, &li, LLVMBuildSub(b, j1, j0, ""));
+			LLVMValueRef v = ld(k, in, add(k, ioff, j));
+			st(k, out, add(k, ooff, j), cvt(k, v, in->dt, out->dt));
+			loop_end(k, &li);
+		}
+		LLVMBuildBr(b, done);
+		LLVMPositionBuilderAtEnd(b, next);
+		first = last;
+	}
+	LLVMBuildBr(b, done);
+	LLVMPositionBuilderAtEnd(b, done);
+	loop_end(k, &lp);
 	return true;
 }
 
