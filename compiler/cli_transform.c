@@ -8,10 +8,13 @@
  * dropped (madvise) once the executor lets go of it, so resident memory
  * stays bounded by the tensors computed together. The cache carries the
  * hashes of what it was computed from; a second run with the same inputs
- * does nothing. A writer thread hashes the inputs and writes the outputs
- * while the next ones are computed: the executor hands it a value and goes
- * on (at most WRITER_BYTES ahead); the main thread alone touches the
- * values' reference counts, releasing each once the writer is done.
+ * does nothing. Two threads work beside the executor: a hasher hashes the
+ * checkpoint's tensors from its own mapping of it (from the start, while
+ * the transform is being compiled; reading ahead of the executor warms
+ * the page cache for it), and a writer writes the outputs while the next
+ * ones are computed: the executor hands it a value and goes on (at most
+ * WRITER_BYTES ahead); the main thread alone touches the values'
+ * reference counts, releasing each once the writer is done.
  *
  * init-weights: deterministic random weights (splitmix64, seeded per
  * tensor from --seed and the tensor's name) for a function's weights.
@@ -24,6 +27,7 @@
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -716,12 +720,11 @@ static const char transform_help[] =
 
 enum { WRITER_BYTES = 64 << 20 }; /* queued for the writer at most */
 
-/* A job of the writer thread: output `name` to append to the cache, or
- * (name NULL) input `param` to hash. v is the main thread's reference. */
+/* A job of the writer thread: output `name` to append to the cache. v is
+ * the main thread's reference. */
 typedef struct {
 	RtValue *v;
 	const char *name;
-	int param;
 	size_t bytes;
 } Job;
 
@@ -739,6 +742,16 @@ typedef struct {
 	bool stop, failed;
 	RtError err;        /* the first failure */
 } Writer;
+
+/* The hasher thread, with its own view of the checkpoint. */
+typedef struct {
+	pthread_t thr;
+	bool started;
+	Src src;
+	bool ok;            /* written by the thread, read after the join */
+	atomic_bool stop;   /* the main thread gave up */
+	RtError err;
+} Hasher;
 
 /* The state of one streaming transform. */
 typedef struct {
@@ -763,6 +776,7 @@ typedef struct {
 	double t0, last;
 	size_t page;
 	Writer wr;
+	Hasher hs;
 } Xf;
 
 /* madvise over the whole pages of a tensor's bytes (mapped read-only, so
@@ -821,15 +835,63 @@ xf_hash_param(Xf *x, int i, const RtTensor *t)
 	x->hash[i] = XXH3_128bits(t->data, t->nbytes);
 }
 
+/* The hasher thread: hashes every parameter of T in order from its own
+ * mapping, dropping each one's pages from that mapping afterwards. */
+static void *
+hasher_main(void *arg)
+{
+	Xf *x = arg;
+	Hasher *hs = &x->hs;
+	for (int i = 0; i < x->T->nparams && !atomic_load(&hs->stop); i++) {
+		RtTensor *t = src_load(&hs->src, x->T->params[i]->name, &hs->err);
+		if (!t) {
+			hs->ok = false;
+			break;
+		}
+		advise_tensor(x, t, MADV_WILLNEED);
+		xf_hash_param(x, i, t);
+		x->hashed[i] = true;
+		advise_tensor(x, t, MADV_DONTNEED);
+		rt_tensor_free(t);
+	}
+	return NULL;
+}
+
+/* Starts the hasher; without it (no thread, or the checkpoint cannot be
+ * opened twice) xf_hash_rest does the work after the run. */
+static void
+hasher_start(Xf *x)
+{
+	Hasher *hs = &x->hs;
+	hs->ok = true;
+	atomic_store(&hs->stop, false);
+	if (!src_open(&hs->src, x->ckpt, &hs->err))
+		return;
+	hs->started = !pthread_create(&hs->thr, NULL, hasher_main, x);
+	if (!hs->started)
+		src_close(&hs->src);
+}
+
+/* Waits for the hasher; false (its error printed) when it failed. */
+static bool
+hasher_finish(Xf *x)
+{
+	Hasher *hs = &x->hs;
+	if (!hs->started)
+		return true;
+	pthread_join(hs->thr, NULL);
+	hs->started = false;
+	src_close(&hs->src);
+	if (!hs->ok)
+		fprintf(stderr, "%s: error: %s\n", x->ckpt, hs->err.msg);
+	return hs->ok;
+}
+
 /* Runs job j (on the writer thread, or the main one when there is no
  * writer thread). */
 static bool
 job_run(Xf *x, const Job *j, RtError *e)
 {
-	if (!j->name) {
-		xf_hash_param(x, j->param, j->v->t);
-		return true;
-	}
 	if (j->v->kind == RV_TENSOR)
 		return rt_cache_add(x->cw, j->name, j->v->t, e);
 	return rt_cache_add_shape(x->cw, j->name, j->v->values, j->v->n, e);
@@ -916,16 +978,15 @@ writer_ok(Writer *wr, RtError *e)
  * room; releases the values of finished jobs. false + e when the writer
  * failed. */
 static bool
-writer_push(Xf *x, RtValue *v, const char *name, int param, size_t bytes,
-	    RtError *e)
+writer_push(Xf *x, RtValue *v, const char *name, size_t bytes, RtError *e)
 {
 	Writer *wr = &x->wr;
 	if (wr->njobs == wr->cjobs) {
-		rt_error(e, "%s: more jobs than outputs and inputs",
-			 x->T->name);
+		rt_error(e, "%s: more outputs than %d", x->T->name,
+			 wr->cjobs);
 		return false;
 	}
-	Job j = {rt_value_retain(v), name, param, bytes};
+	Job j = {rt_value_retain(v), name, bytes};
 	if (!wr->started) {
 		wr->jobs[wr->njobs++] = j;
 		wr->next = wr->njobs;
@@ -993,8 +1054,7 @@ writer_poll(Writer *wr)
 	pthread_mutex_unlock(&wr->mu);
 }
 
-/* RtStream.load: weight `param` of T, by name from the checkpoint; its
- * hash is left to the writer thread. */
+/* RtStream.load: weight `param` of T, by name from the checkpoint. */
 static RtValue *
 xf_load(void *ctx, int param, RtError *e)
 {
@@ -1018,13 +1078,6 @@ xf_load(void *ctx, int param, RtError *e)
 		rt_error(e, "out of memory");
 		return NULL;
 	}
-	if (!x->hashed[param]) {
-		x->hashed[param] = true;
-		if (!writer_push(x, v, NULL, param, t->nbytes, e)) {
-			rt_value_release(v);
-			return NULL;
-		}
-	}
 	if (x->held[param])
 		rt_value_release(x->held[param]);
 	x->held[param] = rt_value_retain(v);
@@ -1045,10 +1098,10 @@ xf_emit(void *ctx, int k, RtValue *v, RtError *e)
 	const char *name = x->F->params[x->ninput + k]->name;
 	bool ok;
 	if (v->kind == RV_TENSOR) {
-		ok = writer_push(x, v, name, -1, v->t->nbytes, e);
+		ok = writer_push(x, v, name, v->t->nbytes, e);
 		x->bytes_out += v->t->nbytes;
 	} else if (v->kind == RV_SHAPE) {
-		ok = writer_push(x, v, name, -1, 0, e);
+		ok = writer_push(x, v, name, 0, e);
 		x->bytes_out += (uint64_t)v->n * 8;
 	} else {
 		rt_error(e, "%s: output %d ('%s') is a %s; a tensor cache holds "
@@ -1426,6 +1479,7 @@ cmd_transform(int argc, char **argv)
 	if (failed)
 		goto done;
 
+	hasher_start(&x);
 	prog = compile_func(x.m, x.T->name);
 	if (!prog)
 		goto done;
@@ -1436,7 +1490,7 @@ cmd_transform(int argc, char **argv)
 		fprintf(stderr, "%s: error: %s\n", out, e.msg);
 		goto done;
 	}
-	if (!writer_start(&x, x.nout + x.T->nparams)) {
+	if (!writer_start(&x, x.nout)) {
 		fprintf(stderr, "%s: error: out of memory\n", out);
 		goto done;
 	}
@@ -1459,7 +1513,7 @@ cmd_transform(int argc, char **argv)
 			x.m->src.name, x.T->name, x.nemitted, x.nout);
 		goto done;
 	}
-	if (!xf_hash_rest(&x))
+	if (!hasher_finish(&x) || !xf_hash_rest(&x))
 		goto done;
 	char ch[17];
 	snprintf(ch, sizeof ch, "%016" PRIx64, xf_ckpt_hash(&x));
@@ -1485,6 +1539,10 @@ cmd_transform(int argc, char **argv)
 		       (double)peak_rss() / 1e6);
 	}
 done:
+	if (x.hs.started) {
+		atomic_store(&x.hs.stop, true); /* after the tensor it is on */
+		hasher_finish(&x);
+	}
 	if (x.wr.jobs) {
 		RtError ignored;
 		writer_finish(&x, false, &ignored);
