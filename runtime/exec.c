@@ -34,6 +34,7 @@
 enum {
 	MAX_BUFS = 64,    /* buffers of one kernel call (as codegen's MAXBUF) */
 	MAX_DEPTH = 100,  /* nested function calls */
+	FUSE_LEAVES = 16, /* tensor operands of one fused kernel at most */
 	WHO_LEN = 160,    /* "parameter 'x'" descriptions */
 };
 
@@ -51,6 +52,9 @@ typedef struct {
 /* One binding, planned. */
 typedef struct {
 	Binding *b;
+	Expr *x;                /* what runs: b->value, or a fused tree of
+				 * elementwise calls; NULL when fused into a
+				 * later step */
 	int slot;               /* of b->var */
 	CgKernel *k;            /* op calls with a kernel */
 	SeqPlan *then_, *else_; /* E_IF */
@@ -83,6 +87,7 @@ struct FnPlan {
 	int *end_fields;  /* fields that are not vars: emitted at the end */
 	int nend;
 	bool tuple_mode;
+	int *uses;        /* while planning: uses of each var id in f */
 };
 
 /* Expr* → its constant value, open addressing. */
@@ -356,8 +361,120 @@ is_view_op(OpKind op)
 	       op == OP_FLATTEN;
 }
 
+/* Counts a use of v (ctx: the uses per var id). */
+static void
+count_use(Var *v, void *ctx)
+{
+	((int *)ctx)[v->id]++;
+}
+
+/* The tensor operands of elementwise call tree e. */
+static int
+count_leaves(const Expr *e)
+{
+	int n = 0;
+	for (int i = 0; i < e->call.nargs; i++) {
+		const Expr *x = e->call.args[i];
+		if (x->kind == E_CALL)
+			n += count_leaves(x);
+		else if (x->kind == E_VAR || x->kind == E_CONST)
+			n++;
+	}
+	return n;
+}
+
+/* Does a value of dtype dt read back exactly as computed (see
+ * cg_fusable)? */
+static bool
+exact_dtype(DType dt)
+{
+	return dt == DT_F32 || dt == DT_F64 || dt == DT_I32 || dt == DT_I64;
+}
+
+/* Are the shapes of a and b (tensors with shapes) the same: equal
+ * constants or the same symbolic var, dim by dim? */
+static bool
+same_shape(const SInfo *a, const SInfo *b)
+{
+	if (a->ndim != b->ndim)
+		return false;
+	for (int i = 0; i < a->ndim; i++) {
+		const PExpr *x = a->shape[i], *y = b->shape[i];
+		if (x->kind == PE_INT && y->kind == PE_INT && x->value == y->value)
+			continue;
+		if (x->kind == PE_VAR && y->kind == PE_VAR && x->var == y->var)
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/* Is call e's result a tensor of known shape? */
+static const SInfo *
+shaped(const Expr *e)
+{
+	const SInfo *si = e->sinfo;
+	return si && si->kind == SI_TENSOR && si->shape && si->ndim >= 0 &&
+	       si->dtype != DT_UNKNOWN ? si : NULL;
+}
+
+/*
+ * Elementwise fusion: a var bound in sp to an elementwise call, used once
+ * in the whole function, as a direct operand of a later elementwise call
+ * of sp with the same shape, is computed inside that call's kernel
+ * (cg_fusable) instead of into a tensor of its own: the later step's x
+ * becomes the tree and the earlier one's NULL. Liveness follows x, so the
+ * operands of the fused call live until the kernel that reads them.
+ */
+static void
+fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
+{
+	for (int j = 0; j < sp->n; j++) {
+		Step *sj = &sp->steps[j];
+		Expr *e = sj->x;
+		const SInfo *rs = e && cg_fusable(e) ? shaped(e) : NULL;
+		if (!rs)
+			continue;
+		Expr **args = NULL;
+		int leaves = count_leaves(e);
+		for (int a = 0; a < e->call.nargs; a++) {
+			Expr *x = e->call.args[a];
+			if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
+				continue;
+			int i = j - 1;
+			while (i >= 0 && sp->steps[i].b->var != x->var)
+				i--;
+			if (i < 0)
+				continue;
+			Step *si = &sp->steps[i];
+			Expr *pe = si->x;
+			const SInfo *ps = pe && cg_fusable(pe) ? shaped(pe) : NULL;
+			if (!ps || si->b->cast || si->b->annotated ||
+			    !exact_dtype(ps->dtype) || !same_shape(ps, rs) ||
+			    leaves - 1 + count_leaves(pe) > FUSE_LEAVES)
+				continue;
+			if (!args) {
+				args = ARENA_ARRAY(&p->m->arena, Expr *,
+						   e->call.nargs);
+				memcpy(args, e->call.args,
+				       sizeof *args * (size_t)e->call.nargs);
+			}
+			args[a] = pe;
+			leaves += count_leaves(pe) - 1;
+			si->x = NULL;
+		}
+		if (args) {
+			Expr *f = ARENA_NEW(&p->m->arena, Expr);
+			*f = *e;
+			f->call.args = args;
+			sj->x = f;
+		}
+	}
+}
+
 /* Plans the sequence seq of fp: slots for its vars, kernels, branches and
- * callees. Liveness comes later (live_seq). */
+ * callees, with elementwise chains fused (fuse_seq). Liveness comes later
+ * (live_seq). */
 static SeqPlan *
 plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 {
@@ -382,15 +499,8 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 				p->idx[id] = fp->nslots++;
 			st->slot = p->idx[id];
 			Expr *e = st->b->value;
+			st->x = e;
 			switch (e->kind) {
-			case E_CALL:
-				if (e->call.op == OP_STOP_LIFT_PARAMS ||
-				    is_view_op(e->call.op))
-					break;
-				st->k = cg_kernel(p->cg, p->m, e, d);
-				if (!st->k)
-					*ok = false;
-				break;
 			case E_IF:
 				st->then_ = plan_seq(p, fp, e->if_.then_, d, ok);
 				st->else_ = plan_seq(p, fp, e->if_.else_, d, ok);
@@ -415,6 +525,17 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 				break;
 			}
 		}
+	}
+	fuse_seq(p, fp, sp);
+	for (int i = 0; i < n; i++) {
+		Step *st = &sp->steps[i];
+		Expr *e = st->x;
+		if (!e || e->kind != E_CALL || e->call.op == OP_STOP_LIFT_PARAMS ||
+		    is_view_op(e->call.op))
+			continue;
+		st->k = cg_kernel(p->cg, p->m, e, d);
+		if (!st->k)
+			*ok = false;
 	}
 	return sp;
 }
@@ -484,7 +605,7 @@ live_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq, Rel *r,
 	for (int i = 0; i < sp->n; i++) {
 		c.pos = i + 1;
 		if (i != skip)
-			ir_visit_uses(sp->steps[i].b->value, live_use, &c);
+			ir_visit_uses(sp->steps[i].x, live_use, &c);
 	}
 	c.pos = sp->n + 1;
 	if (!skip_body)
@@ -667,7 +788,13 @@ plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d)
 		p->idx[id] = fp->nsyms++;
 	}
 	bool ok = true;
+	fp->uses = calloc((size_t)p->nidx, sizeof *fp->uses);
+	if (!fp->uses)
+		ir_bug("out of memory");
+	ir_visit_uses(f->body, count_use, fp->uses);
 	fp->top = plan_seq(p, fp, f->body, d, &ok);
+	free(fp->uses);
+	fp->uses = NULL;
 	int *def_seq = calloc((size_t)(fp->nslots ? fp->nslots : 1), sizeof *def_seq);
 	if (!def_seq)
 		ir_bug("out of memory");
@@ -1396,6 +1523,12 @@ push_arg(Frame *fr, Bufs *bf, const Expr *x, const char *who)
 {
 	if (x->kind == E_PRIM)
 		return true;
+	if (x->kind == E_CALL) { /* a fused call: its operands */
+		for (int i = 0; i < x->call.nargs; i++)
+			if (!push_arg(fr, bf, x->call.args[i], who))
+				return false;
+		return true;
+	}
 	const SInfo *si = arg_sinfo(x);
 	if (!si || si->kind == SI_SHAPE || si->kind == SI_PRIM)
 		return true;
@@ -1592,7 +1725,7 @@ new_output(Frame *fr, Bufs *bf, const SInfo *si, const Expr *e,
 static bool
 call_kernel(Frame *fr, Step *st, const char *who, RtValue **out)
 {
-	Expr *e = st->b->value;
+	Expr *e = st->x;
 	Bufs bf;
 	bf.nb = bf.nd = bf.nhold = 0;
 	bool ok = true;
@@ -1722,7 +1855,7 @@ cond_value(Frame *fr, const Expr *c, bool *out, const char *who)
 static bool
 exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 {
-	Expr *e = st->b->value;
+	Expr *e = st->x;
 	switch (e->kind) {
 	case E_CALL:
 		if (st->k)
@@ -1783,7 +1916,7 @@ run_seq(Frame *fr, SeqPlan *sp, const Rel *r, bool stream, RtValue **out)
 	release_at(fr, r, 0);
 	for (int i = 0; i < sp->n; i++) {
 		Step *st = &sp->steps[i];
-		if (stream && i == fp->skip_step) {
+		if ((stream && i == fp->skip_step) || !st->x) {
 			release_at(fr, r, i + 1);
 			continue;
 		}
