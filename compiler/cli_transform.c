@@ -718,7 +718,9 @@ static const char transform_help[] =
 	"  --quiet           print nothing but errors\n"
 	"  -o DIR            the tensor cache to write\n";
 
-enum { WRITER_BYTES = 64 << 20 }; /* queued for the writer at most */
+/* Queued for the writer at most (beyond one job): fresh memory is slow to
+ * touch, so few buffers in flight that the pool reuses beat a deep queue. */
+enum { WRITER_BYTES = 16 << 20 };
 
 /* A job of the writer thread: output `name` to append to the cache. v is
  * the main thread's reference. */

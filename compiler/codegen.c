@@ -1082,6 +1082,15 @@ cg_fusable(const Expr *e)
 	return true;
 }
 
+/* Can reduction op read its data from a fused elementwise tree whose
+ * leaves all have the data's shape (see codegen.h)? */
+bool
+cg_reduce_fusable(OpKind op)
+{
+	return op == OP_SUM || op == OP_MEAN || op == OP_MAX || op == OP_MIN ||
+	       op == OP_PROD;
+}
+
 /* Does call e have a call among its arguments (a fused kernel)? */
 static bool
 has_nested_call(const Expr *e)
@@ -1894,8 +1903,14 @@ gen_matmul(K *k)
 static bool
 gen_reduce(K *k)
 {
-	Buf *x = &k->buf[0], *out = &k->buf[1];
+	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
 	OpKind op = k->e->call.op;
+	/* a fused elementwise tree computes the data: its leaves all have
+	 * the data's shape (exec's fuse_seq), so buffer 0 gives the dims */
+	Expr *tree = k->e->call.args[0]->kind == E_CALL ? k->e->call.args[0] : NULL;
+	DType xdt = tree ? tree->sinfo->dtype : x->dt;
+	if (!tree && k->nin != 1)
+		return fail(k, "expects one tensor");
 	bool arg = op == OP_ARGMAX || op == OP_ARGMIN;
 	bool red[MAXD] = {0};
 	AttrVal av = attr(k, "axis");
@@ -1938,8 +1953,8 @@ gen_reduce(K *k)
 		s = mul(k, s, rd[i]);
 	}
 	LLVMValueRef count = s;
-	DType vt = x->dt; /* type of compared values (arg ops, max, min) */
-	DType acct = (op == OP_MAX || op == OP_MIN || arg) ? x->dt : out->dt;
+	DType vt = xdt; /* type of compared values (arg ops, max, min) */
+	DType acct = (op == OP_MAX || op == OP_MIN || arg) ? xdt : out->dt;
 	if (acct == DT_F16 || acct == DT_BF16)
 		acct = DT_F32;
 	if (acct == DT_BOOL)
@@ -1977,8 +1992,19 @@ gen_reduce(K *k)
 	LLVMBuildStore(k->b, initv, acc);
 	LLVMBuildStore(k->b, ci(k, 0), best);
 	nest_begin(k, &rn, rd, nr, ridx);
-	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rst, nr))),
-			     x->dt, acct);
+	LLVMValueRef off = add(k, base, dot(k, ridx, rst, nr)), raw;
+	if (tree) {
+		LLVMValueRef lv[MAXBUF];
+		for (int i = 0; i < k->nin; i++)
+			lv[i] = ld(k, &k->buf[i], off);
+		int next = 0;
+		DType r;
+		LLVMValueRef tv = elem_node(k, tree, lv, &next, &r);
+		raw = cvt(k, tv, r, xdt);
+	} else {
+		raw = ld(k, x, off);
+	}
+	LLVMValueRef v = cvt(k, raw, xdt, acct);
 	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
 	LLVMValueRef nv;
 	switch (op) {
@@ -2287,6 +2313,10 @@ gen_body(K *k)
 	if (has_nested_call(k->e)) {
 		if (k->nout != 1)
 			return fail(k, "a fused kernel has one output");
+		if (cg_reduce_fusable(op))
+			return gen_reduce(k);
+		if (!elem_class(op))
+			return fail(k, "cannot take a fused operand");
 		return gen_elementwise(k, elem_fused);
 	}
 	switch (op) {

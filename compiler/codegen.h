@@ -77,5 +77,8 @@ int cg_num_kernels(const Codegen *cg);
  * what it computes (float32, float64, int32, int64).
  */
 bool cg_fusable(const Expr *e);
+/* A reduction's data argument (its first) may be such a tree too when
+ * every tensor operand of the tree has the tree's shape. */
+bool cg_reduce_fusable(OpKind op);
 
 #endif

@@ -418,13 +418,36 @@ shaped(const Expr *e)
 	       si->dtype != DT_UNKNOWN ? si : NULL;
 }
 
+/* Do all tensor operands of elementwise tree e have shape si? */
+static bool
+leaves_shaped(const Expr *e, const SInfo *si)
+{
+	for (int i = 0; i < e->call.nargs; i++) {
+		const Expr *x = e->call.args[i];
+		if (x->kind == E_CALL) {
+			if (!leaves_shaped(x, si))
+				return false;
+			continue;
+		}
+		if (x->kind != E_VAR && x->kind != E_CONST)
+			continue;
+		const SInfo *xs = x->kind == E_VAR ? x->var->sinfo : x->sinfo;
+		if (!xs || xs->kind != SI_TENSOR || !xs->shape ||
+		    !same_shape(xs, si))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Elementwise fusion: a var bound in sp to an elementwise call, used once
  * in the whole function, as a direct operand of a later elementwise call
  * of sp with the same shape, is computed inside that call's kernel
  * (cg_fusable) instead of into a tensor of its own: the later step's x
- * becomes the tree and the earlier one's NULL. Liveness follows x, so the
- * operands of the fused call live until the kernel that reads them.
+ * becomes the tree and the earlier one's NULL. The data operand of a
+ * reduction fuses the same way when the tree's operands all have its
+ * shape (cg_reduce_fusable). Liveness follows x, so the operands of the
+ * fused call live until the kernel that reads them.
  */
 static void
 fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
@@ -432,12 +455,13 @@ fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 	for (int j = 0; j < sp->n; j++) {
 		Step *sj = &sp->steps[j];
 		Expr *e = sj->x;
-		const SInfo *rs = e && cg_fusable(e) ? shaped(e) : NULL;
+		bool red = e && e->kind == E_CALL && cg_reduce_fusable(e->call.op);
+		const SInfo *rs = e && (red || cg_fusable(e)) ? shaped(e) : NULL;
 		if (!rs)
 			continue;
 		Expr **args = NULL;
 		int leaves = count_leaves(e);
-		for (int a = 0; a < e->call.nargs; a++) {
+		for (int a = 0; a < (red ? 1 : e->call.nargs); a++) {
 			Expr *x = e->call.args[a];
 			if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
 				continue;
@@ -450,7 +474,8 @@ fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 			Expr *pe = si->x;
 			const SInfo *ps = pe && cg_fusable(pe) ? shaped(pe) : NULL;
 			if (!ps || si->b->cast || si->b->annotated ||
-			    !exact_dtype(ps->dtype) || !same_shape(ps, rs) ||
+			    !exact_dtype(ps->dtype) ||
+			    !(red ? leaves_shaped(pe, ps) : same_shape(ps, rs)) ||
 			    leaves - 1 + count_leaves(pe) > FUSE_LEAVES)
 				continue;
 			if (!args) {
