@@ -3,19 +3,22 @@
 #   make         install what is missing, configure, build build/rlx
 #   make test    the same, then every test under ASan+UBSan (build-test/)
 #   make demo    build, then run the example model end to end
-#   make bench   run the benchmarks in bench/
+#   make bench   run the benchmarks in bench/ (kernels, then transform)
 #
 # Packages come from Debian. As root, missing ones are installed with
 # apt-get; otherwise the exact command is printed and make stops.
 
 PACKAGES := gcc flex bison meson ninja-build pkg-config libcmocka-dev \
             llvm-19-dev libjansson-dev libxxhash-dev python3-numpy
+# make bench only: NumPy's BLAS (Debian's numpy otherwise runs the reference
+# BLAS) and threadpoolctl to report which kernel it uses.
+BENCH_PACKAGES := libopenblas0-pthread python3-threadpoolctl
 BUILD    := build
 TBUILD   := build-test
 RLX      := $(BUILD)/rlx
 MESON_OPTS :=
 
-.PHONY: all deps build test demo bench clean
+.PHONY: all deps bench-deps build test demo bench clean
 
 all: build
 
@@ -67,7 +70,10 @@ test: deps $(TBUILD)/build.ninja
 demo: build
 	@sh examples/demo.sh $(RLX)
 
-bench: build
+bench-deps:
+	@$(MAKE) --no-print-directory deps PACKAGES="$(BENCH_PACKAGES)"
+
+bench: build bench-deps
 	@/usr/bin/python3 bench/run.py $(RLX)
 
 clean:

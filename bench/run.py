@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""make bench: rlx's kernels against NumPy and memcpy, and JIT compile time.
+"""make bench: rlx's kernels against NumPy and memcpy, JIT compile time, then
+the transform benchmark (bench/transform/run.py).
 
-Usage: bench/run.py BUILD/rlx
+Usage: bench/run.py BUILD/rlx [--gib N] [--rss-gib A,B]
 
 Every row is measured side by side in this one run: the rlx kernel and a
 memcpy of the same bytes (the largest buffer of the op) by
@@ -11,21 +12,26 @@ reports the median over the rounds. Ratios are speeds relative to rlx:
 "x numpy" = numpy time / rlx time (above 1: rlx is faster), "of memcpy" =
 memcpy time / rlx time (1.0: as fast as copying the bytes).
 
-NumPy runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (they slow a
-current OpenBLAS down on this machine). When NumPy's own BLAS is not
-OpenBLAS (Debian's numpy falls back to the reference BLAS unless an
-OpenBLAS package is installed), Debian's libopenblas0-pthread is unpacked
-into BUILD/bench-deps with `apt-get download` + `dpkg -x` and put first on
-NumPy's library path, without installing anything system-wide; the kernel
-threadpoolctl reports is printed.
+NumPy is the system's (/usr/bin/python3), with the BLAS the system gives
+it: `make bench` installs Debian's libopenblas0-pthread (without it Debian's
+numpy runs the reference BLAS) and python3-threadpoolctl, and the BLAS
+library, version, kernel and threads threadpoolctl reports are printed. It
+runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (they slow a current
+OpenBLAS down on this machine).
+
+The transform benchmark needs about 2 x the larger RSS checkpoint of free
+disk (default 1 GiB rows, 2 and 4 GiB for peak memory); with less free
+space in its work directory the sizes shrink to fit, and say so. The load
+average is printed before and after: the machine may be shared.
 """
-import glob
+import argparse
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 ROUNDS = 3
 REPS = 15
@@ -85,16 +91,10 @@ print(json.dumps(info))
 """
 
 
-def numpy_env(extra_libs, extra_py):
+def numpy_env():
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
     env.pop("OPENBLAS_L2_SIZE", None)
-    if extra_libs:
-        env["LD_LIBRARY_PATH"] = ":".join(
-            [extra_libs] + ([env["LD_LIBRARY_PATH"]] if env.get("LD_LIBRARY_PATH") else []))
-    if extra_py:
-        env["PYTHONPATH"] = ":".join(
-            [extra_py] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     return env
 
 
@@ -111,44 +111,25 @@ def blas_of(info):
     return None
 
 
-def fetch_deps(build):
-    """Unpacks Debian's OpenBLAS and threadpoolctl into BUILD/bench-deps;
-    returns (library dir or None, python dir or None)."""
-    root = os.path.join(build, "bench-deps")
-    libdir = os.path.join(root, "root/usr/lib/x86_64-linux-gnu/openblas-pthread")
-    pydir = os.path.join(root, "root/usr/lib/python3/dist-packages")
-    if not os.path.exists(os.path.join(libdir, "libblas.so.3")):
-        if not shutil.which("apt-get") or not shutil.which("dpkg"):
-            return None, None
-        os.makedirs(root, exist_ok=True)
-        for pkg in ("libopenblas0-pthread", "python3-threadpoolctl"):
-            subprocess.run(["apt-get", "download", "-qq", pkg], cwd=root,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for deb in glob.glob(os.path.join(root, "*.deb")):
-            subprocess.run(["dpkg", "-x", deb, os.path.join(root, "root")],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return (libdir if os.path.exists(os.path.join(libdir, "libblas.so.3")) else None,
-            pydir if os.path.exists(os.path.join(pydir, "threadpoolctl.py")) else None)
+def loadavg():
+    return "load average %.2f, %.2f, %.2f" % os.getloadavg()
 
 
-def choose_numpy(build):
-    """The environment NumPy is timed in, and what it reports."""
-    env = numpy_env(None, None)
-    info = numpy_info(env)
-    blas = blas_of(info)
-    if blas and blas.get("internal_api") == "openblas":
-        return env, info, "numpy's own OpenBLAS"
-    libdir, pydir = fetch_deps(build)
-    if libdir:
-        env2 = numpy_env(libdir, pydir)
-        info2 = numpy_info(env2)
-        blas2 = blas_of(info2)
-        if blas2 is None or blas2.get("internal_api") == "openblas":
-            return env2, info2, "Debian's OpenBLAS unpacked in " + libdir
-    if pydir:
-        env = numpy_env(None, pydir)
-        info = numpy_info(env)
-    return env, info, "numpy's own BLAS (no OpenBLAS could be had)"
+def transform_sizes(workdir, gib, rss):
+    """The checkpoint sizes the transform benchmark can afford on the free
+    space of workdir: (gib, "A,B", note or None)."""
+    a, b = (float(x) for x in rss.split(","))
+    free = shutil.disk_usage(workdir).free / (1 << 30)
+    # the checkpoint and one output at a time, plus a margin
+    need = 2.2 * max(gib, b) + 1
+    if free >= need:
+        return gib, rss, None
+    scale = max(0.05, (free - 1) / need)
+    g2, a2, b2 = max(0.05, gib * scale), max(0.05, a * scale), max(0.1, b * scale)
+    return g2, "%.2f,%.2f" % (a2, b2), (
+        "only %.1f GiB free in %s: the transform benchmark runs on %.2f GiB "
+        "(RSS %.2f and %.2f GiB) instead of %.2f GiB (RSS %s)" % (
+            free, workdir, g2, a2, b2, gib, rss))
 
 
 def run_rlx(bk, args):
@@ -173,21 +154,33 @@ def ms(t):
 
 
 def main():
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: bench/run.py BUILD/rlx")
-    build = os.path.dirname(os.path.abspath(sys.argv[1]))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("rlx")
+    ap.add_argument("--gib", type=float, default=1.0,
+                    help="transform benchmark checkpoint (GiB)")
+    ap.add_argument("--rss-gib", default="2,4",
+                    help="transform peak-memory checkpoints (GiB)")
+    a = ap.parse_args()
+    build = os.path.dirname(os.path.abspath(a.rlx))
     bk = os.path.join(build, "bench", "bench_kernels")
     if not os.path.exists(bk):
         raise SystemExit("%s is missing: build first" % bk)
-    env, info, how = choose_numpy(build)
+    env = numpy_env()
+    info = numpy_info(env)
     blas = blas_of(info)
-    print("numpy %s, BLAS: %s" % (info["numpy"], how))
-    if blas:
-        print("threadpoolctl: %s %s, kernel %s, %s threads" % (
-            blas.get("internal_api"), blas.get("version"),
-            blas.get("architecture"), blas.get("num_threads")))
+    print("kernel benchmark, %s" % loadavg())
+    if info.get("pools") is None:
+        print("numpy %s; threadpoolctl is missing (make bench installs "
+              "python3-threadpoolctl): the BLAS is unknown" % info["numpy"])
+    elif blas:
+        print("numpy %s, BLAS %s %s (%s), kernel %s, %s threads" % (
+            info["numpy"], blas.get("internal_api"), blas.get("version"),
+            blas.get("filepath"), blas.get("architecture"),
+            blas.get("num_threads")))
+        if blas.get("internal_api") != "openblas":
+            print("  (not OpenBLAS: make bench installs libopenblas0-pthread)")
     else:
-        print("threadpoolctl: not available, the BLAS kernel is unknown")
+        print("numpy %s, no BLAS found by threadpoolctl" % info["numpy"])
 
     results = {}
     threads = None
@@ -248,6 +241,19 @@ def main():
     print("memcpy copies the op's largest buffer; medians of %d calls, "
           "median of %d rounds" % (REPS, ROUNDS))
     print("all targets met" if met_all else "some targets NOT met")
+    print(loadavg())
+
+    # the transform benchmark, in a work directory next to the build
+    print()
+    gib, rss, note = transform_sizes(tempfile.gettempdir(), a.gib, a.rss_gib)
+    if note:
+        print(note)
+    sys.stdout.flush()
+    r = subprocess.run([sys.executable, os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "transform", "run.py"), a.rlx,
+        "--gib", str(gib), "--rss-gib", rss], env=env)
+    if r.returncode:
+        raise SystemExit("bench/transform/run.py failed")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,13 @@
  * dropped (madvise) once the executor lets go of it, so resident memory
  * stays bounded by the tensors computed together. The cache carries the
  * hashes of what it was computed from; a second run with the same inputs
- * does nothing.
+ * does nothing. Two threads work beside the executor: a hasher hashes the
+ * checkpoint's tensors from its own mapping of it (from the start, while
+ * the transform is being compiled; reading ahead of the executor warms
+ * the page cache for it), and a writer writes the outputs while the next
+ * ones are computed: the executor hands it a value and goes on (at most
+ * WRITER_BYTES ahead); the main thread alone touches the values'
+ * reference counts, releasing each once the writer is done.
  *
  * init-weights: deterministic random weights (splitmix64, seeded per
  * tensor from --seed and the tensor's name) for a function's weights.
@@ -20,6 +26,8 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -710,6 +718,43 @@ static const char transform_help[] =
 	"  --quiet           print nothing but errors\n"
 	"  -o DIR            the tensor cache to write\n";
 
+/* Queued for the writer at most (beyond one job): fresh memory is slow to
+ * touch, so few buffers in flight that the pool reuses beat a deep queue. */
+enum { WRITER_BYTES = 16 << 20 };
+
+/* A job of the writer thread: output `name` to append to the cache. v is
+ * the main thread's reference. */
+typedef struct {
+	RtValue *v;
+	const char *name;
+	size_t bytes;
+} Job;
+
+/* The writer thread and its queue. Jobs are run in order; [0, reaped)
+ * are released, [reaped, done) done, [done, next) running, [next, njobs)
+ * waiting. */
+typedef struct {
+	pthread_t thr;
+	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;  /* a job queued or done, or stop */
+	Job *jobs;
+	int njobs, cjobs, next, done, reaped;
+	size_t inflight;    /* bytes of the jobs not done */
+	bool stop, failed;
+	RtError err;        /* the first failure */
+} Writer;
+
+/* The hasher thread, with its own view of the checkpoint. */
+typedef struct {
+	pthread_t thr;
+	bool started;
+	Src src;
+	bool ok;            /* written by the thread, read after the join */
+	atomic_bool stop;   /* the main thread gave up */
+	RtError err;
+} Hasher;
+
 /* The state of one streaming transform. */
 typedef struct {
 	Module *m;
@@ -732,6 +777,8 @@ typedef struct {
 	bool progress, quiet;
 	double t0, last;
 	size_t page;
+	Writer wr;
+	Hasher hs;
 } Xf;
 
 /* madvise over the whole pages of a tensor's bytes (mapped read-only, so
@@ -784,14 +831,229 @@ xf_progress(Xf *x, bool final)
 }
 
 /* Hashes parameter i's bytes (read from the checkpoint). */
-static bool
+static void
 xf_hash_param(Xf *x, int i, const RtTensor *t)
 {
-	if (x->hashed[i])
-		return true;
 	x->hash[i] = XXH3_128bits(t->data, t->nbytes);
-	x->hashed[i] = true;
+}
+
+/* The hasher thread: hashes every parameter of T in order from its own
+ * mapping, dropping each one's pages from that mapping afterwards. */
+static void *
+hasher_main(void *arg)
+{
+	Xf *x = arg;
+	Hasher *hs = &x->hs;
+	for (int i = 0; i < x->T->nparams && !atomic_load(&hs->stop); i++) {
+		RtTensor *t = src_load(&hs->src, x->T->params[i]->name, &hs->err);
+		if (!t) {
+			hs->ok = false;
+			break;
+		}
+		advise_tensor(x, t, MADV_WILLNEED);
+		xf_hash_param(x, i, t);
+		x->hashed[i] = true;
+		advise_tensor(x, t, MADV_DONTNEED);
+		rt_tensor_free(t);
+	}
+	return NULL;
+}
+
+/* Starts the hasher; without it (no thread, or the checkpoint cannot be
+ * opened twice) xf_hash_rest does the work after the run. */
+static void
+hasher_start(Xf *x)
+{
+	Hasher *hs = &x->hs;
+	hs->ok = true;
+	atomic_store(&hs->stop, false);
+	if (!src_open(&hs->src, x->ckpt, &hs->err))
+		return;
+	hs->started = !pthread_create(&hs->thr, NULL, hasher_main, x);
+	if (!hs->started)
+		src_close(&hs->src);
+}
+
+/* Waits for the hasher; false (its error printed) when it failed. */
+static bool
+hasher_finish(Xf *x)
+{
+	Hasher *hs = &x->hs;
+	if (!hs->started)
+		return true;
+	pthread_join(hs->thr, NULL);
+	hs->started = false;
+	src_close(&hs->src);
+	if (!hs->ok)
+		fprintf(stderr, "%s: error: %s\n", x->ckpt, hs->err.msg);
+	return hs->ok;
+}
+
+/* Runs job j (on the writer thread, or the main one when there is no
+ * writer thread). */
+static bool
+job_run(Xf *x, const Job *j, RtError *e)
+{
+	if (j->v->kind == RV_TENSOR)
+		return rt_cache_add(x->cw, j->name, j->v->t, e);
+	return rt_cache_add_shape(x->cw, j->name, j->v->values, j->v->n, e);
+}
+
+/* The writer thread: runs the queued jobs in order until stopped with
+ * none left; after a failure the rest are skipped. */
+static void *
+writer_main(void *arg)
+{
+	Xf *x = arg;
+	Writer *wr = &x->wr;
+	pthread_mutex_lock(&wr->mu);
+	for (;;) {
+		while (!wr->stop && wr->next == wr->njobs)
+			pthread_cond_wait(&wr->cv, &wr->mu);
+		if (wr->next == wr->njobs)
+			break;
+		Job j = wr->jobs[wr->next++];
+		bool skip = wr->failed;
+		pthread_mutex_unlock(&wr->mu);
+		RtError e;
+		e.msg[0] = 0;
+		bool ok = skip || job_run(x, &j, &e);
+		pthread_mutex_lock(&wr->mu);
+		if (!ok && !wr->failed) {
+			wr->failed = true;
+			wr->err = e;
+		}
+		wr->done++;
+		wr->inflight -= j.bytes;
+		pthread_cond_broadcast(&wr->cv);
+	}
+	pthread_mutex_unlock(&wr->mu);
+	return NULL;
+}
+
+/* Starts the writer for at most n jobs; without a thread, jobs run on
+ * the main thread as they come. */
+static bool
+writer_start(Xf *x, int n)
+{
+	Writer *wr = &x->wr;
+	wr->jobs = calloc((size_t)n + 1, sizeof *wr->jobs);
+	if (!wr->jobs)
+		return false;
+	wr->cjobs = n;
+	if (pthread_mutex_init(&wr->mu, NULL))
+		return false;
+	if (pthread_cond_init(&wr->cv, NULL)) {
+		pthread_mutex_destroy(&wr->mu);
+		return false;
+	}
+	wr->started = !pthread_create(&wr->thr, NULL, writer_main, x);
+	if (!wr->started) {
+		pthread_cond_destroy(&wr->cv);
+		pthread_mutex_destroy(&wr->mu);
+	}
 	return true;
+}
+
+/* Releases the values of the jobs the writer is done with (main thread;
+ * with the lock held when the thread runs). */
+static void
+writer_reap(Writer *wr)
+{
+	for (; wr->reaped < wr->done; wr->reaped++) {
+		rt_value_release(wr->jobs[wr->reaped].v);
+		wr->jobs[wr->reaped].v = NULL;
+	}
+}
+
+/* The writer's failure into e; false when it failed. */
+static bool
+writer_ok(Writer *wr, RtError *e)
+{
+	if (!wr->failed)
+		return true;
+	rt_error(e, "%s", wr->err.msg[0] ? wr->err.msg : "writing failed");
+	return false;
+}
+
+/* Queues a job on value v (a new reference is taken), after waiting for
+ * room; releases the values of finished jobs. false + e when the writer
+ * failed. */
+static bool
+writer_push(Xf *x, RtValue *v, const char *name, size_t bytes, RtError *e)
+{
+	Writer *wr = &x->wr;
+	if (wr->njobs == wr->cjobs) {
+		rt_error(e, "%s: more outputs than %d", x->T->name,
+			 wr->cjobs);
+		return false;
+	}
+	Job j = {rt_value_retain(v), name, bytes};
+	if (!wr->started) {
+		wr->jobs[wr->njobs++] = j;
+		wr->next = wr->njobs;
+		RtError je;
+		je.msg[0] = 0;
+		if (!wr->failed && !job_run(x, &j, &je)) {
+			wr->failed = true;
+			wr->err = je;
+		}
+		wr->done = wr->njobs;
+		writer_reap(wr);
+		return writer_ok(wr, e);
+	}
+	pthread_mutex_lock(&wr->mu);
+	while (!wr->failed && wr->inflight &&
+	       wr->inflight + bytes > WRITER_BYTES) {
+		writer_reap(wr);
+		pthread_cond_wait(&wr->cv, &wr->mu);
+	}
+	writer_reap(wr);
+	wr->jobs[wr->njobs++] = j;
+	wr->inflight += bytes;
+	pthread_cond_broadcast(&wr->cv);
+	bool ok = writer_ok(wr, e);
+	pthread_mutex_unlock(&wr->mu);
+	return ok;
+}
+
+/* Stops the writer: after the queued jobs when drain, else skipping them;
+ * releases every job's value. false + e when a job failed. */
+static bool
+writer_finish(Xf *x, bool drain, RtError *e)
+{
+	Writer *wr = &x->wr;
+	if (wr->started) {
+		pthread_mutex_lock(&wr->mu);
+		wr->stop = true;
+		if (!drain)
+			wr->failed = true;
+		pthread_cond_broadcast(&wr->cv);
+		pthread_mutex_unlock(&wr->mu);
+		pthread_join(wr->thr, NULL);
+		pthread_cond_destroy(&wr->cv);
+		pthread_mutex_destroy(&wr->mu);
+		wr->started = false;
+	}
+	wr->done = wr->njobs;
+	writer_reap(wr);
+	free(wr->jobs);
+	wr->jobs = NULL;
+	wr->njobs = wr->cjobs = 0;
+	return !drain || writer_ok(wr, e);
+}
+
+/* Reaps finished jobs (main thread) without waiting. */
+static void
+writer_poll(Writer *wr)
+{
+	if (!wr->started) {
+		writer_reap(wr);
+		return;
+	}
+	pthread_mutex_lock(&wr->mu);
+	writer_reap(wr);
+	pthread_mutex_unlock(&wr->mu);
 }
 
 /* RtStream.load: weight `param` of T, by name from the checkpoint. */
@@ -799,6 +1061,7 @@ static RtValue *
 xf_load(void *ctx, int param, RtError *e)
 {
 	Xf *x = ctx;
+	writer_poll(&x->wr);
 	xf_sweep(x, false);
 	if (param < 0 || param >= x->T->nparams) {
 		rt_error(e, "%s: the executor asked for parameter %d of %d",
@@ -810,10 +1073,13 @@ xf_load(void *ctx, int param, RtError *e)
 	if (!t)
 		return NULL;
 	advise_tensor(x, t, MADV_WILLNEED);
-	xf_hash_param(x, param, t);
 	x->bytes_in += t->nbytes;
 	x->nloaded++;
 	RtValue *v = rt_value_tensor(t);
+	if (!v) {
+		rt_error(e, "out of memory");
+		return NULL;
+	}
 	if (x->held[param])
 		rt_value_release(x->held[param]);
 	x->held[param] = rt_value_retain(v);
@@ -822,7 +1088,7 @@ xf_load(void *ctx, int param, RtError *e)
 }
 
 /* RtStream.emit: output k of T goes to the cache under the name of F's
- * corresponding parameter. */
+ * corresponding parameter (written by the writer thread). */
 static bool
 xf_emit(void *ctx, int k, RtValue *v, RtError *e)
 {
@@ -834,10 +1100,10 @@ xf_emit(void *ctx, int k, RtValue *v, RtError *e)
 	const char *name = x->F->params[x->ninput + k]->name;
 	bool ok;
 	if (v->kind == RV_TENSOR) {
-		ok = rt_cache_add(x->cw, name, v->t, e);
+		ok = writer_push(x, v, name, v->t->nbytes, e);
 		x->bytes_out += v->t->nbytes;
 	} else if (v->kind == RV_SHAPE) {
-		ok = rt_cache_add_shape(x->cw, name, v->values, v->n, e);
+		ok = writer_push(x, v, name, 0, e);
 		x->bytes_out += (uint64_t)v->n * 8;
 	} else {
 		rt_error(e, "%s: output %d ('%s') is a %s; a tensor cache holds "
@@ -960,6 +1226,7 @@ xf_hash_rest(Xf *x)
 		}
 		advise_tensor(x, t, MADV_WILLNEED);
 		xf_hash_param(x, i, t);
+		x->hashed[i] = true;
 		advise_tensor(x, t, MADV_DONTNEED);
 		rt_tensor_free(t);
 	}
@@ -1214,6 +1481,7 @@ cmd_transform(int argc, char **argv)
 	if (failed)
 		goto done;
 
+	hasher_start(&x);
 	prog = compile_func(x.m, x.T->name);
 	if (!prog)
 		goto done;
@@ -1224,12 +1492,22 @@ cmd_transform(int argc, char **argv)
 		fprintf(stderr, "%s: error: %s\n", out, e.msg);
 		goto done;
 	}
+	if (!writer_start(&x, x.nout)) {
+		fprintf(stderr, "%s: error: out of memory\n", out);
+		goto done;
+	}
 	RtStream s = {.load = xf_load, .emit = xf_emit, .ctx = &x};
 	bool ok = rt_run_stream(prog, &s, &e);
+	RtError we;
+	bool wok = writer_finish(&x, ok, &we);
 	xf_sweep(&x, true);
 	xf_progress(&x, true);
 	if (!ok) {
 		fprintf(stderr, "%s: error: %s\n", x.m->src.name, e.msg);
+		goto done;
+	}
+	if (!wok) {
+		fprintf(stderr, "%s: error: %s\n", out, we.msg);
 		goto done;
 	}
 	if (x.nemitted != x.nout) {
@@ -1237,7 +1515,7 @@ cmd_transform(int argc, char **argv)
 			x.m->src.name, x.T->name, x.nemitted, x.nout);
 		goto done;
 	}
-	if (!xf_hash_rest(&x))
+	if (!hasher_finish(&x) || !xf_hash_rest(&x))
 		goto done;
 	char ch[17];
 	snprintf(ch, sizeof ch, "%016" PRIx64, xf_ckpt_hash(&x));
@@ -1263,6 +1541,14 @@ cmd_transform(int argc, char **argv)
 		       (double)peak_rss() / 1e6);
 	}
 done:
+	if (x.hs.started) {
+		atomic_store(&x.hs.stop, true); /* after the tensor it is on */
+		hasher_finish(&x);
+	}
+	if (x.wr.jobs) {
+		RtError ignored;
+		writer_finish(&x, false, &ignored);
+	}
 	if (x.cw)
 		rt_cache_abort(x.cw);
 	if (x.held)

@@ -67,6 +67,7 @@ enum {
 	PAR_BLK = 4096,    /* flat elementwise loops: elements per chunk */
 	NT_MIN_BYTES = 8 << 20, /* outputs this large bypass the caches */
 	QT = 16,            /* transpose tiles per strip of rows */
+	CC_BLK = 1 << 16,   /* concat: elements per parallel block */
 	MM_MR = 6,         /* matmul register tile: rows */
 	MM_VW = 16,        /* f32 lanes of one accumulator vector */
 	MM_NV = 2,         /* accumulator vectors per row (MM_NV * MM_VW cols) */
@@ -101,6 +102,11 @@ typedef struct {
 	LLVMValueRef tramp;   /* void NAME.par(ctx, lo, hi) */
 	LLVMValueRef pool;    /* the Jit's pool, a constant pointer */
 	bool par_used;
+	/* the elementwise node being computed (elem_unary, elem_binary):
+	 * k->e's inputs' dtypes and count, and its result's dtype */
+	const DType *edt;
+	int enin;
+	DType odt;
 } K;
 
 struct Codegen {
@@ -754,7 +760,12 @@ gen_elementwise(K *k, ElemFn f)
 {
 	Buf *out = &k->buf[k->nin];
 	LLVMValueRef in[MAXBUF], idx[MAXD];
-	DType rdt;
+	DType rdt, dts[MAXBUF];
+	for (int i = 0; i < k->nin; i++)
+		dts[i] = k->buf[i].dt;
+	k->edt = dts;
+	k->enin = k->nin;
+	k->odt = out->dt;
 	bool flat = true;
 	for (int i = 0; i < k->nin; i++)
 		flat = flat && same_dims(&k->buf[i], out);
@@ -829,14 +840,14 @@ static LLVMValueRef
 elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 {
 	LLVMBuilderRef b = k->b;
-	DType t = k->buf[k->nin].dt; /* compute in the result's dtype */
+	DType t = k->odt; /* compute in the result's dtype */
 	OpKind op = k->e->call.op;
 	*rdt = t;
 	if (op == OP_LOGICAL_NOT) {
 		*rdt = DT_BOOL;
-		return LLVMBuildNot(b, cvt(k, in[0], k->buf[0].dt, DT_BOOL), "");
+		return LLVMBuildNot(b, cvt(k, in[0], k->edt[0], DT_BOOL), "");
 	}
-	LLVMValueRef x = k->nin ? cvt(k, in[0], k->buf[0].dt, t) : NULL;
+	LLVMValueRef x = k->enin ? cvt(k, in[0], k->edt[0], t) : NULL;
 	bool fl = dtype_is_float(t);
 	LLVMValueRef zero = cconst(k, t, 0), one = cconst(k, t, 1);
 	switch (op) {
@@ -946,29 +957,29 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 {
 	LLVMBuilderRef b = k->b;
 	OpKind op = k->e->call.op;
-	DType out = k->buf[k->nin].dt;
+	DType out = k->odt;
 	if (op == OP_WHERE) {
 		*rdt = out;
-		return LLVMBuildSelect(b, cvt(k, in[0], k->buf[0].dt, DT_BOOL),
-				       cvt(k, in[1], k->buf[1].dt, out),
-				       cvt(k, in[2], k->buf[2].dt, out), "");
+		return LLVMBuildSelect(b, cvt(k, in[0], k->edt[0], DT_BOOL),
+				       cvt(k, in[1], k->edt[1], out),
+				       cvt(k, in[2], k->edt[2], out), "");
 	}
 	if (op == OP_FULL || op == OP_FULL_LIKE) {
-		int i = k->nin - 1; /* fill_value, a tensor */
-		*rdt = k->buf[i].dt;
+		int i = k->enin - 1; /* fill_value, a tensor */
+		*rdt = k->edt[i];
 		return in[i];
 	}
 	if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR) {
 		*rdt = DT_BOOL;
-		LLVMValueRef x = cvt(k, in[0], k->buf[0].dt, DT_BOOL);
-		LLVMValueRef y = cvt(k, in[1], k->buf[1].dt, DT_BOOL);
+		LLVMValueRef x = cvt(k, in[0], k->edt[0], DT_BOOL);
+		LLVMValueRef y = cvt(k, in[1], k->edt[1], DT_BOOL);
 		return op == OP_LOGICAL_AND ? LLVMBuildAnd(b, x, y, "")
 					    : LLVMBuildOr(b, x, y, "");
 	}
 	bool cmp = op >= OP_EQUAL && op <= OP_GREATER_EQUAL;
-	DType t = cmp ? k->buf[0].dt : out;
-	LLVMValueRef x = cvt(k, in[0], k->buf[0].dt, t);
-	LLVMValueRef y = cvt(k, in[1], k->buf[1].dt, t);
+	DType t = cmp ? k->edt[0] : out;
+	LLVMValueRef x = cvt(k, in[0], k->edt[0], t);
+	LLVMValueRef y = cvt(k, in[1], k->edt[1], t);
 	bool fl = dtype_is_float(t), un = is_unsigned(t);
 	*rdt = cmp ? DT_BOOL : t;
 	if (cmp) {
@@ -1014,6 +1025,139 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 	case OP_MINIMUM: return vmax(k, x, y, t, false);
 	default: ir_bug("not a binary op");
 	}
+}
+
+/* ------------------------------------------------- fused elementwise */
+
+/* 1 for an op computed by elem_unary, 2 by elem_binary, from tensor
+ * operands only (no fill values, no shapes); 0 for any other op. */
+static int
+elem_class(OpKind op)
+{
+	switch (op) {
+	case OP_LOGICAL_NOT: case OP_NEGATIVE: case OP_ABS: case OP_EXP:
+	case OP_LOG: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS:
+	case OP_TANH: case OP_SIGMOID: case OP_ERF: case OP_ROUND:
+	case OP_FLOOR: case OP_CEIL: case OP_SIGN: case OP_RELU: case OP_SILU:
+	case OP_GELU: case OP_GELU_TANH: case OP_ASTYPE: case OP_CLIP:
+		return 1;
+	case OP_ADD: case OP_SUBTRACT: case OP_MULTIPLY: case OP_DIVIDE:
+	case OP_FLOOR_DIVIDE: case OP_POWER: case OP_MAXIMUM: case OP_MINIMUM:
+	case OP_EQUAL: case OP_NOT_EQUAL: case OP_LESS: case OP_LESS_EQUAL:
+	case OP_GREATER: case OP_GREATER_EQUAL: case OP_LOGICAL_AND:
+	case OP_LOGICAL_OR: case OP_WHERE:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/* Is x a constant prim value (what prim_arg accepts)? */
+static bool
+const_prim(const Expr *x)
+{
+	int64_t v;
+	return x && x->kind == E_PRIM &&
+	       (dtype_is_float(x->prim.dtype) ||
+		(x->prim.value && pe_const(x->prim.value, &v)));
+}
+
+/* Can op call e be a node of a fused elementwise kernel (see codegen.h)? */
+bool
+cg_fusable(const Expr *e)
+{
+	if (e->kind != E_CALL || !elem_class(e->call.op))
+		return false;
+	if (e->call.op == OP_CLIP) {
+		OpSig sig;
+		op_sig(e->call.op, &sig);
+		for (int i = 0; i < sig.nparams; i++) {
+			const OpParam *q = &sig.params[i];
+			if ((!strcmp(q->name, "min") || !strcmp(q->name, "max")) &&
+			    (q->slot >= e->call.nargs ||
+			     !const_prim(e->call.args[q->slot])))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Can reduction op read its data from a fused elementwise tree whose
+ * leaves all have the data's shape (see codegen.h)? */
+bool
+cg_reduce_fusable(OpKind op)
+{
+	return op == OP_SUM || op == OP_MEAN || op == OP_MAX || op == OP_MIN ||
+	       op == OP_PROD;
+}
+
+/* Does call e have a call among its arguments (a fused kernel)? */
+static bool
+has_nested_call(const Expr *e)
+{
+	for (int i = 0; i < e->call.nargs; i++)
+		if (e->call.args[i]->kind == E_CALL)
+			return true;
+	return false;
+}
+
+/*
+ * The value of node e of a fused elementwise tree: its call arguments are
+ * computed recursively (rounded to their dtype, as storing would), its
+ * tensor arguments are the next leaves (the kernel's input buffers, in
+ * argument order, depth first). Runs elem_unary / elem_binary with k->e,
+ * k->sig and the node's dtypes switched to e, and restores them.
+ */
+static LLVMValueRef
+elem_node(K *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
+{
+	LLVMValueRef in[MAXBUF];
+	DType dts[MAXBUF];
+	int n = 0;
+	for (int i = 0; i < e->call.nargs && n < MAXBUF; i++) {
+		Expr *x = e->call.args[i];
+		if (x->kind == E_CALL) {
+			DType r;
+			LLVMValueRef v = elem_node(k, x, leaves, next, &r);
+			in[n] = cvt(k, v, r, x->sinfo->dtype);
+			dts[n++] = x->sinfo->dtype;
+			continue;
+		}
+		const SInfo *si = x->sinfo ? x->sinfo
+					   : x->kind == E_VAR ? x->var->sinfo : NULL;
+		if (x->kind == E_PRIM || !si || si->kind == SI_SHAPE ||
+		    si->kind == SI_PRIM)
+			continue;
+		in[n] = leaves[*next];
+		dts[n++] = k->buf[*next].dt;
+		(*next)++;
+	}
+	Expr *se = k->e;
+	OpSig ss = k->sig;
+	const DType *sedt = k->edt;
+	int senin = k->enin;
+	DType sodt = k->odt;
+	k->e = e;
+	op_sig(e->call.op, &k->sig);
+	k->edt = dts;
+	k->enin = n;
+	k->odt = e->sinfo->dtype;
+	LLVMValueRef v = elem_class(e->call.op) == 1 ? elem_unary(k, in, rdt)
+						     : elem_binary(k, in, rdt);
+	k->e = se;
+	k->sig = ss;
+	k->edt = sedt;
+	k->enin = senin;
+	k->odt = sodt;
+	return v;
+}
+
+/* ElemFn of a fused kernel: the whole tree of k->e. */
+static LLVMValueRef
+elem_fused(K *k, LLVMValueRef *in, DType *rdt)
+{
+	int next = 0;
+	return elem_node(k, k->e, in, &next, rdt);
 }
 
 /* ------------------------------------------------------ data movement */
@@ -1262,7 +1406,13 @@ gen_permute(K *k)
 	return true;
 }
 
-/* concat: each input's rows land side by side along axis. */
+/*
+ * concat: each input's rows land side by side along axis. Each input row
+ * (the dims from axis on, contiguous in input and output) is cut into
+ * blocks of CC_BLK elements; the parallel loop runs over (outer index,
+ * block of any input), finding the input by a chain of compares. A block
+ * of the output's dtype is a memcpy.
+ */
 static bool
 gen_concat(K *k)
 {
@@ -1273,22 +1423,56 @@ gen_concat(K *k)
 		return fail(k, "axis=None is not supported");
 	if (!norm_axis(av.i, out->nd, &axis))
 		return fail(k, "axis out of range");
+	LLVMBuilderRef b = k->b;
 	LLVMValueRef outer = prod(k, out->dim, 0, axis);
 	LLVMValueRef orow = prod(k, out->dim, axis, out->nd);
-	LLVMValueRef off = ci(k, 0);
+	LLVMValueRef rows[MAXBUF], nblk[MAXBUF], offs[MAXBUF];
+	LLVMValueRef nb = ci(k, 0), off = ci(k, 0);
 	for (int i = 0; i < k->nin; i++) {
-		Buf *b = &k->buf[i];
-		LLVMValueRef row = prod(k, b->dim, axis, b->nd);
-		Loop lo, li;
-		LLVMValueRef o = loop_begin(k, &lo, outer);
-		LLVMValueRef j = loop_begin(k, &li, row);
-		LLVMValueRef v = ld(k, b, add(k, mul(k, o, row), j));
-		st(k, out, add(k, add(k, mul(k, o, orow), off), j),
-		   cvt(k, v, b->dt, out->dt));
-		loop_end(k, &li);
-		loop_end(k, &lo);
-		off = add(k, off, row);
+		Buf *in = &k->buf[i];
+		rows[i] = prod(k, in->dim, axis, in->nd);
+		nblk[i] = LLVMBuildSDiv(b, add(k, rows[i], ci(k, CC_BLK - 1)),
+					ci(k, CC_BLK), "");
+		offs[i] = off;
+		off = add(k, off, rows[i]);
+		nb = add(k, nb, nblk[i]);
 	}
+	Loop lp;
+	LLVMValueRef f = par_begin(k, &lp, mul(k, outer, nb), mul(k, outer, orow));
+	LLVMValueRef o = LLVMBuildUDiv(b, f, nb, "");
+	LLVMValueRef blk = LLVMBuildURem(b, f, nb, "");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(k->c, k->fn, "cdone");
+	LLVMValueRef first = ci(k, 0);
+	for (int i = 0; i < k->nin; i++) {
+		Buf *in = &k->buf[i];
+		LLVMValueRef last = add(k, first, nblk[i]);
+		LLVMBasicBlockRef here = LLVMAppendBasicBlockInContext(k->c, k->fn, "cin");
+		LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(k->c, k->fn, "cnext");
+		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, blk, last, ""),
+				here, next);
+		LLVMPositionBuilderAtEnd(b, here);
+		LLVMValueRef j0 = mul(k, LLVMBuildSub(b, blk, first, ""), ci(k, CC_BLK));
+		LLVMValueRef j1 = imin(k, add(k, j0, ci(k, CC_BLK)), rows[i]);
+		LLVMValueRef ioff = add(k, mul(k, o, rows[i]), j0);
+		LLVMValueRef ooff = add(k, add(k, mul(k, o, orow), offs[i]), j0);
+		if (in->dt == out->dt && dtype_bits(in->dt) % 8 == 0) {
+			int bytes = dtype_bits(in->dt) / 8;
+			LLVMBuildMemCpy(b, addr(k, out, ooff), 1, addr(k, in, ioff), 1,
+					mul(k, LLVMBuildSub(b, j1, j0, ""), ci(k, bytes)));
+		} else {
+			Loop li;
+			LLVMValueRef j = loop_begin(k, &li, LLVMBuildSub(b, j1, j0, ""));
+			LLVMValueRef v = ld(k, in, add(k, ioff, j));
+			st(k, out, add(k, ooff, j), cvt(k, v, in->dt, out->dt));
+			loop_end(k, &li);
+		}
+		LLVMBuildBr(b, done);
+		LLVMPositionBuilderAtEnd(b, next);
+		first = last;
+	}
+	LLVMBuildBr(b, done);
+	LLVMPositionBuilderAtEnd(b, done);
+	loop_end(k, &lp);
 	return true;
 }
 
@@ -1719,8 +1903,14 @@ gen_matmul(K *k)
 static bool
 gen_reduce(K *k)
 {
-	Buf *x = &k->buf[0], *out = &k->buf[1];
+	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
 	OpKind op = k->e->call.op;
+	/* a fused elementwise tree computes the data: its leaves all have
+	 * the data's shape (exec's fuse_seq), so buffer 0 gives the dims */
+	Expr *tree = k->e->call.args[0]->kind == E_CALL ? k->e->call.args[0] : NULL;
+	DType xdt = tree ? tree->sinfo->dtype : x->dt;
+	if (!tree && k->nin != 1)
+		return fail(k, "expects one tensor");
 	bool arg = op == OP_ARGMAX || op == OP_ARGMIN;
 	bool red[MAXD] = {0};
 	AttrVal av = attr(k, "axis");
@@ -1763,8 +1953,8 @@ gen_reduce(K *k)
 		s = mul(k, s, rd[i]);
 	}
 	LLVMValueRef count = s;
-	DType vt = x->dt; /* type of compared values (arg ops, max, min) */
-	DType acct = (op == OP_MAX || op == OP_MIN || arg) ? x->dt : out->dt;
+	DType vt = xdt; /* type of compared values (arg ops, max, min) */
+	DType acct = (op == OP_MAX || op == OP_MIN || arg) ? xdt : out->dt;
 	if (acct == DT_F16 || acct == DT_BF16)
 		acct = DT_F32;
 	if (acct == DT_BOOL)
@@ -1802,8 +1992,19 @@ gen_reduce(K *k)
 	LLVMBuildStore(k->b, initv, acc);
 	LLVMBuildStore(k->b, ci(k, 0), best);
 	nest_begin(k, &rn, rd, nr, ridx);
-	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rst, nr))),
-			     x->dt, acct);
+	LLVMValueRef off = add(k, base, dot(k, ridx, rst, nr)), raw;
+	if (tree) {
+		LLVMValueRef lv[MAXBUF];
+		for (int i = 0; i < k->nin; i++)
+			lv[i] = ld(k, &k->buf[i], off);
+		int next = 0;
+		DType r;
+		LLVMValueRef tv = elem_node(k, tree, lv, &next, &r);
+		raw = cvt(k, tv, r, xdt);
+	} else {
+		raw = ld(k, x, off);
+	}
+	LLVMValueRef v = cvt(k, raw, xdt, acct);
 	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
 	LLVMValueRef nv;
 	switch (op) {
@@ -2109,6 +2310,15 @@ static bool
 gen_body(K *k)
 {
 	OpKind op = k->e->call.op;
+	if (has_nested_call(k->e)) {
+		if (k->nout != 1)
+			return fail(k, "a fused kernel has one output");
+		if (cg_reduce_fusable(op))
+			return gen_reduce(k);
+		if (!elem_class(op))
+			return fail(k, "cannot take a fused operand");
+		return gen_elementwise(k, elem_fused);
+	}
 	switch (op) {
 	case OP_ADD: case OP_SUBTRACT: case OP_MULTIPLY: case OP_DIVIDE:
 	case OP_FLOOR_DIVIDE: case OP_POWER: case OP_MAXIMUM: case OP_MINIMUM:
@@ -2262,6 +2472,73 @@ push_tensors(const SInfo *si, const SInfo **sis, int *n)
 	return true;
 }
 
+static bool sig_args(const Expr *e, Diags *d, const SInfo **sis, int *n,
+		     StrBuf *key, VarNames *vn);
+
+/* A call argument of a fused kernel into the key: "(op args -> dtype[dims]
+ * attrs)"; its tensors join the buffers. */
+static bool
+sig_nested(const Expr *x, Diags *d, const SInfo **sis, int *n, StrBuf *key,
+	   VarNames *vn)
+{
+	const SInfo *si = x->sinfo;
+	if (!cg_fusable(x) || !si || si->kind != SI_TENSOR || !si->shape ||
+	    si->dtype == DT_UNKNOWN) {
+		diag_error(d, x->span, "%s: cannot be fused into its user",
+			   op_info(x->call.op)->name);
+		return false;
+	}
+	sb_printf(key, " (%s", op_info(x->call.op)->name);
+	if (!sig_args(x, d, sis, n, key, vn))
+		return false;
+	sb_printf(key, " -> %s[", dtype_name(si->dtype));
+	for (int j = 0; j < si->ndim; j++) {
+		if (j)
+			sb_putc(key, ',');
+		key_dim(key, si->shape[j], vn);
+	}
+	sb_putc(key, ']');
+	for (int i = 0; i < x->call.nattrs; i++) {
+		sb_putc(key, ' ');
+		key_attr(key, &x->call.attrs[i]);
+	}
+	sb_putc(key, ')');
+	return true;
+}
+
+/* The arguments of call e into the key and their tensors into sis. */
+static bool
+sig_args(const Expr *e, Diags *d, const SInfo **sis, int *n, StrBuf *key,
+	 VarNames *vn)
+{
+	for (int i = 0; i < e->call.nargs; i++) {
+		const Expr *x = e->call.args[i];
+		if (x->kind == E_CALL) {
+			if (!sig_nested(x, d, sis, n, key, vn))
+				return false;
+			continue;
+		}
+		const SInfo *si = arg_sinfo(x);
+		if (x->kind == E_PRIM) {
+			if (dtype_is_float(x->prim.dtype))
+				sb_printf(key, " p%.17g", x->prim.f);
+			else if (x->prim.value) {
+				sb_puts(key, " p");
+				key_dim(key, x->prim.value, vn);
+			}
+			continue;
+		}
+		if (!si || si->kind == SI_SHAPE || si->kind == SI_PRIM)
+			continue;
+		if (!push_tensors(si, sis, n)) {
+			diag_error(d, x->span, "%s: argument %d is not a tensor of "
+				   "known dtype and rank", op_info(e->call.op)->name, i);
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * The buffers of call e (their struct infos, inputs then outputs) and its
  * key; false with a diagnostic when an operand is not a known tensor.
@@ -2273,26 +2550,8 @@ signature(Module *m, Expr *e, Diags *d, const SInfo **sis, int *nin,
 	int n = 0;
 	VarNames vn = {.n = 0};
 	sb_puts(key, op_info(e->call.op)->name);
-	for (int i = 0; i < e->call.nargs; i++) {
-		const Expr *x = e->call.args[i];
-		const SInfo *si = arg_sinfo(x);
-		if (x->kind == E_PRIM) {
-			if (dtype_is_float(x->prim.dtype))
-				sb_printf(key, " p%.17g", x->prim.f);
-			else if (x->prim.value) {
-				sb_puts(key, " p");
-				key_dim(key, x->prim.value, &vn);
-			}
-			continue;
-		}
-		if (!si || si->kind == SI_SHAPE || si->kind == SI_PRIM)
-			continue;
-		if (!push_tensors(si, sis, &n)) {
-			diag_error(d, x->span, "%s: argument %d is not a tensor of "
-				   "known dtype and rank", op_info(e->call.op)->name, i);
-			return false;
-		}
-	}
+	if (!sig_args(e, d, sis, &n, key, &vn))
+		return false;
 	*nin = n;
 	if (!push_tensors(e->sinfo, sis, &n) || n == *nin) {
 		diag_error(d, e->span, "%s: the result's dtype and rank must be "

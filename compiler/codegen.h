@@ -67,5 +67,18 @@ CgKernel *cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d);
 bool cg_flush(Codegen *cg, char *err, size_t errlen);
 /* Distinct kernels generated so far (the cache size). */
 int cg_num_kernels(const Codegen *cg);
+/*
+ * Fused elementwise kernels: an argument of an op call given to cg_kernel
+ * may itself be an op call (recursively) instead of a var; the kernel then
+ * computes the whole tree per element, its buffers being the tensor
+ * arguments of all the calls, depth first, then the output. Every call of
+ * the tree must be cg_fusable, and every nested call must have a known
+ * tensor type whose shape is the output's and whose dtype stores exactly
+ * what it computes (float32, float64, int32, int64).
+ */
+bool cg_fusable(const Expr *e);
+/* A reduction's data argument (its first) may be such a tree too when
+ * every tensor operand of the tree has the tree's shape. */
+bool cg_reduce_fusable(OpKind op);
 
 #endif

@@ -10,7 +10,8 @@
  * follows the live set. Uses inside an `if` count as uses by the `if`
  * binding of the enclosing sequence.
  *
- * Running: op calls get fresh 64-byte aligned outputs whose shapes are the
+ * Running: op calls get fresh 64-byte aligned outputs (large ones from the
+ * program's pool of huge-page buffers, reused once freed) whose shapes are the
  * call's struct info with the symbolic dims evaluated, then the kernel runs
  * on buffers = tensor arguments then outputs, dims = every buffer's shape.
  * reshape/expand_dims/squeeze/flatten make views sharing the input's data
@@ -33,6 +34,7 @@
 enum {
 	MAX_BUFS = 64,    /* buffers of one kernel call (as codegen's MAXBUF) */
 	MAX_DEPTH = 100,  /* nested function calls */
+	FUSE_LEAVES = 16, /* tensor operands of one fused kernel at most */
 	WHO_LEN = 160,    /* "parameter 'x'" descriptions */
 };
 
@@ -50,6 +52,9 @@ typedef struct {
 /* One binding, planned. */
 typedef struct {
 	Binding *b;
+	Expr *x;                /* what runs: b->value, or a fused tree of
+				 * elementwise calls; NULL when fused into a
+				 * later step */
 	int slot;               /* of b->var */
 	CgKernel *k;            /* op calls with a kernel */
 	SeqPlan *then_, *else_; /* E_IF */
@@ -82,6 +87,7 @@ struct FnPlan {
 	int *end_fields;  /* fields that are not vars: emitted at the end */
 	int nend;
 	bool tuple_mode;
+	int *uses;        /* while planning: uses of each var id in f */
 };
 
 /* Expr* → its constant value, open addressing. */
@@ -103,6 +109,7 @@ struct RtProgram {
 	ConstEntry *consts;
 	int nconsts, cconsts;
 	int nseqs;
+	RtPool *pool;    /* large outputs, reused once freed */
 };
 
 /* A running function. */
@@ -354,8 +361,145 @@ is_view_op(OpKind op)
 	       op == OP_FLATTEN;
 }
 
+/* Counts a use of v (ctx: the uses per var id). */
+static void
+count_use(Var *v, void *ctx)
+{
+	((int *)ctx)[v->id]++;
+}
+
+/* The tensor operands of elementwise call tree e. */
+static int
+count_leaves(const Expr *e)
+{
+	int n = 0;
+	for (int i = 0; i < e->call.nargs; i++) {
+		const Expr *x = e->call.args[i];
+		if (x->kind == E_CALL)
+			n += count_leaves(x);
+		else if (x->kind == E_VAR || x->kind == E_CONST)
+			n++;
+	}
+	return n;
+}
+
+/* Does a value of dtype dt read back exactly as computed (see
+ * cg_fusable)? */
+static bool
+exact_dtype(DType dt)
+{
+	return dt == DT_F32 || dt == DT_F64 || dt == DT_I32 || dt == DT_I64;
+}
+
+/* Are the shapes of a and b (tensors with shapes) the same: equal
+ * constants or the same symbolic var, dim by dim? */
+static bool
+same_shape(const SInfo *a, const SInfo *b)
+{
+	if (a->ndim != b->ndim)
+		return false;
+	for (int i = 0; i < a->ndim; i++) {
+		const PExpr *x = a->shape[i], *y = b->shape[i];
+		if (x->kind == PE_INT && y->kind == PE_INT && x->value == y->value)
+			continue;
+		if (x->kind == PE_VAR && y->kind == PE_VAR && x->var == y->var)
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/* Is call e's result a tensor of known shape? */
+static const SInfo *
+shaped(const Expr *e)
+{
+	const SInfo *si = e->sinfo;
+	return si && si->kind == SI_TENSOR && si->shape && si->ndim >= 0 &&
+	       si->dtype != DT_UNKNOWN ? si : NULL;
+}
+
+/* Do all tensor operands of elementwise tree e have shape si? */
+static bool
+leaves_shaped(const Expr *e, const SInfo *si)
+{
+	for (int i = 0; i < e->call.nargs; i++) {
+		const Expr *x = e->call.args[i];
+		if (x->kind == E_CALL) {
+			if (!leaves_shaped(x, si))
+				return false;
+			continue;
+		}
+		if (x->kind != E_VAR && x->kind != E_CONST)
+			continue;
+		const SInfo *xs = x->kind == E_VAR ? x->var->sinfo : x->sinfo;
+		if (!xs || xs->kind != SI_TENSOR || !xs->shape ||
+		    !same_shape(xs, si))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Elementwise fusion: a var bound in sp to an elementwise call, used once
+ * in the whole function, as a direct operand of a later elementwise call
+ * of sp with the same shape, is computed inside that call's kernel
+ * (cg_fusable) instead of into a tensor of its own: the later step's x
+ * becomes the tree and the earlier one's NULL. The data operand of a
+ * reduction fuses the same way when the tree's operands all have its
+ * shape (cg_reduce_fusable). Liveness follows x, so the operands of the
+ * fused call live until the kernel that reads them.
+ */
+static void
+fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
+{
+	for (int j = 0; j < sp->n; j++) {
+		Step *sj = &sp->steps[j];
+		Expr *e = sj->x;
+		bool red = e && e->kind == E_CALL && cg_reduce_fusable(e->call.op);
+		const SInfo *rs = e && (red || cg_fusable(e)) ? shaped(e) : NULL;
+		if (!rs)
+			continue;
+		Expr **args = NULL;
+		int leaves = count_leaves(e);
+		for (int a = 0; a < (red ? 1 : e->call.nargs); a++) {
+			Expr *x = e->call.args[a];
+			if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
+				continue;
+			int i = j - 1;
+			while (i >= 0 && sp->steps[i].b->var != x->var)
+				i--;
+			if (i < 0)
+				continue;
+			Step *si = &sp->steps[i];
+			Expr *pe = si->x;
+			const SInfo *ps = pe && cg_fusable(pe) ? shaped(pe) : NULL;
+			if (!ps || si->b->cast || si->b->annotated ||
+			    !exact_dtype(ps->dtype) ||
+			    !(red ? leaves_shaped(pe, ps) : same_shape(ps, rs)) ||
+			    leaves - 1 + count_leaves(pe) > FUSE_LEAVES)
+				continue;
+			if (!args) {
+				args = ARENA_ARRAY(&p->m->arena, Expr *,
+						   e->call.nargs);
+				memcpy(args, e->call.args,
+				       sizeof *args * (size_t)e->call.nargs);
+			}
+			args[a] = pe;
+			leaves += count_leaves(pe) - 1;
+			si->x = NULL;
+		}
+		if (args) {
+			Expr *f = ARENA_NEW(&p->m->arena, Expr);
+			*f = *e;
+			f->call.args = args;
+			sj->x = f;
+		}
+	}
+}
+
 /* Plans the sequence seq of fp: slots for its vars, kernels, branches and
- * callees. Liveness comes later (live_seq). */
+ * callees, with elementwise chains fused (fuse_seq). Liveness comes later
+ * (live_seq). */
 static SeqPlan *
 plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 {
@@ -380,15 +524,8 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 				p->idx[id] = fp->nslots++;
 			st->slot = p->idx[id];
 			Expr *e = st->b->value;
+			st->x = e;
 			switch (e->kind) {
-			case E_CALL:
-				if (e->call.op == OP_STOP_LIFT_PARAMS ||
-				    is_view_op(e->call.op))
-					break;
-				st->k = cg_kernel(p->cg, p->m, e, d);
-				if (!st->k)
-					*ok = false;
-				break;
 			case E_IF:
 				st->then_ = plan_seq(p, fp, e->if_.then_, d, ok);
 				st->else_ = plan_seq(p, fp, e->if_.else_, d, ok);
@@ -413,6 +550,17 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 				break;
 			}
 		}
+	}
+	fuse_seq(p, fp, sp);
+	for (int i = 0; i < n; i++) {
+		Step *st = &sp->steps[i];
+		Expr *e = st->x;
+		if (!e || e->kind != E_CALL || e->call.op == OP_STOP_LIFT_PARAMS ||
+		    is_view_op(e->call.op))
+			continue;
+		st->k = cg_kernel(p->cg, p->m, e, d);
+		if (!st->k)
+			*ok = false;
 	}
 	return sp;
 }
@@ -482,7 +630,7 @@ live_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq, Rel *r,
 	for (int i = 0; i < sp->n; i++) {
 		c.pos = i + 1;
 		if (i != skip)
-			ir_visit_uses(sp->steps[i].b->value, live_use, &c);
+			ir_visit_uses(sp->steps[i].x, live_use, &c);
 	}
 	c.pos = sp->n + 1;
 	if (!skip_body)
@@ -665,7 +813,13 @@ plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d)
 		p->idx[id] = fp->nsyms++;
 	}
 	bool ok = true;
+	fp->uses = calloc((size_t)p->nidx, sizeof *fp->uses);
+	if (!fp->uses)
+		ir_bug("out of memory");
+	ir_visit_uses(f->body, count_use, fp->uses);
 	fp->top = plan_seq(p, fp, f->body, d, &ok);
+	free(fp->uses);
+	fp->uses = NULL;
 	int *def_seq = calloc((size_t)(fp->nslots ? fp->nslots : 1), sizeof *def_seq);
 	if (!def_seq)
 		ir_bug("out of memory");
@@ -706,6 +860,7 @@ rt_compile(Module *m, const char *func, Diags *d)
 		return NULL;
 	}
 	p->cg = cg_new(p->jit);
+	p->pool = rt_pool_new(); /* NULL: plain allocations */
 	p->nidx = m->next_id + 1;
 	p->idx = malloc(sizeof *p->idx * (size_t)p->nidx);
 	if (!p->cg || !p->idx)
@@ -734,6 +889,7 @@ rt_program_free(RtProgram *p)
 	free(p->consts);
 	cg_free(p->cg);
 	jit_free(p->jit);
+	rt_pool_release(p->pool);
 	for (int i = 0; i < p->allocs.n; i++)
 		free(p->allocs.items[i]);
 	vec_free(&p->allocs);
@@ -1392,6 +1548,12 @@ push_arg(Frame *fr, Bufs *bf, const Expr *x, const char *who)
 {
 	if (x->kind == E_PRIM)
 		return true;
+	if (x->kind == E_CALL) { /* a fused call: its operands */
+		for (int i = 0; i < x->call.nargs; i++)
+			if (!push_arg(fr, bf, x->call.args[i], who))
+				return false;
+		return true;
+	}
 	const SInfo *si = arg_sinfo(x);
 	if (!si || si->kind == SI_SHAPE || si->kind == SI_PRIM)
 		return true;
@@ -1559,7 +1721,8 @@ new_output(Frame *fr, Bufs *bf, const SInfo *si, const Expr *e,
 	} else if (!eval_shape(fr, si, shape, who)) {
 		return NULL;
 	}
-	RtTensor *t = rt_tensor_new(si->dtype, si->ndim, shape, fr->e);
+	RtTensor *t = rt_tensor_new_in(fr->p->pool, si->dtype, si->ndim, shape,
+					fr->e);
 	if (!t) {
 		char inner[sizeof fr->e->msg];
 		snprintf(inner, sizeof inner, "%s", fr->e->msg);
@@ -1587,7 +1750,7 @@ new_output(Frame *fr, Bufs *bf, const SInfo *si, const Expr *e,
 static bool
 call_kernel(Frame *fr, Step *st, const char *who, RtValue **out)
 {
-	Expr *e = st->b->value;
+	Expr *e = st->x;
 	Bufs bf;
 	bf.nb = bf.nd = bf.nhold = 0;
 	bool ok = true;
@@ -1717,7 +1880,7 @@ cond_value(Frame *fr, const Expr *c, bool *out, const char *who)
 static bool
 exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 {
-	Expr *e = st->b->value;
+	Expr *e = st->x;
 	switch (e->kind) {
 	case E_CALL:
 		if (st->k)
@@ -1778,7 +1941,7 @@ run_seq(Frame *fr, SeqPlan *sp, const Rel *r, bool stream, RtValue **out)
 	release_at(fr, r, 0);
 	for (int i = 0; i < sp->n; i++) {
 		Step *st = &sp->steps[i];
-		if (stream && i == fp->skip_step) {
+		if ((stream && i == fp->skip_step) || !st->x) {
 			release_at(fr, r, i + 1);
 			continue;
 		}

@@ -30,7 +30,11 @@ void rt_error(RtError *e, const char *fmt, ...)
 typedef enum {
 	RT_OWNED,    /* data is ours, RT_ALIGN-aligned, freed with the tensor */
 	RT_BORROWED, /* data belongs to someone else (a mapped file) */
+	RT_POOLED,   /* data is ours, from an RtPool: rt_tensor_free gives it
+		      * back (never free() it) */
 } RtOwnership;
+
+typedef struct RtPool RtPool;
 
 /* A dense C-order tensor in host memory. bool is one byte per element. */
 typedef struct {
@@ -40,6 +44,8 @@ typedef struct {
 	void *data;
 	size_t nbytes;
 	RtOwnership own;
+	RtPool *pool;    /* RT_POOLED: where data goes back to */
+	size_t cap;      /* RT_POOLED: bytes mapped at data */
 } RtTensor;
 
 /* A new owned tensor with uninitialized (64-byte aligned) data; NULL with
@@ -49,6 +55,21 @@ RtTensor *rt_tensor_new(DType dt, int ndim, const int64_t *shape, RtError *e);
 RtTensor *rt_tensor_borrow(DType dt, int ndim, const int64_t *shape,
 			   void *data, RtError *e);
 void rt_tensor_free(RtTensor *t);
+/*
+ * A pool of large tensor buffers (RT_POOL_MIN bytes or more): mapped in
+ * 2 MiB huge pages where the system allows, and kept when freed so that
+ * the next tensor of about the same size reuses the memory instead of
+ * faulting fresh pages in 4 KiB at a time. The pool keeps at most as many
+ * bytes as were ever in use at once (and at least RT_POOL_KEEP_MIN), so
+ * memory still follows the live set. Thread safe. rt_pool_release drops
+ * the creator's reference; the pool goes when its last buffer is freed.
+ */
+enum { RT_POOL_MIN = 1 << 20, RT_POOL_KEEP_MIN = 64 << 20 };
+RtPool *rt_pool_new(void);
+void rt_pool_release(RtPool *p); /* NULL is fine */
+/* As rt_tensor_new; from p (RT_POOLED) when p and the size allow. */
+RtTensor *rt_tensor_new_in(RtPool *p, DType dt, int ndim,
+			   const int64_t *shape, RtError *e);
 int64_t rt_numel(const RtTensor *t);
 /* nbytes of ndim/shape/dtype; false on overflow. */
 bool rt_size(DType dt, int ndim, const int64_t *shape, size_t *nbytes);

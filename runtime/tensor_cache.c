@@ -27,7 +27,9 @@
 
 enum {
 	CACHE_ALIGN = 64,               /* byteOffset alignment in a shard */
-	WRITE_BUF = 4 << 20,            /* stdio buffer of a shard file */
+	STAGE_BYTES = 1 << 20,          /* small pieces gathered per write() */
+	CHUNK_BYTES = 512 << 10,        /* large pieces: hashed, then written
+					 * while still in the cache */
 	JSON_LIMIT = 256 << 20,         /* largest tensor-cache.json read */
 };
 
@@ -184,8 +186,9 @@ struct RtCacheWriter {
 	json_t *names;    /* set of record names */
 	bool failed;      /* an I/O error: only abort is left */
 	/* the open shard */
-	FILE *f;
-	char *fbuf;
+	int fd;           /* -1 when none is open */
+	char *stage;      /* STAGE_BYTES of pieces not yet written */
+	size_t nstage;
 	char *fpath;
 	int nshard;       /* shards started so far */
 	uint64_t fsize;   /* bytes written to the open shard */
@@ -215,6 +218,7 @@ rt_cache_begin(const char *dir, const RtCacheOptions *opts, RtError *e)
 	w->tmp = w->dir ? xprintf("%s.tmp.%ld", w->dir, (long)getpid()) : NULL;
 	w->cap = opts && opts->shard_bytes ? opts->shard_bytes
 					   : RT_CACHE_SHARD_BYTES;
+	w->fd = -1;
 	w->shards = json_array();
 	w->names = json_object();
 	w->xs = XXH3_createState();
@@ -259,22 +263,72 @@ wfail(RtCacheWriter *w)
 	return false;
 }
 
-/* Writes n bytes to the open shard and hashes them. */
+/* Writes all n bytes at p to the open shard's file. */
+static bool
+write_all(RtCacheWriter *w, const char *p, size_t n, RtError *e)
+{
+	while (n) {
+		ssize_t k = write(w->fd, p, n > (1u << 30) ? (1u << 30) : n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			cerr(e, "%s: write failed: %s", w->fpath,
+			     k < 0 ? strerror(errno) : "nothing written");
+			return wfail(w);
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* Writes out the staged small pieces. */
+static bool
+stage_flush(RtCacheWriter *w, RtError *e)
+{
+	size_t n = w->nstage;
+	w->nstage = 0;
+	return write_all(w, w->stage, n, e);
+}
+
+/*
+ * Appends n bytes to the open shard and hashes them. Large pieces go to
+ * the file straight from the caller's memory (one copy, the kernel's), a
+ * chunk at a time, each hashed just before it is written so that the
+ * kernel copies it from the cache rather than from memory; small ones are
+ * gathered so that a shard of many tiny records is not a system call per
+ * record.
+ */
 static bool
 shard_write(RtCacheWriter *w, const void *p, size_t n, RtError *e)
 {
 	if (!n)
 		return true;
-	if (fwrite(p, 1, n, w->f) != n) {
-		cerr(e, "%s: write failed: %s", w->fpath, strerror(errno));
-		return wfail(w);
-	}
-	if (XXH3_64bits_update(w->xs, p, n) != XXH_OK) {
-		cerr(e, "%s: hashing failed", w->fpath);
-		return wfail(w);
-	}
 	w->fsize += n;
+	if (n <= STAGE_BYTES / 4) {
+		if (w->nstage + n > STAGE_BYTES && !stage_flush(w, e))
+			return false;
+		memcpy(w->stage + w->nstage, p, n);
+		w->nstage += n;
+		if (XXH3_64bits_update(w->xs, p, n) != XXH_OK)
+			goto hash_failed;
+		return true;
+	}
+	if (!stage_flush(w, e))
+		return false;
+	for (const char *c = p; n;) {
+		size_t k = n < CHUNK_BYTES ? n : CHUNK_BYTES;
+		if (XXH3_64bits_update(w->xs, c, k) != XXH_OK)
+			goto hash_failed;
+		if (!write_all(w, c, k, e))
+			return false;
+		c += k;
+		n -= k;
+	}
 	return true;
+hash_failed:
+	cerr(e, "%s: hashing failed", w->fpath);
+	return wfail(w);
 }
 
 /* Opens the next shard file. */
@@ -282,19 +336,17 @@ static bool
 shard_open(RtCacheWriter *w, RtError *e)
 {
 	w->fpath = xprintf("%s/params_shard_%d.bin", w->tmp, w->nshard);
-	w->fbuf = malloc(WRITE_BUF);
+	if (!w->stage)
+		w->stage = malloc(STAGE_BYTES);
+	w->nstage = 0;
 	w->recs = json_array();
-	if (!w->fpath || !w->fbuf || !w->recs) {
+	if (!w->fpath || !w->stage || !w->recs) {
 		cerr(e, "%s: out of memory", w->dir);
 		return wfail(w);
 	}
-	w->f = fopen(w->fpath, "wbx");
-	if (!w->f) {
+	w->fd = open(w->fpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (w->fd < 0) {
 		cerr(e, "%s: cannot create: %s", w->fpath, strerror(errno));
-		return wfail(w);
-	}
-	if (setvbuf(w->f, w->fbuf, _IOFBF, WRITE_BUF)) {
-		cerr(e, "%s: cannot set a buffer", w->fpath);
 		return wfail(w);
 	}
 	if (XXH3_64bits_reset(w->xs) != XXH_OK) {
@@ -310,13 +362,12 @@ shard_open(RtCacheWriter *w, RtError *e)
 static void
 shard_drop(RtCacheWriter *w)
 {
-	if (w->f)
-		fclose(w->f);
-	w->f = NULL;
-	free(w->fbuf);
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	w->nstage = 0;
 	free(w->fpath);
 	json_decref(w->recs);
-	w->fbuf = NULL;
 	w->fpath = NULL;
 	w->recs = NULL;
 }
@@ -325,11 +376,13 @@ shard_drop(RtCacheWriter *w)
 static bool
 shard_close(RtCacheWriter *w, RtError *e)
 {
-	if (!w->f)
+	if (w->fd < 0)
 		return true;
-	FILE *f = w->f;
-	w->f = NULL;
-	if (fclose(f)) {
+	if (!stage_flush(w, e))
+		return false;
+	int fd = w->fd;
+	w->fd = -1;
+	if (close(fd)) {
 		cerr(e, "%s: write failed: %s", w->fpath, strerror(errno));
 		return wfail(w);
 	}
@@ -358,11 +411,11 @@ place(RtCacheWriter *w, const char *name, json_t *rec, const void *data,
 {
 	static const unsigned char zeros[CACHE_ALIGN];
 	bool alone = nbytes >= w->cap / 2;
-	if (w->f && json_array_size(w->recs) &&
+	if (w->fd >= 0 && json_array_size(w->recs) &&
 	    (alone || align_up(w->fsize) + nbytes > w->cap))
 		if (!shard_close(w, e))
 			goto fail;
-	if (!w->f && !shard_open(w, e))
+	if (w->fd < 0 && !shard_open(w, e))
 		goto fail;
 	uint64_t off = align_up(w->fsize);
 	if (!shard_write(w, zeros, off - w->fsize, e) ||
@@ -652,6 +705,7 @@ rt_cache_abort(RtCacheWriter *w)
 	json_decref(w->shards);
 	json_decref(w->names);
 	XXH3_freeState(w->xs);
+	free(w->stage);
 	free(w);
 }
 
