@@ -70,6 +70,9 @@ void rt_pool_release(RtPool *p); /* NULL is fine */
 /* As rt_tensor_new; from p (RT_POOLED) when p and the size allow. */
 RtTensor *rt_tensor_new_in(RtPool *p, DType dt, int ndim,
 			   const int64_t *shape, RtError *e);
+/* What p holds now: bytes handed out (used), kept for reuse (kept), and
+ * the most ever handed out at once (peak). Any pointer may be NULL. */
+void rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak);
 int64_t rt_numel(const RtTensor *t);
 /* nbytes of ndim/shape/dtype; false on overflow. */
 bool rt_size(DType dt, int ndim, const int64_t *shape, size_t *nbytes);

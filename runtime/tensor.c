@@ -365,6 +365,20 @@ rt_tensor_new_in(RtPool *p, DType dt, int ndim, const int64_t *shape,
 	return t;
 }
 
+/* The pool's byte counts, read under its lock. */
+void
+rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak)
+{
+	pthread_mutex_lock(&p->mu);
+	if (used)
+		*used = p->used;
+	if (kept)
+		*kept = p->kept;
+	if (peak)
+		*peak = p->peak;
+	pthread_mutex_unlock(&p->mu);
+}
+
 /* Number of elements (1 for a scalar). */
 int64_t
 rt_numel(const RtTensor *t)

@@ -585,6 +585,257 @@ test_long_chain(void **state)
 	prog_free(&g);
 }
 
+/* ------------------------------------------------------------ fusion */
+
+/* The quantization chain divide -> round -> clip -> astype, as a module:
+ * the chain alone (fusable into one kernel), or with every intermediate
+ * also returned (used twice: nothing fuses, one kernel per op). */
+static const char quant_fused[] =
+	"@I.ir_module\n"
+	"class Module:\n"
+	"    @R.function\n"
+	"    def main(w: R.Tensor((4, 64), dtype=\"float32\"), s: R.Tensor((4, 1), dtype=\"float32\")):\n"
+	"        d = R.divide(w, s)\n"
+	"        r = R.round(d)\n"
+	"        c = R.clip(r, R.prim_value(-127), R.prim_value(127))\n"
+	"        q = R.astype(c, dtype=\"int8\")\n"
+	"        return q\n";
+static const char quant_unfused[] =
+	"@I.ir_module\n"
+	"class Module:\n"
+	"    @R.function\n"
+	"    def main(w: R.Tensor((4, 64), dtype=\"float32\"), s: R.Tensor((4, 1), dtype=\"float32\")):\n"
+	"        d = R.divide(w, s)\n"
+	"        r = R.round(d)\n"
+	"        c = R.clip(r, R.prim_value(-127), R.prim_value(127))\n"
+	"        q = R.astype(c, dtype=\"int8\")\n"
+	"        return (q, d, r, c)\n";
+/* The intermediate d annotated: d stays a tensor of its own, the rest
+ * fuses. */
+static const char quant_annotated[] =
+	"@I.ir_module\n"
+	"class Module:\n"
+	"    @R.function\n"
+	"    def main(w: R.Tensor((4, 64), dtype=\"float32\"), s: R.Tensor((4, 1), dtype=\"float32\")):\n"
+	"        d: R.Tensor((4, 64), dtype=\"float32\") = R.divide(w, s)\n"
+	"        r = R.round(d)\n"
+	"        c = R.clip(r, R.prim_value(-127), R.prim_value(127))\n"
+	"        q = R.astype(c, dtype=\"int8\")\n"
+	"        return q\n";
+
+/* Quantization inputs: scales 0.5, 0.25, 2, 1e-3 per row; values with
+ * exact halves (ties round to even), beyond +-127 (clipped), negative
+ * zero and tiny values. */
+static void
+quant_inputs(RtValue **w, RtValue **s)
+{
+	float wd[4 * 64], sd[4] = {0.5f, 0.25f, 2.0f, 1e-3f};
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 64; j++) {
+			float v = ((float)j - 32.0f) * 0.75f + 0.125f * (float)(i + 1);
+			if (j == 0)
+				v = -0.0f;
+			if (j == 1)
+				v = sd[i] * 2.5f; /* a tie: 2 */
+			if (j == 2)
+				v = sd[i] * -3.5f; /* a tie: -4 */
+			if (j == 3)
+				v = 1e6f;
+			if (j == 4)
+				v = -1e6f;
+			wd[i * 64 + j] = v;
+		}
+	*w = f32(2, (int64_t[]){4, 64}, wd);
+	*s = f32(2, (int64_t[]){4, 1}, sd);
+}
+
+/* q computed in C, one operation at a time as the ops define them. */
+static int8_t
+quant_ref(const RtValue *w, const RtValue *s, int i, int j)
+{
+	float d = ((const float *)w->t->data)[i * 64 + j] /
+		  ((const float *)s->t->data)[i];
+	float r = nearbyintf(d);
+	float c = r < -127 ? -127 : r > 127 ? 127 : r;
+	return (int8_t)c;
+}
+
+/* The fused chain (one kernel) gives bit for bit what the unfused one
+ * (four kernels, every intermediate stored) gives, and what C computes. */
+static void
+test_fusion_quantize(void **state)
+{
+	(void)state;
+	Prog gf = compile(quant_fused, "main");
+	Prog gu = compile(quant_unfused, "main");
+	Prog ga = compile(quant_annotated, "main");
+	assert_int_equal(rt_program_num_kernels(gf.p), 1);
+	assert_int_equal(rt_program_num_kernels(gu.p), 4);
+	assert_int_equal(rt_program_num_kernels(ga.p), 2);
+
+	RtValue *w, *s;
+	quant_inputs(&w, &s);
+	RtValue *args[2] = {rt_value_retain(w), rt_value_retain(s)};
+	RtValue *qf = run_ok(&gf, args, 2);
+	args[0] = rt_value_retain(w);
+	args[1] = rt_value_retain(s);
+	RtValue *tu = run_ok(&gu, args, 2);
+	args[0] = rt_value_retain(w);
+	args[1] = rt_value_retain(s);
+	RtValue *qa = run_ok(&ga, args, 2);
+	assert_int_equal(tu->kind, RV_TUPLE);
+	assert_int_equal(tu->n, 4);
+	RtValue *qu = tu->fields[0];
+	assert_int_equal(qf->t->dtype, DT_I8);
+	assert_int_equal(qu->t->dtype, DT_I8);
+	assert_int_equal(qa->t->dtype, DT_I8);
+	assert_int_equal(qf->t->nbytes, 256);
+	assert_memory_equal(qf->t->data, qu->t->data, 256);
+	assert_memory_equal(qa->t->data, qu->t->data, 256);
+	const int8_t *q = qf->t->data;
+	const float *d = tu->fields[1]->t->data, *r = tu->fields[2]->t->data,
+		    *c = tu->fields[3]->t->data;
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 64; j++) {
+			int k = i * 64 + j;
+			float dd = ((const float *)w->t->data)[k] /
+				   ((const float *)s->t->data)[i];
+			assert_memory_equal(&d[k], &dd, 4);
+			assert_true(r[k] == nearbyintf(dd));
+			assert_true(c[k] == (float)quant_ref(w, s, i, j));
+			if (q[k] != quant_ref(w, s, i, j))
+				fail_msg("q[%d][%d] is %d, expected %d", i, j,
+					 q[k], quant_ref(w, s, i, j));
+		}
+	assert_int_equal(q[1], 2);    /* 2.5 rounds to even */
+	assert_int_equal(q[2], -4);   /* -3.5 too */
+	assert_int_equal(q[3], 127);  /* clipped */
+	assert_int_equal(q[4], -127);
+	rt_value_release(qf);
+	rt_value_release(tu);
+	rt_value_release(qa);
+	rt_value_release(w);
+	rt_value_release(s);
+	prog_free(&gf);
+	prog_free(&gu);
+	prog_free(&ga);
+}
+
+/* max(abs(w)) over the last axis: fused into the reduction (one kernel)
+ * it equals the unfused pair and the maximum computed in C. */
+static void
+test_fusion_reduce(void **state)
+{
+	(void)state;
+	static const char fused[] =
+		"@I.ir_module\n"
+		"class Module:\n"
+		"    @R.function\n"
+		"    def main(w: R.Tensor((3, 2, 50), dtype=\"float32\")):\n"
+		"        a = R.abs(w)\n"
+		"        m = R.max(a, axis=[2], keepdims=True)\n"
+		"        return m\n";
+	static const char unfused[] =
+		"@I.ir_module\n"
+		"class Module:\n"
+		"    @R.function\n"
+		"    def main(w: R.Tensor((3, 2, 50), dtype=\"float32\")):\n"
+		"        a = R.abs(w)\n"
+		"        m = R.max(a, axis=[2], keepdims=True)\n"
+		"        return (m, a)\n";
+	Prog gf = compile(fused, "main");
+	Prog gu = compile(unfused, "main");
+	assert_int_equal(rt_program_num_kernels(gf.p), 1);
+	assert_int_equal(rt_program_num_kernels(gu.p), 2);
+	float wd[300];
+	for (int i = 0; i < 300; i++)
+		wd[i] = (float)((i * 37) % 101 - 50) * 0.01f;
+	wd[17] = -7.5f;  /* row 0: the largest magnitude is negative */
+	wd[120] = 3.25f; /* row 2 */
+	for (int j = 0; j < 50; j++) /* row 5: all negative */
+		wd[250 + j] = -(float)(j + 1) / 64.0f;
+	RtValue *w = f32(3, (int64_t[]){3, 2, 50}, wd);
+	RtValue *args[1] = {rt_value_retain(w)};
+	RtValue *mf = run_ok(&gf, args, 1);
+	args[0] = rt_value_retain(w);
+	RtValue *tu = run_ok(&gu, args, 1);
+	RtValue *mu = tu->fields[0];
+	assert_int_equal(mf->t->ndim, 3);
+	assert_int_equal(mf->t->shape[2], 1);
+	assert_int_equal(mf->t->nbytes, 6 * 4);
+	assert_memory_equal(mf->t->data, mu->t->data, 6 * 4);
+	for (int r = 0; r < 6; r++) {
+		float want = 0;
+		for (int j = 0; j < 50; j++)
+			want = fmaxf(want, fabsf(wd[r * 50 + j]));
+		assert_true(at(mf, r) == want);
+	}
+	assert_true(at(mf, 0) == 7.5f);
+	assert_true(at(mf, 5) == 50.0f / 64.0f);
+	rt_value_release(mf);
+	rt_value_release(tu);
+	rt_value_release(w);
+	prog_free(&gf);
+	prog_free(&gu);
+}
+
+/* An f16 intermediate does not fuse (storing rounds it): x -> f16 -> f32
+ * is x rounded to half precision, as computed in C, in two kernels; an
+ * intermediate used twice (b) is computed once and both users see it. */
+static void
+test_fusion_refused(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"@I.ir_module\n"
+		"class Module:\n"
+		"    @R.function\n"
+		"    def main(x: R.Tensor((40,), dtype=\"float32\")):\n"
+		"        h = R.astype(x, dtype=\"float16\")\n"
+		"        y = R.astype(h, dtype=\"float32\")\n"
+		"        return y\n";
+	Prog g = compile(text, "main");
+	assert_int_equal(rt_program_num_kernels(g.p), 2);
+	float xd[40];
+	for (int i = 0; i < 40; i++)
+		xd[i] = 1.0f + (float)i * 0.000123f + (i % 3 ? 1e-5f : 0);
+	xd[0] = 65520.0f;  /* rounds to inf in f16 */
+	xd[1] = 1e-8f;     /* underflows to 0 */
+	RtValue *args[1] = {f32(1, (int64_t[]){40}, xd)};
+	RtValue *y = run_ok(&g, args, 1);
+	int rounded = 0;
+	for (int i = 0; i < 40; i++) {
+		float want = rt_f16_to_f32(rt_f32_to_f16(xd[i]));
+		assert_memory_equal(&((const float *)y->t->data)[i], &want, 4);
+		rounded += want != xd[i];
+	}
+	assert_true(rounded > 30); /* the test would see a fused f32 path */
+	assert_true(isinf(at(y, 0)));
+	rt_value_release(y);
+	prog_free(&g);
+
+	static const char twice[] =
+		"@I.ir_module\n"
+		"class Module:\n"
+		"    @R.function\n"
+		"    def main(x: R.Tensor((40,), dtype=\"float32\")):\n"
+		"        b = R.multiply(x, x)\n"
+		"        c = R.add(b, x)\n"
+		"        d = R.subtract(c, b)\n"
+		"        return d\n";
+	g = compile(twice, "main");
+	/* b is used twice: stored; c fuses into d */
+	assert_int_equal(rt_program_num_kernels(g.p), 2);
+	args[0] = f32(1, (int64_t[]){40}, xd);
+	y = run_ok(&g, args, 1);
+	for (int i = 0; i < 40; i++) {
+		float b = xd[i] * xd[i], c = b + xd[i], want = c - b;
+		assert_memory_equal(&((const float *)y->t->data)[i], &want, 4);
+	}
+	rt_value_release(y);
+	prog_free(&g);
+}
+
 int
 main(void)
 {
@@ -601,6 +852,9 @@ main(void)
 		cmocka_unit_test(test_stream_load_error),
 		cmocka_unit_test(test_stream_single),
 		cmocka_unit_test(test_long_chain),
+		cmocka_unit_test(test_fusion_quantize),
+		cmocka_unit_test(test_fusion_reduce),
+		cmocka_unit_test(test_fusion_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* test_tensor.c — tensor allocation, sizes, f16/bf16 conversion. */
+/* test_tensor.c — tensor allocation, sizes, buffer pools, f16/bf16
+ * conversion. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <pthread.h>
 
 #include <cmocka.h>
 
@@ -262,6 +264,226 @@ test_error(void **state)
 	rt_error(NULL, "ignored");
 }
 
+/* ----------------------------------------------------------------- pools */
+
+enum { MIB = 1 << 20 };
+
+/* A 1-d uint8 tensor of n bytes from p. */
+static RtTensor *
+bytes_in(RtPool *p, size_t n)
+{
+	RtError e = {{0}};
+	RtTensor *t = rt_tensor_new_in(p, DT_U8, 1, (int64_t[]){(int64_t)n}, &e);
+	if (!t)
+		fail_msg("rt_tensor_new_in(%zu): %s", n, e.msg);
+	return t;
+}
+
+/* Small tensors and a NULL pool bypass the pool: plain owned memory. */
+static void
+test_pool_small(void **state)
+{
+	(void)state;
+	RtPool *p = rt_pool_new();
+	assert_non_null(p);
+	RtTensor *t = bytes_in(p, RT_POOL_MIN - 1);
+	assert_int_equal(t->own, RT_OWNED);
+	assert_null(t->pool);
+	memset(t->data, 1, t->nbytes);
+	rt_tensor_free(t);
+	t = bytes_in(NULL, 8 * MIB);
+	assert_int_equal(t->own, RT_OWNED);
+	rt_tensor_free(t);
+	size_t used = 1, kept = 1, peak = 1;
+	rt_pool_stats(p, &used, &kept, &peak);
+	assert_int_equal(used, 0);
+	assert_int_equal(kept, 0);
+	assert_int_equal(peak, 0);
+	/* the smallest pooled size, and an empty and a scalar tensor */
+	t = bytes_in(p, RT_POOL_MIN);
+	assert_int_equal(t->own, RT_POOLED);
+	assert_ptr_equal(t->pool, p);
+	assert_true(t->cap >= t->nbytes);
+	assert_int_equal((uintptr_t)t->data % RT_ALIGN, 0);
+	rt_tensor_free(t);
+	t = bytes_in(p, 0);
+	assert_int_equal(t->own, RT_OWNED);
+	rt_tensor_free(t);
+	RtError e;
+	t = rt_tensor_new_in(p, DT_F32, 0, NULL, &e);
+	assert_int_equal(t->own, RT_OWNED);
+	rt_tensor_free(t);
+	/* an overflowing size is refused as by rt_tensor_new */
+	assert_null(rt_tensor_new_in(p, DT_F64, 1,
+				     (int64_t[]){(int64_t)1 << 61}, &e));
+	assert_non_null(strstr(e.msg, "overflow"));
+	rt_pool_release(p);
+	rt_pool_release(NULL);
+}
+
+/* A freed buffer is reused by the next tensor it fits (not one that
+ * would waste most of it), and the buffer is writable end to end. */
+static void
+test_pool_reuse(void **state)
+{
+	(void)state;
+	RtPool *p = rt_pool_new();
+	RtTensor *a = bytes_in(p, 4 * MIB);
+	memset(a->data, 0xa5, a->nbytes);
+	void *da = a->data;
+	size_t ca = a->cap;
+	rt_tensor_free(a);
+	size_t used, kept;
+	rt_pool_stats(p, &used, &kept, NULL);
+	assert_int_equal(used, 0);
+	assert_int_equal(kept, ca);
+	/* a slightly smaller tensor fits: same memory */
+	RtTensor *b = bytes_in(p, 4 * MIB - 12345);
+	assert_ptr_equal(b->data, da);
+	assert_int_equal(b->cap, ca);
+	memset(b->data, 0x5a, b->nbytes);
+	/* the buffer is taken: another one is fresh */
+	RtTensor *c = bytes_in(p, 4 * MIB);
+	assert_ptr_not_equal(c->data, da);
+	rt_tensor_free(c);
+	rt_tensor_free(b);
+	/* a much smaller tensor does not take a big buffer */
+	RtTensor *d = bytes_in(p, RT_POOL_MIN);
+	assert_true(d->cap < ca);
+	assert_ptr_not_equal(d->data, da);
+	/* nor does a bigger one */
+	RtTensor *f = bytes_in(p, 9 * MIB);
+	assert_true(f->cap >= 9 * MIB);
+	memset(f->data, 1, f->nbytes);
+	rt_tensor_free(f);
+	rt_tensor_free(d);
+	rt_pool_release(p);
+}
+
+/* The pool never holds (kept + used) more than the peak in use, or
+ * RT_POOL_KEEP_MIN: mappings are virtual until touched, so big sizes
+ * cost nothing here. */
+static void
+test_pool_bounded(void **state)
+{
+	(void)state;
+	RtPool *p = rt_pool_new();
+	RtTensor *t[3];
+	for (int i = 0; i < 3; i++)
+		t[i] = bytes_in(p, 40 * MIB);
+	size_t used, kept, peak;
+	rt_pool_stats(p, &used, &kept, &peak);
+	assert_int_equal(used, 120 * MIB);
+	assert_int_equal(peak, 120 * MIB);
+	for (int i = 0; i < 3; i++)
+		rt_tensor_free(t[i]);
+	rt_pool_stats(p, &used, &kept, &peak);
+	assert_int_equal(used, 0);
+	assert_int_equal(kept, 120 * MIB);
+	/* 100 MiB fits no kept buffer: they make room (all three must go) */
+	RtTensor *big = bytes_in(p, 100 * MIB);
+	rt_pool_stats(p, &used, &kept, &peak);
+	assert_int_equal(used, 100 * MIB);
+	assert_int_equal(peak, 120 * MIB);
+	assert_true(kept + used <= peak);
+	assert_int_equal(kept, 0);
+	/* a pattern of mixed sizes stays within the peak */
+	RtTensor *live[4] = {0};
+	for (int i = 0; i < 64; i++) {
+		int k = i % 4;
+		rt_tensor_free(live[k]);
+		live[k] = bytes_in(p, (size_t)(1 + (i * 7) % 13) * MIB);
+		rt_pool_stats(p, &used, &kept, &peak);
+		size_t limit = peak > RT_POOL_KEEP_MIN ? peak : RT_POOL_KEEP_MIN;
+		if (kept + used > limit)
+			fail_msg("step %d: kept %zu + used %zu > %zu", i, kept,
+				 used, limit);
+	}
+	rt_tensor_free(big);
+	for (int k = 0; k < 4; k++)
+		rt_tensor_free(live[k]);
+	rt_pool_stats(p, &used, &kept, &peak);
+	assert_int_equal(used, 0);
+	assert_true(kept <= peak);
+	/* the creator lets go while a buffer is out: the pool lives on until
+	 * it comes back (ASan reports a leak or a use after free otherwise) */
+	RtTensor *last = bytes_in(p, 2 * MIB);
+	rt_pool_release(p);
+	memset(last->data, 3, last->nbytes);
+	rt_tensor_free(last);
+}
+
+enum { POOL_THREADS = 8, POOL_ROUNDS = 150 };
+
+typedef struct {
+	RtPool *p;
+	int id;
+	int bad;
+} PoolJob;
+
+/* Allocates, stamps, checks and frees buffers of varying sizes, two alive
+ * at a time; a buffer handed to two threads at once shows as a stamp
+ * overwritten. */
+static void *
+pool_worker(void *arg)
+{
+	PoolJob *j = arg;
+	RtTensor *held[2] = {0};
+	unsigned seed = (unsigned)j->id * 2654435761u + 1;
+	for (int r = 0; r < POOL_ROUNDS; r++) {
+		int k = r & 1;
+		if (held[k]) {
+			uint8_t *d = held[k]->data;
+			size_t n = held[k]->nbytes;
+			uint8_t want = (uint8_t)(j->id * 16 + k);
+			if (d[0] != want || d[n / 2] != want || d[n - 1] != want)
+				j->bad++;
+			rt_tensor_free(held[k]);
+		}
+		seed = seed * 1103515245u + 12345u;
+		size_t n = RT_POOL_MIN + (seed >> 8) % (5 * MIB);
+		RtError e;
+		held[k] = rt_tensor_new_in(j->p, DT_U8, 1,
+					   (int64_t[]){(int64_t)n}, &e);
+		if (!held[k]) {
+			j->bad++;
+			continue;
+		}
+		uint8_t *d = held[k]->data;
+		uint8_t v = (uint8_t)(j->id * 16 + k);
+		d[0] = d[n / 2] = d[n - 1] = v;
+	}
+	for (int k = 0; k < 2; k++)
+		rt_tensor_free(held[k]);
+	return NULL;
+}
+
+/* Many threads allocate from and free to one pool at once. */
+static void
+test_pool_threads(void **state)
+{
+	(void)state;
+	RtPool *p = rt_pool_new();
+	pthread_t th[POOL_THREADS];
+	PoolJob jobs[POOL_THREADS];
+	for (int i = 0; i < POOL_THREADS; i++) {
+		jobs[i] = (PoolJob){p, i, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, pool_worker,
+						&jobs[i]), 0);
+	}
+	for (int i = 0; i < POOL_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(jobs[i].bad, 0);
+	}
+	size_t used, kept, peak;
+	rt_pool_stats(p, &used, &kept, &peak);
+	assert_int_equal(used, 0);
+	assert_true(peak <= (size_t)POOL_THREADS * 2 * 6 * MIB);
+	size_t limit = peak > RT_POOL_KEEP_MIN ? peak : RT_POOL_KEEP_MIN;
+	assert_true(kept <= limit);
+	rt_pool_release(p);
+}
+
 int
 main(void)
 {
@@ -274,6 +496,10 @@ main(void)
 		cmocka_unit_test(test_f16_rounding),
 		cmocka_unit_test(test_bf16),
 		cmocka_unit_test(test_error),
+		cmocka_unit_test(test_pool_small),
+		cmocka_unit_test(test_pool_reuse),
+		cmocka_unit_test(test_pool_bounded),
+		cmocka_unit_test(test_pool_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
