@@ -31,6 +31,8 @@ enum {
 	CHUNK_BYTES = 512 << 10,        /* large pieces: hashed, then written
 					 * while still in the cache */
 	JSON_LIMIT = 256 << 20,         /* largest tensor-cache.json read */
+	PREALLOC_BYTES = 1 << 20,       /* records this large: blocks
+					 * allocated before the write */
 };
 
 static const char CACHE_JSON[] = "tensor-cache.json";
@@ -402,6 +404,24 @@ shard_close(RtCacheWriter *w, RtError *e)
 	return true;
 }
 
+/*
+ * Allocates the blocks of a large record before it is written: write()
+ * into allocated (unwritten) extents skips ext4's delayed allocation,
+ * whose per-page bookkeeping costs more than the copy itself (measured:
+ * 1 GiB of 16 MiB records written in 0.19-0.35 s instead of 0.24-0.98 s).
+ * The file size is left alone; where the file system cannot, nothing is
+ * done.
+ */
+static void
+preallocate(RtCacheWriter *w, uint64_t off, uint64_t nbytes)
+{
+	if (nbytes < PREALLOC_BYTES)
+		return;
+	while (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)off,
+			 (off_t)nbytes) && errno == EINTR)
+		;
+}
+
 /* Places one record of nbytes at a 64-aligned offset: a new shard when the
  * open one would grow past the cap, a shard of its own for a record of half
  * the cap or more. Writes the bytes and returns the record's description. */
@@ -418,6 +438,7 @@ place(RtCacheWriter *w, const char *name, json_t *rec, const void *data,
 	if (w->fd < 0 && !shard_open(w, e))
 		goto fail;
 	uint64_t off = align_up(w->fsize);
+	preallocate(w, off, nbytes);
 	if (!shard_write(w, zeros, off - w->fsize, e) ||
 	    !shard_write(w, data, nbytes, e))
 		goto fail;

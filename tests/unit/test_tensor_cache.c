@@ -936,10 +936,78 @@ test_numpy_reader(void **state)
 	rm_rf(base);
 }
 
+/* Large records (their blocks allocated before the write): the bytes,
+ * hashes and file sizes are as for small ones, and no block is left
+ * allocated past the end of a shard. */
+static void
+test_large_records(void **state)
+{
+	(void)state;
+	char *base = tmpdir();
+	char *dir = fmt("%s/out", base);
+	RtError e = {{0}};
+	RtCacheOptions o = {.shard_bytes = 8 << 20};
+	RtCacheWriter *w = rt_cache_begin(dir, &o, &e);
+	assert_non_null(w);
+	int64_t s1[] = {3 << 18}, s2[] = {1000, 1001}, s3[] = {5 << 20};
+	RtTensor *t[4] = {
+		make(DT_F32, 1, s1, 1),   /* 3 MiB */
+		make(DT_U8, 2, s2, 2),    /* under 1 MiB: not preallocated */
+		make(DT_U8, 1, s1, 3),    /* 768 KiB, then an unaligned end */
+		make(DT_U8, 1, s3, 4),    /* 5 MiB: a shard of its own */
+	};
+	const char *names[4] = {"a", "b", "c", "d"};
+	for (int i = 0; i < 4; i++)
+		assert_true(rt_cache_add(w, names[i], t[i], &e));
+	assert_true(rt_cache_finish(w, NULL, &e));
+	RtCache *c = rt_cache_open(dir, &e);
+	if (!c)
+		fail_msg("%s", e.msg);
+	assert_true(rt_cache_verify(c, &e));
+	for (int i = 0; i < 4; i++) {
+		int k = rt_cache_find(c, names[i]);
+		assert_true(k >= 0);
+		RtTensor *r = rt_cache_load(c, k, &e);
+		assert_non_null(r);
+		assert_int_equal(r->nbytes, t[i]->nbytes);
+		assert_memory_equal(r->data, t[i]->data, t[i]->nbytes);
+		rt_tensor_free(r);
+	}
+	rt_cache_close(c);
+	/* each shard: its size is the JSON's, its blocks within its size */
+	json_error_t je;
+	char *jpath = fmt("%s/tensor-cache.json", dir);
+	json_t *top = json_load_file(jpath, 0, &je);
+	assert_non_null(top);
+	json_t *shards = json_object_get(top, "records");
+	assert_int_equal(json_array_size(shards), 2);
+	for (size_t s = 0; s < json_array_size(shards); s++) {
+		json_t *sh = json_array_get(shards, s);
+		char *p = fmt("%s/%s", dir, json_string_value(json_object_get(sh,
+			"dataPath")));
+		struct stat st;
+		assert_int_equal(stat(p, &st), 0);
+		assert_int_equal(st.st_size,
+				 json_integer_value(json_object_get(sh, "nbytes")));
+		if ((uint64_t)st.st_blocks * 512 > (uint64_t)st.st_size + 65536)
+			fail_msg("%s: %lld bytes allocated for %lld", p,
+				 (long long)st.st_blocks * 512,
+				 (long long)st.st_size);
+		free(p);
+	}
+	json_decref(top);
+	free(jpath);
+	for (int i = 0; i < 4; i++)
+		tfree(t[i]);
+	free(dir);
+	rm_rf(base);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_large_records),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_replace),
 		cmocka_unit_test(test_abort),
