@@ -324,6 +324,51 @@ ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx)
 	}
 }
 
+void
+ir_map_uses(Expr **slot, Expr *(*fn)(Expr *use, void *ctx), void *ctx)
+{
+	Expr *e = *slot;
+	if (!e)
+		return;
+	switch (e->kind) {
+	case E_VAR:
+		*slot = fn(e, ctx);
+		break;
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			ir_map_uses(&e->tuple.items[i], fn, ctx);
+		break;
+	case E_TUPLE_GET:
+		ir_map_uses(&e->tget.tuple, fn, ctx);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			ir_map_uses(&e->call.args[i], fn, ctx);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			ir_map_uses(&e->callfn.args[i], fn, ctx);
+		break;
+	case E_IF:
+		ir_map_uses(&e->if_.cond, fn, ctx);
+		ir_map_uses(&e->if_.then_, fn, ctx);
+		ir_map_uses(&e->if_.else_, fn, ctx);
+		break;
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++)
+			for (int k = 0; k < e->seq.blocks[i]->n; k++)
+				ir_map_uses(&e->seq.blocks[i]->bindings[k]->value,
+					    fn, ctx);
+		ir_map_uses(&e->seq.body, fn, ctx);
+		break;
+	case E_CONST:
+	case E_SHAPE:
+	case E_PRIM:
+	case E_STR:
+		break;
+	}
+}
+
 bool
 ir_expr_is_pure(const Module *m, const Expr *e)
 {

@@ -431,6 +431,9 @@ const char *ir_expr_kind_name(ExprKind k);
 
 /* Calls fn on every use of a Var in e, nested blocks included. */
 void ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx);
+/* Replaces every use of a Var under *slot (the slot included) by what fn
+ * returns for it (the use itself to keep it), nested blocks included. */
+void ir_map_uses(Expr **slot, Expr *(*fn)(Expr *use, void *ctx), void *ctx);
 /* True when evaluating e has no side effect (op calls and pure callees). */
 bool ir_expr_is_pure(const Module *m, const Expr *e);
 

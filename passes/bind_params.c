@@ -71,53 +71,12 @@ typedef struct {
 	Expr *value;
 } VarBind;
 
-static void replace_uses(Expr *e, const VarBind *vb);
-
-static void
-replace_in(Expr **slot, const VarBind *vb)
+/* A use of vb->param reads a copy of vb->value (ir_map_uses callback). */
+static Expr *
+bind_use(Expr *use, void *ctx)
 {
-	if (*slot && (*slot)->kind == E_VAR && (*slot)->var == vb->param)
-		*slot = ir_copy_expr(vb->m, vb->value);
-	else
-		replace_uses(*slot, vb);
-}
-
-/* Rewrites every use of vb->param in e to vb->value. */
-static void
-replace_uses(Expr *e, const VarBind *vb)
-{
-	if (!e)
-		return;
-	switch (e->kind) {
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			replace_in(&e->tuple.items[i], vb);
-		break;
-	case E_TUPLE_GET:
-		replace_in(&e->tget.tuple, vb);
-		break;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			replace_in(&e->call.args[i], vb);
-		break;
-	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			replace_in(&e->callfn.args[i], vb);
-		break;
-	case E_IF:
-		replace_in(&e->if_.cond, vb);
-		replace_uses(e->if_.then_, vb);
-		replace_uses(e->if_.else_, vb);
-		break;
-	case E_SEQ:
-		for (int i = 0; i < e->seq.nblocks; i++)
-			for (int k = 0; k < e->seq.blocks[i]->n; k++)
-				replace_in(&e->seq.blocks[i]->bindings[k]->value, vb);
-		replace_in(&e->seq.body, vb);
-		break;
-	default:
-		break;
-	}
+	const VarBind *vb = ctx;
+	return use->var == vb->param ? ir_copy_expr(vb->m, vb->value) : use;
 }
 
 /* Removes parameter pi of f, whose uses now read c. */
@@ -125,7 +84,7 @@ static void
 drop_param(Module *m, Func *f, int pi, Expr *c)
 {
 	Var *p = f->params[pi];
-	replace_uses(f->body, &(VarBind){m, p, c});
+	ir_map_uses(&f->body, bind_use, &(VarBind){m, p, c});
 	for (int k = pi + 1; k < f->nparams; k++)
 		f->params[k - 1] = f->params[k];
 	f->nparams--;

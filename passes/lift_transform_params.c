@@ -60,6 +60,34 @@ typedef struct {
 	Var **repl;          /* per Var.id: what runtime uses now refer to */
 } Lift;
 
+/* Sets up l for f (tables sized by the module's ids now); false when f has
+ * no usable num_input. */
+static bool
+lift_init(Lift *l, Module *m, Func *f)
+{
+	*l = (Lift){.m = m, .f = f, .ninput = ir_func_num_input(f),
+		    .nids = m->next_id};
+	if (l->ninput < 0 || l->ninput > f->nparams)
+		return false;
+	size_t n = (size_t)l->nids + 1;
+	l->kind = calloc(n, 1);
+	l->sv_defined = calloc(n, sizeof(bool));
+	l->needed = calloc(n, sizeof(bool));
+	l->const_used = calloc(n, sizeof(bool));
+	l->repl = calloc(n, sizeof(Var *));
+	return true;
+}
+
+static void
+lift_free(Lift *l)
+{
+	free(l->kind);
+	free(l->sv_defined);
+	free(l->needed);
+	free(l->const_used);
+	free(l->repl);
+}
+
 /* ------------------------------------------------------------- analysis */
 
 static void
@@ -261,62 +289,122 @@ classify_func(Lift *l)
 bool
 lift_plan(Module *m, Func *f, bool *lifted)
 {
-	Lift l = {.m = m, .f = f, .ninput = ir_func_num_input(f)};
-	if (l.ninput < 0 || l.ninput > f->nparams)
+	Lift l;
+	if (!lift_init(&l, m, f))
 		return false;
-	l.nids = m->next_id;
-	l.kind = calloc((size_t)l.nids + 1, 1);
-	l.sv_defined = calloc((size_t)l.nids + 1, sizeof(bool));
 	classify_func(&l);
 	for (int i = 0; i < l.nids; i++)
 		lifted[i] = l.kind[i] == K_LIFT || l.kind[i] == K_WEIGHT;
-	free(l.kind);
-	free(l.sv_defined);
+	lift_free(&l);
 	return true;
+}
+
+/*
+ * What the runtime part of l->f uses (l->needed) and which constant
+ * bindings the lifted part uses, transitively (l->const_used).
+ */
+static void
+mark_uses(Lift *l)
+{
+	Expr *body = l->f->body;
+	for (int i = 0; i < body->seq.nblocks; i++) {
+		Block *b = body->seq.blocks[i];
+		for (int k = 0; k < b->n; k++) {
+			Binding *bd = b->bindings[k];
+			if (l->kind[bd->var->id] == K_LIFT)
+				ir_visit_uses(bd->value, mark_const_used, l);
+			else
+				ir_visit_uses(bd->value, mark_needed, l);
+		}
+	}
+	ir_visit_uses(body->seq.body, mark_needed, l);
+	for (int i = body->seq.nblocks - 1; i >= 0; i--) {
+		Block *b = body->seq.blocks[i];
+		for (int k = b->n - 1; k >= 0; k--)
+			if (l->const_used[b->bindings[k]->var->id])
+				ir_visit_uses(b->bindings[k]->value,
+					      mark_const_used, l);
+	}
+}
+
+/*
+ * The symbolic variables the runtime bindings of l->f mention (appended to
+ * used); marks in defined those their match_casts define.
+ */
+static void
+runtime_symvars(const Lift *l, bool *defined, Vec *used)
+{
+	Expr *body = l->f->body;
+	for (int i = 0; i < body->seq.nblocks; i++) {
+		Block *b = body->seq.blocks[i];
+		for (int k = 0; k < b->n; k++) {
+			Binding *bd = b->bindings[k];
+			if (l->kind[bd->var->id] == K_LIFT)
+				continue;
+			if (bd->cast)
+				mark_defined(defined, bd->cast);
+			collect_expr_symvars(bd->value, used);
+			collect_sinfo_symvars(bd->var->sinfo, used);
+		}
+	}
 }
 
 /* ------------------------------------------------------------ rewriting */
 
-/* Points every use in e at its replacement (l->repl), recursively. */
-static void
-replace_uses(Lift *l, Expr *e)
+/* A use of a replaced var reads its replacement (ir_map_uses callback). */
+static Expr *
+lift_use(Expr *use, void *ctx)
 {
-	if (!e)
-		return;
-	switch (e->kind) {
-	case E_VAR:
-		if (e->var->id < l->nids && l->repl[e->var->id])
-			e->var = l->repl[e->var->id];
-		break;
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			replace_uses(l, e->tuple.items[i]);
-		break;
-	case E_TUPLE_GET:
-		replace_uses(l, e->tget.tuple);
-		break;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			replace_uses(l, e->call.args[i]);
-		break;
-	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			replace_uses(l, e->callfn.args[i]);
-		break;
-	case E_IF:
-		replace_uses(l, e->if_.cond);
-		replace_uses(l, e->if_.then_);
-		replace_uses(l, e->if_.else_);
-		break;
-	case E_SEQ:
-		for (int i = 0; i < e->seq.nblocks; i++)
-			for (int k = 0; k < e->seq.blocks[i]->n; k++)
-				replace_uses(l, e->seq.blocks[i]->bindings[k]->value);
-		replace_uses(l, e->seq.body);
-		break;
-	default:
-		break;
+	const Lift *l = ctx;
+	if (use->var->id < l->nids && l->repl[use->var->id])
+		use->var = l->repl[use->var->id];
+	return use;
+}
+
+/* Points every use under *slot at its replacement (l->repl). */
+static void
+replace_uses(Lift *l, Expr **slot)
+{
+	ir_map_uses(slot, lift_use, l);
+}
+
+/*
+ * Rewrites the runtime part of l->f once its new parameters are in place
+ * (l->repl maps weights and lifted values to them): the lifted bindings go,
+ * `y = R.builtin.stop_lift_params(x)` becomes `y = x`, uses read their
+ * replacements, empty blocks go. With record_no_lift, a parameter that a
+ * removed stop_lift_params read is listed in "rlx.no_lift".
+ */
+static void
+rewrite_runtime(Lift *l, bool record_no_lift)
+{
+	Func *f = l->f;
+	Expr *body = f->body;
+	for (int i = 0; i < body->seq.nblocks; i++) {
+		Block *b = body->seq.blocks[i];
+		int kept = 0;
+		for (int j = 0; j < b->n; j++) {
+			Binding *bd = b->bindings[j];
+			if (l->kind[bd->var->id] == K_LIFT)
+				continue;
+			bool stop = is_stop_lift(bd->value);
+			if (stop)
+				bd->value = bd->value->call.args[0];
+			replace_uses(l, &bd->value);
+			if (stop && record_no_lift && bd->value->kind == E_VAR)
+				for (int p = l->ninput; p < f->nparams; p++)
+					if (f->params[p] == bd->value->var)
+						add_no_lift(l->m, f, f->params[p]->name);
+			b->bindings[kept++] = bd;
+		}
+		b->n = kept;
 	}
+	replace_uses(l, &body->seq.body);
+	int nb = 0;
+	for (int i = 0; i < body->seq.nblocks; i++)
+		if (body->seq.blocks[i]->n)
+			body->seq.blocks[nb++] = body->seq.blocks[i];
+	body->seq.nblocks = nb;
 }
 
 static Var *
@@ -467,13 +555,13 @@ build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
 			Var *v = bd->var;
 			bool lifted = l->kind[v->id] == K_LIFT;
 			if (lifted && move) {
-				replace_uses(&tl, bd->value);
+				replace_uses(&tl, &bd->value);
 				v->dataflow = true;
 				tb->bindings[tb->n++] = bd;
 			} else if (lifted || l->const_used[v->id]) {
 				Var *c = copy_var(m, v, true);
 				Expr *val = ir_copy_expr(m, bd->value);
-				replace_uses(&tl, val);
+				replace_uses(&tl, &val);
 				Binding *nb = ir_binding(m, c, val, bd->span);
 				nb->annotated = bd->annotated;
 				tb->bindings[tb->n++] = nb;
@@ -542,7 +630,7 @@ compose(Module *m, Func *old, Func *next, Diags *d)
 		for (int i = 0; i < last->n - 1; i++)
 			bs[k++] = last->bindings[i];
 		for (int i = 0; i < nblk->n; i++) {
-			replace_uses(&tl, nblk->bindings[i]->value);
+			replace_uses(&tl, &nblk->bindings[i]->value);
 			bs[k++] = nblk->bindings[i];
 		}
 		free(tl.repl);
@@ -593,40 +681,13 @@ compose(Module *m, Func *old, Func *next, Diags *d)
 static int
 lift_func(Module *m, Func *f, Diags *d)
 {
-	Lift l = {.m = m, .f = f, .ninput = ir_func_num_input(f)};
-	if (l.ninput < 0 || l.ninput > f->nparams)
+	Lift l;
+	if (!lift_init(&l, m, f))
 		return 0;
-	l.nids = m->next_id;
 	size_t n = (size_t)l.nids + 1;
-	l.kind = calloc(n, 1);
-	l.sv_defined = calloc(n, sizeof(bool));
-	l.needed = calloc(n, sizeof(bool));
-	l.const_used = calloc(n, sizeof(bool));
-	l.repl = calloc(n, sizeof(Var *));
-
 	int nlift = classify_func(&l);
 	Expr *body = f->body;
-
-	/* What the runtime part uses; what the lifted part uses of constants. */
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		for (int k = 0; k < b->n; k++) {
-			Binding *bd = b->bindings[k];
-			int kind = l.kind[bd->var->id];
-			if (kind == K_LIFT)
-				ir_visit_uses(bd->value, mark_const_used, &l);
-			else
-				ir_visit_uses(bd->value, mark_needed, &l);
-		}
-	}
-	ir_visit_uses(body->seq.body, mark_needed, &l);
-	for (int i = body->seq.nblocks - 1; i >= 0; i--) {
-		Block *b = body->seq.blocks[i];
-		for (int k = b->n - 1; k >= 0; k--)
-			if (l.const_used[b->bindings[k]->var->id])
-				ir_visit_uses(b->bindings[k]->value,
-					      mark_const_used, &l);
-	}
+	mark_uses(&l);
 
 	/* The weights still used at run time, and whether that is all. */
 	Vec pass = {0}, lifted = {0};
@@ -657,18 +718,7 @@ lift_func(Module *m, Func *f, Diags *d)
 		collect_sinfo_symvars(((Var *)pass.items[i])->sinfo, &used_sv);
 	for (int i = 0; i < lifted.n; i++)
 		collect_sinfo_symvars(((Var *)lifted.items[i])->sinfo, &used_sv);
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		for (int k = 0; k < b->n; k++) {
-			Binding *bd = b->bindings[k];
-			if (l.kind[bd->var->id] == K_LIFT)
-				continue;
-			if (bd->cast)
-				mark_defined(rt_defined, bd->cast);
-			collect_expr_symvars(bd->value, &used_sv);
-			collect_sinfo_symvars(bd->var->sinfo, &used_sv);
-		}
-	}
+	runtime_symvars(&l, rt_defined, &used_sv);
 	collect_sinfo_symvars(f->ret, &used_sv);
 	Vec extra = {0};
 	for (int i = 0; i < used_sv.n; i++)
@@ -744,31 +794,7 @@ lift_func(Module *m, Func *f, Diags *d)
 	}
 	f->params = params;
 	f->nparams = k;
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		int kept = 0;
-		for (int j = 0; j < b->n; j++) {
-			Binding *bd = b->bindings[j];
-			if (l.kind[bd->var->id] == K_LIFT)
-				continue;
-			bool stop = is_stop_lift(bd->value);
-			if (stop)
-				bd->value = bd->value->call.args[0];
-			replace_uses(&l, bd->value);
-			if (stop && bd->value->kind == E_VAR)
-				for (int p = l.ninput; p < f->nparams; p++)
-					if (f->params[p] == bd->value->var)
-						add_no_lift(m, f, f->params[p]->name);
-			b->bindings[kept++] = bd;
-		}
-		b->n = kept;
-	}
-	replace_uses(&l, body->seq.body);
-	int nb = 0;
-	for (int i = 0; i < body->seq.nblocks; i++)
-		if (body->seq.blocks[i]->n)
-			body->seq.blocks[nb++] = body->seq.blocks[i];
-	body->seq.nblocks = nb;
+	rewrite_runtime(&l, true);
 	/*
 	 * F keeps the symbolic variables it still mentions: first those of
 	 * its new parameters, in their order of appearance (the order in
@@ -822,11 +848,7 @@ out:
 	vec_free(&lifted);
 	vec_free(&extra);
 	vec_free(&used_sv);
-	free(l.kind);
-	free(l.sv_defined);
-	free(l.needed);
-	free(l.const_used);
-	free(l.repl);
+	lift_free(&l);
 	return errors;
 }
 
@@ -1023,13 +1045,7 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 	KeyTab kt = {m, {0}};
 	for (int i = 0; i < n; i++) {
 		Lift *l = &sf[i].l;
-		*l = (Lift){.m = m, .f = fs[i], .ninput = ir_func_num_input(fs[i]),
-			    .nids = nids};
-		l->kind = calloc(sz, 1);
-		l->sv_defined = calloc(sz, sizeof(bool));
-		l->needed = calloc(sz, sizeof(bool));
-		l->const_used = calloc(sz, sizeof(bool));
-		l->repl = calloc(sz, sizeof(Var *));
+		lift_init(l, m, fs[i]); /* selected: num_input is valid */
 		sf[i].key_of = malloc(sizeof(int) * sz);
 		for (size_t k = 0; k < sz; k++)
 			sf[i].key_of[k] = -1;
@@ -1073,21 +1089,7 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 				    count[sf[i].key_of[v->id]] != n)
 					l->kind[v->id] = K_RUNTIME;
 			}
-		for (int b = 0; b < body->seq.nblocks; b++)
-			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
-				Binding *bd = body->seq.blocks[b]->bindings[k];
-				if (l->kind[bd->var->id] == K_LIFT)
-					ir_visit_uses(bd->value, mark_const_used, l);
-				else
-					ir_visit_uses(bd->value, mark_needed, l);
-			}
-		ir_visit_uses(body->seq.body, mark_needed, l);
-		for (int b = body->seq.nblocks - 1; b >= 0; b--)
-			for (int k = body->seq.blocks[b]->n - 1; k >= 0; k--) {
-				Binding *bd = body->seq.blocks[b]->bindings[k];
-				if (l->const_used[bd->var->id])
-					ir_visit_uses(bd->value, mark_const_used, l);
-			}
+		mark_uses(l);
 	}
 	/* Outputs: weight positions any function needs, then shared keys any
 	 * function needs, in the first function's binding order. */
@@ -1130,17 +1132,7 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 		for (int o = 0; o < outs.n; o++)
 			mark_defined(def, ((Var *)outs.items[o])->sinfo);
 		Vec used = {0};
-		Expr *body = l->f->body;
-		for (int b = 0; b < body->seq.nblocks; b++)
-			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
-				Binding *bd = body->seq.blocks[b]->bindings[k];
-				if (l->kind[bd->var->id] == K_LIFT)
-					continue;
-				if (bd->cast)
-					mark_defined(def, bd->cast);
-				collect_expr_symvars(bd->value, &used);
-				collect_sinfo_symvars(bd->var->sinfo, &used);
-			}
+		runtime_symvars(l, def, &used);
 		bool missing = false;
 		for (int k = 0; k < used.n; k++)
 			missing |= !def[((SymVar *)used.items[k])->id] &&
@@ -1184,27 +1176,7 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 				if (sf[i].key_of[v] == key && l->kind[v] == K_LIFT)
 					l->repl[v] = p;
 		}
-		Expr *body = f->body;
-		for (int b = 0; b < body->seq.nblocks; b++) {
-			Block *bl = body->seq.blocks[b];
-			int kept = 0;
-			for (int k = 0; k < bl->n; k++) {
-				Binding *bd = bl->bindings[k];
-				if (l->kind[bd->var->id] == K_LIFT)
-					continue;
-				if (is_stop_lift(bd->value))
-					bd->value = bd->value->call.args[0];
-				replace_uses(l, bd->value);
-				bl->bindings[kept++] = bd;
-			}
-			bl->n = kept;
-		}
-		replace_uses(l, body->seq.body);
-		int nb = 0;
-		for (int b = 0; b < body->seq.nblocks; b++)
-			if (body->seq.blocks[b]->n)
-				body->seq.blocks[nb++] = body->seq.blocks[b];
-		body->seq.nblocks = nb;
+		rewrite_runtime(l, false);
 		f->params = params;
 		f->nparams = np;
 	}
@@ -1222,11 +1194,7 @@ out_outs:
 out:
 	free(count);
 	for (int i = 0; i < n; i++) {
-		free(sf[i].l.kind);
-		free(sf[i].l.sv_defined);
-		free(sf[i].l.needed);
-		free(sf[i].l.const_used);
-		free(sf[i].l.repl);
+		lift_free(&sf[i].l);
 		free(sf[i].key_of);
 		vec_free(&sf[i].keys);
 	}
