@@ -331,90 +331,6 @@ shape_str(StrBuf *b, DType dt, int ndim, const int64_t *shape)
 	sb_printf(b, "%s) %s", ndim == 1 ? "," : "", dtype_name(dt));
 }
 
-/* ------------------------------------------------------- weight sources */
-
-/* Where weights come from: a safetensors file, a sharded checkpoint's
- * index (RtWeights) or a tensor-cache directory (RtCache). */
-typedef struct {
-	RtWeights *w;
-	RtCache *c;
-} Src;
-
-/* Opens a directory as a tensor cache, anything else as a checkpoint. */
-static bool
-src_open(Src *s, const char *path, RtError *e)
-{
-	struct stat st;
-	*s = (Src){0};
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		s->c = rt_cache_open(path, e);
-		return s->c != NULL;
-	}
-	s->w = rt_weights_open(path, e);
-	return s->w != NULL;
-}
-
-/* Closes the source (an unopened one too). */
-static void
-src_close(Src *s)
-{
-	rt_weights_close(s->w);
-	rt_cache_close(s->c);
-	*s = (Src){0};
-}
-
-/* The number of tensors. */
-static int
-src_count(const Src *s)
-{
-	return s->c ? rt_cache_count(s->c) : rt_weights_count(s->w);
-}
-
-/* The i-th tensor's name. */
-static const char *
-src_name(const Src *s, int i)
-{
-	return s->c ? rt_cache_name(s->c, i) : rt_weights_name(s->w, i);
-}
-
-/* True when the source has a tensor called name. */
-static bool
-src_has(const Src *s, const char *name)
-{
-	return s->c ? rt_cache_find(s->c, name) >= 0 : rt_weights_has(s->w, name);
-}
-
-/* The tensor called name (borrowed from a mapping where possible). */
-static RtTensor *
-src_load(Src *s, const char *name, RtError *e)
-{
-	if (!s->c)
-		return rt_weights_load(s->w, name, e);
-	int i = rt_cache_find(s->c, name);
-	if (i < 0) {
-		rt_error(e, "no tensor '%s' in the tensor cache", name);
-		return NULL;
-	}
-	return rt_cache_load(s->c, i, e);
-}
-
-/* dtype, ndim and shape of a tensor. */
-static bool
-src_info(Src *s, const char *name, DType *dt, int *ndim, int64_t *shape,
-	 RtError *e)
-{
-	if (!s->c)
-		return rt_weights_info(s->w, name, dt, ndim, shape, e);
-	RtTensor *t = src_load(s, name, e);
-	if (!t)
-		return false;
-	*dt = t->dtype;
-	*ndim = t->ndim;
-	memcpy(shape, t->shape, sizeof *shape * (size_t)t->ndim);
-	rt_tensor_free(t);
-	return true;
-}
-
 /* ---------------------------------------------------- modules and funcs */
 
 /* True for the names lifting gives transforms (`*transform_params`). */
@@ -749,7 +665,7 @@ typedef struct {
 typedef struct {
 	pthread_t thr;
 	bool started;
-	Src src;
+	RtWeights *src; /* the checkpoint: file, index or tensor cache */
 	bool ok;            /* written by the thread, read after the join */
 	atomic_bool stop;   /* the main thread gave up */
 	RtError err;
@@ -761,7 +677,7 @@ typedef struct {
 	Func *F, *T;
 	int ninput;          /* F's num_input */
 	int nout;            /* outputs of T = F's parameters after num_input */
-	Src src;
+	RtWeights *src; /* the checkpoint: file, index or tensor cache */
 	RtCacheWriter *cw;
 	const char *ckpt;
 	/* per parameter of T */
@@ -845,7 +761,7 @@ hasher_main(void *arg)
 	Xf *x = arg;
 	Hasher *hs = &x->hs;
 	for (int i = 0; i < x->T->nparams && !atomic_load(&hs->stop); i++) {
-		RtTensor *t = src_load(&hs->src, x->T->params[i]->name, &hs->err);
+		RtTensor *t = rt_weights_load(hs->src, x->T->params[i]->name, &hs->err);
 		if (!t) {
 			hs->ok = false;
 			break;
@@ -867,11 +783,13 @@ hasher_start(Xf *x)
 	Hasher *hs = &x->hs;
 	hs->ok = true;
 	atomic_store(&hs->stop, false);
-	if (!src_open(&hs->src, x->ckpt, &hs->err))
+	if (!(hs->src = rt_weights_open(x->ckpt, &hs->err)))
 		return;
 	hs->started = !pthread_create(&hs->thr, NULL, hasher_main, x);
-	if (!hs->started)
-		src_close(&hs->src);
+	if (!hs->started) {
+		rt_weights_close(hs->src);
+		hs->src = NULL;
+	}
 }
 
 /* Waits for the hasher; false (its error printed) when it failed. */
@@ -883,7 +801,8 @@ hasher_finish(Xf *x)
 		return true;
 	pthread_join(hs->thr, NULL);
 	hs->started = false;
-	src_close(&hs->src);
+	rt_weights_close(hs->src);
+	hs->src = NULL;
 	if (!hs->ok)
 		fprintf(stderr, "%s: error: %s\n", x->ckpt, hs->err.msg);
 	return hs->ok;
@@ -1069,7 +988,7 @@ xf_load(void *ctx, int param, RtError *e)
 		return NULL;
 	}
 	const char *name = x->T->params[param]->name;
-	RtTensor *t = src_load(&x->src, name, e);
+	RtTensor *t = rt_weights_load(x->src, name, e);
 	if (!t)
 		return NULL;
 	advise_tensor(x, t, MADV_WILLNEED);
@@ -1133,14 +1052,14 @@ xf_check_weights(Xf *x)
 	for (int i = 0; i < x->T->nparams; i++) {
 		const Var *p = x->T->params[i];
 		const SInfo *si = p->sinfo;
-		if (!src_has(&x->src, p->name)) {
+		if (!rt_weights_has(x->src, p->name)) {
 			if (nmissing++ < 8)
 				sb_printf(&missing, "%s'%s'", nmissing > 1 ? ", " : "",
 					  p->name);
 			continue;
 		}
 		RtError e;
-		if (!src_info(&x->src, p->name, &x->dt[i], &x->ndim[i],
+		if (!rt_weights_info(x->src, p->name, &x->dt[i], &x->ndim[i],
 				     x->shape[i], &e)) {
 			fprintf(stderr, "%s: error: %s\n", x->ckpt, e.msg);
 			ok = false;
@@ -1193,9 +1112,9 @@ xf_check_weights(Xf *x)
 	/* Extra tensors: ignored, as TVM does, but said. */
 	int nextra = 0;
 	StrBuf extra = {0};
-	int n = src_count(&x->src);
+	int n = rt_weights_count(x->src);
 	for (int i = 0; i < n; i++) {
-		const char *name = src_name(&x->src, i);
+		const char *name = rt_weights_name(x->src, i);
 		bool used = false;
 		for (int k = 0; k < x->T->nparams && !used; k++)
 			used = !strcmp(x->T->params[k]->name, name);
@@ -1219,7 +1138,7 @@ xf_hash_rest(Xf *x)
 		if (x->hashed[i])
 			continue;
 		RtError e;
-		RtTensor *t = src_load(&x->src, x->T->params[i]->name, &e);
+		RtTensor *t = rt_weights_load(x->src, x->T->params[i]->name, &e);
 		if (!t) {
 			fprintf(stderr, "%s: error: %s\n", x->ckpt, e.msg);
 			return false;
@@ -1456,7 +1375,7 @@ cmd_transform(int argc, char **argv)
 	}
 
 	RtError e;
-	if (!src_open(&x.src, ckpt, &e)) {
+	if (!(x.src = rt_weights_open(ckpt, &e))) {
 		fprintf(stderr, "%s: error: %s\n", ckpt, e.msg);
 		goto done;
 	}
@@ -1562,7 +1481,7 @@ done:
 	free(x.dt);
 	free(x.ndim);
 	free(x.shape);
-	src_close(&x.src);
+	rt_weights_close(x.src);
 	rlx_module_free(x.m);
 	free(text);
 	vec_free(&shared_funcs);
@@ -1801,7 +1720,7 @@ cmd_verify(int argc, char **argv)
 	char *text = NULL;
 	size_t len;
 	Module *m0 = load_module_text(file, &text, &len), *m1 = NULL;
-	Src w = {0};
+	RtWeights *w = NULL;
 	RtProgram *p0 = NULL, *pt = NULL, *p1 = NULL;
 	RtValue **args0 = NULL, **argst = NULL, **args1 = NULL;
 	RtValue *r0 = NULL, *tr = NULL, *r1 = NULL;
@@ -1854,7 +1773,7 @@ cmd_verify(int argc, char **argv)
 	}
 
 	RtError e;
-	if (!src_open(&w, ckpt, &e)) {
+	if (!(w = rt_weights_open(ckpt, &e))) {
 		fprintf(stderr, "%s: error: %s\n", ckpt, e.msg);
 		goto done;
 	}
@@ -1869,12 +1788,12 @@ cmd_verify(int argc, char **argv)
 	}
 	for (int i = nin; i < nparams0; i++) {
 		const char *name = F0->params[i]->name;
-		if (!src_has(&w, name)) {
+		if (!rt_weights_has(w, name)) {
 			fprintf(stderr, "%s: error: weight '%s' of %s is missing "
 				"from the checkpoint\n", ckpt, name, F0->name);
 			goto done;
 		}
-		RtTensor *t = src_load(&w, name, &e);
+		RtTensor *t = rt_weights_load(w, name, &e);
 		if (!t) {
 			fprintf(stderr, "%s: error: %s\n", ckpt, e.msg);
 			goto done;
@@ -1951,7 +1870,7 @@ done:
 	rt_program_free(p0);
 	rt_program_free(pt);
 	rt_program_free(p1);
-	src_close(&w);
+	rt_weights_close(w);
 	env_free(&env);
 	rlx_module_free(m0);
 	rlx_module_free(m1);
