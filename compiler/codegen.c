@@ -2391,17 +2391,6 @@ gen_body(K *k)
 
 /* ------------------------------------------------------ signatures */
 
-/* The struct info of an argument expression. */
-static const SInfo *
-arg_sinfo(const Expr *x)
-{
-	if (x->sinfo)
-		return x->sinfo;
-	if (x->kind == E_VAR)
-		return x->var->sinfo;
-	return NULL;
-}
-
 /* Collects symbolic vars in first-appearance order for the key. */
 typedef struct {
 	const SymVar *v[64];
@@ -2518,7 +2507,7 @@ sig_args(const Expr *e, Diags *d, const SInfo **sis, int *n, StrBuf *key,
 				return false;
 			continue;
 		}
-		const SInfo *si = arg_sinfo(x);
+		const SInfo *si = ir_expr_sinfo(x);
 		if (x->kind == E_PRIM) {
 			if (dtype_is_float(x->prim.dtype))
 				sb_printf(key, " p%.17g", x->prim.f);

@@ -121,6 +121,14 @@ ir_expr_kind_name(ExprKind k)
 							 : "?";
 }
 
+const SInfo *
+ir_expr_sinfo(const Expr *e)
+{
+	if (e->sinfo)
+		return e->sinfo;
+	return e->kind == E_VAR ? e->var->sinfo : NULL;
+}
+
 /* ------------------------------------------------------------- struct info */
 
 static SInfo *

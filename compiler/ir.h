@@ -428,6 +428,8 @@ Expr *ir_expr(Module *m, ExprKind k, Span sp); /* zeroed node of kind k */
 Expr *ir_var_ref(Module *m, Var *v, Span sp);
 Binding *ir_binding(Module *m, Var *v, Expr *value, Span sp);
 const char *ir_expr_kind_name(ExprKind k);
+/* e's struct info: the inferred one, else its var's; NULL when unknown. */
+const SInfo *ir_expr_sinfo(const Expr *e);
 
 /* Calls fn on every use of a Var in e, nested blocks included. */
 void ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx);

@@ -308,20 +308,13 @@ static const char lift_help[] =
 static bool
 write_file_atomic(const char *path, const char *text)
 {
-	StrBuf tmp = {0};
-	sb_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp.p, "wb");
-	bool ok = f && fputs(text, f) >= 0;
-	if (f && fclose(f) != 0)
-		ok = false;
-	if (ok && rename(tmp.p, path) != 0)
-		ok = false;
-	if (!ok) {
-		fprintf(stderr, "rlx: error: cannot write %s: %s\n", path,
-			strerror(errno));
-		remove(tmp.p);
-	}
-	sb_free(&tmp);
+	RtFile f;
+	RtError e;
+	bool ok = rt_file_begin(&f, path, &e);
+	if (ok)
+		ok = rt_file_end(&f, rt_file_write(&f, text, strlen(text), &e), &e);
+	if (!ok)
+		fprintf(stderr, "rlx: error: %s\n", e.msg);
 	return ok;
 }
 

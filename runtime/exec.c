@@ -1467,17 +1467,6 @@ eval_shape(Frame *fr, const SInfo *si, int64_t *shape, const char *who)
 	return true;
 }
 
-/* The struct info of an argument expression, as codegen sees it. */
-static const SInfo *
-arg_sinfo(const Expr *x)
-{
-	if (x->sinfo)
-		return x->sinfo;
-	if (x->kind == E_VAR)
-		return x->var->sinfo;
-	return NULL;
-}
-
 /* Kernel buffers of one call being assembled. */
 typedef struct {
 	void *ptr[MAX_BUFS];
@@ -1554,7 +1543,7 @@ push_arg(Frame *fr, Bufs *bf, const Expr *x, const char *who)
 				return false;
 		return true;
 	}
-	const SInfo *si = arg_sinfo(x);
+	const SInfo *si = ir_expr_sinfo(x);
 	if (!si || si->kind == SI_SHAPE || si->kind == SI_PRIM)
 		return true;
 	if (x->kind == E_TUPLE) {

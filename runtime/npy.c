@@ -465,37 +465,11 @@ rt_npy_write(const char *path, const RtTensor *t, RtError *e)
 	pre[8] = (unsigned char)(hlen & 0xff);
 	pre[9] = (unsigned char)(hlen >> 8);
 
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 5);
-	if (!tmp) {
-		rt_error(e, "out of memory");
+	RtFile out;
+	if (!rt_file_begin(&out, path, e))
 		return false;
-	}
-	memcpy(tmp, path, plen);
-	memcpy(tmp + plen, ".tmp", 5);
-	bool ok = false;
-	FILE *f = fopen(tmp, "wb");
-	if (!f) {
-		rt_error(e, "%s: cannot create: %s", tmp, strerror(errno));
-		free(tmp);
-		return false;
-	}
-	ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == hlen &&
-	     (!t->nbytes || fwrite(t->data, 1, t->nbytes, f) == t->nbytes) &&
-	     fflush(f) == 0 && fsync(fileno(f)) == 0;
-	if (!ok)
-		rt_error(e, "%s: write failed: %s", tmp, strerror(errno));
-	if (fclose(f) != 0 && ok) {
-		rt_error(e, "%s: write failed: %s", tmp, strerror(errno));
-		ok = false;
-	}
-	if (ok && rename(tmp, path) != 0) {
-		rt_error(e, "%s: cannot rename into place: %s", path,
-			 strerror(errno));
-		ok = false;
-	}
-	if (!ok)
-		unlink(tmp);
-	free(tmp);
-	return ok;
+	bool ok = rt_file_write(&out, pre, 10, e) &&
+		  rt_file_write(&out, hdr, hlen, e) &&
+		  rt_file_write(&out, t->data, t->nbytes, e);
+	return rt_file_end(&out, ok, e);
 }

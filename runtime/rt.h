@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ir.h"
 
@@ -76,6 +77,22 @@ void rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak);
 int64_t rt_numel(const RtTensor *t);
 /* nbytes of ndim/shape/dtype; false on overflow. */
 bool rt_size(DType dt, int ndim, const int64_t *shape, size_t *nbytes);
+
+/*
+ * A file written atomically: rt_file_begin opens PATH.tmp; rt_file_write
+ * appends; rt_file_end(ok) flushes, syncs and renames it into place, or
+ * (ok false, or any step failing) removes it. Every failure is reported
+ * in e, naming the file.
+ */
+typedef struct {
+	FILE *f;
+	char *path;
+	char *tmp;
+} RtFile;
+
+bool rt_file_begin(RtFile *a, const char *path, RtError *e);
+bool rt_file_write(RtFile *a, const void *p, size_t n, RtError *e);
+bool rt_file_end(RtFile *a, bool ok, RtError *e);
 
 /* IEEE half and bfloat16 conversion (round to nearest even). */
 float rt_f16_to_f32(uint16_t h);

@@ -548,17 +548,6 @@ rt_st_meta_get(const RtSafetensors *st, const char *key)
 
 /* ----------------------------------------------------------------- writer */
 
-/* Writes n bytes to f; false + e. */
-static bool
-write_all(FILE *f, const void *p, size_t n, const char *tmp, RtError *e)
-{
-	if (n && fwrite(p, 1, n, f) != n) {
-		rt_error(e, "%s: write failed: %s", tmp, strerror(errno));
-		return false;
-	}
-	return true;
-}
-
 /* The JSON header for the tensors, data laid out in order ord; NULL + e. */
 static char *
 build_header(const char *path, const char *const *names,
@@ -675,43 +664,17 @@ rt_st_write_meta(const char *path, const char *const *names,
 	size_t hlen = strlen(h);
 	size_t pad = (8 - hlen % 8) % 8;
 	uint64_t hl = hlen + pad;
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 5);
-	bool ok = false;
-	FILE *f = NULL;
-	if (!tmp) {
-		rt_error(e, "out of memory");
-		goto done;
+	RtFile out;
+	bool ok = rt_file_begin(&out, path, e);
+	if (ok) {
+		ok = rt_file_write(&out, &hl, 8, e) &&
+		     rt_file_write(&out, h, hlen, e) &&
+		     rt_file_write(&out, "        ", pad, e);
+		for (int i = 0; i < n && ok; i++)
+			ok = rt_file_write(&out, tensors[ord[i]]->data,
+					   tensors[ord[i]]->nbytes, e);
+		ok = rt_file_end(&out, ok, e);
 	}
-	memcpy(tmp, path, plen);
-	memcpy(tmp + plen, ".tmp", 5);
-	f = fopen(tmp, "wb");
-	if (!f) {
-		rt_error(e, "%s: cannot create: %s", tmp, strerror(errno));
-		goto done;
-	}
-	ok = write_all(f, &hl, 8, tmp, e) && write_all(f, h, hlen, tmp, e) &&
-	     write_all(f, "        ", pad, tmp, e);
-	for (int i = 0; i < n && ok; i++)
-		ok = write_all(f, tensors[ord[i]]->data,
-			       tensors[ord[i]]->nbytes, tmp, e);
-	if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
-		rt_error(e, "%s: write failed: %s", tmp, strerror(errno));
-		ok = false;
-	}
-	if (fclose(f) != 0 && ok) {
-		rt_error(e, "%s: write failed: %s", tmp, strerror(errno));
-		ok = false;
-	}
-	if (ok && rename(tmp, path) != 0) {
-		rt_error(e, "%s: cannot rename into place: %s", path,
-			 strerror(errno));
-		ok = false;
-	}
-	if (!ok)
-		unlink(tmp);
-done:
-	free(tmp);
 	free(h);
 	free(ord);
 	return ok;

@@ -3,12 +3,14 @@
  * sizes checked for overflow, pools of large buffers in huge pages, and
  * IEEE half / bfloat16 conversion.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "rt.h"
 
@@ -484,4 +486,66 @@ rt_f32_to_bf16(float f)
 		return (uint16_t)((x >> 16) | 0x40);
 	x += 0x7fff + ((x >> 16) & 1);
 	return (uint16_t)(x >> 16);
+}
+
+/* ------------------------------------------------------ atomic files */
+
+bool
+rt_file_begin(RtFile *a, const char *path, RtError *e)
+{
+	*a = (RtFile){0};
+	size_t plen = strlen(path);
+	a->path = malloc(plen + 1);
+	a->tmp = malloc(plen + 5);
+	if (!a->path || !a->tmp) {
+		free(a->path);
+		free(a->tmp);
+		rt_error(e, "out of memory");
+		return false;
+	}
+	memcpy(a->path, path, plen + 1);
+	memcpy(a->tmp, path, plen);
+	memcpy(a->tmp + plen, ".tmp", 5);
+	a->f = fopen(a->tmp, "wb");
+	if (!a->f) {
+		rt_error(e, "%s: cannot create: %s", a->tmp, strerror(errno));
+		free(a->path);
+		free(a->tmp);
+		return false;
+	}
+	return true;
+}
+
+bool
+rt_file_write(RtFile *a, const void *p, size_t n, RtError *e)
+{
+	if (n && fwrite(p, 1, n, a->f) != n) {
+		rt_error(e, "%s: write failed: %s", a->tmp, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+bool
+rt_file_end(RtFile *a, bool ok, RtError *e)
+{
+	if (ok && (fflush(a->f) != 0 || fsync(fileno(a->f)) != 0)) {
+		rt_error(e, "%s: write failed: %s", a->tmp, strerror(errno));
+		ok = false;
+	}
+	if (fclose(a->f) != 0 && ok) {
+		rt_error(e, "%s: write failed: %s", a->tmp, strerror(errno));
+		ok = false;
+	}
+	if (ok && rename(a->tmp, a->path) != 0) {
+		rt_error(e, "%s: cannot rename into place: %s", a->path,
+			 strerror(errno));
+		ok = false;
+	}
+	if (!ok)
+		unlink(a->tmp);
+	free(a->path);
+	free(a->tmp);
+	*a = (RtFile){0};
+	return ok;
 }
