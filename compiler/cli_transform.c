@@ -333,14 +333,6 @@ shape_str(StrBuf *b, DType dt, int ndim, const int64_t *shape)
 
 /* ---------------------------------------------------- modules and funcs */
 
-/* True for the names lifting gives transforms (`*transform_params`). */
-static bool
-is_transform_name(const char *name)
-{
-	size_t n = strlen(name), k = strlen("transform_params");
-	return n >= k && !strcmp(name + n - k, "transform_params");
-}
-
 /*
  * The function a command works on: --func NAME, else `main`, else the only
  * function with a num_input attribute that is not a transform. NULL with a
@@ -360,7 +352,7 @@ pick_func(Module *m, const char *name, const char *cmd)
 	} else if ((f = ir_find_func(m, "main")) == NULL) {
 		for (int i = 0; i < m->nfuncs; i++) {
 			Func *g = m->funcs[i];
-			if (ir_func_num_input(g) < 0 || is_transform_name(g->name))
+			if (ir_func_num_input(g) < 0 || pass_is_transform(g))
 				continue;
 			if (f) {
 				fprintf(stderr, "%s: error: several functions with "

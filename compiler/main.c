@@ -6,7 +6,6 @@
  * itself; it reads files, calls the library and reports its diagnostics.
  */
 #include <errno.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1205,8 +1205,8 @@ out:
 	return errors + d->nerrors;
 }
 
-static bool
-is_transform(const Func *f)
+bool
+pass_is_transform(const Func *f)
 {
 	size_t len = strlen(f->name), sl = strlen("transform_params");
 	return len >= sl && !strcmp(f->name + len - sl, "transform_params");
@@ -1239,7 +1239,7 @@ pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
 			}
 		} else {
 			for (int i = 0; i < nf; i++)
-				if (ir_func_num_input(fs[i]) >= 0 && !is_transform(fs[i]))
+				if (ir_func_num_input(fs[i]) >= 0 && !pass_is_transform(fs[i]))
 					sel[ns++] = fs[i];
 		}
 		for (int i = 0; i < nf; i++)
@@ -1254,7 +1254,7 @@ pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
 	}
 	for (int i = 0; i < nf && !errors; i++) {
 		/* Transforms are not lifted again: they are the weights' side. */
-		if (is_transform(fs[i]) || in_shared[i])
+		if (pass_is_transform(fs[i]) || in_shared[i])
 			continue;
 		errors += lift_func(m, fs[i], d);
 	}

@@ -56,6 +56,10 @@ int pass_run(Module *m, const Pass *const *passes, int n, const PassOptions *o,
 	     Diags *d, void (*after)(const Pass *p, const Module *m, void *ctx),
 	     void *ctx);
 
+/* lift_transform_params.c: true for the names lifting gives transforms
+ * (`F_transform_params`, `transform_params`); such functions are not lifted. */
+bool pass_is_transform(const Func *f);
+
 /* lift_transform_params.c: which vars of f (indexed by Var.id, m->next_id
  * entries) are weights or bindings that lifting would move; false when f
  * has no num_input. For `rlx dump --format dot`. */
