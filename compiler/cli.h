@@ -20,5 +20,8 @@ int cmd_verify(int argc, char **argv);
 char *cli_read_file(const char *path, size_t *len);
 rlx_module *cli_load_module(const char *path);
 int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* The value of option opt at argv[*i] (`opt V` or `opt=V`): NULL when it
+ * is another argument, "" when the value is missing. */
+const char *cli_opt_value(int argc, char **argv, int *i, const char *opt);
 
 #endif

@@ -669,41 +669,41 @@ parse_args(Run *r, int argc, char **argv)
 	r->inputs = calloc((size_t)argc + 1, sizeof *r->inputs);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char *val = NULL;
+		const char *val;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(run_help, stdout);
 			return EXIT_OK;
 		}
-#define OPT(name) (!strcmp(a, name) || (!strncmp(a, name "=", sizeof name) && (val = a + sizeof name)))
-		if (OPT("--params") || OPT("--input") || OPT("--func") || !strcmp(a, "-o")) {
-			if (!val) {
-				if (i + 1 >= argc)
-					return cli_usage_error("run", "%s needs a value", a);
-				val = argv[++i];
-			}
-			if (!strncmp(a, "--params", 8)) {
-				if (r->params)
-					return cli_usage_error("run", "%s", "--params given twice");
-				r->params = val;
-			} else if (!strncmp(a, "--func", 6)) {
-				r->func = val;
-			} else if (!strcmp(a, "-o")) {
-				if (r->out)
-					return cli_usage_error("run", "%s", "-o given twice");
-				r->out = val;
-			} else {
-				const char *eq = strchr(val, '=');
-				if (!eq || eq == val || !eq[1])
-					return cli_usage_error("run", "--input needs NAME=FILE.npy, "
-							       "not '%s'", val);
-				InputArg *in = &r->inputs[r->ninputs++];
-				in->name = strndup(val, (size_t)(eq - val));
-				in->path = eq + 1;
-				for (int k = 0; k < r->ninputs - 1; k++)
-					if (!strcmp(r->inputs[k].name, in->name))
-						return cli_usage_error("run", "input '%s' given twice",
-								       in->name);
-			}
+		if ((val = cli_opt_value(argc, argv, &i, "--params"))) {
+			if (!*val)
+				return cli_usage_error("run", "%s needs a value", "--params");
+			if (r->params)
+				return cli_usage_error("run", "%s", "--params given twice");
+			r->params = val;
+		} else if ((val = cli_opt_value(argc, argv, &i, "--func"))) {
+			if (!*val)
+				return cli_usage_error("run", "%s needs a value", "--func");
+			r->func = val;
+		} else if ((val = cli_opt_value(argc, argv, &i, "-o"))) {
+			if (!*val)
+				return cli_usage_error("run", "%s needs a value", "-o");
+			if (r->out)
+				return cli_usage_error("run", "%s", "-o given twice");
+			r->out = val;
+		} else if ((val = cli_opt_value(argc, argv, &i, "--input"))) {
+			if (!*val)
+				return cli_usage_error("run", "%s needs a value", "--input");
+			const char *eq = strchr(val, '=');
+			if (!eq || eq == val || !eq[1])
+				return cli_usage_error("run", "--input needs NAME=FILE.npy, "
+						       "not '%s'", val);
+			InputArg *in = &r->inputs[r->ninputs++];
+			in->name = strndup(val, (size_t)(eq - val));
+			in->path = eq + 1;
+			for (int k = 0; k < r->ninputs - 1; k++)
+				if (!strcmp(r->inputs[k].name, in->name))
+					return cli_usage_error("run", "input '%s' given twice",
+							       in->name);
 		} else if (a[0] == '-' && a[1]) {
 			return cli_usage_error("run", "unknown option %s", a);
 		} else if (r->file) {
@@ -711,7 +711,6 @@ parse_args(Run *r, int argc, char **argv)
 		} else {
 			r->file = a;
 		}
-#undef OPT
 	}
 	if (!r->file)
 		return cli_usage_error("run", "%s", "needs a FILE");

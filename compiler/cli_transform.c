@@ -56,23 +56,6 @@ is_help(const char *arg)
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
-/* The value of option `opt` at argv[*i]: `--opt VALUE` or `--opt=VALUE`.
- * NULL when argv[*i] is not that option; "" when the value is missing. */
-static const char *
-opt_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-	if (strncmp(argv[*i], opt, n))
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n])
-		return NULL;
-	if (*i + 1 >= argc)
-		return "";
-	return argv[++*i];
-}
-
 /* Parses a non-negative decimal integer. */
 static bool
 parse_u64(const char *s, uint64_t *out)
@@ -478,19 +461,19 @@ cmd_init_weights(int argc, char **argv)
 			fputs(init_help, stdout);
 			dim_args_free(&dims);
 			return EXIT_OK;
-		} else if ((v = opt_value(argc, argv, &i, "--func"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--func"))) {
 			if (!*v)
 				status = cli_usage_error("init-weights", "%s", "--func needs a NAME");
 			func = v;
-		} else if ((v = opt_value(argc, argv, &i, "--seed"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--seed"))) {
 			if (!parse_u64(v, &seed))
 				status = cli_usage_error("init-weights",
 					"--seed needs a non-negative integer, not '%s'", v);
-		} else if ((v = opt_value(argc, argv, &i, "--dim"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--dim"))) {
 			if (!dim_arg_add(&dims, (char *)v))
 				status = cli_usage_error("init-weights",
 					"--dim needs NAME=VALUE (a non-negative integer), not '%s'", v);
-		} else if ((v = opt_value(argc, argv, &i, "-o"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "-o"))) {
 			if (!*v)
 				status = cli_usage_error("init-weights", "%s", "-o needs a file");
 			out = v;
@@ -1280,20 +1263,20 @@ cmd_transform(int argc, char **argv)
 			shared = true;
 			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
 				vec_push(&shared_funcs, t);
-		} else if ((v = opt_value(argc, argv, &i, "--weights"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--weights"))) {
 			if (!*v)
 				status = cli_usage_error("transform", "%s", "--weights needs a PATH");
 			ckpt = v;
-		} else if ((v = opt_value(argc, argv, &i, "--func"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--func"))) {
 			if (!*v)
 				status = cli_usage_error("transform", "%s", "--func needs a NAME");
 			func = v;
-		} else if ((v = opt_value(argc, argv, &i, "--shard-size"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--shard-size"))) {
 			if (!parse_u64(v, &shard_mb) || shard_mb == 0 ||
 			    shard_mb > (1u << 20))
 				status = cli_usage_error("transform",
 					"--shard-size needs a size in MiB (1 to 1048576), not '%s'", v);
-		} else if ((v = opt_value(argc, argv, &i, "-o"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "-o"))) {
 			if (!*v)
 				status = cli_usage_error("transform", "%s", "-o needs a DIR");
 			out = v;
@@ -1671,25 +1654,25 @@ cmd_verify(int argc, char **argv)
 		if (is_help(argv[i])) {
 			fputs(verify_help, stdout);
 			goto out_args;
-		} else if ((v = opt_value(argc, argv, &i, "--weights"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--weights"))) {
 			if (!*v)
 				status = cli_usage_error("verify", "%s", "--weights needs a PATH");
 			ckpt = v;
-		} else if ((v = opt_value(argc, argv, &i, "--func"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--func"))) {
 			if (!*v)
 				status = cli_usage_error("verify", "%s", "--func needs a NAME");
 			func = v;
-		} else if ((v = opt_value(argc, argv, &i, "--input"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--input"))) {
 			const char *eq = strchr(v, '=');
 			if (!eq || eq == v || !eq[1])
 				status = cli_usage_error("verify",
 					"--input needs NAME=FILE.npy, not '%s'", v);
 			vec_push(&inputs, (void *)v);
-		} else if ((v = opt_value(argc, argv, &i, "--dim"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--dim"))) {
 			if (!dim_arg_add(&dims, (char *)v))
 				status = cli_usage_error("verify",
 					"--dim needs NAME=VALUE (a non-negative integer), not '%s'", v);
-		} else if ((v = opt_value(argc, argv, &i, "--seed"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, "--seed"))) {
 			if (!parse_u64(v, &seed))
 				status = cli_usage_error("verify",
 					"--seed needs a non-negative integer, not '%s'", v);

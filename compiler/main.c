@@ -92,6 +92,26 @@ is_help(const char *arg)
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
+/*
+ * The value of option opt at argv[*i], written `opt VALUE` (advances *i) or
+ * `opt=VALUE`: NULL when argv[*i] is not that option; "" when the value is
+ * missing.
+ */
+const char *
+cli_opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+	if (strncmp(argv[*i], opt, n))
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n])
+		return NULL;
+	if (*i + 1 >= argc)
+		return "";
+	return argv[++*i];
+}
+
 int
 cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
@@ -225,6 +245,7 @@ cmd_dump(int argc, char **argv)
 	DumpCtx ctx = {0};
 	const Pass *list[64];
 	int npasses = 0;
+	const char *val;
 	for (int i = 1; i < argc; i++) {
 		if (is_help(argv[i])) {
 			print_help_with_passes(dump_help);
@@ -233,10 +254,7 @@ cmd_dump(int argc, char **argv)
 			ctx.opts.tvm_names = true;
 		} else if (!strcmp(argv[i], "--print-after-all")) {
 			ctx.print_each = true;
-		} else if (!strcmp(argv[i], "--format") ||
-			   !strncmp(argv[i], "--format=", 9)) {
-			const char *val = argv[i][8] == '=' ? argv[i] + 9
-					  : i + 1 < argc ? argv[++i] : "";
+		} else if ((val = cli_opt_value(argc, argv, &i, "--format"))) {
 			if (!strcmp(val, "script"))
 				ctx.format = FMT_SCRIPT;
 			else if (!strcmp(val, "dot"))
@@ -246,13 +264,10 @@ cmd_dump(int argc, char **argv)
 			else
 				return cli_usage_error("dump", "unknown format '%s' "
 						   "(script, dot or json)", val);
-		} else if (!strcmp(argv[i], "--passes") ||
-			   !strncmp(argv[i], "--passes=", 9)) {
-			char *val = argv[i][8] == '=' ? argv[i] + 9
-				    : i + 1 < argc ? argv[++i] : NULL;
-			if (!val)
+		} else if ((val = cli_opt_value(argc, argv, &i, "--passes"))) {
+			if (!*val)
 				return cli_usage_error("dump", "%s", "--passes needs a list");
-			npasses = parse_pass_list("dump", val, list, 64);
+			npasses = parse_pass_list("dump", (char *)val, list, 64);
 			if (npasses < 0)
 				return EXIT_USAGE;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -325,6 +340,7 @@ cmd_lift(int argc, char **argv)
 	PassOptions o = {.verify_each = true};
 	Vec binds = {0}, shared = {0};
 	int status = EXIT_OK;
+	const char *val;
 	for (int i = 1; i < argc && status == EXIT_OK; i++) {
 		if (is_help(argv[i])) {
 			fputs(lift_help, stdout);
@@ -335,10 +351,8 @@ cmd_lift(int argc, char **argv)
 			o.shared = true;
 			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
 				vec_push(&shared, t);
-		} else if (!strcmp(argv[i], "--bind") || !strncmp(argv[i], "--bind=", 7)) {
-			char *val = argv[i][6] == '=' ? argv[i] + 7
-				    : i + 1 < argc ? argv[++i] : NULL;
-			char *eq = val ? strchr(val, '=') : NULL;
+		} else if ((val = cli_opt_value(argc, argv, &i, "--bind"))) {
+			char *eq = strchr(val, '=');
 			if (!eq || eq == val || !eq[1]) {
 				status = cli_usage_error("lift", "%s", "--bind needs NAME=VALUE");
 				break;
@@ -347,12 +361,12 @@ cmd_lift(int argc, char **argv)
 			PassBinding *b = malloc(sizeof *b);
 			*b = (PassBinding){.name = val, .value = eq + 1};
 			vec_push(&binds, b);
-		} else if (!strcmp(argv[i], "-o")) {
-			if (i + 1 >= argc) {
+		} else if ((val = cli_opt_value(argc, argv, &i, "-o"))) {
+			if (!*val) {
 				status = cli_usage_error("lift", "%s", "-o needs a file");
 				break;
 			}
-			out = argv[++i];
+			out = val;
 		} else if (!strcmp(argv[i], "--tvm-names")) {
 			popts.tvm_names = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
