@@ -199,6 +199,8 @@ typedef struct {
 	LLVMBasicBlockRef body, exit;
 	LLVMValueRef i, n;
 	bool plain; /* a cold tail: neither vectorize nor unroll it */
+	bool keep;  /* vectorize it, but do not unroll it away (so that it
+		     * stays the innermost loop the vectorizer sees) */
 } Loop;
 
 /* Opens a loop `for (i = from; i < n; i++)`; returns its index, an i64. */
@@ -214,7 +216,7 @@ loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
 	LLVMPositionBuilderAtEnd(k->b, l->body);
 	l->i = LLVMBuildPhi(k->b, k->i64, "i");
 	LLVMAddIncoming(l->i, &from, &pre, 1);
-	l->plain = false;
+	l->plain = l->keep = false;
 	return l->i;
 }
 
@@ -236,18 +238,19 @@ md_str(K *k, const char *s, int v, bool with_v)
 	return LLVMMDNodeInContext2(k->c, ops, with_v ? 2 : 1);
 }
 
-/* Loop metadata asking for no vectorization and no unrolling: tail
- * loops that run a few times would only cost compile time. */
+/* Loop metadata asking for no vectorization and no unrolling (plain:
+ * tail loops that run a few times would only cost compile time), or for
+ * no unrolling only (keep). */
 static void
-mark_plain(K *k, LLVMValueRef br)
+mark_loop(K *k, LLVMValueRef br, bool plain)
 {
 	LLVMMetadataRef tmp = LLVMTemporaryMDNode(k->c, NULL, 0);
 	LLVMMetadataRef ops[3] = {
 		tmp,
-		md_str(k, "llvm.loop.vectorize.width", 1, true),
 		md_str(k, "llvm.loop.unroll.disable", 0, false),
+		md_str(k, "llvm.loop.vectorize.width", 1, true),
 	};
-	LLVMMetadataRef node = LLVMMDNodeInContext2(k->c, ops, 3);
+	LLVMMetadataRef node = LLVMMDNodeInContext2(k->c, ops, plain ? 3 : 2);
 	LLVMMetadataReplaceAllUsesWith(tmp, node);
 	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(k->c, "llvm.loop", 9),
 			LLVMMetadataAsValue(k->c, node));
@@ -262,8 +265,8 @@ loop_end(K *k, Loop *l)
 	LLVMAddIncoming(l->i, &next, &latch, 1);
 	LLVMValueRef br = LLVMBuildCondBr(k->b,
 		LLVMBuildICmp(k->b, LLVMIntSLT, next, l->n, ""), l->body, l->exit);
-	if (l->plain)
-		mark_plain(k, br);
+	if (l->plain || l->keep)
+		mark_loop(k, br, l->plain);
 	LLVMPositionBuilderAtEnd(k->b, l->exit);
 }
 
@@ -1992,6 +1995,11 @@ gen_reduce(K *k)
 	LLVMBuildStore(k->b, initv, acc);
 	LLVMBuildStore(k->b, ci(k, 0), best);
 	nest_begin(k, &rn, rd, nr, ridx);
+	/* reducing along the last dim: the vectorizer must see that loop
+	 * (contiguous loads, a vector accumulator) rather than unroll it away
+	 * and vectorize the kept dims with strided gathers */
+	if (nr && red[nd - 1] && !arg)
+		rn.l[nr - 1].keep = true;
 	LLVMValueRef off = add(k, base, dot(k, ridx, rst, nr)), raw;
 	if (tree) {
 		LLVMValueRef lv[MAXBUF];
@@ -2015,7 +2023,12 @@ gen_reduce(K *k)
 		nv = fl ? reassoc(LLVMBuildFMul(k->b, cur, v, "")) : LLVMBuildMul(k->b, cur, v, "");
 		break;
 	case OP_MAX: case OP_MIN:
-		nv = vmax(k, cur, v, acct, op == OP_MAX);
+		if (fl) { /* NaN wins as in vmax; a form the vectorizer reduces */
+			LLVMValueRef mv[2] = {cur, v};
+			nv = intrin(k, op == OP_MAX ? "llvm.maximum" : "llvm.minimum", at, mv, 2);
+		} else {
+			nv = vmax(k, cur, v, acct, op == OP_MAX);
+		}
 		break;
 	default: { /* argmax, argmin: the first best, the first NaN */
 		LLVMValueRef better;

@@ -68,6 +68,16 @@ def gen(dt, shape, kind="n"):
     elif kind == "nz":
         a = np.asarray(rng.standard_normal(shape) * 2)
         a[np.abs(a) < 0.25] = 0.5
+    elif kind == "nan":
+        # NaN in some rows (in the first 32 elements and in the tail), and
+        # rows of one sign, so that max/min must propagate NaN wherever
+        # the vectorized reduction meets it
+        a = np.asarray(rng.standard_normal(shape) * 2)
+        if a.ndim == 2 and a.shape[1] > 33:
+            a[0, 5] = np.nan
+            a[1, -1] = np.nan
+            a[2] = -np.abs(a[2]) - 1
+            a[3] = np.abs(a[3]) + 1
     else:
         a = rng.standard_normal(shape) * 2
     a = np.asarray(a)
@@ -432,8 +442,12 @@ def cases_for(op):
                       ((4, 1), [0], False), (("n", 6), [0], True)]
             if op in ("sum", "prod", "mean"):
                 shapes.append(((2, 0), [1], False))
+            if op in ("max", "min") and dt in F3 + ["float64"]:
+                shapes.append(((5, 67), [1], False))   # NaN rows: kind "nan"
             for s, ax, kd in shapes:
                 kind = "small" if (op == "prod" and dt.startswith("int")) else "n"
+                if s == (5, 67):
+                    kind = "nan"
                 call = "R.%s({0}%s, keepdims=%s)" % (op, "" if ax is None else ", axis=%s" % ax, kd)
                 ref = (lambda x, ax=ax, kd=kd, f=f: f(x.astype(np.float64) if x.dtype.kind == "f" else x,
                                                       axis=None if ax is None else tuple(ax),
