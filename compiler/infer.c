@@ -441,10 +441,7 @@ static SInfo *
 infer_call_fn(Infer *in, Expr *e)
 {
 	Module *m = in->m;
-	int idx = -1;
-	for (int i = 0; i < m->nfuncs; i++)
-		if (!strcmp(m->funcs[i]->name, e->callfn.callee))
-			idx = i;
+	int idx = ir_func_index(m, e->callfn.callee);
 	bool ok = true;
 	for (int i = 0; i < e->callfn.nargs; i++)
 		ok &= infer(in, e->callfn.args[i]) != NULL;

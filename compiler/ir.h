@@ -412,13 +412,17 @@ struct rlx_module {
 	Func **funcs;
 	int nfuncs;
 	int next_id;      /* for Var.id and SymVar.id */
+	struct FuncIndex *fidx; /* ir_find_func's name index (ir.c) */
 };
 
 /* -------------------------------------------------------------------- ir.c */
 
 Module *ir_module_new(const char *filename, const char *text, size_t len);
 void ir_module_free(Module *m);
+/* The first function of m called name (its position in m->funcs), or
+ * NULL (-1); hashed, so passes may look up freely. */
 Func *ir_find_func(const Module *m, const char *name);
+int ir_func_index(const Module *m, const char *name);
 int ir_func_num_input(const Func *f); /* -1 when the attribute is absent */
 const FuncAttr *ir_func_attr(const Func *f, const char *key);
 

@@ -440,25 +440,12 @@ not_bool_scalar(const SInfo *si)
 	}
 }
 
-/* ir_find_func that tolerates missing functions and names. */
-static Func *
-find_func(const Module *m, const char *name)
-{
-	if (!name || !m->funcs)
-		return NULL;
-	for (int i = 0; i < m->nfuncs; i++)
-		if (m->funcs[i] && m->funcs[i]->name &&
-		    !strcmp(m->funcs[i]->name, name))
-			return m->funcs[i];
-	return NULL;
-}
-
 /* A call of a module function: it exists, arity, purity. */
 static void
 check_call_fn(Verifier *v, Expr *e, bool dataflow, Span at)
 {
 	const char *callee = e->callfn.callee;
-	Func *g = find_func(v->m, callee);
+	Func *g = ir_find_func(v->m, callee);
 	if (!g) {
 		err(v, at, "call to unknown function %s", nm(callee));
 		return;
@@ -812,14 +799,10 @@ walk_func(Verifier *v, Func *f, int fi)
 				v->sflags[f->symvars[i]->id] = 0;
 	if (!f->name)
 		err(v, f->span, "malformed IR: function without a name");
-	for (int i = 0; i < fi - 1; i++) {
-		Func *g = v->m->funcs[i];
-		if (g && g->name && f->name && !strcmp(g->name, f->name)) {
-			err(v, f->span, "function %s is defined more than once",
-			    f->name);
-			break;
-		}
-	}
+	/* f is funcs[fi - 1]; the index finds the first of a name */
+	if (f->name && ir_func_index(v->m, f->name) < fi - 1)
+		err(v, f->span, "function %s is defined more than once",
+		    f->name);
 	check_num_input(v, f);
 	if (f->nparams > 0 && !f->params) {
 		err(v, f->span, "malformed IR: function %s without its "

@@ -50,6 +50,7 @@ typedef struct {
 	Module *m;
 	Diags *d;
 	Vec funcs;     /* const char *: the names of the module's functions */
+	NameIdx funcs_ix;
 	/* per function */
 	Func *f;
 	Vec scope;     /* Entry* */
@@ -1591,10 +1592,7 @@ conv_call(B *b, Syn *x)
 		return conv_opcall(b, x, op, name);
 	}
 	if (!strncmp(name, "cls.", 4) && !strchr(name + 4, '.')) {
-		bool found = false;
-		for (int i = 0; i < b->funcs.n && !found; i++)
-			found = !strcmp(b->funcs.items[i], name + 4);
-		if (!found) {
+		if (!idx_find(&b->funcs_ix, &b->funcs, name + 4, str_name)) {
 			const char *hint = NULL;
 			int best = 99;
 			for (int i = 0; i < b->funcs.n; i++) {
@@ -2301,11 +2299,11 @@ build_class(B *b, Stm *cls)
 	for (Stm *s = cls->body; s; s = s->next) {
 		if (s->kind != S_DEF)
 			continue;
-		for (int i = 0; i < b->funcs.n; i++)
-			if (!strcmp(b->funcs.items[i], s->name))
-				diag_error(b->d, s->span, "function '%s' is defined twice",
-					   s->name);
+		if (idx_find(&b->funcs_ix, &b->funcs, s->name, str_name))
+			diag_error(b->d, s->span, "function '%s' is defined twice",
+				   s->name);
 		vec_push(&b->funcs, (void *)s->name);
+		idx_push(&b->funcs_ix, &b->funcs, str_name);
 	}
 	Vec funcs = {0};
 	for (Stm *s = cls->body; s; s = s->next) {
@@ -2386,6 +2384,7 @@ build_module(PState *ps)
 		diag_error(b.d, sp, "no @I.ir_module class in the file");
 	}
 	vec_free(&b.funcs);
+	idx_free(&b.funcs_ix);
 	vec_free(&b.scope);
 	idx_free(&b.scope_ix);
 	vec_free(&b.symvars);

@@ -130,9 +130,12 @@ pass_dead_code_elimination(Module *m, const PassOptions *o, Diags *d)
 	Counts c = {calloc((size_t)m->next_id + 1, sizeof(int))};
 	for (int i = 0; i < m->nfuncs; i++) {
 		Func *f = m->funcs[i];
-		memset(c.uses, 0, sizeof(int) * ((size_t)m->next_id + 1));
 		ir_visit_uses(f->body, count_use, &c);
 		dce_seq(m, f->body, &c);
+		/* the counts are now those of the body left: uncounting it
+		 * zeroes them for the next function in O(its size), where a
+		 * memset per function made a module of many functions O(n^2) */
+		ir_visit_uses(f->body, uncount_use, &c);
 	}
 	free(c.uses);
 

@@ -866,6 +866,48 @@ test_duplicate_function(void **state)
 	done(m, &d);
 }
 
+/* ir_find_func's index follows passes that edit m->funcs directly. */
+static void
+test_find_func(void **state)
+{
+	(void)state;
+	Module *m = mod();
+	Func *fs[40];
+	char name[16];
+	for (int i = 0; i < 40; i++) {
+		Var *x = var(m, "x", NULL, false, i + 1);
+		snprintf(name, sizeof name, "f%d", i);
+		fs[i] = func(m, name, seq(m, ref(m, x, i + 1), 0), i + 1, 1, x);
+	}
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof name, "f%d", i);
+		assert_ptr_equal(ir_find_func(m, name), fs[i]);
+		assert_int_equal(ir_func_index(m, name), i);
+	}
+	assert_null(ir_find_func(m, "f40"));
+	assert_null(ir_find_func(m, "f"));
+	/* reorder, drop the last ten, rename one, as passes do */
+	Func *t = m->funcs[0];
+	m->funcs[0] = m->funcs[29];
+	m->funcs[29] = t;
+	m->nfuncs = 30;
+	fs[5]->name = "renamed";
+	assert_ptr_equal(ir_find_func(m, "f0"), fs[0]);
+	assert_int_equal(ir_func_index(m, "f0"), 29);
+	assert_int_equal(ir_func_index(m, "f29"), 0);
+	assert_null(ir_find_func(m, "f35"));
+	assert_null(ir_find_func(m, "f5"));
+	assert_ptr_equal(ir_find_func(m, "renamed"), fs[5]);
+	/* a new function, and a duplicate name: the first one wins */
+	Var *y = var(m, "y", NULL, false, 50);
+	Func *g = func(m, "g", seq(m, ref(m, y, 50), 0), 50, 1, y);
+	assert_ptr_equal(ir_find_func(m, "g"), g);
+	Var *z = var(m, "z", NULL, false, 51);
+	func(m, "f3", seq(m, ref(m, z, 51), 0), 51, 1, z);
+	assert_ptr_equal(ir_find_func(m, "f3"), fs[3]);
+	ir_module_free(m);
+}
+
 /* ---------------------------------------------------------- annotations */
 
 /*
@@ -1019,6 +1061,7 @@ main(void)
 		cmocka_unit_test(test_op_arity_and_index),
 		cmocka_unit_test(test_shared_vars),
 		cmocka_unit_test(test_duplicate_function),
+		cmocka_unit_test(test_find_func),
 		cmocka_unit_test(test_annotations_no_crash),
 		cmocka_unit_test(test_malformed_ir),
 		cmocka_unit_test(test_deep_and_cyclic),
