@@ -25,7 +25,9 @@ typedef struct rlx_diags rlx_diags;
 rlx_diags *rlx_diags_new(void);
 void rlx_diags_free(rlx_diags *d);
 int rlx_diags_errors(const rlx_diags *d);
-/* Writes `FILE:LINE:COL: error: MSG`, the source line and a caret. */
+/* Writes `FILE:LINE:COL: error: MSG`, the source line and a caret, for
+ * the first 50 errors (with their notes), then a count of the rest;
+ * rlx_diags_errors counts them all. */
 void rlx_diags_print(const rlx_diags *d, FILE *out);
 
 /*

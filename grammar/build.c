@@ -1595,7 +1595,8 @@ conv_call(B *b, Syn *x)
 		if (!idx_find(&b->funcs_ix, &b->funcs, name + 4, str_name)) {
 			const char *hint = NULL;
 			int best = 99;
-			for (int i = 0; i < b->funcs.n; i++) {
+			/* (no hint search once errors are too many to be read) */
+			for (int i = 0; i < b->funcs.n && b->d->nerrors < 50; i++) {
 				const char *f = b->funcs.items[i];
 				int d = edit_distance(name + 4, f);
 				if (d < best && close_enough(f, d)) {
@@ -1628,6 +1629,15 @@ conv_call(B *b, Syn *x)
 				return NULL;
 		}
 		return e;
+	}
+	const char *dot = strchr(name, '.');
+	if (dot && !strchr(dot + 1, '.') && b->m->name &&
+	    !strncmp(name, b->m->name, (size_t)(dot - name)) &&
+	    !b->m->name[dot - name] &&
+	    idx_find(&b->funcs_ix, &b->funcs, dot + 1, str_name)) {
+		diag_error(b->d, csp, "unsupported call '%s': a function of the "
+			   "module is called as cls.%s", name, dot + 1);
+		return NULL;
 	}
 	diag_error(b->d, csp, "unsupported call '%s'", name);
 	return NULL;
