@@ -157,25 +157,6 @@ fill_random(RtTensor *t, Rng *r, double std, int int_range)
 	}
 }
 
-/* Element i of t as a double. */
-static double
-elem_f64(const RtTensor *t, int64_t i)
-{
-	switch (t->dtype) {
-	case DT_F32: return ((const float *)t->data)[i];
-	case DT_F64: return ((const double *)t->data)[i];
-	case DT_F16: return rt_f16_to_f32(((const uint16_t *)t->data)[i]);
-	case DT_BF16: return rt_bf16_to_f32(((const uint16_t *)t->data)[i]);
-	case DT_I8: return ((const int8_t *)t->data)[i];
-	case DT_I16: return ((const int16_t *)t->data)[i];
-	case DT_I32: return ((const int32_t *)t->data)[i];
-	case DT_I64: return (double)((const int64_t *)t->data)[i];
-	case DT_U8: return ((const uint8_t *)t->data)[i];
-	case DT_BOOL: return ((const uint8_t *)t->data)[i];
-	default: return 0;
-	}
-}
-
 /* ------------------------------------------------------ symbolic dims */
 
 /* `--dim NAME=VALUE` arguments, and the values bound to symbolic vars. */
@@ -1493,96 +1474,6 @@ release_all(RtValue **vs, int n)
 	free(vs);
 }
 
-/* The relative tolerance of a dtype; 0 means exact. */
-static double
-dtype_tol(DType dt)
-{
-	switch (dt) {
-	case DT_F32: return 1e-5;
-	case DT_F64: return 1e-12;
-	case DT_F16:
-	case DT_BF16: return 1e-2;
-	default: return 0;
-	}
-}
-
-/* Compares one output, printing a line; true when within tolerance. */
-static bool
-compare_value(const char *label, const RtValue *a, const RtValue *b)
-{
-	if (a->kind != b->kind) {
-		printf("%s: different kinds of value\n", label);
-		return false;
-	}
-	if (a->kind == RV_TUPLE) {
-		if (a->n != b->n) {
-			printf("%s: tuples of %d and %d fields\n", label, a->n, b->n);
-			return false;
-		}
-		bool ok = true;
-		for (int i = 0; i < a->n; i++) {
-			char sub[256];
-			snprintf(sub, sizeof sub, "%s.%d", label, i);
-			ok &= compare_value(sub, a->fields[i], b->fields[i]);
-		}
-		return ok;
-	}
-	if (a->kind == RV_SHAPE) {
-		bool ok = a->n == b->n;
-		for (int i = 0; ok && i < a->n; i++)
-			ok = a->values[i] == b->values[i];
-		printf("%s: shape tuple %s\n", label, ok ? "equal" : "DIFFERS");
-		return ok;
-	}
-	if (a->kind == RV_PRIM) {
-		double d = fabs((a->f + (double)a->i) - (b->f + (double)b->i));
-		printf("%s: scalar, abs diff %g\n", label, d);
-		return d <= dtype_tol(a->dtype) * fabs(b->f + (double)b->i);
-	}
-	const RtTensor *ta = a->t, *tb = b->t;
-	StrBuf sa = {0}, sb = {0};
-	shape_str(&sa, ta->dtype, ta->ndim, ta->shape);
-	shape_str(&sb, tb->dtype, tb->ndim, tb->shape);
-	if (strcmp(sa.p, sb.p)) {
-		printf("%s: %s vs %s\n", label, sa.p, sb.p);
-		sb_free(&sa);
-		sb_free(&sb);
-		return false;
-	}
-	int64_t n = rt_numel(ta);
-	double maxref = 0, maxabs = 0, maxrel = 0, tol = dtype_tol(ta->dtype);
-	for (int64_t i = 0; i < n; i++) {
-		double y = fabs(elem_f64(tb, i));
-		if (isfinite(y) && y > maxref)
-			maxref = y;
-	}
-	bool ok = true;
-	for (int64_t i = 0; i < n; i++) {
-		double x = elem_f64(ta, i), y = elem_f64(tb, i);
-		if (isnan(x) || isnan(y) || isinf(x) || isinf(y)) {
-			bool same = (isnan(x) && isnan(y)) || x == y;
-			if (!same) {
-				ok = false;
-				maxabs = INFINITY;
-			}
-			continue;
-		}
-		double d = fabs(x - y);
-		if (d > maxabs)
-			maxabs = d;
-		double r = d / fmax(fabs(y), 1e-30);
-		if (d > 0 && r > maxrel)
-			maxrel = r;
-		if (d > tol * (fabs(y) + maxref))
-			ok = false;
-	}
-	printf("%s %s: max abs diff %.3g, max rel diff %.3g (tolerance %g) %s\n",
-	       label, sa.p, maxabs, maxrel, tol, ok ? "ok" : "MISMATCH");
-	sb_free(&sa);
-	sb_free(&sb);
-	return ok;
-}
-
 /* A random or given value for input parameter p of F. */
 static RtValue *
 verify_input(Module *m, const Var *p, char **inputs, int ninputs,
@@ -1827,10 +1718,11 @@ cmd_verify(int argc, char **argv)
 		for (int i = 0; i < r0->n; i++) {
 			char label[32];
 			snprintf(label, sizeof label, "output %d", i);
-			ok &= compare_value(label, r0->fields[i], r1->fields[i]);
+			ok &= rt_value_compare(label, r0->fields[i], r1->fields[i],
+					       stdout);
 		}
 	} else {
-		ok = compare_value("output", r0, r1);
+		ok = rt_value_compare("output", r0, r1, stdout);
 	}
 	printf("%s\n", ok ? "verify: the lifted module agrees with the original"
 			  : "verify: the lifted module DIFFERS from the original");

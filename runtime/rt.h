@@ -217,6 +217,18 @@ RtValue *rt_value_view(RtValue *base, int ndim, const int64_t *shape,
 RtValue *rt_value_retain(RtValue *v);  /* NULL is fine */
 void rt_value_release(RtValue *v);     /* NULL is fine */
 
+/* runtime/compare.c: does value a agree with the reference b, as `rlx
+ * verify` decides? Same kinds, arities, shapes and dtypes; integers and
+ * shape tuples exact; floats within rt_tolerance(dtype) relative to the
+ * reference (|a - b| <= tol * (|b| + max|b|) per element); NaN where b has
+ * NaN, infinities equal. Writes a line per tensor, shape tuple or scalar
+ * (named label, label.0, ... for tuple fields) to out. */
+bool rt_value_compare(const char *label, const RtValue *a, const RtValue *b,
+		      FILE *out);
+/* The relative tolerance of a dtype: 1e-5 float32, 1e-12 float64, 1e-2
+ * float16 and bfloat16, 0 (exact) otherwise. */
+double rt_tolerance(DType dt);
+
 /*
  * A function of a module compiled for execution: every op call of it and
  * of the functions it calls lowered to a JIT kernel (one per signature),

@@ -836,6 +836,92 @@ test_fusion_refused(void **state)
 	prog_free(&g);
 }
 
+/* ----------------------------------------------- rt_value_compare */
+
+/* A float32 (or int32 when is_int) vector value of n elements. */
+static RtValue *
+vec_value(int n, const double *x, bool is_int)
+{
+	int64_t shape[1] = {n};
+	RtTensor *t = rt_tensor_new(is_int ? DT_I32 : DT_F32, 1, shape, NULL);
+	assert_non_null(t);
+	for (int i = 0; i < n; i++) {
+		if (is_int)
+			((int32_t *)t->data)[i] = (int32_t)x[i];
+		else
+			((float *)t->data)[i] = (float)x[i];
+	}
+	return rt_value_tensor(t);
+}
+
+/* rt_value_compare(a, b) and the text it wrote. */
+static bool
+compare(const RtValue *a, const RtValue *b, char **text)
+{
+	size_t len;
+	FILE *f = open_memstream(text, &len);
+	assert_non_null(f);
+	bool ok = rt_value_compare("out", a, b, f);
+	fclose(f);
+	return ok;
+}
+
+static void
+check_compare(RtValue *a, RtValue *b, bool want, const char *fragment)
+{
+	char *text = NULL;
+	bool ok = compare(a, b, &text);
+	if (ok != want || !strstr(text, fragment))
+		fail_msg("compare gave %d, wanted %d; text: %s", ok, want, text);
+	free(text);
+	rt_value_release(a);
+	rt_value_release(b);
+}
+
+/* What `rlx verify` calls agreement, and what it calls a mismatch. */
+static void
+test_compare(void **state)
+{
+	(void)state;
+	double ref[4] = {1, -2, 3, 4}, near[4] = {1.000001, -2, 3, 4};
+	double far[4] = {1, -2, 3.01, 4}, tiny[4] = {1e-7, -2, 3, 4};
+	double nan1[4] = {NAN, -2, 3, 4}, inf1[4] = {INFINITY, -2, 3, 4};
+	check_compare(vec_value(4, ref, false), vec_value(4, ref, false), true,
+		      "out (4,) float32: max abs diff 0, max rel diff 0 (tolerance 1e-05) ok");
+	check_compare(vec_value(4, near, false), vec_value(4, ref, false), true, " ok");
+	check_compare(vec_value(4, far, false), vec_value(4, ref, false), false, "MISMATCH");
+	/* relative to the largest reference element: 1e-7 next to 4 agrees */
+	double zero[4] = {0, -2, 3, 4};
+	check_compare(vec_value(4, tiny, false), vec_value(4, zero, false), true, " ok");
+	check_compare(vec_value(4, nan1, false), vec_value(4, ref, false), false, "MISMATCH");
+	check_compare(vec_value(4, ref, false), vec_value(4, nan1, false), false, "MISMATCH");
+	check_compare(vec_value(4, nan1, false), vec_value(4, nan1, false), true, " ok");
+	check_compare(vec_value(4, inf1, false), vec_value(4, inf1, false), true, " ok");
+	check_compare(vec_value(4, inf1, false), vec_value(4, ref, false), false, "MISMATCH");
+	/* integers are exact */
+	double off[4] = {1, -2, 3, 5};
+	check_compare(vec_value(4, off, true), vec_value(4, ref, true), false, "MISMATCH");
+	check_compare(vec_value(4, ref, true), vec_value(4, ref, true), true, "int32");
+	/* shapes, dtypes, kinds, tuples, shape tuples */
+	check_compare(vec_value(3, ref, false), vec_value(4, ref, false), false,
+		      "out: (3,) float32 vs (4,) float32");
+	check_compare(vec_value(4, ref, true), vec_value(4, ref, false), false,
+		      "(4,) int32 vs (4,) float32");
+	int64_t s1[2] = {2, 3}, s2[2] = {2, 4};
+	check_compare(rt_value_shape(s1, 2), vec_value(4, ref, false), false,
+		      "different kinds");
+	check_compare(rt_value_shape(s1, 2), rt_value_shape(s1, 2), true, "equal");
+	check_compare(rt_value_shape(s1, 2), rt_value_shape(s2, 2), false, "DIFFERS");
+	RtValue *ta[2] = {vec_value(4, ref, false), vec_value(4, ref, false)};
+	RtValue *tb[2] = {vec_value(4, ref, false), vec_value(4, far, false)};
+	check_compare(rt_value_tuple(ta, 2), rt_value_tuple(tb, 2), false,
+		      "out.1 (4,) float32: max abs diff 0.01");
+	check_compare(rt_value_prim(DT_F32, 0, 2.0), rt_value_prim(DT_F32, 0, 2.0),
+		      true, "scalar, abs diff 0 ok");
+	check_compare(rt_value_prim(DT_I64, 3, 0), rt_value_prim(DT_I64, 4, 0),
+		      false, "MISMATCH");
+}
+
 int
 main(void)
 {
@@ -855,6 +941,7 @@ main(void)
 		cmocka_unit_test(test_fusion_quantize),
 		cmocka_unit_test(test_fusion_reduce),
 		cmocka_unit_test(test_fusion_refused),
+		cmocka_unit_test(test_compare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

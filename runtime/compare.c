@@ -1,0 +1,146 @@
+/*
+ * compare.c — whether two run-time values agree, as `rlx verify` decides it:
+ * the same kinds, tuple arities, shapes and dtypes, shape tuples equal,
+ * integers exact, floats within the dtype's tolerance relative to the
+ * reference (an element passes when |a - b| <= tol * (|b| + max|b|)),
+ * NaN only where the reference has NaN, infinities equal. One line per
+ * compared tensor, shape tuple or scalar is written to `out`.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt.h"
+
+double
+rt_tolerance(DType dt)
+{
+	switch (dt) {
+	case DT_F32: return 1e-5;
+	case DT_F64: return 1e-12;
+	case DT_F16:
+	case DT_BF16: return 1e-2;
+	default: return 0;
+	}
+}
+
+/* Element i of t as a double. */
+static double
+elem_f64(const RtTensor *t, int64_t i)
+{
+	switch (t->dtype) {
+	case DT_F32: return ((const float *)t->data)[i];
+	case DT_F64: return ((const double *)t->data)[i];
+	case DT_F16: return rt_f16_to_f32(((const uint16_t *)t->data)[i]);
+	case DT_BF16: return rt_bf16_to_f32(((const uint16_t *)t->data)[i]);
+	case DT_I8: return ((const int8_t *)t->data)[i];
+	case DT_I16: return ((const int16_t *)t->data)[i];
+	case DT_I32: return ((const int32_t *)t->data)[i];
+	case DT_I64: return (double)((const int64_t *)t->data)[i];
+	case DT_U8: return ((const uint8_t *)t->data)[i];
+	case DT_BOOL: return ((const uint8_t *)t->data)[i];
+	default: return 0;
+	}
+}
+
+/* "(2, 3) float32" into buf. */
+static void
+type_str(char *buf, size_t n, const RtTensor *t)
+{
+	size_t k = (size_t)snprintf(buf, n, "(");
+	for (int i = 0; i < t->ndim && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%" PRId64, i ? ", " : "",
+				      t->shape[i]);
+	if (k < n)
+		snprintf(buf + k, n - k, "%s) %s", t->ndim == 1 ? "," : "",
+			 dtype_name(t->dtype));
+}
+
+static bool
+compare_tensor(const char *label, const RtTensor *ta, const RtTensor *tb,
+	       FILE *out)
+{
+	char sa[160], sb[160];
+	type_str(sa, sizeof sa, ta);
+	type_str(sb, sizeof sb, tb);
+	if (strcmp(sa, sb)) {
+		fprintf(out, "%s: %s vs %s\n", label, sa, sb);
+		return false;
+	}
+	int64_t n = rt_numel(ta);
+	double maxref = 0, maxabs = 0, maxrel = 0, tol = rt_tolerance(ta->dtype);
+	for (int64_t i = 0; i < n; i++) {
+		double y = fabs(elem_f64(tb, i));
+		if (isfinite(y) && y > maxref)
+			maxref = y;
+	}
+	bool ok = true;
+	for (int64_t i = 0; i < n; i++) {
+		double x = elem_f64(ta, i), y = elem_f64(tb, i);
+		if (isnan(x) || isnan(y) || isinf(x) || isinf(y)) {
+			if (!((isnan(x) && isnan(y)) || x == y)) {
+				ok = false;
+				maxabs = INFINITY;
+			}
+			continue;
+		}
+		double d = fabs(x - y);
+		if (d > maxabs)
+			maxabs = d;
+		double r = d / fmax(fabs(y), 1e-30);
+		if (d > 0 && r > maxrel)
+			maxrel = r;
+		if (d > tol * (fabs(y) + maxref))
+			ok = false;
+	}
+	fprintf(out, "%s %s: max abs diff %.3g, max rel diff %.3g (tolerance %g) %s\n",
+		label, sa, maxabs, maxrel, tol, ok ? "ok" : "MISMATCH");
+	return ok;
+}
+
+bool
+rt_value_compare(const char *label, const RtValue *a, const RtValue *b,
+		 FILE *out)
+{
+	if (a->kind != b->kind) {
+		fprintf(out, "%s: different kinds of value\n", label);
+		return false;
+	}
+	switch (a->kind) {
+	case RV_TUPLE: {
+		if (a->n != b->n) {
+			fprintf(out, "%s: tuples of %d and %d fields\n", label,
+				a->n, b->n);
+			return false;
+		}
+		bool ok = true;
+		for (int i = 0; i < a->n; i++) {
+			char sub[256];
+			snprintf(sub, sizeof sub, "%s.%d", label, i);
+			ok &= rt_value_compare(sub, a->fields[i], b->fields[i], out);
+		}
+		return ok;
+	}
+	case RV_SHAPE: {
+		bool ok = a->n == b->n;
+		for (int i = 0; ok && i < a->n; i++)
+			ok = a->values[i] == b->values[i];
+		fprintf(out, "%s: shape tuple %s\n", label, ok ? "equal" : "DIFFERS");
+		return ok;
+	}
+	case RV_PRIM: {
+		double x = a->f + (double)a->i, y = b->f + (double)b->i;
+		double d = fabs(x - y);
+		bool ok = a->dtype == b->dtype &&
+			  (d <= rt_tolerance(a->dtype) * fabs(y) ||
+			   (isnan(x) && isnan(y)));
+		fprintf(out, "%s: scalar, abs diff %g %s\n", label, d,
+			ok ? "ok" : "MISMATCH");
+		return ok;
+	}
+	case RV_TENSOR:
+		return compare_tensor(label, a->t, b->t, out);
+	}
+	return false;
+}
