@@ -109,22 +109,20 @@ print_one(const DiagEntry *e, FILE *out)
 	fputc('\n', out);
 }
 
-/* Errors printed at most per diag_print (with their notes); a file with
- * thousands of the same mistake shows the first ones and a count. */
-enum { PRINT_LIMIT = 50 };
-
+/* A file with thousands of the same mistake shows the first ones and a
+ * count. */
 void
 diag_print(const Diags *d, FILE *out)
 {
 	int shown = 0;
 	for (int i = 0; i < d->n; i++) {
-		if (d->items[i].level == DIAG_ERROR && shown++ == PRINT_LIMIT)
+		if (d->items[i].level == DIAG_ERROR && shown++ == DIAG_PRINT_LIMIT)
 			break;
 		print_one(&d->items[i], out);
 	}
-	if (d->nerrors > PRINT_LIMIT)
+	if (d->nerrors > DIAG_PRINT_LIMIT)
 		fprintf(out, "rlx: %d more errors not shown (%d in all)\n",
-			d->nerrors - PRINT_LIMIT, d->nerrors);
+			d->nerrors - DIAG_PRINT_LIMIT, d->nerrors);
 }
 
 void

@@ -125,6 +125,9 @@ struct rlx_diags {
 	int nerrors;
 };
 
+/* Errors diag_print shows (with their notes) before a count of the rest. */
+enum { DIAG_PRINT_LIMIT = 50 };
+
 void diag_error(Diags *d, Span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void diag_note(Diags *d, Span sp, const char *fmt, ...)

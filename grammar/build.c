@@ -567,6 +567,8 @@ suggest_name(B *b, const char *name)
 {
 	Entry *best = NULL;
 	int bestd = 99;
+	if (b->d->nerrors >= DIAG_PRINT_LIMIT)
+		return NULL; /* not printed: not worth a scan of the scope */
 	for (int i = b->scope.n - 1; i >= 0; i--) {
 		Entry *e = b->scope.items[i];
 		if (e->dead)
@@ -1596,7 +1598,7 @@ conv_call(B *b, Syn *x)
 			const char *hint = NULL;
 			int best = 99;
 			/* (no hint search once errors are too many to be read) */
-			for (int i = 0; i < b->funcs.n && b->d->nerrors < 50; i++) {
+			for (int i = 0; i < b->funcs.n && b->d->nerrors < DIAG_PRINT_LIMIT; i++) {
 				const char *f = b->funcs.items[i];
 				int d = edit_distance(name + 4, f);
 				if (d < best && close_enough(f, d)) {
