@@ -378,5 +378,11 @@ yyreport_syntax_error(const yypcontext_t *ctx, PState *ps)
 	}
 	diag_error(ps->d, s, "%s", b.p);
 	sb_free(&b);
+	/* newlines inside brackets join lines: a bracket left open lines
+	 * above is the likely cause */
+	int k = ps->depth - 1;
+	if (k >= 0 && k < (int)ARRAY_LEN(ps->open) && ps->open[k].line < s.line)
+		diag_note(ps->d, ps->open[k], "the '%c' opened here is not closed",
+			  ps->open_ch[k]);
 	return 0;
 }

@@ -83,6 +83,8 @@ typedef struct PState {
 	/* scanner state for the indentation */
 	int line, col;   /* position of the next character */
 	int depth;       /* bracket nesting: newlines are ignored inside */
+	Span open[64];   /* the open brackets, innermost last (the first 64) */
+	char open_ch[64];
 	int indents[64];    /* widths of the open blocks (tabs to 8) */
 	int alt_indents[64]; /* the same with tabs as 1: Python's tab check */
 	bool bogus[64];     /* an unexpected indentation, reported, no tokens */
