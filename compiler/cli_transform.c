@@ -590,29 +590,40 @@ static const char transform_help[] =
 	"  --quiet           print nothing but errors\n"
 	"  -o DIR            the tensor cache to write\n";
 
-/* Queued for the writer at most (beyond one job): fresh memory is slow to
+/* Queued for the writers at most (beyond one job): fresh memory is slow to
  * touch, so few buffers in flight that the pool reuses beat a deep queue. */
 enum { WRITER_BYTES = 16 << 20 };
 
-/* A job of the writer thread: output `name` to append to the cache. v is
- * the main thread's reference. */
+/* Writer threads. The kernel's copy into the page cache bounds a
+ * transform that computes little (a concatenation, a cast): two threads
+ * writing two shards at once measured 1.6x faster than one on this 2-core
+ * machine (1 GiB of 48 MiB shards, hashed and written: 0.11 s against
+ * 0.18 s). */
+enum { NWRITERS = 2 };
+
+/* A job of the writers: output `name` to append to the cache. v is the
+ * main thread's reference. */
 typedef struct {
 	RtValue *v;
 	const char *name;
 	size_t bytes;
+	bool finished;
 } Job;
 
-/* The writer thread and its queue. Jobs are run in order; [0, reaped)
- * are released, [reaped, done) done, [done, next) running, [next, njobs)
- * waiting. */
+/* The writer threads and their queue. Jobs are taken in order, and each
+ * is placed in the cache when taken (so the cache's layout is the jobs'
+ * order); a tensor with a shard of its own is then written outside the
+ * lock, beside the other thread's. [0, reaped) are released, the rest
+ * up to next are finished or running, [next, njobs) waiting. */
 typedef struct {
-	pthread_t thr;
-	bool started;
+	pthread_t thr[NWRITERS];
+	int nthreads;       /* 0: jobs run on the main thread as they come */
 	pthread_mutex_t mu;
-	pthread_cond_t cv;  /* a job queued or done, or stop */
+	pthread_cond_t cv;  /* a job queued or finished, or stop */
 	Job *jobs;
-	int njobs, cjobs, next, done, reaped;
-	size_t inflight;    /* bytes of the jobs not done */
+	int njobs, cjobs, next, reaped;
+	size_t inflight;    /* bytes of the jobs not finished */
+	int unfinished;     /* jobs queued or running */
 	bool stop, failed;
 	RtError err;        /* the first failure */
 } Writer;
@@ -764,18 +775,32 @@ hasher_finish(Xf *x)
 	return hs->ok;
 }
 
-/* Runs job j (on the writer thread, or the main one when there is no
- * writer thread). */
+/* Places job j in the cache: writes it, unless it is a tensor with a
+ * shard of its own, which *tk then names for job_write. */
 static bool
-job_run(Xf *x, const Job *j, RtError *e)
+job_place(Xf *x, const Job *j, RtCacheTicket *tk, RtError *e)
 {
+	tk->shard = -1;
 	if (j->v->kind == RV_TENSOR)
-		return rt_cache_add(x->cw, j->name, j->v->t, e);
+		return rt_cache_place(x->cw, j->name, j->v->t, tk, e);
 	return rt_cache_add_shape(x->cw, j->name, j->v->values, j->v->n, e);
 }
 
-/* The writer thread: runs the queued jobs in order until stopped with
- * none left; after a failure the rest are skipped. */
+/* Records the end of job j (with wr->mu held when threads run). */
+static void
+job_end(Writer *wr, Job *j, bool ok, const RtError *e)
+{
+	if (!ok && !wr->failed) {
+		wr->failed = true;
+		wr->err = *e;
+	}
+	j->finished = true;
+	wr->inflight -= j->bytes;
+	wr->unfinished--;
+}
+
+/* A writer thread: takes the queued jobs in order until stopped with none
+ * left; after a failure the rest are skipped. */
 static void *
 writer_main(void *arg)
 {
@@ -787,27 +812,25 @@ writer_main(void *arg)
 			pthread_cond_wait(&wr->cv, &wr->mu);
 		if (wr->next == wr->njobs)
 			break;
-		Job j = wr->jobs[wr->next++];
-		bool skip = wr->failed;
-		pthread_mutex_unlock(&wr->mu);
+		Job *j = &wr->jobs[wr->next++];
 		RtError e;
 		e.msg[0] = 0;
-		bool ok = skip || job_run(x, &j, &e);
-		pthread_mutex_lock(&wr->mu);
-		if (!ok && !wr->failed) {
-			wr->failed = true;
-			wr->err = e;
+		RtCacheTicket tk = {-1, NULL};
+		bool ok = wr->failed || job_place(x, j, &tk, &e);
+		if (tk.shard >= 0) {
+			pthread_mutex_unlock(&wr->mu);
+			ok = rt_cache_write_alone(x->cw, &tk, j->v->t, &e);
+			pthread_mutex_lock(&wr->mu);
 		}
-		wr->done++;
-		wr->inflight -= j.bytes;
+		job_end(wr, j, ok, &e);
 		pthread_cond_broadcast(&wr->cv);
 	}
 	pthread_mutex_unlock(&wr->mu);
 	return NULL;
 }
 
-/* Starts the writer for at most n jobs; without a thread, jobs run on
- * the main thread as they come. */
+/* Starts the writers for at most n jobs; without threads, jobs run on the
+ * main thread as they come. */
 static bool
 writer_start(Xf *x, int n)
 {
@@ -822,26 +845,25 @@ writer_start(Xf *x, int n)
 		pthread_mutex_destroy(&wr->mu);
 		return false;
 	}
-	wr->started = !pthread_create(&wr->thr, NULL, writer_main, x);
-	if (!wr->started) {
-		pthread_cond_destroy(&wr->cv);
-		pthread_mutex_destroy(&wr->mu);
-	}
+	while (wr->nthreads < NWRITERS &&
+	       !pthread_create(&wr->thr[wr->nthreads], NULL, writer_main, x))
+		wr->nthreads++;
 	return true;
 }
 
-/* Releases the values of the jobs the writer is done with (main thread;
- * with the lock held when the thread runs). */
+/* Releases the values of the jobs finished so far, in order (main thread;
+ * with the lock held when threads run). */
 static void
 writer_reap(Writer *wr)
 {
-	for (; wr->reaped < wr->done; wr->reaped++) {
+	for (; wr->reaped < wr->njobs && wr->jobs[wr->reaped].finished;
+	     wr->reaped++) {
 		rt_value_release(wr->jobs[wr->reaped].v);
 		wr->jobs[wr->reaped].v = NULL;
 	}
 }
 
-/* The writer's failure into e; false when it failed. */
+/* The writers' failure into e; false when they failed. */
 static bool
 writer_ok(Writer *wr, RtError *e)
 {
@@ -852,7 +874,7 @@ writer_ok(Writer *wr, RtError *e)
 }
 
 /* Queues a job on value v (a new reference is taken), after waiting for
- * room; releases the values of finished jobs. false + e when the writer
+ * room; releases the values of finished jobs. false + e when writing
  * failed. */
 static bool
 writer_push(Xf *x, RtValue *v, const char *name, size_t bytes, RtError *e)
@@ -863,22 +885,26 @@ writer_push(Xf *x, RtValue *v, const char *name, size_t bytes, RtError *e)
 			 wr->cjobs);
 		return false;
 	}
-	Job j = {rt_value_retain(v), name, bytes};
-	if (!wr->started) {
-		wr->jobs[wr->njobs++] = j;
+	Job j = {rt_value_retain(v), name, bytes, false};
+	if (!wr->nthreads) {
+		Job *q = &wr->jobs[wr->njobs++];
+		*q = j;
 		wr->next = wr->njobs;
+		wr->unfinished++;
 		RtError je;
 		je.msg[0] = 0;
-		if (!wr->failed && !job_run(x, &j, &je)) {
-			wr->failed = true;
-			wr->err = je;
-		}
-		wr->done = wr->njobs;
+		RtCacheTicket tk;
+		bool ok = wr->failed ||
+			  (job_place(x, q, &tk, &je) &&
+			   rt_cache_write_alone(x->cw, &tk, q->v->t, &je));
+		job_end(wr, q, ok, &je);
 		writer_reap(wr);
 		return writer_ok(wr, e);
 	}
+	/* a job for each idle writer, whatever its size; beyond that, up to
+	 * WRITER_BYTES in the queue */
 	pthread_mutex_lock(&wr->mu);
-	while (!wr->failed && wr->inflight &&
+	while (!wr->failed && wr->unfinished >= wr->nthreads &&
 	       wr->inflight + bytes > WRITER_BYTES) {
 		writer_reap(wr);
 		pthread_cond_wait(&wr->cv, &wr->mu);
@@ -886,31 +912,34 @@ writer_push(Xf *x, RtValue *v, const char *name, size_t bytes, RtError *e)
 	writer_reap(wr);
 	wr->jobs[wr->njobs++] = j;
 	wr->inflight += bytes;
+	wr->unfinished++;
 	pthread_cond_broadcast(&wr->cv);
 	bool ok = writer_ok(wr, e);
 	pthread_mutex_unlock(&wr->mu);
 	return ok;
 }
 
-/* Stops the writer: after the queued jobs when drain, else skipping them;
+/* Stops the writers: after the queued jobs when drain, else skipping them;
  * releases every job's value. false + e when a job failed. */
 static bool
 writer_finish(Xf *x, bool drain, RtError *e)
 {
 	Writer *wr = &x->wr;
-	if (wr->started) {
+	if (wr->nthreads) {
 		pthread_mutex_lock(&wr->mu);
 		wr->stop = true;
 		if (!drain)
 			wr->failed = true;
 		pthread_cond_broadcast(&wr->cv);
 		pthread_mutex_unlock(&wr->mu);
-		pthread_join(wr->thr, NULL);
+		for (int i = 0; i < wr->nthreads; i++)
+			pthread_join(wr->thr[i], NULL);
 		pthread_cond_destroy(&wr->cv);
 		pthread_mutex_destroy(&wr->mu);
-		wr->started = false;
+		wr->nthreads = 0;
 	}
-	wr->done = wr->njobs;
+	for (int i = wr->reaped; i < wr->njobs; i++)
+		wr->jobs[i].finished = true;
 	writer_reap(wr);
 	free(wr->jobs);
 	wr->jobs = NULL;
@@ -922,7 +951,7 @@ writer_finish(Xf *x, bool drain, RtError *e)
 static void
 writer_poll(Writer *wr)
 {
-	if (!wr->started) {
+	if (!wr->nthreads) {
 		writer_reap(wr);
 		return;
 	}
@@ -963,7 +992,7 @@ xf_load(void *ctx, int param, RtError *e)
 }
 
 /* RtStream.emit: output k of T goes to the cache under the name of F's
- * corresponding parameter (written by the writer thread). */
+ * corresponding parameter (written by the writer threads). */
 static bool
 xf_emit(void *ctx, int k, RtValue *v, RtError *e)
 {

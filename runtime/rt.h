@@ -329,6 +329,25 @@ const char *rt_cache_tmpdir(const RtCacheWriter *w);
  * false the cache cannot be completed: call rt_cache_abort. */
 bool rt_cache_add(RtCacheWriter *w, const char *name, const RtTensor *t,
 		  RtError *e);
+/* Does a tensor of nbytes get a shard of its own (half the cap or more)? */
+bool rt_cache_alone(const RtCacheWriter *w, uint64_t nbytes);
+/*
+ * rt_cache_add in two steps, so that large tensors are written on several
+ * threads. rt_cache_place fixes the tensor's place in the cache (in the
+ * order of the calls: the layout does not depend on timing) and writes it
+ * unless it goes to a shard of its own; then tk says which, and
+ * rt_cache_write_alone writes that shard, on any thread, while other
+ * tensors are placed and written. t must stay alive until then. Every
+ * ticket must be written before rt_cache_finish. Both are thread safe.
+ */
+typedef struct {
+	int shard;           /* -1: nothing left to write */
+	struct json_t *rec;  /* the record's description */
+} RtCacheTicket;
+bool rt_cache_place(RtCacheWriter *w, const char *name, const RtTensor *t,
+		    RtCacheTicket *tk, RtError *e);
+bool rt_cache_write_alone(RtCacheWriter *w, RtCacheTicket *tk,
+			  const RtTensor *t, RtError *e);
 /* Appends a shape tuple (n int64 values, n >= 0) as a shape record. */
 bool rt_cache_add_shape(RtCacheWriter *w, const char *name,
 			const int64_t *values, int n, RtError *e);

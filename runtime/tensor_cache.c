@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,11 +181,20 @@ check_replaceable(const char *dir, bool *exists, RtError *e)
 
 /* ------------------------------------------------------------------ writer */
 
+/*
+ * The writer. Records go into shards in the order they are placed; a
+ * record of half the cap or more gets a shard of its own, whose bytes can be
+ * written on another thread (rt_cache_place, rt_cache_write_alone) while
+ * later records are placed and written: mu guards every field but the
+ * constant ones (dir, tmp, cap) for that.
+ */
 struct RtCacheWriter {
+	pthread_mutex_t mu;
 	char *dir;        /* destination, no trailing slash */
 	char *tmp;        /* DIR.tmp.PID */
 	uint64_t cap;     /* shard cap in bytes */
-	json_t *shards;   /* finished shard objects */
+	json_t *shards;   /* per shard number: its object, null until done */
+	int pending;      /* shards placed alone, not yet written */
 	json_t *names;    /* set of record names */
 	bool failed;      /* an I/O error: only abort is left */
 	/* the open shard */
@@ -193,6 +203,7 @@ struct RtCacheWriter {
 	size_t nstage;
 	char *fpath;
 	int nshard;       /* shards started so far */
+	int shard_ix;     /* the open shard's number */
 	uint64_t fsize;   /* bytes written to the open shard */
 	XXH3_state_t *xs;
 	json_t *recs;
@@ -221,6 +232,7 @@ rt_cache_begin(const char *dir, const RtCacheOptions *opts, RtError *e)
 	w->cap = opts && opts->shard_bytes ? opts->shard_bytes
 					   : RT_CACHE_SHARD_BYTES;
 	w->fd = -1;
+	pthread_mutex_init(&w->mu, NULL);
 	w->shards = json_array();
 	w->names = json_object();
 	w->xs = XXH3_createState();
@@ -265,23 +277,28 @@ wfail(RtCacheWriter *w)
 	return false;
 }
 
-/* Writes all n bytes at p to the open shard's file. */
+/* Writes all n bytes at p to file descriptor fd of file path. */
 static bool
-write_all(RtCacheWriter *w, const char *p, size_t n, RtError *e)
+write_fd(int fd, const char *path, const char *p, size_t n, RtError *e)
 {
 	while (n) {
-		ssize_t k = write(w->fd, p, n > (1u << 30) ? (1u << 30) : n);
+		ssize_t k = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0) {
-			cerr(e, "%s: write failed: %s", w->fpath,
-			     k < 0 ? strerror(errno) : "nothing written");
-			return wfail(w);
-		}
+		if (k <= 0)
+			return cerr(e, "%s: write failed: %s", path,
+				    k < 0 ? strerror(errno) : "nothing written");
 		p += k;
 		n -= (size_t)k;
 	}
 	return true;
+}
+
+/* Writes all n bytes at p to the open shard's file. */
+static bool
+write_all(RtCacheWriter *w, const char *p, size_t n, RtError *e)
+{
+	return write_fd(w->fd, w->fpath, p, n, e) || wfail(w);
 }
 
 /* Writes out the staged small pieces. */
@@ -355,8 +372,12 @@ shard_open(RtCacheWriter *w, RtError *e)
 		cerr(e, "%s: hashing failed", w->fpath);
 		return wfail(w);
 	}
+	if (json_array_append_new(w->shards, json_null())) {
+		cerr(e, "%s: out of memory", w->dir);
+		return wfail(w);
+	}
 	w->fsize = 0;
-	w->nshard++;
+	w->shard_ix = w->nshard++;
 	return true;
 }
 
@@ -396,7 +417,7 @@ shard_close(RtCacheWriter *w, RtError *e)
 			      "format", "raw-shard", "nbytes",
 			      (json_int_t)w->fsize, "rlxHash", hex, "records",
 			      w->recs);
-	if (!s || json_array_append_new(w->shards, s)) {
+	if (!s || json_array_set_new(w->shards, (size_t)w->shard_ix, s)) {
 		cerr(e, "%s: out of memory", w->dir);
 		return wfail(w);
 	}
@@ -413,13 +434,19 @@ shard_close(RtCacheWriter *w, RtError *e)
  * done.
  */
 static void
-preallocate(RtCacheWriter *w, uint64_t off, uint64_t nbytes)
+preallocate(int fd, uint64_t off, uint64_t nbytes)
 {
 	if (nbytes < PREALLOC_BYTES)
 		return;
-	while (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)off,
+	while (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)off,
 			 (off_t)nbytes) && errno == EINTR)
 		;
+}
+
+bool
+rt_cache_alone(const RtCacheWriter *w, uint64_t nbytes)
+{
+	return nbytes >= w->cap / 2;
 }
 
 /* Places one record of nbytes at a 64-aligned offset: a new shard when the
@@ -430,7 +457,7 @@ place(RtCacheWriter *w, const char *name, json_t *rec, const void *data,
       uint64_t nbytes, RtError *e)
 {
 	static const unsigned char zeros[CACHE_ALIGN];
-	bool alone = nbytes >= w->cap / 2;
+	bool alone = rt_cache_alone(w, nbytes);
 	if (w->fd >= 0 && json_array_size(w->recs) &&
 	    (alone || align_up(w->fsize) + nbytes > w->cap))
 		if (!shard_close(w, e))
@@ -438,7 +465,7 @@ place(RtCacheWriter *w, const char *name, json_t *rec, const void *data,
 	if (w->fd < 0 && !shard_open(w, e))
 		goto fail;
 	uint64_t off = align_up(w->fsize);
-	preallocate(w, off, nbytes);
+	preallocate(w->fd, off, nbytes);
 	if (!shard_write(w, zeros, off - w->fsize, e) ||
 	    !shard_write(w, data, nbytes, e))
 		goto fail;
@@ -493,33 +520,60 @@ new_record(const char *name, DType dt, int ndim, const int64_t *shape)
 			 "dtype", dtype_name(dt), "format", "raw");
 }
 
-/* Appends a tensor to the cache (see rt.h). */
-bool
-rt_cache_add(RtCacheWriter *w, const char *name, const RtTensor *t,
-	     RtError *e)
+/* Checks a tensor before it is placed; its size into *nbytes. */
+static bool
+check_tensor(RtCacheWriter *w, const char *name, const RtTensor *t,
+	     uint64_t *nbytes, RtError *e)
 {
-	if (!check_name(w, name, e))
-		return false;
-	uint64_t nbytes;
 	if (t->ndim < 0 || t->ndim > RT_MAX_DIMS)
 		return cerr(e, "%s: tensor '%s': bad rank %d", w->dir, name,
 			    t->ndim);
 	if (!itemsize(t->dtype))
 		return cerr(e, "%s: tensor '%s': dtype %s cannot be stored",
 			    w->dir, name, dtype_name(t->dtype));
-	if (!shape_bytes(t->dtype, t->ndim, t->shape, &nbytes))
+	if (!shape_bytes(t->dtype, t->ndim, t->shape, nbytes))
 		return cerr(e, "%s: tensor '%s': bad shape", w->dir, name);
-	if (nbytes != t->nbytes || (nbytes && !t->data))
+	if (*nbytes != t->nbytes || (*nbytes && !t->data))
 		return cerr(e, "%s: tensor '%s': holds %zu bytes, its shape "
 			    "needs %llu", w->dir, name,
-			    t->data ? t->nbytes : 0, (unsigned long long)nbytes);
+			    t->data ? t->nbytes : 0, (unsigned long long)*nbytes);
+	return true;
+}
+
+/* rt_cache_place with w->mu held. */
+static bool
+place_tensor(RtCacheWriter *w, const char *name, const RtTensor *t,
+	     RtCacheTicket *tk, RtError *e)
+{
+	uint64_t nbytes = 0;
+	if (!check_name(w, name, e) || !check_tensor(w, name, t, &nbytes, e))
+		return false;
 	json_t *rec = new_record(name, t->dtype, t->ndim, t->shape);
 	if (!rec) {
 		cerr(e, "%s: out of memory", w->dir);
 		return wfail(w);
 	}
-	if (!place(w, name, rec, t->data, nbytes, e))
-		return false;
+	if (!rt_cache_alone(w, nbytes)) {
+		if (!place(w, name, rec, t->data, nbytes, e))
+			return false;
+	} else {
+		/* its shard number now, its bytes by rt_cache_write_alone */
+		if (w->fd >= 0 && !shard_close(w, e)) {
+			json_decref(rec);
+			return false;
+		}
+		if (json_object_set_new(rec, "nbytes", json_integer((json_int_t)nbytes)) ||
+		    json_object_set_new(rec, "byteOffset", json_integer(0)) ||
+		    json_object_set_new(w->names, name, json_true()) ||
+		    json_array_append_new(w->shards, json_null())) {
+			json_decref(rec);
+			cerr(e, "%s: out of memory", w->dir);
+			return wfail(w);
+		}
+		tk->shard = w->nshard++;
+		tk->rec = rec;
+		w->pending++;
+	}
 	uint64_t numel = itemsize(t->dtype) ? nbytes / itemsize(t->dtype) : 0;
 	w->nparams++;
 	w->param_bytes += nbytes;
@@ -527,10 +581,115 @@ rt_cache_add(RtCacheWriter *w, const char *name, const RtTensor *t,
 	return true;
 }
 
+/* Places a tensor (see rt.h). */
+bool
+rt_cache_place(RtCacheWriter *w, const char *name, const RtTensor *t,
+	       RtCacheTicket *tk, RtError *e)
+{
+	tk->shard = -1;
+	tk->rec = NULL;
+	pthread_mutex_lock(&w->mu);
+	bool ok = place_tensor(w, name, t, tk, e);
+	pthread_mutex_unlock(&w->mu);
+	return ok;
+}
+
+/* Writes the shard file of a tensor placed alone, hashing each chunk just
+ * before it is written (so the kernel copies it from the cache); its hash
+ * into *hash. */
+static bool
+write_alone(const char *path, const char *p, uint64_t n, uint64_t *hash,
+	    RtError *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return cerr(e, "%s: cannot create: %s", path, strerror(errno));
+	XXH3_state_t *xs = XXH3_createState();
+	bool ok = xs && XXH3_64bits_reset(xs) == XXH_OK;
+	if (!ok)
+		cerr(e, "%s: hashing failed", path);
+	preallocate(fd, 0, n);
+	while (ok && n) {
+		size_t k = n < CHUNK_BYTES ? (size_t)n : CHUNK_BYTES;
+		ok = XXH3_64bits_update(xs, p, k) == XXH_OK;
+		if (!ok)
+			cerr(e, "%s: hashing failed", path);
+		ok = ok && write_fd(fd, path, p, k, e);
+		p += k;
+		n -= k;
+	}
+	if (ok)
+		*hash = XXH3_64bits_digest(xs);
+	XXH3_freeState(xs);
+	if (close(fd) && ok)
+		return cerr(e, "%s: write failed: %s", path, strerror(errno));
+	return ok;
+}
+
+/* Writes a tensor placed in a shard of its own (see rt.h). */
+bool
+rt_cache_write_alone(RtCacheWriter *w, RtCacheTicket *tk, const RtTensor *t,
+		     RtError *e)
+{
+	if (tk->shard < 0)
+		return true;
+	char *path = xprintf("%s/params_shard_%d.bin", w->tmp, tk->shard);
+	uint64_t hash = 0;
+	bool ok = path ? write_alone(path, t->data, t->nbytes, &hash, e)
+		       : cerr(e, "%s: out of memory", w->dir);
+	json_t *s = NULL;
+	if (ok) {
+		char hex[17];
+		snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash);
+		s = json_pack("{s:s, s:s, s:I, s:s, s:[O]}", "dataPath",
+			      strrchr(path, '/') + 1, "format", "raw-shard",
+			      "nbytes", (json_int_t)t->nbytes, "rlxHash", hex,
+			      "records", tk->rec);
+		if (!s)
+			ok = cerr(e, "%s: out of memory", w->dir);
+	}
+	pthread_mutex_lock(&w->mu);
+	if (ok && json_array_set_new(w->shards, (size_t)tk->shard, s))
+		ok = cerr(e, "%s: out of memory", w->dir);
+	if (!ok)
+		w->failed = true;
+	w->pending--;
+	pthread_mutex_unlock(&w->mu);
+	json_decref(tk->rec);
+	tk->rec = NULL;
+	tk->shard = -1;
+	free(path);
+	return ok;
+}
+
+/* Appends a tensor to the cache (see rt.h). */
+bool
+rt_cache_add(RtCacheWriter *w, const char *name, const RtTensor *t,
+	     RtError *e)
+{
+	RtCacheTicket tk;
+	return rt_cache_place(w, name, t, &tk, e) &&
+	       rt_cache_write_alone(w, &tk, t, e);
+}
+
+static bool add_shape(RtCacheWriter *w, const char *name,
+		      const int64_t *values, int n, RtError *e);
+
 /* Appends a shape tuple as an int64 record marked "rlxKind": "shape". */
 bool
 rt_cache_add_shape(RtCacheWriter *w, const char *name, const int64_t *values,
 		   int n, RtError *e)
+{
+	pthread_mutex_lock(&w->mu);
+	bool ok = add_shape(w, name, values, n, e);
+	pthread_mutex_unlock(&w->mu);
+	return ok;
+}
+
+/* rt_cache_add_shape with w->mu held. */
+static bool
+add_shape(RtCacheWriter *w, const char *name, const int64_t *values, int n,
+	  RtError *e)
 {
 	if (!check_name(w, name, e))
 		return false;
@@ -684,6 +843,11 @@ rt_cache_finish(RtCacheWriter *w, const char *metadata_json_extra, RtError *e)
 		     w->dir);
 		goto out;
 	}
+	if (w->pending) {
+		cerr(e, "%s: %d tensors were placed but not written", w->dir,
+		     w->pending);
+		goto out;
+	}
 	if (!shard_close(w, e))
 		goto out;
 	json_t *meta = build_metadata(w, metadata_json_extra, e);
@@ -727,6 +891,7 @@ rt_cache_abort(RtCacheWriter *w)
 	json_decref(w->names);
 	XXH3_freeState(w->xs);
 	free(w->stage);
+	pthread_mutex_destroy(&w->mu);
 	free(w);
 }
 

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <jansson.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1003,10 +1004,116 @@ test_large_records(void **state)
 	rm_rf(base);
 }
 
+/* A cache of the tensors written with rt_cache_add, its JSON and shard
+ * bytes as one string (for comparing layouts). */
+static char *
+cache_text(const char *dir)
+{
+	char *cmd = fmt("cd '%s' && grep -v rlxVersion tensor-cache.json && "
+			"cat params_shard_*.bin | od -An -tx1 | md5sum", dir);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap);
+	n = fread(buf, 1, cap - 1, p);
+	buf[n] = 0;
+	assert_int_equal(pclose(p), 0);
+	free(cmd);
+	return buf;
+}
+
+typedef struct {
+	RtCacheWriter *w;
+	RtCacheTicket *tk;
+	RtTensor **t;
+	int from, step, n;
+	bool ok;
+} WriteJob;
+
+static void *
+write_some(void *arg)
+{
+	WriteJob *j = arg;
+	RtError e = {{0}};
+	j->ok = true;
+	for (int i = j->from; i >= 0 && i < j->n; i += j->step)
+		j->ok &= rt_cache_write_alone(j->w, &j->tk[i], j->t[i], &e);
+	return NULL;
+}
+
+/* rt_cache_place fixes the layout: writing the shards of large tensors
+ * later, out of order and on two threads at once, gives the cache that
+ * rt_cache_add in order gives, byte for byte. */
+static void
+test_place_then_write(void **state)
+{
+	(void)state;
+	enum { N = 12 };
+	char *base = tmpdir();
+	char *d1 = fmt("%s/seq", base), *d2 = fmt("%s/par", base);
+	RtError e = {{0}};
+	RtCacheOptions o = {.shard_bytes = 1 << 20};
+	RtTensor *t[N];
+	char names[N][16];
+	for (int i = 0; i < N; i++) {
+		/* alone (>= 512 KiB) and packed ones, interleaved */
+		int64_t shape[] = {i % 3 == 0 ? 200000 + i : 1000 * (i + 1)};
+		t[i] = make(i % 3 && i % 2 ? DT_U8 : DT_F32, 1, shape, i);
+		snprintf(names[i], sizeof names[i], "t%d", i);
+	}
+	RtCacheWriter *w = rt_cache_begin(d1, &o, &e);
+	for (int i = 0; i < N; i++)
+		assert_true(rt_cache_add(w, names[i], t[i], &e));
+	int64_t sv[2] = {3, 4};
+	assert_true(rt_cache_add_shape(w, "shape", sv, 2, &e));
+	assert_true(rt_cache_finish(w, NULL, &e));
+
+	w = rt_cache_begin(d2, &o, &e);
+	RtCacheTicket tk[N];
+	int alone = 0;
+	for (int i = 0; i < N; i++) {
+		assert_true(rt_cache_place(w, names[i], t[i], &tk[i], &e));
+		alone += tk[i].shard >= 0;
+	}
+	assert_int_equal(alone, 4);
+	assert_true(rt_cache_add_shape(w, "shape", sv, 2, &e));
+	/* finishing with a shard unwritten is refused (and aborts) */
+	char *d3 = fmt("%s/bad", base);
+	RtCacheWriter *w2 = rt_cache_begin(d3, &o, &e);
+	RtCacheTicket tk2;
+	assert_true(rt_cache_place(w2, "big", t[0], &tk2, &e));
+	assert_false(rt_cache_finish(w2, NULL, &e));
+	assert_non_null(strstr(e.msg, "placed but not written"));
+	json_decref(tk2.rec);
+	/* two threads: the odd ones from the last down, the even ones up */
+	WriteJob a = {w, tk, t, N - 1, -2, N, false}, b = {w, tk, t, 0, 2, N, false};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, write_some, &a), 0);
+	write_some(&b);
+	pthread_join(th, NULL);
+	assert_true(a.ok && b.ok);
+	assert_true(rt_cache_finish(w, NULL, &e));
+	char *x = cache_text(d1), *y = cache_text(d2);
+	assert_string_equal(x, y);
+	RtCache *c = rt_cache_open(d2, &e);
+	assert_non_null(c);
+	assert_true(rt_cache_verify(c, &e));
+	rt_cache_close(c);
+	free(x);
+	free(y);
+	for (int i = 0; i < N; i++)
+		tfree(t[i]);
+	free(d1);
+	free(d2);
+	free(d3);
+	rm_rf(base);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_place_then_write),
 		cmocka_unit_test(test_large_records),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_replace),
