@@ -1516,8 +1516,9 @@ shard_ready(RtCache *c, int si, RtError *e)
 	return true;
 }
 
-/* Loads record i: borrowed from the mapping when 64-byte aligned,
- * otherwise copied to an aligned buffer. */
+/* Loads record i: borrowed from the mapping when 64-byte aligned (and,
+ * for bool, all bytes 0 or 1), otherwise copied to an aligned buffer (bool
+ * bytes other than 0 mapped to 1, as the other readers do). */
 RtTensor *
 rt_cache_load(RtCache *c, int i, RtError *e)
 {
@@ -1539,7 +1540,11 @@ rt_cache_load(RtCache *c, int i, RtError *e)
 	t->nbytes = r->nbytes;
 	const unsigned char *map = c->shards[r->shard].map;
 	const unsigned char *src = map ? map + r->offset : NULL;
-	if (r->nbytes && r->offset % RT_ALIGN == 0) {
+	bool clean = true;
+	if (r->dtype == DT_BOOL)
+		for (uint64_t k = 0; k < r->nbytes && clean; k++)
+			clean = src[k] <= 1;
+	if (r->nbytes && clean && r->offset % RT_ALIGN == 0) {
 		t->data = (void *)src;
 		t->own = RT_BORROWED;
 		return t;
@@ -1556,6 +1561,11 @@ rt_cache_load(RtCache *c, int i, RtError *e)
 		memcpy(t->data, src, r->nbytes);
 	else
 		memset(t->data, 0, RT_ALIGN);
+	if (!clean) {
+		unsigned char *q = t->data;
+		for (uint64_t k = 0; k < r->nbytes; k++)
+			q[k] = q[k] != 0;
+	}
 	return t;
 }
 
@@ -1579,6 +1589,8 @@ rt_cache_load_shape(RtCache *c, int i, int64_t *out, int *n, RtError *e)
 			    c->json_path, r->name, *n, cap);
 	if (!shard_ready(c, r->shard, e))
 		return false;
+	if (*n == 0)
+		return true; /* an empty shard has no mapping to point into */
 	const unsigned char *p =
 		(const unsigned char *)c->shards[r->shard].map + r->offset;
 	for (int k = 0; k < *n; k++) {

@@ -118,7 +118,8 @@ def check_case(path, tmp):
 def main(argv):
     names = argv[1:]
     regress = os.path.join(HERE, "regress")
-    cases = [(f, os.path.join(regress, f)) for f in sorted(os.listdir(regress))]
+    cases = [(f, os.path.join(regress, f)) for f in sorted(os.listdir(regress))
+             if os.path.isfile(os.path.join(regress, f))]
     with tempfile.TemporaryDirectory() as tmp:
         for name, text in generated().items():
             path = os.path.join(tmp, name + ".py")
