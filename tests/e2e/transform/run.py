@@ -468,7 +468,90 @@ def case_bad_caches(tmp):
     mutate("hash", flip, "hash")
 
 
-CASES = [case_init_weights, case_transform_llama, case_transform_q8, case_small_shards,
+# Outputs of half the shard cap or more get shards of their own, written by
+# the two writer threads side by side; the small ones share shards.
+BIG_MODEL = '''# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4, 512), dtype="float32"), x2: R.Tensor((4, 64), dtype="float32"),
+             w1: R.Tensor((512, 1024), dtype="float32"), w2: R.Tensor((64, 64), dtype="float32"),
+             w3: R.Tensor((512, 512), dtype="float32"), b: R.Tensor((1024,), dtype="float32")
+             ) -> R.Tuple(R.Tensor((4, 1024), dtype="float16"), R.Tensor((4, 64), dtype="float16")):
+        R.func_attr({"num_input": 2})
+        with R.dataflow():
+            h = R.astype(R.matmul(x, R.permute_dims(w3)), dtype="float16")
+            y = R.add(R.matmul(h, R.astype(w1, dtype="float16")), R.astype(b, dtype="float16"))
+            c = R.matmul(R.astype(x2, dtype="float16"), R.astype(w2, dtype="float16"))
+            gv = (y, c)
+            R.output(gv)
+        return gv
+'''
+
+
+def np_big(w):
+    return [w["w3"].T, w["w1"].astype(np.float16), w["b"].astype(np.float16),
+            w["w2"].astype(np.float16)]
+
+
+def case_large_outputs(tmp):
+    model = os.path.join(tmp, "big.py")
+    with open(model, "w") as f:
+        f.write(BIG_MODEL)
+    ck = os.path.join(tmp, "w.safetensors")
+    rlx("init-weights", model, "--seed", 5, "-o", ck)
+    d = os.path.join(tmp, "cache")
+    rlx("transform", model, "--weights", ck, "-o", d, "--shard-size", 1, "--quiet")
+    with open(os.path.join(d, "tensor-cache.json")) as f:
+        shards = json.load(f)["records"]
+    check(sum(len(sh["records"]) == 1 and sh["nbytes"] >= 512 << 10 for sh in shards) >= 2,
+          "expected shards of their own: %s" % [sh["nbytes"] for sh in shards])
+    _, got = read_cache(d)
+    want = np_big(read_st(ck))
+    check(len(got) == len(want), "records: %s" % sorted(got))
+    # the lifted outputs are named after main's weights; match by shape/dtype
+    for a in got.values():
+        check(any(a.shape == v.shape and a.dtype == v.dtype and np.array_equal(a, v)
+                  for v in want), "unexpected record %s %s" % (a.shape, a.dtype))
+    rlx("verify", model, "--weights", ck)
+    # the same cache again, byte for byte: the layout does not depend on
+    # which writer thread finished first
+    d2 = os.path.join(tmp, "cache2")
+    rlx("transform", model, "--weights", ck, "-o", d2, "--shard-size", 1, "--quiet")
+    for sh in shards:
+        with open(os.path.join(d, sh["dataPath"]), "rb") as f1, \
+             open(os.path.join(d2, sh["dataPath"]), "rb") as f2:
+            check(f1.read() == f2.read(), "shard %s differs between runs" % sh["dataPath"])
+
+
+def case_write_fails(tmp):
+    """A write that fails in a writer thread (the file size limit, with
+    SIGXFSZ ignored so that write() returns EFBIG): exit 1, the file named,
+    nothing left behind."""
+    import resource
+    import signal
+    model = os.path.join(tmp, "big.py")
+    with open(model, "w") as f:
+        f.write(BIG_MODEL)
+    ck = os.path.join(tmp, "w.safetensors")
+    rlx("init-weights", model, "-o", ck)
+    d = os.path.join(tmp, "cache")
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (600 << 10, 600 << 10))
+    p = subprocess.run([RLX, "transform", model, "--weights", ck, "-o", d,
+                        "--shard-size", "1", "--quiet"], capture_output=True, text=True,
+                       preexec_fn=limit)
+    check(p.returncode == 1, "exit %d: %s" % (p.returncode, p.stderr))
+    check("params_shard_" in p.stderr and "write failed" in p.stderr, p.stderr)
+    check(not os.path.exists(d), "cache written")
+    no_leftovers(tmp, "cache")
+
+
+CASES = [case_large_outputs, case_write_fails, case_init_weights, case_transform_llama, case_transform_q8, case_small_shards,
          case_rerun_noop, case_shape_tuple, case_verify, case_extra_tensors,
          case_cache_as_weights, case_bad_checkpoints, case_bad_caches, case_run_both_ways]
 
