@@ -38,8 +38,8 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <xxhash.h>
 
-#include "hash.h"
 #include "ir.h"
 #include "pass.h"
 #include "rt.h"

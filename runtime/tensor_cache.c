@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <xxhash.h>
 
-#include "hash.h"
 #include "rlx.h"
 #include "rt.h"
 
