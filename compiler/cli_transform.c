@@ -851,16 +851,22 @@ writer_start(Xf *x, int n)
 	return true;
 }
 
-/* Releases the values of the jobs finished so far, in order (main thread;
- * with the lock held when threads run). */
+/* Releases the values of the jobs finished so far (main thread; with the
+ * lock held when threads run). Out of order: a job finished behind a slow
+ * one gives its memory back at once, so that what is alive stays the
+ * jobs unfinished plus the one being computed. [0, reaped) are all
+ * released. */
 static void
 writer_reap(Writer *wr)
 {
-	for (; wr->reaped < wr->njobs && wr->jobs[wr->reaped].finished;
-	     wr->reaped++) {
-		rt_value_release(wr->jobs[wr->reaped].v);
-		wr->jobs[wr->reaped].v = NULL;
+	for (int i = wr->reaped; i < wr->njobs; i++) {
+		if (!wr->jobs[i].finished)
+			continue;
+		rt_value_release(wr->jobs[i].v);
+		wr->jobs[i].v = NULL;
 	}
+	while (wr->reaped < wr->njobs && wr->jobs[wr->reaped].finished)
+		wr->reaped++;
 }
 
 /* The writers' failure into e; false when they failed. */
