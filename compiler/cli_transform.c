@@ -590,8 +590,9 @@ static const char transform_help[] =
 	"  --quiet           print nothing but errors\n"
 	"  -o DIR            the tensor cache to write\n";
 
-/* Queued for the writers at most (beyond one job): fresh memory is slow to
- * touch, so few buffers in flight that the pool reuses beat a deep queue. */
+/* Queued for the writers at most (beyond one job per writer): fresh memory
+ * is slow to touch, so few buffers in flight that the pool reuses beat a
+ * deep queue. */
 enum { WRITER_BYTES = 16 << 20 };
 
 /* Writer threads. The kernel's copy into the page cache bounds a
@@ -776,7 +777,7 @@ hasher_finish(Xf *x)
 }
 
 /* Places job j in the cache: writes it, unless it is a tensor with a
- * shard of its own, which *tk then names for job_write. */
+ * shard of its own, which *tk then names for rt_cache_write_alone. */
 static bool
 job_place(Xf *x, const Job *j, RtCacheTicket *tk, RtError *e)
 {
@@ -848,6 +849,10 @@ writer_start(Xf *x, int n)
 	while (wr->nthreads < NWRITERS &&
 	       !pthread_create(&wr->thr[wr->nthreads], NULL, writer_main, x))
 		wr->nthreads++;
+	if (!wr->nthreads) {
+		pthread_cond_destroy(&wr->cv);
+		pthread_mutex_destroy(&wr->mu);
+	}
 	return true;
 }
 
