@@ -113,6 +113,10 @@ typedef struct {
 	const char **names; /* printed name by id; NULL outside a function */
 	int *uses;          /* E_VAR references by id, in the function */
 	int nids;           /* length of names and uses */
+	const char **names_tab; /* the module's tables behind names and uses, */
+	int *uses_tab;          /* cleared after each function at the ids */
+	int *touched;           /* it wrote (clearing them whole made */
+	int ntouched, ctouched; /* printing O(functions x variables)) */
 	NameSet used;       /* printed names taken in the function */
 	bool sig;           /* in the signature: symbolic dims as strings */
 	int indent;         /* in levels of 4 spaces */
@@ -232,13 +236,28 @@ fresh_name(Printer *p, const char *raw)
  * The printed name of the variable or symbolic variable `id` named raw,
  * given on first sight. NULL outside a function: then the caller writes raw.
  */
+/* Notes that the tables' entries for id are written. */
+static void
+touch(Printer *p, int id)
+{
+	if (p->ntouched == p->ctouched) {
+		p->ctouched = p->ctouched ? 2 * p->ctouched : 64;
+		p->touched = realloc(p->touched, sizeof *p->touched * (size_t)p->ctouched);
+		if (!p->touched)
+			ir_bug("out of memory");
+	}
+	p->touched[p->ntouched++] = id;
+}
+
 static const char *
 name_of(Printer *p, int id, const char *raw)
 {
 	if (!p->names || id < 0 || id >= p->nids)
 		return NULL;
-	if (!p->names[id])
+	if (!p->names[id]) {
+		touch(p, id);
 		p->names[id] = fresh_name(p, raw);
+	}
 	return p->names[id];
 }
 
@@ -892,8 +911,9 @@ count_uses(Printer *p, const Expr *e)
 		return;
 	switch (e->kind) {
 	case E_VAR:
-		if (e->var && e->var->id >= 0 && e->var->id < p->nids)
-			p->uses[e->var->id]++;
+		if (e->var && e->var->id >= 0 && e->var->id < p->nids &&
+		    !p->uses[e->var->id]++)
+			touch(p, e->var->id);
 		break;
 	case E_TUPLE:
 		for (int i = 0; i < e->tuple.n; i++)
@@ -948,10 +968,8 @@ static void
 put_func(Printer *p, const Func *f)
 {
 	StrBuf *b = p->b;
-	p->names = calloc((size_t)p->nids + 1, sizeof *p->names);
-	p->uses = calloc((size_t)p->nids + 1, sizeof *p->uses);
-	if (!p->names || !p->uses)
-		ir_bug("out of memory");
+	p->names = p->names_tab;
+	p->uses = p->uses_tab;
 	for (size_t i = 0; i < ARRAY_LEN(reserved_names); i++)
 		nameset_add(&p->used, reserved_names[i]);
 	count_uses(p, f->body);
@@ -1016,8 +1034,11 @@ put_func(Printer *p, const Func *f)
 	put_expr(p, body);
 	sb_putc(b, '\n');
 
-	free(p->names);
-	free(p->uses);
+	for (int i = 0; i < p->ntouched; i++) {
+		p->names[p->touched[i]] = NULL;
+		p->uses[p->touched[i]] = 0;
+	}
+	p->ntouched = 0;
 	p->names = NULL;
 	p->uses = NULL;
 	nameset_free(&p->used);
@@ -1038,11 +1059,18 @@ print_module(StrBuf *b, const Module *m, const PrintOpts *o)
 	sb_puts(b, "@I.ir_module\nclass ");
 	put_plain_name(&p, m->name ? m->name : "Module");
 	sb_puts(b, ":\n");
+	p.names_tab = calloc((size_t)p.nids + 1, sizeof *p.names_tab);
+	p.uses_tab = calloc((size_t)p.nids + 1, sizeof *p.uses_tab);
+	if (!p.names_tab || !p.uses_tab)
+		ir_bug("out of memory");
 	for (int i = 0; i < m->nfuncs; i++) {
 		if (i)
 			sb_putc(b, '\n');
 		put_func(&p, m->funcs[i]);
 	}
+	free(p.names_tab);
+	free(p.uses_tab);
+	free(p.touched);
 	arena_free(&p.tmp);
 }
 

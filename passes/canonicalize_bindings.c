@@ -20,7 +20,6 @@
  * struct info (they are casts), everything that is not a trivial binding.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "pass.h"
 
@@ -33,7 +32,29 @@ typedef struct {
 	bool *outside;      /* per Var.id: used outside its defining block */
 	bool *dead;         /* per Var.id: its binding is removed */
 	const Block *cur;   /* the block being scanned, NULL outside blocks */
+	/* the ids written for the current function, cleared after it (the
+	 * tables are the module's: clearing them whole per function made the
+	 * pass O(functions x variables)) */
+	bool *is_touched;
+	int *touched;
+	int ntouched, ctouched;
 } Canon;
+
+/* Notes that the tables' entries for id are about to be written. */
+static void
+touch(Canon *c, int id)
+{
+	if (c->is_touched[id])
+		return;
+	if (c->ntouched == c->ctouched) {
+		c->ctouched = c->ctouched ? 2 * c->ctouched : 64;
+		c->touched = realloc(c->touched, sizeof *c->touched * (size_t)c->ctouched);
+		if (!c->touched)
+			ir_bug("out of memory");
+	}
+	c->is_touched[id] = true;
+	c->touched[c->ntouched++] = id;
+}
 
 /* The leaf that a use of v finally reads. */
 static Expr *
@@ -48,15 +69,18 @@ static void
 note_use(Var *v, void *ctx)
 {
 	Canon *c = ctx;
-	if (v->id < c->nids && c->def_block[v->id] != c->cur)
+	if (v->id < c->nids && c->def_block[v->id] != c->cur) {
+		touch(c, v->id);
 		c->outside[v->id] = true;
+	}
 }
 
 /* Which variables are used outside the block that defines them. */
 static void
 scan_uses(Canon *c, Expr *body)
 {
-	memset(c->outside, 0, sizeof(bool) * (size_t)c->nids);
+	for (int i = 0; i < c->ntouched; i++)
+		c->outside[c->touched[i]] = false;
 	for (int i = 0; i < body->seq.nblocks; i++) {
 		Block *b = body->seq.blocks[i];
 		c->cur = b;
@@ -229,6 +253,8 @@ find_trivial(Canon *c, Expr *seq)
 				    c->def_block[x->id] == b) {
 					/* the outer name survives */
 					xb->var = y;
+					touch(c, y->id);
+					touch(c, x->id);
 					c->def[y->id] = xb;
 					c->repl[x->id] = ir_var_ref(c->m, y, x->span);
 					/* xb now defines y; `y = x` goes, marked
@@ -240,6 +266,7 @@ find_trivial(Canon *c, Expr *seq)
 				if (c->outside[y->id])
 					continue; /* x is not visible out there */
 			}
+			touch(c, y->id);
 			c->repl[y->id] = r;
 			c->dead[y->id] = true;
 		}
@@ -247,35 +274,30 @@ find_trivial(Canon *c, Expr *seq)
 }
 
 static void
-canon_func(Module *m, Func *f)
+canon_func(Canon *c, Func *f)
 {
-	Canon c = {.m = m, .nids = m->next_id};
-	size_t n = (size_t)c.nids + 1;
-	c.repl = calloc(n, sizeof(Expr *));
-	c.def = calloc(n, sizeof(Binding *));
-	c.def_block = calloc(n, sizeof(Block *));
-	c.outside = calloc(n, sizeof(bool));
-	c.dead = calloc(n, sizeof(bool));
 	Expr *body = f->body;
 	for (int i = 0; i < body->seq.nblocks; i++) {
 		Block *b = body->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
-			c.def[b->bindings[k]->var->id] = b->bindings[k];
-			c.def_block[b->bindings[k]->var->id] = b;
+			int id = b->bindings[k]->var->id;
+			touch(c, id);
+			c->def[id] = b->bindings[k];
+			c->def_block[id] = b;
 		}
 	}
-	scan_uses(&c, body);
-	find_trivial(&c, body);
-	apply(&c, body);
+	scan_uses(c, body);
+	find_trivial(c, body);
+	apply(c, body);
 	/* Outputs no one reads after their block become DataflowVars. */
-	scan_uses(&c, body);
+	scan_uses(c, body);
 	for (int i = 0; i < body->seq.nblocks; i++) {
 		Block *b = body->seq.blocks[i];
 		if (!b->dataflow)
 			continue;
 		for (int k = 0; k < b->n; k++) {
 			Var *v = b->bindings[k]->var;
-			if (!v->dataflow && !c.outside[v->id])
+			if (!v->dataflow && !c->outside[v->id])
 				v->dataflow = true;
 		}
 	}
@@ -284,11 +306,14 @@ canon_func(Module *m, Func *f)
 		if (body->seq.blocks[i]->n)
 			body->seq.blocks[nb++] = body->seq.blocks[i];
 	body->seq.nblocks = nb;
-	free(c.repl);
-	free(c.def);
-	free(c.def_block);
-	free(c.outside);
-	free(c.dead);
+	for (int i = 0; i < c->ntouched; i++) {
+		int id = c->touched[i];
+		c->repl[id] = NULL;
+		c->def[id] = NULL;
+		c->def_block[id] = NULL;
+		c->outside[id] = c->dead[id] = c->is_touched[id] = false;
+	}
+	c->ntouched = 0;
 }
 
 int
@@ -296,7 +321,25 @@ pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d)
 {
 	(void)o;
 	(void)d;
+	Canon c = {.m = m, .nids = m->next_id};
+	size_t n = (size_t)c.nids + 1;
+	c.repl = calloc(n, sizeof(Expr *));
+	c.def = calloc(n, sizeof(Binding *));
+	c.def_block = calloc(n, sizeof(Block *));
+	c.outside = calloc(n, sizeof(bool));
+	c.dead = calloc(n, sizeof(bool));
+	c.is_touched = calloc(n, sizeof(bool));
+	if (!c.repl || !c.def || !c.def_block || !c.outside || !c.dead ||
+	    !c.is_touched)
+		ir_bug("out of memory");
 	for (int i = 0; i < m->nfuncs; i++)
-		canon_func(m, m->funcs[i]);
+		canon_func(&c, m->funcs[i]);
+	free(c.repl);
+	free(c.def);
+	free(c.def_block);
+	free(c.outside);
+	free(c.dead);
+	free(c.is_touched);
+	free(c.touched);
 	return 0;
 }

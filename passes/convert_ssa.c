@@ -36,6 +36,8 @@ typedef struct {
 	int n;           /* next_id before the pass: the tables' size */
 	bool *defined;   /* per original Var.id / SymVar.id: seen as a def */
 	Var **var_map;   /* per original Var.id: the Var uses now refer to */
+	int *mapped;     /* the ids var_map holds for the current function */
+	int nmapped, cmapped;
 	SymVar **sv_from; /* symbolic substitution of the current function */
 	PExpr **sv_to;
 	int nsv;
@@ -174,6 +176,13 @@ define(Ssa *s, Var *v)
 	else
 		nv->name = unique_name(s, v->name);
 	nv->sinfo = subst_sinfo(s, v->sinfo);
+	if (s->nmapped == s->cmapped) {
+		s->cmapped = s->cmapped ? 2 * s->cmapped : 64;
+		s->mapped = realloc(s->mapped, sizeof *s->mapped * (size_t)s->cmapped);
+		if (!s->mapped)
+			ir_bug("out of memory");
+	}
+	s->mapped[s->nmapped++] = v->id;
 	s->var_map[v->id] = nv;
 	return nv;
 }
@@ -344,7 +353,11 @@ pass_convert_ssa(Module *m, const PassOptions *o, Diags *d)
 		 .var_map = calloc((size_t)n + 1, sizeof(Var *))};
 	for (int i = 0; i < m->nfuncs; i++) {
 		Func *f = m->funcs[i];
-		memset(s.var_map, 0, sizeof(Var *) * ((size_t)n + 1));
+		/* the previous function's entries only: a memset of the whole
+		 * table per function made the pass O(functions x variables) */
+		for (int k = 0; k < s.nmapped; k++)
+			s.var_map[s.mapped[k]] = NULL;
+		s.nmapped = 0;
 		set_free(&s.names);
 		set_free(&s.reserved);
 		collect_names(&s, f);
@@ -360,5 +373,6 @@ pass_convert_ssa(Module *m, const PassOptions *o, Diags *d)
 	set_free(&s.reserved);
 	free(s.defined);
 	free(s.var_map);
+	free(s.mapped);
 	return 0;
 }

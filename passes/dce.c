@@ -75,27 +75,35 @@ dce_seq(Module *m, Expr *seq, Counts *c)
 	seq->seq.nblocks = k;
 }
 
-/* Marks f and every function it calls, transitively. */
-static void
-mark_reachable(const Module *m, const Func *f, bool *live);
-
+/* The functions reached, by index into m->funcs: a worklist, so that a
+ * chain of thousands of calls neither recurses that deep nor scans. */
 typedef struct {
 	const Module *m;
 	bool *live;
+	int *todo;
+	int ntodo;
 } Reach;
 
+/* Marks function idx live and queues its body. */
 static void
-reach_expr(const Reach *r, const Expr *e)
+reach_func(Reach *r, int idx)
+{
+	if (idx < 0 || r->live[idx])
+		return;
+	r->live[idx] = true;
+	r->todo[r->ntodo++] = idx; /* at most once per function */
+}
+
+/* Queues the functions e calls (in its own sequences too). */
+static void
+reach_expr(Reach *r, const Expr *e)
 {
 	if (!e)
 		return;
 	switch (e->kind) {
-	case E_CALL_FN: {
-		const Func *g = ir_find_func(r->m, e->callfn.callee);
-		if (g)
-			mark_reachable(r->m, g, r->live);
+	case E_CALL_FN:
+		reach_func(r, ir_func_index(r->m, e->callfn.callee));
 		break;
-	}
 	case E_IF:
 		reach_expr(r, e->if_.then_);
 		reach_expr(r, e->if_.else_);
@@ -108,18 +116,6 @@ reach_expr(const Reach *r, const Expr *e)
 	default:
 		break;
 	}
-}
-
-static void
-mark_reachable(const Module *m, const Func *f, bool *live)
-{
-	int idx = 0;
-	while (m->funcs[idx] != f)
-		idx++;
-	if (live[idx])
-		return;
-	live[idx] = true;
-	reach_expr(&(Reach){m, live}, f->body);
 }
 
 int
@@ -140,9 +136,15 @@ pass_dead_code_elimination(Module *m, const PassOptions *o, Diags *d)
 	free(c.uses);
 
 	bool *live = calloc((size_t)m->nfuncs + 1, sizeof(bool));
+	Reach r = {m, live, malloc(sizeof(int) * ((size_t)m->nfuncs + 1)), 0};
+	if (!live || !r.todo)
+		ir_bug("out of memory");
 	for (int i = 0; i < m->nfuncs; i++)
 		if (!m->funcs[i]->is_private)
-			mark_reachable(m, m->funcs[i], live);
+			reach_func(&r, i);
+	while (r.ntodo)
+		reach_expr(&r, m->funcs[r.todo[--r.ntodo]]->body);
+	free(r.todo);
 	int k = 0;
 	for (int i = 0; i < m->nfuncs; i++)
 		if (live[i])
