@@ -357,9 +357,16 @@ ir_copy_expr(Module *m, const Expr *e)
 			c->seq.blocks[i] = copy_block(m, e->seq.blocks[i]);
 		c->seq.body = ir_copy_expr(m, e->seq.body);
 		break;
+	case E_SHAPE:
+		/* passes substitute into the array in place (the dims, being
+		 * immutable, may be shared) */
+		if (e->shape.n)
+			c->shape.values = arena_memdup(
+				&m->arena, e->shape.values,
+				sizeof(PExpr *) * (size_t)e->shape.n);
+		break;
 	case E_VAR:
 	case E_CONST:
-	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
 		break;
