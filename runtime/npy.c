@@ -84,8 +84,13 @@ lex_string(Lex *l, char *buf, size_t cap, const char *what)
 		return lex_fail(l, what);
 	char q = *l->p;
 	const char *b = ++l->p;
-	while (l->p < l->end && *l->p != q && *l->p != '\\')
+	while (l->p < l->end && *l->p != q && *l->p != '\\') {
+		/* the header is ASCII; this also keeps raw bytes out of
+		 * the messages that quote the string */
+		if ((unsigned char)*l->p < 0x20 || (unsigned char)*l->p > 0x7e)
+			return lex_fail(l, "printable ASCII in a string");
 		l->p++;
+	}
 	if (l->p >= l->end || *l->p != q)
 		return lex_fail(l, "a closing quote (escapes are not "
 				   "supported)");

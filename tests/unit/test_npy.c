@@ -345,6 +345,11 @@ test_bad_headers(void **state)
 	expect_bad(t, 1, H("|f4", "False", "(1,)"), 4, "unsupported dtype");
 	expect_bad(t, 1, H("<f4 ", "False", "(1,)"), 4, "unsupported dtype");
 	expect_bad(t, 1, H("", "False", "(1,)"), 4, "unsupported dtype");
+	/* raw bytes in a string are refused, not quoted back in the message */
+	expect_bad(t, 1, H("<f\xff\x01", "False", "(1,)"), 4,
+		   "printable ASCII in a string");
+	expect_bad(t, 1, H("<f\t4", "False", "(1,)"), 4,
+		   "printable ASCII in a string");
 	expect_bad(t, 1, "{'descr': '<f4', 'shape': (1,), }", 4,
 		   "no 'fortran_order'");
 	expect_bad(t, 1, "{'fortran_order': False, 'shape': (1,)}", 4,
