@@ -114,8 +114,7 @@ struct Codegen {
 	LLVMModuleRef pending; /* NULL when nothing waits for cg_flush */
 	CgKernel **kernels;    /* every kernel made, in order */
 	int n, cap;
-	int *table;            /* open addressing: kernel index + 1, 0 empty */
-	int tcap;
+	NameMap index;         /* a kernel's key to its position in kernels */
 	unsigned id;           /* this Codegen's number in its Jit */
 };
 
@@ -2583,42 +2582,6 @@ signature(Module *m, Expr *e, Diags *d, const SInfo **sis, int *nin,
 
 /* ------------------------------------------------------------ the cache */
 
-static uint64_t
-hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-/* The slot of key in the table: its kernel's, or the empty one to fill. */
-static int *
-lookup(Codegen *cg, const char *key)
-{
-	size_t mask = (size_t)cg->tcap - 1;
-	for (size_t i = hash(key) & mask;; i = (i + 1) & mask) {
-		int *t = &cg->table[i];
-		if (!*t || !strcmp(cg->kernels[*t - 1]->key, key))
-			return t;
-	}
-}
-
-/* Doubles the table (kept at most half full). */
-static void
-grow(Codegen *cg)
-{
-	int *old = cg->table, oc = cg->tcap;
-	cg->tcap = oc ? oc * 2 : 64;
-	cg->table = calloc((size_t)cg->tcap, sizeof(int));
-	if (!cg->table)
-		ir_bug("out of memory");
-	for (int i = 0; i < oc; i++)
-		if (old[i])
-			*lookup(cg, cg->kernels[old[i] - 1]->key) = old[i];
-	free(old);
-}
-
 Codegen *
 cg_new(Jit *jit)
 {
@@ -2627,7 +2590,6 @@ cg_new(Jit *jit)
 		return NULL;
 	cg->jit = jit;
 	cg->id = jit_unique(jit);
-	grow(cg);
 	return cg;
 }
 
@@ -2643,8 +2605,8 @@ cg_free(Codegen *cg)
 		free((char *)cg->kernels[i]->name);
 		free(cg->kernels[i]);
 	}
+	namemap_free(&cg->index);
 	free(cg->kernels);
-	free(cg->table);
 	free(cg);
 }
 
@@ -2798,10 +2760,10 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 		return NULL;
 	}
 	char *ks = sb_take(&key);
-	int *t = lookup(cg, ks);
-	if (*t) {
+	const int *have = namemap_get(&cg->index, ks);
+	if (have) {
 		free(ks);
-		return cg->kernels[*t - 1];
+		return cg->kernels[*have];
 	}
 	if (!cg->pending)
 		cg->pending = LLVMModuleCreateWithNameInContext(
@@ -2856,10 +2818,8 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 		if (!cg->kernels)
 			ir_bug("out of memory");
 	}
+	namemap_add(&cg->index, kn->key, cg->n);
 	cg->kernels[cg->n++] = kn;
-	*t = cg->n;
-	if (cg->n * 2 > cg->tcap)
-		grow(cg);
 	return kn;
 }
 

@@ -10,18 +10,16 @@
 /* ------------------------------------------------------------------ module */
 
 /*
- * ir_find_func's index: an open-addressing table from a function's name
- * to its position in m->funcs (-1: empty). Passes add, drop and replace
- * functions by editing m->funcs directly, so the index is only a guess:
- * a hit is checked against m->funcs, and a miss rebuilds it once before
- * it is believed. Modules of thousands of functions (one per layer) made
- * the linear search the cost of every pass.
+ * ir_find_func's index: a function's name to its position in m->funcs.
+ * Passes add, drop, rename and replace functions by editing m->funcs
+ * directly, so the index is only a guess: a hit is checked against
+ * m->funcs, and a miss or a wrong hit rebuilds it once before it is
+ * believed. Modules of thousands of functions (one per layer) made the
+ * linear search the cost of every pass.
  */
 struct FuncIndex {
-	int *slot;
-	size_t cap; /* a power of two, at least twice nfuncs; 0: not built */
+	NameMap map;
 };
-
 
 Module *
 ir_module_new(const char *filename, const char *text, size_t len)
@@ -45,61 +43,31 @@ ir_module_free(Module *m)
 	if (!m)
 		return;
 	if (m->fidx)
-		free(m->fidx->slot);
+		namemap_free(&m->fidx->map);
 	free(m->fidx);
 	arena_free(&m->arena);
 	free(m);
-}
-
-static size_t
-name_hash(const char *s)
-{
-	size_t h = 14695981039346656037ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
 }
 
 /* Position of the first function called name by the index, or -1. */
 static int
 index_probe(const Module *m, const char *name)
 {
-	const struct FuncIndex *ix = m->fidx;
-	if (!ix->cap)
+	const int *i = namemap_get(&m->fidx->map, name);
+	if (!i || *i >= m->nfuncs || !m->funcs[*i] || !m->funcs[*i]->name ||
+	    strcmp(m->funcs[*i]->name, name))
 		return -1;
-	for (size_t j = name_hash(name) & (ix->cap - 1);; j = (j + 1) & (ix->cap - 1)) {
-		int i = ix->slot[j];
-		if (i < 0)
-			return -1;
-		if (i < m->nfuncs && m->funcs[i] && m->funcs[i]->name &&
-		    !strcmp(m->funcs[i]->name, name))
-			return i;
-	}
+	return *i;
 }
 
 static void
 index_build(const Module *m)
 {
-	struct FuncIndex *ix = m->fidx;
-	size_t cap = 16;
-	while (cap < 2 * (size_t)m->nfuncs)
-		cap *= 2;
-	if (cap != ix->cap) {
-		free(ix->slot);
-		if (!(ix->slot = malloc(cap * sizeof *ix->slot)))
-			ir_bug("out of memory");
-		ix->cap = cap;
-	}
-	memset(ix->slot, 0xff, cap * sizeof *ix->slot);
-	for (int i = 0; i < m->nfuncs; i++) {
-		if (!m->funcs[i] || !m->funcs[i]->name ||
-		    index_probe(m, m->funcs[i]->name) >= 0)
-			continue; /* the first of duplicates wins, as in a scan */
-		size_t j = name_hash(m->funcs[i]->name) & (cap - 1);
-		while (ix->slot[j] >= 0)
-			j = (j + 1) & (cap - 1);
-		ix->slot[j] = i;
-	}
+	NameMap *map = &m->fidx->map;
+	namemap_free(map);
+	for (int i = 0; i < m->nfuncs; i++)
+		if (m->funcs[i] && m->funcs[i]->name)
+			namemap_add(map, m->funcs[i]->name, i); /* the first wins */
 }
 
 int

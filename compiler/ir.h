@@ -86,6 +86,35 @@ void vec_push(Vec *v, void *p);
 void **vec_to_arena(Vec *v, Arena *a); /* copies, then frees v's storage */
 void vec_free(Vec *v);
 
+/* Growing array of ints (malloc-backed): ids a pass touched, worklists. */
+typedef struct {
+	int *items;
+	int n, cap;
+} IntVec;
+
+void ivec_push(IntVec *v, int x);
+void ivec_free(IntVec *v);
+
+/* FNV-1a of a NUL-terminated string. */
+size_t str_hash(const char *s);
+
+/*
+ * A map from strings (kept by pointer, not copied: arena strings) to ints,
+ * open addressing at most half full. Names sets with a per-name counter
+ * (the next suffix N to try for NAME_N), name -> position indexes.
+ */
+typedef struct {
+	const char **keys;
+	int *vals;
+	size_t cap, n;
+} NameMap;
+
+/* The value of key, NULL when absent; valid until the next add. */
+int *namemap_get(const NameMap *m, const char *key);
+/* Adds key with value val if absent; the value of key (either way). */
+int *namemap_add(NameMap *m, const char *key, int val);
+void namemap_free(NameMap *m);
+
 _Noreturn void ir_bug_at(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -16,94 +16,6 @@
 
 #include "ir.h"
 
-/* ------------------------------------------------------------- name sets */
-
-/*
- * A set of strings: open addressing, power-of-two capacity, malloc-backed.
- * Each name keeps the next suffix N to try for NAME_N, so that n variables
- * of one name get their names in O(n), not O(n^2).
- */
-typedef struct {
-	const char **slot;
-	int *next;
-	size_t cap, n;
-} NameSet;
-
-/* FNV-1a. */
-static size_t
-name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return (size_t)h;
-}
-
-/* The next suffix to try after name, NULL when name is not in s. */
-static int *
-nameset_next(const NameSet *s, const char *name)
-{
-	if (!s->cap)
-		return NULL;
-	size_t mask = s->cap - 1;
-	for (size_t i = name_hash(name) & mask; s->slot[i]; i = (i + 1) & mask)
-		if (!strcmp(s->slot[i], name))
-			return &s->next[i];
-	return NULL;
-}
-
-/* Whether name is in s. */
-static bool
-nameset_has(const NameSet *s, const char *name)
-{
-	return nameset_next(s, name) != NULL;
-}
-
-/* Puts name (kept by pointer, not copied) in s, growing it at half full. */
-static void
-nameset_add(NameSet *s, const char *name)
-{
-	if (2 * (s->n + 1) > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		const char **slot = calloc(cap, sizeof *slot);
-		int *next = calloc(cap, sizeof *next);
-		if (!slot || !next)
-			ir_bug("out of memory");
-		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->slot[i])
-				continue;
-			size_t j = name_hash(s->slot[i]) & (cap - 1);
-			while (slot[j])
-				j = (j + 1) & (cap - 1);
-			slot[j] = s->slot[i];
-			next[j] = s->next[i];
-		}
-		free(s->slot);
-		free(s->next);
-		s->slot = slot;
-		s->next = next;
-		s->cap = cap;
-	}
-	size_t mask = s->cap - 1, i = name_hash(name) & mask;
-	while (s->slot[i]) {
-		if (!strcmp(s->slot[i], name))
-			return;
-		i = (i + 1) & mask;
-	}
-	s->slot[i] = name;
-	s->next[i] = 1;
-	s->n++;
-}
-
-/* Drops s's storage. */
-static void
-nameset_free(NameSet *s)
-{
-	free(s->slot);
-	free(s->next);
-	memset(s, 0, sizeof *s);
-}
-
 /* ------------------------------------------------------------- the state */
 
 typedef struct {
@@ -115,9 +27,10 @@ typedef struct {
 	int nids;           /* length of names and uses */
 	const char **names_tab; /* the module's tables behind names and uses, */
 	int *uses_tab;          /* cleared after each function at the ids */
-	int *touched;           /* it wrote (clearing them whole made */
-	int ntouched, ctouched; /* printing O(functions x variables)) */
-	NameSet used;       /* printed names taken in the function */
+	IntVec touched;         /* it wrote (clearing them whole made
+				 * printing O(functions x variables)) */
+	NameMap used;       /* printed names taken in the function, each
+			     * with the next suffix N to try for NAME_N */
 	bool sig;           /* in the signature: symbolic dims as strings */
 	int indent;         /* in levels of 4 spaces */
 } Printer;
@@ -216,17 +129,17 @@ fresh_name(Printer *p, const char *raw)
 	StrBuf base = {0};
 	name_base(&base, raw, p->tvm_names);
 	const char *cand = arena_strdup(&p->tmp, base.p);
-	int *next = nameset_next(&p->used, cand);
+	int *next = namemap_get(&p->used, cand);
 	if (next) {
 		/* The suffixes below *next are taken already. */
 		int i = *next;
 		do
 			cand = arena_printf(&p->tmp, "%s_%d", base.p, i++);
-		while (nameset_has(&p->used, cand));
+		while (namemap_get(&p->used, cand));
 		*next = i;
 	}
 	sb_free(&base);
-	nameset_add(&p->used, cand);
+	namemap_add(&p->used, cand, 1);
 	if (!p->tvm_names && !is_identifier(cand))
 		cand = arena_printf(&p->tmp, "`%s`", cand);
 	return cand;
@@ -236,26 +149,13 @@ fresh_name(Printer *p, const char *raw)
  * The printed name of the variable or symbolic variable `id` named raw,
  * given on first sight. NULL outside a function: then the caller writes raw.
  */
-/* Notes that the tables' entries for id are written. */
-static void
-touch(Printer *p, int id)
-{
-	if (p->ntouched == p->ctouched) {
-		p->ctouched = p->ctouched ? 2 * p->ctouched : 64;
-		p->touched = realloc(p->touched, sizeof *p->touched * (size_t)p->ctouched);
-		if (!p->touched)
-			ir_bug("out of memory");
-	}
-	p->touched[p->ntouched++] = id;
-}
-
 static const char *
 name_of(Printer *p, int id, const char *raw)
 {
 	if (!p->names || id < 0 || id >= p->nids)
 		return NULL;
 	if (!p->names[id]) {
-		touch(p, id);
+		ivec_push(&p->touched, id);
 		p->names[id] = fresh_name(p, raw);
 	}
 	return p->names[id];
@@ -913,7 +813,7 @@ count_uses(Printer *p, const Expr *e)
 	case E_VAR:
 		if (e->var && e->var->id >= 0 && e->var->id < p->nids &&
 		    !p->uses[e->var->id]++)
-			touch(p, e->var->id);
+			ivec_push(&p->touched, e->var->id);
 		break;
 	case E_TUPLE:
 		for (int i = 0; i < e->tuple.n; i++)
@@ -971,7 +871,7 @@ put_func(Printer *p, const Func *f)
 	p->names = p->names_tab;
 	p->uses = p->uses_tab;
 	for (size_t i = 0; i < ARRAY_LEN(reserved_names); i++)
-		nameset_add(&p->used, reserved_names[i]);
+		namemap_add(&p->used, reserved_names[i], 1);
 	count_uses(p, f->body);
 	for (int i = 0; i < f->nparams; i++)
 		if (f->params[i])
@@ -1034,14 +934,14 @@ put_func(Printer *p, const Func *f)
 	put_expr(p, body);
 	sb_putc(b, '\n');
 
-	for (int i = 0; i < p->ntouched; i++) {
-		p->names[p->touched[i]] = NULL;
-		p->uses[p->touched[i]] = 0;
+	for (int i = 0; i < p->touched.n; i++) {
+		p->names[p->touched.items[i]] = NULL;
+		p->uses[p->touched.items[i]] = 0;
 	}
-	p->ntouched = 0;
+	p->touched.n = 0;
 	p->names = NULL;
 	p->uses = NULL;
-	nameset_free(&p->used);
+	namemap_free(&p->used);
 }
 
 /* -------------------------------------------------------------- exported */
@@ -1070,7 +970,7 @@ print_module(StrBuf *b, const Module *m, const PrintOpts *o)
 	}
 	free(p.names_tab);
 	free(p.uses_tab);
-	free(p.touched);
+	ivec_free(&p.touched);
 	arena_free(&p.tmp);
 }
 

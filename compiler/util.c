@@ -201,6 +201,95 @@ vec_free(Vec *v)
 	v->n = v->cap = 0;
 }
 
+/* ----------------------------------------------------------------- IntVec */
+
+void
+ivec_push(IntVec *v, int x)
+{
+	if (v->n == v->cap) {
+		int cap = v->cap ? v->cap * 2 : 64;
+		int *items = realloc(v->items, sizeof *items * (size_t)cap);
+		if (!items)
+			ir_bug("out of memory");
+		v->items = items;
+		v->cap = cap;
+	}
+	v->items[v->n++] = x;
+}
+
+void
+ivec_free(IntVec *v)
+{
+	free(v->items);
+	*v = (IntVec){0};
+}
+
+/* ---------------------------------------------------------------- NameMap */
+
+size_t
+str_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (size_t)h;
+}
+
+/* The slot of key: where it is, or the empty one it would take. */
+static size_t
+namemap_slot(const NameMap *m, const char *key)
+{
+	size_t mask = m->cap - 1, i = str_hash(key) & mask;
+	while (m->keys[i] && strcmp(m->keys[i], key))
+		i = (i + 1) & mask;
+	return i;
+}
+
+int *
+namemap_get(const NameMap *m, const char *key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t i = namemap_slot(m, key);
+	return m->keys[i] ? &m->vals[i] : NULL;
+}
+
+int *
+namemap_add(NameMap *m, const char *key, int val)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		NameMap big = {.cap = m->cap ? 2 * m->cap : 64, .n = m->n};
+		big.keys = calloc(big.cap, sizeof *big.keys);
+		big.vals = calloc(big.cap, sizeof *big.vals);
+		if (!big.keys || !big.vals)
+			ir_bug("out of memory");
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->keys[i]) {
+				size_t k = namemap_slot(&big, m->keys[i]);
+				big.keys[k] = m->keys[i];
+				big.vals[k] = m->vals[i];
+			}
+		free(m->keys);
+		free(m->vals);
+		*m = big;
+	}
+	size_t i = namemap_slot(m, key);
+	if (!m->keys[i]) {
+		m->keys[i] = key;
+		m->vals[i] = val;
+		m->n++;
+	}
+	return &m->vals[i];
+}
+
+void
+namemap_free(NameMap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	*m = (NameMap){0};
+}
+
 /* ----------------------------------------------------------------- dtypes */
 
 /* ORDER: DType */

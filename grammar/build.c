@@ -368,20 +368,10 @@ suggest_dtype(const char *s)
 
 /* ------------------------------------------------------------- names */
 
-/* FNV-1a. */
-static unsigned
-name_hash(const char *s)
-{
-	unsigned h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 static void
 idx_link(NameIdx *ix, const Vec *v, int i, NameOf name)
 {
-	unsigned k = name_hash(name(v->items[i])) & (unsigned)(ix->nb - 1);
+	unsigned k = (unsigned)str_hash(name(v->items[i])) & (unsigned)(ix->nb - 1);
 	ix->prev[i] = ix->head[k];
 	ix->head[k] = i + 1;
 }
@@ -415,7 +405,7 @@ static void
 idx_truncate(NameIdx *ix, Vec *v, int n, NameOf name)
 {
 	for (int i = ix->n - 1; i >= n; i--) {
-		unsigned k = name_hash(name(v->items[i])) & (unsigned)(ix->nb - 1);
+		unsigned k = (unsigned)str_hash(name(v->items[i])) & (unsigned)(ix->nb - 1);
 		ix->head[k] = ix->prev[i];
 	}
 	if (n < ix->n)
@@ -429,7 +419,7 @@ idx_find(const NameIdx *ix, const Vec *v, const char *name, NameOf nameof)
 {
 	if (!ix->nb)
 		return NULL;
-	unsigned k = name_hash(name) & (unsigned)(ix->nb - 1);
+	unsigned k = (unsigned)str_hash(name) & (unsigned)(ix->nb - 1);
 	for (int i = ix->head[k]; i; i = ix->prev[i - 1])
 		if (!strcmp(nameof(v->items[i - 1]), name))
 			return v->items[i - 1];

@@ -36,8 +36,7 @@ typedef struct {
 	 * tables are the module's: clearing them whole per function made the
 	 * pass O(functions x variables)) */
 	bool *is_touched;
-	int *touched;
-	int ntouched, ctouched;
+	IntVec touched;
 } Canon;
 
 /* Notes that the tables' entries for id are about to be written. */
@@ -46,14 +45,8 @@ touch(Canon *c, int id)
 {
 	if (c->is_touched[id])
 		return;
-	if (c->ntouched == c->ctouched) {
-		c->ctouched = c->ctouched ? 2 * c->ctouched : 64;
-		c->touched = realloc(c->touched, sizeof *c->touched * (size_t)c->ctouched);
-		if (!c->touched)
-			ir_bug("out of memory");
-	}
 	c->is_touched[id] = true;
-	c->touched[c->ntouched++] = id;
+	ivec_push(&c->touched, id);
 }
 
 /* The leaf that a use of v finally reads. */
@@ -79,8 +72,8 @@ note_use(Var *v, void *ctx)
 static void
 scan_uses(Canon *c, Expr *body)
 {
-	for (int i = 0; i < c->ntouched; i++)
-		c->outside[c->touched[i]] = false;
+	for (int i = 0; i < c->touched.n; i++)
+		c->outside[c->touched.items[i]] = false;
 	for (int i = 0; i < body->seq.nblocks; i++) {
 		Block *b = body->seq.blocks[i];
 		c->cur = b;
@@ -306,14 +299,14 @@ canon_func(Canon *c, Func *f)
 		if (body->seq.blocks[i]->n)
 			body->seq.blocks[nb++] = body->seq.blocks[i];
 	body->seq.nblocks = nb;
-	for (int i = 0; i < c->ntouched; i++) {
-		int id = c->touched[i];
+	for (int i = 0; i < c->touched.n; i++) {
+		int id = c->touched.items[i];
 		c->repl[id] = NULL;
 		c->def[id] = NULL;
 		c->def_block[id] = NULL;
 		c->outside[id] = c->dead[id] = c->is_touched[id] = false;
 	}
-	c->ntouched = 0;
+	c->touched.n = 0;
 }
 
 int
@@ -340,6 +333,6 @@ pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d)
 	free(c.outside);
 	free(c.dead);
 	free(c.is_touched);
-	free(c.touched);
+	ivec_free(&c.touched);
 	return 0;
 }

@@ -20,108 +20,33 @@
 
 #include "pass.h"
 
-/*
- * A set of names (open addressing), each with the next suffix to try for
- * it, so that a function of n bindings (or n rebindings of one name) is
- * renamed in about O(n), not O(n^2).
- */
-typedef struct {
-	const char **keys;
-	int *next; /* per slot: the next N to try for key_N */
-	size_t cap, n;
-} NameSet;
-
 typedef struct {
 	Module *m;
 	int n;           /* next_id before the pass: the tables' size */
 	bool *defined;   /* per original Var.id / SymVar.id: seen as a def */
 	Var **var_map;   /* per original Var.id: the Var uses now refer to */
-	int *mapped;     /* the ids var_map holds for the current function */
-	int nmapped, cmapped;
+	IntVec mapped;   /* the ids var_map holds for the current function */
 	SymVar **sv_from; /* symbolic substitution of the current function */
 	PExpr **sv_to;
 	int nsv;
-	NameSet names;    /* names taken in the current function */
-	NameSet reserved; /* every name the function's variables have */
+	NameMap names;    /* names taken in the current function, each with
+			   * the next suffix N to try for NAME_N (so that n
+			   * rebindings of one name are renamed in O(n)) */
+	NameMap reserved; /* every name the function's variables have */
 	const Var *forced_var; /* this definition takes forced_name */
 	const char *forced_name;
 } Ssa;
 
-/* FNV-1a. */
-static size_t
-name_hash(const char *s)
-{
-	size_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-/* The slot of name in set: where it is, or the empty one it would take. */
-static size_t
-set_slot(const NameSet *set, const char *name)
-{
-	size_t i = name_hash(name) & (set->cap - 1);
-	while (set->keys[i] && strcmp(set->keys[i], name))
-		i = (i + 1) & (set->cap - 1);
-	return i;
-}
-
-static bool
-set_has(const NameSet *set, const char *name)
-{
-	return set->cap && set->keys[set_slot(set, name)];
-}
-
-/* Adds name (kept by pointer: an arena string) if absent; its slot. */
-static size_t
-set_add(NameSet *set, const char *name)
-{
-	if ((set->n + 1) * 2 > set->cap) {
-		NameSet big = {0};
-		big.cap = set->cap ? set->cap * 2 : 64;
-		big.keys = calloc(big.cap, sizeof *big.keys);
-		big.next = calloc(big.cap, sizeof *big.next);
-		if (!big.keys || !big.next)
-			ir_bug("out of memory");
-		for (size_t i = 0; i < set->cap; i++)
-			if (set->keys[i]) {
-				size_t k = set_slot(&big, set->keys[i]);
-				big.keys[k] = set->keys[i];
-				big.next[k] = set->next[i];
-			}
-		big.n = set->n;
-		free(set->keys);
-		free(set->next);
-		*set = big;
-	}
-	size_t k = set_slot(set, name);
-	if (!set->keys[k]) {
-		set->keys[k] = name;
-		set->next[k] = 1;
-		set->n++;
-	}
-	return k;
-}
-
-static void
-set_free(NameSet *set)
-{
-	free(set->keys);
-	free(set->next);
-	*set = (NameSet){0};
-}
-
 static bool
 name_taken(Ssa *s, const char *name)
 {
-	return set_has(&s->names, name);
+	return namemap_get(&s->names, name) != NULL;
 }
 
 static bool
 name_reserved(Ssa *s, const char *name)
 {
-	return set_has(&s->reserved, name);
+	return namemap_get(&s->reserved, name) != NULL;
 }
 
 /*
@@ -135,14 +60,14 @@ unique_name(Ssa *s, const char *name)
 	const char *n = name;
 	if (name_taken(s, n)) {
 		/* The suffixes below the one tried last are all taken for good. */
-		size_t slot = set_add(&s->names, name);
-		int k = s->names.next[slot];
+		int *next = namemap_add(&s->names, name, 1);
+		int k = *next;
 		do {
 			n = arena_printf(&s->m->arena, "%s_%d", name, k++);
 		} while (name_taken(s, n) || name_reserved(s, n));
-		s->names.next[set_slot(&s->names, name)] = k;
+		*next = k;
 	}
-	set_add(&s->names, n);
+	namemap_add(&s->names, n, 1);
 	return n;
 }
 
@@ -176,13 +101,7 @@ define(Ssa *s, Var *v)
 	else
 		nv->name = unique_name(s, v->name);
 	nv->sinfo = subst_sinfo(s, v->sinfo);
-	if (s->nmapped == s->cmapped) {
-		s->cmapped = s->cmapped ? 2 * s->cmapped : 64;
-		s->mapped = realloc(s->mapped, sizeof *s->mapped * (size_t)s->cmapped);
-		if (!s->mapped)
-			ir_bug("out of memory");
-	}
-	s->mapped[s->nmapped++] = v->id;
+	ivec_push(&s->mapped, v->id);
 	s->var_map[v->id] = nv;
 	return nv;
 }
@@ -300,7 +219,7 @@ collect_seq_names(Ssa *s, const Expr *seq)
 	for (int i = 0; i < seq->seq.nblocks; i++) {
 		const Block *b = seq->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
-			set_add(&s->reserved, b->bindings[k]->var->name);
+			namemap_add(&s->reserved, b->bindings[k]->var->name, 0);
 			const Expr *v = b->bindings[k]->value;
 			if (v->kind == E_IF) {
 				collect_seq_names(s, v->if_.then_);
@@ -315,9 +234,9 @@ static void
 collect_names(Ssa *s, const Func *f)
 {
 	for (int i = 0; i < f->nparams; i++)
-		set_add(&s->reserved, f->params[i]->name);
+		namemap_add(&s->reserved, f->params[i]->name, 0);
 	for (int i = 0; i < f->nsymvars; i++)
-		set_add(&s->reserved, f->symvars[i]->name);
+		namemap_add(&s->reserved, f->symvars[i]->name, 0);
 	collect_seq_names(s, f->body);
 }
 
@@ -355,24 +274,24 @@ pass_convert_ssa(Module *m, const PassOptions *o, Diags *d)
 		Func *f = m->funcs[i];
 		/* the previous function's entries only: a memset of the whole
 		 * table per function made the pass O(functions x variables) */
-		for (int k = 0; k < s.nmapped; k++)
-			s.var_map[s.mapped[k]] = NULL;
-		s.nmapped = 0;
-		set_free(&s.names);
-		set_free(&s.reserved);
+		for (int k = 0; k < s.mapped.n; k++)
+			s.var_map[s.mapped.items[k]] = NULL;
+		s.mapped.n = 0;
+		namemap_free(&s.names);
+		namemap_free(&s.reserved);
 		collect_names(&s, f);
 		fresh_symvars(&s, f);
 		for (int k = 0; k < f->nsymvars; k++)
-			set_add(&s.names, f->symvars[k]->name);
+			namemap_add(&s.names, f->symvars[k]->name, 1);
 		for (int k = 0; k < f->nparams; k++)
 			f->params[k] = define(&s, f->params[k]);
 		rewrite_seq(&s, f->body);
 		f->ret = subst_sinfo(&s, f->ret);
 	}
-	set_free(&s.names);
-	set_free(&s.reserved);
+	namemap_free(&s.names);
+	namemap_free(&s.reserved);
 	free(s.defined);
 	free(s.var_map);
-	free(s.mapped);
+	ivec_free(&s.mapped);
 	return 0;
 }

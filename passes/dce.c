@@ -80,8 +80,7 @@ dce_seq(Module *m, Expr *seq, Counts *c)
 typedef struct {
 	const Module *m;
 	bool *live;
-	int *todo;
-	int ntodo;
+	IntVec todo;
 } Reach;
 
 /* Marks function idx live and queues its body. */
@@ -91,7 +90,7 @@ reach_func(Reach *r, int idx)
 	if (idx < 0 || r->live[idx])
 		return;
 	r->live[idx] = true;
-	r->todo[r->ntodo++] = idx; /* at most once per function */
+	ivec_push(&r->todo, idx);
 }
 
 /* Queues the functions e calls (in its own sequences too). */
@@ -136,15 +135,15 @@ pass_dead_code_elimination(Module *m, const PassOptions *o, Diags *d)
 	free(c.uses);
 
 	bool *live = calloc((size_t)m->nfuncs + 1, sizeof(bool));
-	Reach r = {m, live, malloc(sizeof(int) * ((size_t)m->nfuncs + 1)), 0};
-	if (!live || !r.todo)
+	if (!live)
 		ir_bug("out of memory");
+	Reach r = {m, live, {0}};
 	for (int i = 0; i < m->nfuncs; i++)
 		if (!m->funcs[i]->is_private)
 			reach_func(&r, i);
-	while (r.ntodo)
-		reach_expr(&r, m->funcs[r.todo[--r.ntodo]]->body);
-	free(r.todo);
+	while (r.todo.n)
+		reach_expr(&r, m->funcs[r.todo.items[--r.todo.n]]->body);
+	ivec_free(&r.todo);
 	int k = 0;
 	for (int i = 0; i < m->nfuncs; i++)
 		if (live[i])
