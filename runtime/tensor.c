@@ -94,9 +94,9 @@ tensor_init(RtTensor *t, DType dt, int ndim, const int64_t *shape,
 	return true;
 }
 
-/* A new owned tensor; its data is RT_ALIGN-aligned and uninitialized. */
-RtTensor *
-rt_tensor_new(DType dt, int ndim, const int64_t *shape, RtError *e)
+/* A new tensor struct, dims checked and set, without data; NULL + e. */
+static RtTensor *
+tensor_header(DType dt, int ndim, const int64_t *shape, RtError *e)
 {
 	RtTensor *t = calloc(1, sizeof *t);
 	if (!t) {
@@ -107,6 +107,16 @@ rt_tensor_new(DType dt, int ndim, const int64_t *shape, RtError *e)
 		free(t);
 		return NULL;
 	}
+	return t;
+}
+
+/* A new owned tensor; its data is RT_ALIGN-aligned and uninitialized. */
+RtTensor *
+rt_tensor_new(DType dt, int ndim, const int64_t *shape, RtError *e)
+{
+	RtTensor *t = tensor_header(dt, ndim, shape, e);
+	if (!t)
+		return NULL;
 	/* aligned_alloc wants a multiple of the alignment; never 0. */
 	size_t cap = t->nbytes ? t->nbytes : 1;
 	if (cap > SIZE_MAX - (RT_ALIGN - 1)) {
@@ -130,15 +140,9 @@ RtTensor *
 rt_tensor_borrow(DType dt, int ndim, const int64_t *shape, void *data,
 		 RtError *e)
 {
-	RtTensor *t = calloc(1, sizeof *t);
-	if (!t) {
-		rt_error(e, "out of memory");
+	RtTensor *t = tensor_header(dt, ndim, shape, e);
+	if (!t)
 		return NULL;
-	}
-	if (!tensor_init(t, dt, ndim, shape, e)) {
-		free(t);
-		return NULL;
-	}
 	t->data = data;
 	t->own = RT_BORROWED;
 	return t;
@@ -347,15 +351,9 @@ rt_tensor_new_in(RtPool *p, DType dt, int ndim, const int64_t *shape,
 	if (!p || !rt_size(dt, ndim, shape, &nb) || nb < RT_POOL_MIN ||
 	    nb > SIZE_MAX / 2)
 		return rt_tensor_new(dt, ndim, shape, e);
-	RtTensor *t = calloc(1, sizeof *t);
-	if (!t) {
-		rt_error(e, "out of memory");
+	RtTensor *t = tensor_header(dt, ndim, shape, e);
+	if (!t)
 		return NULL;
-	}
-	if (!tensor_init(t, dt, ndim, shape, e)) {
-		free(t);
-		return NULL;
-	}
 	t->data = pool_get(p, t->nbytes, &t->cap);
 	if (!t->data) {
 		rt_error(e, "out of memory allocating %zu bytes", t->nbytes);
