@@ -1242,25 +1242,6 @@ xf_up_to_date(Xf *x, const char *dir, json_t *want, bool *failed)
 	return same;
 }
 
-/* Writes text to DIR.tmp/name (it moves into DIR with the cache). */
-static bool
-write_into(const char *dir, const char *name, const char *text, RtError *e)
-{
-	char *path = NULL;
-	if (asprintf(&path, "%s/%s", dir, name) < 0) {
-		rt_error(e, "out of memory");
-		return false;
-	}
-	FILE *f = fopen(path, "wb");
-	bool ok = f && fputs(text, f) >= 0;
-	if (f && fclose(f))
-		ok = false;
-	if (!ok)
-		rt_error(e, "%s: cannot write: %s", path, strerror(errno));
-	free(path);
-	return ok;
-}
-
 /* rlx transform: the lifted weight transform, run on a checkpoint into a
  * tensor cache. */
 int
@@ -1436,7 +1417,7 @@ cmd_transform(int argc, char **argv)
 	snprintf(ch, sizeof ch, "%016" PRIx64, xf_ckpt_hash(&x));
 	json_object_set_new(prov, "rlxCheckpointHash", json_string(ch));
 	char *extra = json_dumps(prov, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	ok = write_into(rt_cache_tmpdir(x.cw), "model.py", model_text, &e);
+	ok = rt_cache_add_file(x.cw, "model.py", model_text, strlen(model_text), &e);
 	if (ok) {
 		ok = rt_cache_finish(x.cw, extra, &e);
 		x.cw = NULL;

@@ -322,11 +322,8 @@ static const char lift_help[] =
 static bool
 write_file_atomic(const char *path, const char *text)
 {
-	RtFile f;
 	RtError e;
-	bool ok = rt_file_begin(&f, path, &e);
-	if (ok)
-		ok = rt_file_end(&f, rt_file_write(&f, text, strlen(text), &e), &e);
+	bool ok = rt_file_put(path, text, strlen(text), &e);
 	if (!ok)
 		fprintf(stderr, "rlx: error: %s\n", e.msg);
 	return ok;
@@ -516,6 +513,8 @@ main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return EXIT_OK;
 	}
+	/* SIGINT, SIGTERM, SIGHUP: remove the temporaries, exit 128 + sig */
+	rt_cleanup_install();
 	if (!strcmp(argv[1], "--version")) {
 		printf("rlx %s\n", rlx_version());
 		return EXIT_OK;
