@@ -218,7 +218,7 @@ def main():
     check("link at OUT: replaced by the file, its target untouched",
           rc == 0 and not os.path.islink("q.npy") and
           read("victim") == "victim\n", err)
-    for f in glob.glob("p.npy.*") + glob.glob("*.tmp"):
+    for f in set(glob.glob("p.npy.*") + glob.glob("*.tmp")):
         os.remove(f)
 
     # --- 5: SIGINT / SIGTERM / SIGHUP mid-write ----------------------------
