@@ -13,7 +13,6 @@
  * The weights are checked against the transform's parameters first
  * (check.c). Only this thread touches the values' reference counts.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,25 +141,6 @@ xf_emit(void *ctx, int k, RtValue *v, RtError *e)
 	return ok;
 }
 
-/* Writes text to dir/name (the cache's temporary directory). */
-static bool
-write_into(const char *dir, const char *name, const char *text, RtError *e)
-{
-	char *path = NULL;
-	if (asprintf(&path, "%s/%s", dir, name) < 0) {
-		rt_error(e, "out of memory");
-		return false;
-	}
-	FILE *f = fopen(path, "wb");
-	bool ok = f && fputs(text, f) >= 0;
-	if (f && fclose(f))
-		ok = false;
-	if (!ok)
-		rt_error(e, "%s: cannot write: %s", path, strerror(errno));
-	free(path);
-	return ok;
-}
-
 /* F and its transform T, lifting the module when it has no T yet. */
 static bool
 find_transform(Xf *x, Diags *d)
@@ -244,7 +224,8 @@ run_into(Xf *x, const char *weights, const char *out, json_t *prov,
 		rt_ckpt_hash_hex(h, ch);
 		json_object_set_new(prov, "rlxCheckpointHash", json_string(ch));
 		char *extra = json_dumps(prov, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		ok = write_into(rt_cache_tmpdir(cw), "model.py", model_text, &e);
+		ok = rt_cache_add_file(cw, "model.py", model_text,
+				       strlen(model_text), &e);
 		if (ok) {
 			ok = rt_cache_finish(cw, extra, &e);
 			cw = NULL;
