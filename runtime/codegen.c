@@ -1078,8 +1078,7 @@ cg_fusable(const Expr *e)
 bool
 cg_reduce_fusable(OpKind op)
 {
-	return op == OP_SUM || op == OP_MEAN || op == OP_MAX || op == OP_MIN ||
-	       op == OP_PROD;
+	return op_info(op)->flags & OF_FUSE_INPUT;
 }
 
 /* Does call e have a call among its arguments (a fused kernel)? */
@@ -1153,7 +1152,7 @@ elem_fused(K *k, LLVMValueRef *in, DType *rdt)
 
 /* ------------------------------------------------------ data movement */
 
-/* reshape, expand_dims, squeeze, flatten: the bytes, unchanged. */
+/* A view op (OC_VIEW: reshape, squeeze, ...): the bytes, unchanged. */
 static bool
 gen_copy(K *k)
 {
@@ -2353,6 +2352,8 @@ gen_body(K *k)
 		if (k->nin != 1 || k->nout != 1)
 			return fail(k, "expects one tensor");
 		return gen_elementwise(k, elem_unary);
+	case OC_VIEW: /* the same elements in C order */
+		return gen_copy(k);
 	default:
 		break;
 	}
@@ -2363,8 +2364,6 @@ gen_body(K *k)
 		return gen_elementwise(k, elem_unary);
 	case OP_ZEROS: case OP_ONES:
 		return gen_elementwise(k, elem_unary);
-	case OP_RESHAPE: case OP_EXPAND_DIMS: case OP_SQUEEZE: case OP_FLATTEN:
-		return gen_copy(k);
 	case OP_PERMUTE_DIMS:
 		return gen_permute(k);
 	case OP_CONCAT:
