@@ -916,6 +916,14 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 		LLVMValueRef h = LLVMBuildFMul(b, x, fconst(x, 0.5), "");
 		return LLVMBuildFMul(b, h, LLVMBuildFAdd(b, one, th, ""), "");
 	}
+	case OP_SELU: {
+		/* scale * (x > 0 ? x : alpha * (exp(x) - 1)) */
+		LLVMValueRef neg = LLVMBuildFMul(b, fconst(x, 1.6732632423543772848),
+			LLVMBuildFSub(b, fexp(k, x), one, ""), "");
+		LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, x, zero, "");
+		return LLVMBuildFMul(b, LLVMBuildSelect(b, pos, x, neg, ""),
+				     fconst(x, 1.0507009873554804934), "");
+	}
 	case OP_ZEROS:
 	case OP_ZEROS_LIKE:
 		return zero;
