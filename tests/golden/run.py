@@ -303,6 +303,16 @@ def docs_test(tap):
     tap.add(not missing and bool(rows),
             "every operator of ops.def is documented in docs/language.md", lines)
 
+    # the pass checklist's docs step: every pass of the pipeline table
+    # (as `rlx dump --help` lists them) has its section in docs/passes.md
+    r = subprocess.run([rlx_binary(), "dump", "--help"], capture_output=True, text=True)
+    names = re.findall(r"^  ([a-z][a-z-]*)  ", r.stdout.split("passes:", 1)[-1], re.M)
+    doc = (read_text(os.path.join(SRCDIR, "docs", "passes.md")) or "").splitlines()
+    missing = [n for n in names if "## " + n not in doc]
+    tap.add(r.returncode == 0 and bool(names) and not missing,
+            "every pass of the pipeline is documented in docs/passes.md",
+            ["%d passes" % len(names)] + ["no section '## %s'" % n for n in missing])
+
 
 def run_roundtrip(names, update):
     tap = Tap()
