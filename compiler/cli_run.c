@@ -919,7 +919,9 @@ cmd_run(int argc, char **argv)
 	if (rt_comm_is_mpi(r.comm)) {
 		r.rank = rt_comm_rank(r.comm);
 		if (r.rank != 0) {
+			/* rank 0 writes the result */
 			r.quiet_out = true;
+			r.out = NULL;
 			r.err = fopen("/dev/null", "w");
 			if (!r.err)
 				r.err = stderr;
