@@ -1,5 +1,5 @@
 /*
- * cli_transform.c — `rlx transform`, `rlx init-weights`, `rlx verify`.
+ * cmd_transform.c — `rlx transform`, `rlx init-weights`, `rlx verify`.
  *
  * transform: lifts FILE (or takes its F_transform_params), JIT-compiles the
  * transform and runs it streaming (rt_run_stream): each weight is read from
@@ -45,16 +45,7 @@
 #include "rt.h"
 #include "cli.h"
 
-enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
-
 /* ---------------------------------------------------------------- helpers */
-
-/* True for --help and -h. */
-static bool
-is_help(const char *arg)
-{
-	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
-}
 
 /* Parses a non-negative decimal integer. */
 static bool
@@ -438,7 +429,7 @@ cmd_init_weights(int argc, char **argv)
 	DimArgs dims = {0};
 	int status = EXIT_OK;
 	for (int i = 1; i < argc && status == EXIT_OK; i++) {
-		if (is_help(argv[i])) {
+		if (cli_is_help(argv[i])) {
 			fputs(init_help, stdout);
 			dim_args_free(&dims);
 			return EXIT_OK;
@@ -1272,7 +1263,7 @@ cmd_transform(int argc, char **argv)
 	Vec shared_funcs = {0};
 	int status = EXIT_OK;
 	for (int i = 1; i < argc && status == EXIT_OK; i++) {
-		if (is_help(argv[i])) {
+		if (cli_is_help(argv[i])) {
 			fputs(transform_help, stdout);
 			vec_free(&shared_funcs);
 			return EXIT_OK;
@@ -1582,7 +1573,7 @@ cmd_verify(int argc, char **argv)
 	Vec inputs = {0};
 	int status = EXIT_OK;
 	for (int i = 1; i < argc && status == EXIT_OK; i++) {
-		if (is_help(argv[i])) {
+		if (cli_is_help(argv[i])) {
 			fputs(verify_help, stdout);
 			goto out_args;
 		} else if ((v = cli_opt_value(argc, argv, &i, "--weights"))) {

@@ -1,5 +1,5 @@
 /*
- * cli_run.c — `rlx run FILE --params PATH [--input NAME=FILE.npy]...
+ * cmd_run.c — `rlx run FILE --params PATH [--input NAME=FILE.npy]...
  * [--func NAME] [-o OUT.npy | -o DIR]`.
  *
  * The function's parameters before num_input are inputs, read from .npy
@@ -24,7 +24,7 @@
 #include "ir.h"
 #include "rt.h"
 
-enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, MAX_REPORT = 20 };
+enum { MAX_REPORT = 20 };
 
 static const char run_help[] =
 	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"
@@ -747,7 +747,7 @@ parse_args(Run *r, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		if (cli_is_help(a)) {
 			fputs(run_help, stdout);
 			return EXIT_OK;
 		}
