@@ -32,11 +32,8 @@ static const char lift_help[] =
 static bool
 write_file_atomic(const char *path, const char *text)
 {
-	RtFile f;
 	RtError e;
-	bool ok = rt_file_begin(&f, path, &e);
-	if (ok)
-		ok = rt_file_end(&f, rt_file_write(&f, text, strlen(text), &e), &e);
+	bool ok = rt_file_put(path, text, strlen(text), &e);
 	if (!ok)
 		fprintf(stderr, "rlx: error: %s\n", e.msg);
 	return ok;

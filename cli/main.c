@@ -10,6 +10,7 @@
 
 #include "ir.h"
 #include "cli.h"
+#include "rt.h"
 
 static const char usage_text[] =
 	"usage: rlx COMMAND [ARGS]\n"
@@ -55,6 +56,8 @@ main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return EXIT_OK;
 	}
+	/* SIGINT, SIGTERM, SIGHUP: remove the temporaries, exit 128 + sig */
+	rt_cleanup_install();
 	if (!strcmp(argv[1], "--version")) {
 		printf("rlx %s\n", rlx_version());
 		return EXIT_OK;
