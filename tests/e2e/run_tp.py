@@ -183,6 +183,87 @@ def mpi_presharded(t, p):
          "mpirun -np 3 on a 2-worker cache is an error", err)
 
 
+RSS_PY = """import os, resource, subprocess, sys
+st = subprocess.call(sys.argv[1:])
+r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+sys.stderr.write("peak RSS %d KiB\\n" % r)
+sys.exit(st)
+"""
+
+
+def stack(d, f, layers, tp):
+    """MLP blocks, in tensor-parallel form for 2 workers when tp."""
+    params, body, x = [], [], "x"
+    for i in range(layers):
+        params += ['w1_%d: R.Tensor((%d, %d), dtype="float32")' % (i, d, f),
+                   'w2_%d: R.Tensor((%d, %d), dtype="float32")' % (i, f, d)]
+        a, b = "w1_%d" % i, "w2_%d" % i
+        if tp:
+            body += ["a%d = R.dist.redistribute_replica_to_shard(%s, num_workers=2, axis=1)" % (i, a),
+                     "b%d = R.dist.redistribute_replica_to_shard(%s, num_workers=2, axis=0)" % (i, b)]
+            a, b = "a%d" % i, "b%d" % i
+        body += ["h%d = R.nn.relu(R.matmul(%s, %s))" % (i, x, a),
+                 "p%d = R.matmul(h%d, %s)" % (i, i, b)]
+        if tp:
+            body += ["p%d = R.ccl.allreduce(p%d)" % (i, i)]
+        body += ["x%d = R.add(%s, p%d)" % (i, x, i)]
+        x = "x%d" % i
+    return HEAD + """    @R.function
+    def main(x: R.Tensor((4, %d), dtype="float32"), %s) -> R.Tensor((4, %d), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+%s
+            R.output(%s)
+        return %s
+""" % (d, ", ".join(params), d, "\n".join("            " + l for l in body),
+       x, x)
+
+
+def rss_per_rank(t, p):
+    """Each rank of the pre-sharded model maps only its own records: its
+    peak RSS is below the whole cache, and well below one process running
+    the unsharded model."""
+    d, f, layers = 1024, 4096, 12       # 384 MiB of float32 weights
+    open(p("big.py"), "w").write(stack(d, f, layers, False))
+    open(p("big_tp.py"), "w").write(stack(d, f, layers, True))
+    open(p("rss.py"), "w").write(RSS_PY)
+    st, _, err = rlx("init-weights", p("big.py"), "-o", p("big.safetensors"))
+    if not t.ok(st == 0, "init-weights 384 MiB", err):
+        return
+    np.save(p("bx.npy"), np.random.RandomState(1).randn(4, d).astype(np.float32))
+    st, _, err = rlx("transform", p("big_tp.py"), "--weights",
+                     p("big.safetensors"), "--tensor-parallel", 2, "--quiet",
+                     "-o", p("bigtp"))
+    if not t.ok(st == 0, "transform --tensor-parallel 2 of 384 MiB", err):
+        return
+    cache = sum(os.path.getsize(os.path.join(p("bigtp"), n))
+                for n in os.listdir(p("bigtp")))
+    env = mpi_env()
+    one = subprocess.run([sys.executable, p("rss.py"), RLX, "run", p("big.py"),
+                          "--params", p("big.safetensors"), "--input",
+                          "x=" + p("bx.npy"), "-o", p("by1.npy")],
+                         capture_output=True, text=True, env=env)
+    two = subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe",
+                          "-np", "2", sys.executable, p("rss.py"), RLX, "run",
+                          p("bigtp"), "--input", "x=" + p("bx.npy"), "-o",
+                          p("by2.npy")], capture_output=True, text=True,
+                         env=env)
+    if not t.ok(one.returncode == 0 and two.returncode == 0,
+                "runs for peak RSS", one.stderr + two.stderr):
+        return
+    kib = lambda out: [int(l.split()[2]) * 1024 for l in out.splitlines()  # noqa
+                       if l.startswith("peak RSS")]
+    r1, r2 = kib(one.stderr), kib(two.stderr)
+    y1, y2 = np.load(p("by1.npy")), np.load(p("by2.npy"))
+    dd = np.abs(y1 - y2).max() / (np.abs(y1).max() + 1e-30)
+    t.ok(dd < 1e-5, "the 2-rank model equals the unsharded one",
+         "max rel diff %g" % dd)
+    msg = "cache %.0f MB, one process %.0f MB, ranks %s MB" % (
+        cache / 1e6, r1[0] / 1e6, [round(r / 1e6) for r in r2])
+    t.ok(len(r2) == 2 and max(r2) < cache and max(r2) < 0.8 * r1[0],
+         "per-rank peak RSS below the whole cache (%s)" % msg, msg)
+
+
 def main():
     t = Tap()
     tmp = tempfile.mkdtemp(prefix="rlx_tp_")
@@ -228,6 +309,7 @@ def run_cases(t, tmp):
         t.skip("mpirun cases", "no mpirun, or rlx built without MPI")
         return
     mpi_presharded(t, p)
+    rss_per_rank(t, p)
 
     # two ranks: the allreduce is over MPI
     st, out, err = mpirun(2, "run", p("mlp2.py"), "--params",
