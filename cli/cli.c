@@ -157,3 +157,40 @@ cli_finish(const char *cmd, int status, rlx_diags *d, bool warnings)
 	rlx_diags_free(d);
 	return status;
 }
+
+const char *
+cli_weights_value(int argc, char **argv, int *i)
+{
+	const char *v = cli_opt_value(argc, argv, i, "--weights");
+	return v ? v : cli_opt_value(argc, argv, i, "--params");
+}
+
+int
+cli_unknown_option(const char *cmd, const char *help, const char *arg)
+{
+	/* the options the command's help names: `--name` and `-o` */
+	size_t n = strcspn(arg, "=");
+	char want[64];
+	snprintf(want, sizeof want, "%.*s", (int)(n < 63 ? n : 63), arg);
+	char best[64] = "";
+	int bestd = 99;
+	for (const char *p = help; (p = strchr(p, '-')); ) {
+		size_t k = strspn(p, "-abcdefghijklmnopqrstuvwxyz");
+		if (k > 1 && k < sizeof best && (p == help || p[-1] == ' ' ||
+						   p[-1] == '[' || p[-1] == '|')) {
+			char opt[64];
+			snprintf(opt, sizeof opt, "%.*s", (int)k, p);
+			int d = str_edit_distance(want, opt);
+			if (d < bestd && d > 0 && str_close_enough(opt, d)) {
+				bestd = d;
+				snprintf(best, sizeof best, "%s", opt);
+			}
+		}
+		p += k ? k : 1;
+	}
+	if (!*best)
+		return cli_usage_error(cmd, "unknown option %s", arg);
+	fprintf(stderr, "rlx %s: unknown option %s; did you mean %s?\n"
+		"(see `rlx %s --help`)\n", cmd, arg, best, cmd);
+	return EXIT_USAGE;
+}

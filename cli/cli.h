@@ -46,6 +46,12 @@ int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
  * is another argument, "" when the value is missing. */
 const char *cli_opt_value(int argc, char **argv, int *i, const char *opt);
 
+/* The value of --weights or its alias --params (as cli_opt_value). */
+const char *cli_weights_value(int argc, char **argv, int *i);
+/* The usage error of an unknown option, suggesting the closest option
+ * that the command's help text names. */
+int cli_unknown_option(const char *cmd, const char *help, const char *arg);
+
 /* A non-negative decimal integer. */
 bool cli_parse_u64(const char *s, uint64_t *out);
 

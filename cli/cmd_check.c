@@ -21,7 +21,7 @@ cmd_check(int argc, char **argv)
 			return EXIT_OK;
 		}
 		if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error("check", "unknown option %s", argv[i]);
+			return cli_unknown_option("check", check_help, argv[i]);
 	}
 	for (int i = 1; i < argc; i++) {
 		nfiles++;

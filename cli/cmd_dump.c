@@ -79,7 +79,13 @@ parse_pass_list(const char *cmd, char *list, const Pass **out, int max)
 	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
 		const Pass *p = pass_lookup(tok);
 		if (!p) {
-			cli_usage_error(cmd, "unknown pass '%s'", tok);
+			const char *near = pass_suggest(tok);
+			if (near)
+				fprintf(stderr, "rlx %s: unknown pass '%s'; did you mean "
+					"'%s'?\n(see `rlx %s --help`)\n", cmd, tok, near,
+					cmd);
+			else
+				cli_usage_error(cmd, "unknown pass '%s'", tok);
 			return -1;
 		}
 		if (n == max) {
@@ -124,7 +130,7 @@ cmd_dump(int argc, char **argv)
 			if (npasses < 0)
 				return EXIT_USAGE;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage_error("dump", "unknown option %s", argv[i]);
+			return cli_unknown_option("dump", dump_help, argv[i]);
 		} else if (file) {
 			return cli_usage_error("dump", "unexpected argument %s", argv[i]);
 		} else {

@@ -26,7 +26,7 @@ cmd_equal(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--names")) {
 			names = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage_error("equal", "unknown option %s", argv[i]);
+			return cli_unknown_option("equal", equal_help, argv[i]);
 		} else if (nfiles == 2) {
 			return cli_usage_error("equal", "unexpected argument %s", argv[i]);
 		} else {

@@ -54,7 +54,7 @@ cmd_init_weights(int argc, char **argv)
 				status = cli_usage_error("init-weights", "%s", "-o needs a file");
 			out = v;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			status = cli_usage_error("init-weights", "unknown option %s", argv[i]);
+			status = cli_unknown_option("init-weights", init_help, argv[i]);
 		} else if (file) {
 			status = cli_usage_error("init-weights", "unexpected argument %s", argv[i]);
 		} else {

@@ -77,7 +77,7 @@ cmd_lift(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--tvm-names")) {
 			popts.tvm_names = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			status = cli_usage_error("lift", "unknown option %s", argv[i]);
+			status = cli_unknown_option("lift", lift_help, argv[i]);
 		} else if (file) {
 			status = cli_usage_error("lift", "unexpected argument %s", argv[i]);
 		} else {

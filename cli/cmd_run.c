@@ -450,7 +450,7 @@ parse_args(Run *r, int argc, char **argv)
 			fputs(run_help, stdout);
 			return EXIT_OK;
 		}
-		if ((val = cli_opt_value(argc, argv, &i, "--params"))) {
+		if ((val = cli_weights_value(argc, argv, &i))) {
 			if (!*val)
 				return cli_usage_error("run", "%s needs a value", "--params");
 			if (r->params)
@@ -493,7 +493,7 @@ parse_args(Run *r, int argc, char **argv)
 					return cli_usage_error("run", "input '%s' given twice",
 							       in->name);
 		} else if (a[0] == '-' && a[1]) {
-			return cli_usage_error("run", "unknown option %s", a);
+			return cli_unknown_option("run", run_help, a);
 		} else if (r->file) {
 			return cli_usage_error("run", "unexpected argument %s", a);
 		} else {

@@ -16,7 +16,7 @@
 
 static const char transform_help[] =
 	"usage: rlx transform FILE --weights PATH [--func NAME] [--shared | --shared=F1,..]\n"
-	"                     [--shard-size MB] [--tensor-parallel N] [--quiet] -o DIR\n"
+	"                     [--shard-size MiB] [--tensor-parallel N] [--quiet] -o DIR\n"
 	"\n"
 	"Runs the weight pre-processing of FILE on a checkpoint and writes the\n"
 	"result as a tensor cache (DIR/tensor-cache.json, DIR/params_shard_N.bin)\n"
@@ -31,12 +31,13 @@ static const char transform_help[] =
 	"written as soon as it is final. DIR is replaced atomically; a run with\n"
 	"the same module, checkpoint and options finds it up to date.\n"
 	"\n"
-	"  --weights PATH    the checkpoint: safetensors, an index, or a tensor\n"
+	"  --weights PATH    the checkpoint (or --params): safetensors, an index,\n"
+	"                    or a tensor cache directory\n"
 	"                    cache directory\n"
 	"  --func NAME       the function (default: main, or the only function\n"
 	"                    with num_input)\n"
 	"  --shared[=F,..]   lift one shared transform_params (as `rlx lift`)\n"
-	"  --shard-size MB   the shard cap in MiB (default 32)\n"
+	"  --shard-size MiB  the shard cap in MiB (default 32)\n"
 	"  --tensor-parallel N  pre-shard for N workers: the transform runs once\n"
 	"                    per worker K (the rank bound to K); what depends on\n"
 	"                    the rank is stored per worker as NAME_shard-K\n"
@@ -68,7 +69,7 @@ parse_args(Args *a, int argc, char **argv)
 			a->o.shared = true;
 			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
 				vec_push(&a->shared_funcs, t);
-		} else if ((v = cli_opt_value(argc, argv, &i, "--weights"))) {
+		} else if ((v = cli_weights_value(argc, argv, &i))) {
 			if (!*v)
 				return cli_usage_error("transform", "%s", "--weights needs a PATH");
 			a->ckpt = v;
@@ -92,7 +93,7 @@ parse_args(Args *a, int argc, char **argv)
 				return cli_usage_error("transform", "%s", "-o needs a DIR");
 			a->out = v;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage_error("transform", "unknown option %s", argv[i]);
+			return cli_unknown_option("transform", transform_help, argv[i]);
 		} else if (a->file) {
 			return cli_usage_error("transform", "unexpected argument %s", argv[i]);
 		} else {
@@ -108,6 +109,10 @@ parse_args(Args *a, int argc, char **argv)
 	return -1;
 }
 
+/* Sizes are printed in the unit --shard-size takes. */
+#define MIB 1048576.0
+#define GIB 1073741824.0
+
 /* The progress line on stderr. */
 static void
 show_progress(const rlx_progress *p, bool final, void *ctx)
@@ -118,9 +123,9 @@ show_progress(const rlx_progress *p, bool final, void *ctx)
 	}
 	double rate = p->seconds > 0 ? (double)p->bytes_in / p->seconds : 0;
 	double left = rate > 0 ? (double)(p->total_in - p->bytes_in) / rate : 0;
-	fprintf(stderr, "\r\033[K%d/%d tensors  %.1f/%.1f MB  %.2f GB/s  %.0f s left",
-		p->tensors_done, p->tensors, (double)p->bytes_in / 1e6,
-		(double)p->total_in / 1e6, rate / 1e9, left);
+	fprintf(stderr, "\r\033[K%d/%d tensors  %.1f/%.1f MiB  %.2f GiB/s  %.0f s left",
+		p->tensors_done, p->tensors, (double)p->bytes_in / MIB,
+		(double)p->total_in / MIB, rate / GIB, left);
 }
 
 /* Peak resident memory of this process in bytes. */
@@ -164,11 +169,11 @@ cmd_transform(int argc, char **argv)
 	if (status == EXIT_OK && !a.quiet && st.up_to_date) {
 		printf("%s is up to date\n", a.out);
 	} else if (status == EXIT_OK && !a.quiet) {
-		printf("%s: %d tensors, %.1f MB in, %.1f MB out, %.2f s, "
-		       "%.2f GB/s, peak RSS %.1f MB\n", a.out, st.tensors,
-		       (double)st.bytes_in / 1e6, (double)st.bytes_out / 1e6,
-		       st.seconds, st.seconds > 0 ? (double)st.bytes_in / st.seconds / 1e9 : 0.0,
-		       (double)peak_rss() / 1e6);
+		printf("%s: %d tensors, %.1f MiB in, %.1f MiB out, %.2f s, "
+		       "%.2f GiB/s, peak RSS %.1f MiB\n", a.out, st.tensors,
+		       (double)st.bytes_in / MIB, (double)st.bytes_out / MIB,
+		       st.seconds, st.seconds > 0 ? (double)st.bytes_in / st.seconds / GIB : 0.0,
+		       (double)peak_rss() / MIB);
 	}
 	free(text);
 	vec_free(&a.shared_funcs);

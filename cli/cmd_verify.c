@@ -46,7 +46,7 @@ parse_args(Args *a, int argc, char **argv)
 		if (cli_is_help(argv[i])) {
 			fputs(verify_help, stdout);
 			return EXIT_OK;
-		} else if ((v = cli_opt_value(argc, argv, &i, "--weights"))) {
+		} else if ((v = cli_weights_value(argc, argv, &i))) {
 			if (!*v)
 				return cli_usage_error("verify", "%s", "--weights needs a PATH");
 			a->ckpt = v;
@@ -71,7 +71,7 @@ parse_args(Args *a, int argc, char **argv)
 				return cli_usage_error("verify",
 					"--seed needs a non-negative integer, not '%s'", v);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage_error("verify", "unknown option %s", argv[i]);
+			return cli_unknown_option("verify", verify_help, argv[i]);
 		} else if (a->file) {
 			return cli_usage_error("verify", "unexpected argument %s", argv[i]);
 		} else {

@@ -28,7 +28,8 @@ static const char usage_text[] =
 	"                           original on raw weights vs lifted on transformed weights\n"
 	"  equal A B [--names]      compare two modules structurally\n"
 	"\n"
-	"FILE may be - for standard input. `rlx COMMAND --help` describes a command.\n"
+	"FILE may be - for standard input. `rlx help COMMAND` (or `rlx COMMAND\n"
+	"--help`) describes a command.\n"
 	"exit status: 0 success, 1 the input is wrong, 2 wrong usage.\n";
 
 static const struct {
@@ -61,6 +62,16 @@ main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version")) {
 		printf("rlx %s\n", rlx_version());
 		return EXIT_OK;
+	}
+	/* `rlx help COMMAND` is `rlx COMMAND --help` */
+	char *help[] = {argv[0], argc > 2 ? argv[2] : NULL, "--help", NULL};
+	if (!strcmp(argv[1], "help")) {
+		if (argc == 2) {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		}
+		argc = 3;
+		argv = help;
 	}
 	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))

@@ -97,6 +97,11 @@ void ivec_free(IntVec *v);
 
 /* FNV-1a of a NUL-terminated string. */
 size_t str_hash(const char *s);
+/* The edit distance of a and b (insert, delete, replace, swap; 99 past 63
+ * characters), and whether a misspelling of `want` at that distance is
+ * close enough to suggest it ("did you mean"). */
+int str_edit_distance(const char *a, const char *b);
+bool str_close_enough(const char *want, int dist);
 
 /*
  * A map from strings (kept by pointer, not copied: arena strings) to ints,

@@ -358,3 +358,41 @@ ir_bug_at(const char *file, int line, const char *fmt, ...)
 	fputc('\n', stderr);
 	abort();
 }
+
+/* ------------------------------------------------------------ suggestions */
+
+/* The edit distance of a and b (insert, delete, replace, swap), capped. */
+int
+str_edit_distance(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	if (na > 63 || nb > 63)
+		return 99;
+	int d[64][64];
+	for (size_t i = 0; i <= na; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= nb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= na; i++) {
+		for (size_t j = 1; j <= nb; j++) {
+			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	}
+	return d[na][nb];
+}
+
+/* Whether a misspelling of `want` at distance dist is close enough. */
+bool
+str_close_enough(const char *want, int dist)
+{
+	int n = (int)strlen(want);
+	return 2 * dist < n && dist <= (n <= 8 ? 2 : 3);
+}

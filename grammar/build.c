@@ -70,8 +70,6 @@ static Expr *conv_value(B *b, Syn *x);
 static Expr *conv_leaf(B *b, Syn *x);
 static SInfo *conv_sinfo(B *b, Syn *x, bool define);
 static Expr *build_stmts(B *b, Stm *s, Stm *stop, Where w);
-static int edit_distance(const char *a, const char *b);
-static bool close_enough(const char *want, int dist);
 
 /* ------------------------------------------------------------- helpers */
 
@@ -187,8 +185,8 @@ match_args(B *b, const Syn *call, const char *fname, const char *const *names,
 				const char *hint = NULL;
 				int best = 99;
 				for (int j = 0; j < n; j++) {
-					int d = edit_distance(a->s, names[j]);
-					if (d < best && close_enough(names[j], d)) {
+					int d = str_edit_distance(a->s, names[j]);
+					if (d < best && str_close_enough(names[j], d)) {
 						best = d;
 						hint = names[j];
 					}
@@ -256,42 +254,6 @@ is_leaf(const Expr *e)
 
 /* -------------------------------------------------------- suggestions */
 
-/* The edit distance of a and b (insert, delete, replace, swap), capped. */
-static int
-edit_distance(const char *a, const char *b)
-{
-	size_t na = strlen(a), nb = strlen(b);
-	if (na > 63 || nb > 63)
-		return 99;
-	int d[64][64];
-	for (size_t i = 0; i <= na; i++)
-		d[i][0] = (int)i;
-	for (size_t j = 0; j <= nb; j++)
-		d[0][j] = (int)j;
-	for (size_t i = 1; i <= na; i++) {
-		for (size_t j = 1; j <= nb; j++) {
-			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
-				c = d[i - 2][j - 2] + 1;
-			d[i][j] = c;
-		}
-	}
-	return d[na][nb];
-}
-
-/* Whether a misspelling of `want` at distance dist is close enough. */
-static bool
-close_enough(const char *want, int dist)
-{
-	int n = (int)strlen(want);
-	return 2 * dist < n && dist <= (n <= 8 ? 2 : 3);
-}
-
 /*
  * The op name nearest to r (a name after `R.`), or NULL: the same name
  * in or out of `nn.` (R.relu is R.nn.relu), else an op that r begins
@@ -310,12 +272,12 @@ suggest_op(B *b, const char *r)
 						       : name;
 		if (!strcmp(ntail, tail))
 			return name;
-		int dd = edit_distance(r, name), dt = edit_distance(tail, ntail);
+		int dd = str_edit_distance(r, name), dt = str_edit_distance(tail, ntail);
 		if (dt < dd)
 			dd = dt;
 		if (strlen(tail) >= 4 && !strncmp(ntail, tail, strlen(tail)))
 			dd = 1; /* R.permute: R.permute_dims */
-		if (dd < bestd && close_enough(ntail, dd)) {
+		if (dd < bestd && str_close_enough(ntail, dd)) {
 			bestd = dd;
 			best = name;
 		}
@@ -357,8 +319,8 @@ suggest_dtype(const char *s)
 	int bestd = 99;
 	for (int t = DT_UNKNOWN + 1; t < DT_COUNT; t++) {
 		const char *name = dtype_name((DType)t);
-		int dd = edit_distance(low, name);
-		if (dd < bestd && close_enough(name, dd)) {
+		int dd = str_edit_distance(low, name);
+		if (dd < bestd && str_close_enough(name, dd)) {
 			bestd = dd;
 			best = name;
 		}
@@ -563,8 +525,8 @@ suggest_name(B *b, const char *name)
 		Entry *e = b->scope.items[i];
 		if (e->dead)
 			continue;
-		int d = edit_distance(name, e->name);
-		if (d < bestd && close_enough(e->name, d)) {
+		int d = str_edit_distance(name, e->name);
+		if (d < bestd && str_close_enough(e->name, d)) {
 			bestd = d;
 			best = e;
 		}
@@ -1590,8 +1552,8 @@ conv_call(B *b, Syn *x)
 			/* (no hint search once errors are too many to be read) */
 			for (int i = 0; i < b->funcs.n && b->d->nerrors < DIAG_PRINT_LIMIT; i++) {
 				const char *f = b->funcs.items[i];
-				int d = edit_distance(name + 4, f);
-				if (d < best && close_enough(f, d)) {
+				int d = str_edit_distance(name + 4, f);
+				if (d < best && str_close_enough(f, d)) {
 					best = d;
 					hint = f;
 				}

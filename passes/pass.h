@@ -46,6 +46,8 @@ typedef struct {
 
 /* pipeline.c */
 const Pass *pass_lookup(const char *name);
+/* The pass name closest to a misspelt one, or NULL. */
+const char *pass_suggest(const char *name);
 const Pass *pass_table(int *n);
 /*
  * Runs the passes in order. After each pass the module is verified; a pass

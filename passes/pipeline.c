@@ -32,6 +32,21 @@ pass_lookup(const char *name)
 	return NULL;
 }
 
+const char *
+pass_suggest(const char *name)
+{
+	const char *best = NULL;
+	int bestd = 99;
+	for (size_t i = 0; i < ARRAY_LEN(passes); i++) {
+		int d = str_edit_distance(name, passes[i].name);
+		if (d < bestd && str_close_enough(passes[i].name, d)) {
+			bestd = d;
+			best = passes[i].name;
+		}
+	}
+	return best;
+}
+
 const Pass *
 pass_table(int *n)
 {
@@ -108,7 +123,10 @@ rlx_run_passes(rlx_module *m, const char *names, rlx_diags *d)
 		}
 		const Pass *p = pass_lookup(tok);
 		if (!p || n == 64) {
-			diag_error(d, (Span){0, 0, 0}, "unknown pass '%s'", tok);
+			const char *near = pass_suggest(tok);
+			diag_error(d, (Span){0, 0, 0}, "unknown pass '%s'%s%s%s", tok,
+				   near ? "; did you mean '" : "", near ? near : "",
+				   near ? "'?" : "");
 			errors++;
 			continue;
 		}

@@ -135,6 +135,22 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = rlx("lift", model, "--bind", "scale=@" + os.path.join(d, "none.npy"))
     check("--bind with a missing file: exit 1", rc == 1 and "none.npy" in err, err)
 
+# command-line consistency: help, aliases, suggestions
+rc, out, err = rlx("help", "dump")
+check("rlx help COMMAND is COMMAND --help", rc == 0 and out.startswith("usage: rlx dump"), out + err)
+rc, out, err = rlx("help")
+check("rlx help lists the commands", rc == 0 and "commands:" in out, out + err)
+rc, out, err = rlx("dump", "x.py", "--pases", "a")
+check("an unknown option suggests the closest", rc == 2 and "did you mean --passes?" in err, err)
+rc, out, err = rlx("dump", "x.py", "--zzzzzz")
+check("no suggestion when none is close", rc == 2 and "unknown option --zzzzzz\n" in err, err)
+rc, out, err = rlx("dump", "x.py", "--passes", "dead-code-elimnation")
+check("an unknown pass suggests the closest", rc == 2 and "did you mean 'dead-code-elimination'?" in err, err)
+rc, out, err = rlx("verify", "x.py", "--params", "w.safetensors", "--zz")
+check("verify takes --params as --weights", rc == 2 and "--params" not in err and "--zz" in err, err)
+rc, out, err = rlx("run", "/nonexistent.py", "--weights", "w.safetensors")
+check("run takes --weights as --params", rc == 1 and "unknown option" not in err, err)
+
 print(f"1..{len(results)}")
 failed = 0
 for i, (name, ok, detail) in enumerate(results, 1):
