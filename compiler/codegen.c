@@ -2443,6 +2443,9 @@ key_attr(StrBuf *sb, const AttrVal *v)
 			sb_printf(sb, "%s%lld", i ? "," : "", (long long)v->ints[i]);
 		sb_putc(sb, ']');
 		break;
+	case AV_DIMS: case AV_SINFO: /* no kernel reads these yet */
+		print_attrval(sb, v);
+		break;
 	}
 }
 

@@ -55,7 +55,7 @@ infer_sinfo_str(Module *m, const SInfo *si)
 	if (si)
 		print_sinfo(&b, si);
 	else
-		sb_puts(&b, "R.Object");
+		sb_puts(&b, "R.Any");
 	char *s = sb_take(&b);
 	char *r = arena_strdup(&m->arena, s);
 	free(s);
@@ -419,7 +419,9 @@ infer_call(Infer *in, Expr *e)
 	OpSig sig;
 	op_sig(e->call.op, &sig);
 	const char *name = op_info(e->call.op)->name;
-	if (e->call.nargs != sig.nargs || e->call.nattrs != sig.nattrs) {
+	if ((sig.variadic ? e->call.nargs < sig.nargs - 1
+			  : e->call.nargs != sig.nargs) ||
+	    e->call.nattrs != sig.nattrs) {
 		diag_error(in->d, e->span,
 			   "R.%s: expects %d arguments and %d attributes, "
 			   "got %d and %d",
@@ -655,6 +657,7 @@ infer(Infer *in, Expr *e)
 							  : e->prim.value);
 		break;
 	case E_STR:
+	case E_EXTERN:
 		r = si_object(a);
 		break;
 	case E_CALL:

@@ -162,6 +162,7 @@ ir_binding(Module *m, Var *v, Expr *value, Span sp)
 static const char *const expr_kind_names[] = {
 	"var", "constant", "tuple", "tuple index", "shape", "prim value",
 	"string", "op call", "function call", "if", "sequence",
+	"extern function",
 };
 
 const char *
@@ -337,6 +338,7 @@ ir_copy_expr(Module *m, const Expr *e)
 	case E_CONST:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		break;
 	}
 	return c;
@@ -385,6 +387,7 @@ ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx)
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		break;
 	}
 }
@@ -430,6 +433,7 @@ ir_map_uses(Expr **slot, Expr *(*fn)(Expr *use, void *ctx), void *ctx)
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		break;
 	}
 }
@@ -453,8 +457,10 @@ ir_expr_is_pure(const Module *m, const Expr *e)
 					return false;
 		}
 		return true;
+	case E_CALL:
+		return op_info(e->call.op)->cls != OC_IMPURE;
 	default:
-		return true; /* every op in ops.def is pure */
+		return true;
 	}
 }
 
@@ -539,6 +545,7 @@ subst_expr(const Subst *s, Expr *e)
 	case E_VAR: /* the var's own sinfo is rewritten at its definition */
 	case E_CONST:
 	case E_STR:
+	case E_EXTERN:
 		break;
 	}
 }

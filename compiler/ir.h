@@ -295,6 +295,8 @@ typedef enum {
 	AV_STR,
 	AV_DTYPE,
 	AV_INTS,
+	AV_DIMS,  /* a list of dimensions, some symbolic (else AV_INTS) */
+	AV_SINFO, /* struct info: out_sinfo=, sinfo_args= */
 } AttrValKind;
 
 /* An attribute value of an op call or of a function (R.func_attr). */
@@ -305,7 +307,9 @@ struct AttrVal {
 	const char *s; /* STR */
 	DType dtype;   /* DTYPE */
 	int64_t *ints; /* INTS */
-	int n;         /* INTS */
+	PExpr **dims;  /* DIMS */
+	SInfo **sis;   /* SINFO */
+	int n;         /* INTS, DIMS, SINFO */
 };
 
 typedef enum {
@@ -329,6 +333,7 @@ typedef enum {
 	E_CALL_FN,   /* cls.f(args) */
 	E_IF,        /* if c: ... else: ... (value of a binding) */
 	E_SEQ,       /* blocks then a result: function bodies and branches */
+	E_EXTERN,    /* R.ExternFunc("name"): a function outside the module (str) */
 } ExprKind;
 
 /* A Relax variable: Var or DataflowVar. Names need not be unique. */
@@ -369,7 +374,7 @@ struct Expr {
 			PExpr *value; /* integer values */
 			double f;     /* float values, when dtype is a float */
 		} prim;
-		const char *str; /* E_STR */
+		const char *str; /* E_STR, E_EXTERN */
 		struct { /* E_CALL: args and attrs in the op's signature order */
 			OpKind op;
 			Expr **args;
@@ -499,9 +504,17 @@ SInfo *ir_copy_sinfo(Module *m, const SInfo *si);
  *   int ints float bool str dtype       attribute values
  *   int|ints                            either (split's indices_or_sections)
  *   KIND?                               may also be None
+ *   dims                                dimensions (ints, symbolic, prim values)
+ *   sinfo                               struct info, one or a list
+ *   sinfos                              a tuple of struct infos (sinfo_args)
  * and for expressions:
  *   shape  a shape (R.shape([...]), a Python tuple of dims, or a var)
  *   prim   a prim value (a number is accepted and wrapped)
+ *   func   an external function: "name", R.ExternFunc("name") or a var
+ * `*name` is variadic: the rest of the positional arguments, each one an
+ * expression argument (call.nargs counts them); the parameters after it are
+ * keyword-only. An expression parameter `name:KIND?=None` may be left out
+ * (it is then an empty tuple, as TVM writes a missing argument).
  */
 typedef enum {
 	PK_EXPR,
@@ -514,6 +527,10 @@ typedef enum {
 	PK_BOOL,
 	PK_STR,
 	PK_DTYPE,
+	PK_DIMS,
+	PK_SINFO,
+	PK_SINFOS,
+	PK_FUNC,
 } ParamKind;
 
 typedef struct {
@@ -522,6 +539,7 @@ typedef struct {
 	bool is_attr;     /* stored in call.attrs rather than call.args */
 	bool optional;    /* KIND? */
 	bool has_default;
+	bool variadic;    /* *name */
 	AttrVal def;      /* the default, for attributes */
 	char def_text[32];
 	int slot;         /* index into args or attrs */
@@ -530,6 +548,7 @@ typedef struct {
 typedef struct {
 	OpParam params[12];
 	int nparams, nargs, nattrs;
+	bool variadic; /* a *param: call.nargs >= nargs - 1 */
 } OpSig;
 
 typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
@@ -547,10 +566,15 @@ typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
  *   VIEW       the same elements in another shape (reshape, squeeze, ...)
  *   CREATE     a new tensor from a shape (zeros, full, arange)
  *   OTHER      anything else (builtins)
+ *   EXTERN     read, checked and printed but not run by rlx: packed calls,
+ *              memory planning, devices, ops with no CPU kernel here
+ *   IMPURE     as EXTERN, and with a side effect (R.print, R.call_packed):
+ *              not in a dataflow block, nor in a pure function unless it
+ *              has the attribute relax.force_pure
  */
 typedef enum {
 	OC_ELEMWISE, OC_BROADCAST, OC_FILL_LIKE, OC_REDUCE, OC_NORM,
-	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_OTHER
+	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_OTHER, OC_EXTERN, OC_IMPURE
 } OpClass;
 
 typedef struct {

@@ -62,6 +62,22 @@ attr_json(const AttrVal *v)
 			json_array_append_new(a, json_integer(v->ints[i]));
 		return a;
 	}
+	case AV_DIMS: {
+		json_t *a = json_array();
+		for (int i = 0; i < v->n; i++) {
+			StrBuf b = {0};
+			pe_print(&b, v->dims[i]);
+			json_array_append_new(a, json_string(b.p ? b.p : ""));
+			sb_free(&b);
+		}
+		return a;
+	}
+	case AV_SINFO: {
+		json_t *a = json_array();
+		for (int i = 0; i < v->n; i++)
+			json_array_append_new(a, sinfo_json(v->sis[i]));
+		return a;
+	}
 	}
 	return json_null();
 }
@@ -142,6 +158,7 @@ expr_json(const Expr *e)
 							      : json_real(e->prim.f));
 		break;
 	case E_STR:
+	case E_EXTERN:
 		json_object_set_new(j, "value", json_string(e->str));
 		break;
 	case E_CALL: {

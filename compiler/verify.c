@@ -385,6 +385,7 @@ is_leaf(const Expr *e, int depth)
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		return true;
 	case E_TUPLE:
 		if (e->tuple.n > 0 && !e->tuple.items)
@@ -538,6 +539,7 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 		return;
 	case E_CONST:
 	case E_STR:
+	case E_EXTERN:
 		return;
 	case E_TUPLE:
 		if (e->tuple.n > 0 && !e->tuple.items) {
@@ -586,10 +588,26 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 		snprintf(what, sizeof what, "R.%s", op_info(op)->name);
 		OpSig sig;
 		op_sig(op, &sig);
-		if (e->call.nargs != sig.nargs)
+		if (sig.variadic ? e->call.nargs < sig.nargs - 1
+			     : e->call.nargs != sig.nargs)
 			err(v, here, "%s takes %d argument%s but is given %d",
 			    what, sig.nargs, sig.nargs == 1 ? "" : "s",
 			    e->call.nargs);
+		if (op_info(op)->cls == OC_IMPURE) {
+			/* TVM's well-formedness: effects stay out of
+			 * dataflow blocks and pure functions */
+			const FuncAttr *fp = v->f ? ir_func_attr(v->f, "relax.force_pure")
+						  : NULL;
+			bool forced = fp && fp->val.kind == AV_BOOL && fp->val.i;
+			if (dataflow)
+				err(v, here, "impure call %s in a dataflow block",
+				    what);
+			else if (v->f && v->f->pure && !forced)
+				err(v, here, "pure function %s calls impure %s "
+				    "(declare it @R.function(pure=False), or give it "
+				    "the attribute \"relax.force_pure\": True)",
+				    fname(v), what);
+		}
 		if (e->call.nattrs != sig.nattrs ||
 		    (e->call.nattrs > 0 && !e->call.attrs))
 			err(v, here, "malformed IR: %s has %d attribute%s "

@@ -209,6 +209,7 @@ rewrite_expr(Ssa *s, Expr *e)
 		break;
 	case E_CONST:
 	case E_STR:
+	case E_EXTERN:
 		break;
 	}
 }

@@ -542,6 +542,7 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 				break;
 			}
 			case E_STR:
+			case E_EXTERN:
 				diag_error(d, e->span, "a string value cannot be "
 					   "computed at run time");
 				*ok = false;
