@@ -2747,6 +2747,13 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 {
 	if (e->kind != E_CALL)
 		ir_bug("cg_kernel on a %s", ir_expr_kind_name(e->kind));
+	OpClass oc = op_info(e->call.op)->cls;
+	if (oc == OC_EXTERN || oc == OC_IMPURE) {
+		diag_error(d, e->span, "R.%s cannot be run by rlx: it is outside "
+			   "the operators rlx computes (packed functions, memory "
+			   "planning, effects)", op_info(e->call.op)->name);
+		return NULL;
+	}
 	const SInfo *sis[MAXBUF];
 	int nin, nout;
 	StrBuf key = {0};

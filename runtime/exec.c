@@ -543,8 +543,10 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 			}
 			case E_STR:
 			case E_EXTERN:
-				diag_error(d, e->span, "a string value cannot be "
-					   "computed at run time");
+				diag_error(d, e->span, e->kind == E_STR
+					   ? "a string value cannot be computed at run time"
+					   : "R.ExternFunc cannot be run by rlx: it names a "
+					     "function outside the module");
 				*ok = false;
 				break;
 			default:
