@@ -392,6 +392,7 @@ op_attr_name(OpKind op, int i, char *buf, size_t n)
 
 /* -------------------------------------------------------------- expressions */
 
+static bool eq_func(Eq *q, const Func *x, const Func *y);
 static bool eq_expr(Eq *q, const Expr *x, const Expr *y);
 
 /* n expressions pairwise. */
@@ -568,6 +569,14 @@ eq_expr(Eq *q, const Expr *x, const Expr *y)
 				      x->callfn.nargs, y->callfn.nargs);
 		return eq_exprs(q, x->callfn.args, y->callfn.args,
 				x->callfn.nargs);
+	case E_FUNC:
+		return eq_func(q, x->fn, y->fn);
+	case E_CALL_VAR:
+		if (x->callv.nargs != y->callv.nargs)
+			return differ(q, a, b, "argument count %d vs %d",
+				      x->callv.nargs, y->callv.nargs);
+		return eq_expr(q, x->callv.fn, y->callv.fn) &&
+		       eq_exprs(q, x->callv.args, y->callv.args, x->callv.nargs);
 	case E_IF:
 		return eq_expr(q, x->if_.cond, y->if_.cond) &&
 		       eq_expr(q, x->if_.then_, y->if_.then_) &&

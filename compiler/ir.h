@@ -221,7 +221,15 @@ typedef enum {
 	PE_FLOORMOD,  /* a % b */
 	PE_MIN,       /* T.min(a, b) */
 	PE_MAX,       /* T.max(a, b) */
+	PE_EQ,        /* a == b: comparisons are bool (0 or 1), not dims */
+	PE_NE,        /* a != b */
+	PE_LT,        /* a < b */
+	PE_LE,        /* a <= b */
+	PE_GT,        /* a > b */
+	PE_GE,        /* a >= b */
 } PExprKind;
+
+#define PE_IS_CMP(k) ((k) >= PE_EQ && (k) <= PE_GE)
 
 /* An integer expression over symbolic variables. Immutable once built. */
 struct PExpr {
@@ -341,6 +349,8 @@ typedef enum {
 	E_IF,        /* if c: ... else: ... (value of a binding) */
 	E_SEQ,       /* blocks then a result: function bodies and branches */
 	E_EXTERN,    /* R.ExternFunc("name"): a function outside the module (str) */
+	E_FUNC,      /* a function defined in a function body (fn) */
+	E_CALL_VAR,  /* f(args): a call through a variable (callv) */
 } ExprKind;
 
 /* A Relax variable: Var or DataflowVar. Names need not be unique. */
@@ -394,6 +404,12 @@ struct Expr {
 			Expr **args;
 			int nargs;
 		} callfn;
+		Func *fn; /* E_FUNC: its symvars are its enclosing function's */
+		struct { /* E_CALL_VAR */
+			Expr *fn; /* an E_VAR of function struct info */
+			Expr **args;
+			int nargs;
+		} callv;
 		struct { /* E_IF */
 			Expr *cond;
 			Expr *then_, *else_; /* E_SEQ each */

@@ -37,6 +37,7 @@ typedef struct {
 } Printer;
 
 static void put_expr(Printer *p, const Expr *e);
+static void put_def_func(Printer *p, const Func *f, int indent, const char *name);
 static void put_block(Printer *p, const Block *blk, const Binding *skip);
 
 /* ----------------------------------------------------------------- names */
@@ -565,7 +566,8 @@ put_prim(Printer *p, const Expr *e)
 		sb_printf(p->b, "T.%s(", dtype_name(t));
 		put_float(p->b, e->prim.f, false);
 		sb_putc(p->b, ')');
-	} else if (t == DT_I64 || t == DT_UNKNOWN) {
+	} else if (t == DT_I64 || t == DT_UNKNOWN ||
+		   (t == DT_BOOL && e->prim.value && PE_IS_CMP(e->prim.value->kind))) {
 		put_dim(p, e->prim.value);
 	} else {
 		sb_printf(p->b, "T.%s(", dtype_name(t));
@@ -723,6 +725,19 @@ put_expr(Printer *p, const Expr *e)
 		}
 		sb_putc(b, ')');
 		break;
+	case E_FUNC: /* only in messages; bindings print the def */
+		sb_printf(b, "<function %s>", e->fn->name ? e->fn->name : "");
+		break;
+	case E_CALL_VAR:
+		put_expr(p, e->callv.fn);
+		sb_putc(b, '(');
+		for (int i = 0; i < e->callv.nargs; i++) {
+			if (i)
+				sb_puts(b, ", ");
+			put_expr(p, e->callv.args[i]);
+		}
+		sb_putc(b, ')');
+		break;
 	case E_IF: /* only in messages; bindings print the statement form */
 		sb_putc(b, '(');
 		put_expr(p, e->if_.then_);
@@ -841,6 +856,11 @@ put_binding(Printer *p, const Binding *bd)
 		put_branch(p, bd->var, e->if_.else_);
 		return;
 	}
+	if (!bd->cast && bd->value && bd->value->kind == E_FUNC && bd->var) {
+		const char *name = name_of(p, bd->var->id, bd->var->name);
+		put_def_func(p, bd->value->fn, p->indent, name);
+		return;
+	}
 	const SInfo *si = bd->var ? bd->var->sinfo : NULL;
 	if (!bd->cast && bd->value && bd->value->kind == E_CALL && si &&
 	    si->kind == SI_TUPLE && !si->nfields && p->uses &&
@@ -918,6 +938,14 @@ count_uses(Printer *p, const Expr *e)
 		for (int i = 0; i < e->callfn.nargs; i++)
 			count_uses(p, e->callfn.args[i]);
 		break;
+	case E_CALL_VAR:
+		count_uses(p, e->callv.fn);
+		for (int i = 0; i < e->callv.nargs; i++)
+			count_uses(p, e->callv.args[i]);
+		break;
+	case E_FUNC:
+		count_uses(p, e->fn->body);
+		break;
 	case E_IF:
 		count_uses(p, e->if_.cond);
 		count_uses(p, e->if_.then_);
@@ -955,7 +983,6 @@ func_ret(const Func *f)
 static void
 put_func(Printer *p, const Func *f)
 {
-	StrBuf *b = p->b;
 	p->names = p->names_tab;
 	p->uses = p->uses_tab;
 	for (size_t i = 0; i < ARRAY_LEN(reserved_names); i++)
@@ -966,8 +993,33 @@ put_func(Printer *p, const Func *f)
 			name_of(p, f->params[i]->id, f->params[i]->name);
 	for (int i = 0; i < f->nsymvars; i++)
 		name_of(p, f->symvars[i]->id, f->symvars[i]->name);
+	put_def_func(p, f, 1, f->name);
+	for (int i = 0; i < p->touched.n; i++) {
+		p->names[p->touched.items[i]] = NULL;
+		p->uses[p->touched.items[i]] = 0;
+	}
+	p->touched.n = 0;
+	p->names = NULL;
+	p->uses = NULL;
+	namemap_free(&p->used);
+}
 
-	p->indent = 1;
+/*
+ * `@R.function ... def NAME(...) -> R: body` at indentation level `indent`:
+ * a module function (1) or a local one, printed where it is bound. The
+ * symbolic variables of a local function are its enclosing function's,
+ * declared there.
+ */
+static void
+put_def_func(Printer *p, const Func *f, int indent, const char *name)
+{
+	StrBuf *b = p->b;
+	bool local = indent > 1;
+	for (int i = 0; local && i < f->nparams; i++)
+		if (f->params[i])
+			name_of(p, f->params[i]->id, f->params[i]->name);
+	int saved = p->indent;
+	p->indent = indent;
 	put_indent(p);
 	sb_puts(b, "@R.function");
 	if (f->is_private || !f->pure)
@@ -977,9 +1029,9 @@ put_func(Printer *p, const Func *f)
 	sb_putc(b, '\n');
 	put_indent(p);
 	sb_puts(b, "def ");
-	put_plain_name(p, f->name ? f->name : "");
+	put_plain_name(p, name ? name : "");
 	sb_putc(b, '(');
-	p->sig = true;
+	p->sig = !local;
 	for (int i = 0; i < f->nparams; i++) {
 		if (i)
 			sb_puts(b, ", ");
@@ -992,8 +1044,8 @@ put_func(Printer *p, const Func *f)
 	p->sig = false;
 	sb_puts(b, ":\n");
 
-	p->indent = 2;
-	for (int i = 0; i < f->nsymvars; i++) {
+	p->indent = indent + 1;
+	for (int i = 0; !local && i < f->nsymvars; i++) {
 		put_indent(p);
 		sb_printf(b, "%s = T.int64()\n",
 			  name_of(p, f->symvars[i]->id, f->symvars[i]->name));
@@ -1021,15 +1073,7 @@ put_func(Printer *p, const Func *f)
 	sb_puts(b, "return ");
 	put_expr(p, body);
 	sb_putc(b, '\n');
-
-	for (int i = 0; i < p->touched.n; i++) {
-		p->names[p->touched.items[i]] = NULL;
-		p->uses[p->touched.items[i]] = 0;
-	}
-	p->touched.n = 0;
-	p->names = NULL;
-	p->uses = NULL;
-	namemap_free(&p->used);
+	p->indent = saved;
 }
 
 /* -------------------------------------------------------------- exported */

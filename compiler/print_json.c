@@ -116,6 +116,8 @@ block_json(const Block *b)
 	return json_pack("{s:b, s:o}", "dataflow", b->dataflow, "bindings", bs);
 }
 
+static json_t *func_json(const Func *f);
+
 static json_t *
 expr_json(const Expr *e)
 {
@@ -174,6 +176,13 @@ expr_json(const Expr *e)
 		json_object_set_new(j, "attrs", attrs);
 		break;
 	}
+	case E_FUNC:
+		json_object_set_new(j, "function", func_json(e->fn));
+		break;
+	case E_CALL_VAR:
+		json_object_set_new(j, "callee", expr_json(e->callv.fn));
+		json_object_set_new(j, "args", exprs_json(e->callv.args, e->callv.nargs));
+		break;
 	case E_CALL_FN:
 		json_object_set_new(j, "callee", json_string(e->callfn.callee));
 		json_object_set_new(j, "args", exprs_json(e->callfn.args, e->callfn.nargs));

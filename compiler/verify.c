@@ -180,6 +180,7 @@ pe_uses(Verifier *v, const PExpr *x, Span sp, int depth)
 	case PE_FLOORMOD:
 	case PE_MIN:
 	case PE_MAX:
+	case PE_EQ: case PE_NE: case PE_LT: case PE_LE: case PE_GT: case PE_GE:
 		pe_uses(v, x->a, at, depth + 1);
 		pe_uses(v, x->b, at, depth + 1);
 		return;
@@ -540,6 +541,30 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 	case E_CONST:
 	case E_STR:
 	case E_EXTERN:
+		return;
+	case E_FUNC: {
+		/* a local function: its parameters and body in a scope of
+		 * their own; it may use (capture) the variables in scope */
+		Func *g = e->fn, *outer = v->f;
+		if (!g || !g->body || g->body->kind != E_SEQ) {
+			err(v, here, "malformed IR: local function without a body");
+			return;
+		}
+		int mark = v->scope.n;
+		v->f = g;
+		for (int i = 0; i < g->nparams; i++) {
+			var_define(v, g->params[i], pick(g->params[i]->span, here, here));
+			si_defining(v, g->params[i]->sinfo, here);
+		}
+		walk_seq(v, g->body, depth + 1);
+		scope_pop(v, mark);
+		v->f = outer;
+		return;
+	}
+	case E_CALL_VAR:
+		walk_expr(v, e->callv.fn, AT_OTHER, dataflow, here, depth + 1);
+		walk_args(v, e->callv.args, e->callv.nargs, "a local function",
+			  dataflow, here, depth);
 		return;
 	case E_TUPLE:
 		if (e->tuple.n > 0 && !e->tuple.items) {

@@ -70,6 +70,7 @@ static Expr *conv_value(B *b, Syn *x);
 static Expr *conv_leaf(B *b, Syn *x);
 static SInfo *conv_sinfo(B *b, Syn *x, bool define);
 static Expr *build_stmts(B *b, Stm *s, Stm *stop, Where w);
+static void build_local_func(B *b, Stm *s);
 static int edit_distance(const char *a, const char *b);
 static bool close_enough(const char *want, int dist);
 
@@ -1287,6 +1288,8 @@ conv_prim(B *b, Syn *x)
 		e->prim.dtype = DT_I64;
 	}
 	e->prim.value = conv_dim(b, x, false);
+	if (e->prim.value && PE_IS_CMP(e->prim.value->kind))
+		e->prim.dtype = DT_BOOL; /* R.prim_value(n % 16 == 0) */
 	return e->prim.value ? e : NULL;
 }
 
@@ -1794,6 +1797,25 @@ conv_call(B *b, Syn *x)
 		}
 		return e;
 	}
+	Entry *fe = x->a->kind == X_NAME ? find_entry(b, name) : NULL;
+	if (fe && !fe->dead) {
+		/* a call through a variable: a local function, a parameter */
+		Expr *e = ir_expr(b->m, E_CALL_VAR, x->span);
+		e->callv.fn = ir_var_ref(b->m, fe->var, x->a->span);
+		e->callv.nargs = x->n;
+		e->callv.args = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
+		int i = 0;
+		for (Syn *a = x->items; a; a = a->next, i++) {
+			if (a->kind == X_KWARG) {
+				diag_error(b->d, a->span,
+					   "keyword arguments are not supported in calls of functions");
+				return NULL;
+			}
+			if (!(e->callv.args[i] = conv_leaf(b, a)))
+				return NULL;
+		}
+		return e;
+	}
 	diag_error(b->d, csp, "unsupported call '%s'", name);
 	return NULL;
 }
@@ -1826,8 +1848,12 @@ conv_operator(B *b, Syn *x)
 		case PE_FLOORDIV: op = OP_FLOOR_DIVIDE; break;
 		case SYN_TRUEDIV: op = OP_DIVIDE; break;
 		default:
-			diag_error(b->d, x->span,
-				   "operator '%%' on Relax values is not supported");
+			if (PE_IS_CMP(x->op))
+				diag_error(b->d, x->span,
+					   "a comparison of Relax values is not an expression (use R.equal, R.less, ...; comparisons are for symbolic dimensions, as in 'if n == 16:')");
+			else
+				diag_error(b->d, x->span,
+					   "operator '%%' on Relax values is not supported");
 			return NULL;
 		}
 	}
@@ -2205,7 +2231,10 @@ build_if(B *b, Stm *s, Where w)
 		diag_error(b->d, s->span, "if without else is not supported");
 		return;
 	}
-	Expr *cond = conv_leaf(b, s->value);
+	Syn *cx = s->value;
+	/* if N == 16: a comparison of symbolic dims is a bool prim value */
+	Expr *cond = cx->kind == X_BIN && PE_IS_CMP(cx->op) ? conv_prim(b, cx)
+							    : conv_leaf(b, cx);
 	int mark = b->scope.n;
 	Stm *lt, *le;
 	Expr *then_ = build_branch(b, s->body, &lt);
@@ -2347,11 +2376,13 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 			break;
 		case S_PASS:
 			break;
-		case S_IMPORT:
 		case S_DEF:
+			build_local_func(b, s);
+			break;
+		case S_IMPORT:
 		case S_CLASS:
 			diag_error(b->d, s->span, "%s is not supported inside a function",
-				   s->kind == S_IMPORT ? "import" : s->kind == S_DEF ? "def" : "class");
+				   s->kind == S_IMPORT ? "import" : "class");
 			break;
 		}
 	}
@@ -2364,6 +2395,82 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 }
 
 /* ----------------------------------------------------------- functions */
+
+static bool func_decorators(B *b, Stm *s, Func *f);
+
+/*
+ * A def inside a function body: a local function, bound to a variable of
+ * its name. Its body sees the names in scope (it may capture them); its
+ * symbolic variables are the enclosing function's.
+ */
+static void
+build_local_func(B *b, Stm *s)
+{
+	Func *g = ARENA_NEW(&b->m->arena, Func);
+	g->name = arena_strdup(&b->m->arena, s->name);
+	g->span = s->span;
+	g->pure = true;
+	if (!func_decorators(b, s, g)) {
+		bind_poisoned(b, s->name, s->span);
+		return;
+	}
+	Func *outer = b->f;
+	SeqB *osb = b->sb;
+	Vec oattrs = b->attrs;
+	int odf = b->df_mark;
+	bool oret = b->stray_return;
+	int mark = b->scope.n;
+	b->attrs = (Vec){0};
+	b->stray_return = false;
+	b->df_mark = mark;
+	Vec params = {0};
+	bool ok = true;
+	for (Syn *p = s->params; p; p = p->next) {
+		if (!p->a) {
+			diag_error(b->d, p->span,
+				   "parameter '%s' of '%s' must be annotated",
+				   p->s, s->name);
+			ok = false;
+			continue;
+		}
+		SInfo *si = conv_sinfo(b, p->a, true);
+		ok &= si != NULL;
+		Var *v = ir_var(b->m, p->s, si, false, p->span);
+		vec_push(&params, v);
+		bind_name(b, v);
+	}
+	g->nparams = params.n;
+	g->params = (Var **)vec_to_arena(&params, &b->m->arena);
+	if (s->ann && !(g->ret = conv_sinfo(b, s->ann, true)))
+		ok = false;
+	b->f = g;
+	SeqB sb = {0};
+	b->sb = &sb;
+	Expr *body = build_stmts(b, s->body, NULL, W_FUNC);
+	g->body = finish_seq(b, body, s->span);
+	vec_free(&sb.blocks);
+	vec_free(&sb.cur);
+	g->nattrs = b->attrs.n;
+	g->attrs = ARENA_ARRAY(&b->m->arena, FuncAttr, b->attrs.n ? b->attrs.n : 1);
+	for (int i = 0; i < b->attrs.n; i++)
+		g->attrs[i] = *(FuncAttr *)b->attrs.items[i];
+	vec_free(&b->attrs);
+	b->attrs = oattrs;
+	b->f = outer;
+	b->sb = osb;
+	b->df_mark = odf;
+	b->stray_return = oret;
+	scope_truncate(b, mark);
+	if (!ok || !body) {
+		bind_poisoned(b, s->name, s->span);
+		return;
+	}
+	Expr *e = ir_expr(b->m, E_FUNC, s->span);
+	e->fn = g;
+	Var *v = ir_var(b->m, g->name, NULL, b->sb->df, s->span);
+	emit(b, ir_binding(b->m, v, e, s->span));
+	bind_name(b, v);
+}
 
 /* Reads @R.function(...) into f; false when the function is refused. */
 static bool

@@ -678,6 +678,12 @@ pe_const(const PExpr *x, int64_t *out)
 	case PE_MUL: *out = a * b; return true;
 	case PE_MIN: *out = a < b ? a : b; return true;
 	case PE_MAX: *out = a > b ? a : b; return true;
+	case PE_EQ: *out = a == b; return true;
+	case PE_NE: *out = a != b; return true;
+	case PE_LT: *out = a < b; return true;
+	case PE_LE: *out = a <= b; return true;
+	case PE_GT: *out = a > b; return true;
+	case PE_GE: *out = a >= b; return true;
 	case PE_FLOORDIV:
 	case PE_FLOORMOD:
 		if (!b)
@@ -2406,7 +2412,7 @@ static void
 key_dim(StrBuf *sb, const PExpr *x, VarNames *vn)
 {
 	int64_t c;
-	static const char *ops = "+-*/%<>";
+	static const char *ops = "+-*/%<>=!lLgG"; /* ORDER: PExprKind from PE_ADD */
 	if (pe_const(x, &c)) {
 		sb_printf(sb, "%lld", (long long)c);
 		return;
