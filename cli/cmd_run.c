@@ -27,7 +27,7 @@ enum { MAX_REPORT = 20 };
 
 static const char run_help[] =
 	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"
-	"               [--func NAME] [-o OUT.npy | -o DIR]\n"
+	"               [--func NAME] [--rank K] [-o OUT.npy | -o DIR]\n"
 	"\n"
 	"Runs a function of FILE (default main) on weights and .npy inputs.\n"
 	"Parameters after the num_input attribute are weights, bound by exact\n"
@@ -42,6 +42,10 @@ static const char run_help[] =
 	"                       (an R.Shape input from a 1-d int64 array, an\n"
 	"                       R.Prim input from a 0-d array); repeatable\n"
 	"  --func NAME          the function to run (default main)\n"
+	"  --rank K             run as worker K of a tensor-parallel model\n"
+	"                       (its NAME_shard-K weights; collectives over\n"
+	"                       this one process); under mpirun the worker is\n"
+	"                       the MPI rank\n"
 	"  -o OUT.npy           write a tensor result to OUT.npy\n"
 	"  -o DIR               write a tuple result as DIR/0.npy, DIR/1.npy,\n"
 	"                       ... (a nested tuple as DIR/1/0.npy ...)\n"
@@ -75,141 +79,84 @@ typedef struct {
 	bool out_dir;        /* -o ended in a slash: a directory */
 	char *out_buf;       /* -o without trailing slashes */
 	char *written;       /* per field: 0 not yet, 1 a file, 2 a dir */
+	int rank;            /* --rank K, or the MPI rank */
+	bool rank_given;
+	bool quiet_out;      /* MPI ranks but 0 write no result */
+	RtComm *comm;        /* the workers */
+	FILE *err;           /* messages about the inputs (not repeated by
+			      * every MPI rank: only rank 0's) */
 } Run;
+
+/*
+ * A .npy input. Under mpirun rank 0 reads the file and broadcasts its
+ * bytes, and every rank parses them: the inputs need to exist only where
+ * rank 0 runs. NULL + e (e empty on the ranks that only received).
+ */
+static RtTensor *
+read_npy(Run *r, const char *path, RtError *e)
+{
+	if (!rt_comm_is_mpi(r->comm) || rt_comm_size(r->comm) == 1)
+		return rt_npy_read(path, e);
+	size_t len = 0;
+	char *buf = NULL;
+	int64_t n = -1;
+	e->msg[0] = 0;
+	if (rt_comm_rank(r->comm) == 0) {
+		FILE *f = fopen(path, "rb");
+		struct stat sb;
+		if (!f || fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode)) {
+			rt_error(e, "%s: cannot open: %s", path,
+				 f ? "not a regular file" : strerror(errno));
+		} else if (!(buf = malloc((size_t)sb.st_size + 1))) {
+			rt_error(e, "%s: out of memory", path);
+		} else if ((len = fread(buf, 1, (size_t)sb.st_size, f)) !=
+			   (size_t)sb.st_size) {
+			rt_error(e, "%s: cannot read: %s", path,
+				 strerror(errno));
+			free(buf);
+			buf = NULL;
+		} else {
+			n = (int64_t)len;
+		}
+		if (f)
+			fclose(f);
+	}
+	RtError be;
+	if (!rt_comm_bcast(r->comm, &n, sizeof n, 0, &be))
+		rt_comm_abort(r->comm, EXIT_INPUT);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	if (!buf && !(buf = malloc((size_t)n + 1))) {
+		rt_error(e, "out of memory");
+		rt_comm_abort(r->comm, EXIT_INPUT);
+	}
+	if (!rt_comm_bcast(r->comm, buf, (size_t)n, 0, &be))
+		rt_comm_abort(r->comm, EXIT_INPUT);
+	RtTensor *t = rt_npy_parse(buf, (size_t)n, path, e);
+	free(buf);
+	return t;
+}
 
 /* ------------------------------------------------------------ checks */
 
-/* "(3, 4)" */
-static void
-shape_text(StrBuf *b, int ndim, const int64_t *shape)
-{
-	sb_putc(b, '(');
-	for (int i = 0; i < ndim; i++)
-		sb_printf(b, "%s%lld", i ? ", " : "", (long long)shape[i]);
-	sb_puts(b, ndim == 1 ? ",)" : ")");
-}
-
-/*
- * Compares a tensor's dtype and shape with annotation si (dtype, rank and
- * constant dims; symbolic dims are the executor's). Prints
- * "rlx run: error: WHAT: expected ..., got ..." and returns false on a
- * mismatch.
- */
-static bool
-matches(const char *what, const SInfo *si, DType dt, int ndim,
-	const int64_t *shape)
-{
-	bool ok = si->kind == SI_TENSOR;
-	if (ok && si->dtype != DT_UNKNOWN && si->dtype != dt)
-		ok = false;
-	if (ok && si->ndim >= 0 && si->ndim != ndim)
-		ok = false;
-	for (int i = 0; ok && si->shape && i < si->ndim; i++)
-		if (si->shape[i]->kind == PE_INT && si->shape[i]->value != shape[i])
-			ok = false;
-	if (ok)
-		return true;
-	StrBuf b = {0};
-	sb_printf(&b, "%s: expected ", what);
-	print_sinfo(&b, si);
-	sb_puts(&b, ", got shape ");
-	shape_text(&b, ndim, shape);
-	sb_printf(&b, " dtype %s", dtype_name(dt));
-	fprintf(stderr, "rlx run: error: %s\n", b.p);
-	sb_free(&b);
-	return false;
-}
-
-/* bfloat16 parameters accept float32 arrays (.npy has no bfloat16):
- * converted to nearest even. Returns t or its conversion. */
-static RtTensor *
-to_bf16(RtTensor *t, RtError *e)
-{
-	RtTensor *c = rt_tensor_new(DT_BF16, t->ndim, t->shape, e);
-	if (!c)
-		return NULL;
-	const float *s = t->data;
-	uint16_t *d = c->data;
-	for (int64_t i = 0; i < rt_numel(t); i++)
-		d[i] = rt_f32_to_bf16(s[i]);
-	rt_tensor_free(t);
-	return c;
-}
-
 /* Reads the --input for parameter v into a value; NULL after a message. */
 static RtValue *
-read_input(const Var *v, const char *path)
+read_input(Run *r, const Var *v, const char *path)
 {
 	RtError e;
-	RtTensor *t = rt_npy_read(path, &e);
+	RtTensor *t = read_npy(r, path, &e);
 	if (!t) {
-		fprintf(stderr, "rlx run: error: input '%s': %s\n", v->name, e.msg);
+		if (e.msg[0])
+			fprintf(r->err, "rlx run: error: input '%s': %s\n",
+				v->name, e.msg);
 		return NULL;
 	}
-	const SInfo *si = v->sinfo;
-	char what[512];
-	snprintf(what, sizeof what, "input '%s' (%s)", v->name, path);
-	if (si->kind == SI_SHAPE) {
-		if (t->dtype != DT_I64 || t->ndim != 1 ||
-		    (si->ndim >= 0 && si->ndim != t->shape[0])) {
-			fprintf(stderr, "rlx run: error: %s: expected a 1-d int64 "
-				"array of %d values for an R.Shape, got %s of %d "
-				"dimensions\n", what, si->ndim,
-				dtype_name(t->dtype), t->ndim);
-			rt_tensor_free(t);
-			return NULL;
-		}
-		RtValue *r = rt_value_shape(t->data, (int)t->shape[0]);
-		rt_tensor_free(t);
-		return r;
-	}
-	if (si->kind == SI_PRIM) {
-		if (t->ndim != 0 || (si->dtype != DT_UNKNOWN && si->dtype != t->dtype)) {
-			fprintf(stderr, "rlx run: error: %s: expected a 0-d %s "
-				"array for an R.Prim, got %s of %d dimensions\n",
-				what, dtype_name(si->dtype), dtype_name(t->dtype),
-				t->ndim);
-			rt_tensor_free(t);
-			return NULL;
-		}
-		int64_t iv = 0;
-		double fv = 0;
-		switch (t->dtype) {
-		case DT_F32: fv = *(float *)t->data; break;
-		case DT_F64: fv = *(double *)t->data; break;
-		case DT_F16: fv = rt_f16_to_f32(*(uint16_t *)t->data); break;
-		case DT_I64: iv = *(int64_t *)t->data; break;
-		case DT_I32: iv = *(int32_t *)t->data; break;
-		case DT_I16: iv = *(int16_t *)t->data; break;
-		case DT_I8: iv = *(int8_t *)t->data; break;
-		default: iv = *(uint8_t *)t->data; break;
-		}
-		if (dtype_is_float(t->dtype))
-			iv = (int64_t)fv;
-		else
-			fv = (double)iv;
-		RtValue *r = rt_value_prim(t->dtype, iv, fv);
-		rt_tensor_free(t);
-		return r;
-	}
-	if (si->kind != SI_TENSOR && si->kind != SI_OBJECT) {
-		fprintf(stderr, "rlx run: error: %s: a .npy file cannot give a "
-			"value of this type\n", what);
-		rt_tensor_free(t);
-		return NULL;
-	}
-	if (si->kind == SI_TENSOR && si->dtype == DT_BF16 && t->dtype == DT_F32) {
-		t = to_bf16(t, &e);
-		if (!t) {
-			fprintf(stderr, "rlx run: error: %s: %s\n", what, e.msg);
-			return NULL;
-		}
-	}
-	if (si->kind == SI_TENSOR && !matches(what, si, t->dtype, t->ndim, t->shape)) {
-		rt_tensor_free(t);
-		return NULL;
-	}
-	return rt_value_tensor(t);
+	RtValue *val = rt_value_from_npy(v->name, v->sinfo, t, path, &e);
+	if (!val)
+		fprintf(r->err, "rlx run: error: %s\n", e.msg);
+	return val;
 }
 
 /* Reads every input; false after messages. */
@@ -226,7 +173,7 @@ read_inputs(Run *r)
 			StrBuf b = {0};
 			for (int k = 0; k < r->ninput; k++)
 				sb_printf(&b, "%s'%s'", k ? ", " : "", r->f->params[k]->name);
-			fprintf(stderr, "rlx run: error: %s has no input '%s' "
+			fprintf(r->err, "rlx run: error: %s has no input '%s' "
 				"(inputs: %s)\n", r->f->name, r->inputs[i].name,
 				b.p ? b.p : "none");
 			sb_free(&b);
@@ -234,12 +181,12 @@ read_inputs(Run *r)
 			continue;
 		}
 		if (r->values[p]) {
-			fprintf(stderr, "rlx run: error: input '%s' given twice\n",
+			fprintf(r->err, "rlx run: error: input '%s' given twice\n",
 				r->inputs[i].name);
 			ok = false;
 			continue;
 		}
-		if (!(r->values[p] = read_input(r->f->params[p], r->inputs[i].path)))
+		if (!(r->values[p] = read_input(r, r->f->params[p], r->inputs[i].path)))
 			ok = false;
 	}
 	for (int p = 0; p < r->ninput; p++)
@@ -247,7 +194,7 @@ read_inputs(Run *r)
 			const Var *v = r->f->params[p];
 			StrBuf b = {0};
 			print_sinfo(&b, v->sinfo);
-			fprintf(stderr, "rlx run: error: missing input '%s' (%s): "
+			fprintf(r->err, "rlx run: error: missing input '%s' (%s): "
 				"give it with --input %s=FILE.npy\n", v->name, b.p,
 				v->name);
 			sb_free(&b);
@@ -273,6 +220,19 @@ check_weights(Run *r)
 	 * (hook for the tensor cache) a tensor-cache directory. */
 	r->w = rt_weights_open(r->params, &e);
 	if (!r->w) {
+		fprintf(stderr, "rlx run: error: %s\n", e.msg);
+		return false;
+	}
+	/* a tensor-parallel cache: this worker's records (NAME_shard-K as
+	 * NAME, and the shared ones) */
+	int tp = rt_weights_tensor_parallel(r->w);
+	if (rt_comm_is_mpi(r->comm) && tp && tp != rt_comm_size(r->comm)) {
+		fprintf(stderr, "rlx run: error: %s holds the weights of %d "
+			"workers, but mpirun started %d: run it with mpirun -np "
+			"%d\n", r->params, tp, rt_comm_size(r->comm), tp);
+		return false;
+	}
+	if ((tp || r->rank) && !rt_weights_set_rank(r->w, r->rank, &e)) {
 		fprintf(stderr, "rlx run: error: %s\n", e.msg);
 		return false;
 	}
@@ -319,8 +279,10 @@ check_weights(Run *r)
 			nerr++;
 			continue;
 		}
-		if (!matches(what, v->sinfo, dt, nd, shape))
+		if (!rt_annot_matches(what, v->sinfo, dt, nd, shape, &e)) {
+			fprintf(stderr, "rlx run: error: %s\n", e.msg);
 			nerr++;
+		}
 	}
 	int extra = 0;
 	for (int i = 0; i < rt_weights_count(r->w); i++) {
@@ -377,17 +339,6 @@ run_load(void *ctx, int param, RtError *e)
 	return v;
 }
 
-static bool write_value(const char *path, const RtValue *v, RtError *e);
-
-/* The name of field k of a tuple result under dir (malloc'ed). */
-static char *
-field_path(const char *dir, int k, bool is_tuple)
-{
-	StrBuf b = {0};
-	sb_printf(&b, "%s/%d%s", dir, k, is_tuple ? "" : ".npy");
-	return sb_take(&b);
-}
-
 /*
  * The stream's emit. A tuple result written with -o goes to the
  * temporary directory field by field as the executor hands the fields
@@ -409,8 +360,8 @@ run_emit(void *ctx, int field, RtValue *v, RtError *e)
 	}
 	if (!r->tmp.tmp && !rt_dir_begin(&r->tmp, r->out, e))
 		return false;
-	char *path = field_path(r->tmp.tmp, field, v->kind == RV_TUPLE);
-	bool ok = write_value(path, v, e);
+	char *path = rt_field_path(r->tmp.tmp, field, v->kind == RV_TUPLE);
+	bool ok = rt_value_write(path, v, e);
 	free(path);
 	if (ok)
 		r->written[field] = v->kind == RV_TUPLE ? 2 : 1;
@@ -418,77 +369,6 @@ run_emit(void *ctx, int field, RtValue *v, RtError *e)
 }
 
 /* ------------------------------------------------------------ output */
-
-/* A tensor of v for .npy: shapes as int64, prims as 0-d, bf16 as f32.
- * Always a new tensor (owned or borrowed view of v's data). */
-static RtTensor *
-npy_tensor(const RtValue *v, RtError *e)
-{
-	if (v->kind == RV_SHAPE) {
-		int64_t n = v->n;
-		RtTensor *t = rt_tensor_new(DT_I64, 1, &n, e);
-		if (t && v->n)
-			memcpy(t->data, v->values, sizeof *v->values * (size_t)v->n);
-		return t;
-	}
-	if (v->kind == RV_PRIM) {
-		DType dt = v->dtype == DT_UNKNOWN || v->dtype == DT_BF16 ? DT_F32 : v->dtype;
-		RtTensor *t = rt_tensor_new(dt, 0, NULL, e);
-		if (!t)
-			return NULL;
-		switch (dt) {
-		case DT_F32: *(float *)t->data = (float)v->f; break;
-		case DT_F64: *(double *)t->data = v->f; break;
-		case DT_F16: *(uint16_t *)t->data = rt_f32_to_f16((float)v->f); break;
-		case DT_I64: *(int64_t *)t->data = v->i; break;
-		case DT_I32: *(int32_t *)t->data = (int32_t)v->i; break;
-		case DT_I16: *(int16_t *)t->data = (int16_t)v->i; break;
-		case DT_I8: *(int8_t *)t->data = (int8_t)v->i; break;
-		default: *(uint8_t *)t->data = (uint8_t)v->i; break;
-		}
-		return t;
-	}
-	const RtTensor *s = v->t;
-	if (s->dtype == DT_BF16) {
-		RtTensor *t = rt_tensor_new(DT_F32, s->ndim, s->shape, e);
-		if (!t)
-			return NULL;
-		const uint16_t *src = s->data;
-		float *dst = t->data;
-		for (int64_t i = 0; i < rt_numel(s); i++)
-			dst[i] = rt_bf16_to_f32(src[i]);
-		return t;
-	}
-	return rt_tensor_borrow(s->dtype, s->ndim, s->shape, s->data, e);
-}
-
-/* Writes value v under path (a .npy file, or a directory for a tuple);
- * false + e. */
-static bool
-write_value(const char *path, const RtValue *v, RtError *e)
-{
-	if (v->kind == RV_TUPLE) {
-		if (mkdir(path, 0777) != 0) {
-			rt_error(e, "cannot create %s: %s", path, strerror(errno));
-			return false;
-		}
-		for (int k = 0; k < v->n; k++) {
-			char *sub = field_path(path, k, v->fields[k]->kind == RV_TUPLE);
-			bool ok = write_value(sub, v->fields[k], e);
-			free(sub);
-			if (!ok)
-				return false;
-		}
-		return true;
-	}
-	RtError we;
-	RtTensor *t = npy_tensor(v, &we);
-	bool ok = t && rt_npy_write(path, t, &we);
-	if (!ok)
-		rt_error(e, "cannot write %s: %s", path, we.msg);
-	rt_tensor_free(t);
-	return ok;
-}
 
 /* Is path an existing directory? */
 static bool
@@ -514,8 +394,8 @@ move_into_place(Run *r)
 		return false;
 	}
 	for (int k = 0; k < r->nresult; k++) {
-		char *a = field_path(r->tmp.tmp, k, r->written[k] == 2);
-		char *b = field_path(r->out, k, r->written[k] == 2);
+		char *a = rt_field_path(r->tmp.tmp, k, r->written[k] == 2);
+		char *b = rt_field_path(r->out, k, r->written[k] == 2);
 		bool ok = rename(a, b) == 0;
 		if (!ok)
 			fprintf(stderr, "rlx run: error: cannot rename %s to %s: "
@@ -539,7 +419,7 @@ write_result(Run *r, RtValue *res)
 {
 	RtError e;
 	if (!is_dir(r->out) && !r->out_dir) {
-		RtTensor *t = npy_tensor(res, &e);
+		RtTensor *t = rt_value_npy_tensor(res, &e);
 		bool ok = t && rt_npy_write(r->out, t, &e);
 		if (!ok)
 			fprintf(stderr, "rlx run: error: cannot write %s: %s\n",
@@ -553,82 +433,6 @@ write_result(Run *r, RtValue *res)
 		return false;
 	}
 	return move_into_place(r);
-}
-
-/* One element of t as text. */
-static void
-print_elem(StrBuf *b, const RtTensor *t, int64_t i)
-{
-	const void *d = t->data;
-	switch (t->dtype) {
-	case DT_BOOL: sb_puts(b, ((const uint8_t *)d)[i] ? "True" : "False"); break;
-	case DT_I8: sb_printf(b, "%d", ((const int8_t *)d)[i]); break;
-	case DT_I16: sb_printf(b, "%d", ((const int16_t *)d)[i]); break;
-	case DT_I32: sb_printf(b, "%d", ((const int32_t *)d)[i]); break;
-	case DT_I64: sb_printf(b, "%lld", (long long)((const int64_t *)d)[i]); break;
-	case DT_U8: sb_printf(b, "%u", ((const uint8_t *)d)[i]); break;
-	case DT_F16: sb_printf(b, "%.6g", rt_f16_to_f32(((const uint16_t *)d)[i])); break;
-	case DT_BF16: sb_printf(b, "%.6g", rt_bf16_to_f32(((const uint16_t *)d)[i])); break;
-	case DT_F32: sb_printf(b, "%.8g", ((const float *)d)[i]); break;
-	case DT_F64: sb_printf(b, "%.17g", ((const double *)d)[i]); break;
-	default: sb_puts(b, "?"); break;
-	}
-}
-
-/* Nested lists of t's elements from dimension dim at offset *i. */
-static void
-print_nested(StrBuf *b, const RtTensor *t, int dim, int64_t *i)
-{
-	if (dim == t->ndim) {
-		print_elem(b, t, (*i)++);
-		return;
-	}
-	sb_putc(b, '[');
-	for (int64_t k = 0; k < t->shape[dim]; k++) {
-		if (k)
-			sb_puts(b, ", ");
-		print_nested(b, t, dim + 1, i);
-	}
-	sb_putc(b, ']');
-}
-
-/* Prints a result value: "NAME: dtype shape" and, when small, its values. */
-static void
-print_value(StrBuf *b, const char *name, const RtValue *v)
-{
-	switch (v->kind) {
-	case RV_TUPLE:
-		for (int k = 0; k < v->n; k++) {
-			char sub[256];
-			snprintf(sub, sizeof sub, "%s[%d]", name, k);
-			print_value(b, sub, v->fields[k]);
-		}
-		return;
-	case RV_SHAPE:
-		sb_printf(b, "%s: shape ", name);
-		shape_text(b, v->n, v->values);
-		sb_putc(b, '\n');
-		return;
-	case RV_PRIM:
-		if (dtype_is_float(v->dtype))
-			sb_printf(b, "%s: %s %.17g\n", name, dtype_name(v->dtype), v->f);
-		else
-			sb_printf(b, "%s: %s %lld\n", name, dtype_name(v->dtype),
-				  (long long)v->i);
-		return;
-	case RV_TENSOR:
-		break;
-	}
-	sb_printf(b, "%s: %s ", name, dtype_name(v->t->dtype));
-	shape_text(b, v->t->ndim, v->t->shape);
-	if (rt_numel(v->t) <= 1000) {
-		int64_t i = 0;
-		sb_putc(b, '\n');
-		print_nested(b, v->t, 0, &i);
-	} else {
-		sb_puts(b, " (too large to print; use -o)");
-	}
-	sb_putc(b, '\n');
 }
 
 /* ------------------------------------------------------------ command */
@@ -656,6 +460,16 @@ parse_args(Run *r, int argc, char **argv)
 			if (!*val)
 				return cli_usage_error("run", "%s needs a value", "--func");
 			r->func = val;
+		} else if ((val = cli_opt_value(argc, argv, &i, "--rank"))) {
+			char *end;
+			long k = strtol(val, &end, 10);
+			if (!*val || *end || k < 0 || k > 1000000)
+				return cli_usage_error("run", "--rank needs a worker "
+						       "number, not '%s'", val);
+			if (r->rank_given)
+				return cli_usage_error("run", "%s", "--rank given twice");
+			r->rank = (int)k;
+			r->rank_given = true;
 		} else if ((val = cli_opt_value(argc, argv, &i, "-o"))) {
 			if (!*val)
 				return cli_usage_error("run", "%s needs a value", "-o");
@@ -722,14 +536,20 @@ run_it(Run *r)
 	diag_print(&d, stderr);
 	diag_clear(&d);
 	free(d.items);
-	if (!p)
+	if (!rt_comm_all(r->comm, p != NULL)) {
+		rt_program_free(p);
 		return EXIT_INPUT;
+	}
+	rt_program_set_comm(p, r->comm);
 	r->stream_out = r->tuple && r->out;
 	RtStream s = {run_load, run_emit, r};
 	RtError e;
 	bool ok = rt_run_stream(p, &s, &e);
 	if (!ok)
 		fprintf(stderr, "rlx run: error: %s\n", e.msg);
+	/* the others may wait for this rank in a collective */
+	if (!ok && rt_comm_is_mpi(r->comm) && rt_comm_size(r->comm) > 1)
+		rt_comm_abort(r->comm, EXIT_INPUT);
 	for (int k = 0; ok && k < r->nresult; k++)
 		if (!r->result[k] && !r->written[k]) {
 			fprintf(stderr, "rlx run: error: result field %d was not "
@@ -755,11 +575,13 @@ run_it(Run *r)
 		} else {
 			res = rt_value_retain(r->result[0]);
 		}
-		if (r->out) {
+		if (r->quiet_out) {
+			/* an MPI rank but 0: rank 0 writes the result */
+		} else if (r->out) {
 			ok = write_result(r, res);
 		} else {
 			StrBuf b = {0};
-			print_value(&b, r->f->name, res);
+			rt_value_print(&b, r->f->name, res);
 			fputs(b.p ? b.p : "", stdout);
 			sb_free(&b);
 		}
@@ -781,10 +603,33 @@ cmd_run(int argc, char **argv)
 {
 	Run r = {0};
 	char *dir_model = NULL; /* FILE/model.py when FILE is a cache */
+	r.err = stderr;
 	int status = parse_args(&r, argc, argv);
 	if (status >= 0)
 		goto done;
 	status = EXIT_INPUT;
+	RtError ce;
+	if (rt_comm_launched() && r.rank_given) {
+		status = cli_usage_error("run", "%s", "--rank is for one process; "
+					 "under mpirun the worker is the MPI rank");
+		goto done;
+	}
+	r.comm = r.rank_given ? rt_comm_single(r.rank, &ce) : rt_comm_open(&ce);
+	if (!r.comm) {
+		fprintf(stderr, "rlx run: error: %s\n", ce.msg);
+		goto done;
+	}
+	if (rt_comm_is_mpi(r.comm)) {
+		r.rank = rt_comm_rank(r.comm);
+		if (r.rank != 0) {
+			/* rank 0 writes the result */
+			r.quiet_out = true;
+			r.out = NULL;
+			r.err = fopen("/dev/null", "w");
+			if (!r.err)
+				r.err = stderr;
+		}
+	}
 	/* `rlx run DIR`: a tensor cache that holds its module (rlx transform). */
 	struct stat st;
 	if (strcmp(r.file, "-") && stat(r.file, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -839,11 +684,15 @@ cmd_run(int argc, char **argv)
 	}
 	bool ok = read_inputs(&r);
 	ok = check_weights(&r) && ok;
-	if (!ok)
+	/* every rank checks its own weights; one failing stops them all */
+	if (!rt_comm_all(r.comm, ok))
 		goto done;
 	status = run_it(&r);
 done:
 	run_free(&r);
 	free(dir_model);
+	if (r.err && r.err != stderr)
+		fclose(r.err);
+	rt_comm_close(r.comm);
 	return status;
 }

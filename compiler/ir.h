@@ -588,6 +588,8 @@ typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
  *   MOVE       moves or copies elements (permute_dims, concat, take, ...)
  *   VIEW       the same elements in another shape (reshape, squeeze, ...)
  *   CREATE     a new tensor from a shape (zeros, full, arange)
+ *   COMM       talks to the other workers or depends on the worker's rank
+ *              (R.ccl.*, R.dist.*): run by the executor, not a kernel
  *   OTHER      anything else (builtins)
  *   EXTERN     read, checked and printed but not run by rlx: packed calls,
  *              memory planning, devices, ops with no CPU kernel here
@@ -597,7 +599,8 @@ typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
  */
 typedef enum {
 	OC_ELEMWISE, OC_BROADCAST, OC_FILL_LIKE, OC_REDUCE, OC_NORM,
-	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_OTHER, OC_EXTERN, OC_IMPURE
+	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_COMM, OC_OTHER, OC_EXTERN,
+	OC_IMPURE
 } OpClass;
 
 typedef struct {
