@@ -596,6 +596,8 @@ typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
  *   IMPURE     as EXTERN, and with a side effect (R.print, R.call_packed):
  *              not in a dataflow block, nor in a pure function unless it
  *              has the attribute relax.force_pure
+ * A row's class may be or'ed with flags (OF_*) for what the class alone
+ * does not tell.
  */
 typedef enum {
 	OC_ELEMWISE, OC_BROADCAST, OC_FILL_LIKE, OC_REDUCE, OC_NORM,
@@ -603,11 +605,20 @@ typedef enum {
 	OC_IMPURE
 } OpClass;
 
+enum {
+	OC_MASK = 0xff,
+	/* the op's data operand (its first) may be computed by a fused
+	 * elementwise tree inside its kernel (sum, max, ...: codegen's
+	 * gen_reduce reads its input element by element) */
+	OF_FUSE_INPUT = 1 << 8,
+};
+
 typedef struct {
 	const char *name; /* "add", "nn.relu", "builtin.stop_lift_params" */
 	const char *sig;
 	InferFn infer;
-	OpClass cls;
+	OpClass cls;    /* the row's class without its flags */
+	unsigned flags; /* OF_* */
 } OpInfo;
 
 const OpInfo *op_info(OpKind op);
