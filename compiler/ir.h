@@ -576,6 +576,9 @@ typedef enum { DIM_DIFFER = -1, DIM_UNKNOWN = 0, DIM_EQUAL = 1 } DimRel;
 /* Equal, provably different (constants, or a - b a nonzero constant), or
  * not known statically. */
 DimRel infer_dim_rel(Module *m, PExpr *a, PExpr *b);
+/* si with every dim or value that mentions a SymVar outside vars[0..n)
+ * forgotten (TVM's EraseToWellDefined); a tensor keeps its ndim. */
+SInfo *si_erase(Module *m, const SInfo *si, SymVar **vars, int n);
 /* print_sinfo into an arena string, for messages. */
 const char *infer_sinfo_str(Module *m, const SInfo *si);
 
