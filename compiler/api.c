@@ -87,7 +87,7 @@ rlx_run_passes(rlx_module *m, const char *passes, rlx_diags *d)
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "lift")) {
 			const Pass *pl[8];
-			int k = pass_lift_pipeline(pl, false);
+			int k = pass_lift_pipeline(pl, false, false);
 			for (int i = 0; i < k && n < 64; i++)
 				list[n++] = pl[i];
 			continue;

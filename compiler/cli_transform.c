@@ -378,7 +378,7 @@ lift_module(Module *m, bool shared, const char **shared_funcs, int nshared)
 			 .shared_funcs = shared_funcs,
 			 .nshared_funcs = nshared};
 	const Pass *list[8];
-	int n = pass_lift_pipeline(list, false);
+	int n = pass_lift_pipeline(list, false, true);
 	rlx_diags *d = rlx_diags_new();
 	int nerr = pass_run(m, list, n, &o, d, NULL, NULL);
 	rlx_diags_print(d, stderr);

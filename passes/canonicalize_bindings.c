@@ -921,6 +921,12 @@ int
 pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d)
 {
 	(void)o;
+	return pass_canonicalize_funcs(m, m->funcs, m->nfuncs, d);
+}
+
+int
+pass_canonicalize_funcs(Module *m, Func **fs, int nfs, Diags *d)
+{
 	int before = d->nerrors;
 	Canon c = {.m = m, .d = d, .nids = m->next_id};
 	size_t n = (size_t)c.nids + 1;
@@ -935,8 +941,8 @@ pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d)
 	Var **vars = calloc(n, sizeof(Var *));
 	if (!ok || !vars)
 		ir_bug("out of memory");
-	for (int i = 0; i < m->nfuncs && d->nerrors == before; i++)
-		canon_func(&c, m->funcs[i], vars);
+	for (int i = 0; i < nfs && d->nerrors == before; i++)
+		canon_func(&c, fs[i], vars);
 	free(vars);
 	free(c.known);
 	free(c.trivial);

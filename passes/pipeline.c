@@ -76,15 +76,18 @@ pass_run(Module *m, const Pass *const *list, int n, const PassOptions *o,
 }
 
 int
-pass_lift_pipeline(const Pass **out, bool with_bind)
+pass_lift_pipeline(const Pass **out, bool with_bind, bool tidy)
 {
 	int n = 0;
 	out[n++] = pass_lookup("convert-ssa");
-	out[n++] = pass_lookup("canonicalize-bindings");
+	if (tidy) {
+		out[n++] = pass_lookup("canonicalize-bindings");
+		out[n++] = pass_lookup("dead-code-elimination");
+	}
 	if (with_bind)
 		out[n++] = pass_lookup("bind-params");
 	out[n++] = pass_lookup("lift-transform-params");
-	out[n++] = pass_lookup("canonicalize-bindings");
-	out[n++] = pass_lookup("dead-code-elimination");
+	if (tidy)
+		out[n++] = pass_lookup("dead-code-elimination");
 	return n;
 }
