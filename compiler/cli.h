@@ -15,6 +15,11 @@ int cmd_run(int argc, char **argv);
 int cmd_transform(int argc, char **argv);
 int cmd_init_weights(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+/* A transform in TVM's convention (one tuple of the weights) takes one
+ * named parameter per weight instead, names[i] when given (may be NULL),
+ * else as the module names them; false after a message on failure. */
+struct Func;
+bool cli_unbundle(rlx_module *m, struct Func *t, const char **names);
 
 /* main.c: shared helpers */
 char *cli_read_file(const char *path, size_t *len);

@@ -822,7 +822,8 @@ cmd_run(int argc, char **argv)
 	r.m = cli_load_module(r.file);
 	if (!r.m)
 		goto done;
-	r.f = ir_find_func(r.m, r.func);
+	Func *fn = ir_find_func(r.m, r.func);
+	r.f = fn;
 	if (!r.f) {
 		StrBuf b = {0};
 		for (int i = 0; i < r.m->nfuncs; i++)
@@ -833,6 +834,9 @@ cmd_run(int argc, char **argv)
 		goto done;
 	}
 	r.ninput = ir_func_num_input(r.f);
+	/* F_transform_params in TVM's convention: its weights by name */
+	if (r.ninput == 0 && !cli_unbundle(r.m, fn, NULL))
+		goto done;
 	if (r.ninput < 0 || r.ninput > r.f->nparams)
 		r.ninput = r.f->nparams;
 	/* the inferred result (more precise than an R.Object annotation) */

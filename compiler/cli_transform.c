@@ -386,6 +386,60 @@ lift_module(Module *m, bool shared, const char **shared_funcs, int nshared)
 	return nerr == 0;
 }
 
+/*
+ * The names of the weights a lift of m will bundle into the transform's
+ * tuple: those of the first function lifted (TVM's order: --shared=F1,..
+ * as listed, else by name; without --shared, f itself). Arena strings.
+ */
+static const char **
+lift_weight_names(Module *m, Func *f, bool shared, const char **list, int nlist)
+{
+	Func *first = f;
+	if (shared && nlist) {
+		first = ir_find_func(m, list[0]);
+	} else if (shared) {
+		first = NULL;
+		for (int i = 0; i < m->nfuncs; i++) {
+			Func *g = m->funcs[i];
+			if (ir_func_num_input(g) >= 0 && !pass_is_transform(g) &&
+			    (!first || strcmp(g->name, first->name) < 0))
+				first = g;
+		}
+	}
+	int nin = first ? ir_func_num_input(first) : -1;
+	if (nin < 0 || nin > first->nparams)
+		return NULL;
+	const char **names = ARENA_ARRAY(&m->arena, const char *,
+					 first->nparams - nin + 1);
+	for (int i = nin; i < first->nparams; i++)
+		names[i - nin] = first->params[i]->name;
+	return names;
+}
+
+/*
+ * A transform in TVM's convention (one tuple of the weights) gets one named
+ * parameter per weight, so that the checkpoint binds by name: names when
+ * given, else those the module tells (pass_weight_names). False after a
+ * message when a weight the transform reads has no name.
+ */
+bool
+cli_unbundle(Module *m, Func *t, const char **given)
+{
+	if (!pass_is_bundled(t))
+		return true;
+	int n = t->params[0]->sinfo->nfields;
+	const char **names = ARENA_ARRAY(&m->arena, const char *, n + 1);
+	for (int i = 0; i < n; i++)
+		names[i] = given ? given[i] : NULL;
+	pass_weight_names(m, t, names);
+	rlx_diags *d = rlx_diags_new();
+	pass_unbundle_params(m, t, names, d);
+	bool ok = !rlx_diags_errors(d);
+	rlx_diags_print(d, stderr);
+	rlx_diags_free(d);
+	return ok;
+}
+
 /* Compiles a function, printing the errors; NULL on failure. */
 static RtProgram *
 compile_func(Module *m, const char *name)
@@ -1348,7 +1402,11 @@ cmd_transform(int argc, char **argv)
 				   shared ? "" : fname);
 	if (shared)
 		tname += strlen("_");
+	const char **wnames = NULL; /* the weights' names, when we lift */
 	if (!ir_find_func(x.m, tname)) {
+		wnames = lift_weight_names(x.m, x.F, shared,
+					   (const char **)shared_funcs.items,
+					   shared_funcs.n);
 		if (!lift_module(x.m, shared, (const char **)shared_funcs.items,
 				 shared_funcs.n))
 			goto done;
@@ -1360,6 +1418,10 @@ cmd_transform(int argc, char **argv)
 			x.m->src.name, fname, tname);
 		goto done;
 	}
+	/* DIR/model.py keeps TVM's convention; the engine binds by name */
+	model_text = rlx_print(x.m, NULL);
+	if (!cli_unbundle(x.m, x.T, wnames))
+		goto done;
 	x.ninput = ir_func_num_input(x.F);
 	x.nout = x.F->nparams - x.ninput;
 	const SInfo *ret = func_result(x.T);
@@ -1400,7 +1462,6 @@ cmd_transform(int argc, char **argv)
 	prog = compile_func(x.m, x.T->name);
 	if (!prog)
 		goto done;
-	model_text = rlx_print(x.m, NULL);
 	RtCacheOptions co = {.shard_bytes = (size_t)(shard_mb << 20)};
 	x.cw = rt_cache_begin(out, &co, &e);
 	if (!x.cw) {
@@ -1653,6 +1714,8 @@ cmd_verify(int argc, char **argv)
 			m0->src.name, F0->name, tname);
 		goto done;
 	}
+	if (!cli_unbundle(m1, T1, lift_weight_names(m0, F0, false, NULL, 0)))
+		goto done;
 	for (int k = 0; k < dims.n; k++) {
 		bool known = false;
 		for (int j = 0; j < F0->nsymvars; j++)

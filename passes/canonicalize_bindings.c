@@ -876,6 +876,8 @@ canon_func(Canon *c, Func *f, Var **vars)
 	Known k = {0};
 	prim_uses(c, f->body);
 	sym_seq(c, f->body, &k);
+	/* a return annotation may name a variable only a cast defined */
+	f->ret = subst_si(c, f->ret, &k);
 	free(k.from);
 	free(k.to);
 	free(k.src);

@@ -84,6 +84,16 @@ int pass_canonicalize_funcs(Module *m, Func **fs, int n, Diags *d);
 /* dce.c: dead bindings of one function (no function is removed). */
 void pass_dce_func(Module *m, Func *f);
 
+/* unbundle_params.c: TVM's transform calling convention (one tuple of the
+ * weights) as named parameters, for binding a checkpoint by name.
+ * pass_is_bundled: t takes one tuple parameter. pass_weight_names fills the
+ * NULL entries of names (one per field) with the names the module gives
+ * the weights; entries it cannot name stay NULL. pass_unbundle_params
+ * rewrites t to take one parameter per field, names[i] (NULL: params_i). */
+bool pass_is_bundled(const Func *t);
+void pass_weight_names(const Module *m, const Func *t, const char **names);
+void pass_unbundle_params(Module *m, Func *t, const char **names, Diags *d);
+
 /* The passes, one per file. */
 int pass_convert_ssa(Module *m, const PassOptions *o, Diags *d);
 int pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d);
