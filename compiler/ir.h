@@ -310,7 +310,7 @@ struct AttrVal {
 
 typedef enum {
 	OP_NONE = 0,
-#define OP(id, name, sig, infer) OP_##id,
+#define OP(id, name, sig, infer, cls) OP_##id,
 #include "ops.def"
 #undef OP
 	OP_COUNT
@@ -534,10 +534,30 @@ typedef struct {
 
 typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
 
+/*
+ * What kind of computation an op is, for the stages after inference (the
+ * names follow TVM's OpPatternKind where one fits):
+ *   ELEMWISE   one tensor operand, out[i] = f(in[i]) (attributes allowed)
+ *   BROADCAST  several tensor operands, numpy broadcasting, out[i] = f(...)
+ *   FILL_LIKE  the shape of its tensor operand, filled (zeros_like, ...)
+ *   REDUCE     a reduction over axes (sum, max, argmax, ...)
+ *   NORM       a normalization along axes, the data's shape (softmax, ...)
+ *   LINALG     a contraction (matmul, conv2d)
+ *   MOVE       moves or copies elements (permute_dims, concat, take, ...)
+ *   VIEW       the same elements in another shape (reshape, squeeze, ...)
+ *   CREATE     a new tensor from a shape (zeros, full, arange)
+ *   OTHER      anything else (builtins)
+ */
+typedef enum {
+	OC_ELEMWISE, OC_BROADCAST, OC_FILL_LIKE, OC_REDUCE, OC_NORM,
+	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_OTHER
+} OpClass;
+
 typedef struct {
 	const char *name; /* "add", "nn.relu", "builtin.stop_lift_params" */
 	const char *sig;
 	InferFn infer;
+	OpClass cls;
 } OpInfo;
 
 const OpInfo *op_info(OpKind op);
@@ -557,7 +577,7 @@ AttrVal op_default(Module *m, const OpParam *q); /* q's default value */
 int infer_module(Module *m, Diags *d);
 SInfo *infer_expr(Module *m, Expr *e, Diags *d);
 /* The per-op rules named in ops.def, declared by the X-macro: */
-#define OP(id, name, sig, infer) SInfo *infer(Module *m, Expr *call, Diags *d);
+#define OP(id, name, sig, infer, cls) SInfo *infer(Module *m, Expr *call, Diags *d);
 #include "ops.def"
 #undef OP
 
@@ -613,11 +633,5 @@ void print_module_json(StrBuf *b, const Module *m);
  */
 bool equal_modules(const Module *a, const Module *b, bool names,
 		   Span *sa, Span *sb, char **why);
-
-/* ------------------------------------------------------------- grammar/ */
-
-/* Parses TVMScript text into a normalized, inferred module. NULL on error. */
-Module *parse_module(const char *filename, const char *text, size_t len,
-		     Diags *d);
 
 #endif

@@ -57,6 +57,9 @@ typedef struct {
 	bool *sv_defined;    /* per SymVar.id: defined by a weight annotation */
 	bool *sv_rt;         /* per SymVar.id: required at run time */
 	const bool *allow;   /* per Var.id: may be computable (NULL: all) */
+	Var **alias;         /* per Var.id: the var a runtime `y = x` or
+			      * `y = t[i]` (t a tuple literal) stands for */
+	Expr **tuple_of;     /* per Var.id: its value when a tuple literal */
 } Lift;
 
 /* Sets up l for f (tables sized by the module's ids now); false when f has
@@ -73,9 +76,12 @@ lift_init(Lift *l, Module *m, Func *f)
 	l->param_dep = calloc(n, sizeof(bool));
 	l->rt = calloc(n, sizeof(bool));
 	l->rt_use = calloc(n, sizeof(bool));
+	l->alias = calloc(n, sizeof(Var *));
+	l->tuple_of = calloc(n, sizeof(Expr *));
 	l->sv_defined = calloc(n, sizeof(bool));
 	l->sv_rt = calloc(n, sizeof(bool));
-	if (!l->kind || !l->param_dep || !l->rt || !l->rt_use || !l->sv_defined || !l->sv_rt ||
+	if (!l->kind || !l->param_dep || !l->rt || !l->rt_use || !l->alias ||
+	    !l->tuple_of || !l->sv_defined || !l->sv_rt ||
 	    false)
 		ir_bug("out of memory");
 	return true;
@@ -88,6 +94,8 @@ lift_free(Lift *l)
 	free(l->param_dep);
 	free(l->rt);
 	free(l->rt_use);
+	free(l->alias);
+	free(l->tuple_of);
 	free(l->sv_defined);
 	free(l->sv_rt);
 }
@@ -205,10 +213,20 @@ typedef struct {
 	bool dep;  /* some use depends on a weight */
 } UseScan;
 
+/* The var v stands for once canonicalization folds runtime aliases. */
+static Var *
+resolve(const Lift *l, Var *v)
+{
+	while (v->id < l->nids && l->alias[v->id])
+		v = l->alias[v->id];
+	return v;
+}
+
 static void
 scan_use(Var *v, void *ctx)
 {
 	UseScan *u = ctx;
+	v = resolve(u->l, v);
 	int k = v->id < u->l->nids ? u->l->kind[v->id] : K_RUNTIME;
 	if (k != K_WEIGHT && k != K_LIFT)
 		u->ok = false;
@@ -224,16 +242,38 @@ mark_rt(Var *v, void *ctx)
 		l->rt[v->id] = l->rt_use[v->id] = true;
 }
 
-/* `y = x` at run time: a trivial binding (x a variable, no cast, no
- * annotation that says more than x's struct info). */
-static bool
-is_alias(const Lift *l, const Binding *b)
+/*
+ * The var a binding trivially equals, as canonicalize-bindings will fold
+ * it: `y = x`, or `y = t[i]` of a tuple literal t whose item i is a var (no
+ * cast, no annotation that says more than the value's struct info); NULL
+ * otherwise.
+ */
+static Var *
+alias_target(const Lift *l, const Binding *b)
 {
-	if (b->cast || b->value->kind != E_VAR)
-		return false;
-	const SInfo *xs = b->value->var->sinfo;
-	return !b->annotated ||
-	       (xs && b->var->sinfo && si_check(l->m, b->var->sinfo, xs) == SI_PROVEN);
+	if (b->cast)
+		return NULL;
+	const Expr *v = b->value;
+	Var *x = NULL;
+	if (v->kind == E_VAR) {
+		x = v->var;
+	} else if (v->kind == E_TUPLE_GET && v->tget.tuple->kind == E_VAR) {
+		Var *t = resolve(l, v->tget.tuple->var);
+		const Expr *lit = t->id < l->nids ? l->tuple_of[t->id] : NULL;
+		if (lit && v->tget.index >= 0 && v->tget.index < lit->tuple.n &&
+		    lit->tuple.items[v->tget.index]->kind == E_VAR)
+			x = lit->tuple.items[v->tget.index]->var;
+		/* a DataflowVar item is not visible where y may be */
+		if (x && resolve(l, x)->dataflow)
+			x = NULL;
+	}
+	if (!x)
+		return NULL;
+	const SInfo *xs = x->sinfo;
+	if (b->annotated &&
+	    !(xs && b->var->sinfo && si_check(l->m, b->var->sinfo, xs) == SI_PROVEN))
+		return NULL;
+	return resolve(l, x);
 }
 
 static void
@@ -282,13 +322,16 @@ classify_func(Lift *l)
 	}
 	Expr *body = f->body;
 	int nlift = 0;
-	Vec aliases = {0}; /* runtime `y = x` bindings, in order */
+	Vec aliases = {0}; /* the runtime aliases, in order */
 	for (int i = 0; i < body->seq.nblocks; i++) {
 		Block *b = body->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
 			Binding *bd = b->bindings[k];
 			bool dep = false;
 			bool allowed = !l->allow || l->allow[bd->var->id];
+			Var *tgt = NULL;
+			if (bd->value->kind == E_TUPLE)
+				l->tuple_of[bd->var->id] = bd->value;
 			Vec svs = {0};
 			if (b->dataflow && allowed && can_lift(l, bd, &dep)) {
 				l->kind[bd->var->id] = K_LIFT;
@@ -299,12 +342,13 @@ classify_func(Lift *l)
 				/* it also stays at run time, where its symbolic
 				 * variables must be defined (TVM leaves them
 				 * undefined) */
-			} else if (is_alias(l, bd)) {
-				/* `y = x` reads x only where y is read (below):
-				 * canonicalization removes it, and a value F no
-				 * longer reads must not stay a parameter, or
-				 * lifting again would drop it */
+			} else if ((tgt = alias_target(l, bd))) {
+				/* canonicalization folds it: later bindings read
+				 * what it stands for (they may be computable), and
+				 * it reads that only where it is read (below), so
+				 * that lifting again changes nothing */
 				l->kind[bd->var->id] = K_RUNTIME;
+				l->alias[bd->var->id] = tgt;
 				vec_push(&aliases, bd);
 			} else {
 				l->kind[bd->var->id] = K_RUNTIME;
@@ -323,7 +367,7 @@ classify_func(Lift *l)
 	for (int i = aliases.n - 1; i >= 0; i--) {
 		Binding *bd = aliases.items[i];
 		if (l->rt_use[bd->var->id])
-			mark_rt(bd->value->var, l);
+			mark_rt(l->alias[bd->var->id], l);
 	}
 	vec_free(&aliases);
 	Vec svs = {0};
@@ -539,7 +583,8 @@ static Expr *
 bundle_use(Expr *use, void *ctx)
 {
 	Bundle *bu = ctx;
-	Var *v = use->var;
+	Var *v = resolve(bu->l, use->var);
+	use->var = v;
 	if (v->id < bu->l->nids && bu->widx[v->id])
 		return bundle_get(bu, v, use->span);
 	if (v->id < bu->l->nids && bu->copy[v->id])
@@ -663,6 +708,10 @@ rewrite_runtime(Lift *l, Var *shape, Var **outp, int nout, Var **bindv,
 				continue;
 			if (is_stop_lift(bd->value))
 				bd->value = bd->value->call.args[0];
+			else if (l->alias[bd->var->id])
+				/* `y = t[i]` reads the item itself (t may be gone) */
+				bd->value = ir_var_ref(m, l->alias[bd->var->id],
+						       bd->value->span);
 			b->bindings[kept++] = bd;
 		}
 		b->n = kept;
@@ -1061,6 +1110,8 @@ lift_reset(Lift *l)
 	memset(l->param_dep, 0, n * sizeof(bool));
 	memset(l->rt, 0, n * sizeof(bool));
 	memset(l->rt_use, 0, n * sizeof(bool));
+	memset(l->alias, 0, n * sizeof(Var *));
+	memset(l->tuple_of, 0, n * sizeof(Expr *));
 	memset(l->sv_defined, 0, n * sizeof(bool));
 	memset(l->sv_rt, 0, n * sizeof(bool));
 }
