@@ -728,6 +728,9 @@ run_it(Run *r)
 	RtStream s = {run_load, run_emit, r};
 	RtError e;
 	bool ok = rt_run_stream(p, &s, &e);
+	/* a checkpoint truncated while it was read: no output from it */
+	if (ok && r->w)
+		ok = rt_weights_check(r->w, &e);
 	if (!ok)
 		fprintf(stderr, "rlx run: error: %s\n", e.msg);
 	for (int k = 0; ok && k < r->nresult; k++)

@@ -730,6 +730,10 @@ hasher_main(void *arg)
 		x->hashed[i] = true;
 		advise_tensor(x, t, MADV_DONTNEED);
 		rt_tensor_free(t);
+		if (!rt_weights_check(hs->src, &hs->err)) { /* truncated */
+			hs->ok = false;
+			break;
+		}
 	}
 	return NULL;
 }
@@ -1404,6 +1408,12 @@ cmd_transform(int argc, char **argv)
 	}
 	if (!hasher_finish(&x) || !xf_hash_rest(&x))
 		goto done;
+	/* a checkpoint truncated while it was read: nothing computed from it
+	 * is kept (the guard turned the fault into zeros and this error) */
+	if (!rt_weights_check(x.src, &e)) {
+		fprintf(stderr, "%s: error: %s\n", x.ckpt, e.msg);
+		goto done;
+	}
 	char ch[17];
 	snprintf(ch, sizeof ch, "%016" PRIx64, xf_ckpt_hash(&x));
 	json_object_set_new(prov, "rlxCheckpointHash", json_string(ch));
@@ -1723,6 +1733,10 @@ cmd_verify(int argc, char **argv)
 	if (!rt_run(p1, args1, &r1, &e)) {
 		fprintf(stderr, "%s: error: lifted %s: %s\n", m0->src.name,
 			F1->name, e.msg);
+		goto done;
+	}
+	if (!rt_weights_check(w, &e)) { /* truncated while it was read */
+		fprintf(stderr, "rlx verify: error: %s\n", e.msg);
 		goto done;
 	}
 	bool ok = true;

@@ -326,6 +326,84 @@ def main():
     check("SIGKILL at 20 points: DIR absent, old or new; the next run succeeds "
           "and cleans up", not bad, "; ".join(bad) + " %s" % states)
 
+    # --- 6: FIFOs (and other non-regular files) as inputs ----------------
+    os.mkfifo("fifo.npy")
+    os.mkfifo("fifo.safetensors")
+    os.mkfifo("shard.safetensors")
+    with open("idx.safetensors.index.json", "w") as f:
+        json.dump({"weight_map": {k: "shard.safetensors" for k in "abcd"}}, f)
+    os.mkdir("fcache")
+    os.mkfifo("fcache/tensor-cache.json")
+    for what, args in [
+        (".npy input", ["run", "m.py", "--params", "w1.safetensors", "--input",
+                        "x=fifo.npy"]),
+        ("--params", ["run", "m.py", "--params", "fifo.safetensors", "--input",
+                      "x=x.npy"]),
+        ("--weights", ["transform", "m.py", "--weights", "fifo.safetensors",
+                       "-o", "fo"]),
+        ("verify --weights", ["verify", "m.py", "--weights", "fifo.safetensors"]),
+        ("a shard of an index", ["run", "m.py", "--params",
+                                 "idx.safetensors.index.json", "--input", "x=x.npy"]),
+        ("tensor-cache.json", ["run", "m.py", "--params", "fcache", "--input",
+                               "x=x.npy"]),
+        ("a directory as .npy", ["run", "m.py", "--params", "w1.safetensors",
+                                 "--input", "x=fcache"]),
+    ]:
+        rc, _, err = rlx(*args, timeout=20)
+        check("FIFO as %s: refused at once, exit 1" % what,
+              rc == 1 and "not a regular file" in err, "exit %s: %s" % (rc, err))
+    check("FIFOs: no output, no temporaries", not os.path.exists("fo") and
+          temps(".") == [], temps("."))
+
+    # --- 4: the checkpoint truncated while it is read ----------------------
+    big = MODEL.replace(str(N), "2048")
+    with open("big.py", "w") as f:
+        f.write(big)
+    rc, _, err = rlx("init-weights", "big.py", "-o", "big0.safetensors")
+    check("big checkpoint", rc == 0, err)
+    outcomes = []
+    for attempt in range(4):
+        subprocess.run(["cp", "big0.safetensors", "big.safetensors"])
+        p = spawn("transform", "big.py", "--weights", "big.safetensors",
+                  "--shard-size", "1", "--quiet", "-o", "tc")
+        wait_for(lambda: mid_write(".", "tc") or p.poll() is not None)
+        os.truncate("big.safetensors", 1 << 20)
+        _, err = p.communicate(timeout=120)
+        outcomes.append((p.returncode, err))
+        if p.returncode == 1:
+            break
+    rc, err = outcomes[-1]
+    print("# truncated during transform: %d attempt(s), last: exit %s, %s"
+          % (len(outcomes), rc, err.strip()))
+    check("truncated during transform: no signal death",
+          all(c in (0, 1) for c, _ in outcomes), outcomes)
+    check("truncated during transform: exit 1, an error naming the checkpoint",
+          rc == 1 and "big.safetensors" in err and "truncated" in err, outcomes)
+    check("truncated during transform: no cache, no temporaries",
+          not os.path.exists("tc") and temps(".") == [], temps("."))
+    outcomes = []
+    rlx("lift", "big.py", "-o", "biglift.py")
+    for attempt in range(4):
+        subprocess.run(["cp", "big0.safetensors", "big.safetensors"])
+        p = spawn("run", "biglift.py", "--func", "main_transform_params",
+                  "--params", "big.safetensors", "-o", "tr")
+        wait_for(lambda: mid_write(".", "tr") or p.poll() is not None)
+        os.truncate("big.safetensors", 1 << 20)
+        _, err = p.communicate(timeout=120)
+        outcomes.append((p.returncode, err))
+        if p.returncode == 1:
+            break
+    rc, err = outcomes[-1]
+    print("# truncated during run: %d attempt(s), last: exit %s, %s"
+          % (len(outcomes), rc, err.strip()))
+    check("truncated during run: exit 1 naming the checkpoint, no signal death",
+          rc == 1 and "big.safetensors" in err and
+          all(c in (0, 1) for c, _ in outcomes), outcomes)
+    check("truncated during run: no output, no temporaries",
+          not os.path.exists("tr") and temps(".") == [], temps("."))
+    for f in ("big.safetensors", "big0.safetensors"):
+        os.remove(f)
+
     # --- 9: -o DIR/ ---------------------------------------------------------
     rc, _, err = rlx("run", "lifted.py", "--func", "main_transform_params",
                      "--params", "w1.safetensors", "-o", "tp/")
