@@ -61,14 +61,17 @@ rt_open_input(const char *path, uint64_t *size, RtError *e)
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
-		rt_error(e, "%s: cannot open: %s", path, strerror(errno));
+		int err = errno;
+		rt_error(e, "%s: cannot open: %s", path, strerror(err));
 		close(fd);
+		errno = err;
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		rt_error(e, "%s: not a regular file (%s)", path,
 			 kind_of(st.st_mode));
 		close(fd);
+		errno = EINVAL; /* not ENOENT: the file is there */
 		return -1;
 	}
 	int fl = fcntl(fd, F_GETFL);
