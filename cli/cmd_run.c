@@ -27,7 +27,7 @@ enum { MAX_REPORT = 20 };
 
 static const char run_help[] =
 	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"
-	"               [--func NAME] [-o OUT.npy | -o DIR]\n"
+	"               [--func NAME] [--strict] [-o OUT.npy | -o DIR]\n"
 	"\n"
 	"Runs a function of FILE (default main) on weights and .npy inputs.\n"
 	"Parameters after the num_input attribute are weights, bound by exact\n"
@@ -42,6 +42,8 @@ static const char run_help[] =
 	"                       (an R.Shape input from a 1-d int64 array, an\n"
 	"                       R.Prim input from a 0-d array); repeatable\n"
 	"  --func NAME          the function to run (default main)\n"
+	"  --strict             checkpoint tensors that are no weight of the\n"
+	"                       function are an error (else a warning)\n"
 	"  -o OUT.npy           write a tensor result to OUT.npy\n"
 	"  -o DIR               write a tuple result as DIR/0.npy, DIR/1.npy,\n"
 	"                       ... (a nested tuple as DIR/1/0.npy ...)\n"
@@ -60,6 +62,7 @@ typedef struct {
 /* What a run needs. */
 typedef struct {
 	const char *file, *params, *func, *out;
+	bool strict;         /* extra checkpoint tensors are an error */
 	InputArg *inputs;
 	int ninputs;
 	rlx_module *m;
@@ -322,28 +325,14 @@ check_weights(Run *r)
 		if (!matches(what, v->sinfo, dt, nd, shape))
 			nerr++;
 	}
-	int extra = 0;
-	for (int i = 0; i < rt_weights_count(r->w); i++) {
-		const char *name = rt_weights_name(r->w, i);
-		int p = r->ninput;
-		while (p < r->f->nparams && strcmp(r->f->params[p]->name, name))
-			p++;
-		if (p < r->f->nparams)
-			continue;
-		if (extra++ < MAX_REPORT) {
-			int q = 0;
-			while (q < r->ninput && strcmp(r->f->params[q]->name, name))
-				q++;
-			fprintf(stderr, "rlx run: error: extra tensor '%s' in %s: "
-				"%s has no weight parameter of that name%s\n", name,
-				r->params, r->f->name,
-				q < r->ninput ? " (it is an input: give it with --input)" : "");
-		}
-	}
-	if (extra > MAX_REPORT)
-		fprintf(stderr, "rlx run: error: ... and %d more extra tensors\n",
-			extra - MAX_REPORT);
-	return nerr == 0 && extra == 0;
+	/* the policy of run, transform and verify: a warning, --strict error */
+	Diags d = {0};
+	int extra = rt_check_extra(r->f, r->ninput, r->w, r->params, r->strict,
+				   &d);
+	diag_print(&d, stderr);
+	diag_clear(&d);
+	free(d.items);
+	return nerr == 0 && !(extra && r->strict);
 }
 
 /* ------------------------------------------------------------ running */
@@ -652,6 +641,8 @@ parse_args(Run *r, int argc, char **argv)
 			if (r->params)
 				return cli_usage_error("run", "%s", "--params given twice");
 			r->params = val;
+		} else if (!strcmp(a, "--strict")) {
+			r->strict = true;
 		} else if ((val = cli_opt_value(argc, argv, &i, "--func"))) {
 			if (!*val)
 				return cli_usage_error("run", "%s needs a value", "--func");

@@ -16,7 +16,7 @@
 
 static const char transform_help[] =
 	"usage: rlx transform FILE --weights PATH [--func NAME] [--shared | --shared=F1,..]\n"
-	"                     [--shard-size MB] [--quiet] -o DIR\n"
+	"                     [--shard-size MB] [--strict] [--quiet] -o DIR\n"
 	"\n"
 	"Runs the weight pre-processing of FILE on a checkpoint and writes the\n"
 	"result as a tensor cache (DIR/tensor-cache.json, DIR/params_shard_N.bin)\n"
@@ -37,6 +37,8 @@ static const char transform_help[] =
 	"                    with num_input)\n"
 	"  --shared[=F,..]   lift one shared transform_params (as `rlx lift`)\n"
 	"  --shard-size MB   the shard cap in MiB (default 32)\n"
+	"  --strict          checkpoint tensors the transform does not take are an\n"
+	"                    error (without it: a warning naming them)\n"
 	"  --quiet           print nothing but errors\n"
 	"  -o DIR            the tensor cache to write\n";
 
@@ -59,6 +61,8 @@ parse_args(Args *a, int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
 			a->quiet = true;
+		} else if (!strcmp(argv[i], "--strict")) {
+			a->o.strict = true;
 		} else if (!strcmp(argv[i], "--shared")) {
 			a->o.shared = true;
 		} else if (!strncmp(argv[i], "--shared=", 9)) {

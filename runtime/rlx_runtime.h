@@ -45,6 +45,8 @@ typedef struct {
 	const char *const *shared_funcs; /* ...of these functions (NULL: all) */
 	int nshared_funcs;
 	uint64_t shard_bytes;      /* the cache's shard cap; 0: 32 MiB */
+	bool strict;               /* checkpoint tensors that are no weight of
+				    * the transform: an error, not a warning */
 	/* Called at most 10 times a second while tensors stream, and once
 	 * with final set at the end of the run. NULL: none. */
 	void (*progress)(const rlx_progress *p, bool final, void *ctx);
@@ -67,7 +69,8 @@ typedef struct {
  * soon as they are final. out is replaced atomically; when it already holds
  * the same transform of the same checkpoint, nothing is written and
  * stats->up_to_date is set. Tensors of the checkpoint that the transform
- * does not take are a warning. stats may be NULL.
+ * does not take are a warning naming them (an error with strict). stats
+ * may be NULL.
  */
 int rlx_transform(const char *filename, const char *text, size_t len,
 		  const char *weights, const char *out,
@@ -110,6 +113,7 @@ typedef struct {
 	const char *const *input_names; /* inputs given as .npy files */
 	const char *const *input_paths;
 	int ninputs;
+	bool strict;                /* as in rlx_transform_options */
 } rlx_verify_options;
 
 typedef struct {

@@ -24,10 +24,13 @@ rt_error(RtError *e, const char *fmt, ...)
 {
 	if (!e)
 		return;
+	char raw[sizeof e->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	/* names from files may hold control bytes: never raw to a terminal */
+	text_escape(e->msg, sizeof e->msg, raw);
 }
 
 /*

@@ -48,10 +48,12 @@ static bool __attribute__((format(printf, 2, 3)))
 cerr(RtError *e, const char *fmt, ...)
 {
 	if (e) {
+		char raw[sizeof e->msg];
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		vsnprintf(raw, sizeof raw, fmt, ap);
 		va_end(ap);
+		text_escape(e->msg, sizeof e->msg, raw); /* as rt_error */
 	}
 	return false;
 }

@@ -272,7 +272,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	x.info = calloc(np, sizeof *x.info);
 	for (int i = 0; i < x.T->nparams; i++)
 		x.names[i] = x.T->params[i]->name;
-	if (rt_check_weights(x.m, x.T, 0, x.src, weights, x.info, d))
+	if (rt_check_weights(x.m, x.T, 0, x.src, weights, x.o->strict, x.info, d))
 		goto done;
 	for (int i = 0; i < x.T->nparams; i++)
 		x.total_in += x.info[i].nbytes;

@@ -159,6 +159,8 @@ original_args(Vf *v, RtWeights *w, const char *wname, Diags *d)
 	for (int i = 0; i < nin; i++)
 		if (!(v->args0[i] = make_input(v, F0->params[i], d)))
 			return false;
+	if (rt_check_extra(F0, nin, w, wname, v->o->strict, d) && v->o->strict)
+		return false;
 	for (int i = nin; i < v->nargs0; i++) {
 		const char *name = F0->params[i]->name;
 		if (!rt_weights_has(w, name)) {
