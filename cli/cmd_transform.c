@@ -160,10 +160,11 @@ cmd_transform(int argc, char **argv)
 		printf("%s is up to date\n", a.out);
 	} else if (status == EXIT_OK && !a.quiet) {
 		printf("%s: %d tensors, %.1f MB in, %.1f MB out, %.2f s, "
-		       "%.2f GB/s, peak RSS %.1f MB\n", a.out, st.tensors,
+		       "%.2f GB/s, peak RSS %.1f MB (anonymous %.1f MB)\n",
+		       a.out, st.tensors,
 		       (double)st.bytes_in / 1e6, (double)st.bytes_out / 1e6,
 		       st.seconds, st.seconds > 0 ? (double)st.bytes_in / st.seconds / 1e9 : 0.0,
-		       (double)peak_rss() / 1e6);
+		       (double)peak_rss() / 1e6, (double)st.peak_anon / 1e6);
 	}
 	free(text);
 	vec_free(&a.shared_funcs);

@@ -58,6 +58,9 @@ typedef struct {
 	int tensors;               /* outputs written */
 	uint64_t bytes_in, bytes_out;
 	double seconds;
+	uint64_t peak_anon;        /* the most anonymous resident memory (the
+				    * working set, without mapped checkpoint
+				    * pages) seen when an output was written */
 } rlx_transform_stats;
 
 /*

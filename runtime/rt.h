@@ -75,6 +75,10 @@ RtTensor *rt_tensor_new_in(RtPool *p, DType dt, int ndim,
  * the most ever handed out at once (peak). Any pointer may be NULL. */
 void rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak);
 int64_t rt_numel(const RtTensor *t);
+/* The process's anonymous resident memory now (RssAnon of
+ * /proc/self/status: heap, pools, stacks; not mapped file pages), in
+ * bytes; 0 when unknown. */
+uint64_t rt_mem_anon(void);
 /* nbytes of ndim/shape/dtype; false on overflow. */
 bool rt_size(DType dt, int ndim, const int64_t *shape, size_t *nbytes);
 

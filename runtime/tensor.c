@@ -488,3 +488,19 @@ rt_f32_to_bf16(float f)
 	x += 0x7fff + ((x >> 16) & 1);
 	return (uint16_t)(x >> 16);
 }
+
+/* RssAnon from /proc/self/status, in bytes (see rt.h). */
+uint64_t
+rt_mem_anon(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return 0;
+	char line[256];
+	unsigned long long kb = 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}

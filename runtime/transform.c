@@ -40,6 +40,7 @@ typedef struct {
 	const char **names;  /* T's parameter names */
 	RtWeightInfo *info;
 	uint64_t total_in, bytes_in, bytes_out;
+	uint64_t peak_anon;  /* most anonymous memory seen at an output */
 	int nemitted;
 	const rlx_transform_options *o;
 	double t0, last;
@@ -136,6 +137,10 @@ xf_emit(void *ctx, int k, RtValue *v, RtError *e)
 		ok = false;
 	}
 	x->nemitted++;
+	/* the working set, without the checkpoint's mapped pages */
+	uint64_t anon = rt_mem_anon();
+	if (anon > x->peak_anon)
+		x->peak_anon = anon;
 	xf_sweep(x, false);
 	xf_progress(x, false);
 	return ok;
@@ -297,6 +302,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	st.tensors = x.nout;
 	st.bytes_in = x.total_in;
 	st.bytes_out = x.bytes_out;
+	st.peak_anon = x.peak_anon;
 done:
 	st.seconds = now_s() - x.t0;
 	if (stats)
