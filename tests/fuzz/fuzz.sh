@@ -17,6 +17,8 @@ set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-600}
 out=${2:-$src/build-fuzz}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 half=$((secs / 2))
 [ "$half" -gt 0 ] || half=1
 
@@ -33,8 +35,11 @@ run() { # NAME DICT MAXLEN RSS ARTIFACTS CORPUS SEEDS
 	(cd "$out" && nice "./$1" -dict="$2" -max_len="$3" -timeout=10 \
 		-rss_limit_mb="$4" -max_total_time="$half" -print_final_stats=1 \
 		-artifact_prefix="$5/" "$6" "$7" >"$out/$1.log" 2>&1) || true
-	grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" \
-		"$out/$1.log" | sed "s/^/fuzz: $1 /" || true
+	if ! grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" \
+		"$out/$1.log" | sed "s/^/fuzz: $1 /"; then
+		echo "fuzz: $1 did not run; see $out/$1.log"
+		exit 2
+	fi
 }
 run fuzz_rlx "$src/tests/fuzz/rlx.dict" 8192 4096 crash corpus seeds
 run fuzz_io "$src/tests/fuzz/io.dict" 8192 2048 io-crash io-corpus \
