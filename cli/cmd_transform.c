@@ -143,6 +143,14 @@ cmd_transform(int argc, char **argv)
 {
 	Args a = {.shard_mb = 32};
 	int status = parse_args(&a, argc, argv);
+	/* Under mpirun, rank 0 runs the transform and writes DIR; the other
+	 * ranks check the arguments and leave (the transform is not
+	 * partitioned across ranks yet: docs/cli.md). */
+	const char *mpi_rank = getenv("OMPI_COMM_WORLD_RANK");
+	if (status < 0 && mpi_rank && strcmp(mpi_rank, "0")) {
+		vec_free(&a.shared_funcs);
+		return EXIT_OK;
+	}
 	size_t len;
 	const char *name;
 	char *text = status < 0 ? cli_read_text(a.file, &len, &name) : NULL;
