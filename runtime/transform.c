@@ -40,6 +40,7 @@ typedef struct {
 	const char **names;  /* T's parameter names */
 	RtWeightInfo *info;
 	uint64_t total_in, bytes_in, bytes_out;
+	uint64_t peak_anon;  /* most anonymous memory seen at an output */
 	int nemitted;
 	int ntotal;          /* outputs written by the whole run */
 	int nskipped;        /* shared outputs of workers after 0 */
@@ -149,6 +150,10 @@ xf_emit(void *ctx, int k, RtValue *v, RtError *e)
 		ok = false;
 	}
 	x->nemitted++;
+	/* the working set, without the checkpoint's mapped pages */
+	uint64_t anon = rt_mem_anon();
+	if (anon > x->peak_anon)
+		x->peak_anon = anon;
 	xf_sweep(x, false);
 	xf_progress(x, false);
 	return ok;
@@ -255,6 +260,10 @@ run_into(Xf *x, const char *weights, const char *out, json_t *prov,
 				  x->nout * (x->tp ? x->tp : 1));
 		else if (!rt_ckpt_hash_rest(h, x->src, &e))
 			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+		/* a checkpoint truncated while it was read: nothing computed
+		 * from it is kept (the guard made the fault zeros and this) */
+		else if (!rt_weights_check(x->src, &e))
+			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
 		else
 			ok = true;
 	}
@@ -306,7 +315,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	x.info = calloc(np, sizeof *x.info);
 	for (int i = 0; i < x.T->nparams; i++)
 		x.names[i] = x.T->params[i]->name;
-	if (rt_check_weights(x.m, x.T, 0, x.src, weights, x.info, d))
+	if (rt_check_weights(x.m, x.T, 0, x.src, weights, x.o->strict, x.info, d))
 		goto done;
 	x.ntotal = x.nout;
 	if (x.o->tensor_parallel > 0) {
@@ -354,6 +363,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	st.tensors = x.ntotal;
 	st.bytes_in = x.total_in;
 	st.bytes_out = x.bytes_out;
+	st.peak_anon = x.peak_anon;
 done:
 	st.seconds = now_s() - x.t0;
 	if (stats)

@@ -108,12 +108,13 @@ typedef struct {
  * checkpoint w (named `wname` in messages): each present, a tensor, with
  * its annotation's dtype and shape (a symbolic dimension binds at its first
  * bare occurrence and must agree where it recurs). Errors into d, each
- * naming the file and tensor; checkpoint tensors f does not take are one
- * warning naming them. info (f->nparams - first
+ * naming the file and tensor; checkpoint tensors f does not take are
+ * rt_check_extra's warning (an error when strict). info (f->nparams - first
  * entries, may be NULL) receives what was found. Returns the errors.
  */
 int rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
-		     const char *wname, RtWeightInfo *info, Diags *d);
+		     const char *wname, bool strict, RtWeightInfo *info,
+		     Diags *d);
 
 /* ----------------------------------------------------------- provenance.c */
 

@@ -169,6 +169,8 @@ original_args(Vf *v, RtWeights *w, const char *wname, Diags *d)
 	for (int i = 0; i < nin; i++)
 		if (!(v->args0[i] = make_input(v, F0->params[i], d)))
 			return false;
+	if (rt_check_extra(F0, nin, w, wname, v->o->strict, d) && v->o->strict)
+		return false;
 	for (int i = nin; i < v->nargs0; i++) {
 		const char *name = F0->params[i]->name;
 		if (!rt_weights_has(w, name)) {
@@ -297,6 +299,10 @@ rlx_verify_lift(const char *filename, const char *text, size_t len,
 	    !lifted_args(&v, tr, d) ||
 	    !(r1 = run_func(v.m1, v.F1->name, "lifted ", v.args1, &p1, d)))
 		goto done;
+	if (!rt_weights_check(w, &e)) { /* truncated while it was read */
+		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+		goto done;
+	}
 	res->agree = compare(r0, r1, &res->report);
 	status = RLX_OK;
 done:
