@@ -16,6 +16,7 @@
  *
  * Only the library is used (ir.h, codegen.h), not the executor.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static double
 now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(getenv("BENCH_CPU_TIME") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -362,14 +363,160 @@ bench_kernel(const char *name, int reps)
 	return 0;
 }
 
+/* ------------------------------------------------------------ GEMM */
+
+/*
+ * bench_kernels gemm M K N LAYOUT DTYPE REPS: the matmul kernel of
+ * x [M, K] @ w (LAYOUT n: w [K, N]; t: w [N, K] read through a fused
+ * permute_dims, as x @ w.T) with x, w and the result of DTYPE; prints
+ * `gemm SECONDS THREADS` (the best of REPS calls).
+ */
+static int
+bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps)
+{
+	bool tr = !strcmp(layout, "t");
+	StrBuf b = {0};
+	sb_printf(&b, "@I.ir_module\nclass Module:\n    @R.function\n"
+		  "    def main(x: R.Tensor((%ld, %ld), dtype=\"%s\"), "
+		  "w: R.Tensor((%ld, %ld), dtype=\"%s\")):\n",
+		  M, Kd, dt, tr ? N : Kd, tr ? Kd : N, dt);
+	if (tr)
+		sb_puts(&b, "        wt = R.permute_dims(w, axes=None)\n"
+			    "        gv = R.matmul(x, wt, out_dtype=\"void\")\n");
+	else
+		sb_puts(&b, "        gv = R.matmul(x, w, out_dtype=\"void\")\n");
+	sb_puts(&b, "        return gv\n");
+	char *text = sb_take(&b);
+	Module *m = parse(text);
+	Vec calls = {0};
+	collect_calls(m->funcs[0]->body, &calls);
+	Expr *e = calls.items[calls.n - 1];
+	if (tr) { /* the executor's fusion: matmul(x, permute_dims(w)) */
+		Expr *f = ARENA_NEW(&m->arena, Expr);
+		*f = *e;
+		f->call.args = ARENA_ARRAY(&m->arena, Expr *, e->call.nargs);
+		memcpy(f->call.args, e->call.args, sizeof(Expr *) * (size_t)e->call.nargs);
+		f->call.args[1] = calls.items[0];
+		e = f;
+	}
+	char err[512];
+	Jit *jit = jit_new(err, sizeof err);
+	if (!jit) {
+		fprintf(stderr, "jit_new: %s\n", err);
+		return 1;
+	}
+	Codegen *cg = cg_new(jit);
+	Diags d = {0};
+	CgKernel *k = cg_kernel(cg, m, e, &d);
+	if (!k || !cg_flush(cg, err, sizeof err)) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "cannot compile the matmul\n");
+		return 1;
+	}
+	size_t es = strcmp(dt, "float32") ? 2 : 4;
+	void *bufs[3];
+	size_t n[3] = {(size_t)(M * Kd), (size_t)(Kd * N), (size_t)(M * N)};
+	for (int i = 0; i < 3; i++) {
+		bufs[i] = aligned_alloc(64, (n[i] * es + 63) / 64 * 64 + 64);
+		if (es == 4)
+			for (size_t j = 0; j < n[i]; j++)
+				((float *)bufs[i])[j] = 0.5f + (float)(j % 97) * 0.01f;
+		else
+			for (size_t j = 0; j < n[i]; j++)
+				((uint16_t *)bufs[i])[j] = (uint16_t)(0x3800 + j % 97);
+	}
+	int64_t dims[6] = {M, Kd, tr ? N : Kd, tr ? Kd : N, M, N};
+	k->fn(bufs, dims); /* warm up: threads, page faults */
+	double best = 1e30;
+	for (int i = 0; i < reps; i++) {
+		double t0 = now();
+		k->fn(bufs, dims);
+		double t = now() - t0;
+		best = t < best ? t : best;
+	}
+	printf("gemm %.6f %d\n", best, pool_size(jit_pool(jit)));
+	for (int i = 0; i < 3; i++)
+		free(bufs[i]);
+	diag_clear(&d);
+	free(d.items);
+	cg_free(cg);
+	jit_free(jit);
+	vec_free(&calls);
+	ir_module_free(m);
+	free(text);
+	return 0;
+}
+
+/* One chunk of the read-bandwidth loop: sums its floats. */
+typedef struct {
+	const float *p;
+	int64_t n;
+	double sum[256];
+} ReadCtx;
+
+static void
+read_chunk(void *ctx, int64_t lo, int64_t hi)
+{
+	ReadCtx *r = ctx;
+	enum { STEP = 1 << 16 };
+	float s[16] = {0};
+	for (int64_t c = lo; c < hi; c++) {
+		const float *p = r->p + c * STEP;
+		for (int64_t i = 0; i < STEP; i += 16)
+			for (int j = 0; j < 16; j++)
+				s[j] += p[i + j];
+	}
+	float t = 0;
+	for (int j = 0; j < 16; j++)
+		t += s[j];
+	r->sum[lo % 256] += t;
+}
+
+/*
+ * bench_kernels read MB REPS: the read bandwidth of this machine now, a
+ * sum over MB MiB split across the pool's threads (the bound a GEMV's
+ * weight stream can reach); prints `read SECONDS BYTES THREADS` (best).
+ */
+static int
+bench_read(long mb, int reps)
+{
+	Pool *pool = pool_new(0);
+	int64_t n = (int64_t)mb << 18; /* floats */
+	float *p = aligned_alloc(64, (size_t)n * 4);
+	if (!p || !pool)
+		return 1;
+	for (int64_t i = 0; i < n; i++)
+		p[i] = (float)(i & 7);
+	ReadCtx r = {.p = p, .n = n};
+	double best = 1e30;
+	for (int i = 0; i <= reps; i++) {
+		double t0 = now();
+		pool_run(pool, &r, n >> 16, read_chunk);
+		double t = now() - t0;
+		if (i)
+			best = t < best ? t : best;
+	}
+	printf("read %.6f %lld %d\n", best, (long long)n * 4, pool_size(pool));
+	free(p);
+	pool_free(pool);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc == 8 && !strcmp(argv[1], "gemm"))
+		return bench_gemm(atol(argv[2]), atol(argv[3]), atol(argv[4]), argv[5],
+				  argv[6], atoi(argv[7]) > 0 ? atoi(argv[7]) : 1);
+	if (argc == 4 && !strcmp(argv[1], "read"))
+		return bench_read(atol(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "compile"))
 		return bench_compile(atoi(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "kernel"))
 		return bench_kernel(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	fprintf(stderr, "usage: bench_kernels compile LAYERS REPS\n"
-			"       bench_kernels kernel NAME REPS\n");
+			"       bench_kernels kernel NAME REPS\n"
+			"       bench_kernels gemm M K N n|t DTYPE REPS\n"
+			"       bench_kernels read MB REPS\n");
 	return 2;
 }

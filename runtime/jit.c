@@ -31,6 +31,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "codegen.h"
+#include "gemm.h"
 #include "pool.h"
 
 struct Jit {
@@ -41,6 +42,7 @@ struct Jit {
 	char *cpu;
 	char *features;
 	Pool *pool;
+	int gemm_isa;     /* GEMM_ISA_* from the host's features */
 	unsigned next_id; /* for jit_unique */
 };
 
@@ -65,31 +67,66 @@ take_error(LLVMErrorRef e, const char *what, char *err, size_t errlen)
 	return false;
 }
 
-/* Defines the runtime helpers kernels call (rlx_parallel_for) in the
+/* Defines the runtime helpers kernels call (rlx_parallel_for, rlx_gemm) in the
  * main JITDylib; false with a message. */
 static bool
 define_runtime(Jit *jit, char *err, size_t errlen)
 {
-	LLVMOrcCSymbolMapPair sym = {
-		.Name = LLVMOrcLLJITMangleAndIntern(jit->lljit,
-						    "rlx_parallel_for"),
-		.Sym = {
-			.Address = (LLVMOrcExecutorAddress)(uintptr_t)
-				rlx_parallel_for,
-			.Flags = {
-				.GenericFlags = LLVMJITSymbolGenericFlagsExported |
-						LLVMJITSymbolGenericFlagsCallable,
-				.TargetFlags = 0,
-			},
-		},
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} helpers[] = {
+		{"rlx_parallel_for", (void (*)(void))rlx_parallel_for},
+		{"rlx_gemm", (void (*)(void))rlx_gemm},
 	};
-	LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(&sym, 1);
+	LLVMOrcCSymbolMapPair sym[ARRAY_LEN(helpers)];
+	for (size_t i = 0; i < ARRAY_LEN(helpers); i++)
+		sym[i] = (LLVMOrcCSymbolMapPair){
+			.Name = LLVMOrcLLJITMangleAndIntern(jit->lljit,
+							    helpers[i].name),
+			.Sym = {
+				.Address = (LLVMOrcExecutorAddress)(uintptr_t)
+					helpers[i].fn,
+				.Flags = {
+					.GenericFlags = LLVMJITSymbolGenericFlagsExported |
+							LLVMJITSymbolGenericFlagsCallable,
+					.TargetFlags = 0,
+				},
+			},
+		};
+	LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(sym, ARRAY_LEN(helpers));
 	LLVMErrorRef e = LLVMOrcJITDylibDefine(
 		LLVMOrcLLJITGetMainJITDylib(jit->lljit), mu);
 	if (e)
 		return take_error(e, "cannot define the runtime helpers", err,
 				  errlen);
 	return true;
+}
+
+/* Does LLVM's feature string fs ("+avx2,-avx512f,...") enable f? */
+static bool
+has_feature(const char *fs, const char *f)
+{
+	size_t n = strlen(f);
+	for (const char *p = fs; (p = strstr(p, f)); p += n)
+		if (p > fs && p[-1] == '+' && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* The rlx_gemm kernels for a host with LLVM features fs. */
+static int
+host_gemm_isa(const char *fs)
+{
+	if (!fs)
+		return GEMM_ISA_GENERIC;
+	if (has_feature(fs, "avx512f") && has_feature(fs, "f16c") &&
+	    has_feature(fs, "fma"))
+		return GEMM_ISA_AVX512;
+	if (has_feature(fs, "avx2") && has_feature(fs, "fma") &&
+	    has_feature(fs, "f16c"))
+		return GEMM_ISA_AVX2;
+	return GEMM_ISA_GENERIC;
 }
 
 /* A target machine for the host CPU at -O3; NULL with a message. */
@@ -127,6 +164,7 @@ jit_new(char *err, size_t errlen)
 	jit->triple = LLVMGetDefaultTargetTriple();
 	jit->cpu = LLVMGetHostCPUName();
 	jit->features = LLVMGetHostCPUFeatures();
+	jit->gemm_isa = host_gemm_isa(jit->features);
 	jit->tm = host_machine(jit, err, errlen);
 	LLVMTargetMachineRef jit_tm = jit->tm ? host_machine(jit, err, errlen)
 					      : NULL;
@@ -198,6 +236,12 @@ Pool *
 jit_pool(Jit *jit)
 {
 	return jit->pool;
+}
+
+int
+jit_gemm_isa(const Jit *jit)
+{
+	return jit->gemm_isa;
 }
 
 struct LLVMOpaqueContext *
