@@ -133,7 +133,7 @@ struct Span {
 	int len; /* characters to underline, at least 1 when printed */
 };
 
-typedef enum { DIAG_ERROR, DIAG_NOTE } DiagLevel;
+typedef enum { DIAG_ERROR, DIAG_NOTE, DIAG_WARNING } DiagLevel;
 
 typedef struct {
 	DiagLevel level;
@@ -151,7 +151,7 @@ struct rlx_diags {
 	const Source *src;
 	DiagEntry *items;
 	int n, cap;
-	int nerrors;
+	int nerrors, nwarnings;
 };
 
 /* Errors diag_print shows (with their notes) before a count of the rest. */
@@ -162,8 +162,15 @@ void diag_error(Diags *d, Span sp, const char *fmt, ...)
 void diag_note(Diags *d, Span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void diag_verror(Diags *d, Span sp, const char *fmt, va_list ap);
+/* A diagnostic about a file as a whole (`FILE: error: MSG`; without a file,
+ * `rlx: error: MSG`), whatever d->src is: the runtime's channel for
+ * checkpoints, caches and outputs. */
+void diag_file(Diags *d, DiagLevel level, const char *file,
+	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* FILE:LINE:COL: error: MSG, the source line, a caret line (GCC style). */
 void diag_print(const Diags *d, FILE *out);
+/* The first n entries, warnings only when `warnings`. */
+void diag_print_some(const Diags *d, FILE *out, bool warnings, int n);
 void diag_clear(Diags *d);
 
 /* ----------------------------------------------------------------- dtype */
@@ -310,7 +317,7 @@ struct AttrVal {
 
 typedef enum {
 	OP_NONE = 0,
-#define OP(id, name, sig, infer) OP_##id,
+#define OP(id, name, sig, infer, cls) OP_##id,
 #include "ops.def"
 #undef OP
 	OP_COUNT
@@ -534,10 +541,30 @@ typedef struct {
 
 typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
 
+/*
+ * What kind of computation an op is, for the stages after inference (the
+ * names follow TVM's OpPatternKind where one fits):
+ *   ELEMWISE   one tensor operand, out[i] = f(in[i]) (attributes allowed)
+ *   BROADCAST  several tensor operands, numpy broadcasting, out[i] = f(...)
+ *   FILL_LIKE  the shape of its tensor operand, filled (zeros_like, ...)
+ *   REDUCE     a reduction over axes (sum, max, argmax, ...)
+ *   NORM       a normalization along axes, the data's shape (softmax, ...)
+ *   LINALG     a contraction (matmul, conv2d)
+ *   MOVE       moves or copies elements (permute_dims, concat, take, ...)
+ *   VIEW       the same elements in another shape (reshape, squeeze, ...)
+ *   CREATE     a new tensor from a shape (zeros, full, arange)
+ *   OTHER      anything else (builtins)
+ */
+typedef enum {
+	OC_ELEMWISE, OC_BROADCAST, OC_FILL_LIKE, OC_REDUCE, OC_NORM,
+	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_OTHER
+} OpClass;
+
 typedef struct {
 	const char *name; /* "add", "nn.relu", "builtin.stop_lift_params" */
 	const char *sig;
 	InferFn infer;
+	OpClass cls;
 } OpInfo;
 
 const OpInfo *op_info(OpKind op);
@@ -557,7 +584,7 @@ AttrVal op_default(Module *m, const OpParam *q); /* q's default value */
 int infer_module(Module *m, Diags *d);
 SInfo *infer_expr(Module *m, Expr *e, Diags *d);
 /* The per-op rules named in ops.def, declared by the X-macro: */
-#define OP(id, name, sig, infer) SInfo *infer(Module *m, Expr *call, Diags *d);
+#define OP(id, name, sig, infer, cls) SInfo *infer(Module *m, Expr *call, Diags *d);
 #include "ops.def"
 #undef OP
 
@@ -610,11 +637,5 @@ void print_module_json(StrBuf *b, const Module *m);
  */
 bool equal_modules(const Module *a, const Module *b, bool names,
 		   Span *sa, Span *sb, char **why);
-
-/* ------------------------------------------------------------- grammar/ */
-
-/* Parses TVMScript text into a normalized, inferred module. NULL on error. */
-Module *parse_module(const char *filename, const char *text, size_t len,
-		     Diags *d);
 
 #endif

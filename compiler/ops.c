@@ -13,8 +13,8 @@
 
 /* ORDER: OpKind */
 static const OpInfo op_table[OP_COUNT] = {
-	[OP_NONE] = {"", "", NULL},
-#define OP(id, name, sig, infer) [OP_##id] = {name, sig, infer},
+	[OP_NONE] = {"", "", NULL, OC_OTHER},
+#define OP(id, name, sig, infer, cls) [OP_##id] = {name, sig, infer, cls},
 #include "ops.def"
 #undef OP
 };

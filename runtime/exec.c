@@ -1599,13 +1599,12 @@ push_arg(Frame *fr, Bufs *bf, const Expr *x, const char *who)
 	return ok;
 }
 
-/* Is op elementwise with numpy broadcasting of its tensor inputs? */
+/* Is op's output shape the broadcast of its tensor inputs' shapes? */
 static bool
 is_elementwise(OpKind op)
 {
-	return (op >= OP_ADD && op <= OP_CLIP) ||
-	       (op >= OP_RELU && op <= OP_GELU_TANH) || op == OP_ASTYPE ||
-	       op == OP_ZEROS_LIKE || op == OP_ONES_LIKE || op == OP_FULL_LIKE;
+	OpClass c = op_info(op)->cls;
+	return c == OC_ELEMWISE || c == OC_BROADCAST || c == OC_FILL_LIKE;
 }
 
 /*

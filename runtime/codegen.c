@@ -1030,26 +1030,15 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 
 /* ------------------------------------------------- fused elementwise */
 
-/* 1 for an op computed by elem_unary, 2 by elem_binary, from tensor
- * operands only (no fill values, no shapes); 0 for any other op. */
+/* 1 for an op computed by elem_unary, 2 by elem_binary (from the op
+ * table's class), 0 for any other op. */
 static int
 elem_class(OpKind op)
 {
-	switch (op) {
-	case OP_LOGICAL_NOT: case OP_NEGATIVE: case OP_ABS: case OP_EXP:
-	case OP_LOG: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS:
-	case OP_TANH: case OP_SIGMOID: case OP_ERF: case OP_ROUND:
-	case OP_FLOOR: case OP_CEIL: case OP_SIGN: case OP_RELU: case OP_SILU:
-	case OP_GELU: case OP_GELU_TANH: case OP_ASTYPE: case OP_CLIP:
-		return 1;
-	case OP_ADD: case OP_SUBTRACT: case OP_MULTIPLY: case OP_DIVIDE:
-	case OP_FLOOR_DIVIDE: case OP_POWER: case OP_MAXIMUM: case OP_MINIMUM:
-	case OP_EQUAL: case OP_NOT_EQUAL: case OP_LESS: case OP_LESS_EQUAL:
-	case OP_GREATER: case OP_GREATER_EQUAL: case OP_LOGICAL_AND:
-	case OP_LOGICAL_OR: case OP_WHERE:
-		return 2;
-	default:
-		return 0;
+	switch (op_info(op)->cls) {
+	case OC_ELEMWISE: return 1;
+	case OC_BROADCAST: return 2;
+	default: return 0;
 	}
 }
 
@@ -2281,16 +2270,7 @@ gen_body(K *k)
 			return fail(k, "cannot take a fused operand");
 		return gen_elementwise(k, elem_fused);
 	}
-	switch (op) {
-	case OP_ADD: case OP_SUBTRACT: case OP_MULTIPLY: case OP_DIVIDE:
-	case OP_FLOOR_DIVIDE: case OP_POWER: case OP_MAXIMUM: case OP_MINIMUM:
-	case OP_EQUAL: case OP_NOT_EQUAL: case OP_LESS: case OP_LESS_EQUAL:
-	case OP_GREATER: case OP_GREATER_EQUAL: case OP_LOGICAL_AND:
-	case OP_LOGICAL_OR: case OP_WHERE:
-		if (k->nin != (op == OP_WHERE ? 3 : 2) || k->nout != 1)
-			return fail(k, "expects tensor operands");
-		return gen_elementwise(k, elem_binary);
-	case OP_FULL: case OP_FULL_LIKE:
+	if (op == OP_FULL || op == OP_FULL_LIKE) {
 		if (k->e->call.args[param(k, "fill_value")->slot]->kind == E_PRIM) {
 			double v;
 			if (k->nout != 1 || !prim_arg(k, "fill_value", &v))
@@ -2304,21 +2284,33 @@ gen_body(K *k)
 			return true;
 		}
 		return gen_elementwise(k, elem_binary);
-	case OP_LOGICAL_NOT: case OP_NEGATIVE: case OP_ABS: case OP_EXP:
-	case OP_LOG: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS:
-	case OP_TANH: case OP_SIGMOID: case OP_ERF: case OP_ROUND:
-	case OP_FLOOR: case OP_CEIL: case OP_SIGN: case OP_RELU: case OP_SILU:
-	case OP_GELU: case OP_GELU_TANH: case OP_ASTYPE: case OP_BROADCAST_TO:
-	case OP_STOP_LIFT_PARAMS: case OP_ZEROS_LIKE: case OP_ONES_LIKE:
-		if (k->nin != 1 || k->nout != 1)
-			return fail(k, "expects one tensor");
-		return gen_elementwise(k, elem_unary);
-	case OP_CLIP: {
+	}
+	if (op == OP_CLIP) {
 		double v;
 		if (k->nin != 1 || !prim_arg(k, "min", &v) || !prim_arg(k, "max", &v))
 			return fail(k, "min and max must be constants");
 		return gen_elementwise(k, elem_unary);
 	}
+	switch (op_info(op)->cls) {
+	case OC_BROADCAST: {
+		OpSig sig;
+		op_sig(op, &sig);
+		if (k->nin != sig.nargs || k->nout != 1)
+			return fail(k, "expects tensor operands");
+		return gen_elementwise(k, elem_binary);
+	}
+	case OC_ELEMWISE: case OC_FILL_LIKE:
+		if (k->nin != 1 || k->nout != 1)
+			return fail(k, "expects one tensor");
+		return gen_elementwise(k, elem_unary);
+	default:
+		break;
+	}
+	switch (op) {
+	case OP_BROADCAST_TO: case OP_STOP_LIFT_PARAMS:
+		if (k->nin != 1 || k->nout != 1)
+			return fail(k, "expects one tensor");
+		return gen_elementwise(k, elem_unary);
 	case OP_ZEROS: case OP_ONES:
 		return gen_elementwise(k, elem_unary);
 	case OP_RESHAPE: case OP_EXPAND_DIMS: case OP_SQUEEZE: case OP_FLATTEN:

@@ -1,0 +1,159 @@
+/*
+ * cli.c — what the commands share: reading files and modules, option
+ * values, usage errors.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "rlx_runtime.h"
+#include "cli.h"
+
+/* Reads a whole file ("-" is stdin) into a malloc'ed buffer. */
+char *
+cli_read_file(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!f) {
+		fprintf(stderr, "rlx: error: cannot open %s: %s\n", path,
+			strerror(errno));
+		return NULL;
+	}
+	StrBuf b = {0};
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		sb_putn(&b, buf, n);
+	bool bad = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (bad) {
+		fprintf(stderr, "rlx: error: cannot read %s: %s\n", path,
+			strerror(errno));
+		sb_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return sb_take(&b);
+}
+
+/* A file's text for parsing: NULL after printing why when it cannot be
+ * read or is not text. *name is how messages name it. */
+char *
+cli_read_text(const char *path, size_t *len, const char **name)
+{
+	char *text = cli_read_file(path, len);
+	if (!text)
+		return NULL;
+	*name = strcmp(path, "-") ? path : "<stdin>";
+	if (memchr(text, 0, *len)) {
+		fprintf(stderr, "%s: error: not a text file (contains NUL bytes)\n",
+			*name);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* Parses a file into a module, printing diagnostics; NULL on error. */
+rlx_module *
+cli_load_module(const char *path)
+{
+	size_t len;
+	const char *name;
+	char *text = cli_read_text(path, &len, &name);
+	if (!text)
+		return NULL;
+	rlx_diags *d = rlx_diags_new();
+	rlx_module *m = rlx_parse(name, text, len, d);
+	rlx_diags_print(d, stderr);
+	rlx_diags_free(d);
+	free(text);
+	return m;
+}
+
+bool
+cli_is_help(const char *arg)
+{
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+/*
+ * The value of option opt at argv[*i], written `opt VALUE` (advances *i) or
+ * `opt=VALUE`: NULL when argv[*i] is not that option; "" when the value is
+ * missing.
+ */
+const char *
+cli_opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+	if (strncmp(argv[*i], opt, n))
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n])
+		return NULL;
+	if (*i + 1 >= argc)
+		return "";
+	return argv[++*i];
+}
+
+int
+cli_usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "rlx %s: ", cmd);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see `rlx %s --help`)\n", cmd);
+	return EXIT_USAGE;
+}
+
+bool
+cli_parse_u64(const char *s, uint64_t *out)
+{
+	if (!s || !*s)
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || s[0] == '-')
+		return false;
+	*out = v;
+	return true;
+}
+
+bool
+cli_dim_add(CliDims *d, char *arg)
+{
+	char *eq = strchr(arg, '=');
+	uint64_t v;
+	if (!eq || eq == arg || !cli_parse_u64(eq + 1, &v) || v > INT64_MAX)
+		return false;
+	*eq = 0;
+	d->names = realloc(d->names, sizeof *d->names * (size_t)(d->n + 1));
+	d->values = realloc(d->values, sizeof *d->values * (size_t)(d->n + 1));
+	d->names[d->n] = arg;
+	d->values[d->n++] = (int64_t)v;
+	return true;
+}
+
+void
+cli_dims_free(CliDims *d)
+{
+	free(d->names);
+	free(d->values);
+}
+
+int
+cli_finish(const char *cmd, int status, rlx_diags *d, bool warnings)
+{
+	int n = d->n;
+	if (status == RLX_EOPTIONS && n && d->items[n - 1].level == DIAG_ERROR)
+		n--;
+	diag_print_some(d, stderr, warnings, n);
+	if (n != d->n)
+		cli_usage_error(cmd, "%s", d->items[n].msg);
+	rlx_diags_free(d);
+	return status;
+}

@@ -1,0 +1,167 @@
+/*
+ * cmd_transform.c — `rlx transform FILE --weights PATH -o DIR`: parses the
+ * arguments, calls rlx_transform (runtime/transform.c), shows its progress
+ * on a terminal and prints its summary.
+ */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "ir.h"
+#include "rlx_runtime.h"
+#include "cli.h"
+
+static const char transform_help[] =
+	"usage: rlx transform FILE --weights PATH [--func NAME] [--shared | --shared=F1,..]\n"
+	"                     [--shard-size MB] [--quiet] -o DIR\n"
+	"\n"
+	"Runs the weight pre-processing of FILE on a checkpoint and writes the\n"
+	"result as a tensor cache (DIR/tensor-cache.json, DIR/params_shard_N.bin)\n"
+	"together with the lifted module (DIR/model.py), so that\n"
+	"`rlx run DIR/model.py --params DIR` starts inference from it.\n"
+	"FILE is lifted first (as `rlx lift`) unless it already has\n"
+	"F_transform_params. Weights are read by exact name from PATH (a\n"
+	"safetensors file or a *.safetensors.index.json); each must have the\n"
+	"dtype and shape of its parameter. Tensors of the checkpoint that are not\n"
+	"parameters are ignored with a warning. The work streams: an input is\n"
+	"read when first needed and dropped after its last use, an output is\n"
+	"written as soon as it is final. DIR is replaced atomically; a run with\n"
+	"the same module, checkpoint and options finds it up to date.\n"
+	"\n"
+	"  --weights PATH    the checkpoint: safetensors, an index, or a tensor\n"
+	"                    cache directory\n"
+	"  --func NAME       the function (default: main, or the only function\n"
+	"                    with num_input)\n"
+	"  --shared[=F,..]   lift one shared transform_params (as `rlx lift`)\n"
+	"  --shard-size MB   the shard cap in MiB (default 32)\n"
+	"  --quiet           print nothing but errors\n"
+	"  -o DIR            the tensor cache to write\n";
+
+typedef struct {
+	const char *file, *ckpt, *out;
+	uint64_t shard_mb;
+	bool quiet;
+	Vec shared_funcs;
+	rlx_transform_options o;
+} Args;
+
+/* Parses argv into a; an exit status when the command is done already. */
+static int
+parse_args(Args *a, int argc, char **argv)
+{
+	const char *v;
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			fputs(transform_help, stdout);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+			a->quiet = true;
+		} else if (!strcmp(argv[i], "--shared")) {
+			a->o.shared = true;
+		} else if (!strncmp(argv[i], "--shared=", 9)) {
+			a->o.shared = true;
+			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
+				vec_push(&a->shared_funcs, t);
+		} else if ((v = cli_opt_value(argc, argv, &i, "--weights"))) {
+			if (!*v)
+				return cli_usage_error("transform", "%s", "--weights needs a PATH");
+			a->ckpt = v;
+		} else if ((v = cli_opt_value(argc, argv, &i, "--func"))) {
+			if (!*v)
+				return cli_usage_error("transform", "%s", "--func needs a NAME");
+			a->o.func = v;
+		} else if ((v = cli_opt_value(argc, argv, &i, "--shard-size"))) {
+			if (!cli_parse_u64(v, &a->shard_mb) || a->shard_mb == 0 ||
+			    a->shard_mb > (1u << 20))
+				return cli_usage_error("transform",
+					"--shard-size needs a size in MiB (1 to 1048576), not '%s'", v);
+		} else if ((v = cli_opt_value(argc, argv, &i, "-o"))) {
+			if (!*v)
+				return cli_usage_error("transform", "%s", "-o needs a DIR");
+			a->out = v;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage_error("transform", "unknown option %s", argv[i]);
+		} else if (a->file) {
+			return cli_usage_error("transform", "unexpected argument %s", argv[i]);
+		} else {
+			a->file = argv[i];
+		}
+	}
+	if (!a->file)
+		return cli_usage_error("transform", "%s", "needs a FILE");
+	if (!a->ckpt)
+		return cli_usage_error("transform", "%s", "needs --weights PATH");
+	if (!a->out)
+		return cli_usage_error("transform", "%s", "needs -o DIR");
+	return -1;
+}
+
+/* The progress line on stderr. */
+static void
+show_progress(const rlx_progress *p, bool final, void *ctx)
+{
+	if (final) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	double rate = p->seconds > 0 ? (double)p->bytes_in / p->seconds : 0;
+	double left = rate > 0 ? (double)(p->total_in - p->bytes_in) / rate : 0;
+	fprintf(stderr, "\r\033[K%d/%d tensors  %.1f/%.1f MB  %.2f GB/s  %.0f s left",
+		p->tensors_done, p->tensors, (double)p->bytes_in / 1e6,
+		(double)p->total_in / 1e6, rate / 1e9, left);
+}
+
+/* Peak resident memory of this process in bytes. */
+static uint64_t
+peak_rss(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)ru.ru_maxrss * 1024;
+}
+
+int
+cmd_transform(int argc, char **argv)
+{
+	Args a = {.shard_mb = 32};
+	int status = parse_args(&a, argc, argv);
+	size_t len;
+	const char *name;
+	char *text = status < 0 ? cli_read_text(a.file, &len, &name) : NULL;
+	if (status < 0 && !text)
+		status = EXIT_INPUT;
+	if (status >= 0) {
+		vec_free(&a.shared_funcs);
+		return status;
+	}
+	/* Large buffers from mmap, always: freed intermediates go back to the
+	 * system at once instead of piling up in the heap (glibc's adaptive
+	 * threshold would otherwise serve 16 MiB tensors from the heap, and
+	 * peak RSS would follow fragmentation rather than the working set). */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	a.o.shared_funcs = (const char *const *)a.shared_funcs.items;
+	a.o.nshared_funcs = a.shared_funcs.n;
+	a.o.shard_bytes = a.shard_mb << 20;
+	if (!a.quiet && isatty(2))
+		a.o.progress = show_progress;
+	rlx_transform_stats st;
+	rlx_diags *d = rlx_diags_new();
+	status = rlx_transform(name, text, len, a.ckpt, a.out, &a.o, &st, d);
+	status = cli_finish("transform", status, d, !a.quiet);
+	if (status == EXIT_OK && !a.quiet && st.up_to_date) {
+		printf("%s is up to date\n", a.out);
+	} else if (status == EXIT_OK && !a.quiet) {
+		printf("%s: %d tensors, %.1f MB in, %.1f MB out, %.2f s, "
+		       "%.2f GB/s, peak RSS %.1f MB\n", a.out, st.tensors,
+		       (double)st.bytes_in / 1e6, (double)st.bytes_out / 1e6,
+		       st.seconds, st.seconds > 0 ? (double)st.bytes_in / st.seconds / 1e9 : 0.0,
+		       (double)peak_rss() / 1e6);
+	}
+	free(text);
+	vec_free(&a.shared_funcs);
+	return status;
+}
