@@ -16,7 +16,7 @@
 
 static const char transform_help[] =
 	"usage: rlx transform FILE --weights PATH [--func NAME] [--shared | --shared=F1,..]\n"
-	"                     [--shard-size MB] [--quiet] -o DIR\n"
+	"                     [--shard-size MB] [--quiet] [--no-cache] -o DIR\n"
 	"\n"
 	"Runs the weight pre-processing of FILE on a checkpoint and writes the\n"
 	"result as a tensor cache (DIR/tensor-cache.json, DIR/params_shard_N.bin)\n"
@@ -38,6 +38,8 @@ static const char transform_help[] =
 	"  --shared[=F,..]   lift one shared transform_params (as `rlx lift`)\n"
 	"  --shard-size MB   the shard cap in MiB (default 32)\n"
 	"  --quiet           print nothing but errors\n"
+	"  --no-cache        compile every kernel, neither reading nor writing\n"
+	"                    the code cache (as RLX_NO_CACHE=1)\n"
 	"  -o DIR            the tensor cache to write\n";
 
 typedef struct {
@@ -59,6 +61,8 @@ parse_args(Args *a, int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
 			a->quiet = true;
+		} else if (!strcmp(argv[i], "--no-cache")) {
+			setenv("RLX_NO_CACHE", "1", 1); /* read by the JIT */
 		} else if (!strcmp(argv[i], "--shared")) {
 			a->o.shared = true;
 		} else if (!strncmp(argv[i], "--shared=", 9)) {

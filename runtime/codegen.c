@@ -32,7 +32,8 @@
  * with par_begin (or par_nest): when the flag is set and the work is at
  * least PAR_MIN, the impl packs its arguments and calls
  * rlx_parallel_for(pool, ctx, n, NAME.par) on the Jit's thread pool
- * (runtime/pool.h; the pool's address is a constant in the code), and
+ * (runtime/pool.h; the pool is read from the symbol rlx_jit_pool, which
+ * the Jit defines, so the code holds no address), and
  * NAME.par calls the impl again on each chunk with the flag clear. So the
  * code before the outer loop runs once per chunk and must be pure. Small
  * kernels never leave the calling thread.
@@ -2618,11 +2619,14 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 	k->lo = LLVMGetParam(f, (unsigned)nb + 1);
 	k->hi = LLVMGetParam(f, (unsigned)nb + 2);
 	k->split = LLVMGetParam(f, (unsigned)nb + 3);
-	k->pool = LLVMConstIntToPtr(
-		LLVMConstInt(k->i64, (unsigned long long)(uintptr_t)jit_pool(cg->jit), 0),
-		k->ptr);
 	k->entry = LLVMAppendBasicBlockInContext(k->c, f, "entry");
 	LLVMPositionBuilderAtEnd(k->b, k->entry);
+	/* the pool through a symbol the Jit defines (no address in the code,
+	 * so the object code can be cached: jit.c) */
+	LLVMValueRef gp = LLVMGetNamedGlobal(k->mod, "rlx_jit_pool");
+	if (!gp)
+		gp = LLVMAddGlobal(k->mod, k->ptr, "rlx_jit_pool");
+	k->pool = LLVMBuildLoad2(k->b, k->ptr, gp, "pool");
 	LLVMValueRef dims = LLVMGetParam(f, (unsigned)nb);
 	int doff = 0;
 	VarNames vn = {.n = 0};

@@ -949,6 +949,16 @@ rt_program_num_kernels(const RtProgram *p)
 	return cg_num_kernels(p->cg);
 }
 
+void
+rt_program_jit_stats(const RtProgram *p, int *compiled, int *cached,
+		     double *seconds)
+{
+	const JitStats *s = jit_stats(p->jit);
+	*compiled = s->misses;
+	*cached = s->hits;
+	*seconds = s->seconds;
+}
+
 /* ------------------------------------------------------------ constants */
 
 /* The value of constant x: an aligned owned copy made at first use. */

@@ -293,6 +293,10 @@ RtProgram *rt_compile(Module *m, const char *func, Diags *d);
 void rt_program_free(RtProgram *p);
 const Func *rt_program_func(const RtProgram *p);
 int rt_program_num_kernels(const RtProgram *p);
+/* The JIT's work for p: modules compiled and found in the code cache,
+ * seconds spent compiling or loading object code (runtime/jit.c). */
+void rt_program_jit_stats(const RtProgram *p, int *compiled, int *cached,
+			  double *seconds);
 
 /*
  * Runs the function on args (one per parameter, borrowed; a tensor whose
