@@ -16,6 +16,7 @@
  *
  * Only the library is used (ir.h, codegen.h), not the executor.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 
 #include "codegen.h"
 #include "pool.h"
+#include "rt.h"
 
 /* Seconds on the monotonic clock. */
 static double
@@ -51,7 +53,11 @@ median(double *t, int n)
 
 /* ------------------------------------------------------------ the model */
 
-enum { HID = 512, HEADS = 8, HDIM = 64, FFN = 1376 };
+/* The model's shape: `compile` uses the default, `forward` its own. */
+typedef struct {
+	int hid, heads, hdim, ffn;
+} Shape;
+static const Shape SMALL = {512, 8, 64, 1376};
 
 /* A weight parameter of layer l. */
 static void
@@ -67,11 +73,12 @@ param(StrBuf *b, int l, const char *name, int d0, int d1)
 
 /* The TVMScript of a model with `layers` identical decoder layers. */
 static char *
-gen_model(int layers)
+gen_model(int layers, Shape sh)
 {
+	const int HID = sh.hid, HEADS = sh.heads, HDIM = sh.hdim, FFN = sh.ffn;
 	StrBuf b = {0};
-	sb_puts(&b, "@I.ir_module\nclass Module:\n    @R.function\n    def main("
-		    "x: R.Tensor((1, \"n\", 512), dtype=\"float32\")");
+	sb_printf(&b, "@I.ir_module\nclass Module:\n    @R.function\n    def main("
+		  "x: R.Tensor((1, \"n\", %d), dtype=\"float32\")", HID);
 	for (int l = 0; l < layers; l++) {
 		param(&b, l, "input_layernorm.weight", HID, 0);
 		param(&b, l, "self_attn.q_proj.weight", HID, HID);
@@ -105,7 +112,8 @@ gen_model(int layers)
 		L("a%d_11 = R.reshape(a%d_6, R.shape([1, n, %d, %d]))", l, l, HEADS, HDIM);
 		L("a%d_12 = R.permute_dims(a%d_11, axes=[0, 2, 1, 3])", l, l);
 		L("a%d_13 = R.matmul(a%d_8, a%d_10, out_dtype=\"void\")", l, l, l);
-		L("a%d_14 = R.multiply(a%d_13, R.const(0.125, \"float32\"))", l, l);
+		L("a%d_14 = R.multiply(a%d_13, R.const(%.17g, \"float32\"))", l, l,
+		  1.0 / sqrt((double)HDIM));
 		L("a%d_15 = R.nn.softmax(a%d_14, axis=-1)", l, l);
 		L("a%d_16 = R.matmul(a%d_15, a%d_12, out_dtype=\"void\")", l, l, l);
 		L("a%d_17 = R.permute_dims(a%d_16, axes=[0, 2, 1, 3])", l, l);
@@ -191,7 +199,7 @@ compile_all(Codegen *cg, Module *m, Vec *calls, int *failed)
 static int
 bench_compile(int layers, int reps)
 {
-	char *text = gen_model(layers);
+	char *text = gen_model(layers, SMALL);
 	Module *m = parse(text);
 	Vec calls = {0};
 	for (int f = 0; f < m->nfuncs; f++)
@@ -502,9 +510,106 @@ bench_read(long mb, int reps)
 	return 0;
 }
 
+/* ------------------------------------------------------------ forward */
+
+typedef struct {
+	RtValue **w; /* per parameter, the input first */
+	int n;
+} Fwd;
+
+static RtValue *
+fwd_load(void *ctx, int param, RtError *e)
+{
+	Fwd *f = ctx;
+	if (param >= f->n) {
+		rt_error(e, "no parameter %d", param);
+		return NULL;
+	}
+	return rt_value_retain(f->w[param]);
+}
+
+static bool
+fwd_emit(void *ctx, int field, RtValue *v, RtError *e)
+{
+	return true;
+}
+
+/*
+ * bench_kernels forward LAYERS HID HEADS FFN N REPS: the Llama-style model
+ * of gen_model (hidden HID, HEADS heads of HID/HEADS, FFN, LAYERS layers;
+ * weights [out, in] as checkpoints store them, read through permute_dims)
+ * run by the executor on x [1, N, HID] with random weights in memory;
+ * prints `forward SECONDS THREADS` (the best of REPS runs after one warm
+ * up; the JIT is not timed).
+ */
+static int
+bench_forward(int layers, int hid, int heads, int ffn, long n, int reps)
+{
+	Shape sh = {hid, heads, hid / heads, ffn};
+	char *text = gen_model(layers, sh);
+	Module *m = parse(text);
+	Diags d = {0};
+	RtProgram *p = rt_compile(m, "main", &d);
+	if (!p) {
+		diag_print(&d, stderr);
+		return 1;
+	}
+	const Func *f = rt_program_func(p);
+	Fwd fw = {calloc((size_t)f->nparams, sizeof(RtValue *)), f->nparams};
+	unsigned seed = 1;
+	for (int i = 0; i < f->nparams; i++) {
+		const SInfo *si = f->params[i]->sinfo;
+		int64_t shape[8];
+		int64_t cnt = 1;
+		for (int j = 0; j < si->ndim; j++) {
+			int64_t v;
+			shape[j] = pe_is_const(si->shape[j], &v) ? v : n;
+			cnt *= shape[j];
+		}
+		RtError e;
+		RtTensor *t = rt_tensor_new(DT_F32, si->ndim, shape, &e);
+		if (!t)
+			return 1;
+		float scale = i == 0 ? 1.0f : 1.0f / sqrtf((float)shape[si->ndim - 1]);
+		for (int64_t j = 0; j < cnt; j++) {
+			seed = seed * 1103515245u + 12345u;
+			((float *)t->data)[j] = scale * ((float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f);
+		}
+		fw.w[i] = rt_value_tensor(t);
+	}
+	RtStream st = {fwd_load, fwd_emit, &fw};
+	double best = 1e30;
+	for (int r = 0; r <= reps; r++) {
+		RtError e;
+		double t0 = now();
+		if (!rt_run_stream(p, &st, &e)) {
+			fprintf(stderr, "forward: %s\n", e.msg);
+			return 1;
+		}
+		double t = now() - t0;
+		if (r)
+			best = t < best ? t : best;
+	}
+	Pool *pl = pool_new(0); /* the size the program's pool has */
+	printf("forward %.6f %d\n", best, pool_size(pl));
+	pool_free(pl);
+	for (int i = 0; i < fw.n; i++)
+		rt_value_release(fw.w[i]);
+	free(fw.w);
+	rt_program_free(p);
+	diag_clear(&d);
+	free(d.items);
+	ir_module_free(m);
+	free(text);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc == 8 && !strcmp(argv[1], "forward"))
+		return bench_forward(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+				     atoi(argv[5]), atol(argv[6]), atoi(argv[7]));
 	if (argc == 8 && !strcmp(argv[1], "gemm"))
 		return bench_gemm(atol(argv[2]), atol(argv[3]), atol(argv[4]), argv[5],
 				  argv[6], atoi(argv[7]) > 0 ? atoi(argv[7]) : 1);
@@ -517,6 +622,7 @@ main(int argc, char **argv)
 	fprintf(stderr, "usage: bench_kernels compile LAYERS REPS\n"
 			"       bench_kernels kernel NAME REPS\n"
 			"       bench_kernels gemm M K N n|t DTYPE REPS\n"
-			"       bench_kernels read MB REPS\n");
+			"       bench_kernels read MB REPS\n"
+			"       bench_kernels forward LAYERS HID HEADS FFN N REPS\n");
 	return 2;
 }

@@ -206,7 +206,19 @@ vg_load_bh(const uint16_t *p)
 	return v;
 }
 
+static inline void
+vg_transpose16(VG *r)
+{
+	for (int i = 0; i < 16; i++)
+		for (int j = i + 1; j < 16; j++) {
+			float t = r[i].v[j];
+			r[i].v[j] = r[j].v[i];
+			r[j].v[i] = t;
+		}
+}
+
 #define SFX(x) x##_generic
+#define vtranspose16 vg_transpose16
 #define V VG
 #define vload vg_load
 #define vstore vg_store
@@ -231,6 +243,7 @@ vg_load_bh(const uint16_t *p)
 #undef vsum
 #undef vload_h
 #undef vload_bh
+#undef vtranspose16
 #undef MR
 #undef NV
 
@@ -292,7 +305,46 @@ v2_load_bh(const uint16_t *p)
 	return (V2){_mm256_castsi256_ps(_mm256_slli_epi32(lo, 16)),
 		    _mm256_castsi256_ps(_mm256_slli_epi32(hi, 16))};
 }
+/* r[0..8) rows of 8 to columns. */
+static inline void
+tr8(__m256 *r)
+{
+	__m256 t[8], u[8];
+	for (int i = 0; i < 4; i++) {
+		t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+	}
+	for (int h = 0; h < 2; h++) { /* rows 0-3, then 4-7 */
+		__m256 *q = t + 4 * h;
+		u[4 * h + 0] = _mm256_shuffle_ps(q[0], q[2], 0x44);
+		u[4 * h + 1] = _mm256_shuffle_ps(q[0], q[2], 0xEE);
+		u[4 * h + 2] = _mm256_shuffle_ps(q[1], q[3], 0x44);
+		u[4 * h + 3] = _mm256_shuffle_ps(q[1], q[3], 0xEE);
+	}
+	for (int k = 0; k < 4; k++) {
+		r[k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+		r[4 + k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+	}
+}
+static inline void
+v2_transpose16(V2 *r)
+{
+	__m256 b[4][8]; /* rows 0-7 lo, 8-15 lo, 0-7 hi, 8-15 hi */
+	for (int j = 0; j < 8; j++) {
+		b[0][j] = r[j].lo;
+		b[1][j] = r[8 + j].lo;
+		b[2][j] = r[j].hi;
+		b[3][j] = r[8 + j].hi;
+	}
+	for (int q = 0; q < 4; q++)
+		tr8(b[q]);
+	for (int k = 0; k < 8; k++) {
+		r[k] = (V2){b[0][k], b[1][k]};
+		r[8 + k] = (V2){b[2][k], b[3][k]};
+	}
+}
 #define SFX(x) x##_avx2
+#define vtranspose16 v2_transpose16
 #define V V2
 #define vload v2_load
 #define vstore v2_store
@@ -317,6 +369,7 @@ v2_load_bh(const uint16_t *p)
 #undef vsum
 #undef vload_h
 #undef vload_bh
+#undef vtranspose16
 #undef MR
 #undef NV
 #pragma GCC pop_options
@@ -330,7 +383,35 @@ v5_load_bh(const uint16_t *p)
 	__m512i x = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
 	return _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
 }
+static inline void
+v5_transpose16(__m512 *r)
+{
+	__m512 t[16], u[16];
+	for (int i = 0; i < 8; i++) {
+		t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+	}
+	for (int g = 0; g < 4; g++) { /* rows 4g .. 4g+3 */
+		__m512d a = _mm512_castps_pd(t[4 * g]), b = _mm512_castps_pd(t[4 * g + 1]);
+		__m512d c = _mm512_castps_pd(t[4 * g + 2]), d = _mm512_castps_pd(t[4 * g + 3]);
+		u[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+		u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+		u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+		u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+	}
+	for (int k = 0; k < 4; k++) { /* columns k, 4+k, 8+k, 12+k */
+		__m512 P = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88);
+		__m512 Q = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xdd);
+		__m512 R = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88);
+		__m512 S = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xdd);
+		r[k] = _mm512_shuffle_f32x4(P, R, 0x88);
+		r[8 + k] = _mm512_shuffle_f32x4(P, R, 0xdd);
+		r[4 + k] = _mm512_shuffle_f32x4(Q, S, 0x88);
+		r[12 + k] = _mm512_shuffle_f32x4(Q, S, 0xdd);
+	}
+}
 #define SFX(x) x##_avx512
+#define vtranspose16 v5_transpose16
 #define V __m512
 #define vload _mm512_loadu_ps
 #define vstore _mm512_storeu_ps
@@ -355,6 +436,7 @@ v5_load_bh(const uint16_t *p)
 #undef vsum
 #undef vload_h
 #undef vload_bh
+#undef vtranspose16
 #undef MR
 #undef NV
 #pragma GCC pop_options

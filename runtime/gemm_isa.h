@@ -8,6 +8,7 @@
  *   vfma(a, b, c)  a * b + c
  *   vload_h(p)     16 f16 at p as V (F16C where there is one)
  *   vload_bh(p)    16 bf16 at p as V
+ *   vtranspose16(r) r[0..16) rows to r[0..16) columns (a 16 x 16 transpose)
  *   MR, NV         the micro-kernel tile: MR rows x 16*NV columns
  *
  * Everything here is static; gemm.c reaches it through a table of
@@ -72,15 +73,12 @@ static void
 SFX(pack_bt16)(const void *b, int dt, int64_t K, int64_t j0, int64_t k0,
 	       float *d)
 {
-	float t[16][16];
+	V r[16];
 	for (int j = 0; j < 16; j++)
-		vstore(t[j], SFX(vload_dt)(b, dt, (j0 + j) * K + k0));
-	for (int k = 0; k < 16; k++) {
-		float col[16];
-		for (int j = 0; j < 16; j++)
-			col[j] = t[j][k];
-		vstore(d + k * NR, vload(col));
-	}
+		r[j] = SFX(vload_dt)(b, dt, (j0 + j) * K + k0);
+	vtranspose16(r);
+	for (int k = 0; k < 16; k++)
+		vstore(d + k * NR, r[k]);
 }
 
 /*

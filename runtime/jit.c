@@ -193,26 +193,6 @@ host_machine(Jit *jit, char *err, size_t errlen)
 			       err, errlen);
 }
 
-/* The code cache's directory from the environment (see the top); NULL
- * when it is off. */
-static char *
-cache_dir_from_env(void)
-{
-	const char *off = getenv("RLX_NO_CACHE");
-	if (off && *off && strcmp(off, "0"))
-		return NULL;
-	const char *x = getenv("XDG_CACHE_HOME");
-	StrBuf b = {0};
-	if (x && x[0] == '/') {
-		sb_printf(&b, "%s/rlx", x);
-	} else {
-		const char *h = getenv("HOME");
-		if (!h || h[0] != '/')
-			return NULL;
-		sb_printf(&b, "%s/.cache/rlx", h);
-	}
-	return sb_take(&b);
-}
 
 Jit *
 jit_new(char *err, size_t errlen)
@@ -268,7 +248,7 @@ jit_new(char *err, size_t errlen)
 		return NULL;
 	}
 	jit->tsctx = LLVMOrcCreateNewThreadSafeContext();
-	jit->cache_dir = cache_dir_from_env();
+	jit->cache_dir = rt_cache_home();
 	if (jit->cache_dir) {
 		char e2[256];
 		jit->obj_tm = host_machine_as(jit, LLVMRelocPIC, LLVMCodeModelSmall,
@@ -407,22 +387,6 @@ out:
 	return mb;
 }
 
-/* mkdir -p of path's directories (errors show at the write). */
-static void
-make_dirs(const char *path)
-{
-	char *d = strdup(path);
-	if (!d)
-		return;
-	for (char *q = d + 1; *q; q++)
-		if (*q == '/') {
-			*q = 0;
-			if (mkdir(d, 0755) && errno != EEXIST)
-				break;
-			*q = '/';
-		}
-	free(d);
-}
 
 /* Writes obj to cache file path (whole or not at all); failures only
  * cost the next run a compile. */
@@ -438,7 +402,7 @@ cache_store(const char *path, LLVMMemoryBufferRef obj)
 	put_u64(p + 8, n);
 	put_u64(p + 16, XXH3_64bits(LLVMGetBufferStart(obj), n));
 	memcpy(p + CACHE_HDR, LLVMGetBufferStart(obj), n);
-	make_dirs(path);
+	rt_make_parents(path);
 	RtError e;
 	rt_file_put(path, p, CACHE_HDR + n, &e);
 	free(p);

@@ -137,6 +137,13 @@ bool rt_write_all(int fd, const char *path, const void *p, size_t n,
 		  RtError *e);
 /* A malloc'd copy of path without trailing slashes ("/" stays). */
 char *rt_path_strip(const char *path);
+/* rlx's cache directory (malloc'd): $XDG_CACHE_HOME/rlx for an absolute
+ * XDG_CACHE_HOME, else $HOME/.cache/rlx; NULL when RLX_NO_CACHE is set
+ * (to anything but 0) or neither is usable. The JIT keeps object code
+ * there, the tensor cache reader its verified-shard stamps. */
+char *rt_cache_home(void);
+/* mkdir -p of the directories leading to path (not path itself). */
+void rt_make_parents(const char *path);
 
 /* The signal side, for programs (the CLI installs it; the library never
  * does): on SIGINT, SIGTERM and SIGHUP remove every temporary still being
