@@ -553,11 +553,13 @@ typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
  *   MOVE       moves or copies elements (permute_dims, concat, take, ...)
  *   VIEW       the same elements in another shape (reshape, squeeze, ...)
  *   CREATE     a new tensor from a shape (zeros, full, arange)
+ *   COMM       talks to the other workers or depends on the worker's rank
+ *              (R.ccl.*, R.dist.*): run by the executor, not a kernel
  *   OTHER      anything else (builtins)
  */
 typedef enum {
 	OC_ELEMWISE, OC_BROADCAST, OC_FILL_LIKE, OC_REDUCE, OC_NORM,
-	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_OTHER
+	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_COMM, OC_OTHER
 } OpClass;
 
 typedef struct {

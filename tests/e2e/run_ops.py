@@ -518,6 +518,25 @@ def cases_for(op):
                      lambda a=a, dt=dt: np.arange(*a), dt)
                 for a, dt in [((0, 5, 1), "int64"), ((1, 9, 2), "int32"), ((5, 0, -2), "int64"),
                               ((0.0, 1.0, 0.25), "float32"), ((3, 3, 1), "int64")]]
+    # one process is worker 0 of 1 (tests/e2e/run_tp.py runs them on ranks)
+    if op in ("ccl.allreduce", "ccl.broadcast_from_worker0"):
+        attrs = ', op_type="%s"' if op == "ccl.allreduce" else ""
+        return [Case("%s %s %s" % (dt, s, k), [(dt, s, "n")],
+                     "R.%s({0}%s)" % (op, attrs % k if attrs else ""),
+                     lambda x: x, dt)
+                for dt in ["float32", "float16", "int32"] for s in [(3, 4), ()]
+                for k in (["sum", "max", "avg"] if attrs else ["-"])]
+    if op == "ccl.allgather":
+        return [Case("%s %s" % (dt, s), [(dt, s, "n")],
+                     "R.ccl.allgather({0}, num_workers=1)", lambda x: x, dt)
+                for dt in ["float32", "int8"] for s in [(3, 4), (5,)]]
+    if op in ("ccl.scatter_from_worker0", "dist.redistribute_replica_to_shard"):
+        return [Case("%s %s axis %d / %d" % (dt, s, ax, n), [(dt, s, "n")],
+                     "R.%s({0}, num_workers=%d, axis=%d)" % (op, n, ax),
+                     lambda x, n=n, ax=ax: np.split(x, n, axis=ax)[0], dt)
+                for dt in ["float32", "int32"]
+                for s, ax, n in [((4, 6), 0, 2), ((4, 6), 1, 3), ((2, 3, 4), -1, 4),
+                                 ((6,), 0, 1)]]
     if op == "builtin.stop_lift_params":
         return [Case("%s %s" % (dt, s), [(dt, s, "n")], "R.builtin.stop_lift_params({0})",
                      lambda x: x, dt) for dt in ["float32", "int8"] for s in [(3, 4), ()]]
