@@ -4,6 +4,9 @@ a first run compiles and writes one object file, a second run loads it
 (`--time` says so) and gives the same bytes; a corrupt or truncated file is
 ignored and rewritten; RLX_NO_CACHE=1 and --no-cache neither read nor write;
 four runs at once on an empty cache all succeed and leave whole files only.
+Verified-shard stamps (runtime/tensor_cache.c): a run on a tensor cache
+older than 2 s leaves a stamp per shard, a second run keeps it, and a shard
+changed in place (same size) is still caught by its hash.
 Every run has its own XDG_CACHE_HOME under a temporary directory, never the
 real ~/.cache. NumPy checks the result.
 """
@@ -129,7 +132,63 @@ def main():
              objects(xdg3))
         p = run(d, xdg3, out(5))
         t.ok(jit_line(p.stderr) == (0, 1), "four runs at once: the file loads", p.stderr)
+        stamps(t, d)
     t.done()
+
+
+STAMP_MODEL = '''@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 16), dtype="float32"), w: R.Tensor((8, 16), dtype="float32")):
+        R.func_attr({"num_input": 1})
+        wt = R.permute_dims(w, axes=None)
+        y = R.matmul(x, wt, out_dtype="void")
+        return y
+'''
+
+
+def stamps(t, d):
+    import time
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from rlxtest import write_safetensors
+    m = os.path.join(d, "s.py")
+    with open(m, "w") as f:
+        f.write(STAMP_MODEL)
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((8, 16)).astype(np.float32)
+    x = rng.standard_normal((2, 16)).astype(np.float32)
+    write_safetensors(os.path.join(d, "s.safetensors"), {"w": w})
+    np.save(os.path.join(d, "sx.npy"), x)
+    xdg = os.path.join(d, "xdg-stamps")
+    env = dict(os.environ, XDG_CACHE_HOME=xdg)
+    env.pop("RLX_NO_CACHE", None)
+    cache = os.path.join(d, "scache")
+    p = subprocess.run([RLX, "transform", m, "--weights", os.path.join(d, "s.safetensors"),
+                        "--quiet", "-o", cache], env=env, capture_output=True, text=True)
+    t.ok(p.returncode == 0, "stamps: transform", p.stderr)
+    time.sleep(2.5)  # stamps are only written for files older than 2 s
+    run = [RLX, "run", cache, "--input", "x=" + os.path.join(d, "sx.npy"), "-o",
+           os.path.join(d, "sy.npy")]
+    p = subprocess.run(run, env=env, capture_output=True, text=True)
+    vd = os.path.join(xdg, "rlx", "verified")
+    st = sorted(os.listdir(vd)) if os.path.isdir(vd) else []
+    t.ok(p.returncode == 0 and len(st) >= 1, "stamps: a run leaves a stamp", (p.stderr, st))
+    t.ok(np.allclose(np.load(os.path.join(d, "sy.npy")), x @ w.T, rtol=1e-5, atol=1e-5),
+         "stamps: values against NumPy")
+    before = {f: open(os.path.join(vd, f)).read() for f in st}
+    p = subprocess.run(run, env=env, capture_output=True, text=True)
+    after = {f: open(os.path.join(vd, f)).read() for f in sorted(os.listdir(vd))}
+    t.ok(p.returncode == 0 and before == after, "stamps: a second run keeps them", p.stderr)
+    shards = [f for f in os.listdir(cache) if f.endswith(".bin")]
+    for sh in shards:
+        path = os.path.join(cache, sh)
+        data = bytearray(open(path, "rb").read())
+        data[len(data) // 2] ^= 0x5A
+        with open(path, "r+b") as f:
+            f.write(data)
+    p = subprocess.run(run, env=env, capture_output=True, text=True)
+    t.ok(p.returncode == 1 and "does not match the rlxHash" in p.stderr,
+         "stamps: a shard changed in place is caught by its hash", p.stderr)
 
 
 if __name__ == "__main__":
