@@ -163,6 +163,11 @@ def gelu_tanh(x):
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
+def selu(x):
+    x = x.astype(np.float64)
+    return 1.0507009873554804934 * np.where(x > 0, x, 1.6732632423543772848 * np.expm1(x))
+
+
 def softmax(x, axis):
     x = x.astype(np.float64)
     e = np.exp(x - x.max(axis=axis, keepdims=True))
@@ -237,7 +242,8 @@ def cases_for(op):
               "sign": (np.sign, ["float32", "float16", "float64", "int32", "int8"], "grid"),
               "nn.relu": (lambda x: np.maximum(x, 0), FLOATS + ["int32"], "n"),
               "nn.silu": (lambda x: x / (1 + np.exp(-x.astype(np.float64))), FLOATS, "n"),
-              "nn.gelu": (gelu, FLOATS, "n"), "nn.gelu_tanh": (gelu_tanh, FLOATS, "n")}
+              "nn.gelu": (gelu, FLOATS, "n"), "nn.gelu_tanh": (gelu_tanh, FLOATS, "n"),
+              "nn.selu": (selu, FLOATS, "n")}
     if op in simple:
         f, dts, kind = simple[op]
         return unary(op, f, dts, kind)
