@@ -462,23 +462,50 @@ typedef struct {
 	double sum[256];
 } ReadCtx;
 
+/* Sums chunks lo .. hi: 4 streams a quarter chunk apart (as a GEMV reads
+ * 4 weight rows), 8 vector accumulators in registers (AVX2 on x86-64). */
+#if defined(__x86_64__)
+#include <immintrin.h>
+__attribute__((target("avx2")))
 static void
 read_chunk(void *ctx, int64_t lo, int64_t hi)
 {
 	ReadCtx *r = ctx;
-	enum { STEP = 1 << 16 };
-	float s[16] = {0};
+	enum { STEP = 1 << 16, Q = STEP / 4 };
+	__m256 s[8];
+	for (int j = 0; j < 8; j++)
+		s[j] = _mm256_setzero_ps();
 	for (int64_t c = lo; c < hi; c++) {
 		const float *p = r->p + c * STEP;
-		for (int64_t i = 0; i < STEP; i += 16)
-			for (int j = 0; j < 16; j++)
-				s[j] += p[i + j];
+		for (int64_t i = 0; i < Q; i += 16)
+			for (int q = 0; q < 4; q++) {
+				s[2 * q] = _mm256_add_ps(s[2 * q], _mm256_loadu_ps(p + q * Q + i));
+				s[2 * q + 1] = _mm256_add_ps(s[2 * q + 1],
+							     _mm256_loadu_ps(p + q * Q + i + 8));
+			}
 	}
-	float t = 0;
-	for (int j = 0; j < 16; j++)
-		t += s[j];
-	r->sum[lo % 256] += t;
+	float t[8], sum = 0;
+	for (int j = 1; j < 8; j++)
+		s[0] = _mm256_add_ps(s[0], s[j]);
+	_mm256_storeu_ps(t, s[0]);
+	for (int j = 0; j < 8; j++)
+		sum += t[j];
+	r->sum[lo % 256] += sum;
 }
+#else
+static void
+read_chunk(void *ctx, int64_t lo, int64_t hi)
+{
+	ReadCtx *r = ctx;
+	float s[16] = {0};
+	for (int64_t i = lo << 16; i < hi << 16; i += 16)
+		for (int j = 0; j < 16; j++)
+			s[j] += r->p[i + j];
+	for (int j = 1; j < 16; j++)
+		s[0] += s[j];
+	r->sum[lo % 256] += s[0];
+}
+#endif
 
 /*
  * bench_kernels read MB REPS: the read bandwidth of this machine now, a
