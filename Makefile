@@ -14,8 +14,9 @@ PACKAGES := gcc flex bison meson ninja-build pkg-config libcmocka-dev \
             llvm-19-dev libjansson-dev libxxhash-dev python3-numpy \
             openmpi-bin libopenmpi-dev
 # make bench only: NumPy's BLAS (Debian's numpy otherwise runs the reference
-# BLAS) and threadpoolctl to report which kernel it uses.
-BENCH_PACKAGES := libopenblas0-pthread python3-threadpoolctl
+# BLAS), threadpoolctl to report which kernel it uses, PyTorch (the forward
+# benchmark's peer).
+BENCH_PACKAGES := libopenblas0-pthread python3-threadpoolctl python3-torch
 # make fuzz only: clang with libFuzzer and the sanitizers' runtimes.
 FUZZ_PACKAGES := clang libclang-rt-14-dev
 FUZZ_SECONDS := 600

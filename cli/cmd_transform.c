@@ -17,7 +17,7 @@
 static const char transform_help[] =
 	"usage: rlx transform FILE --weights PATH [--func NAME] [--shared | --shared=F1,..]\n"
 	"                     [--shard-size MB] [--tensor-parallel N] [--strict] [--quiet]\n"
-	"                     -o DIR\n"
+	"                     [--no-cache] -o DIR\n"
 	"\n"
 	"Runs the weight pre-processing of FILE on a checkpoint and writes the\n"
 	"result as a tensor cache (DIR/tensor-cache.json, DIR/params_shard_N.bin)\n"
@@ -44,6 +44,8 @@ static const char transform_help[] =
 	"                    per worker K (the rank bound to K); what depends on\n"
 	"                    the rank is stored per worker as NAME_shard-K\n"
 	"  --quiet           print nothing but errors\n"
+	"  --no-cache        compile every kernel, neither reading nor writing\n"
+	"                    the code cache (as RLX_NO_CACHE=1)\n"
 	"  -o DIR            the tensor cache to write\n";
 
 typedef struct {
@@ -65,6 +67,8 @@ parse_args(Args *a, int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
 			a->quiet = true;
+		} else if (!strcmp(argv[i], "--no-cache")) {
+			setenv("RLX_NO_CACHE", "1", 1); /* read by the JIT */
 		} else if (!strcmp(argv[i], "--strict")) {
 			a->o.strict = true;
 		} else if (!strcmp(argv[i], "--shared")) {

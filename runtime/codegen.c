@@ -32,7 +32,8 @@
  * with par_begin (or par_nest): when the flag is set and the work is at
  * least PAR_MIN, the impl packs its arguments and calls
  * rlx_parallel_for(pool, ctx, n, NAME.par) on the Jit's thread pool
- * (runtime/pool.h; the pool's address is a constant in the code), and
+ * (runtime/pool.h; the pool is read from the symbol rlx_jit_pool, which
+ * the Jit defines, so the code holds no address), and
  * NAME.par calls the impl again on each chunk with the flag clear. So the
  * code before the outer loop runs once per chunk and must be pure. Small
  * kernels never leave the calling thread.
@@ -58,6 +59,7 @@
 #include <llvm-c/DebugInfo.h> /* temporary metadata nodes for loop hints */
 
 #include "codegen.h"
+#include "gemm.h"
 
 enum {
 	MAXBUF = 64, /* buffers of one kernel */
@@ -68,9 +70,6 @@ enum {
 	NT_MIN_BYTES = 8 << 20, /* outputs this large bypass the caches */
 	QT = 16,            /* transpose tiles per strip of rows */
 	CC_BLK = 1 << 16,   /* concat: elements per parallel block */
-	MM_MR = 6,         /* matmul register tile: rows */
-	MM_VW = 16,        /* f32 lanes of one accumulator vector */
-	MM_NV = 2,         /* accumulator vectors per row (MM_NV * MM_VW cols) */
 };
 
 /* A buffer of the kernel being built. */
@@ -102,6 +101,7 @@ typedef struct {
 	LLVMValueRef tramp;   /* void NAME.par(ctx, lo, hi) */
 	LLVMValueRef pool;    /* the Jit's pool, a constant pointer */
 	bool par_used;
+	int gemm_isa;         /* GEMM_ISA_* of the host (rlx_gemm) */
 	/* the elementwise node being computed (elem_unary, elem_binary):
 	 * k->e's inputs' dtypes and count, and its result's dtype */
 	const DType *edt;
@@ -1674,155 +1674,101 @@ mm_batch_offsets(K *k, const MmBatch *mb, LLVMValueRef f, LLVMValueRef *abase,
 	}
 }
 
-/* <MM_VW x float> with every lane x. */
-static LLVMValueRef
-splat(K *k, LLVMValueRef x, int n)
+/* The RT_GEMM_* code of dtype t, or -1 when rlx_gemm does not take it. */
+static int
+gemm_dtype(DType t)
 {
-	LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x), (unsigned)n);
-	LLVMValueRef v = LLVMBuildInsertElement(k->b, LLVMGetUndef(vt), x,
-						LLVMConstInt(k->i32, 0, 0), "");
-	int z[64] = {0};
-	return LLVMBuildShuffleVector(k->b, v, LLVMGetUndef(vt), mask(k, z, n), "");
+	return t == DT_F32 ? RT_GEMM_F32 : t == DT_F16 ? RT_GEMM_F16 :
+	       t == DT_BF16 ? RT_GEMM_BF16 : -1;
 }
 
-/*
- * The f32 register tile: c[i0 + r, j0 .. j0 + nv*MM_VW) for r < mr as
- * mr * nv vector accumulators; for every kk, nv vector loads of b's row
- * kk, mr broadcasts of a[i0 + r, kk] and mr * nv fmas. All trip counts but
- * K's are constants, so the accumulators live in registers.
- */
-static void
-mm_tile(K *k, int mr, int nv, LLVMValueRef abase, LLVMValueRef bbase,
-	LLVMValueRef cbase, LLVMValueRef i0, LLVMValueRef j0, LLVMValueRef Kd,
-	LLVMValueRef N)
+/* Is perm a permute_dims that swaps the last two dims of a tensor of at
+ * least 2 and keeps the others (so that a matmul can read its input as
+ * the transposed b)? */
+bool
+cg_matmul_transpose(const Expr *perm)
 {
-	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
-	LLVMTypeRef vt = LLVMVectorType(k->f32, MM_VW);
-	LLVMValueRef acc[MM_MR][MM_NV], bv[MM_NV];
-	LLVMValueRef zero = LLVMConstNull(vt);
-	for (int r = 0; r < mr; r++)
-		for (int v = 0; v < nv; v++) {
-			acc[r][v] = slot(k, vt, 1);
-			LLVMBuildStore(k->b, zero, acc[r][v]);
-		}
-	Loop lk;
-	LLVMValueRef kk = loop_begin(k, &lk, Kd);
-	LLVMValueRef brow = add(k, bbase, add(k, mul(k, kk, N), j0));
-	for (int v = 0; v < nv; v++) {
-		LLVMValueRef o = add(k, brow, ci(k, v * MM_VW));
-		bv[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, k->f32, bb->ptr, &o, 1, ""), 4);
+	if (perm->kind != E_CALL || perm->call.op != OP_PERMUTE_DIMS ||
+	    perm->call.nargs != 1)
+		return false;
+	const SInfo *si = ir_expr_sinfo(perm->call.args[0]);
+	if (!si || si->kind != SI_TENSOR || si->ndim < 2 || gemm_dtype(si->dtype) < 0 ||
+	    !perm->sinfo || perm->sinfo->kind != SI_TENSOR || !perm->sinfo->shape)
+		return false;
+	int nd = si->ndim;
+	const AttrVal *ax = NULL;
+	OpSig sig;
+	op_sig(OP_PERMUTE_DIMS, &sig);
+	for (int i = 0; i < sig.nparams; i++)
+		if (sig.params[i].is_attr && !strcmp(sig.params[i].name, "axes") &&
+		    sig.params[i].slot < perm->call.nattrs)
+			ax = &perm->call.attrs[sig.params[i].slot];
+	if (!ax || ax->kind == AV_NONE)
+		return nd == 2;
+	if (ax->kind != AV_INTS || ax->n != nd)
+		return false;
+	for (int i = 0; i < nd; i++) {
+		int64_t a = ax->ints[i] < 0 ? ax->ints[i] + nd : ax->ints[i];
+		int64_t want = i < nd - 2 ? i : i == nd - 2 ? nd - 1 : nd - 2;
+		if (a != want)
+			return false;
 	}
-	for (int r = 0; r < mr; r++) {
-		LLVMValueRef o = add(k, abase, add(k, mul(k, add(k, i0, ci(k, r)), Kd), kk));
-		LLVMValueRef x = splat(k, LLVMBuildLoad2(k->b, k->f32, addr(k, a, o), ""), MM_VW);
-		for (int v = 0; v < nv; v++) {
-			LLVMValueRef args[3] = {x, bv[v], LLVMBuildLoad2(k->b, vt, acc[r][v], "")};
-			LLVMBuildStore(k->b, intrin(k, "llvm.fma", vt, args, 3), acc[r][v]);
-		}
-	}
-	loop_end(k, &lk);
-	for (int r = 0; r < mr; r++)
-		for (int v = 0; v < nv; v++) {
-			LLVMValueRef o = add(k, cbase, add(k, mul(k, add(k, i0, ci(k, r)), N),
-							  add(k, j0, ci(k, v * MM_VW))));
-			LLVMValueRef s = LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, vt, acc[r][v], ""),
-							addr(k, c, o));
-			LLVMSetAlignment(s, 4);
-		}
-}
-
-/* Rows i0 .. i0+mr of an f32 matmul: register tiles of MM_NV, then one
- * vector of columns, then the last columns one by one. */
-static void
-mm_rows(K *k, int mr, LLVMValueRef abase, LLVMValueRef bbase, LLVMValueRef cbase,
-	LLVMValueRef i0, LLVMValueRef Kd, LLVMValueRef N)
-{
-	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
-	LLVMValueRef w = ci(k, MM_NV * MM_VW);
-	LLVMValueRef nt = LLVMBuildSDiv(k->b, N, w, "");
-	Loop lj, lr, lc, lk;
-	LLVMValueRef j0 = mul(k, loop_begin(k, &lj, nt), w);
-	mm_tile(k, mr, MM_NV, abase, bbase, cbase, i0, j0, Kd, N);
-	loop_end(k, &lj);
-	LLVMValueRef j = mul(k, nt, w);
-	/* one more vector of columns when MM_VW are left */
-	LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(k->c, k->fn, "vec");
-	LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(k->c, k->fn, "rest");
-	LLVMValueRef more = LLVMBuildICmp(k->b, LLVMIntSLE, add(k, j, ci(k, MM_VW)), N, "");
-	LLVMBasicBlockRef from = LLVMGetInsertBlock(k->b);
-	LLVMBuildCondBr(k->b, more, one, rest);
-	LLVMPositionBuilderAtEnd(k->b, one);
-	mm_tile(k, mr, 1, abase, bbase, cbase, i0, j, Kd, N);
-	LLVMValueRef j2 = add(k, j, ci(k, MM_VW));
-	LLVMBasicBlockRef from2 = LLVMGetInsertBlock(k->b);
-	LLVMBuildBr(k->b, rest);
-	LLVMPositionBuilderAtEnd(k->b, rest);
-	LLVMValueRef jr = LLVMBuildPhi(k->b, k->i64, "");
-	LLVMAddIncoming(jr, &j, &from, 1);
-	LLVMAddIncoming(jr, &j2, &from2, 1);
-	/* the last columns, a dot product each */
-	LLVMValueRef acc = slot(k, k->f32, 1);
-	LLVMValueRef r = loop_begin(k, &lr, ci(k, mr));
-	LLVMValueRef i = add(k, i0, r);
-	LLVMValueRef jc = loop_from(k, &lc, jr, N);
-	LLVMBuildStore(k->b, LLVMConstReal(k->f32, 0), acc);
-	LLVMValueRef kk = loop_begin(k, &lk, Kd);
-	LLVMValueRef av = ld(k, a, add(k, abase, add(k, mul(k, i, Kd), kk)));
-	LLVMValueRef bv = ld(k, bb, add(k, bbase, add(k, mul(k, kk, N), jc)));
-	LLVMBuildStore(k->b, contract(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, k->f32, acc, ""),
-			contract(LLVMBuildFMul(k->b, av, bv, "")), "")), acc);
-	loop_end(k, &lk);
-	st(k, c, add(k, cbase, add(k, mul(k, i, N), jc)), LLVMBuildLoad2(k->b, k->f32, acc, ""));
-	lk.plain = lc.plain = lr.plain = true;
-	loop_end(k, &lc);
-	loop_end(k, &lr);
-}
-
-/*
- * f32 matmul with both operands at least 2-D: a parallel loop over the
- * batches and blocks of MM_MR rows; each block is mm_rows (MM_MR rows at
- * a time, the last rows of a partial block one at a time).
- */
-static bool
-gen_matmul_f32(K *k, const MmBatch *mb)
-{
-	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
-	LLVMValueRef M = a->dim[a->nd - 2], Kd = a->dim[a->nd - 1];
-	LLVMValueRef N = bb->dim[bb->nd - 1];
-	LLVMValueRef nbatch = prod(k, c->dim, 0, mb->cnb);
-	LLVMValueRef mr = ci(k, MM_MR);
-	LLVMValueRef nib = LLVMBuildSDiv(k->b, add(k, M, ci(k, MM_MR - 1)), mr, "");
-	LLVMValueRef items = mul(k, nbatch, nib);
-	LLVMValueRef work = mul(k, mul(k, nbatch, M), mul(k, N, Kd));
-	Loop lp, lr;
-	LLVMValueRef f = par_begin(k, &lp, items, work);
-	LLVMValueRef ib = LLVMBuildURem(k->b, f, nib, "");
-	LLVMValueRef bt = LLVMBuildUDiv(k->b, f, nib, "");
-	LLVMValueRef abase, bbase;
-	mm_batch_offsets(k, mb, bt, &abase, &bbase);
-	LLVMValueRef cbase = mul(k, bt, mul(k, M, N));
-	LLVMValueRef i0 = mul(k, ib, mr);
-	LLVMBasicBlockRef bfull = LLVMAppendBasicBlockInContext(k->c, k->fn, "rows");
-	LLVMBasicBlockRef bpart = LLVMAppendBasicBlockInContext(k->c, k->fn, "lastrows");
-	LLVMBasicBlockRef bjoin = LLVMAppendBasicBlockInContext(k->c, k->fn, "next");
-	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSLE, add(k, i0, mr), M, ""),
-			bfull, bpart);
-	LLVMPositionBuilderAtEnd(k->b, bfull);
-	mm_rows(k, MM_MR, abase, bbase, cbase, i0, Kd, N);
-	LLVMBuildBr(k->b, bjoin);
-	LLVMPositionBuilderAtEnd(k->b, bpart);
-	LLVMValueRef i = loop_from(k, &lr, i0, M);
-	mm_rows(k, 1, abase, bbase, cbase, i, Kd, N);
-	loop_end(k, &lr);
-	LLVMBuildBr(k->b, bjoin);
-	LLVMPositionBuilderAtEnd(k->b, bjoin);
-	loop_end(k, &lp);
 	return true;
 }
 
 /*
- * matmul with numpy semantics (1-D operands, broadcast batch dims). f32
- * operands of at least 2 dims take gen_matmul_f32. Otherwise, a parallel
+ * A matmul of float operands (f32, f16, bf16; b read transposed when
+ * transb): fills an RtGemm on the stack (runtime/gemm.h: M, N, K, the
+ * buffers, dtypes, the batch dims of the result and a's and b's strides
+ * over them) and calls rlx_gemm with the Jit's pool and the host's
+ * instruction set, which blocks, packs and threads it.
+ */
+static bool
+gen_matmul_call(K *k, const MmBatch *mb, bool transb)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	if (mb->cnb > RTG_MAXB)
+		return fail(k, "too many batch dims");
+	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
+	LLVMValueRef Kd = a->dim[a->nd - 1];
+	LLVMValueRef N = bb->nd == 1 ? ci(k, 1) :
+			 bb->dim[bb->nd - (transb ? 2 : 1)];
+	LLVMValueRef g = slot(k, k->i64, RTG_SLOTS);
+	LLVMTypeRef gt = LLVMArrayType2(k->i64, RTG_SLOTS);
+#define FIELD(i, v) do { \
+		LLVMValueRef ix[2] = {ci(k, 0), ci(k, (i))}; \
+		LLVMBuildStore(k->b, (v), LLVMBuildInBoundsGEP2(k->b, gt, g, ix, 2, "")); \
+	} while (0)
+	FIELD(RTG_M, M);
+	FIELD(RTG_N, N);
+	FIELD(RTG_K, Kd);
+	FIELD(RTG_A, a->ptr);
+	FIELD(RTG_B, bb->ptr);
+	FIELD(RTG_C, c->ptr);
+	FIELD(RTG_ADT, ci(k, gemm_dtype(a->dt)));
+	FIELD(RTG_BDT, ci(k, gemm_dtype(bb->dt)));
+	FIELD(RTG_CDT, ci(k, gemm_dtype(c->dt)));
+	FIELD(RTG_TRANSB, ci(k, transb));
+	FIELD(RTG_NB, ci(k, mb->cnb));
+	for (int j = 0; j < mb->cnb; j++) {
+		FIELD(RTG_BDIM + j, c->dim[j]);
+		FIELD(RTG_AS + j, mb->as[j]);
+		FIELD(RTG_BS + j, mb->bs[j]);
+	}
+#undef FIELD
+	LLVMTypeRef pt[3] = {k->ptr, k->i64, k->ptr};
+	LLVMTypeRef ft = LLVMFunctionType(k->vd, pt, 3, false);
+	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "rlx_gemm");
+	if (!fn)
+		fn = LLVMAddFunction(k->mod, "rlx_gemm", ft);
+	LLVMValueRef args[3] = {k->pool, ci(k, k->gemm_isa), g};
+	LLVMBuildCall2(k->b, ft, fn, args, 3, "");
+	return true;
+}
+
+/*
+ * matmul with numpy semantics (1-D operands, broadcast batch dims). Float
+ * operands take gen_matmul_call (runtime/gemm.c). Otherwise, a parallel
  * loop over batches and rows i; the columns go in blocks of JB: an f32
  * (or wider) accumulator row acc[0..JB) gets a[i, kk] * b[kk, j0 + j] for
  * every kk, a unit-stride inner loop that vectorizes; then it is stored.
@@ -1836,9 +1782,12 @@ gen_matmul(K *k)
 	MmBatch mb;
 	if (!mm_batch(k, &mb))
 		return fail(k, "result has too few dims");
-	if (a->nd >= 2 && bb->nd >= 2 && a->dt == DT_F32 && bb->dt == DT_F32 &&
-	    c->dt == DT_F32)
-		return gen_matmul_f32(k, &mb);
+	bool transb = k->e->call.args[1]->kind == E_CALL;
+	if (gemm_dtype(a->dt) >= 0 && gemm_dtype(bb->dt) >= 0 &&
+	    gemm_dtype(c->dt) >= 0)
+		return gen_matmul_call(k, &mb, transb);
+	if (transb || k->e->call.args[0]->kind == E_CALL)
+		return fail(k, "a transposed operand needs float dtypes");
 	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
 	LLVMValueRef Kd = a->dim[a->nd - 1];
 	LLVMValueRef N = bb->nd > 1 ? bb->dim[bb->nd - 1] : ci(k, 1);
@@ -2324,6 +2273,8 @@ static bool
 gen_body(K *k)
 {
 	OpKind op = k->e->call.op;
+	if (op == OP_MATMUL)
+		return gen_matmul(k);
 	if (has_nested_call(k->e)) {
 		if (k->nout != 1)
 			return fail(k, "a fused kernel has one output");
@@ -2522,6 +2473,15 @@ sig_args(const Expr *e, Diags *d, const SInfo **sis, int *n, StrBuf *key,
 {
 	for (int i = 0; i < e->call.nargs; i++) {
 		const Expr *x = e->call.args[i];
+		if (x->kind == E_CALL && e->call.op == OP_MATMUL && i == 1 &&
+		    cg_matmul_transpose(x)) {
+			/* b read transposed: its input is the buffer */
+			sb_puts(key, " (T");
+			if (!sig_args(x, d, sis, n, key, vn))
+				return false;
+			sb_putc(key, ')');
+			continue;
+		}
 		if (x->kind == E_CALL) {
 			if (!sig_nested(x, d, sis, n, key, vn))
 				return false;
@@ -2675,11 +2635,14 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 	k->lo = LLVMGetParam(f, (unsigned)nb + 1);
 	k->hi = LLVMGetParam(f, (unsigned)nb + 2);
 	k->split = LLVMGetParam(f, (unsigned)nb + 3);
-	k->pool = LLVMConstIntToPtr(
-		LLVMConstInt(k->i64, (unsigned long long)(uintptr_t)jit_pool(cg->jit), 0),
-		k->ptr);
 	k->entry = LLVMAppendBasicBlockInContext(k->c, f, "entry");
 	LLVMPositionBuilderAtEnd(k->b, k->entry);
+	/* the pool through a symbol the Jit defines (no address in the code,
+	 * so the object code can be cached: jit.c) */
+	LLVMValueRef gp = LLVMGetNamedGlobal(k->mod, "rlx_jit_pool");
+	if (!gp)
+		gp = LLVMAddGlobal(k->mod, k->ptr, "rlx_jit_pool");
+	k->pool = LLVMBuildLoad2(k->b, k->ptr, gp, "pool");
 	LLVMValueRef dims = LLVMGetParam(f, (unsigned)nb);
 	int doff = 0;
 	VarNames vn = {.n = 0};
@@ -2799,6 +2762,7 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	k.vd = LLVMVoidTypeInContext(k.c);
 	k.nin = nin;
 	k.nout = nout;
+	k.gemm_isa = jit_gemm_isa(cg->jit);
 	k.m = m;
 	k.e = e;
 	k.d = d;

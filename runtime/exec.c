@@ -498,6 +498,44 @@ fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 	}
 }
 
+/*
+ * Transposed-b fusion: a matmul whose b is a var bound earlier in sp to a
+ * permute_dims that swaps the last two dims (cg_matmul_transpose), used
+ * only there, reads the permute's input directly (x @ w.T without a
+ * transposed copy of w): the matmul's step gets the permute call as its
+ * argument and the permute's step computes nothing.
+ */
+static void
+fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
+{
+	for (int j = 0; j < sp->n; j++) {
+		Expr *e = sp->steps[j].x;
+		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL ||
+		    e->call.nargs < 2 || !shaped(e))
+			continue;
+		Expr *x = e->call.args[1];
+		if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
+			continue;
+		int i = j - 1;
+		while (i >= 0 && sp->steps[i].b->var != x->var)
+			i--;
+		if (i < 0)
+			continue;
+		Step *si = &sp->steps[i];
+		Expr *pe = si->x;
+		if (!pe || si->b->cast || si->b->annotated || !cg_matmul_transpose(pe) ||
+		    pe->call.args[0]->kind != E_VAR)
+			continue;
+		Expr *f = ARENA_NEW(&p->m->arena, Expr);
+		*f = *e;
+		f->call.args = ARENA_ARRAY(&p->m->arena, Expr *, e->call.nargs);
+		memcpy(f->call.args, e->call.args, sizeof *f->call.args * (size_t)e->call.nargs);
+		f->call.args[1] = pe;
+		sp->steps[j].x = f;
+		si->x = NULL;
+	}
+}
+
 /* Plans the sequence seq of fp: slots for its vars, kernels, branches and
  * callees, with elementwise chains fused (fuse_seq). Liveness comes later
  * (live_seq). */
@@ -564,6 +602,7 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 		}
 	}
 	fuse_seq(p, fp, sp);
+	fuse_transpose(p, fp, sp);
 	for (int i = 0; i < n; i++) {
 		Step *st = &sp->steps[i];
 		Expr *e = st->x;
@@ -927,6 +966,16 @@ int
 rt_program_num_kernels(const RtProgram *p)
 {
 	return cg_num_kernels(p->cg);
+}
+
+void
+rt_program_jit_stats(const RtProgram *p, int *compiled, int *cached,
+		     double *seconds)
+{
+	const JitStats *s = jit_stats(p->jit);
+	*compiled = s->misses;
+	*cached = s->hits;
+	*seconds = s->seconds;
 }
 
 /* ------------------------------------------------------------ constants */

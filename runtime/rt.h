@@ -141,6 +141,13 @@ bool rt_write_all(int fd, const char *path, const void *p, size_t n,
 		  RtError *e);
 /* A malloc'd copy of path without trailing slashes ("/" stays). */
 char *rt_path_strip(const char *path);
+/* rlx's cache directory (malloc'd): $XDG_CACHE_HOME/rlx for an absolute
+ * XDG_CACHE_HOME, else $HOME/.cache/rlx; NULL when RLX_NO_CACHE is set
+ * (to anything but 0) or neither is usable. The JIT keeps object code
+ * there, the tensor cache reader its verified-shard stamps. */
+char *rt_cache_home(void);
+/* mkdir -p of the directories leading to path (not path itself). */
+void rt_make_parents(const char *path);
 
 /* The signal side, for programs (the CLI installs it; the library never
  * does): on SIGINT, SIGTERM and SIGHUP remove every temporary still being
@@ -389,6 +396,10 @@ typedef struct RtComm RtComm;
 void rt_program_set_comm(RtProgram *p, RtComm *c);
 const Func *rt_program_func(const RtProgram *p);
 int rt_program_num_kernels(const RtProgram *p);
+/* The JIT's work for p: modules compiled and found in the code cache,
+ * seconds spent compiling or loading object code (runtime/jit.c). */
+void rt_program_jit_stats(const RtProgram *p, int *compiled, int *cached,
+			  double *seconds);
 
 /*
  * Runs the function on args (one per parameter, borrowed; a tensor whose

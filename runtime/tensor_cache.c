@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -880,6 +881,8 @@ typedef struct {
 	bool checked;      /* mapped (when not empty) and hash verified */
 	void *map;
 	RtMap mapping;     /* map, guarded against the file shrinking */
+	struct stat st;    /* the file when mapped (for its stamp) */
+	bool st_ok;
 } CShard;
 
 typedef struct {
@@ -1447,7 +1450,87 @@ rt_cache_metadata(const RtCache *c)
 	return c->metadata;
 }
 
-/* Maps shard si read-only and checks its hash, once. */
+/*
+ * Verified-shard stamps: a cheaper proof that a shard still has the hash
+ * checked before. After a shard's content hash matched its rlxHash, a
+ * stamp RLX_CACHE_HOME/verified/DEV-INO records the file's identity and
+ * times (device, inode, size, mtime and ctime in ns) and the hash. A later
+ * open whose fstat gives the same values and whose rlxHash is the same
+ * skips the hash: a write to the file changes its ctime, which no user
+ * call can set back. The stamp is only written when the hash was checked
+ * at least STAMP_AGE seconds after the file's last change, so a change
+ * within the file system's timestamp granularity (a few ms) cannot keep
+ * an old ctime. Stamps are small files written atomically; any failure
+ * to read or write one only costs the hash. RLX_NO_CACHE turns them off.
+ */
+enum { STAMP_AGE = 2 };
+
+/* The stamp file of st (malloc'd), NULL when stamps are off. */
+static char *
+stamp_path(const struct stat *st)
+{
+	char *home = rt_cache_home();
+	if (!home)
+		return NULL;
+	size_t n = strlen(home) + 64;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/verified/%llx-%llx", home,
+			 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
+	free(home);
+	return p;
+}
+
+/* The stamp's text for st and hash h. */
+static void
+stamp_text(char *buf, size_t n, const struct stat *st, uint64_t h)
+{
+	snprintf(buf, n, "rlx verified 1 %llx %llx %lld %lld.%09ld %lld.%09ld %016llx\n",
+		 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+		 (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+		 st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
+		 st->st_ctim.tv_nsec, (unsigned long long)h);
+}
+
+/* Does a stamp prove that the file of st still hashes to h? */
+static bool
+stamp_holds(const struct stat *st, uint64_t h)
+{
+	char *path = stamp_path(st);
+	if (!path)
+		return false;
+	char want[160], got[161];
+	stamp_text(want, sizeof want, st, h);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	free(path);
+	if (fd < 0)
+		return false;
+	ssize_t r = read(fd, got, sizeof got - 1);
+	close(fd);
+	return r == (ssize_t)strlen(want) && !memcmp(got, want, (size_t)r);
+}
+
+/* Records that the file of st hashed to h (when it was old enough). */
+static void
+stamp_write(const struct stat *st, uint64_t h)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (now.tv_sec - st->st_ctim.tv_sec < STAMP_AGE ||
+	    now.tv_sec - st->st_mtim.tv_sec < STAMP_AGE)
+		return;
+	char *path = stamp_path(st);
+	if (!path)
+		return;
+	char text[160];
+	stamp_text(text, sizeof text, st, h);
+	rt_make_parents(path);
+	RtError e;
+	rt_file_put(path, text, strlen(text), &e);
+	free(path);
+}
+
+/* Maps shard si read-only and checks its hash (or a stamp), once. */
 static bool
 shard_ready(RtCache *c, int si, RtError *e)
 {
@@ -1466,6 +1549,8 @@ shard_ready(RtCache *c, int si, RtError *e)
 			return cerr(e, "%s: the file changed size since %s "
 				    "was read", s->path, c->json_path);
 		}
+		struct stat st;
+		bool st_ok = !fstat(fd, &st);
 		bool mapped = rt_map_open(&s->mapping, fd, s->nbytes, s->path,
 					  e);
 		close(fd);
@@ -1473,6 +1558,12 @@ shard_ready(RtCache *c, int si, RtError *e)
 			return false;
 		s->map = s->mapping.p;
 		bytes = s->map;
+		if (st_ok && s->has_hash && stamp_holds(&st, s->hash)) {
+			s->checked = true;
+			return true;
+		}
+		s->st = st;
+		s->st_ok = st_ok;
 	}
 	if (s->has_hash) {
 		uint64_t h = XXH3_64bits(bytes, s->nbytes);
@@ -1487,6 +1578,8 @@ shard_ready(RtCache *c, int si, RtError *e)
 				    (unsigned long long)s->hash, c->json_path);
 		}
 	}
+	if (s->has_hash && s->nbytes && s->st_ok)
+		stamp_write(&s->st, s->hash);
 	/* hashing touched every page: drop them, so that what stays resident
 	 * is the records used (a worker of a tensor-parallel cache shares
 	 * shards with the others' records) */

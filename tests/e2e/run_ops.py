@@ -337,6 +337,25 @@ def cases_for(op):
                                'R.matmul({0}, {1}, out_dtype="void")', mm, dt, red=True))
         cs.append(Case("float16 -> float32 out_dtype", [("float16", (5, 9), "n"), ("float16", (9, 3), "n")],
                        'R.matmul({0}, {1}, out_dtype="float32")', mm, "float32", red=True))
+        # runtime/gemm.c: GEMV (M <= 8), across its cache blocks, batches
+        big = [((1, 37), (37, 45)), ((8, 70), (70, 33)), ((5, 1), (1, 17)), ((1, 1), (1, 1)),
+               ((130, 400), (400, 70)), ((2, 3, 19, 40), (40, 21)), ((3, 1, 2, 6), (2, 6, 5))]
+        for dt in F3:
+            for sa, sb in big:
+                cs.append(Case("%s %s @ %s" % (dt, sa, sb), [(dt, sa, "n"), (dt, sb, "n")],
+                               'R.matmul({0}, {1}, out_dtype="void")', mm, dt, red=True))
+        # x @ w.T: the permute_dims is read by the matmul, not copied
+        tr = [((1, 40), (33, 40)), ((6, 17), (50, 17)), ((100, 300), (45, 300)),
+              ((2, 9, 8), (3, 8)), ((0, 4), (5, 4))]
+        for dt in F3:
+            for sa, sw in tr:
+                cs.append(Case("%s %s @ %s.T" % (dt, sa, sw), [(dt, sa, "n"), (dt, sw, "n")],
+                               'R.matmul({0}, R.permute_dims({1}, axes=None), out_dtype="void")',
+                               lambda a, w: mm(a, w.T), dt, red=True))
+        cs.append(Case("float32 batched (2, 3, 7, 5) @ (2, 3, 9, 5) swapped",
+                       [("float32", (2, 3, 7, 5), "n"), ("float32", (2, 3, 9, 5), "n")],
+                       'R.matmul({0}, R.permute_dims({1}, axes=[0, 1, 3, 2]), out_dtype="void")',
+                       lambda a, w: mm(a, np.swapaxes(w, -1, -2)), "float32", red=True))
         return cs
     if op == "permute_dims":
         cs = []
