@@ -314,6 +314,7 @@ attr_text(StrBuf *b, const AttrVal *v)
 		return;
 	case AV_DIMS:
 	case AV_SINFO:
+	case AV_RAW:
 		print_attrval(b, v);
 		return;
 	}
@@ -337,6 +338,7 @@ attr_equal(const AttrVal *x, const AttrVal *y)
 		/* Bitwise: -0.0 and 0.0 print differently; NaN equals NaN. */
 		return !memcmp(&x->f, &y->f, sizeof x->f);
 	case AV_STR:
+	case AV_RAW:
 		return !strcmp(x->s ? x->s : "", y->s ? y->s : "");
 	case AV_DTYPE:
 		return x->dtype == y->dtype;
@@ -671,6 +673,14 @@ equal_modules(const Module *a, const Module *b, bool names, Span *sa,
 	memset(q.v_ba, 0xff, sizeof *q.v_ba * (size_t)q.nb);
 
 	bool eq = eq_func_names(&q, a, b, true) && eq_func_names(&q, b, a, false);
+	if (eq && a->ndecls != b->ndecls)
+		eq = differ(&q, (Span){0}, (Span){0},
+			    "module declaration count %d vs %d", a->ndecls,
+			    b->ndecls);
+	for (int i = 0; eq && i < a->ndecls; i++)
+		if (strcmp(a->decls[i], b->decls[i]))
+			eq = differ(&q, (Span){0}, (Span){0}, "%s vs %s",
+				    a->decls[i], b->decls[i]);
 	if (eq && a->nfuncs != b->nfuncs) /* duplicate names */
 		eq = differ(&q, (Span){0}, (Span){0}, "function count %d vs %d",
 			    a->nfuncs, b->nfuncs);

@@ -329,6 +329,8 @@ typedef enum {
 	AV_INTS,
 	AV_DIMS,  /* a list of dimensions, some symbolic (else AV_INTS) */
 	AV_SINFO, /* struct info: out_sinfo=, sinfo_args= */
+	AV_RAW,   /* another Python value (a dict, T.int64(8)), kept as its
+		   * canonical text in s: read, printed, compared as text */
 } AttrValKind;
 
 /* An attribute value of an op call or of a function (R.func_attr). */
@@ -486,6 +488,10 @@ struct rlx_module {
 	Arena arena;
 	Source src;       /* the text parsed (owned: arena copies) */
 	const char *name; /* the class name ("Module") */
+	/* the class's I.module_attrs(...) / I.module_global_infos(...)
+	 * statements, as canonical text, in order */
+	const char **decls;
+	int ndecls;
 	Func **funcs;
 	int nfuncs;
 	int next_id;      /* for Var.id and SymVar.id */

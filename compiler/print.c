@@ -296,6 +296,9 @@ put_attrval(StrBuf *b, const AttrVal *v)
 			sb_printf(b, "%s%lld", i ? ", " : "", (long long)v->ints[i]);
 		sb_putc(b, ']');
 		break;
+	case AV_RAW:
+		sb_puts(b, v->s ? v->s : "None");
+		break;
 	case AV_DIMS: /* messages only: put_call renames the variables */
 		sb_putc(b, '[');
 		for (int i = 0; i < v->n; i++) {
@@ -1091,6 +1094,9 @@ print_module(StrBuf *b, const Module *m, const PrintOpts *o)
 	sb_puts(b, "@I.ir_module\nclass ");
 	put_plain_name(&p, m->name ? m->name : "Module");
 	sb_puts(b, ":\n");
+	for (int i = 0; i < m->ndecls; i++)
+		sb_printf(b, "    %s\n%s", m->decls[i],
+			  i == m->ndecls - 1 && m->nfuncs ? "\n" : "");
 	p.names_tab = calloc((size_t)p.nids + 1, sizeof *p.names_tab);
 	p.uses_tab = calloc((size_t)p.nids + 1, sizeof *p.uses_tab);
 	if (!p.names_tab || !p.uses_tab)

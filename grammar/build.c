@@ -132,6 +132,113 @@ int_lit(const Syn *x, int64_t *out)
 	return false;
 }
 
+/* A string literal in Python syntax. */
+static void
+quoted(StrBuf *out, const char *s)
+{
+	sb_putc(out, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\\' || c == '"')
+			sb_printf(out, "\\%c", c);
+		else if (c == '\n')
+			sb_puts(out, "\\n");
+		else if (c < 0x20 || c == 0x7f)
+			sb_printf(out, "\\x%02x", c);
+		else
+			sb_putc(out, (char)c);
+	}
+	sb_putc(out, '"');
+}
+
+/*
+ * The canonical Python text of a value that rlx keeps as text (module
+ * attributes, a dict-valued function attribute): one line, one space after
+ * commas and colons, strings in double quotes. False when x holds what has
+ * no text here (an operator other than unary minus on a number).
+ */
+static bool
+syn_text(StrBuf *out, const Syn *x)
+{
+	const char *open = "(", *close = ")";
+	switch (x->kind) {
+	case X_NAME:
+		sb_puts(out, x->s);
+		return true;
+	case X_INT:
+		sb_printf(out, "%lld", (long long)x->i);
+		return true;
+	case X_FLOAT: {
+		char t[40];
+		snprintf(t, sizeof t, "%.17g", x->f);
+		for (int p = 1; p < 17; p++) { /* the shortest that reads back */
+			char u[40];
+			snprintf(u, sizeof u, "%.*g", p, x->f);
+			if (strtod(u, NULL) == x->f) {
+				memcpy(t, u, sizeof u);
+				break;
+			}
+		}
+		sb_puts(out, t);
+		if (!strpbrk(t, ".eEn"))
+			sb_puts(out, ".0");
+		return true;
+	}
+	case X_STR:
+		quoted(out, x->s);
+		return true;
+	case X_TRUE: sb_puts(out, "True"); return true;
+	case X_FALSE: sb_puts(out, "False"); return true;
+	case X_NONE: sb_puts(out, "None"); return true;
+	case X_NEG:
+		sb_putc(out, '-');
+		return syn_text(out, x->a);
+	case X_ATTR:
+		if (!syn_text(out, x->a))
+			return false;
+		sb_printf(out, ".%s", x->s);
+		return true;
+	case X_KWARG:
+		sb_printf(out, "%s=", x->s);
+		return syn_text(out, x->a);
+	case X_CALL:
+		if (!syn_text(out, x->a))
+			return false;
+		break;
+	case X_LIST:
+		open = "[", close = "]";
+		break;
+	case X_DICT:
+		sb_putc(out, '{');
+		for (const Syn *k = x->items; k && k->next; k = k->next->next) {
+			if (k != x->items)
+				sb_puts(out, ", ");
+			if (!syn_text(out, k))
+				return false;
+			sb_puts(out, ": ");
+			if (!syn_text(out, k->next))
+				return false;
+		}
+		sb_putc(out, '}');
+		return true;
+	case X_TUPLE:
+		break;
+	default:
+		return false;
+	}
+	sb_puts(out, open);
+	for (const Syn *y = x->items; y; y = y->next) {
+		if (y != x->items)
+			sb_puts(out, ", ");
+		if (!syn_text(out, y))
+			return false;
+	}
+	if (x->kind == X_TUPLE && x->n == 1)
+		sb_putc(out, ',');
+	sb_puts(out, close);
+	return true;
+}
+
 /* An integer in an int list: a literal, T.int64(3) or R.prim_value(3). */
 static bool
 int_item(const Syn *x, int64_t *out)
@@ -2105,6 +2212,20 @@ build_func_attr(B *b, Syn *x)
 		} else if (num_lit(v, &f, &isf)) {
 			fa->val.kind = AV_FLOAT;
 			fa->val.f = f;
+		} else if (v->kind == X_DICT || v->kind == X_LIST ||
+			   v->kind == X_TUPLE || v->kind == X_CALL ||
+			   v->kind == X_NONE) {
+			/* {"s27": 2}, T.int64(65536): kept as text */
+			StrBuf t = {0};
+			bool ok = syn_text(&t, v);
+			fa->val.kind = AV_RAW;
+			fa->val.s = arena_strdup(&b->m->arena, t.p ? t.p : "");
+			sb_free(&t);
+			if (!ok) {
+				diag_error(b->d, v->span,
+					   "an attribute value must be a Python literal (a number, string, bool, None, or a list, tuple or dict of them)");
+				continue;
+			}
 		} else {
 			diag_error(b->d, v->span,
 				   "an attribute value must be an integer, float, string or bool");
@@ -2586,11 +2707,26 @@ build_class(B *b, Stm *cls)
 		vec_push(&b->funcs, (void *)s->name);
 		idx_push(&b->funcs_ix, &b->funcs, str_name);
 	}
-	Vec funcs = {0};
+	Vec funcs = {0}, decls = {0};
 	for (Stm *s = cls->body; s; s = s->next) {
 		if (s->kind == S_PASS ||
 		    (s->kind == S_EXPR && s->value->kind == X_STR))
 			continue; /* pass, a docstring */
+		if (s->kind == S_EXPR && s->value->kind == X_CALL &&
+		    (is_named(s->value, "I.module_attrs") ||
+		     is_named(s->value, "I.module_global_infos"))) {
+			/* kept as their text, printed back after the class line */
+			StrBuf t = {0};
+			if (!syn_text(&t, s->value) || s->value->n != 1 ||
+			    s->value->items->kind != X_DICT)
+				diag_error(b->d, s->span,
+					   "%s takes a dict of Python literals",
+					   callee_name(b, s->value));
+			else
+				vec_push(&decls, arena_strdup(&b->m->arena, t.p));
+			sb_free(&t);
+			continue;
+		}
 		if (s->kind != S_DEF) {
 			diag_error(b->d, s->span,
 				   "only @R.function definitions may appear in an @I.ir_module class");
@@ -2602,6 +2738,8 @@ build_class(B *b, Stm *cls)
 	}
 	b->m->nfuncs = funcs.n;
 	b->m->funcs = (Func **)vec_to_arena(&funcs, &b->m->arena);
+	b->m->ndecls = decls.n;
+	b->m->decls = (const char **)vec_to_arena(&decls, &b->m->arena);
 }
 
 void

@@ -2407,7 +2407,7 @@ key_attr(StrBuf *sb, const AttrVal *v)
 			sb_printf(sb, "%s%lld", i ? "," : "", (long long)v->ints[i]);
 		sb_putc(sb, ']');
 		break;
-	case AV_DIMS: case AV_SINFO: /* no kernel reads these yet */
+	case AV_DIMS: case AV_SINFO: case AV_RAW: /* no kernel reads these */
 		print_attrval(sb, v);
 		break;
 	}
