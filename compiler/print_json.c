@@ -81,12 +81,8 @@ attr_json(const AttrVal *v)
 	case AV_BOOL:
 		return json_boolean(v->i);
 	case AV_STR:
-<<<<<<< Updated upstream
-		return jstr(v->s);
-=======
 	case AV_RAW:
-		return json_string(v->s);
->>>>>>> Stashed changes
+		return jstr(v->s);
 	case AV_DTYPE:
 		return jstr(dtype_name(v->dtype));
 	case AV_INTS: {
