@@ -849,6 +849,18 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 		*rdt = DT_BOOL;
 		return LLVMBuildNot(b, cvt(k, in[0], k->edt[0], DT_BOOL), "");
 	}
+	if (op == OP_ISNAN || op == OP_ISINF || op == OP_ISFINITE) {
+		/* tested in the input's dtype; integers are finite numbers */
+		*rdt = DT_BOOL;
+		LLVMValueRef v = in[0];
+		if (!dtype_is_float(k->edt[0]))
+			return LLVMConstInt(k->i1, op == OP_ISFINITE, 0);
+		if (op == OP_ISNAN)
+			return LLVMBuildFCmp(b, LLVMRealUNO, v, v, "");
+		LLVMValueRef a = fn1(k, "llvm.fabs", v);
+		return LLVMBuildFCmp(b, op == OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, a,
+				     fconst(a, INFINITY), "");
+	}
 	LLVMValueRef x = k->enin ? cvt(k, in[0], k->edt[0], t) : NULL;
 	bool fl = dtype_is_float(t);
 	LLVMValueRef zero = cconst(k, t, 0), one = cconst(k, t, 1);
@@ -916,6 +928,30 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 		LLVMValueRef h = LLVMBuildFMul(b, x, fconst(x, 0.5), "");
 		return LLVMBuildFMul(b, h, LLVMBuildFAdd(b, one, th, ""), "");
 	}
+	case OP_SQUARE:
+		return fl ? LLVMBuildFMul(b, x, x, "") : LLVMBuildMul(b, x, x, "");
+	case OP_TAN: return libm(k, "tan", x);
+	case OP_SINH: return libm(k, "sinh", x);
+	case OP_COSH: return libm(k, "cosh", x);
+	case OP_ASIN: return libm(k, "asin", x);
+	case OP_ACOS: return libm(k, "acos", x);
+	case OP_ATAN: return libm(k, "atan", x);
+	case OP_ASINH: return libm(k, "asinh", x);
+	case OP_ACOSH: return libm(k, "acosh", x);
+	case OP_ATANH: return libm(k, "atanh", x);
+	case OP_TRUNC: return fl ? fn1(k, "llvm.trunc", x) : x;
+	case OP_BITWISE_NOT: return LLVMBuildNot(b, x, "");
+	case OP_LEAKYRELU: {
+		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, attr(k, "alpha").f), "");
+		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""), x, ax, "");
+	}
+	case OP_SOFTPLUS: {
+		/* log(1 + exp(beta x)) / beta, x itself above the threshold */
+		double beta = attr(k, "beta").f, th = attr(k, "threshold").f;
+		LLVMValueRef bx = LLVMBuildFMul(b, x, fconst(x, beta), "");
+		LLVMValueRef sp = LLVMBuildFDiv(b, libm(k, "log1p", fexp(k, bx)), fconst(x, beta), "");
+		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, bx, fconst(x, th), ""), x, sp, "");
+	}
 	case OP_ZEROS:
 	case OP_ZEROS_LIKE:
 		return zero;
@@ -978,6 +1014,14 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 		return op == OP_LOGICAL_AND ? LLVMBuildAnd(b, x, y, "")
 					    : LLVMBuildOr(b, x, y, "");
 	}
+	if (op == OP_EWISE_FMA) {
+		*rdt = out;
+		LLVMValueRef x = cvt(k, in[0], k->edt[0], out), y = cvt(k, in[1], k->edt[1], out);
+		LLVMValueRef z = cvt(k, in[2], k->edt[2], out);
+		if (dtype_is_float(out))
+			return contract(LLVMBuildFAdd(b, contract(LLVMBuildFMul(b, x, y, "")), z, ""));
+		return LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), z, "");
+	}
 	bool cmp = op >= OP_EQUAL && op <= OP_GREATER_EQUAL;
 	DType t = cmp ? k->edt[0] : out;
 	LLVMValueRef x = cvt(k, in[0], k->edt[0], t);
@@ -1023,6 +1067,22 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 		*rdt = DT_F64;
 		return intrin(k, "llvm.pow", k->f64, args, 2);
 	}
+	case OP_MOD: /* C's fmod / truncated remainder: the sign of x */
+		if (fl)
+			return LLVMBuildFRem(b, x, y, "");
+		return LLVMBuildSub(b, x, LLVMBuildMul(b, idiv(k, x, y, t, false), y, ""), "");
+	case OP_FLOOR_MOD: /* the sign of y, as numpy's mod */
+		if (fl) {
+			LLVMValueRef r = LLVMBuildFRem(b, x, y, "");
+			LLVMValueRef adj = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealONE, r, fconst(r, 0), ""),
+				LLVMBuildXor(b, LLVMBuildFCmp(b, LLVMRealOLT, r, fconst(r, 0), ""),
+					     LLVMBuildFCmp(b, LLVMRealOLT, y, fconst(y, 0), ""), ""), "");
+			return LLVMBuildSelect(b, adj, LLVMBuildFAdd(b, r, y, ""), r, "");
+		}
+		return LLVMBuildSub(b, x, LLVMBuildMul(b, idiv(k, x, y, t, true), y, ""), "");
+	case OP_BITWISE_AND: return LLVMBuildAnd(b, x, y, "");
+	case OP_BITWISE_OR: return LLVMBuildOr(b, x, y, "");
+	case OP_BITWISE_XOR: return LLVMBuildXor(b, x, y, "");
 	case OP_MAXIMUM: return vmax(k, x, y, t, true);
 	case OP_MINIMUM: return vmax(k, x, y, t, false);
 	default: ir_bug("not a binary op");
@@ -1520,8 +1580,19 @@ gen_take(K *k)
 	LLVMValueRef o = LLVMBuildUDiv(k->b, f, ni, "");
 	LLVMValueRef t = LLVMBuildURem(k->b, f, ni, "");
 	LLVMValueRef p = cvt(k, ld(k, ix, t), ix->dt, DT_I64);
-	LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), "");
-	p = LLVMBuildSelect(k->b, neg, add(k, p, n), p, "");
+	AttrVal mode = attr(k, "mode");
+	if (mode.kind == AV_STR && !strcmp(mode.s, "wrap")) {
+		/* p mod n, the sign of n (n > 0 when there is a row) */
+		LLVMValueRef sn = imax(k, n, ci(k, 1));
+		LLVMValueRef r = LLVMBuildSRem(k->b, p, sn, "");
+		LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, r, ci(k, 0), "");
+		p = LLVMBuildSelect(k->b, neg, add(k, r, sn), r, "");
+	} else if (!(mode.kind == AV_STR && !strcmp(mode.s, "clip"))) {
+		/* fast: in range by contract; negative counts from the end */
+		LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), "");
+		p = LLVMBuildSelect(k->b, neg, add(k, p, n), p, "");
+	}
+	/* clip (and, for safety, fast): into [0, n) */
 	p = imax(k, imin(k, p, LLVMBuildSub(k->b, n, ci(k, 1), "")), ci(k, 0));
 	LLVMValueRef src = mul(k, add(k, mul(k, o, n), p), inner);
 	LLVMValueRef dst = mul(k, add(k, mul(k, o, ni), t), inner);

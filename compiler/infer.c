@@ -419,7 +419,8 @@ infer_call(Infer *in, Expr *e)
 	OpSig sig;
 	op_sig(e->call.op, &sig);
 	const char *name = op_info(e->call.op)->name;
-	if (e->call.nargs != sig.nargs || e->call.nattrs != sig.nattrs) {
+	if (e->call.nargs < sig.nreq || e->call.nargs > sig.nargs ||
+	    e->call.nattrs != sig.nattrs) {
 		diag_error(in->d, e->span,
 			   "R.%s: expects %d arguments and %d attributes, "
 			   "got %d and %d",

@@ -501,7 +501,12 @@ SInfo *ir_copy_sinfo(Module *m, const SInfo *si);
  *   KIND?                               may also be None
  * and for expressions:
  *   shape  a shape (R.shape([...]), a Python tuple of dims, or a var)
- *   prim   a prim value (a number is accepted and wrapped)
+ *   prim   a prim value (a number is accepted and wrapped); a default
+ *          (`k:prim=0`) is filled in by the parser when the argument is
+ *          not given
+ * An expression parameter written `name?` may be left out (attention's
+ * bias); such parameters come last among the expressions, and a call
+ * without them has fewer args (call.nargs, at least OpSig.nreq).
  */
 typedef enum {
 	PK_EXPR,
@@ -528,8 +533,10 @@ typedef struct {
 } OpParam;
 
 typedef struct {
-	OpParam params[12];
+	OpParam params[16];
 	int nparams, nargs, nattrs;
+	int nreq; /* expression arguments a call must have (the rest are
+		   * optional: `name?`) */
 } OpSig;
 
 typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);

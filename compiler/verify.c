@@ -586,7 +586,7 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 		snprintf(what, sizeof what, "R.%s", op_info(op)->name);
 		OpSig sig;
 		op_sig(op, &sig);
-		if (e->call.nargs != sig.nargs)
+		if (e->call.nargs < sig.nreq || e->call.nargs > sig.nargs)
 			err(v, here, "%s takes %d argument%s but is given %d",
 			    what, sig.nargs, sig.nargs == 1 ? "" : "s",
 			    e->call.nargs);

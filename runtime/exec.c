@@ -15,8 +15,9 @@
  * call's struct info with the symbolic dims evaluated, then the kernel runs
  * on buffers = tensor arguments then outputs, dims = every buffer's shape.
  * reshape/expand_dims/squeeze/flatten make views sharing the input's data
- * (tensors are never written after their kernel ran) and stop_lift_params
- * is the identity. Parameters, annotations and match_cast are checked
+ * (tensors are never written after their kernel ran), stop_lift_params
+ * is the identity, shape_of reads the tensor's shape and shape_to_tensor
+ * copies a shape's values into an int64 tensor. Parameters, annotations and match_cast are checked
  * against the values; bare symbolic dims bind at their first occurrence.
  *
  * Streaming (rt_run_stream) runs the same plan with the top-level
@@ -556,6 +557,7 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 		Step *st = &sp->steps[i];
 		Expr *e = st->x;
 		if (!e || e->kind != E_CALL || e->call.op == OP_STOP_LIFT_PARAMS ||
+		    e->call.op == OP_SHAPE_OF || e->call.op == OP_SHAPE_TO_TENSOR ||
 		    is_view_op(e->call.op))
 			continue;
 		st->k = cg_kernel(p->cg, p->m, e, d);
@@ -1799,6 +1801,33 @@ call_native(Frame *fr, Step *st, const char *who, RtValue **out)
 	if (e->call.op == OP_STOP_LIFT_PARAMS) {
 		*out = x;
 		return true;
+	}
+	if (e->call.op == OP_SHAPE_TO_TENSOR) {
+		RtValue *v = NULL;
+		if (x->kind != RV_SHAPE) {
+			rt_error(fr->e, "%s: shape_to_tensor of %s", who, value_kind_name(x));
+		} else {
+			int64_t n = x->n;
+			RtTensor *t = rt_tensor_new_in(fr->p->pool, DT_I64, 1, &n, fr->e);
+			if (t) {
+				if (n)
+					memcpy(t->data, x->values, sizeof(int64_t) * (size_t)n);
+				if (!(v = rt_value_tensor(t)))
+					rt_error(fr->e, "out of memory");
+			}
+		}
+		rt_value_release(x);
+		*out = v;
+		return v != NULL;
+	}
+	if (e->call.op == OP_SHAPE_OF) {
+		RtValue *s = x->kind == RV_TENSOR ? rt_value_shape(x->t->shape, x->t->ndim) : NULL;
+		if (!s)
+			rt_error(fr->e, x->kind == RV_TENSOR ? "out of memory"
+				 : "%s: shape_of of %s", who, value_kind_name(x));
+		rt_value_release(x);
+		*out = s;
+		return s != NULL;
 	}
 	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
 	int64_t shape[RT_MAX_DIMS];
