@@ -1,30 +1,11 @@
 /*
- * api.c — the public interface (rlx.h) over the stages.
+ * api.c — the public interface (rlx.h) over the IR: modules, the verifier,
+ * the printer, equality. Each layer implements its own part of rlx.h:
+ * rlx_parse is grammar/parse.c's, rlx_run_passes passes/pipeline.c's.
  */
 #include <stdlib.h>
 
-#include <string.h>
-
 #include "ir.h"
-#include "pass.h"
-
-rlx_module *
-rlx_parse(const char *filename, const char *text, size_t len, rlx_diags *d)
-{
-	Module *m = parse_module(filename, text, len, d);
-	if (!m)
-		return NULL;
-	d->src = &m->src;
-	int errors = infer_module(m, d);
-	if (!errors)
-		errors = verify_module(m, d);
-	d->src = NULL;
-	if (errors) {
-		ir_module_free(m);
-		return NULL;
-	}
-	return m;
-}
 
 void
 rlx_module_free(rlx_module *m)
@@ -74,35 +55,4 @@ const char *
 rlx_version(void)
 {
 	return RLX_VERSION;
-}
-
-int
-rlx_run_passes(rlx_module *m, const char *passes, rlx_diags *d)
-{
-	const Pass *list[64];
-	int n = 0;
-	char *copy = strdup(passes ? passes : "");
-	int errors = 0;
-	for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "lift")) {
-			const Pass *pl[8];
-			int k = pass_lift_pipeline(pl, false);
-			for (int i = 0; i < k && n < 64; i++)
-				list[n++] = pl[i];
-			continue;
-		}
-		const Pass *p = pass_lookup(tok);
-		if (!p || n == 64) {
-			diag_error(d, (Span){0, 0, 0}, "unknown pass '%s'", tok);
-			errors++;
-			continue;
-		}
-		list[n++] = p;
-	}
-	free(copy);
-	if (errors)
-		return errors;
-	PassOptions o = {.verify_each = true};
-	return pass_run(m, list, n, &o, d, NULL, NULL);
 }

@@ -638,10 +638,4 @@ void print_module_json(StrBuf *b, const Module *m);
 bool equal_modules(const Module *a, const Module *b, bool names,
 		   Span *sa, Span *sb, char **why);
 
-/* ------------------------------------------------------------- grammar/ */
-
-/* Parses TVMScript text into a normalized, inferred module. NULL on error. */
-Module *parse_module(const char *filename, const char *text, size_t len,
-		     Diags *d);
-
 #endif

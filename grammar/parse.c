@@ -436,3 +436,23 @@ parse_module(const char *filename, const char *text, size_t len, Diags *d)
 	}
 	return m;
 }
+
+/* rlx.h: parse, infer struct info, verify; stops at the first stage that
+ * reports errors. */
+rlx_module *
+rlx_parse(const char *filename, const char *text, size_t len, rlx_diags *d)
+{
+	Module *m = parse_module(filename, text, len, d);
+	if (!m)
+		return NULL;
+	d->src = &m->src;
+	int errors = infer_module(m, d);
+	if (!errors)
+		errors = verify_module(m, d);
+	d->src = NULL;
+	if (errors) {
+		ir_module_free(m);
+		return NULL;
+	}
+	return m;
+}

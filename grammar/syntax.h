@@ -9,6 +9,7 @@
 #define RLX_SYNTAX_H
 
 #include "ir.h"
+#include "parse.h"
 
 typedef struct Syn Syn;
 typedef struct Stm Stm;

@@ -88,3 +88,35 @@ pass_lift_pipeline(const Pass **out, bool with_bind)
 	out[n++] = pass_lookup("dead-code-elimination");
 	return n;
 }
+
+/* rlx.h: passes by name, comma-separated; "lift" is the lift pipeline. */
+int
+rlx_run_passes(rlx_module *m, const char *names, rlx_diags *d)
+{
+	const Pass *list[64];
+	int n = 0;
+	char *copy = strdup(names ? names : "");
+	int errors = 0;
+	for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "lift")) {
+			const Pass *pl[8];
+			int k = pass_lift_pipeline(pl, false);
+			for (int i = 0; i < k && n < 64; i++)
+				list[n++] = pl[i];
+			continue;
+		}
+		const Pass *p = pass_lookup(tok);
+		if (!p || n == 64) {
+			diag_error(d, (Span){0, 0, 0}, "unknown pass '%s'", tok);
+			errors++;
+			continue;
+		}
+		list[n++] = p;
+	}
+	free(copy);
+	if (errors)
+		return errors;
+	PassOptions o = {.verify_each = true};
+	return pass_run(m, list, n, &o, d, NULL, NULL);
+}

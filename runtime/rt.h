@@ -78,21 +78,72 @@ int64_t rt_numel(const RtTensor *t);
 /* nbytes of ndim/shape/dtype; false on overflow. */
 bool rt_size(DType dt, int ndim, const int64_t *shape, size_t *nbytes);
 
+/* ---------------------------------------------------------- atomic_file.c */
+
 /*
- * A file written atomically: rt_file_begin opens PATH.tmp; rt_file_write
- * appends; rt_file_end(ok) flushes, syncs and renames it into place, or
- * (ok false, or any step failing) removes it. Every failure is reported
- * in e, naming the file.
+ * Outputs that appear whole or not at all (the rules are at the top of
+ * atomic_file.c and in docs/formats.md). A temporary next to the target,
+ * TARGET.rlx-tmp.PID.XXXXXX, created exclusively without following links,
+ * locked while written, registered for removal on SIGINT/SIGTERM/SIGHUP,
+ * renamed into place at the end; a later writer of the same target
+ * removes the temporaries of dead processes. Every failure is reported in
+ * e, naming the file.
  */
 typedef struct {
-	FILE *f;
-	char *path;
-	char *tmp;
+	int fd;
+	char *path; /* the target (trailing slashes removed) */
+	char *tmp;  /* its temporary */
+	int slot;   /* in the cleanup registry; -1 none */
 } RtFile;
 
+/* A file: rt_file_begin creates the temporary; rt_file_write appends;
+ * rt_file_end(ok) fsyncs and renames it into place (a link at the target
+ * is replaced, not followed), or removes it (ok false, or a step failing). */
 bool rt_file_begin(RtFile *a, const char *path, RtError *e);
 bool rt_file_write(RtFile *a, const void *p, size_t n, RtError *e);
 bool rt_file_end(RtFile *a, bool ok, RtError *e);
+/* The three at once: the whole of p as the file path. */
+bool rt_file_put(const char *path, const void *p, size_t n, RtError *e);
+
+/* A directory: rt_dir_begin creates the temporary directory (its files
+ * are the caller's to write); rt_dir_commit renames it into place: onto
+ * a missing target, or (replace) exchanged atomically with an existing
+ * one, whose old tree is then removed (where the file system cannot
+ * exchange, the old one is moved aside first, so the target is missing
+ * for a moment); rt_dir_abort removes it. Both free d. What may be
+ * replaced is the caller's decision (rt_cache_begin refuses a directory
+ * holding files of its own). */
+typedef struct {
+	int fd;     /* open on tmp, holding its lock */
+	char *path; /* the target (trailing slashes removed) */
+	char *tmp;
+	int slot;
+} RtTmpDir;
+bool rt_dir_begin(RtTmpDir *d, const char *path, RtError *e);
+bool rt_dir_commit(RtTmpDir *d, bool replace, RtError *e);
+void rt_dir_abort(RtTmpDir *d);
+
+/* Removes the temporaries of target path left by dead processes (done by
+ * rt_file_begin and rt_dir_begin). */
+void rt_sweep_stale(const char *path);
+/* Removes path: a file, a link (not followed) or a whole tree. */
+bool rt_remove_tree(const char *path);
+/* Calls fn for each entry of dir (not . and ..) until it returns false. */
+bool rt_dir_list(const char *dir,
+		 bool (*fn)(void *ctx, const char *name, bool is_dir),
+		 void *ctx, RtError *e);
+/* Writes all n bytes at p to fd (path names it in messages). */
+bool rt_write_all(int fd, const char *path, const void *p, size_t n,
+		  RtError *e);
+/* A malloc'd copy of path without trailing slashes ("/" stays). */
+char *rt_path_strip(const char *path);
+
+/* The signal side, for programs (the CLI installs it; the library never
+ * does): on SIGINT, SIGTERM and SIGHUP remove every temporary still being
+ * written and exit 128 + signal. Signals ignored at start stay ignored.
+ * rt_cleanup_run is the removal alone (async-signal-safe). */
+void rt_cleanup_install(void);
+void rt_cleanup_run(void);
 
 /* IEEE half and bfloat16 conversion (round to nearest even). */
 float rt_f16_to_f32(uint16_t h);
@@ -325,6 +376,10 @@ RtCacheWriter *rt_cache_begin(const char *dir, const RtCacheOptions *opts,
 /* The temporary directory, for files the caller wants to ship with the
  * cache (they move into DIR with it). */
 const char *rt_cache_tmpdir(const RtCacheWriter *w);
+/* A file shipped with the cache (the lifted module): written now, into the
+ * temporary directory, under a plain name that is not the JSON's. */
+bool rt_cache_add_file(RtCacheWriter *w, const char *name, const void *p,
+		       size_t n, RtError *e);
 /* Appends a tensor to the current shard; t may be freed right after. On
  * false the cache cannot be completed: call rt_cache_abort. */
 bool rt_cache_add(RtCacheWriter *w, const char *name, const RtTensor *t,

@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,16 +69,6 @@ xprintf(const char *fmt, ...)
 	return s;
 }
 
-/* A copy of dir without trailing slashes ("/" stays "/"). */
-static char *
-strip_dir(const char *dir)
-{
-	size_t n = strlen(dir);
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	return strndup(dir, n);
-}
-
 /* Element size in bytes of a dtype the cache stores; 0 for none. */
 static size_t
 itemsize(DType dt)
@@ -115,48 +104,42 @@ align_up(uint64_t n)
 	return (n + CACHE_ALIGN - 1) & ~(uint64_t)(CACHE_ALIGN - 1);
 }
 
-/* nftw callback: removes one entry (children come first with FTW_DEPTH). */
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path) ? -1 : 0;
-}
+/* What check_replaceable learns from an existing cache's JSON: the names
+ * that belong to the cache (the JSON, its shards, the module rlx stored). */
+typedef struct {
+	json_t *own;      /* set of names */
+	const char *bad;  /* the first entry that is not the cache's */
+	char bad_name[256];
+	bool bad_dir;
+} Owned;
 
-/* Removes a directory tree; true when it is gone. */
 static bool
-rm_tree(const char *path)
+owned_entry(void *ctx, const char *name, bool is_dir)
 {
-	struct stat st;
-	if (lstat(path, &st) && errno == ENOENT)
+	Owned *o = ctx;
+	if (!is_dir && json_object_get(o->own, name))
 		return true;
-	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0;
+	snprintf(o->bad_name, sizeof o->bad_name, "%s", name);
+	o->bad = o->bad_name;
+	o->bad_dir = is_dir;
+	return false;
 }
 
-/* nftw callback: stops the walk (returning 1) at the first entry below
- * the top directory. */
-static int
-any_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+static bool entries_of(void *ctx, const char *name, bool is_dir)
 {
-	(void)path;
-	(void)sb;
-	(void)flag;
-	return ftw->level > 0;
+	(void)name;
+	(void)is_dir;
+	*(bool *)ctx = true;
+	return false;
 }
 
-/* Whether an existing directory holds something (or cannot be read).
- * (dirent.h is out: its DT_UNKNOWN clashes with ir.h's DType.) */
-static bool
-dir_has_entries(const char *dir)
-{
-	return nftw(dir, any_entry, 4, FTW_PHYS) != 0;
-}
-
-/* Checks that DIR may be replaced by a cache: it does not exist, or is a
- * directory that is empty or holds a tensor cache. Anything else is
- * somebody's data and is refused. *exists tells whether it exists. */
+/*
+ * Checks that DIR may be replaced by a cache: it does not exist, or is a
+ * directory that is empty or holds a tensor cache and nothing else (its
+ * tensor-cache.json, the shards that JSON lists, and the module file its
+ * "rlxModel" names). Anything else is somebody's data: refused, never
+ * deleted. *exists tells whether it exists.
+ */
 static bool
 check_replaceable(const char *dir, bool *exists, RtError *e)
 {
@@ -171,12 +154,50 @@ check_replaceable(const char *dir, bool *exists, RtError *e)
 	if (!S_ISDIR(st.st_mode))
 		return cerr(e, "%s: exists and is not a directory", dir);
 	char *p = xprintf("%s/%s", dir, CACHE_JSON);
-	bool cache = p && lstat(p, &st) == 0;
+	if (!p)
+		return cerr(e, "%s: out of memory", dir);
+	if (lstat(p, &st) != 0) {
+		free(p);
+		bool any = false;
+		if (!rt_dir_list(dir, entries_of, &any, e))
+			return false;
+		if (any)
+			return cerr(e, "%s: exists and is not a tensor cache "
+				    "(no %s); refusing to replace it", dir,
+				    CACHE_JSON);
+		return true;
+	}
+	json_error_t je;
+	json_t *root = S_ISREG(st.st_mode)
+			       ? json_load_file(p, JSON_REJECT_DUPLICATES, &je)
+			       : NULL;
 	free(p);
-	if (!cache && dir_has_entries(dir))
-		return cerr(e, "%s: exists and is not a tensor cache (no %s); "
-			    "refusing to replace it", dir, CACHE_JSON);
-	return true;
+	if (!root)
+		return cerr(e, "%s: its %s cannot be read as JSON; refusing to "
+			    "replace it (remove it yourself if it is no longer "
+			    "needed)", dir, CACHE_JSON);
+	Owned o = {.own = json_object()};
+	json_object_set_new(o.own, CACHE_JSON, json_true());
+	json_t *shards = json_object_get(root, "records"), *sh;
+	size_t i;
+	json_array_foreach(shards, i, sh) {
+		const char *dp = json_string_value(json_object_get(sh, "dataPath"));
+		if (dp)
+			json_object_set_new(o.own, dp, json_true());
+	}
+	const char *model = json_string_value(
+		json_object_get(json_object_get(root, "metadata"), "rlxModel"));
+	if (model)
+		json_object_set_new(o.own, model, json_true());
+	bool ok = rt_dir_list(dir, owned_entry, &o, e);
+	json_decref(o.own);
+	json_decref(root);
+	if (ok && o.bad)
+		ok = cerr(e, "%s: holds %s '%s' that is not part of the tensor "
+			  "cache; refusing to replace it (move it away, or write "
+			  "the cache elsewhere)", dir,
+			  o.bad_dir ? "a directory" : "a file", o.bad);
+	return ok;
 }
 
 /* ------------------------------------------------------------------ writer */
@@ -191,7 +212,7 @@ check_replaceable(const char *dir, bool *exists, RtError *e)
 struct RtCacheWriter {
 	pthread_mutex_t mu;
 	char *dir;        /* destination, no trailing slash */
-	char *tmp;        /* DIR.tmp.PID */
+	RtTmpDir out;     /* the temporary directory (out.tmp) */
 	uint64_t cap;     /* shard cap in bytes */
 	json_t *shards;   /* per shard number: its object, null until done */
 	int pending;      /* shards placed alone, not yet written */
@@ -227,8 +248,8 @@ rt_cache_begin(const char *dir, const RtCacheOptions *opts, RtError *e)
 		cerr(e, "%s: out of memory", dir);
 		return NULL;
 	}
-	w->dir = strip_dir(dir);
-	w->tmp = w->dir ? xprintf("%s.tmp.%ld", w->dir, (long)getpid()) : NULL;
+	w->dir = rt_path_strip(dir);
+	w->out = (RtTmpDir){.fd = -1, .slot = -1};
 	w->cap = opts && opts->shard_bytes ? opts->shard_bytes
 					   : RT_CACHE_SHARD_BYTES;
 	w->fd = -1;
@@ -237,27 +258,15 @@ rt_cache_begin(const char *dir, const RtCacheOptions *opts, RtError *e)
 	w->names = json_object();
 	w->xs = XXH3_createState();
 	bool exists;
-	if (!w->tmp || !w->shards || !w->names || !w->xs) {
+	if (!w->dir || !w->shards || !w->names || !w->xs) {
 		cerr(e, "%s: out of memory", dir);
 		goto fail;
 	}
-	if (!check_replaceable(w->dir, &exists, e))
+	if (!check_replaceable(w->dir, &exists, e) ||
+	    !rt_dir_begin(&w->out, w->dir, e))
 		goto fail;
-	/* a directory of this name is left over from a crashed run */
-	if (!rm_tree(w->tmp)) {
-		cerr(e, "%s: cannot remove a stale temporary directory: %s",
-		     w->tmp, strerror(errno));
-		goto fail;
-	}
-	if (mkdir(w->tmp, 0777)) {
-		cerr(e, "%s: cannot create the temporary directory: %s",
-		     w->tmp, strerror(errno));
-		goto fail;
-	}
 	return w;
 fail:
-	free(w->tmp);
-	w->tmp = NULL; /* not created: nothing to remove */
 	rt_cache_abort(w);
 	return NULL;
 }
@@ -266,7 +275,31 @@ fail:
 const char *
 rt_cache_tmpdir(const RtCacheWriter *w)
 {
-	return w->tmp;
+	return w->out.tmp;
+}
+
+/* Writes a file that goes with the cache (see rt.h). */
+bool
+rt_cache_add_file(RtCacheWriter *w, const char *name, const void *p,
+		  size_t n, RtError *e)
+{
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, "..") || !strcmp(name, CACHE_JSON))
+		return cerr(e, "%s: '%s' cannot be a file of the cache", w->dir,
+			    name);
+	char *path = xprintf("%s/%s", w->out.tmp, name);
+	if (!path)
+		return cerr(e, "%s: out of memory", w->dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      0666);
+	bool ok = fd >= 0;
+	if (!ok)
+		cerr(e, "%s: cannot create: %s", path, strerror(errno));
+	ok = ok && rt_write_all(fd, path, p, n, e);
+	if (fd >= 0 && close(fd) && ok)
+		ok = cerr(e, "%s: write failed: %s", path, strerror(errno));
+	free(path);
+	return ok;
 }
 
 /* Marks the writer broken after an I/O error; returns false. */
@@ -277,28 +310,11 @@ wfail(RtCacheWriter *w)
 	return false;
 }
 
-/* Writes all n bytes at p to file descriptor fd of file path. */
-static bool
-write_fd(int fd, const char *path, const char *p, size_t n, RtError *e)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return cerr(e, "%s: write failed: %s", path,
-				    k < 0 ? strerror(errno) : "nothing written");
-		p += k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
 /* Writes all n bytes at p to the open shard's file. */
 static bool
 write_all(RtCacheWriter *w, const char *p, size_t n, RtError *e)
 {
-	return write_fd(w->fd, w->fpath, p, n, e) || wfail(w);
+	return rt_write_all(w->fd, w->fpath, p, n, e) || wfail(w);
 }
 
 /* Writes out the staged small pieces. */
@@ -354,7 +370,7 @@ hash_failed:
 static bool
 shard_open(RtCacheWriter *w, RtError *e)
 {
-	w->fpath = xprintf("%s/params_shard_%d.bin", w->tmp, w->nshard);
+	w->fpath = xprintf("%s/params_shard_%d.bin", w->out.tmp, w->nshard);
 	if (!w->stage)
 		w->stage = malloc(STAGE_BYTES);
 	w->nstage = 0;
@@ -363,7 +379,7 @@ shard_open(RtCacheWriter *w, RtError *e)
 		cerr(e, "%s: out of memory", w->dir);
 		return wfail(w);
 	}
-	w->fd = open(w->fpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	w->fd = open(w->fpath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (w->fd < 0) {
 		cerr(e, "%s: cannot create: %s", w->fpath, strerror(errno));
 		return wfail(w);
@@ -601,7 +617,7 @@ static bool
 write_alone(const char *path, const char *p, uint64_t n, uint64_t *hash,
 	    RtError *e)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return cerr(e, "%s: cannot create: %s", path, strerror(errno));
 	XXH3_state_t *xs = XXH3_createState();
@@ -614,7 +630,7 @@ write_alone(const char *path, const char *p, uint64_t n, uint64_t *hash,
 		ok = XXH3_64bits_update(xs, p, k) == XXH_OK;
 		if (!ok)
 			cerr(e, "%s: hashing failed", path);
-		ok = ok && write_fd(fd, path, p, k, e);
+		ok = ok && rt_write_all(fd, path, p, k, e);
 		p += k;
 		n -= k;
 	}
@@ -633,7 +649,7 @@ rt_cache_write_alone(RtCacheWriter *w, RtCacheTicket *tk, const RtTensor *t,
 {
 	if (tk->shard < 0)
 		return true;
-	char *path = xprintf("%s/params_shard_%d.bin", w->tmp, tk->shard);
+	char *path = xprintf("%s/params_shard_%d.bin", w->out.tmp, tk->shard);
 	uint64_t hash = 0;
 	bool ok = path ? write_alone(path, t->data, t->nbytes, &hash, e)
 		       : cerr(e, "%s: out of memory", w->dir);
@@ -781,54 +797,15 @@ write_text(const char *path, const char *text, RtError *e)
 }
 
 /* Moves the finished temporary directory to DIR, replacing an existing
- * cache: swapped atomically where the file system can, otherwise the old
- * one is renamed aside first. The old one is removed afterwards. */
+ * cache (swapped atomically where the file system can; rt_dir_commit).
+ * DIR is checked again: it may have changed while the cache was written. */
 static bool
 install(RtCacheWriter *w, RtError *e)
 {
 	bool exists;
 	if (!check_replaceable(w->dir, &exists, e))
 		return false;
-	if (!exists) {
-		if (rename(w->tmp, w->dir))
-			return cerr(e, "%s: cannot rename %s into place: %s",
-				    w->dir, w->tmp, strerror(errno));
-		return true;
-	}
-	if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->dir, RENAME_EXCHANGE) == 0) {
-		/* w->tmp now holds the old cache */
-		if (!rm_tree(w->tmp))
-			return cerr(e, "%s: written, but the old cache left in "
-				    "%s could not be removed", w->dir, w->tmp);
-		return true;
-	}
-	char *old = xprintf("%s.old.%ld", w->dir, (long)getpid());
-	if (!old || !rm_tree(old))
-		goto fail_old;
-	if (rename(w->dir, old)) {
-		cerr(e, "%s: cannot move the old cache aside: %s", w->dir,
-		     strerror(errno));
-		free(old);
-		return false;
-	}
-	if (rename(w->tmp, w->dir)) {
-		cerr(e, "%s: cannot rename %s into place: %s", w->dir, w->tmp,
-		     strerror(errno));
-		rename(old, w->dir);
-		free(old);
-		return false;
-	}
-	if (!rm_tree(old)) {
-		cerr(e, "%s: written, but the old cache left in %s could not "
-		     "be removed", w->dir, old);
-		free(old);
-		return false;
-	}
-	free(old);
-	return true;
-fail_old:
-	free(old);
-	return cerr(e, "%s: cannot prepare to replace the old cache", w->dir);
+	return rt_dir_commit(&w->out, true, e);
 }
 
 /* Writes tensor-cache.json and renames the cache into place (see rt.h). */
@@ -856,7 +833,7 @@ rt_cache_finish(RtCacheWriter *w, const char *metadata_json_extra, RtError *e)
 	top = json_pack("{s:o, s:O}", "metadata", meta, "records", w->shards);
 	text = top ? json_dumps(top, JSON_INDENT(2) | JSON_PRESERVE_ORDER)
 		   : NULL;
-	path = xprintf("%s/%s", w->tmp, CACHE_JSON);
+	path = xprintf("%s/%s", w->out.tmp, CACHE_JSON);
 	if (!text || !path) {
 		cerr(e, "%s: out of memory", w->dir);
 		goto out;
@@ -868,10 +845,6 @@ out:
 	free(path);
 	free(text);
 	json_decref(top);
-	if (ok) {
-		free(w->tmp); /* renamed: nothing to remove */
-		w->tmp = NULL;
-	}
 	rt_cache_abort(w);
 	return ok;
 }
@@ -883,9 +856,8 @@ rt_cache_abort(RtCacheWriter *w)
 	if (!w)
 		return;
 	shard_drop(w);
-	if (w->tmp)
-		rm_tree(w->tmp);
-	free(w->tmp);
+	if (w->out.tmp)
+		rt_dir_abort(&w->out);
 	free(w->dir);
 	json_decref(w->shards);
 	json_decref(w->names);
@@ -1405,7 +1377,7 @@ rt_cache_open(const char *dir, RtError *e)
 		return NULL;
 	}
 	RtCache *c = calloc(1, sizeof *c);
-	if (!c || !(c->dir = strip_dir(dir))) {
+	if (!c || !(c->dir = rt_path_strip(dir))) {
 		free(c);
 		cerr(e, "%s: out of memory", dir);
 		return NULL;

@@ -100,7 +100,7 @@ def main():
             ok = rc == status and (want in se or want in so)
             if o and rc != 0 and os.path.exists(o):
                 ok, diag = False, diag + "\n%s was left behind" % o
-            leftovers = [f for f in os.listdir(tmp) if ".tmp" in f]
+            leftovers = [f for f in os.listdir(tmp) if ".tmp" in f or ".rlx-tmp." in f]
             if leftovers:
                 ok, diag = False, diag + "\ntemporary files left: %s" % leftovers
             t.ok(ok and rc >= 0, name, diag + "\nwanted exit %d and '%s'" % (status, want))

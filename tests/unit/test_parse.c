@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "ir.h"
+#include "parse.h"
 
 /* Parses text that must be accepted. */
 static Module *

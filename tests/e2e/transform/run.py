@@ -185,7 +185,7 @@ def compare(got, want, what):
 
 
 def no_leftovers(tmp, name):
-    left = [f for f in os.listdir(tmp) if f.startswith(name + ".tmp") or f.startswith(name + ".old")]
+    left = [f for f in os.listdir(tmp) if f.startswith(name + ".tmp") or f.startswith(name + ".old") or f.startswith(name + ".rlx-tmp.")]
     check(not left, "temporary files left behind: %s" % left)
 
 

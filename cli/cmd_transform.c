@@ -1,5 +1,5 @@
 /*
- * cli_transform.c — `rlx transform`, `rlx init-weights`, `rlx verify`.
+ * cmd_transform.c — `rlx transform`, `rlx init-weights`, `rlx verify`.
  *
  * transform: lifts FILE (or takes its F_transform_params), JIT-compiles the
  * transform and runs it streaming (rt_run_stream): each weight is read from
@@ -45,16 +45,7 @@
 #include "rt.h"
 #include "cli.h"
 
-enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
-
 /* ---------------------------------------------------------------- helpers */
-
-/* True for --help and -h. */
-static bool
-is_help(const char *arg)
-{
-	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
-}
 
 /* Parses a non-negative decimal integer. */
 static bool
@@ -438,7 +429,7 @@ cmd_init_weights(int argc, char **argv)
 	DimArgs dims = {0};
 	int status = EXIT_OK;
 	for (int i = 1; i < argc && status == EXIT_OK; i++) {
-		if (is_help(argv[i])) {
+		if (cli_is_help(argv[i])) {
 			fputs(init_help, stdout);
 			dim_args_free(&dims);
 			return EXIT_OK;
@@ -1242,25 +1233,6 @@ xf_up_to_date(Xf *x, const char *dir, json_t *want, bool *failed)
 	return same;
 }
 
-/* Writes text to DIR.tmp/name (it moves into DIR with the cache). */
-static bool
-write_into(const char *dir, const char *name, const char *text, RtError *e)
-{
-	char *path = NULL;
-	if (asprintf(&path, "%s/%s", dir, name) < 0) {
-		rt_error(e, "out of memory");
-		return false;
-	}
-	FILE *f = fopen(path, "wb");
-	bool ok = f && fputs(text, f) >= 0;
-	if (f && fclose(f))
-		ok = false;
-	if (!ok)
-		rt_error(e, "%s: cannot write: %s", path, strerror(errno));
-	free(path);
-	return ok;
-}
-
 /* rlx transform: the lifted weight transform, run on a checkpoint into a
  * tensor cache. */
 int
@@ -1272,7 +1244,7 @@ cmd_transform(int argc, char **argv)
 	Vec shared_funcs = {0};
 	int status = EXIT_OK;
 	for (int i = 1; i < argc && status == EXIT_OK; i++) {
-		if (is_help(argv[i])) {
+		if (cli_is_help(argv[i])) {
 			fputs(transform_help, stdout);
 			vec_free(&shared_funcs);
 			return EXIT_OK;
@@ -1436,7 +1408,7 @@ cmd_transform(int argc, char **argv)
 	snprintf(ch, sizeof ch, "%016" PRIx64, xf_ckpt_hash(&x));
 	json_object_set_new(prov, "rlxCheckpointHash", json_string(ch));
 	char *extra = json_dumps(prov, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	ok = write_into(rt_cache_tmpdir(x.cw), "model.py", model_text, &e);
+	ok = rt_cache_add_file(x.cw, "model.py", model_text, strlen(model_text), &e);
 	if (ok) {
 		ok = rt_cache_finish(x.cw, extra, &e);
 		x.cw = NULL;
@@ -1582,7 +1554,7 @@ cmd_verify(int argc, char **argv)
 	Vec inputs = {0};
 	int status = EXIT_OK;
 	for (int i = 1; i < argc && status == EXIT_OK; i++) {
-		if (is_help(argv[i])) {
+		if (cli_is_help(argv[i])) {
 			fputs(verify_help, stdout);
 			goto out_args;
 		} else if ((v = cli_opt_value(argc, argv, &i, "--weights"))) {

@@ -1,5 +1,5 @@
 /*
- * codegen.h — op calls to LLVM kernels (compiler/codegen.c, prefix cg_) and
+ * codegen.h — op calls to LLVM kernels (runtime/codegen.c, prefix cg_) and
  * the ORC JIT that compiles them (runtime/jit.c, prefix jit_).
  *
  * This header does not include the LLVM headers: the JIT's module and
@@ -39,7 +39,7 @@ unsigned jit_unique(Jit *jit);
 /* The thread pool the JIT's kernels split their loops across (pool.h). */
 struct Pool *jit_pool(Jit *jit);
 
-/* -------------------------------------------------------- compiler/codegen.c */
+/* --------------------------------------------------------- runtime/codegen.c */
 
 /* The kernel ABI; see the comment at the top of codegen.c. */
 typedef void (*CgFn)(void **buffers, const int64_t *dims);

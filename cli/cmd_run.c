@@ -1,5 +1,5 @@
 /*
- * cli_run.c — `rlx run FILE --params PATH [--input NAME=FILE.npy]...
+ * cmd_run.c — `rlx run FILE --params PATH [--input NAME=FILE.npy]...
  * [--func NAME] [-o OUT.npy | -o DIR]`.
  *
  * The function's parameters before num_input are inputs, read from .npy
@@ -13,7 +13,6 @@
  * names and renamed into place, or to standard output without -o.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,7 @@
 #include "ir.h"
 #include "rt.h"
 
-enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, MAX_REPORT = 20 };
+enum { MAX_REPORT = 20 };
 
 static const char run_help[] =
 	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"
@@ -72,7 +71,9 @@ typedef struct {
 	int nresult;
 	bool tuple;          /* the result is a tuple */
 	bool stream_out;     /* tuple fields go to tmp as they come */
-	char *tmp;           /* OUT.tmp.PID, once created */
+	RtTmpDir tmp;        /* the temporary directory, once created */
+	bool out_dir;        /* -o ended in a slash: a directory */
+	char *out_buf;       /* -o without trailing slashes */
 	char *written;       /* per field: 0 not yet, 1 a file, 2 a dir */
 } Run;
 
@@ -406,18 +407,9 @@ run_emit(void *ctx, int field, RtValue *v, RtError *e)
 		r->result[field] = rt_value_retain(v);
 		return true;
 	}
-	if (!r->tmp) {
-		StrBuf b = {0};
-		sb_printf(&b, "%s.tmp.%ld", r->out, (long)getpid());
-		r->tmp = sb_take(&b);
-		if (mkdir(r->tmp, 0777) != 0) {
-			rt_error(e, "cannot create %s: %s", r->tmp, strerror(errno));
-			free(r->tmp);
-			r->tmp = NULL;
-			return false;
-		}
-	}
-	char *path = field_path(r->tmp, field, v->kind == RV_TUPLE);
+	if (!r->tmp.tmp && !rt_dir_begin(&r->tmp, r->out, e))
+		return false;
+	char *path = field_path(r->tmp.tmp, field, v->kind == RV_TUPLE);
 	bool ok = write_value(path, v, e);
 	free(path);
 	if (ok)
@@ -498,26 +490,6 @@ write_value(const char *path, const RtValue *v, RtError *e)
 	return ok;
 }
 
-/* nftw callback: removes one entry (children come first). */
-static int
-remove_entry(const char *path, const struct stat *sb, int flag,
-	     struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-/* Removes path and everything in it: used only on the temporary
- * directory this command created. */
-static void
-remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* Is path an existing directory? */
 static bool
 is_dir(const char *path)
@@ -535,14 +507,14 @@ static bool
 move_into_place(Run *r)
 {
 	if (!is_dir(r->out)) {
-		if (rename(r->tmp, r->out) == 0)
+		RtError e;
+		if (rt_dir_commit(&r->tmp, false, &e))
 			return true;
-		fprintf(stderr, "rlx run: error: cannot rename %s to %s: %s\n",
-			r->tmp, r->out, strerror(errno));
+		fprintf(stderr, "rlx run: error: %s\n", e.msg);
 		return false;
 	}
 	for (int k = 0; k < r->nresult; k++) {
-		char *a = field_path(r->tmp, k, r->written[k] == 2);
+		char *a = field_path(r->tmp.tmp, k, r->written[k] == 2);
 		char *b = field_path(r->out, k, r->written[k] == 2);
 		bool ok = rename(a, b) == 0;
 		if (!ok)
@@ -553,7 +525,7 @@ move_into_place(Run *r)
 		if (!ok)
 			return false;
 	}
-	rmdir(r->tmp);
+	rt_dir_abort(&r->tmp);
 	return true;
 }
 
@@ -566,7 +538,7 @@ static bool
 write_result(Run *r, RtValue *res)
 {
 	RtError e;
-	if (!is_dir(r->out)) {
+	if (!is_dir(r->out) && !r->out_dir) {
 		RtTensor *t = npy_tensor(res, &e);
 		bool ok = t && rt_npy_write(r->out, t, &e);
 		if (!ok)
@@ -670,7 +642,7 @@ parse_args(Run *r, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		if (cli_is_help(a)) {
 			fputs(run_help, stdout);
 			return EXIT_OK;
 		}
@@ -689,7 +661,9 @@ parse_args(Run *r, int argc, char **argv)
 				return cli_usage_error("run", "%s needs a value", "-o");
 			if (r->out)
 				return cli_usage_error("run", "%s", "-o given twice");
-			r->out = val;
+			/* `-o tp/`: the directory tp */
+			r->out_dir = val[strlen(val) - 1] == '/';
+			r->out = r->out_buf = rt_path_strip(val);
 		} else if ((val = cli_opt_value(argc, argv, &i, "--input"))) {
 			if (!*val)
 				return cli_usage_error("run", "%s needs a value", "--input");
@@ -730,7 +704,9 @@ run_free(Run *r)
 	for (int i = 0; r->result && i < r->nresult; i++)
 		rt_value_release(r->result[i]);
 	free(r->result);
-	free(r->tmp);
+	if (r->tmp.tmp)
+		rt_dir_abort(&r->tmp);
+	free(r->out_buf);
 	free(r->written);
 	rt_weights_close(r->w);
 	rlx_module_free(r->m);
@@ -762,7 +738,7 @@ run_it(Run *r)
 		}
 	RtValue *res = NULL;
 	if (ok && r->stream_out) {
-		if (!r->tmp) { /* an empty tuple: an empty directory */
+		if (!r->tmp.tmp) { /* an empty tuple: an empty directory */
 			if (mkdir(r->out, 0777) != 0 && errno != EEXIST) {
 				fprintf(stderr, "rlx run: error: cannot create %s: "
 					"%s\n", r->out, strerror(errno));
@@ -788,8 +764,8 @@ run_it(Run *r)
 			sb_free(&b);
 		}
 	}
-	if (!ok && r->tmp && is_dir(r->tmp))
-		remove_tree(r->tmp);
+	if (!ok && r->tmp.tmp)
+		rt_dir_abort(&r->tmp);
 	rt_value_release(res);
 	/* the result views may borrow the checkpoint: release before closing */
 	for (int k = 0; k < r->nresult; k++) {

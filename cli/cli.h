@@ -1,0 +1,45 @@
+/*
+ * cli.h — the rlx command line (cli/): the commands, one per file cmd_*.c,
+ * and what they share (cli.c). Each command parses its arguments, calls the
+ * library and prints; it returns the exit status. The CLI is the only layer
+ * that prints to a terminal or decides an exit status; it may use every
+ * part of rlx.
+ */
+#ifndef RLX_CLI_H
+#define RLX_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rlx.h"
+
+/* The exit status of every command (docs/cli.md). */
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+/* The commands, each `int cmd_NAME(int argc, char **argv)` with argv[0]
+ * the command's name. */
+int cmd_check(int argc, char **argv);        /* cmd_check.c */
+int cmd_dump(int argc, char **argv);         /* cmd_dump.c */
+int cmd_lift(int argc, char **argv);         /* cmd_lift.c */
+int cmd_equal(int argc, char **argv);        /* cmd_equal.c */
+int cmd_run(int argc, char **argv);          /* cmd_run.c */
+int cmd_transform(int argc, char **argv);    /* cmd_transform.c */
+int cmd_init_weights(int argc, char **argv); /* cmd_transform.c */
+int cmd_verify(int argc, char **argv);       /* cmd_transform.c */
+
+/* ------------------------------------------------------------------ cli.c */
+
+/* A whole file ("-" is stdin), malloc'ed; NULL after printing why. */
+char *cli_read_file(const char *path, size_t *len);
+/* Parses a file into a module, printing diagnostics; NULL on error. */
+rlx_module *cli_load_module(const char *path);
+/* --help or -h */
+bool cli_is_help(const char *arg);
+/* Prints `rlx CMD: MESSAGE` (fmt with arg) and a pointer to --help;
+ * returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* The value of option opt at argv[*i] (`opt V` or `opt=V`): NULL when it
+ * is another argument, "" when the value is missing. */
+const char *cli_opt_value(int argc, char **argv, int *i, const char *opt);
+
+#endif

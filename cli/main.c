@@ -1,0 +1,70 @@
+/*
+ * main.c — the rlx command line: dispatch to the commands (cmd_*.c).
+ *
+ * Each command is a function cmd_NAME(argc, argv) returning the exit status:
+ * 0 success, 1 the input is wrong, 2 wrong usage. Nothing here prints IR by
+ * itself; it reads files, calls the library and reports its diagnostics.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ir.h"
+#include "cli.h"
+#include "rt.h"
+
+static const char usage_text[] =
+	"usage: rlx COMMAND [ARGS]\n"
+	"\n"
+	"commands:\n"
+	"  check FILE...            parse and verify; prints nothing when the input is well formed\n"
+	"  dump FILE [--passes P,..] print the module as parsed, or after passes\n"
+	"  lift FILE                split weight pre-processing into F_transform_params\n"
+	"  run FILE --params W      run a function on weights and .npy inputs\n"
+	"  transform FILE --weights CKPT -o DIR\n"
+	"                           run the weight transform on a checkpoint into a tensor cache\n"
+	"  init-weights FILE -o CKPT.safetensors\n"
+	"                           seeded random weights for a function's parameters\n"
+	"  verify FILE --weights CKPT\n"
+	"                           original on raw weights vs lifted on transformed weights\n"
+	"  equal A B [--names]      compare two modules structurally\n"
+	"\n"
+	"FILE may be - for standard input. `rlx COMMAND --help` describes a command.\n"
+	"exit status: 0 success, 1 the input is wrong, 2 wrong usage.\n";
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} commands[] = {
+	{"check", cmd_check},
+	{"dump", cmd_dump},
+	{"lift", cmd_lift},
+	{"run", cmd_run},
+	{"transform", cmd_transform},
+	{"init-weights", cmd_init_weights},
+	{"verify", cmd_verify},
+	{"equal", cmd_equal},
+};
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	if (cli_is_help(argv[1])) {
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
+	/* SIGINT, SIGTERM, SIGHUP: remove the temporaries, exit 128 + sig */
+	rt_cleanup_install();
+	if (!strcmp(argv[1], "--version")) {
+		printf("rlx %s\n", rlx_version());
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "rlx: unknown command '%s'\n\n%s", argv[1], usage_text);
+	return EXIT_USAGE;
+}
