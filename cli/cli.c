@@ -3,10 +3,12 @@
  * values, usage errors.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
+#include "rlx_runtime.h"
 #include "cli.h"
 
 /* Reads a whole file ("-" is stdin) into a malloc'ed buffer. */
@@ -37,23 +39,35 @@ cli_read_file(const char *path, size_t *len)
 	return sb_take(&b);
 }
 
+/* A file's text for parsing: NULL after printing why when it cannot be
+ * read or is not text. *name is how messages name it. */
+char *
+cli_read_text(const char *path, size_t *len, const char **name)
+{
+	char *text = cli_read_file(path, len);
+	if (!text)
+		return NULL;
+	*name = strcmp(path, "-") ? path : "<stdin>";
+	if (memchr(text, 0, *len)) {
+		fprintf(stderr, "%s: error: not a text file (contains NUL bytes)\n",
+			*name);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 /* Parses a file into a module, printing diagnostics; NULL on error. */
 rlx_module *
 cli_load_module(const char *path)
 {
 	size_t len;
-	char *text = cli_read_file(path, &len);
+	const char *name;
+	char *text = cli_read_text(path, &len, &name);
 	if (!text)
 		return NULL;
-	if (memchr(text, 0, len)) {
-		fprintf(stderr, "%s: error: not a text file (contains NUL bytes)\n",
-			strcmp(path, "-") ? path : "<stdin>");
-		free(text);
-		return NULL;
-	}
 	rlx_diags *d = rlx_diags_new();
-	rlx_module *m =
-		rlx_parse(strcmp(path, "-") ? path : "<stdin>", text, len, d);
+	rlx_module *m = rlx_parse(name, text, len, d);
 	rlx_diags_print(d, stderr);
 	rlx_diags_free(d);
 	free(text);
@@ -93,4 +107,53 @@ cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n(see `rlx %s --help`)\n", cmd);
 	return EXIT_USAGE;
+}
+
+bool
+cli_parse_u64(const char *s, uint64_t *out)
+{
+	if (!s || !*s)
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || s[0] == '-')
+		return false;
+	*out = v;
+	return true;
+}
+
+bool
+cli_dim_add(CliDims *d, char *arg)
+{
+	char *eq = strchr(arg, '=');
+	uint64_t v;
+	if (!eq || eq == arg || !cli_parse_u64(eq + 1, &v) || v > INT64_MAX)
+		return false;
+	*eq = 0;
+	d->names = realloc(d->names, sizeof *d->names * (size_t)(d->n + 1));
+	d->values = realloc(d->values, sizeof *d->values * (size_t)(d->n + 1));
+	d->names[d->n] = arg;
+	d->values[d->n++] = (int64_t)v;
+	return true;
+}
+
+void
+cli_dims_free(CliDims *d)
+{
+	free(d->names);
+	free(d->values);
+}
+
+int
+cli_finish(const char *cmd, int status, rlx_diags *d, bool warnings)
+{
+	int n = d->n;
+	if (status == RLX_EOPTIONS && n && d->items[n - 1].level == DIAG_ERROR)
+		n--;
+	diag_print_some(d, stderr, warnings, n);
+	if (n != d->n)
+		cli_usage_error(cmd, "%s", d->items[n].msg);
+	rlx_diags_free(d);
+	return status;
 }

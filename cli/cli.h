@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rlx.h"
 
@@ -24,13 +25,16 @@ int cmd_lift(int argc, char **argv);         /* cmd_lift.c */
 int cmd_equal(int argc, char **argv);        /* cmd_equal.c */
 int cmd_run(int argc, char **argv);          /* cmd_run.c */
 int cmd_transform(int argc, char **argv);    /* cmd_transform.c */
-int cmd_init_weights(int argc, char **argv); /* cmd_transform.c */
-int cmd_verify(int argc, char **argv);       /* cmd_transform.c */
+int cmd_init_weights(int argc, char **argv); /* cmd_init_weights.c */
+int cmd_verify(int argc, char **argv);       /* cmd_verify.c */
 
 /* ------------------------------------------------------------------ cli.c */
 
 /* A whole file ("-" is stdin), malloc'ed; NULL after printing why. */
 char *cli_read_file(const char *path, size_t *len);
+/* A file's text for parsing (not a text file: an error); *name is how
+ * messages call it ("<stdin>" for -). NULL after printing why. */
+char *cli_read_text(const char *path, size_t *len, const char **name);
 /* Parses a file into a module, printing diagnostics; NULL on error. */
 rlx_module *cli_load_module(const char *path);
 /* --help or -h */
@@ -41,5 +45,23 @@ int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 /* The value of option opt at argv[*i] (`opt V` or `opt=V`): NULL when it
  * is another argument, "" when the value is missing. */
 const char *cli_opt_value(int argc, char **argv, int *i, const char *opt);
+
+/* A non-negative decimal integer. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+
+/* `--dim NAME=VALUE` arguments (the names point into argv). */
+typedef struct {
+	const char **names;
+	int64_t *values;
+	int n;
+} CliDims;
+/* Adds NAME=VALUE (arg is split in place); false when malformed. */
+bool cli_dim_add(CliDims *d, char *arg);
+void cli_dims_free(CliDims *d);
+
+/* After a library call: prints d (warnings only when `warnings`), an
+ * RLX_EOPTIONS error as a usage error of cmd, frees d; returns status
+ * (RLX_* are the exit statuses). */
+int cli_finish(const char *cmd, int status, rlx_diags *d, bool warnings);
 
 #endif

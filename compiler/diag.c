@@ -53,12 +53,28 @@ diag_add(Diags *d, DiagLevel level, Span sp, const char *fmt, va_list ap)
 	d->items[d->n++] = e;
 	if (level == DIAG_ERROR)
 		d->nerrors++;
+	else if (level == DIAG_WARNING)
+		d->nwarnings++;
 }
 
 void
 diag_verror(Diags *d, Span sp, const char *fmt, va_list ap)
 {
 	diag_add(d, DIAG_ERROR, sp, fmt, ap);
+}
+
+void
+diag_file(Diags *d, DiagLevel level, const char *file, const char *fmt, ...)
+{
+	const Source *src = d->src;
+	d->src = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	diag_add(d, level, (Span){0, 0, 0}, fmt, ap);
+	va_end(ap);
+	d->src = src;
+	if (file)
+		d->items[d->n - 1].file = strdup(file);
 }
 
 void
@@ -82,7 +98,9 @@ diag_note(Diags *d, Span sp, const char *fmt, ...)
 static void
 print_one(const DiagEntry *e, FILE *out)
 {
-	const char *kind = e->level == DIAG_ERROR ? "error" : "note";
+	const char *kind = e->level == DIAG_ERROR     ? "error"
+			   : e->level == DIAG_WARNING ? "warning"
+						      : "note";
 	if (!e->file) {
 		fprintf(out, "rlx: %s: %s\n", kind, e->msg);
 		return;
@@ -112,17 +130,25 @@ print_one(const DiagEntry *e, FILE *out)
 /* A file with thousands of the same mistake shows the first ones and a
  * count. */
 void
-diag_print(const Diags *d, FILE *out)
+diag_print_some(const Diags *d, FILE *out, bool warnings, int n)
 {
 	int shown = 0;
-	for (int i = 0; i < d->n; i++) {
+	for (int i = 0; i < d->n && i < n; i++) {
 		if (d->items[i].level == DIAG_ERROR && shown++ == DIAG_PRINT_LIMIT)
 			break;
+		if (d->items[i].level == DIAG_WARNING && !warnings)
+			continue;
 		print_one(&d->items[i], out);
 	}
 	if (d->nerrors > DIAG_PRINT_LIMIT)
 		fprintf(out, "rlx: %d more errors not shown (%d in all)\n",
 			d->nerrors - DIAG_PRINT_LIMIT, d->nerrors);
+}
+
+void
+diag_print(const Diags *d, FILE *out)
+{
+	diag_print_some(d, out, true, d->n);
 }
 
 void
@@ -133,7 +159,7 @@ diag_clear(Diags *d)
 		free(d->items[i].file);
 		free(d->items[i].line_text);
 	}
-	d->n = d->nerrors = 0;
+	d->n = d->nerrors = d->nwarnings = 0;
 }
 
 /* ------------------------------------------------------- public interface */
@@ -161,6 +187,12 @@ int
 rlx_diags_errors(const rlx_diags *d)
 {
 	return d->nerrors;
+}
+
+int
+rlx_diags_warnings(const rlx_diags *d)
+{
+	return d->nwarnings;
 }
 
 void

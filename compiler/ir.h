@@ -133,7 +133,7 @@ struct Span {
 	int len; /* characters to underline, at least 1 when printed */
 };
 
-typedef enum { DIAG_ERROR, DIAG_NOTE } DiagLevel;
+typedef enum { DIAG_ERROR, DIAG_NOTE, DIAG_WARNING } DiagLevel;
 
 typedef struct {
 	DiagLevel level;
@@ -151,7 +151,7 @@ struct rlx_diags {
 	const Source *src;
 	DiagEntry *items;
 	int n, cap;
-	int nerrors;
+	int nerrors, nwarnings;
 };
 
 /* Errors diag_print shows (with their notes) before a count of the rest. */
@@ -162,8 +162,15 @@ void diag_error(Diags *d, Span sp, const char *fmt, ...)
 void diag_note(Diags *d, Span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void diag_verror(Diags *d, Span sp, const char *fmt, va_list ap);
+/* A diagnostic about a file as a whole (`FILE: error: MSG`; without a file,
+ * `rlx: error: MSG`), whatever d->src is: the runtime's channel for
+ * checkpoints, caches and outputs. */
+void diag_file(Diags *d, DiagLevel level, const char *file,
+	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* FILE:LINE:COL: error: MSG, the source line, a caret line (GCC style). */
 void diag_print(const Diags *d, FILE *out);
+/* The first n entries, warnings only when `warnings`. */
+void diag_print_some(const Diags *d, FILE *out, bool warnings, int n);
 void diag_clear(Diags *d);
 
 /* ----------------------------------------------------------------- dtype */

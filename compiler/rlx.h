@@ -21,11 +21,12 @@ extern "C" {
 typedef struct rlx_module rlx_module;
 typedef struct rlx_diags rlx_diags;
 
-/* Diagnostics: a list of located errors. */
+/* Diagnostics: a list of located errors, warnings and their notes. */
 rlx_diags *rlx_diags_new(void);
 void rlx_diags_free(rlx_diags *d);
 int rlx_diags_errors(const rlx_diags *d);
-/* Writes `FILE:LINE:COL: error: MSG`, the source line and a caret, for
+int rlx_diags_warnings(const rlx_diags *d);
+/* Writes `FILE:LINE:COL: error: MSG` (or `warning:`), the source line and a caret, for
  * the first 50 errors (with their notes), then a count of the rest;
  * rlx_diags_errors counts them all. */
 void rlx_diags_print(const rlx_diags *d, FILE *out);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "rlx.h"
+#include "rlx_runtime.h"
 
 static const char model[] =
 	"@I.ir_module\n"
@@ -85,6 +86,32 @@ test_errors_are_returned(void **state)
 	rlx_diags_free(d);
 }
 
+/* The runtime's engines are exported too; a module without a function
+ * to work on is the input's error, reported, not printed. */
+static void
+test_runtime_through_the_api(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"@I.ir_module\n"
+		"class Module:\n"
+		"    @R.function\n"
+		"    def f(x: R.Tensor((2,), dtype=\"float32\")) -> R.Tensor((2,), dtype=\"float32\"):\n"
+		"        return x\n";
+	rlx_diags *d = rlx_diags_new();
+	assert_int_equal(rlx_init_weights("m.py", text, sizeof text - 1,
+					  "/nonexistent/w.safetensors", NULL, d),
+			 RLX_EINPUT);
+	assert_int_equal(rlx_diags_errors(d), 1);
+	rlx_transform_stats st;
+	assert_int_equal(rlx_transform("m.py", text, sizeof text - 1,
+				       "/nonexistent", "/nonexistent/out", NULL,
+				       &st, d),
+			 RLX_EINPUT);
+	assert_int_equal(rlx_diags_errors(d), 2);
+	rlx_diags_free(d);
+}
+
 int
 main(void)
 {
@@ -92,6 +119,7 @@ main(void)
 		cmocka_unit_test(test_parse_print_roundtrip),
 		cmocka_unit_test(test_lift_through_the_api),
 		cmocka_unit_test(test_errors_are_returned),
+		cmocka_unit_test(test_runtime_through_the_api),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,170 @@
+/*
+ * check.c — the weights check: a checkpoint against the parameters of a
+ * function, before anything runs. Every parameter present, a tensor, with
+ * the dtype and shape of its annotation (symbolic dimensions bound from the
+ * first tensor that has them as a bare dimension, checked where they
+ * recur); tensors the function does not take are one warning naming them
+ * (TVM ignores them too). Also the symbolic-variable environment the check
+ * and the weight and input makers share, and the shape formatter of their
+ * messages.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transform.h"
+
+void
+rt_env_bind(RtSymEnv *env, SymVar *v, int64_t value)
+{
+	if (env->n == env->cap) {
+		env->cap = env->cap ? 2 * env->cap : 16;
+		env->vars = realloc(env->vars, sizeof *env->vars * (size_t)env->cap);
+		env->vals = realloc(env->vals, sizeof *env->vals * (size_t)env->cap);
+		if (!env->vars || !env->vals)
+			ir_bug("out of memory");
+	}
+	env->vars[env->n] = v;
+	env->vals[env->n++] = pe_int(env->arena, value);
+}
+
+bool
+rt_env_has(const RtSymEnv *env, const SymVar *v)
+{
+	for (int i = 0; i < env->n; i++)
+		if (env->vars[i] == v)
+			return true;
+	return false;
+}
+
+void
+rt_env_free(RtSymEnv *env)
+{
+	free(env->vars);
+	free(env->vals);
+	env->vars = NULL;
+	env->vals = NULL;
+	env->n = env->cap = 0;
+}
+
+bool
+rt_env_eval(RtSymEnv *env, PExpr *x, int64_t *out, const SymVar **unbound)
+{
+	PExpr *y = pe_subst(env->arena, x, env->vars, env->vals, env->n);
+	if (pe_is_const(y, out))
+		return true;
+	Vec vs = {0};
+	pe_collect_vars(y, &vs);
+	*unbound = vs.n ? vs.items[0] : NULL;
+	vec_free(&vs);
+	return false;
+}
+
+void
+rt_shape_str(StrBuf *b, DType dt, int ndim, const int64_t *shape)
+{
+	sb_putc(b, '(');
+	for (int i = 0; i < ndim; i++)
+		sb_printf(b, "%s%" PRId64, i ? ", " : "", shape[i]);
+	sb_printf(b, "%s) %s", ndim == 1 ? "," : "", dtype_name(dt));
+}
+
+/* Whether the tensor found matches annotation si, binding symbolic dims. */
+static bool
+matches(RtSymEnv *env, const SInfo *si, const RtWeightInfo *w)
+{
+	bool match = (si->dtype == DT_UNKNOWN || si->dtype == w->dt) &&
+		     (si->ndim < 0 || si->ndim == w->ndim);
+	for (int k = 0; match && si->shape && k < si->ndim; k++) {
+		PExpr *x = si->shape[k];
+		if (x->kind == PE_VAR && !rt_env_has(env, x->var))
+			rt_env_bind(env, x->var, w->shape[k]);
+		int64_t want;
+		const SymVar *u;
+		if (rt_env_eval(env, x, &want, &u) && want != w->shape[k])
+			match = false;
+	}
+	return match;
+}
+
+/* The warning about checkpoint tensors that are no parameter of f. */
+static void
+warn_extra(const Func *f, int first, RtWeights *w, const char *wname,
+	   Diags *d)
+{
+	int nextra = 0;
+	StrBuf extra = {0};
+	int n = rt_weights_count(w);
+	for (int i = 0; i < n; i++) {
+		const char *name = rt_weights_name(w, i);
+		bool used = false;
+		for (int k = first; k < f->nparams && !used; k++)
+			used = !strcmp(f->params[k]->name, name);
+		if (!used && nextra++ < 4)
+			sb_printf(&extra, "%s'%s'", nextra > 1 ? ", " : "", name);
+	}
+	if (nextra)
+		diag_file(d, DIAG_WARNING, wname,
+			  "%d tensor%s not a parameter of %s, ignored: %s%s",
+			  nextra, nextra > 1 ? "s are" : " is", f->name, extra.p,
+			  nextra > 4 ? ", ..." : "");
+	sb_free(&extra);
+}
+
+int
+rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
+		 const char *wname, RtWeightInfo *info, Diags *d)
+{
+	int errors = d->nerrors, nmissing = 0;
+	RtSymEnv env = {.arena = &m->arena};
+	StrBuf missing = {0};
+	for (int i = first; i < f->nparams; i++) {
+		const Var *p = f->params[i];
+		const SInfo *si = p->sinfo;
+		RtWeightInfo wi = {0};
+		if (!rt_weights_has(w, p->name)) {
+			if (nmissing++ < 8)
+				sb_printf(&missing, "%s'%s'", nmissing > 1 ? ", " : "",
+					  p->name);
+			continue;
+		}
+		RtError e;
+		if (!rt_weights_info(w, p->name, &wi.dt, &wi.ndim, wi.shape, &e)) {
+			diag_file(d, DIAG_ERROR, wname, "%s", e.msg);
+			continue;
+		}
+		size_t nb = 0;
+		rt_size(wi.dt, wi.ndim, wi.shape, &nb);
+		wi.nbytes = nb;
+		if (info)
+			info[i - first] = wi;
+		if (!si || si->kind != SI_TENSOR) {
+			diag_file(d, DIAG_ERROR, m->src.name,
+				  "parameter '%s' of %s is %s, not a tensor: it "
+				  "cannot come from a checkpoint", p->name,
+				  f->name,
+				  si ? infer_sinfo_str(m, si) : "unannotated");
+			continue;
+		}
+		if (!matches(&env, si, &wi)) {
+			StrBuf b = {0};
+			rt_shape_str(&b, wi.dt, wi.ndim, wi.shape);
+			diag_file(d, DIAG_ERROR, wname,
+				  "tensor '%s' is %s, but %s expects %s", p->name,
+				  b.p, f->name, infer_sinfo_str(m, si));
+			sb_free(&b);
+		}
+	}
+	if (nmissing)
+		diag_file(d, DIAG_ERROR, wname,
+			  "%d weight%s of %s %s missing from the checkpoint: %s%s",
+			  nmissing, nmissing > 1 ? "s" : "", f->name,
+			  nmissing > 1 ? "are" : "is", missing.p,
+			  nmissing > 8 ? ", ..." : "");
+	sb_free(&missing);
+	rt_env_free(&env);
+	if (d->nerrors != errors)
+		return d->nerrors - errors;
+	warn_extra(f, first, w, wname, d);
+	return 0;
+}

@@ -1,0 +1,192 @@
+/*
+ * ckpt_hash.c — the hash of the checkpoint a tensor cache is computed from
+ * (transform.h): names, dtypes, shapes and the XXH3-128 of the bytes of the
+ * tensors a transform takes, in its parameter order, folded into one
+ * XXH3-64. A thread hashes them from its own mapping of the checkpoint from
+ * the start (while the transform is being compiled), dropping each one's
+ * pages afterwards; its reading ahead of the executor warms the page cache.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "transform.h"
+
+struct RtCkptHash {
+	const char *path;
+	const char *const *names;
+	int n;
+	XXH128_hash_t *hash;   /* of each tensor's bytes */
+	bool *hashed;
+	DType *dt;
+	int *ndim;
+	int64_t (*shape)[RT_MAX_DIMS];
+	/* the thread */
+	pthread_t thr;
+	bool started;
+	atomic_bool stop;      /* the main thread gave up */
+	RtWeights *src;        /* the thread's own view of the checkpoint */
+	bool ok;               /* written by the thread, read after the join */
+	RtError err;
+};
+
+void
+rt_advise_tensor(const RtTensor *t, int advice)
+{
+	if (t->own != RT_BORROWED || !t->nbytes)
+		return;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)t->data & ~(page - 1);
+	uintptr_t b = ((uintptr_t)t->data + t->nbytes + page - 1) & ~(page - 1);
+	madvise((void *)a, b - a, advice);
+}
+
+RtCkptHash *
+rt_ckpt_hash_new(const char *path, const char *const *names, int n)
+{
+	RtCkptHash *h = calloc(1, sizeof *h);
+	if (!h)
+		return NULL;
+	size_t np = (size_t)n + 1;
+	h->path = path;
+	h->names = names;
+	h->n = n;
+	h->hash = calloc(np, sizeof *h->hash);
+	h->hashed = calloc(np, sizeof *h->hashed);
+	h->dt = calloc(np, sizeof *h->dt);
+	h->ndim = calloc(np, sizeof *h->ndim);
+	h->shape = calloc(np, sizeof *h->shape);
+	if (!h->hash || !h->hashed || !h->dt || !h->ndim || !h->shape) {
+		rt_ckpt_hash_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* Hashes tensor i, its pages read ahead and dropped after. */
+static void
+hash_one(RtCkptHash *h, int i, const RtTensor *t)
+{
+	rt_advise_tensor(t, MADV_WILLNEED);
+	h->hash[i] = XXH3_128bits(t->data, t->nbytes);
+	h->dt[i] = t->dtype;
+	h->ndim[i] = t->ndim;
+	memcpy(h->shape[i], t->shape, sizeof(int64_t) * (size_t)t->ndim);
+	h->hashed[i] = true;
+	rt_advise_tensor(t, MADV_DONTNEED);
+}
+
+/* The thread: every tensor in order, from its own mapping. */
+static void *
+hasher_main(void *arg)
+{
+	RtCkptHash *h = arg;
+	for (int i = 0; i < h->n && !atomic_load(&h->stop); i++) {
+		RtTensor *t = rt_weights_load(h->src, h->names[i], &h->err);
+		if (!t) {
+			h->ok = false;
+			break;
+		}
+		hash_one(h, i, t);
+		rt_tensor_free(t);
+	}
+	return NULL;
+}
+
+void
+rt_ckpt_hash_start(RtCkptHash *h)
+{
+	h->ok = true;
+	atomic_store(&h->stop, false);
+	if (!(h->src = rt_weights_open(h->path, &h->err)))
+		return;
+	h->started = !pthread_create(&h->thr, NULL, hasher_main, h);
+	if (!h->started) {
+		rt_weights_close(h->src);
+		h->src = NULL;
+	}
+}
+
+void
+rt_ckpt_hash_stop(RtCkptHash *h)
+{
+	atomic_store(&h->stop, true);
+}
+
+/* Waits for the thread; false + e when it failed. */
+static bool
+join(RtCkptHash *h, RtError *e)
+{
+	if (!h->started)
+		return true;
+	pthread_join(h->thr, NULL);
+	h->started = false;
+	rt_weights_close(h->src);
+	h->src = NULL;
+	if (!h->ok)
+		rt_error(e, "%s", h->err.msg);
+	return h->ok;
+}
+
+bool
+rt_ckpt_hash_rest(RtCkptHash *h, RtWeights *w, RtError *e)
+{
+	if (!join(h, e))
+		return false;
+	for (int i = 0; i < h->n; i++) {
+		if (h->hashed[i])
+			continue;
+		RtTensor *t = rt_weights_load(w, h->names[i], e);
+		if (!t)
+			return false;
+		hash_one(h, i, t);
+		rt_tensor_free(t);
+	}
+	return true;
+}
+
+void
+rt_ckpt_hash_hex(const RtCkptHash *h, char hex[17])
+{
+	XXH3_state_t *s = XXH3_createState();
+	XXH3_64bits_reset(s);
+	for (int i = 0; i < h->n; i++) {
+		const char *name = h->names[i];
+		const char *dt = dtype_name(h->dt[i]);
+		int64_t nd = h->ndim[i];
+		XXH3_64bits_update(s, name, strlen(name) + 1);
+		XXH3_64bits_update(s, dt, strlen(dt) + 1);
+		XXH3_64bits_update(s, &nd, sizeof nd);
+		XXH3_64bits_update(s, h->shape[i], sizeof(int64_t) * (size_t)nd);
+		XXH128_canonical_t c;
+		XXH128_canonicalFromHash(&c, h->hash[i]);
+		XXH3_64bits_update(s, &c, sizeof c);
+	}
+	snprintf(hex, 17, "%016" PRIx64, (uint64_t)XXH3_64bits_digest(s));
+	XXH3_freeState(s);
+}
+
+void
+rt_ckpt_hash_free(RtCkptHash *h)
+{
+	if (!h)
+		return;
+	if (h->started) {
+		rt_ckpt_hash_stop(h);
+		RtError ignored;
+		join(h, &ignored);
+	}
+	free(h->hash);
+	free(h->hashed);
+	free(h->dt);
+	free(h->ndim);
+	free(h->shape);
+	free(h);
+}

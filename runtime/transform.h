@@ -1,0 +1,175 @@
+/*
+ * transform.h — the pieces of the transform engine (runtime/transform.c,
+ * the public rlx_transform of rlx_runtime.h), each in a file of its own and
+ * unit-tested alone (tests/unit/test_transform.c). Internal: librlx_runtime
+ * exports only rlx_runtime.h. A section per file.
+ */
+#ifndef RLX_TRANSFORM_H
+#define RLX_TRANSFORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "rt.h"
+
+/* ---------------------------------------------------------- cache_queue.c */
+
+/*
+ * The writers of a tensor cache: values pushed in order are appended to an
+ * RtCacheWriter by up to `nthreads` threads. Each value's place in the
+ * cache is fixed when a thread takes it (so the layout is the push order,
+ * never the threads' timing); a tensor with a shard of its own is then
+ * written outside the lock, beside the other thread's. A push waits while
+ * every thread is busy and more than `max_bytes` are queued. The queue
+ * holds a reference to each value and releases it once written (out of
+ * order: a finished value gives its memory back at once). Only the thread
+ * that pushes touches reference counts. Without threads (nthreads 0 or
+ * none could start) values are written as they are pushed.
+ */
+typedef struct RtCacheQueue RtCacheQueue;
+
+/* A queue for at most max_jobs values; NULL when out of memory. */
+RtCacheQueue *rt_cache_queue_new(RtCacheWriter *cw, int max_jobs,
+				 int nthreads, size_t max_bytes);
+/* Queues v (a shape tuple or a tensor) under name (which must outlive the
+ * queue); false + e once any write has failed. */
+bool rt_cache_queue_push(RtCacheQueue *q, RtValue *v, const char *name,
+			 RtError *e);
+/* Releases the values written so far, without waiting. */
+void rt_cache_queue_poll(RtCacheQueue *q);
+/* Stops the threads (after writing what is queued when drain, else
+ * skipping it), releases every value and frees q. false + e when a write
+ * failed (drain only). NULL q is fine. */
+bool rt_cache_queue_finish(RtCacheQueue *q, bool drain, RtError *e);
+
+/* ------------------------------------------------------------ ckpt_hash.c */
+
+/*
+ * The checkpoint's hash, as a tensor cache records what it was computed
+ * from: the names, dtypes, shapes and bytes of the named tensors, in order.
+ * A thread hashes them from its own view of the checkpoint (its read-ahead
+ * warms the page cache for the main thread); rt_ckpt_hash_rest hashes on
+ * the calling thread what it has not done.
+ */
+typedef struct RtCkptHash RtCkptHash;
+
+/* For the n tensors `names` (which must outlive it) of the checkpoint at
+ * path; NULL when out of memory. */
+RtCkptHash *rt_ckpt_hash_new(const char *path, const char *const *names,
+			     int n);
+/* Starts the thread (nothing happens when it cannot be). */
+void rt_ckpt_hash_start(RtCkptHash *h);
+/* Stops the thread after the tensor it is on. */
+void rt_ckpt_hash_stop(RtCkptHash *h);
+/* Waits for the thread; then hashes the rest from w (on this thread).
+ * false + e when a tensor could not be read. */
+bool rt_ckpt_hash_rest(RtCkptHash *h, RtWeights *w, RtError *e);
+/* The hash (after rt_ckpt_hash_rest succeeded), as 16 hex digits. */
+void rt_ckpt_hash_hex(const RtCkptHash *h, char hex[17]);
+void rt_ckpt_hash_free(RtCkptHash *h); /* stops the thread; NULL is fine */
+
+/* madvise over the whole pages of a borrowed tensor's bytes (mapped
+ * read-only, so dropping pages neighbours share only costs a refault). */
+void rt_advise_tensor(const RtTensor *t, int advice);
+
+/* ---------------------------------------------------------------- check.c */
+
+/* Values of symbolic variables while shapes are checked or made. The
+ * values live in the arena. */
+typedef struct {
+	Arena *arena;
+	SymVar **vars;
+	PExpr **vals;
+	int n, cap;
+} RtSymEnv;
+
+void rt_env_bind(RtSymEnv *env, SymVar *v, int64_t value);
+bool rt_env_has(const RtSymEnv *env, const SymVar *v);
+/* The value of x; false with *unbound naming a free variable. */
+bool rt_env_eval(RtSymEnv *env, PExpr *x, int64_t *out,
+		 const SymVar **unbound);
+void rt_env_free(RtSymEnv *env);
+
+/* "(2, 3) float32" for messages (a 1-D shape gets Python's comma). */
+void rt_shape_str(StrBuf *b, DType dt, int ndim, const int64_t *shape);
+
+/* What rt_check_weights found about each parameter it checked. */
+typedef struct {
+	DType dt;
+	int ndim;
+	int64_t shape[RT_MAX_DIMS];
+	uint64_t nbytes;
+} RtWeightInfo;
+
+/*
+ * The weights check: parameters [first, f->nparams) of f against the
+ * checkpoint w (named `wname` in messages): each present, a tensor, with
+ * its annotation's dtype and shape (a symbolic dimension binds at its first
+ * bare occurrence and must agree where it recurs). Errors into d, each
+ * naming the file and tensor; checkpoint tensors f does not take are one
+ * warning naming them. info (f->nparams - first
+ * entries, may be NULL) receives what was found. Returns the errors.
+ */
+int rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
+		     const char *wname, RtWeightInfo *info, Diags *d);
+
+/* ----------------------------------------------------------- provenance.c */
+
+/* The metadata fields of a cache that decide whether it is up to date
+ * (rlxModuleHash, rlxFunc, rlxTransform, rlxShardSize, rlxShared,
+ * rlxModel); the checkpoint's hash is added once known. */
+json_t *rt_provenance(uint64_t module_hash, const char *func,
+		      const char *transform, uint64_t shard_bytes,
+		      bool shared);
+/*
+ * True when dir holds a sound cache (every shard's hash checked) made by
+ * this rlx version with the fields of want, from the checkpoint w whose
+ * hash h computes (hashing it only when all the rest matches; h keeps the
+ * hashes for the run that may follow). *failed + e when the checkpoint
+ * could not be read.
+ */
+bool rt_cache_up_to_date(const char *dir, json_t *want, RtCkptHash *h,
+			 RtWeights *w, bool *failed, RtError *e);
+
+/* ----------------------------------------------------------------- func.c */
+
+/*
+ * The function a command works on: name, else `main`, else the only
+ * function with a num_input attribute that is not a transform; it must
+ * have num_input. NULL with an error in d otherwise (`cmd` names the
+ * command in the hint about choosing one).
+ */
+Func *rt_pick_func(Module *m, const char *name, const char *cmd, Diags *d);
+/* The lift pipeline of `rlx lift` (pass_lift_pipeline) on m; the errors. */
+int rt_lift_module(Module *m, bool shared, const char *const *shared_funcs,
+		   int nshared, Diags *d);
+/* rt_compile with an error in d whatever the failure; NULL on failure. */
+RtProgram *rt_compile_func(Module *m, const char *name, Diags *d);
+
+/* ---------------------------------------------------------- init_weights.c */
+
+/* splitmix64: a PRNG whose state is one word. */
+typedef struct {
+	uint64_t s;
+} RtRng;
+
+/* The generator of one tensor, from the seed and the tensor's name, so a
+ * tensor's values do not depend on the other parameters. */
+RtRng rt_rng_for(uint64_t seed, const char *name);
+/* Fills t: floats ~ N(0, std), integers uniform in [0, int_range), bool
+ * 0/1. */
+void rt_fill_random(RtTensor *t, RtRng *r, double std, int int_range);
+/* Concrete dims of tensor annotation si: bare unbound variables take their
+ * value in dims, or dflt when dflt >= 0; false with a message in err
+ * otherwise. */
+bool rt_resolve_shape(RtSymEnv *env, const char *const *names,
+		      const int64_t *values, int n, int64_t dflt,
+		      const SInfo *si, int64_t *shape, char *err,
+		      size_t errlen);
+/* Whether every name of the n names is a symbolic variable of f; else
+ * the first that is not. */
+const char *rt_unknown_dim(const Func *f, const char *const *names, int n);
+
+#endif
