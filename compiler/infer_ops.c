@@ -1561,6 +1561,9 @@ infer_arange(Module *m, Expr *call, Diags *d)
 		if (!(s[i] = want_prim(&c, i)))
 			return NULL;
 	DType dt = attr(&c, 0)->dtype;
+	if (attr(&c, 0)->kind == AV_NONE) /* as the parser: from the args */
+		dt = dtype_is_float(s[0]->dtype) || dtype_is_float(s[1]->dtype) ||
+		     dtype_is_float(s[2]->dtype) ? DT_F32 : DT_I64;
 	double v[3];
 	bool cst = true;
 	for (int i = 0; i < 3; i++)
@@ -2391,6 +2394,12 @@ static bool
 layout_perm(Ctx *c, const char *name, const char *canon, int *perm)
 {
 	const AttrVal *v = attr_named(c, name);
+	if (v->kind == AV_NONE && !strcmp(name, "out_layout")) /* the data's */
+		for (int i = 0; i < c->sig.nparams; i++)
+			if (c->sig.params[i].is_attr &&
+			    (!strcmp(c->sig.params[i].name, "data_layout") ||
+			     !strcmp(c->sig.params[i].name, "layout")))
+				v = attr(c, c->sig.params[i].slot);
 	const char *s = v->kind == AV_STR && v->s ? v->s : "";
 	size_t n = strlen(canon);
 	bool ok = strlen(s) == n;

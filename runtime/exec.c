@@ -1636,6 +1636,44 @@ runtime_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim,
 	int nd = bf->bnd[0];
 	const int64_t *in = bf->dims;
 	switch (op) {
+	case OP_DYNAMIC_STRIDED_SLICE: {
+		/* Python slice lengths from the begin, end, strides values */
+		if (bf->nb != 4 || nd != ndim)
+			return false;
+		int64_t v[3][RT_MAX_DIMS];
+		for (int t = 0; t < 3; t++) {
+			const SInfo *si = ir_expr_sinfo(e->call.args[1 + t]);
+			int64_t cnt = bf->dims[nd + t];
+			if (!si || bf->bnd[1 + t] != 1 || cnt != nd ||
+			    (si->dtype != DT_I64 && si->dtype != DT_I32)) {
+				rt_error(fr->e, "%s: begin, end and strides must be int32 or "
+					 "int64 tensors of %d values", who, nd);
+				return false;
+			}
+			for (int i = 0; i < nd; i++)
+				v[t][i] = si->dtype == DT_I64 ? ((const int64_t *)bf->ptr[1 + t])[i]
+							       : ((const int32_t *)bf->ptr[1 + t])[i];
+		}
+		for (int i = 0; i < nd; i++) {
+			int64_t n = in[i], b = v[0][i], en = v[1][i], st = v[2][i];
+			if (st == 0) {
+				rt_error(fr->e, "%s: a stride is 0", who);
+				return false;
+			}
+			b = b < 0 ? b + n : b;
+			en = en < 0 ? en + n : en;
+			if (st > 0) {
+				b = b < 0 ? 0 : b > n ? n : b;
+				en = en < 0 ? 0 : en > n ? n : en;
+				shape[i] = en > b ? (en - b + st - 1) / st : 0;
+			} else {
+				b = b < -1 ? -1 : b > n - 1 ? n - 1 : b;
+				en = en < -1 ? -1 : en > n - 1 ? n - 1 : en;
+				shape[i] = b > en ? (b - en - st - 1) / -st : 0;
+			}
+		}
+		return true;
+	}
 	case OP_SOFTMAX: case OP_LOG_SOFTMAX: case OP_RMS_NORM:
 	case OP_LAYER_NORM:
 		if (nd != ndim)

@@ -65,25 +65,32 @@ take_error(LLVMErrorRef e, const char *what, char *err, size_t errlen)
 	return false;
 }
 
-/* Defines the runtime helpers kernels call (rlx_parallel_for) in the
- * main JITDylib; false with a message. */
+/* Defines the runtime helpers kernels call (rlx_parallel_for, the sort
+ * of runtime/sort.c) in the main JITDylib; false with a message. */
 static bool
 define_runtime(Jit *jit, char *err, size_t errlen)
 {
-	LLVMOrcCSymbolMapPair sym = {
-		.Name = LLVMOrcLLJITMangleAndIntern(jit->lljit,
-						    "rlx_parallel_for"),
-		.Sym = {
-			.Address = (LLVMOrcExecutorAddress)(uintptr_t)
-				rlx_parallel_for,
-			.Flags = {
-				.GenericFlags = LLVMJITSymbolGenericFlagsExported |
-						LLVMJITSymbolGenericFlagsCallable,
-				.TargetFlags = 0,
-			},
-		},
+	static const struct {
+		const char *name;
+		void *addr;
+	} helpers[] = {
+		{"rlx_parallel_for", (void *)rlx_parallel_for},
+		{"rlx_sort_index", (void *)rlx_sort_index},
 	};
-	LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(&sym, 1);
+	LLVMOrcCSymbolMapPair sym[ARRAY_LEN(helpers)];
+	for (size_t i = 0; i < ARRAY_LEN(helpers); i++)
+		sym[i] = (LLVMOrcCSymbolMapPair){
+			.Name = LLVMOrcLLJITMangleAndIntern(jit->lljit, helpers[i].name),
+			.Sym = {
+				.Address = (LLVMOrcExecutorAddress)(uintptr_t)helpers[i].addr,
+				.Flags = {
+					.GenericFlags = LLVMJITSymbolGenericFlagsExported |
+							LLVMJITSymbolGenericFlagsCallable,
+					.TargetFlags = 0,
+				},
+			},
+		};
+	LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(sym, ARRAY_LEN(helpers));
 	LLVMErrorRef e = LLVMOrcJITDylibDefine(
 		LLVMOrcLLJITGetMainJITDylib(jit->lljit), mu);
 	if (e)

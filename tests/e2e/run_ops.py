@@ -142,6 +142,13 @@ class Case:
         self.out = out or inputs[0][0]
         self.red = red  # a reduction: tolerance relative to the max
 
+    def field(self, i):
+        """The case of tuple field i (out may give one dtype per field)."""
+        if not isinstance(self.out, tuple):
+            return self
+        c = Case(self.label, self.inputs, self.call, self.ref, self.out[i], self.red)
+        return c
+
 
 def binary(op, npf, dtypes, shapes=None, kind=("n", "n"), out=None):
     shapes = shapes or [((2, 3), (2, 3)), ((4, 1), (1, 5)), ((3, 1, 7), (7,)),
@@ -917,7 +924,7 @@ def more_cases(op):
                                       ((2, 5, 4), 1, 1, "indices", True), ((4, 6), 0, 1, "both", True),
                                       ((4, 6), 9, 1, "both", False), (("n", 9), 4, 1, "values", True)]:
                 call = 'R.topk({0}, k=%d, axis=%d, ret_type="%s", largest=%s, dtype="int32")' % (k, ax, ret, lg)
-                out = "int32" if ret == "indices" else dt
+                out = "int32" if ret == "indices" else (dt, "int32") if ret == "both" else dt
                 cs.append(Case("%s %s k=%d axis=%d %s largest=%s" % (dt, s, k, ax, ret, lg), [(dt, s, "perm")],
                                call, lambda x, k=k, ax=ax, ret=ret, lg=lg: np_topk(x, k, ax, ret, lg, np.int32),
                                out))
@@ -1219,8 +1226,8 @@ def compare(got, want, c):
     if isinstance(want, tuple):
         if not isinstance(got, tuple) or len(got) != len(want):
             return "expected a tuple of %d" % len(want)
-        for g, w in zip(got, want):
-            why = compare(g, w, c)
+        for i, (g, w) in enumerate(zip(got, want)):
+            why = compare(g, w, c.field(i))
             if why:
                 return why
         return ""
