@@ -79,137 +79,15 @@ typedef struct {
 
 /* ------------------------------------------------------------ checks */
 
-/* "(3, 4)" */
-static void
-shape_text(StrBuf *b, int ndim, const int64_t *shape)
-{
-	sb_putc(b, '(');
-	for (int i = 0; i < ndim; i++)
-		sb_printf(b, "%s%lld", i ? ", " : "", (long long)shape[i]);
-	sb_puts(b, ndim == 1 ? ",)" : ")");
-}
-
-/*
- * Compares a tensor's dtype and shape with annotation si (dtype, rank and
- * constant dims; symbolic dims are the executor's). Prints
- * "rlx run: error: WHAT: expected ..., got ..." and returns false on a
- * mismatch.
- */
-static bool
-matches(const char *what, const SInfo *si, DType dt, int ndim,
-	const int64_t *shape)
-{
-	bool ok = si->kind == SI_TENSOR;
-	if (ok && si->dtype != DT_UNKNOWN && si->dtype != dt)
-		ok = false;
-	if (ok && si->ndim >= 0 && si->ndim != ndim)
-		ok = false;
-	for (int i = 0; ok && si->shape && i < si->ndim; i++)
-		if (si->shape[i]->kind == PE_INT && si->shape[i]->value != shape[i])
-			ok = false;
-	if (ok)
-		return true;
-	StrBuf b = {0};
-	sb_printf(&b, "%s: expected ", what);
-	print_sinfo(&b, si);
-	sb_puts(&b, ", got shape ");
-	shape_text(&b, ndim, shape);
-	sb_printf(&b, " dtype %s", dtype_name(dt));
-	fprintf(stderr, "rlx run: error: %s\n", b.p);
-	sb_free(&b);
-	return false;
-}
-
-/* bfloat16 parameters accept float32 arrays (.npy has no bfloat16):
- * converted to nearest even. Returns t or its conversion. */
-static RtTensor *
-to_bf16(RtTensor *t, RtError *e)
-{
-	RtTensor *c = rt_tensor_new(DT_BF16, t->ndim, t->shape, e);
-	if (!c)
-		return NULL;
-	const float *s = t->data;
-	uint16_t *d = c->data;
-	for (int64_t i = 0; i < rt_numel(t); i++)
-		d[i] = rt_f32_to_bf16(s[i]);
-	rt_tensor_free(t);
-	return c;
-}
-
 /* Reads the --input for parameter v into a value; NULL after a message. */
 static RtValue *
 read_input(const Var *v, const char *path)
 {
 	RtError e;
-	RtTensor *t = rt_npy_read(path, &e);
-	if (!t) {
-		fprintf(stderr, "rlx run: error: input '%s': %s\n", v->name, e.msg);
-		return NULL;
-	}
-	const SInfo *si = v->sinfo;
-	char what[512];
-	snprintf(what, sizeof what, "input '%s' (%s)", v->name, path);
-	if (si->kind == SI_SHAPE) {
-		if (t->dtype != DT_I64 || t->ndim != 1 ||
-		    (si->ndim >= 0 && si->ndim != t->shape[0])) {
-			fprintf(stderr, "rlx run: error: %s: expected a 1-d int64 "
-				"array of %d values for an R.Shape, got %s of %d "
-				"dimensions\n", what, si->ndim,
-				dtype_name(t->dtype), t->ndim);
-			rt_tensor_free(t);
-			return NULL;
-		}
-		RtValue *r = rt_value_shape(t->data, (int)t->shape[0]);
-		rt_tensor_free(t);
-		return r;
-	}
-	if (si->kind == SI_PRIM) {
-		if (t->ndim != 0 || (si->dtype != DT_UNKNOWN && si->dtype != t->dtype)) {
-			fprintf(stderr, "rlx run: error: %s: expected a 0-d %s "
-				"array for an R.Prim, got %s of %d dimensions\n",
-				what, dtype_name(si->dtype), dtype_name(t->dtype),
-				t->ndim);
-			rt_tensor_free(t);
-			return NULL;
-		}
-		int64_t iv = 0;
-		double fv = 0;
-		switch (t->dtype) {
-		case DT_F32: fv = *(float *)t->data; break;
-		case DT_F64: fv = *(double *)t->data; break;
-		case DT_F16: fv = rt_f16_to_f32(*(uint16_t *)t->data); break;
-		case DT_I64: iv = *(int64_t *)t->data; break;
-		case DT_I32: iv = *(int32_t *)t->data; break;
-		case DT_I16: iv = *(int16_t *)t->data; break;
-		case DT_I8: iv = *(int8_t *)t->data; break;
-		default: iv = *(uint8_t *)t->data; break;
-		}
-		if (dtype_is_float(t->dtype))
-			iv = (int64_t)fv;
-		else
-			fv = (double)iv;
-		RtValue *r = rt_value_prim(t->dtype, iv, fv);
-		rt_tensor_free(t);
-		return r;
-	}
-	if (si->kind != SI_TENSOR && si->kind != SI_OBJECT) {
-		fprintf(stderr, "rlx run: error: %s: a .npy file cannot give a "
-			"value of this type\n", what);
-		rt_tensor_free(t);
-		return NULL;
-	}
-	if (si->kind == SI_TENSOR && si->dtype == DT_BF16 && t->dtype == DT_F32) {
-		t = to_bf16(t, &e);
-		if (!t) {
-			fprintf(stderr, "rlx run: error: %s: %s\n", what, e.msg);
-			return NULL;
-		}
-	}
-	if (si->kind == SI_TENSOR && !matches(what, si, t->dtype, t->ndim, t->shape)) {
-		rt_tensor_free(t);
-		return NULL;
-	}
-	return rt_value_tensor(t);
+	RtValue *r = rt_value_read_npy(v->name, v->sinfo, path, &e);
+	if (!r)
+		fprintf(stderr, "rlx run: error: %s\n", e.msg);
+	return r;
 }
 
 /* Reads every input; false after messages. */
@@ -319,8 +197,10 @@ check_weights(Run *r)
 			nerr++;
 			continue;
 		}
-		if (!matches(what, v->sinfo, dt, nd, shape))
+		if (!rt_annot_matches(what, v->sinfo, dt, nd, shape, &e)) {
+			fprintf(stderr, "rlx run: error: %s\n", e.msg);
 			nerr++;
+		}
 	}
 	int extra = 0;
 	for (int i = 0; i < rt_weights_count(r->w); i++) {
@@ -377,17 +257,6 @@ run_load(void *ctx, int param, RtError *e)
 	return v;
 }
 
-static bool write_value(const char *path, const RtValue *v, RtError *e);
-
-/* The name of field k of a tuple result under dir (malloc'ed). */
-static char *
-field_path(const char *dir, int k, bool is_tuple)
-{
-	StrBuf b = {0};
-	sb_printf(&b, "%s/%d%s", dir, k, is_tuple ? "" : ".npy");
-	return sb_take(&b);
-}
-
 /*
  * The stream's emit. A tuple result written with -o goes to the
  * temporary directory field by field as the executor hands the fields
@@ -409,8 +278,8 @@ run_emit(void *ctx, int field, RtValue *v, RtError *e)
 	}
 	if (!r->tmp.tmp && !rt_dir_begin(&r->tmp, r->out, e))
 		return false;
-	char *path = field_path(r->tmp.tmp, field, v->kind == RV_TUPLE);
-	bool ok = write_value(path, v, e);
+	char *path = rt_field_path(r->tmp.tmp, field, v->kind == RV_TUPLE);
+	bool ok = rt_value_write(path, v, e);
 	free(path);
 	if (ok)
 		r->written[field] = v->kind == RV_TUPLE ? 2 : 1;
@@ -418,77 +287,6 @@ run_emit(void *ctx, int field, RtValue *v, RtError *e)
 }
 
 /* ------------------------------------------------------------ output */
-
-/* A tensor of v for .npy: shapes as int64, prims as 0-d, bf16 as f32.
- * Always a new tensor (owned or borrowed view of v's data). */
-static RtTensor *
-npy_tensor(const RtValue *v, RtError *e)
-{
-	if (v->kind == RV_SHAPE) {
-		int64_t n = v->n;
-		RtTensor *t = rt_tensor_new(DT_I64, 1, &n, e);
-		if (t && v->n)
-			memcpy(t->data, v->values, sizeof *v->values * (size_t)v->n);
-		return t;
-	}
-	if (v->kind == RV_PRIM) {
-		DType dt = v->dtype == DT_UNKNOWN || v->dtype == DT_BF16 ? DT_F32 : v->dtype;
-		RtTensor *t = rt_tensor_new(dt, 0, NULL, e);
-		if (!t)
-			return NULL;
-		switch (dt) {
-		case DT_F32: *(float *)t->data = (float)v->f; break;
-		case DT_F64: *(double *)t->data = v->f; break;
-		case DT_F16: *(uint16_t *)t->data = rt_f32_to_f16((float)v->f); break;
-		case DT_I64: *(int64_t *)t->data = v->i; break;
-		case DT_I32: *(int32_t *)t->data = (int32_t)v->i; break;
-		case DT_I16: *(int16_t *)t->data = (int16_t)v->i; break;
-		case DT_I8: *(int8_t *)t->data = (int8_t)v->i; break;
-		default: *(uint8_t *)t->data = (uint8_t)v->i; break;
-		}
-		return t;
-	}
-	const RtTensor *s = v->t;
-	if (s->dtype == DT_BF16) {
-		RtTensor *t = rt_tensor_new(DT_F32, s->ndim, s->shape, e);
-		if (!t)
-			return NULL;
-		const uint16_t *src = s->data;
-		float *dst = t->data;
-		for (int64_t i = 0; i < rt_numel(s); i++)
-			dst[i] = rt_bf16_to_f32(src[i]);
-		return t;
-	}
-	return rt_tensor_borrow(s->dtype, s->ndim, s->shape, s->data, e);
-}
-
-/* Writes value v under path (a .npy file, or a directory for a tuple);
- * false + e. */
-static bool
-write_value(const char *path, const RtValue *v, RtError *e)
-{
-	if (v->kind == RV_TUPLE) {
-		if (mkdir(path, 0777) != 0) {
-			rt_error(e, "cannot create %s: %s", path, strerror(errno));
-			return false;
-		}
-		for (int k = 0; k < v->n; k++) {
-			char *sub = field_path(path, k, v->fields[k]->kind == RV_TUPLE);
-			bool ok = write_value(sub, v->fields[k], e);
-			free(sub);
-			if (!ok)
-				return false;
-		}
-		return true;
-	}
-	RtError we;
-	RtTensor *t = npy_tensor(v, &we);
-	bool ok = t && rt_npy_write(path, t, &we);
-	if (!ok)
-		rt_error(e, "cannot write %s: %s", path, we.msg);
-	rt_tensor_free(t);
-	return ok;
-}
 
 /* Is path an existing directory? */
 static bool
@@ -514,8 +312,8 @@ move_into_place(Run *r)
 		return false;
 	}
 	for (int k = 0; k < r->nresult; k++) {
-		char *a = field_path(r->tmp.tmp, k, r->written[k] == 2);
-		char *b = field_path(r->out, k, r->written[k] == 2);
+		char *a = rt_field_path(r->tmp.tmp, k, r->written[k] == 2);
+		char *b = rt_field_path(r->out, k, r->written[k] == 2);
 		bool ok = rename(a, b) == 0;
 		if (!ok)
 			fprintf(stderr, "rlx run: error: cannot rename %s to %s: "
@@ -539,7 +337,7 @@ write_result(Run *r, RtValue *res)
 {
 	RtError e;
 	if (!is_dir(r->out) && !r->out_dir) {
-		RtTensor *t = npy_tensor(res, &e);
+		RtTensor *t = rt_value_npy_tensor(res, &e);
 		bool ok = t && rt_npy_write(r->out, t, &e);
 		if (!ok)
 			fprintf(stderr, "rlx run: error: cannot write %s: %s\n",
@@ -553,82 +351,6 @@ write_result(Run *r, RtValue *res)
 		return false;
 	}
 	return move_into_place(r);
-}
-
-/* One element of t as text. */
-static void
-print_elem(StrBuf *b, const RtTensor *t, int64_t i)
-{
-	const void *d = t->data;
-	switch (t->dtype) {
-	case DT_BOOL: sb_puts(b, ((const uint8_t *)d)[i] ? "True" : "False"); break;
-	case DT_I8: sb_printf(b, "%d", ((const int8_t *)d)[i]); break;
-	case DT_I16: sb_printf(b, "%d", ((const int16_t *)d)[i]); break;
-	case DT_I32: sb_printf(b, "%d", ((const int32_t *)d)[i]); break;
-	case DT_I64: sb_printf(b, "%lld", (long long)((const int64_t *)d)[i]); break;
-	case DT_U8: sb_printf(b, "%u", ((const uint8_t *)d)[i]); break;
-	case DT_F16: sb_printf(b, "%.6g", rt_f16_to_f32(((const uint16_t *)d)[i])); break;
-	case DT_BF16: sb_printf(b, "%.6g", rt_bf16_to_f32(((const uint16_t *)d)[i])); break;
-	case DT_F32: sb_printf(b, "%.8g", ((const float *)d)[i]); break;
-	case DT_F64: sb_printf(b, "%.17g", ((const double *)d)[i]); break;
-	default: sb_puts(b, "?"); break;
-	}
-}
-
-/* Nested lists of t's elements from dimension dim at offset *i. */
-static void
-print_nested(StrBuf *b, const RtTensor *t, int dim, int64_t *i)
-{
-	if (dim == t->ndim) {
-		print_elem(b, t, (*i)++);
-		return;
-	}
-	sb_putc(b, '[');
-	for (int64_t k = 0; k < t->shape[dim]; k++) {
-		if (k)
-			sb_puts(b, ", ");
-		print_nested(b, t, dim + 1, i);
-	}
-	sb_putc(b, ']');
-}
-
-/* Prints a result value: "NAME: dtype shape" and, when small, its values. */
-static void
-print_value(StrBuf *b, const char *name, const RtValue *v)
-{
-	switch (v->kind) {
-	case RV_TUPLE:
-		for (int k = 0; k < v->n; k++) {
-			char sub[256];
-			snprintf(sub, sizeof sub, "%s[%d]", name, k);
-			print_value(b, sub, v->fields[k]);
-		}
-		return;
-	case RV_SHAPE:
-		sb_printf(b, "%s: shape ", name);
-		shape_text(b, v->n, v->values);
-		sb_putc(b, '\n');
-		return;
-	case RV_PRIM:
-		if (dtype_is_float(v->dtype))
-			sb_printf(b, "%s: %s %.17g\n", name, dtype_name(v->dtype), v->f);
-		else
-			sb_printf(b, "%s: %s %lld\n", name, dtype_name(v->dtype),
-				  (long long)v->i);
-		return;
-	case RV_TENSOR:
-		break;
-	}
-	sb_printf(b, "%s: %s ", name, dtype_name(v->t->dtype));
-	shape_text(b, v->t->ndim, v->t->shape);
-	if (rt_numel(v->t) <= 1000) {
-		int64_t i = 0;
-		sb_putc(b, '\n');
-		print_nested(b, v->t, 0, &i);
-	} else {
-		sb_puts(b, " (too large to print; use -o)");
-	}
-	sb_putc(b, '\n');
 }
 
 /* ------------------------------------------------------------ command */
@@ -759,7 +481,7 @@ run_it(Run *r)
 			ok = write_result(r, res);
 		} else {
 			StrBuf b = {0};
-			print_value(&b, r->f->name, res);
+			rt_value_print(&b, r->f->name, res);
 			fputs(b.p ? b.p : "", stdout);
 			sb_free(&b);
 		}

@@ -5,10 +5,8 @@
  * first tensor that has them as a bare dimension, checked where they
  * recur); tensors the function does not take are one warning naming them
  * (TVM ignores them too). Also the symbolic-variable environment the check
- * and the weight and input makers share, and the shape formatter of their
- * messages.
+ * and the weight and input makers share.
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,15 +56,6 @@ rt_env_eval(RtSymEnv *env, PExpr *x, int64_t *out, const SymVar **unbound)
 	*unbound = vs.n ? vs.items[0] : NULL;
 	vec_free(&vs);
 	return false;
-}
-
-void
-rt_shape_str(StrBuf *b, DType dt, int ndim, const int64_t *shape)
-{
-	sb_putc(b, '(');
-	for (int i = 0; i < ndim; i++)
-		sb_printf(b, "%s%" PRId64, i ? ", " : "", shape[i]);
-	sb_printf(b, "%s) %s", ndim == 1 ? "," : "", dtype_name(dt));
 }
 
 /* Whether the tensor found matches annotation si, binding symbolic dims. */
@@ -148,7 +137,7 @@ rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
 		}
 		if (!matches(&env, si, &wi)) {
 			StrBuf b = {0};
-			rt_shape_str(&b, wi.dt, wi.ndim, wi.shape);
+			rt_type_text(&b, wi.dt, wi.ndim, wi.shape);
 			diag_file(d, DIAG_ERROR, wname,
 				  "tensor '%s' is %s, but %s expects %s", p->name,
 				  b.p, f->name, infer_sinfo_str(m, si));

@@ -44,30 +44,22 @@ elem_f64(const RtTensor *t, int64_t i)
 	}
 }
 
-/* "(2, 3) float32" into buf. */
-static void
-type_str(char *buf, size_t n, const RtTensor *t)
-{
-	size_t k = (size_t)snprintf(buf, n, "(");
-	for (int i = 0; i < t->ndim && k < n; i++)
-		k += (size_t)snprintf(buf + k, n - k, "%s%" PRId64, i ? ", " : "",
-				      t->shape[i]);
-	if (k < n)
-		snprintf(buf + k, n - k, "%s) %s", t->ndim == 1 ? "," : "",
-			 dtype_name(t->dtype));
-}
-
 static bool
 compare_tensor(const char *label, const RtTensor *ta, const RtTensor *tb,
 	       FILE *out)
 {
-	char sa[160], sb[160];
-	type_str(sa, sizeof sa, ta);
-	type_str(sb, sizeof sb, tb);
-	if (strcmp(sa, sb)) {
-		fprintf(out, "%s: %s vs %s\n", label, sa, sb);
+	StrBuf ba = {0}, bb = {0};
+	rt_type_text(&ba, ta->dtype, ta->ndim, ta->shape);
+	rt_type_text(&bb, tb->dtype, tb->ndim, tb->shape);
+	char sa[160];
+	snprintf(sa, sizeof sa, "%s", ba.p);
+	bool same = !strcmp(ba.p, bb.p);
+	if (!same)
+		fprintf(out, "%s: %s vs %s\n", label, ba.p, bb.p);
+	sb_free(&ba);
+	sb_free(&bb);
+	if (!same)
 		return false;
-	}
 	int64_t n = rt_numel(ta);
 	double maxref = 0, maxabs = 0, maxrel = 0, tol = rt_tolerance(ta->dtype);
 	for (int64_t i = 0; i < n; i++) {

@@ -268,6 +268,34 @@ RtValue *rt_value_view(RtValue *base, int ndim, const int64_t *shape,
 RtValue *rt_value_retain(RtValue *v);  /* NULL is fine */
 void rt_value_release(RtValue *v);     /* NULL is fine */
 
+/* ---- value.c */
+
+/* "(3, 4)", "(3,)" for a 1-d shape: the shape formatter of messages. */
+void rt_shape_text(StrBuf *b, int ndim, const int64_t *shape);
+/* "(3, 4) float32" */
+void rt_type_text(StrBuf *b, DType dt, int ndim, const int64_t *shape);
+/* Whether a tensor of dt/ndim/shape fits annotation si (a tensor with its
+ * dtype, rank and constant dims; symbolic dims are the executor's); false
+ * with "WHAT: expected ANNOTATION, got shape (..) dtype D" in e. */
+bool rt_annot_matches(const char *what, const SInfo *si, DType dt, int ndim,
+		      const int64_t *shape, RtError *e);
+/* The value of parameter `name` annotated si from the .npy file at path:
+ * an R.Shape from a 1-d int64 array, an R.Prim from a 0-d array, a
+ * tensor (a bfloat16 one from float32, rounded to nearest even) checked
+ * with rt_annot_matches. NULL + e naming the input and the file. */
+RtValue *rt_value_read_npy(const char *name, const SInfo *si,
+			   const char *path, RtError *e);
+/* A tensor of v for .npy: shapes as int64, scalars as 0-d, bfloat16 as
+ * float32; always a new tensor (owned, or a view of v's data). */
+RtTensor *rt_value_npy_tensor(const RtValue *v, RtError *e);
+/* dir/K.npy, or dir/K for a tuple field (malloc'ed). */
+char *rt_field_path(const char *dir, int k, bool is_tuple);
+/* v under path: a .npy file, or a directory of its fields for a tuple. */
+bool rt_value_write(const char *path, const RtValue *v, RtError *e);
+/* "NAME: dtype (shape)" and, up to 1000 elements, the values as nested
+ * lists; a tuple field by field as NAME[K]. */
+void rt_value_print(StrBuf *b, const char *name, const RtValue *v);
+
 /* runtime/compare.c: does value a agree with the reference b, as `rlx
  * verify` decides? Same kinds, arities, shapes and dtypes; integers and
  * shape tuples exact; floats within rt_tolerance(dtype) relative to the

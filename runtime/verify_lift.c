@@ -30,8 +30,9 @@ release_all(RtValue **vs, int n)
 	free(vs);
 }
 
-/* The value given for input p (--input), binding its symbolic dims for
- * the inputs that follow; NULL with *given false when there is none. */
+/* The value given for input p (--input, read as `rlx run` reads it),
+ * binding its symbolic dims for the inputs that follow; NULL with *given
+ * false when there is none. */
 static RtValue *
 given_input(Vf *v, const Var *p, bool *given, Diags *d)
 {
@@ -42,18 +43,21 @@ given_input(Vf *v, const Var *p, bool *given, Diags *d)
 			continue;
 		*given = true;
 		RtError e;
-		RtTensor *t = rt_npy_read(o->input_paths[k], &e);
-		if (!t) {
-			diag_file(d, DIAG_ERROR, o->input_paths[k], "%s", e.msg);
+		RtValue *val = rt_value_read_npy(p->name, p->sinfo,
+						 o->input_paths[k], &e);
+		if (!val) {
+			diag_file(d, DIAG_ERROR, v->m0->src.name, "%s", e.msg);
 			return NULL;
 		}
+		/* bind its symbolic dims for the inputs that follow */
 		const SInfo *si = p->sinfo;
-		for (int i = 0; si && si->kind == SI_TENSOR && si->shape &&
+		const RtTensor *t = val->kind == RV_TENSOR ? val->t : NULL;
+		for (int i = 0; t && si->kind == SI_TENSOR && si->shape &&
 		     i < si->ndim && i < t->ndim; i++)
 			if (si->shape[i]->kind == PE_VAR &&
 			    !rt_env_has(&v->env, si->shape[i]->var))
 				rt_env_bind(&v->env, si->shape[i]->var, t->shape[i]);
-		return rt_value_tensor(t);
+		return val;
 	}
 	return NULL;
 }

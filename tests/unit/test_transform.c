@@ -2,8 +2,9 @@
  * test_transform.c — the transform engine (runtime/rlx_runtime.h) and its
  * pieces (runtime/transform.h), each alone: the cache writer queue against
  * the sequential writer, the checkpoint hasher with and without its thread,
- * the weights check's findings, the up-to-date check, and rlx_transform,
- * rlx_init_weights and rlx_verify_lift called as a C user would.
+ * the weights check's findings, the up-to-date check, values to and from
+ * .npy (value.c), and rlx_transform, rlx_init_weights and rlx_verify_lift
+ * called as a C user would.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -537,6 +538,80 @@ test_init_and_verify(void **state)
 	tmp_free(&t);
 }
 
+/* ------------------------------------------------------- value <-> .npy */
+
+/* Values written as .npy and read back for an annotation: a shape tuple,
+ * a scalar, a bfloat16 tensor (float32 on disk), a tuple as a directory;
+ * a wrong dtype or constant dim is refused naming the input and file. */
+static void
+test_value_npy(void **state)
+{
+	(void)state;
+	Tmp t;
+	tmp_new(&t);
+	Arena a = {0};
+	RtError e;
+	/* a shape tuple */
+	int64_t sh[3] = {2, 3, 5};
+	RtValue *v = rt_value_shape(sh, 3);
+	assert_true(rt_value_write(at(&t, "s.npy"), v, &e));
+	rt_value_release(v);
+	SInfo ssi = {.kind = SI_SHAPE, .ndim = 3};
+	v = rt_value_read_npy("s", &ssi, at(&t, "s.npy"), &e);
+	assert_non_null(v);
+	assert_int_equal(v->kind, RV_SHAPE);
+	assert_int_equal(v->values[2], 5);
+	rt_value_release(v);
+	ssi.ndim = 2;
+	assert_null(rt_value_read_npy("s", &ssi, at(&t, "s.npy"), &e));
+	assert_non_null(strstr(e.msg, "input 's'"));
+
+	/* a bfloat16 tensor goes out as float32 and comes back as bfloat16 */
+	int64_t shape[2] = {2, 2};
+	RtTensor *bt = rt_tensor_new(DT_BF16, 2, shape, &e);
+	for (int i = 0; i < 4; i++)
+		((uint16_t *)bt->data)[i] = rt_f32_to_bf16(1.5f * (float)i);
+	v = rt_value_tensor(bt);
+	assert_true(rt_value_write(at(&t, "b.npy"), v, &e));
+	RtTensor *raw = rt_npy_read(at(&t, "b.npy"), &e);
+	assert_int_equal(raw->dtype, DT_F32);
+	assert_true(((float *)raw->data)[3] == 4.5f);
+	rt_tensor_free(raw);
+	PExpr *dims[2] = {pe_int(&a, 2), pe_int(&a, 2)};
+	SInfo tsi = {.kind = SI_TENSOR, .dtype = DT_BF16, .ndim = 2, .shape = dims};
+	RtValue *w = rt_value_read_npy("b", &tsi, at(&t, "b.npy"), &e);
+	assert_non_null(w);
+	assert_int_equal(w->t->dtype, DT_BF16);
+	assert_memory_equal(w->t->data, v->t->data, 8);
+	rt_value_release(w);
+	/* a constant dim that differs */
+	dims[1] = pe_int(&a, 3);
+	assert_null(rt_value_read_npy("b", &tsi, at(&t, "b.npy"), &e));
+	assert_non_null(strstr(e.msg, "got shape (2, 2) dtype bfloat16"));
+
+	/* a tuple as a directory of fields, nested */
+	RtValue *fields[2] = {rt_value_retain(v), rt_value_prim(DT_I64, 7, 7)};
+	RtValue *inner = rt_value_tuple(fields, 2);
+	RtValue *outer_f[2] = {rt_value_shape(sh, 2), inner};
+	RtValue *tup = rt_value_tuple(outer_f, 2);
+	assert_true(rt_value_write(at(&t, "tup"), tup, &e));
+	RtTensor *p = rt_npy_read(at(&t, "tup/1/1.npy"), &e);
+	assert_non_null(p);
+	assert_int_equal(p->ndim, 0);
+	assert_int_equal(*(int64_t *)p->data, 7);
+	rt_tensor_free(p);
+	StrBuf b = {0};
+	rt_value_print(&b, "r", tup);
+	assert_string_equal(b.p, "r[0]: shape (2, 3)\n"
+			    "r[1][0]: bfloat16 (2, 2)\n[[0, 1.5], [3, 4.5]]\n"
+			    "r[1][1]: int64 7\n");
+	sb_free(&b);
+	rt_value_release(tup);
+	rt_value_release(v);
+	arena_free(&a);
+	tmp_free(&t);
+}
+
 int
 main(void)
 {
@@ -548,6 +623,7 @@ main(void)
 		cmocka_unit_test(test_rlx_transform),
 		cmocka_unit_test(test_up_to_date),
 		cmocka_unit_test(test_init_and_verify),
+		cmocka_unit_test(test_value_npy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
