@@ -2421,19 +2421,22 @@ static bool
 int_list(Ctx *c, const char *name, int n, bool zero_ok, int64_t *out)
 {
 	const AttrVal *v = attr_named(c, name);
-	if (v->kind != AV_INTS || v->n != n) {
-		diag_error(c->d, c->call->span, "%s: %s must have %d value%s, got %d",
-			   c->op, name, n, n == 1 ? "" : "s", v->kind == AV_INTS ? v->n : 0);
+	/* fewer values repeat (as the parser widens them) */
+	if (v->kind != AV_INTS || v->n < 1 || v->n > n || n % v->n) {
+		diag_error(c->d, c->call->span, "%s: %s must have %s values, got %d",
+			   c->op, name, n == 4 ? "1, 2 or 4" : n == 2 ? "1 or 2" : "1",
+			   v->kind == AV_INTS ? v->n : 0);
 		return false;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < v->n; i++)
 		if (v->ints[i] < (zero_ok ? 0 : 1)) {
 			diag_error(c->d, c->call->span, "%s: %s must be %s, got %s",
 				   c->op, name, zero_ok ? "non-negative" : "positive",
-				   ints_str(c, v->ints, n));
+				   ints_str(c, v->ints, v->n));
 			return false;
 		}
-	memcpy(out, v->ints, sizeof *out * (size_t)n);
+	for (int i = 0; i < n; i++)
+		out[i] = v->ints[i % v->n];
 	return true;
 }
 

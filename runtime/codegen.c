@@ -2272,18 +2272,6 @@ gen_norm(K *k)
 
 /* ------------------------------------------------------------ conv2d */
 
-/* Attribute `name`, 1 or 2 positive ints, as a pair; false when not. */
-static bool
-int_pair(K *k, const char *name, int64_t out[2])
-{
-	AttrVal v = attr(k, name);
-	if (v.kind != AV_INTS || v.n < 1 || v.n > 2)
-		return false;
-	out[0] = v.ints[0];
-	out[1] = v.n == 2 ? v.ints[1] : v.ints[0];
-	return out[0] > 0 && out[1] > 0;
-}
-
 /* =================================================================
  * The kernels of issue 11's operators. Most are an index map: every
  * output element computed from its index (gen_index_map), split across
@@ -2960,6 +2948,19 @@ gen_variance(K *k)
 
 /* --------------------------------------------------------- pooling */
 
+/* Int-list attribute `name` as n values, fewer repeated (1 or 2 of 4). */
+static bool
+ints_n(K *k, const char *name, int n, int64_t *out)
+{
+	AttrVal v = attr(k, name);
+	if (v.kind != AV_INTS || v.n < 1 || v.n > n || n % v.n)
+		return false;
+	for (int i = 0; i < n; i++)
+		out[i] = v.ints[i % v.n];
+	return true;
+}
+
+
 /*
  * max_pool2d / avg_pool2d in any layout (NCHW canonical strides): a
  * parallel loop over (n, c, oh), then ow, then the window. avg divides by
@@ -2972,14 +2973,14 @@ gen_pool2d(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int lp[4], op[4];
-	int64_t ks[2], stv[2], dil[2];
-	AttrVal pv = attr(k, "padding");
+	int64_t ks[2], stv[2], dil[2], pads[4];
 	if (x->nd != 4 || !layout_of(k, "layout", NULL, "NCHW", lp) ||
 	    !layout_of(k, "out_layout", "layout", "NCHW", op))
 		return fail(k, "expects 4-D data in a permutation of NCHW");
-	if (!int_pair(k, "pool_size", ks) || !int_pair(k, "strides", stv) ||
-	    !int_pair(k, "dilation", dil) || pv.kind != AV_INTS || pv.n != 4)
-		return fail(k, "pool_size, strides, dilation and padding must be given in full");
+	if (!ints_n(k, "pool_size", 2, ks) || !ints_n(k, "strides", 2, stv) ||
+	    !ints_n(k, "dilation", 2, dil) || !ints_n(k, "padding", 4, pads))
+		return fail(k, "bad pool_size, strides, dilation or padding");
+	struct { int64_t *ints; } pv = {pads};
 	bool avg = k->e->call.op == OP_AVG_POOL2D, cip = attr(k, "count_include_pad").i;
 	LLVMValueRef xd[4], xs[4], od[4], os[4];
 	canon_buf(k, x, lp, 4, xd, xs);
@@ -3094,6 +3095,83 @@ gen_adaptive_pool2d(K *k)
 
 /* ---------------------------------------------------- convolutions */
 
+/* floor(a / s) for a constant s > 0 */
+static LLVMValueRef
+floordiv_c(K *k, LLVMValueRef a, int64_t s)
+{
+	LLVMValueRef q = LLVMBuildSDiv(k->b, a, ci(k, s), "");
+	LLVMValueRef r = LLVMBuildSRem(k->b, a, ci(k, s), "");
+	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, r, ci(k, 0), ""),
+			       LLVMBuildSub(k->b, q, ci(k, 1), ""), q, "");
+}
+
+/*
+ * The regular convolution when the result's dtype is the accumulator's
+ * and its W dim is innermost: each output row (n, o, oh) is zeroed, then
+ * for every (c, kh, kw) the row gets x's row times one weight added over
+ * the range of ow whose input column is inside x, a unit-stride loop the
+ * optimizer vectorizes (for stride 1 and x's W innermost).
+ */
+static bool
+conv_rows(K *k, LLVMValueRef *xd, LLVMValueRef *xs, LLVMValueRef *wd, LLVMValueRef *ws,
+	  LLVMValueRef *od, LLVMValueRef *os, const int64_t *st2, const int64_t *dil,
+	  const int64_t *pad, LLVMValueRef Og, LLVMValueRef Cg)
+{
+	Buf *x = &k->buf[0], *w = &k->buf[1], *out = &k->buf[2];
+	LLVMBuilderRef b = k->b;
+	DType acct = out->dt;
+	bool fl = dtype_is_float(acct);
+	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
+	LLVMValueRef work = mul(k, mul(k, items, od[3]), mul(k, Cg, mul(k, wd[2], wd[3])));
+	Loop lp, lz, lc, lh, lk, lw;
+	LLVMValueRef f = par_begin(k, &lp, items, work);
+	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
+	f = LLVMBuildUDiv(b, f, od[2], "");
+	LLVMValueRef o = LLVMBuildURem(b, f, od[1], ""), n = LLVMBuildUDiv(b, f, od[1], "");
+	LLVMValueRef c0 = mul(k, LLVMBuildSDiv(b, o, Og, ""), Cg);
+	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, o, os[1])), mul(k, oh, os[2]));
+	LLVMValueRef z = loop_begin(k, &lz, od[3]);
+	st(k, out, add(k, obase, z), cconst(k, acct, 0));
+	loop_end(k, &lz);
+	LLVMValueRef c = loop_begin(k, &lc, Cg);
+	LLVMValueRef xc = add(k, mul(k, n, xs[0]), mul(k, add(k, c0, c), xs[1]));
+	LLVMValueRef wc = add(k, mul(k, o, ws[0]), mul(k, c, ws[1]));
+	LLVMValueRef kh = loop_begin(k, &lh, wd[2]);
+	LLVMValueRef ih = add(k, LLVMBuildSub(b, mul(k, oh, ci(k, st2[0])), ci(k, pad[0]), ""),
+			      mul(k, kh, ci(k, dil[0])));
+	LLVMBasicBlockRef in_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "inh");
+	LLVMBasicBlockRef next_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "nexth");
+	LLVMBuildCondBr(b, inside(k, ih, xd[2]), in_h, next_h);
+	LLVMPositionBuilderAtEnd(b, in_h);
+	LLVMValueRef xr = add(k, xc, mul(k, ih, xs[2]));
+	LLVMValueRef wr = add(k, wc, mul(k, kh, ws[2]));
+	LLVMValueRef kw = loop_begin(k, &lk, wd[3]);
+	/* columns iw = ow*s - pl + kw*d inside [0, W) */
+	LLVMValueRef off = LLVMBuildSub(b, mul(k, kw, ci(k, dil[1])), ci(k, pad[1]), "");
+	/* lo = max(0, ceil(-off / s)) = max(0, -floor(off / s)) */
+	LLVMValueRef lo = imax(k, ci(k, 0), LLVMBuildSub(b, ci(k, 0), floordiv_c(k, off, st2[1]), ""));
+	LLVMValueRef hi = imin(k, od[3], add(k, floordiv_c(k, LLVMBuildSub(b, LLVMBuildSub(b, xd[3], ci(k, 1), ""),
+							       off, ""), st2[1]), ci(k, 1)));
+	LLVMValueRef wv = cvt(k, ld(k, w, add(k, wr, mul(k, kw, ws[3]))), w->dt, acct);
+	LLVMValueRef ow = loop_from(k, &lw, lo, hi);
+	lw.keep = true;
+	LLVMValueRef iw = add(k, mul(k, ow, ci(k, st2[1])), off);
+	LLVMValueRef xv = cvt(k, ld(k, x, add(k, xr, mul(k, iw, xs[3]))), x->dt, acct);
+	LLVMValueRef oo = add(k, obase, ow);
+	LLVMValueRef cur = ld(k, out, oo);
+	LLVMValueRef sum = fl ? contract(LLVMBuildFAdd(b, cur, contract(LLVMBuildFMul(b, xv, wv, "")), ""))
+			      : LLVMBuildAdd(b, cur, LLVMBuildMul(b, xv, wv, ""), "");
+	st(k, out, oo, sum);
+	loop_end(k, &lw);
+	loop_end(k, &lk);
+	LLVMBuildBr(b, next_h);
+	LLVMPositionBuilderAtEnd(b, next_h);
+	loop_end(k, &lh);
+	loop_end(k, &lc);
+	loop_end(k, &lp);
+	return true;
+}
+
 /*
  * nn.conv1d, nn.conv2d (any layouts: strides by canonical axis) and
  * nn.conv2d_transpose. A 1-D convolution is a 2-D one of height 1.
@@ -3118,19 +3196,19 @@ gen_conv(K *k)
 	const char *dc = one ? "NCW" : "NCHW", *kc = one ? "OIW" : tr ? "IOHW" : "OIHW";
 	if (!layout_of(k, "data_layout", NULL, dc, dp) || !layout_of(k, "kernel_layout", NULL, kc, kp) ||
 	    !layout_of(k, "out_layout", "data_layout", dc, opm))
-		return fail(k, "layouts must be permutations of the canonical ones");
+		return fail(k, arena_printf(&k->m->arena, "layouts must be permutations of %s "
+					    "(data, result) and %s (weight)", dc, kc));
 	int64_t st2[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, opad[2] = {0, 0};
-	int64_t groups = attr(k, "groups").i;
-	AttrVal sv = attr(k, "strides"), dv = attr(k, "dilation"), pv = attr(k, "padding");
-	if (sv.kind != AV_INTS || sv.n != nsp || dv.kind != AV_INTS || dv.n != nsp ||
-	    pv.kind != AV_INTS || pv.n != 2 * nsp || groups <= 0)
-		return fail(k, "strides, dilation, padding and groups must be given in full");
+	int64_t groups = attr(k, "groups").i, sv[2], dv[2], pv[4];
+	if (!ints_n(k, "strides", nsp, sv) || !ints_n(k, "dilation", nsp, dv) ||
+	    !ints_n(k, "padding", 2 * nsp, pv) || groups <= 0)
+		return fail(k, "bad strides, dilation, padding or groups");
 	for (int i = 0; i < nsp; i++) {
 		int j = i + 2 - nsp; /* the canonical spatial slot: 1-D uses W */
-		st2[j] = sv.ints[i];
-		dil[j] = dv.ints[i];
-		pad[j] = pv.ints[i];
-		pad[j + 2] = pv.ints[i + nsp];
+		st2[j] = sv[i];
+		dil[j] = dv[i];
+		pad[j] = pv[i];
+		pad[j + 2] = pv[i + nsp];
 	}
 	if (tr) {
 		AttrVal ov = attr(k, "output_padding");
@@ -3169,6 +3247,9 @@ gen_conv(K *k)
 	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
 	LLVMValueRef work = mul(k, mul(k, items, od[3]), mul(k, Cg, mul(k, KH, KW)));
 	LLVMValueRef acc = slot(k, at, 1);
+	bool wlast = one ? opm[2] == 2 : opm[3] == 3;
+	if (!tr && acct == out->dt && wlast)
+		return conv_rows(k, xd, xs, wd, ws, od, os, st2, dil, pad, Og, Cg);
 	Loop lp, lw, lc, lh, lk;
 	LLVMValueRef f = par_begin(k, &lp, items, work);
 	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
