@@ -9,7 +9,8 @@
 # apt-get; otherwise the exact command is printed and make stops.
 
 PACKAGES := gcc flex bison meson ninja-build pkg-config libcmocka-dev \
-            llvm-19-dev libjansson-dev libxxhash-dev python3-numpy
+            llvm-19-dev libjansson-dev libxxhash-dev python3-numpy \
+            openmpi-bin libopenmpi-dev
 # make bench only: NumPy's BLAS (Debian's numpy otherwise runs the reference
 # BLAS) and threadpoolctl to report which kernel it uses.
 BENCH_PACKAGES := libopenblas0-pthread python3-threadpoolctl

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """make bench: rlx's kernels against NumPy and memcpy, JIT compile time, then
-the transform benchmark (bench/transform/run.py).
+the transform benchmark (bench/transform/run.py), then tensor parallelism on
+two Open MPI ranks (bench/tp/run.py).
 
 Usage: bench/run.py BUILD/rlx [--gib N] [--rss-gib A,B]
 
@@ -333,6 +334,15 @@ def main():
         "--gib", str(gib), "--rss-gib", rss], env=env)
     if r.returncode:
         raise SystemExit("bench/transform/run.py failed")
+
+    # tensor parallelism on Open MPI: per-rank memory (bench/tp/run.py)
+    print()
+    sys.stdout.flush()
+    r = subprocess.run([sys.executable, os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "tp", "run.py"), a.rlx,
+        "--gib", str(min(gib, 1))], env=env)
+    if r.returncode:
+        raise SystemExit("bench/tp/run.py failed")
 
 
 if __name__ == "__main__":

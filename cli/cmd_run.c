@@ -27,7 +27,7 @@ enum { MAX_REPORT = 20 };
 
 static const char run_help[] =
 	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"
-	"               [--func NAME] [-o OUT.npy | -o DIR]\n"
+	"               [--func NAME] [--rank K] [-o OUT.npy | -o DIR]\n"
 	"\n"
 	"Runs a function of FILE (default main) on weights and .npy inputs.\n"
 	"Parameters after the num_input attribute are weights, bound by exact\n"
@@ -42,6 +42,10 @@ static const char run_help[] =
 	"                       (an R.Shape input from a 1-d int64 array, an\n"
 	"                       R.Prim input from a 0-d array); repeatable\n"
 	"  --func NAME          the function to run (default main)\n"
+	"  --rank K             run as worker K of a tensor-parallel model\n"
+	"                       (its NAME_shard-K weights; collectives over\n"
+	"                       this one process); under mpirun the worker is\n"
+	"                       the MPI rank\n"
 	"  -o OUT.npy           write a tensor result to OUT.npy\n"
 	"  -o DIR               write a tuple result as DIR/0.npy, DIR/1.npy,\n"
 	"                       ... (a nested tuple as DIR/1/0.npy ...)\n"
@@ -75,19 +79,84 @@ typedef struct {
 	bool out_dir;        /* -o ended in a slash: a directory */
 	char *out_buf;       /* -o without trailing slashes */
 	char *written;       /* per field: 0 not yet, 1 a file, 2 a dir */
+	int rank;            /* --rank K, or the MPI rank */
+	bool rank_given;
+	bool quiet_out;      /* MPI ranks but 0 write no result */
+	RtComm *comm;        /* the workers */
+	FILE *err;           /* messages about the inputs (not repeated by
+			      * every MPI rank: only rank 0's) */
 } Run;
+
+/*
+ * A .npy input. Under mpirun rank 0 reads the file and broadcasts its
+ * bytes, and every rank parses them: the inputs need to exist only where
+ * rank 0 runs. NULL + e (e empty on the ranks that only received).
+ */
+static RtTensor *
+read_npy(Run *r, const char *path, RtError *e)
+{
+	if (!rt_comm_is_mpi(r->comm) || rt_comm_size(r->comm) == 1)
+		return rt_npy_read(path, e);
+	size_t len = 0;
+	char *buf = NULL;
+	int64_t n = -1;
+	e->msg[0] = 0;
+	if (rt_comm_rank(r->comm) == 0) {
+		FILE *f = fopen(path, "rb");
+		struct stat sb;
+		if (!f || fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode)) {
+			rt_error(e, "%s: cannot open: %s", path,
+				 f ? "not a regular file" : strerror(errno));
+		} else if (!(buf = malloc((size_t)sb.st_size + 1))) {
+			rt_error(e, "%s: out of memory", path);
+		} else if ((len = fread(buf, 1, (size_t)sb.st_size, f)) !=
+			   (size_t)sb.st_size) {
+			rt_error(e, "%s: cannot read: %s", path,
+				 strerror(errno));
+			free(buf);
+			buf = NULL;
+		} else {
+			n = (int64_t)len;
+		}
+		if (f)
+			fclose(f);
+	}
+	RtError be;
+	if (!rt_comm_bcast(r->comm, &n, sizeof n, 0, &be))
+		rt_comm_abort(r->comm, EXIT_INPUT);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	if (!buf && !(buf = malloc((size_t)n + 1))) {
+		rt_error(e, "out of memory");
+		rt_comm_abort(r->comm, EXIT_INPUT);
+	}
+	if (!rt_comm_bcast(r->comm, buf, (size_t)n, 0, &be))
+		rt_comm_abort(r->comm, EXIT_INPUT);
+	RtTensor *t = rt_npy_parse(buf, (size_t)n, path, e);
+	free(buf);
+	return t;
+}
 
 /* ------------------------------------------------------------ checks */
 
 /* Reads the --input for parameter v into a value; NULL after a message. */
 static RtValue *
-read_input(const Var *v, const char *path)
+read_input(Run *r, const Var *v, const char *path)
 {
 	RtError e;
-	RtValue *r = rt_value_read_npy(v->name, v->sinfo, path, &e);
-	if (!r)
-		fprintf(stderr, "rlx run: error: %s\n", e.msg);
-	return r;
+	RtTensor *t = read_npy(r, path, &e);
+	if (!t) {
+		if (e.msg[0])
+			fprintf(r->err, "rlx run: error: input '%s': %s\n",
+				v->name, e.msg);
+		return NULL;
+	}
+	RtValue *val = rt_value_from_npy(v->name, v->sinfo, t, path, &e);
+	if (!val)
+		fprintf(r->err, "rlx run: error: %s\n", e.msg);
+	return val;
 }
 
 /* Reads every input; false after messages. */
@@ -104,7 +173,7 @@ read_inputs(Run *r)
 			StrBuf b = {0};
 			for (int k = 0; k < r->ninput; k++)
 				sb_printf(&b, "%s'%s'", k ? ", " : "", r->f->params[k]->name);
-			fprintf(stderr, "rlx run: error: %s has no input '%s' "
+			fprintf(r->err, "rlx run: error: %s has no input '%s' "
 				"(inputs: %s)\n", r->f->name, r->inputs[i].name,
 				b.p ? b.p : "none");
 			sb_free(&b);
@@ -112,12 +181,12 @@ read_inputs(Run *r)
 			continue;
 		}
 		if (r->values[p]) {
-			fprintf(stderr, "rlx run: error: input '%s' given twice\n",
+			fprintf(r->err, "rlx run: error: input '%s' given twice\n",
 				r->inputs[i].name);
 			ok = false;
 			continue;
 		}
-		if (!(r->values[p] = read_input(r->f->params[p], r->inputs[i].path)))
+		if (!(r->values[p] = read_input(r, r->f->params[p], r->inputs[i].path)))
 			ok = false;
 	}
 	for (int p = 0; p < r->ninput; p++)
@@ -125,7 +194,7 @@ read_inputs(Run *r)
 			const Var *v = r->f->params[p];
 			StrBuf b = {0};
 			print_sinfo(&b, v->sinfo);
-			fprintf(stderr, "rlx run: error: missing input '%s' (%s): "
+			fprintf(r->err, "rlx run: error: missing input '%s' (%s): "
 				"give it with --input %s=FILE.npy\n", v->name, b.p,
 				v->name);
 			sb_free(&b);
@@ -151,6 +220,19 @@ check_weights(Run *r)
 	 * (hook for the tensor cache) a tensor-cache directory. */
 	r->w = rt_weights_open(r->params, &e);
 	if (!r->w) {
+		fprintf(stderr, "rlx run: error: %s\n", e.msg);
+		return false;
+	}
+	/* a tensor-parallel cache: this worker's records (NAME_shard-K as
+	 * NAME, and the shared ones) */
+	int tp = rt_weights_tensor_parallel(r->w);
+	if (rt_comm_is_mpi(r->comm) && tp && tp != rt_comm_size(r->comm)) {
+		fprintf(stderr, "rlx run: error: %s holds the weights of %d "
+			"workers, but mpirun started %d: run it with mpirun -np "
+			"%d\n", r->params, tp, rt_comm_size(r->comm), tp);
+		return false;
+	}
+	if ((tp || r->rank) && !rt_weights_set_rank(r->w, r->rank, &e)) {
 		fprintf(stderr, "rlx run: error: %s\n", e.msg);
 		return false;
 	}
@@ -378,6 +460,16 @@ parse_args(Run *r, int argc, char **argv)
 			if (!*val)
 				return cli_usage_error("run", "%s needs a value", "--func");
 			r->func = val;
+		} else if ((val = cli_opt_value(argc, argv, &i, "--rank"))) {
+			char *end;
+			long k = strtol(val, &end, 10);
+			if (!*val || *end || k < 0 || k > 1000000)
+				return cli_usage_error("run", "--rank needs a worker "
+						       "number, not '%s'", val);
+			if (r->rank_given)
+				return cli_usage_error("run", "%s", "--rank given twice");
+			r->rank = (int)k;
+			r->rank_given = true;
 		} else if ((val = cli_opt_value(argc, argv, &i, "-o"))) {
 			if (!*val)
 				return cli_usage_error("run", "%s needs a value", "-o");
@@ -444,14 +536,20 @@ run_it(Run *r)
 	diag_print(&d, stderr);
 	diag_clear(&d);
 	free(d.items);
-	if (!p)
+	if (!rt_comm_all(r->comm, p != NULL)) {
+		rt_program_free(p);
 		return EXIT_INPUT;
+	}
+	rt_program_set_comm(p, r->comm);
 	r->stream_out = r->tuple && r->out;
 	RtStream s = {run_load, run_emit, r};
 	RtError e;
 	bool ok = rt_run_stream(p, &s, &e);
 	if (!ok)
 		fprintf(stderr, "rlx run: error: %s\n", e.msg);
+	/* the others may wait for this rank in a collective */
+	if (!ok && rt_comm_is_mpi(r->comm) && rt_comm_size(r->comm) > 1)
+		rt_comm_abort(r->comm, EXIT_INPUT);
 	for (int k = 0; ok && k < r->nresult; k++)
 		if (!r->result[k] && !r->written[k]) {
 			fprintf(stderr, "rlx run: error: result field %d was not "
@@ -477,7 +575,9 @@ run_it(Run *r)
 		} else {
 			res = rt_value_retain(r->result[0]);
 		}
-		if (r->out) {
+		if (r->quiet_out) {
+			/* an MPI rank but 0: rank 0 writes the result */
+		} else if (r->out) {
 			ok = write_result(r, res);
 		} else {
 			StrBuf b = {0};
@@ -503,10 +603,33 @@ cmd_run(int argc, char **argv)
 {
 	Run r = {0};
 	char *dir_model = NULL; /* FILE/model.py when FILE is a cache */
+	r.err = stderr;
 	int status = parse_args(&r, argc, argv);
 	if (status >= 0)
 		goto done;
 	status = EXIT_INPUT;
+	RtError ce;
+	if (rt_comm_launched() && r.rank_given) {
+		status = cli_usage_error("run", "%s", "--rank is for one process; "
+					 "under mpirun the worker is the MPI rank");
+		goto done;
+	}
+	r.comm = r.rank_given ? rt_comm_single(r.rank, &ce) : rt_comm_open(&ce);
+	if (!r.comm) {
+		fprintf(stderr, "rlx run: error: %s\n", ce.msg);
+		goto done;
+	}
+	if (rt_comm_is_mpi(r.comm)) {
+		r.rank = rt_comm_rank(r.comm);
+		if (r.rank != 0) {
+			/* rank 0 writes the result */
+			r.quiet_out = true;
+			r.out = NULL;
+			r.err = fopen("/dev/null", "w");
+			if (!r.err)
+				r.err = stderr;
+		}
+	}
 	/* `rlx run DIR`: a tensor cache that holds its module (rlx transform). */
 	struct stat st;
 	if (strcmp(r.file, "-") && stat(r.file, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -561,11 +684,15 @@ cmd_run(int argc, char **argv)
 	}
 	bool ok = read_inputs(&r);
 	ok = check_weights(&r) && ok;
-	if (!ok)
+	/* every rank checks its own weights; one failing stops them all */
+	if (!rt_comm_all(r.comm, ok))
 		goto done;
 	status = run_it(&r);
 done:
 	run_free(&r);
 	free(dir_model);
+	if (r.err && r.err != stderr)
+		fclose(r.err);
+	rt_comm_close(r.comm);
 	return status;
 }

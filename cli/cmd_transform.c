@@ -16,7 +16,7 @@
 
 static const char transform_help[] =
 	"usage: rlx transform FILE --weights PATH [--func NAME] [--shared | --shared=F1,..]\n"
-	"                     [--shard-size MB] [--quiet] -o DIR\n"
+	"                     [--shard-size MB] [--tensor-parallel N] [--quiet] -o DIR\n"
 	"\n"
 	"Runs the weight pre-processing of FILE on a checkpoint and writes the\n"
 	"result as a tensor cache (DIR/tensor-cache.json, DIR/params_shard_N.bin)\n"
@@ -37,6 +37,9 @@ static const char transform_help[] =
 	"                    with num_input)\n"
 	"  --shared[=F,..]   lift one shared transform_params (as `rlx lift`)\n"
 	"  --shard-size MB   the shard cap in MiB (default 32)\n"
+	"  --tensor-parallel N  pre-shard for N workers: the transform runs once\n"
+	"                    per worker K (the rank bound to K); what depends on\n"
+	"                    the rank is stored per worker as NAME_shard-K\n"
 	"  --quiet           print nothing but errors\n"
 	"  -o DIR            the tensor cache to write\n";
 
@@ -78,6 +81,12 @@ parse_args(Args *a, int argc, char **argv)
 			    a->shard_mb > (1u << 20))
 				return cli_usage_error("transform",
 					"--shard-size needs a size in MiB (1 to 1048576), not '%s'", v);
+		} else if ((v = cli_opt_value(argc, argv, &i, "--tensor-parallel"))) {
+			uint64_t n;
+			if (!cli_parse_u64(v, &n) || n == 0 || n > 4096)
+				return cli_usage_error("transform",
+					"--tensor-parallel needs a number of workers (1 to 4096), not '%s'", v);
+			a->o.tensor_parallel = (int)n;
 		} else if ((v = cli_opt_value(argc, argv, &i, "-o"))) {
 			if (!*v)
 				return cli_usage_error("transform", "%s", "-o needs a DIR");

@@ -3041,3 +3041,109 @@ infer_qdq(Module *m, Expr *call, Diags *d)
 	}
 	return tensor(&c, od, x->ndim, known(x) ? x->shape : NULL);
 }
+
+/* ---------------------------------------------------------- collectives */
+
+/*
+ * R.ccl.* and R.dist.* (TVM's src/relax/op/ccl/ccl.cc and
+ * op/distributed/distributed.cc). num_workers must be positive; allreduce's
+ * op_type is one of TVM's reductions (TVM checks it only when lowering).
+ */
+static bool
+want_workers(Ctx *c, int j)
+{
+	int64_t n = attr(c, j)->i;
+	if (n > 0)
+		return true;
+	diag_error(c->d, c->call->span,
+		   "%s: num_workers must be positive, got %lld", c->op,
+		   (long long)n);
+	return false;
+}
+
+/* allreduce, broadcast_from_worker0: the input's struct info. */
+SInfo *
+infer_ccl_same(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	if (call->call.op == OP_CCL_ALLREDUCE) {
+		static const char *const kinds[] = {"sum", "prod", "min",
+						    "max", "avg"};
+		const char *k = attr(&c, 0)->s ? attr(&c, 0)->s : "";
+		bool ok = false;
+		for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+			ok |= !strcmp(k, kinds[i]);
+		if (!ok) {
+			diag_error(d, call->span,
+				   "%s: op_type \"%s\" is none of \"sum\", "
+				   "\"prod\", \"min\", \"max\", \"avg\"",
+				   c.op, k);
+			return NULL;
+		}
+	}
+	return ir_copy_sinfo(m, x);
+}
+
+/* allgather: the workers' tensors concatenated along axis 0, so dim 0 is
+ * num_workers times the input's. */
+SInfo *
+infer_ccl_allgather(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x || !want_workers(&c, 0))
+		return NULL;
+	if (x->ndim == 0) {
+		diag_error(d, call->span, "%s: cannot gather 0-d tensors",
+			   c.op);
+		return NULL;
+	}
+	if (!known(x))
+		return tensor(&c, x->dtype, x->ndim, NULL);
+	PExpr **s = dims_new(&c, x->ndim);
+	memcpy(s, x->shape, sizeof *s * (size_t)x->ndim);
+	s[0] = pe_simplify(&m->arena,
+			   pe_bin(&m->arena, PE_MUL, x->shape[0],
+				  pe_int(&m->arena, attr(&c, 0)->i)));
+	return tensor(&c, x->dtype, x->ndim, s);
+}
+
+/* scatter_from_worker0, redistribute_replica_to_shard: axis split into
+ * num_workers equal parts, one per worker. The shape must be known (TVM
+ * requires it); a length provably not divisible is an error. */
+SInfo *
+infer_ccl_scatter(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x || !want_workers(&c, 0))
+		return NULL;
+	if (!known(x)) {
+		diag_error(d, call->span, "%s: the input's shape must be known, "
+			   "got %s", c.op, infer_sinfo_str(m, x));
+		return NULL;
+	}
+	int ax;
+	if (!norm_axis(&c, attr(&c, 1)->i, x->ndim, &ax))
+		return NULL;
+	int64_t n = attr(&c, 0)->i, len;
+	if (dconst(x->shape[ax], &len) && len % n) {
+		diag_error(d, call->span,
+			   "%s: axis %d of length %lld is not divisible by "
+			   "num_workers %lld", c.op, ax, (long long)len,
+			   (long long)n);
+		return NULL;
+	}
+	PExpr **s = dims_new(&c, x->ndim);
+	memcpy(s, x->shape, sizeof *s * (size_t)x->ndim);
+	s[ax] = pe_simplify(&m->arena,
+			    pe_bin(&m->arena, PE_FLOORDIV, x->shape[ax],
+				   pe_int(&m->arena, n)));
+	return tensor(&c, x->dtype, x->ndim, s);
+}

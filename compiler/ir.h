@@ -560,18 +560,31 @@ typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
  *   MOVE       moves or copies elements (permute_dims, concat, take, ...)
  *   VIEW       the same elements in another shape (reshape, squeeze, ...)
  *   CREATE     a new tensor from a shape (zeros, full, arange)
+ *   COMM       talks to the other workers or depends on the worker's rank
+ *              (R.ccl.*, R.dist.*): run by the executor, not a kernel
  *   OTHER      anything else (builtins)
+ * A row's class may be or'ed with flags (OF_*) for what the class alone
+ * does not tell.
  */
 typedef enum {
 	OC_ELEMWISE, OC_BROADCAST, OC_FILL_LIKE, OC_REDUCE, OC_NORM,
-	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_OTHER
+	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_COMM, OC_OTHER
 } OpClass;
+
+enum {
+	OC_MASK = 0xff,
+	/* the op's data operand (its first) may be computed by a fused
+	 * elementwise tree inside its kernel (sum, max, ...: codegen's
+	 * gen_reduce reads its input element by element) */
+	OF_FUSE_INPUT = 1 << 8,
+};
 
 typedef struct {
 	const char *name; /* "add", "nn.relu", "builtin.stop_lift_params" */
 	const char *sig;
 	InferFn infer;
-	OpClass cls;
+	OpClass cls;    /* the row's class without its flags */
+	unsigned flags; /* OF_* */
 } OpInfo;
 
 const OpInfo *op_info(OpKind op);

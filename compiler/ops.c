@@ -13,8 +13,9 @@
 
 /* ORDER: OpKind */
 static const OpInfo op_table[OP_COUNT] = {
-	[OP_NONE] = {"", "", NULL, OC_OTHER},
-#define OP(id, name, sig, infer, cls) [OP_##id] = {name, sig, infer, cls},
+	[OP_NONE] = {"", "", NULL, OC_OTHER, 0},
+#define OP(id, name, sig, infer, cls) \
+	[OP_##id] = {name, sig, infer, (OpClass)((cls) & OC_MASK), (cls) & ~OC_MASK},
 #include "ops.def"
 #undef OP
 };

@@ -49,5 +49,32 @@ assert np.allclose(a, b, rtol=1e-5, atol=1e-6), 'the runs differ'"
 	step "rlx verify $M --weights $model.safetensors"
 	"$RLX" verify "$M" --weights "$CKPT"
 done
+
+# Tensor parallelism: the same decoder written for 2 workers (llama_tp.py),
+# pre-sharded from the same checkpoint, run on 2 Open MPI ranks, compared
+# with the single-process original.
+M="$EX/llama_tp.py"
+CKPT="$WORK/llama.safetensors"
+CACHE="$WORK/llama_tp-cache"
+step "rlx transform $M --weights llama.safetensors --tensor-parallel 2 -o llama_tp-cache"
+"$RLX" transform "$M" --weights "$CKPT" --tensor-parallel 2 -o "$CACHE"
+/usr/bin/python3 -c "
+import json
+j = json.load(open('$CACHE/tensor-cache.json'))
+names = [r['name'] for s in j['records'] for r in s['records']]
+print(len(names), 'records:', ', '.join(n for n in names if 'layers.0' in n or n.startswith('l0_')), '...')"
+"$RLX" run "$EX/llama.py" --params "$CKPT" --input "input_ids=$WORK/ids.npy" -o "$WORK/orig.npy"
+if command -v mpirun >/dev/null 2>&1; then
+	step "mpirun -np 2 rlx run llama_tp-cache --input ...   (worker K = MPI rank, R.ccl.allreduce over MPI)"
+	mpirun --allow-run-as-root --oversubscribe -np 2 \
+		"$RLX" run "$CACHE" --input "input_ids=$WORK/ids.npy" -o "$WORK/tp.npy"
+	/usr/bin/python3 -c "
+import numpy as np
+a, b = np.load('$WORK/orig.npy'), np.load('$WORK/tp.npy')
+print('logits', b.shape, '- largest difference from the single-process llama.py:', float(np.abs(a - b).max()))
+assert np.allclose(a, b, rtol=1e-4, atol=1e-5), 'the runs differ'"
+else
+	echo "(no mpirun: install openmpi-bin to run the two ranks)"
+fi
 echo
 echo "demo: ok"

@@ -955,6 +955,14 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 		LLVMValueRef sp = LLVMBuildFDiv(b, libm(k, "log1p", fexp(k, bx)), fconst(x, beta), "");
 		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, bx, fconst(x, th), ""), x, sp, "");
 	}
+	case OP_SELU: {
+		/* scale * (x > 0 ? x : alpha * (exp(x) - 1)) */
+		LLVMValueRef neg = LLVMBuildFMul(b, fconst(x, 1.6732632423543772848),
+			LLVMBuildFSub(b, fexp(k, x), one, ""), "");
+		LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, x, zero, "");
+		return LLVMBuildFMul(b, LLVMBuildSelect(b, pos, x, neg, ""),
+				     fconst(x, 1.0507009873554804934), "");
+	}
 	case OP_ZEROS:
 	case OP_ZEROS_LIKE:
 		return zero;
@@ -1141,8 +1149,7 @@ cg_fusable(const Expr *e)
 bool
 cg_reduce_fusable(OpKind op)
 {
-	return op == OP_SUM || op == OP_MEAN || op == OP_MAX || op == OP_MIN ||
-	       op == OP_PROD;
+	return op_info(op)->flags & OF_FUSE_INPUT;
 }
 
 /* Does call e have a call among its arguments (a fused kernel)? */
@@ -1216,7 +1223,7 @@ elem_fused(K *k, LLVMValueRef *in, DType *rdt)
 
 /* ------------------------------------------------------ data movement */
 
-/* reshape, expand_dims, squeeze, flatten: the bytes, unchanged. */
+/* A view op (OC_VIEW: reshape, squeeze, ...): the bytes, unchanged. */
 static bool
 gen_copy(K *k)
 {
@@ -3888,6 +3895,8 @@ gen_body(K *k)
 		if (k->nin != 1 || k->nout != 1)
 			return fail(k, "expects one tensor");
 		return gen_elementwise(k, elem_unary);
+	case OC_VIEW: /* the same elements in C order */
+		return gen_copy(k);
 	default:
 		break;
 	}
@@ -3898,8 +3907,6 @@ gen_body(K *k)
 		return gen_elementwise(k, elem_unary);
 	case OP_ZEROS: case OP_ONES:
 		return gen_elementwise(k, elem_unary);
-	case OP_RESHAPE: case OP_EXPAND_DIMS: case OP_SQUEEZE: case OP_FLATTEN:
-		return gen_copy(k);
 	case OP_PERMUTE_DIMS:
 		return gen_permute(k);
 	case OP_CONCAT:

@@ -111,6 +111,7 @@ struct RtProgram {
 	int nconsts, cconsts;
 	int nseqs;
 	RtPool *pool;    /* large outputs, reused once freed */
+	RtComm *comm;    /* the workers (NULL: worker 0 of 1); not owned */
 };
 
 /* A running function. */
@@ -558,7 +559,8 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 		Expr *e = st->x;
 		if (!e || e->kind != E_CALL || e->call.op == OP_STOP_LIFT_PARAMS ||
 		    e->call.op == OP_SHAPE_OF || e->call.op == OP_SHAPE_TO_TENSOR ||
-		    is_view_op(e->call.op))
+		    is_view_op(e->call.op) ||
+		    op_info(e->call.op)->cls == OC_COMM)
 			continue;
 		st->k = cg_kernel(p->cg, p->m, e, d);
 		if (!st->k)
@@ -898,6 +900,12 @@ rt_program_free(RtProgram *p)
 	free(p->plans);
 	free(p->idx);
 	free(p);
+}
+
+void
+rt_program_set_comm(RtProgram *p, RtComm *c)
+{
+	p->comm = c;
 }
 
 const Func *
@@ -1931,6 +1939,135 @@ cond_value(Frame *fr, const Expr *c, bool *out, const char *who)
 	return ok;
 }
 
+/* Part `part` of `parts` equal parts of x along axis into out. */
+static void
+slice_part(const RtTensor *x, int axis, int64_t parts, int64_t part,
+	   RtTensor *out)
+{
+	int64_t outer = 1, inner = dtype_bits(x->dtype) / 8;
+	for (int i = 0; i < axis; i++)
+		outer *= x->shape[i];
+	for (int i = axis + 1; i < x->ndim; i++)
+		inner *= x->shape[i];
+	int64_t len = x->shape[axis], step = len / parts;
+	const char *src = x->data;
+	char *dst = out->data;
+	for (int64_t o = 0; o < outer; o++)
+		memcpy(dst + o * step * inner,
+		       src + (o * len + part * step) * inner,
+		       (size_t)(step * inner));
+}
+
+/*
+ * An R.ccl.* / R.dist.* call: the collective over the program's workers
+ * (rt_program_set_comm). In one process (not under mpirun) the collectives
+ * are over one worker: allreduce and broadcast are the identity, a scatter
+ * or redistribute takes the worker's own part (worker K of `rlx run --rank
+ * K`); an allgather of more than one worker needs them all.
+ */
+static bool
+call_comm(Frame *fr, Step *st, const char *who, RtValue **out)
+{
+	Expr *e = st->b->value;
+	OpKind op = e->call.op;
+	RtComm *c = fr->p->comm;
+	int rank = rt_comm_rank(c), size = rt_comm_size(c);
+	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
+	RtValue *x = eval_leaf(fr, e->call.args[0]);
+	if (!x)
+		return false;
+	RtTensor *t = NULL;
+	int64_t shape[RT_MAX_DIMS];
+	bool ok = x->kind == RV_TENSOR;
+	if (!ok)
+		rt_error(fr->e, "%s: %s of %s", who, op_info(op)->name,
+			 value_kind_name(x));
+	ok = ok && eval_shape(fr, rs, shape, who);
+	if (ok && !(t = rt_tensor_new_in(fr->p->pool, x->t->dtype, rs->ndim,
+					 shape, fr->e)))
+		ok = false;
+	const AttrVal *nw = call_attr(e, "num_workers");
+	int64_t workers = nw ? nw->i : size;
+	if (ok && op != OP_CCL_ALLREDUCE && op != OP_CCL_BROADCAST_FROM_WORKER0) {
+		bool mpi = rt_comm_is_mpi(c);
+		if (mpi && workers != size) {
+			rt_error(fr->e, "%s: %s over %lld workers, but the run "
+				 "has %d", who, op_info(op)->name,
+				 (long long)workers, size);
+			ok = false;
+		} else if (!mpi && op == OP_CCL_ALLGATHER && workers != 1) {
+			rt_error(fr->e, "%s: %s over %lld workers in one "
+				 "process: run it under mpirun -np %lld", who,
+				 op_info(op)->name, (long long)workers,
+				 (long long)workers);
+			ok = false;
+		} else if (rank >= workers) {
+			rt_error(fr->e, "%s: %s over %lld workers on worker %d",
+				 who, op_info(op)->name, (long long)workers,
+				 rank);
+			ok = false;
+		}
+	}
+	if (ok) {
+		switch (op) {
+		case OP_CCL_ALLREDUCE: {
+			const char *k = call_attr(e, "op_type")->s;
+			RtReduce r = !strcmp(k, "prod") ? RT_RED_PROD
+				   : !strcmp(k, "min")  ? RT_RED_MIN
+				   : !strcmp(k, "max")  ? RT_RED_MAX
+				   : !strcmp(k, "avg")  ? RT_RED_AVG
+							: RT_RED_SUM;
+			ok = rt_comm_allreduce(c, x->t, t, r, fr->e);
+			break;
+		}
+		case OP_CCL_ALLGATHER:
+			ok = rt_comm_allgather(c, x->t, t, fr->e);
+			break;
+		case OP_CCL_BROADCAST_FROM_WORKER0:
+			memcpy(t->data, x->t->data, t->nbytes);
+			ok = rt_comm_bcast(c, t->data, t->nbytes, 0, fr->e);
+			break;
+		case OP_CCL_SCATTER_FROM_WORKER0: {
+			/* worker 0's tensor to all, each keeps its part */
+			int axis = (int)call_attr(e, "axis")->i;
+			if (axis < 0)
+				axis += x->t->ndim;
+			RtTensor *all = rt_tensor_new_in(fr->p->pool,
+				x->t->dtype, x->t->ndim, x->t->shape, fr->e);
+			ok = all != NULL;
+			if (ok) {
+				memcpy(all->data, x->t->data, all->nbytes);
+				ok = rt_comm_bcast(c, all->data, all->nbytes, 0,
+						   fr->e);
+			}
+			if (ok)
+				slice_part(all, axis, workers, rank, t);
+			rt_tensor_free(all);
+			break;
+		}
+		default: { /* redistribute_replica_to_shard: no traffic */
+			int axis = (int)call_attr(e, "axis")->i;
+			if (axis < 0)
+				axis += x->t->ndim;
+			slice_part(x->t, axis, workers, rank, t);
+			break;
+		}
+		}
+		if (!ok) {
+			char inner[sizeof fr->e->msg];
+			snprintf(inner, sizeof inner, "%s", fr->e->msg);
+			rt_error(fr->e, "%s: %s", who, inner);
+		}
+	}
+	rt_value_release(x);
+	if (!ok) {
+		rt_tensor_free(t);
+		return false;
+	}
+	return (*out = rt_value_tensor(t)) != NULL ||
+	       (rt_error(fr->e, "out of memory"), false);
+}
+
 /* Computes the value of step st into *out (a new reference). */
 static bool
 exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
@@ -1940,6 +2077,8 @@ exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 	case E_CALL:
 		if (st->k)
 			return call_kernel(fr, st, who, out);
+		if (op_info(e->call.op)->cls == OC_COMM)
+			return call_comm(fr, st, who, out);
 		return call_native(fr, st, who, out);
 	case E_CALL_FN: {
 		int n = e->callfn.nargs;

@@ -45,6 +45,11 @@ typedef struct {
 	const char *const *shared_funcs; /* ...of these functions (NULL: all) */
 	int nshared_funcs;
 	uint64_t shard_bytes;      /* the cache's shard cap; 0: 32 MiB */
+	/* Pre-shard for N workers (0: not tensor-parallel): the transform
+	 * runs once per worker K with the rank bound to K; outputs that
+	 * depend on the rank are stored as NAME_shard-K, the others once;
+	 * the metadata's rlxTensorParallel is N. */
+	int tensor_parallel;
 	/* Called at most 10 times a second while tensors stream, and once
 	 * with final set at the end of the run. NULL: none. */
 	void (*progress)(const rlx_progress *p, bool final, void *ctx);

@@ -217,6 +217,16 @@ RtTensor *rt_weights_load(RtWeights *w, const char *name, RtError *e);
 bool rt_weights_is_shape(const RtWeights *w, const char *name);
 bool rt_weights_load_shape(RtWeights *w, const char *name, int64_t *out,
 			   int *n, RtError *e);
+/*
+ * A tensor-parallel cache (`rlx transform --tensor-parallel N`, metadata
+ * rlxTensorParallel N) is seen as one worker's weights: its records
+ * NAME_shard-K under NAME, the shared records as they are, the other
+ * workers' NAME_shard-J not at all. It opens as worker 0's; set_rank
+ * picks worker K (false + e when the cache has no worker K). Any other
+ * source is every worker's as it is. tensor_parallel is N, 0 for others.
+ */
+bool rt_weights_set_rank(RtWeights *w, int rank, RtError *e);
+int rt_weights_tensor_parallel(const RtWeights *w);
 
 /* ------------------------------------------------------------------ npy.c */
 
@@ -285,6 +295,10 @@ bool rt_annot_matches(const char *what, const SInfo *si, DType dt, int ndim,
  * with rt_annot_matches. NULL + e naming the input and the file. */
 RtValue *rt_value_read_npy(const char *name, const SInfo *si,
 			   const char *path, RtError *e);
+/* The same for an array already read from path (rlx run under mpirun:
+ * rank 0's file, broadcast); takes t. */
+RtValue *rt_value_from_npy(const char *name, const SInfo *si, RtTensor *t,
+			   const char *path, RtError *e);
 /* A tensor of v for .npy: shapes as int64, scalars as 0-d, bfloat16 as
  * float32; always a new tensor (owned, or a view of v's data). */
 RtTensor *rt_value_npy_tensor(const RtValue *v, RtError *e);
@@ -319,6 +333,10 @@ typedef struct RtProgram RtProgram;
 
 RtProgram *rt_compile(Module *m, const char *func, Diags *d);
 void rt_program_free(RtProgram *p);
+/* The workers R.ccl.* and R.dist.* calls (and runtime.disco.worker_id) run
+ * over; c outlives p. Without one, the program is worker 0 of 1. */
+typedef struct RtComm RtComm;
+void rt_program_set_comm(RtProgram *p, RtComm *c);
 const Func *rt_program_func(const RtProgram *p);
 int rt_program_num_kernels(const RtProgram *p);
 
@@ -465,5 +483,52 @@ bool rt_cache_verify(RtCache *c, RtError *e);
 /* The "metadata" object as compact JSON text (owned by c). */
 const char *rt_cache_metadata(const RtCache *c);
 void rt_cache_close(RtCache *c);
+
+/* ----------------------------------------------------------------- comm.c */
+
+/*
+ * The workers of a tensor-parallel run and the collectives between them.
+ *
+ * A process is one worker. Under Open MPI's mpirun (OMPI_COMM_WORLD_SIZE in
+ * the environment) rt_comm_open initializes MPI and the workers are the
+ * ranks of MPI_COMM_WORLD; otherwise it does not touch MPI at all (rlx
+ * starts as fast as without it) and the process is worker 0 of 1, or the
+ * worker given by rt_comm_single (`rlx run --rank K`). Collectives over one
+ * worker are the identity (a scatter takes the worker's own part).
+ *
+ * Every collective is called by every worker in the same order (the model
+ * is the same program on each). Reductions of float16 and bfloat16 are done
+ * in float32 and rounded once at the end.
+ */
+typedef enum { RT_RED_SUM, RT_RED_PROD, RT_RED_MIN, RT_RED_MAX, RT_RED_AVG }
+	RtReduce;
+
+/* True when this process was started by mpirun (MPI not yet touched). */
+bool rt_comm_launched(void);
+/* The world of mpirun (MPI_Init), or worker 0 of 1 when not launched by
+ * mpirun; NULL + e when MPI fails to start or rlx was built without MPI. */
+RtComm *rt_comm_open(RtError *e);
+/* One process playing worker `rank` (collectives over itself). */
+RtComm *rt_comm_single(int rank, RtError *e);
+/* MPI_Finalize when it was initialized. NULL is fine. */
+void rt_comm_close(RtComm *c);
+int rt_comm_rank(const RtComm *c);   /* the worker id */
+int rt_comm_size(const RtComm *c);   /* processes in the run */
+bool rt_comm_is_mpi(const RtComm *c);
+/* Ends every process of the run (MPI_Abort) with status code; a single
+ * process just exits. For errors after which the others would wait. */
+_Noreturn void rt_comm_abort(RtComm *c, int code);
+/* Whether ok holds on every worker (a logical and over the run). */
+bool rt_comm_all(RtComm *c, bool ok);
+void rt_comm_barrier(RtComm *c);
+/* out = reduce(in over workers); same dtype and size. */
+bool rt_comm_allreduce(RtComm *c, const RtTensor *in, RtTensor *out,
+		       RtReduce op, RtError *e);
+/* out = the workers' ins concatenated in rank order (out->nbytes =
+ * size * in->nbytes). */
+bool rt_comm_allgather(RtComm *c, const RtTensor *in, RtTensor *out,
+		       RtError *e);
+/* n bytes at buf from worker root to every worker. */
+bool rt_comm_bcast(RtComm *c, void *buf, size_t n, int root, RtError *e);
 
 #endif /* RLX_RT_H */

@@ -704,6 +704,13 @@ struct RtWeights {
 	WEntry *ents; /* weight_map order */
 	int n;
 	WEntry **byname;
+	/* a tensor-parallel cache (metadata rlxTensorParallel N): the view of
+	 * one rank, NAME for its NAME_shard-K records and the shared ones */
+	int tp, rank;
+	int *vrec;      /* view entry -> cache record */
+	char **vname;   /* view entry -> name in the view */
+	int nview;
+	int *vsorted;   /* view entries by name */
 };
 
 /* True if s ends with suffix. */
@@ -851,6 +858,144 @@ done:
 	return ok;
 }
 
+/* The rank of a record name NAME_shard-K (K decimal, no leading zeros),
+ * -1 when it has none; *base_len is the length of NAME. */
+static int
+shard_rank(const char *name, size_t *base_len)
+{
+	const char *p = strrchr(name, '_');
+	if (!p || strncmp(p, "_shard-", 7) || !p[7] ||
+	    (p[7] == '0' && p[8]) || p == name)
+		return -1;
+	long k = 0;
+	for (const char *q = p + 7; *q; q++) {
+		if (*q < '0' || *q > '9' || k > 1000000)
+			return -1;
+		k = k * 10 + (*q - '0');
+	}
+	*base_len = (size_t)(p - name);
+	return (int)k;
+}
+
+/* qsort_r order of view entries by name. */
+static int
+cmp_view(const void *a, const void *b, void *ctx)
+{
+	char **names = ctx;
+	return strcmp(names[*(const int *)a], names[*(const int *)b]);
+}
+
+static void
+view_free(RtWeights *w)
+{
+	for (int i = 0; i < w->nview; i++)
+		free(w->vname[i]);
+	free(w->vname);
+	free(w->vrec);
+	free(w->vsorted);
+	w->vname = NULL;
+	w->vrec = w->vsorted = NULL;
+	w->nview = 0;
+}
+
+bool
+rt_weights_set_rank(RtWeights *w, int rank, RtError *e)
+{
+	if (!w->tp)
+		return true; /* every weight is shared */
+	if (rank < 0 || rank >= w->tp) {
+		rt_error(e, "%s holds the weights of %d workers: there is no "
+			 "worker %d", w->path, w->tp, rank);
+		return false;
+	}
+	view_free(w);
+	int n = rt_cache_count(w->cache);
+	w->vrec = calloc((size_t)n + 1, sizeof *w->vrec);
+	w->vname = calloc((size_t)n + 1, sizeof *w->vname);
+	w->vsorted = calloc((size_t)n + 1, sizeof *w->vsorted);
+	if (!w->vrec || !w->vname || !w->vsorted) {
+		view_free(w);
+		rt_error(e, "out of memory");
+		return false;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = rt_cache_name(w->cache, i);
+		size_t bl = 0;
+		int k = shard_rank(name, &bl);
+		if (k >= w->tp)
+			k = -1;
+		if (k >= 0 && k != rank)
+			continue;
+		char *vn = k >= 0 ? strndup(name, bl) : xstrdup(name);
+		if (!vn) {
+			view_free(w);
+			rt_error(e, "out of memory");
+			return false;
+		}
+		w->vrec[w->nview] = i;
+		w->vname[w->nview] = vn;
+		w->vsorted[w->nview] = w->nview;
+		w->nview++;
+	}
+	qsort_r(w->vsorted, (size_t)w->nview, sizeof *w->vsorted, cmp_view,
+		w->vname);
+	for (int i = 1; i < w->nview; i++)
+		if (!strcmp(w->vname[w->vsorted[i]], w->vname[w->vsorted[i - 1]])) {
+			rt_error(e, "%s: worker %d sees two records named '%s' "
+				 "(one of them NAME_shard-%d)", w->path, rank,
+				 w->vname[w->vsorted[i]], rank);
+			view_free(w);
+			return false;
+		}
+	w->rank = rank;
+	return true;
+}
+
+int
+rt_weights_tensor_parallel(const RtWeights *w)
+{
+	return w->tp;
+}
+
+/* The cache record of a name (through the rank's view); -1 if none. */
+static int
+w_rec(const RtWeights *w, const char *name)
+{
+	if (!w->vrec)
+		return rt_cache_find(w->cache, name);
+	int lo = 0, hi = w->nview - 1;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		int c = strcmp(w->vname[w->vsorted[mid]], name);
+		if (!c)
+			return w->vrec[w->vsorted[mid]];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/* The cache's rlxTensorParallel (0 when absent); -1 + e when malformed. */
+static int
+cache_tp(RtWeights *w, RtError *e)
+{
+	json_t *meta = json_loads(rt_cache_metadata(w->cache), 0, NULL);
+	json_t *v = meta ? json_object_get(meta, "rlxTensorParallel") : NULL;
+	int tp = 0;
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		  json_integer_value(v) > 1000000)) {
+		rt_error(e, "%s: rlxTensorParallel is not a positive integer",
+			 w->path);
+		tp = -1;
+	} else if (v) {
+		tp = (int)json_integer_value(v);
+	}
+	json_decref(meta);
+	return tp;
+}
+
 /* Opens a weight source: a tensor-cache directory, a `*.index.json`
  * sharded checkpoint, else one safetensors file. NULL + e. */
 RtWeights *
@@ -866,7 +1011,9 @@ rt_weights_open(const char *path, RtError *e)
 	bool ok;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		w->cache = rt_cache_open(path, e);
-		ok = w->cache != NULL;
+		ok = w->cache != NULL && (w->tp = cache_tp(w, e)) >= 0;
+		/* a tensor-parallel cache opens as worker 0's view */
+		ok = ok && (!w->tp || rt_weights_set_rank(w, 0, e));
 	} else if (ends_with(path, ".index.json")) {
 		ok = open_index(w, e);
 	} else {
@@ -886,6 +1033,7 @@ rt_weights_close(RtWeights *w)
 {
 	if (!w)
 		return;
+	view_free(w);
 	rt_st_close(w->single);
 	rt_cache_close(w->cache);
 	for (int i = 0; i < w->nshards; i++) {
@@ -906,6 +1054,8 @@ rt_weights_close(RtWeights *w)
 int
 rt_weights_count(const RtWeights *w)
 {
+	if (w->vrec)
+		return w->nview;
 	if (w->cache)
 		return rt_cache_count(w->cache);
 	return w->single ? rt_st_count(w->single) : w->n;
@@ -915,6 +1065,8 @@ rt_weights_count(const RtWeights *w)
 const char *
 rt_weights_name(const RtWeights *w, int i)
 {
+	if (w->vrec)
+		return i >= 0 && i < w->nview ? w->vname[i] : NULL;
 	if (w->cache)
 		return i >= 0 && i < rt_cache_count(w->cache)
 			       ? rt_cache_name(w->cache, i)
@@ -929,7 +1081,7 @@ bool
 rt_weights_has(const RtWeights *w, const char *name)
 {
 	if (w->cache)
-		return rt_cache_find(w->cache, name) >= 0;
+		return w_rec(w, name) >= 0;
 	if (w->single)
 		return rt_st_find(w->single, name, NULL, NULL, NULL);
 	return w_lookup(w, name) != NULL;
@@ -969,7 +1121,7 @@ rt_weights_info(RtWeights *w, const char *name, DType *dt, int *ndim,
 		int64_t *shape, RtError *e)
 {
 	if (w->cache) {
-		int i = rt_cache_find(w->cache, name);
+		int i = w_rec(w, name);
 		if (i < 0) {
 			rt_error(e, "%s: no record '%s'", w->path, name);
 			return false;
@@ -986,7 +1138,7 @@ RtTensor *
 rt_weights_load(RtWeights *w, const char *name, RtError *e)
 {
 	if (w->cache) {
-		int i = rt_cache_find(w->cache, name);
+		int i = w_rec(w, name);
 		if (i < 0) {
 			rt_error(e, "%s: no record '%s'", w->path, name);
 			return NULL;
@@ -1001,7 +1153,7 @@ rt_weights_load(RtWeights *w, const char *name, RtError *e)
 bool
 rt_weights_is_shape(const RtWeights *w, const char *name)
 {
-	int i = w->cache ? rt_cache_find(w->cache, name) : -1;
+	int i = w->cache ? w_rec(w, name) : -1;
 	return i >= 0 && rt_cache_is_shape(w->cache, i);
 }
 
@@ -1010,7 +1162,7 @@ bool
 rt_weights_load_shape(RtWeights *w, const char *name, int64_t *out, int *n,
 		      RtError *e)
 {
-	int i = w->cache ? rt_cache_find(w->cache, name) : -1;
+	int i = w->cache ? w_rec(w, name) : -1;
 	if (i < 0 || !rt_cache_is_shape(w->cache, i)) {
 		rt_error(e, "%s: no shape tuple '%s'", w->path, name);
 		return false;

@@ -1484,6 +1484,11 @@ shard_ready(RtCache *c, int si, RtError *e)
 				    (unsigned long long)s->hash, c->json_path);
 		}
 	}
+	/* hashing touched every page: drop them, so that what stays resident
+	 * is the records used (a worker of a tensor-parallel cache shares
+	 * shards with the others' records) */
+	if (s->has_hash && s->map && s->nbytes)
+		madvise(s->map, s->nbytes, MADV_DONTNEED);
 	s->checked = true;
 	return true;
 }

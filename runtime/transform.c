@@ -41,6 +41,10 @@ typedef struct {
 	RtWeightInfo *info;
 	uint64_t total_in, bytes_in, bytes_out;
 	int nemitted;
+	int ntotal;          /* outputs written by the whole run */
+	int nskipped;        /* shared outputs of workers after 0 */
+	int tp, rank;        /* --tensor-parallel N, the worker being run */
+	bool *dep;           /* per output: rank-dependent (tp only) */
 	const rlx_transform_options *o;
 	double t0, last;
 } Xf;
@@ -79,7 +83,7 @@ xf_progress(Xf *x, bool final)
 	if (!final && t - x->last < 0.1)
 		return;
 	x->last = t;
-	rlx_progress p = {x->nemitted, x->nout, x->bytes_in, x->total_in,
+	rlx_progress p = {x->nemitted, x->ntotal, x->bytes_in, x->total_in,
 			  t - x->t0};
 	x->o->progress(&p, final, x->o->progress_ctx);
 }
@@ -125,6 +129,14 @@ xf_emit(void *ctx, int k, RtValue *v, RtError *e)
 	}
 	const char *name = x->F->params[x->ninput + k]->name;
 	bool ok;
+	if (x->tp && !x->dep[k] && x->rank > 0) {
+		/* a shared output: written by worker 0's run */
+		x->nskipped++;
+		xf_sweep(x, false);
+		return true;
+	}
+	if (x->tp && x->dep[k])
+		name = arena_printf(&x->m->arena, "%s_shard-%d", name, x->rank);
 	if (v->kind == RV_TENSOR || v->kind == RV_SHAPE) {
 		ok = rt_cache_queue_push(x->q, v, name, e);
 		x->bytes_out += v->kind == RV_TENSOR ? v->t->nbytes
@@ -192,14 +204,28 @@ run_into(Xf *x, const char *weights, const char *out, json_t *prov,
 	bool ok = cw != NULL;
 	if (!ok)
 		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
-	if (ok && !(x->q = rt_cache_queue_new(cw, x->nout, NWRITERS,
+	if (ok && !(x->q = rt_cache_queue_new(cw, x->ntotal, NWRITERS,
 					      WRITER_BYTES))) {
 		diag_file(d, DIAG_ERROR, out, "out of memory");
 		ok = false;
 	}
 	if (ok) {
 		RtStream s = {.load = xf_load, .emit = xf_emit, .ctx = x};
-		bool run_ok = rt_run_stream(prog, &s, &e);
+		/* tensor-parallel: worker by worker, the rank bound to K (one
+		 * process playing worker K: its slices, no collectives) */
+		bool run_ok = true;
+		int nworkers = x->tp ? x->tp : 1;
+		for (x->rank = 0; run_ok && x->rank < nworkers; x->rank++) {
+			RtComm *c = rt_comm_single(x->rank, &e);
+			run_ok = c != NULL;
+			if (run_ok) {
+				rt_program_set_comm(prog, c);
+				run_ok = rt_run_stream(prog, &s, &e);
+				rt_program_set_comm(prog, NULL);
+			}
+			rt_comm_close(c);
+			xf_sweep(x, true);
+		}
 		RtError we;
 		bool wok = rt_cache_queue_finish(x->q, run_ok, &we);
 		x->q = NULL;
@@ -210,10 +236,12 @@ run_into(Xf *x, const char *weights, const char *out, json_t *prov,
 			diag_file(d, DIAG_ERROR, x->m->src.name, "%s", e.msg);
 		else if (!wok)
 			diag_file(d, DIAG_ERROR, out, "%s", we.msg);
-		else if (x->nemitted != x->nout)
+		else if (x->nemitted + x->nskipped !=
+			 x->nout * (x->tp ? x->tp : 1))
 			diag_file(d, DIAG_ERROR, x->m->src.name,
 				  "%s produced %d of its %d outputs", x->T->name,
-				  x->nemitted, x->nout);
+				  x->nemitted + x->nskipped,
+				  x->nout * (x->tp ? x->tp : 1));
 		else if (!rt_ckpt_hash_rest(h, x->src, &e))
 			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
 		else
@@ -270,12 +298,35 @@ rlx_transform(const char *filename, const char *text, size_t len,
 		x.names[i] = x.T->params[i]->name;
 	if (rt_check_weights(x.m, x.T, 0, x.src, weights, x.info, d))
 		goto done;
+	x.ntotal = x.nout;
+	if (x.o->tensor_parallel > 0) {
+		x.tp = x.o->tensor_parallel;
+		if (!(x.dep = rt_rank_dependent(x.m, x.T, x.nout, x.tp, d)))
+			goto done;
+		x.ntotal = 0;
+		for (int k = 0; k < x.nout; k++)
+			x.ntotal += x.dep[k] ? x.tp : 1;
+		/* NAME_shard-K is a worker's: a shared output may not look so */
+		for (int k = 0; k < x.nout; k++) {
+			const char *nm = x.F->params[x.ninput + k]->name;
+			const char *u = strrchr(nm, '_');
+			if (!x.dep[k] && u && !strncmp(u, "_shard-", 7)) {
+				diag_file(d, DIAG_ERROR, x.m->src.name,
+					  "'%s' is the same for every worker, but "
+					  "its name says it is one worker's "
+					  "(NAME_shard-K): rename it", nm);
+				goto done;
+			}
+		}
+	}
 	for (int i = 0; i < x.T->nparams; i++)
 		x.total_in += x.info[i].nbytes;
 	h = rt_ckpt_hash_new(weights, x.names, x.T->nparams);
 	uint64_t shard = x.o->shard_bytes ? x.o->shard_bytes : 32 << 20;
 	prov = rt_provenance(XXH3_64bits(text, len), x.F->name, x.T->name, shard,
 			     x.o->shared);
+	if (x.tp)
+		json_object_set_new(prov, "rlxTensorParallel", json_integer(x.tp));
 	bool failed;
 	if (rt_cache_up_to_date(out, prov, h, x.src, &failed, &e)) {
 		st.up_to_date = true;
@@ -290,7 +341,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	if (!run_into(&x, weights, out, prov, h, d))
 		goto done;
 	status = RLX_OK;
-	st.tensors = x.nout;
+	st.tensors = x.ntotal;
 	st.bytes_in = x.total_in;
 	st.bytes_out = x.bytes_out;
 done:
@@ -305,6 +356,7 @@ done:
 	free(x.held);
 	free(x.names);
 	free(x.info);
+	free(x.dep);
 	rt_weights_close(x.src);
 	rlx_module_free(x.m);
 	return status;

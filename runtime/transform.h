@@ -148,6 +148,17 @@ int rt_lift_module(Module *m, bool shared, const char *const *shared_funcs,
 /* rt_compile with an error in d whatever the failure; NULL on failure. */
 RtProgram *rt_compile_func(Module *m, const char *name, Diags *d);
 
+/* ------------------------------------------------------------------- tp.c */
+
+/*
+ * Per output of the transform T (nout of them): whether it depends on the
+ * worker's rank, so that `--tensor-parallel n` stores it once per worker
+ * (NAME_shard-K) rather than once. NULL after located errors in d: a
+ * collective in T (it runs one worker at a time), an op over another
+ * number of workers than n. Malloc'ed.
+ */
+bool *rt_rank_dependent(Module *m, const Func *T, int nout, int n, Diags *d);
+
 /* ---------------------------------------------------------- init_weights.c */
 
 /* splitmix64: a PRNG whose state is one word. */

@@ -101,6 +101,14 @@ rt_value_read_npy(const char *name, const SInfo *si, const char *path,
 		rt_error(e, "input '%s': %s", name, re.msg);
 		return NULL;
 	}
+	return rt_value_from_npy(name, si, t, path, e);
+}
+
+RtValue *
+rt_value_from_npy(const char *name, const SInfo *si, RtTensor *t,
+		  const char *path, RtError *e)
+{
+	RtError re;
 	char what[512];
 	snprintf(what, sizeof what, "input '%s' (%s)", name, path);
 	RtValue *v = NULL;

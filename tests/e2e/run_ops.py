@@ -192,6 +192,11 @@ def gelu_tanh(x):
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
+def selu(x):
+    x = x.astype(np.float64)
+    return 1.0507009873554804934 * np.where(x > 0, x, 1.6732632423543772848 * np.expm1(x))
+
+
 def softmax(x, axis):
     x = x.astype(np.float64)
     e = np.exp(x - x.max(axis=axis, keepdims=True))
@@ -266,7 +271,8 @@ def cases_for(op):
               "sign": (np.sign, ["float32", "float16", "float64", "int32", "int8"], "grid"),
               "nn.relu": (lambda x: np.maximum(x, 0), FLOATS + ["int32"], "n"),
               "nn.silu": (lambda x: x / (1 + np.exp(-x.astype(np.float64))), FLOATS, "n"),
-              "nn.gelu": (gelu, FLOATS, "n"), "nn.gelu_tanh": (gelu_tanh, FLOATS, "n")}
+              "nn.gelu": (gelu, FLOATS, "n"), "nn.gelu_tanh": (gelu_tanh, FLOATS, "n"),
+              "nn.selu": (selu, FLOATS, "n")}
     if op in simple:
         f, dts, kind = simple[op]
         return unary(op, f, dts, kind)
@@ -537,6 +543,25 @@ def cases_for(op):
                   lambda a=a: np.arange(*a), dt)
              for a, dt in [((5,), "int64"), ((2, 7), "int64"), ((0,), "int64"),
                            ((0.5, 3.0), "float32")]]
+    # one process is worker 0 of 1 (tests/e2e/run_tp.py runs them on ranks)
+    if op in ("ccl.allreduce", "ccl.broadcast_from_worker0"):
+        attrs = ', op_type="%s"' if op == "ccl.allreduce" else ""
+        return [Case("%s %s %s" % (dt, s, k), [(dt, s, "n")],
+                     "R.%s({0}%s)" % (op, attrs % k if attrs else ""),
+                     lambda x: x, dt)
+                for dt in ["float32", "float16", "int32"] for s in [(3, 4), ()]
+                for k in (["sum", "max", "avg"] if attrs else ["-"])]
+    if op == "ccl.allgather":
+        return [Case("%s %s" % (dt, s), [(dt, s, "n")],
+                     "R.ccl.allgather({0}, num_workers=1)", lambda x: x, dt)
+                for dt in ["float32", "int8"] for s in [(3, 4), (5,)]]
+    if op in ("ccl.scatter_from_worker0", "dist.redistribute_replica_to_shard"):
+        return [Case("%s %s axis %d / %d" % (dt, s, ax, n), [(dt, s, "n")],
+                     "R.%s({0}, num_workers=%d, axis=%d)" % (op, n, ax),
+                     lambda x, n=n, ax=ax: np.split(x, n, axis=ax)[0], dt)
+                for dt in ["float32", "int32"]
+                for s, ax, n in [((4, 6), 0, 2), ((4, 6), 1, 3), ((2, 3, 4), -1, 4),
+                                 ((6,), 0, 1)]]
     if op == "builtin.stop_lift_params":
         return [Case("%s %s" % (dt, s), [(dt, s, "n")], "R.builtin.stop_lift_params({0})",
                      lambda x: x, dt) for dt in ["float32", "int8"] for s in [(3, 4), ()]]

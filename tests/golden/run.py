@@ -270,6 +270,50 @@ def coverage_test(tap):
             "every operator of ops.def is covered", lines)
 
 
+def op_rows():
+    """(python name, signature) of every row of compiler/ops.def; a
+    signature split over C string literals is joined."""
+    path = os.path.join(SRCDIR, "compiler", "ops.def")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    rows = []
+    for m in re.finditer(r'^OP\(\s*\w+\s*,\s*"([^"]+)"\s*,((?:\s*"(?:[^"\\]|\\.)*")+)',
+                         text, re.M):
+        parts = re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))
+        rows.append((m.group(1), "".join(parts).replace('\\"', '"')))
+    return rows
+
+
+def docs_test(tap):
+    """Every op of ops.def has its row in docs/language.md, with the
+    signature the parser reads (the "how to add an op" checklist of
+    docs/architecture.md)."""
+    try:
+        rows = op_rows()
+        doc = read_text(os.path.join(SRCDIR, "docs", "language.md")) or ""
+    except OSError as e:
+        tap.add(False, "every operator of ops.def is documented", [str(e)])
+        return
+    want = ["| `R.%s` | `%s` |" % r for r in rows]
+    missing = [w for w in want if w not in doc.splitlines()]
+    lines = ["%d ops in ops.def" % len(rows)]
+    if missing:
+        lines.append("rows missing from (or different in) docs/language.md:")
+        lines += missing
+    tap.add(not missing and bool(rows),
+            "every operator of ops.def is documented in docs/language.md", lines)
+
+    # the pass checklist's docs step: every pass of the pipeline table
+    # (as `rlx dump --help` lists them) has its section in docs/passes.md
+    r = subprocess.run([rlx_binary(), "dump", "--help"], capture_output=True, text=True)
+    names = re.findall(r"^  ([a-z][a-z-]*)  ", r.stdout.split("passes:", 1)[-1], re.M)
+    doc = (read_text(os.path.join(SRCDIR, "docs", "passes.md")) or "").splitlines()
+    missing = [n for n in names if "## " + n not in doc]
+    tap.add(r.returncode == 0 and bool(names) and not missing,
+            "every pass of the pipeline is documented in docs/passes.md",
+            ["%d passes" % len(names)] + ["no section '## %s'" % n for n in missing])
+
+
 def run_roundtrip(names, update):
     tap = Tap()
     with tempfile.TemporaryDirectory(prefix="rlx-golden-") as tmpdir:
@@ -278,6 +322,7 @@ def run_roundtrip(names, update):
             tap.add(ok, "roundtrip/" + name, why)
     if not names:
         coverage_test(tap)
+        docs_test(tap)
     return tap.finish()
 
 

@@ -5,7 +5,7 @@
 @I.ir_module
 class Module:
     @R.function
-    def main(x: R.Tensor((2, 8), dtype="float32"), h: R.Tensor((2, 8), dtype="float16")) -> R.Tuple(R.Tensor((2, 8), dtype="float32"), R.Tensor((2, 8), dtype="float16")):
+    def main(x: R.Tensor((2, 8), dtype="float32"), h: R.Tensor((2, 8), dtype="float16")) -> R.Tuple(R.Tensor((2, 8), dtype="float32"), R.Tensor((2, 8), dtype="float16"), R.Tensor((2, 8), dtype="float32")):
         with R.dataflow():
             lv: R.Tensor((2, 8), dtype="float32") = R.nn.relu(x)
             lv1: R.Tensor((2, 8), dtype="float32") = R.nn.silu(lv)
@@ -13,5 +13,6 @@ class Module:
             gv: R.Tensor((2, 8), dtype="float32") = R.nn.gelu_tanh(lv2)
             lv3: R.Tensor((2, 8), dtype="float16") = R.nn.gelu_tanh(h)
             gv1: R.Tensor((2, 8), dtype="float16") = R.nn.silu(lv3)
-            R.output(gv, gv1)
-        return (gv, gv1)
+            gv2: R.Tensor((2, 8), dtype="float32") = R.nn.selu(x)
+            R.output(gv, gv1, gv2)
+        return (gv, gv1, gv2)

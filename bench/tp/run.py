@@ -1,0 +1,154 @@
+#!/usr/bin/python3
+"""bench/tp/run.py RLX [--gib N] [--workdir DIR]
+
+Tensor parallelism on Open MPI: a stack of MLP blocks in TVM's idiom
+(w1 column-parallel, w2 row-parallel, one R.ccl.allreduce per block) with N
+GiB of float32 weights (default 1), random weights from `rlx init-weights`.
+
+Rows:
+  - `rlx transform --tensor-parallel 2` of the checkpoint (wall, peak RSS),
+    against the plain transform of the same checkpoint;
+  - the unsharded model run in one process on the checkpoint (peak RSS) against
+    `mpirun -np 2 rlx run DIR` on the pre-sharded cache: each rank's peak
+    RSS (target: below the single process's, near half the weights plus the
+    runtime), and that the two results agree.
+Peak RSS is getrusage's ru_maxrss of a child (tp/rss.py wraps each rank).
+Skipped (exit 0, one line) without mpirun or an MPI build. Exit 1 when a
+run fails. Files go to --workdir (default: a temporary directory) and are
+removed at the end.
+"""
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HEAD = """# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((16, {d}), dtype="float32"), {params}) -> R.Tensor((16, {d}), dtype="float32"):
+        R.func_attr({{"num_input": 1}})
+        with R.dataflow():
+{body}
+            R.output(y)
+        return y
+"""
+
+
+def model(d, f, layers, tp):
+    """The MLP stack; tp: in tensor-parallel form for 2 workers."""
+    params, body, x = [], [], "x"
+    for i in range(layers):
+        params += ['w1_%d: R.Tensor((%d, %d), dtype="float32")' % (i, d, f),
+                   'w2_%d: R.Tensor((%d, %d), dtype="float32")' % (i, f, d)]
+        if tp:
+            body += [
+                "a%d = R.dist.redistribute_replica_to_shard(w1_%d, num_workers=2, axis=1)" % (i, i),
+                "b%d = R.dist.redistribute_replica_to_shard(w2_%d, num_workers=2, axis=0)" % (i, i),
+                "h%d = R.nn.silu(R.matmul(%s, a%d))" % (i, x, i),
+                "p%d = R.ccl.allreduce(R.matmul(h%d, b%d), op_type=\"sum\")" % (i, i, i)]
+        else:
+            body += ["h%d = R.nn.silu(R.matmul(%s, w1_%d))" % (i, x, i),
+                     "p%d = R.matmul(h%d, w2_%d)" % (i, i, i)]
+        body += ["x%d = R.add(%s, p%d)" % (i, x, i)]
+        x = "x%d" % i
+    body.append("y = R.multiply(%s, R.const(1, \"float32\"))" % x)
+    return HEAD.format(d=d, params=", ".join(params),
+                       body="\n".join("            " + s for s in body))
+
+
+def timed(cmd, env=None):
+    t = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    dt = time.perf_counter() - t
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if p.returncode:
+        sys.stderr.write(p.stdout + p.stderr)
+        raise SystemExit("failed: %s" % " ".join(cmd))
+    return dt, p
+
+
+def child_rss(cmd, wrap=True):
+    """Peak RSS (MB) of cmd run as the child of rss.py (each rank of an
+    mpirun command is wrapped by the caller)."""
+    p = subprocess.run(([sys.executable, RSS] if wrap else []) + cmd,
+                       capture_output=True, text=True)
+    if p.returncode:
+        sys.stderr.write(p.stdout + p.stderr)
+        raise SystemExit("failed: %s" % " ".join(cmd))
+    return [float(l.split()[-2]) for l in p.stderr.splitlines()
+            if "peak RSS" in l]
+
+
+RSS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rss.py")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("rlx")
+    ap.add_argument("--gib", type=float, default=1.0)
+    ap.add_argument("--workdir")
+    a = ap.parse_args()
+    mpirun = shutil.which("mpirun")
+    if not mpirun:
+        print("tensor parallelism: skipped (no mpirun)")
+        return
+    rlx = os.path.abspath(a.rlx)
+    d, f = 2048, 4096
+    layers = max(1, int(round(a.gib * (1 << 30) / (2 * d * f * 4))))
+    work = tempfile.mkdtemp(prefix="rlx_tp_bench_", dir=a.workdir)
+    try:
+        run(rlx, mpirun, work, d, f, layers)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(rlx, mpirun, work, d, f, layers):
+    j = lambda n: os.path.join(work, n)  # noqa: E731
+    open(j("m.py"), "w").write(model(d, f, layers, False))
+    open(j("tp.py"), "w").write(model(d, f, layers, True))
+    subprocess.run([rlx, "init-weights", j("m.py"), "-o", j("w.safetensors")],
+                   check=True, capture_output=True)
+    import numpy as np
+    np.save(j("x.npy"), np.random.RandomState(0).randn(16, d).astype(np.float32))
+    gb = os.path.getsize(j("w.safetensors")) / 1e9
+    mp = [mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "2"]
+    env = dict(os.environ)
+
+    t1, _ = timed([rlx, "transform", j("m.py"), "--weights",
+                   j("w.safetensors"), "--quiet", "-o", j("c1")])
+    t2, _ = timed([rlx, "transform", j("tp.py"), "--weights",
+                   j("w.safetensors"), "--tensor-parallel", "2", "--quiet",
+                   "-o", j("c2")])
+    shutil.rmtree(j("c1"))
+    one = child_rss([rlx, "run", j("m.py"), "--params", j("w.safetensors"),
+                     "--input", "x=" + j("x.npy"), "-o", j("y1.npy")])
+    ranks = child_rss(mp + [sys.executable, RSS, rlx, "run", j("c2"),
+                            "--input", "x=" + j("x.npy"), "-o",
+                            j("y2.npy")], wrap=False)
+    y1, y2 = np.load(j("y1.npy")), np.load(j("y2.npy"))
+    diff = float(np.abs(y1 - y2).max() / (np.abs(y1).max() + 1e-30))
+    print("tensor parallelism (%d MLP blocks %dx%d, %.2f GB float32, "
+          "2 workers)" % (layers, d, f, gb))
+    print("  %-44s %8s" % ("", "value"))
+    print("  %-44s %7.2fs" % ("transform (plain)", t1))
+    print("  %-44s %7.2fs" % ("transform --tensor-parallel 2", t2))
+    print("  %-44s %6.0fMB" % ("run unsharded, one process: peak RSS",
+                               one[0]))
+    for k, r in enumerate(ranks):
+        print("  %-44s %6.0fMB  (%.2f x one process)" % (
+            "mpirun -np 2 run: rank %d peak RSS" % k, r, r / one[0]))
+    print("  %-44s %8.1e  %s" % ("max rel diff, 2 ranks vs one process", diff,
+                                  "ok" if diff < 1e-4 else "MISMATCH"))
+    if diff >= 1e-4:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

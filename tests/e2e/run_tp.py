@@ -1,0 +1,379 @@
+"""run_tp.py — tensor parallelism end to end, NumPy the oracle (TAP).
+
+Models in TVM's idiom (R.dist.redistribute_replica_to_shard, R.ccl.*) run
+  - in one process, as worker K (`rlx run --rank K`): collectives over one
+    worker, so a row-parallel block gives worker K's partial sum;
+  - under Open MPI (`mpirun -np N rlx run`), the collectives over MPI.
+The mpirun cases are skipped when rlx was built without MPI or mpirun is
+missing. Every file is generated here, in a temporary directory.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rlxtest import RLX, Tap, rlx, write_safetensors  # noqa: E402
+
+MPIRUN = shutil.which("mpirun")
+
+
+def mpi_env():
+    env = dict(os.environ)
+    # Open MPI's own allocations are not ours to check for leaks
+    env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+    env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
+    return env
+
+
+def mpirun(n, *args, timeout=300):
+    """Runs `mpirun -np n rlx ARGS`; (status, stdout, stderr)."""
+    cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(n),
+           RLX] + [str(a) for a in args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                       env=mpi_env())
+    return p.returncode, p.stdout, p.stderr
+
+
+def have_mpi():
+    if not MPIRUN:
+        return False
+    st, _, err = mpirun(1, "run", "--help")
+    return st == 0
+
+
+HEAD = """# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+"""
+
+# Row-parallel MLP: w1 column-sharded, w2 row-sharded, one allreduce.
+MLP = HEAD + """    @R.function
+    def main(x: R.Tensor((4, 8), dtype="{dt}"), w1: R.Tensor((8, 16), dtype="{dt}"), w2: R.Tensor((16, 8), dtype="{dt}")) -> R.Tensor((4, 8), dtype="{dt}"):
+        R.func_attr({{"num_input": 1}})
+        with R.dataflow():
+            w1s = R.dist.redistribute_replica_to_shard(w1, num_workers={n}, axis=1)
+            w2s = R.dist.redistribute_replica_to_shard(w2, num_workers={n}, axis=0)
+            h = R.nn.relu(R.matmul(x, w1s))
+            p = R.matmul(h, w2s)
+            y = R.ccl.allreduce(p, op_type="sum", in_group=True)
+            R.output(y)
+        return y
+"""
+
+# Column-parallel then row-parallel with a shared bias and norm weight:
+# pre-sharded by rlx transform --tensor-parallel 2.
+MLPB = HEAD + """    @R.function
+    def main(x: R.Tensor((4, 8), dtype="float32"), g: R.Tensor((8,), dtype="float32"), w1: R.Tensor((8, 16), dtype="float32"), w2: R.Tensor((16, 8), dtype="float32"), b: R.Tensor((8,), dtype="float32")) -> R.Tensor((4, 8), dtype="float32"):
+        R.func_attr({{"num_input": 1}})
+        with R.dataflow():
+            xn = R.nn.rms_norm(x, g, axes=[-1])
+            w1s = R.dist.redistribute_replica_to_shard(w1, num_workers={n}, axis=1)
+            w2t = R.permute_dims(w2, axes=[1, 0])
+            w2ts = R.dist.redistribute_replica_to_shard(w2t, num_workers={n}, axis=1)
+            w2s = R.permute_dims(w2ts, axes=[1, 0])
+            b2 = R.multiply(b, R.const(2, "float32"))
+            h = R.nn.silu(R.matmul(xn, w1s))
+            p = R.matmul(h, w2s)
+            y = R.add(R.ccl.allreduce(p, op_type="sum"), b2)
+            R.output(y)
+        return y
+"""
+
+# Every collective once: the result is a tuple.
+COLL = HEAD + """    @R.function
+    def main(x: R.Tensor((6, 6), dtype="float32")):
+        with R.dataflow():
+            mine = R.dist.redistribute_replica_to_shard(x, num_workers={n}, axis=0)
+            g = R.ccl.allgather(mine, num_workers={n})
+            b = R.ccl.broadcast_from_worker0(mine)
+            s = R.ccl.scatter_from_worker0(x, num_workers={n}, axis=1)
+            mx = R.ccl.allreduce(mine, op_type="max")
+            R.output(g, b, s, mx)
+        return (g, b, s, mx)
+"""
+
+
+def records(cache):
+    import json
+    j = json.load(open(os.path.join(cache, "tensor-cache.json")))
+    return j["metadata"], [r["name"] for sh in j["records"]
+                           for r in sh["records"]]
+
+
+def mlpb_ref(x, w):
+    xn = x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * w["g"]
+    h = xn @ w["w1"]
+    h = h / (1 + np.exp(-h))
+    return h @ w["w2"] + 2 * w["b"]
+
+
+def presharded(t, p, rng, x):
+    """rlx transform --tensor-parallel 2, then rlx run --rank K."""
+    w = {"g": rng.rand(8).astype(np.float32) + 0.5,
+         "w1": (rng.randn(8, 16) * 0.3).astype(np.float32),
+         "w2": (rng.randn(16, 8) * 0.3).astype(np.float32),
+         "b": rng.randn(8).astype(np.float32)}
+    write_safetensors(p("wb.safetensors"), w)
+    open(p("mlpb.py"), "w").write(MLPB.format(n=2))
+    st, out, err = rlx("transform", p("mlpb.py"), "--weights",
+                       p("wb.safetensors"), "--tensor-parallel", 2,
+                       "-o", p("tp2"))
+    if not t.ok(st == 0, "transform --tensor-parallel 2", err):
+        return
+    meta, names = records(p("tp2"))
+    t.ok(meta.get("rlxTensorParallel") == 2, "metadata rlxTensorParallel 2",
+         meta)
+    t.ok(sorted(names) == sorted(["g", "b2", "w1s_shard-0", "w1s_shard-1",
+                                  "w2s_shard-0", "w2s_shard-1"]),
+         "rank-dependent values once per worker (NAME_shard-K), shared "
+         "ones once", names)
+    parts = []
+    for k in range(2):
+        st, _, err = rlx("run", p("tp2"), "--input", "x=" + p("x.npy"),
+                         "--rank", k, "-o", p("tp2_%d.npy" % k))
+        t.ok(st == 0, "run DIR --rank %d" % k, err)
+        parts.append(np.load(p("tp2_%d.npy" % k)) if st == 0 else None)
+    if all(q is not None for q in parts):
+        ref = mlpb_ref(x, w)
+        got = parts[0] + parts[1] - 2 * w["b"]  # each worker adds b2
+        d = np.abs(got - ref).max()
+        t.ok(d < 1e-4, "pre-sharded workers' partial sums equal NumPy",
+             "max diff %g" % d)
+    st, _, err = rlx("run", p("tp2"), "--input", "x=" + p("x.npy"),
+                     "--rank", 2)
+    t.ok(st == 1 and "no worker 2" in err, "run DIR --rank 2 of 2 workers",
+         err)
+    # the original on the raw weights and the lifted one agree (worker 0)
+    st, out, err = rlx("verify", p("mlpb.py"), "--weights",
+                       p("wb.safetensors"), "--input", "x=" + p("x.npy"))
+    t.ok(st == 0, "verify a tensor-parallel model", out + err)
+    # a second transform finds it up to date; another N recomputes
+    st, out, err = rlx("transform", p("mlpb.py"), "--weights",
+                       p("wb.safetensors"), "--tensor-parallel", 2,
+                       "-o", p("tp2"))
+    t.ok(st == 0 and "up to date" in out, "--tensor-parallel 2 up to date",
+         out + err)
+    st, out, err = rlx("transform", p("mlpb.py"), "--weights",
+                       p("wb.safetensors"), "--tensor-parallel", 4,
+                       "-o", p("tp4"))
+    t.ok(st == 1 and "over 2 workers, but --tensor-parallel is 4" in err,
+         "--tensor-parallel 4 of a 2-worker model is an error", err)
+    t.mlpb = (w, mlpb_ref(x, w))
+
+
+def mpi_presharded(t, p):
+    """mpirun -np 2 rlx run on the pre-sharded cache."""
+    if not hasattr(t, "mlpb"):
+        return
+    w, ref = t.mlpb
+    st, _, err = mpirun(2, "run", p("tp2"), "--input", "x=" + p("x.npy"),
+                        "-o", p("tp2_mpi.npy"))
+    if t.ok(st == 0, "mpirun -np 2 run DIR (pre-sharded)", err):
+        d = np.abs(np.load(p("tp2_mpi.npy")) - ref).max()
+        t.ok(d < 1e-4, "mpirun -np 2 pre-sharded model equals NumPy on the "
+             "unsharded model", "max diff %g" % d)
+    st, _, err = mpirun(3, "run", p("tp2"), "--input", "x=" + p("x.npy"))
+    t.ok(st != 0 and "holds the weights of 2 workers" in err,
+         "mpirun -np 3 on a 2-worker cache is an error", err)
+
+
+RSS_PY = """import os, resource, subprocess, sys
+st = subprocess.call(sys.argv[1:])
+r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+sys.stderr.write("peak RSS %d KiB\\n" % r)
+sys.exit(st)
+"""
+
+
+def stack(d, f, layers, tp):
+    """MLP blocks, in tensor-parallel form for 2 workers when tp."""
+    params, body, x = [], [], "x"
+    for i in range(layers):
+        params += ['w1_%d: R.Tensor((%d, %d), dtype="float32")' % (i, d, f),
+                   'w2_%d: R.Tensor((%d, %d), dtype="float32")' % (i, f, d)]
+        a, b = "w1_%d" % i, "w2_%d" % i
+        if tp:
+            body += ["a%d = R.dist.redistribute_replica_to_shard(%s, num_workers=2, axis=1)" % (i, a),
+                     "b%d = R.dist.redistribute_replica_to_shard(%s, num_workers=2, axis=0)" % (i, b)]
+            a, b = "a%d" % i, "b%d" % i
+        body += ["h%d = R.nn.relu(R.matmul(%s, %s))" % (i, x, a),
+                 "p%d = R.matmul(h%d, %s)" % (i, i, b)]
+        if tp:
+            body += ["p%d = R.ccl.allreduce(p%d)" % (i, i)]
+        body += ["x%d = R.add(%s, p%d)" % (i, x, i)]
+        x = "x%d" % i
+    return HEAD + """    @R.function
+    def main(x: R.Tensor((4, %d), dtype="float32"), %s) -> R.Tensor((4, %d), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+%s
+            R.output(%s)
+        return %s
+""" % (d, ", ".join(params), d, "\n".join("            " + l for l in body),
+       x, x)
+
+
+def rss_per_rank(t, p):
+    """Each rank of the pre-sharded model maps only its own records: its
+    peak RSS is below the whole cache, and well below one process running
+    the unsharded model."""
+    d, f, layers = 1024, 4096, 12       # 384 MiB of float32 weights
+    open(p("big.py"), "w").write(stack(d, f, layers, False))
+    open(p("big_tp.py"), "w").write(stack(d, f, layers, True))
+    open(p("rss.py"), "w").write(RSS_PY)
+    st, _, err = rlx("init-weights", p("big.py"), "-o", p("big.safetensors"))
+    if not t.ok(st == 0, "init-weights 384 MiB", err):
+        return
+    np.save(p("bx.npy"), np.random.RandomState(1).randn(4, d).astype(np.float32))
+    st, _, err = rlx("transform", p("big_tp.py"), "--weights",
+                     p("big.safetensors"), "--tensor-parallel", 2, "--quiet",
+                     "-o", p("bigtp"))
+    if not t.ok(st == 0, "transform --tensor-parallel 2 of 384 MiB", err):
+        return
+    cache = sum(os.path.getsize(os.path.join(p("bigtp"), n))
+                for n in os.listdir(p("bigtp")))
+    env = mpi_env()
+    one = subprocess.run([sys.executable, p("rss.py"), RLX, "run", p("big.py"),
+                          "--params", p("big.safetensors"), "--input",
+                          "x=" + p("bx.npy"), "-o", p("by1.npy")],
+                         capture_output=True, text=True, env=env)
+    two = subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe",
+                          "-np", "2", sys.executable, p("rss.py"), RLX, "run",
+                          p("bigtp"), "--input", "x=" + p("bx.npy"), "-o",
+                          p("by2.npy")], capture_output=True, text=True,
+                         env=env)
+    if not t.ok(one.returncode == 0 and two.returncode == 0,
+                "runs for peak RSS", one.stderr + two.stderr):
+        return
+    kib = lambda out: [int(l.split()[2]) * 1024 for l in out.splitlines()  # noqa
+                       if l.startswith("peak RSS")]
+    r1, r2 = kib(one.stderr), kib(two.stderr)
+    y1, y2 = np.load(p("by1.npy")), np.load(p("by2.npy"))
+    dd = np.abs(y1 - y2).max() / (np.abs(y1).max() + 1e-30)
+    t.ok(dd < 1e-5, "the 2-rank model equals the unsharded one",
+         "max rel diff %g" % dd)
+    msg = "cache %.0f MB, one process %.0f MB, ranks %s MB" % (
+        cache / 1e6, r1[0] / 1e6, [round(r / 1e6) for r in r2])
+    t.ok(len(r2) == 2 and max(r2) < cache and max(r2) < 0.8 * r1[0],
+         "per-rank peak RSS below the whole cache (%s)" % msg, msg)
+
+
+def main():
+    t = Tap()
+    tmp = tempfile.mkdtemp(prefix="rlx_tp_")
+    try:
+        run_cases(t, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    t.done()
+
+
+def run_cases(t, tmp):
+    rng = np.random.RandomState(0)
+    x = rng.randn(4, 8).astype(np.float32)
+    w1 = (rng.randn(8, 16) * 0.3).astype(np.float32)
+    w2 = (rng.randn(16, 8) * 0.3).astype(np.float32)
+    ref = np.maximum(x @ w1, 0) @ w2
+    p = lambda name: os.path.join(tmp, name)  # noqa: E731
+    np.save(p("x.npy"), x)
+    write_safetensors(p("w.safetensors"), {"w1": w1, "w2": w2})
+    open(p("mlp2.py"), "w").write(MLP.format(dt="float32", n=2))
+
+    # one process: worker K's partial sums add up to the model
+    parts = []
+    for k in range(2):
+        st, out, err = rlx("run", p("mlp2.py"), "--params", p("w.safetensors"),
+                           "--input", "x=" + p("x.npy"), "--rank", k,
+                           "-o", p("y%d.npy" % k))
+        t.ok(st == 0, "run --rank %d" % k, err)
+        if st == 0:
+            parts.append(np.load(p("y%d.npy" % k)))
+    if len(parts) == 2:
+        d = np.abs(parts[0] + parts[1] - ref).max()
+        t.ok(d < 1e-5, "--rank 0 + --rank 1 partial sums equal NumPy",
+             "max diff %g" % d)
+    st, _, err = rlx("run", p("mlp2.py"), "--params", p("w.safetensors"),
+                     "--input", "x=" + p("x.npy"), "--rank", 2)
+    t.ok(st == 1 and "on worker 2" in err,
+         "--rank 2 of a 2-worker model is an error", err)
+
+    presharded(t, p, rng, x)
+
+    if not have_mpi():
+        t.skip("mpirun cases", "no mpirun, or rlx built without MPI")
+        return
+    mpi_presharded(t, p)
+    rss_per_rank(t, p)
+
+    # two ranks: the allreduce is over MPI
+    st, out, err = mpirun(2, "run", p("mlp2.py"), "--params",
+                          p("w.safetensors"), "--input", "x=" + p("x.npy"),
+                          "-o", p("ympi.npy"))
+    ok = t.ok(st == 0, "mpirun -np 2 run", err)
+    if ok:
+        d = np.abs(np.load(p("ympi.npy")) - ref).max()
+        t.ok(d < 1e-5, "mpirun -np 2: row-parallel MLP equals NumPy",
+             "max diff %g" % d)
+
+    # float16: reduced in float32, rounded once
+    open(p("mlp_float16.py"), "w").write(MLP.format(dt="float16", n=2))
+    h = {k: v.astype(np.float16) for k, v in (("w1", w1), ("w2", w2))}
+    write_safetensors(p("w16.safetensors"), h)
+    np.save(p("x16.npy"), x.astype(np.float16))
+    st, _, err = mpirun(2, "run", p("mlp_float16.py"), "--params",
+                        p("w16.safetensors"), "--input", "x=" + p("x16.npy"),
+                        "-o", p("y16.npy"))
+    if t.ok(st == 0, "mpirun -np 2 run float16", err):
+        x16, a, b = (v.astype(np.float32) for v in (x.astype(np.float16),
+                                                    h["w1"], h["w2"]))
+        r16 = np.maximum(x16 @ a, 0) @ b
+        d = np.abs(np.load(p("y16.npy")).astype(np.float32) - r16).max()
+        t.ok(d < 2e-2 * (np.abs(r16).max() + 1), "float16 allreduce",
+             "max diff %g" % d)
+
+    # every collective on 2 and 3 ranks
+    xc = rng.randn(6, 6).astype(np.float32)
+    np.save(p("xc.npy"), xc)
+    for n in (2, 3):
+        open(p("coll%d.py" % n), "w").write(COLL.format(n=n))
+        st, _, err = mpirun(n, "run", p("coll%d.py" % n), "--input",
+                            "x=" + p("xc.npy"), "-o", p("coll%d" % n))
+        if not t.ok(st == 0, "mpirun -np %d collectives" % n, err):
+            continue
+        got = [np.load(os.path.join(p("coll%d" % n), "%d.npy" % i))
+               for i in range(4)]
+        rows = np.split(xc, n, axis=0)
+        cols = np.split(xc, n, axis=1)
+        want = [xc, rows[0], cols[0], np.maximum.reduce(rows)]
+        names = ["allgather", "broadcast_from_worker0",
+                 "scatter_from_worker0 (rank 0's part)", "allreduce max"]
+        for g, w, nm in zip(got, want, names):
+            t.ok(g.shape == w.shape and np.array_equal(g, w),
+                 "mpirun -np %d %s" % (n, nm), "got %s want %s" % (g, w))
+
+    # a rank that fails (its weights do not fit) fails the whole run, and
+    # nothing is written
+    write_safetensors(p("bad.safetensors"), {"w1": w1})
+    st, out, err = mpirun(2, "run", p("mlp2.py"), "--params",
+                          p("bad.safetensors"), "--input", "x=" + p("x.npy"),
+                          "-o", p("ybad.npy"))
+    t.ok(st != 0 and "missing weight 'w2'" in err and
+         not os.path.exists(p("ybad.npy")),
+         "mpirun: a missing weight fails every rank, no output",
+         "status %d\n%s" % (st, err))
+
+    # the number of ranks must match a model's num_workers
+    st, out, err = mpirun(3, "run", p("coll2.py"), "--input",
+                          "x=" + p("xc.npy"), "-o", p("coll3x"))
+    t.ok(st != 0 and "over 2 workers, but the run has 3" in err,
+         "mpirun -np 3 on a 2-worker model is an error", err)
+
+
+if __name__ == "__main__":
+    main()
