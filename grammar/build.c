@@ -696,9 +696,10 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 		break;
 	}
 	case X_BIN: {
-		if (x->op == SYN_TRUEDIV) {
-			diag_error(b->d, x->span,
-				   "'/' in a dimension expression (write '//' for floor division)");
+		if (x->op == SYN_TRUEDIV || x->op == SYN_MATMUL) {
+			diag_error(b->d, x->span, x->op == SYN_MATMUL
+				   ? "'@' in a dimension expression"
+				   : "'/' in a dimension expression (write '//' for floor division)");
 			return NULL;
 		}
 		PExpr *l = conv_dim_raw(b, x->a, define, false);
@@ -1832,6 +1833,7 @@ conv_operator(B *b, Syn *x)
 		case PE_MUL: op = OP_MULTIPLY; break;
 		case PE_FLOORDIV: op = OP_FLOOR_DIVIDE; break;
 		case SYN_TRUEDIV: op = OP_DIVIDE; break;
+		case SYN_MATMUL: op = OP_MATMUL; break;
 		default:
 			diag_error(b->d, x->span,
 				   "operator '%%' on Relax values is not supported");
@@ -1843,9 +1845,12 @@ conv_operator(B *b, Syn *x)
 	Expr *e = ir_expr(b->m, E_CALL, x->span);
 	e->call.op = op;
 	e->call.nargs = sig.nargs;
-	e->call.nattrs = 0;
+	e->call.nattrs = sig.nattrs; /* defaults: matmul's out_dtype */
 	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, 2);
 	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal, 1);
+	for (int i = 0; i < sig.nparams; i++)
+		if (sig.params[i].is_attr)
+			e->call.attrs[sig.params[i].slot] = op_default(b->m, &sig.params[i]);
 	Syn *operand[2] = {x->a, x->b};
 	const char *fname = x->kind == X_NEG ? "unary '-'" : "operator";
 	for (int i = 0; i < sig.nargs; i++) {
@@ -1981,8 +1986,9 @@ static bool
 check_target(B *b, Stm *s)
 {
 	if (s->target->kind == X_TUPLE) {
-		diag_error(b->d, s->target->span,
-			   "tuple unpacking is not supported; index the tuple instead");
+		diag_error(b->d, s->target->span, s->ann
+			   ? "an unpacking assignment cannot be annotated"
+			   : "only names can be unpacked into (a, b = R.split(...))");
 		return false;
 	}
 	if (s->target->kind != X_NAME) {
@@ -2021,11 +2027,44 @@ build_symvar_decls(B *b, Stm *s, Where w)
 	return true;
 }
 
+/*
+ * `a, b = VALUE` (a tuple-valued call, as TVMScript accepts it): the value
+ * bound to a fresh var, then a = lv[0], b = lv[1], as TVM's parser emits it.
+ * True when s is such an assignment (handled, errors reported).
+ */
+static bool
+build_unpack(B *b, Stm *s)
+{
+	if (s->target->kind != X_TUPLE || s->ann || !s->value || s->target->n == 0)
+		return false;
+	for (Syn *x = s->target->items; x; x = x->next)
+		if (x->kind != X_NAME)
+			return false;
+	if (s->value->kind == X_TUPLE) /* m, n = T.int64(), T.int64() and the like */
+		return false;
+	Expr *e = conv_value(b, s->value);
+	Expr *t = e ? (is_leaf(e) ? e : bind_fresh(b, e, "lv", &b->lv_next)) : NULL;
+	int i = 0;
+	for (Syn *x = s->target->items; x; x = x->next, i++) {
+		if (!t) {
+			bind_poisoned(b, x->s, x->span);
+			continue;
+		}
+		Expr *g = ir_expr(b->m, E_TUPLE_GET, x->span);
+		g->tget.tuple = t;
+		g->tget.index = i;
+		Var *v = ir_var(b->m, x->s, NULL, b->sb->df, x->span);
+		emit(b, ir_binding(b->m, v, g, s->span));
+		bind_name(b, v);
+	}
+	return true;
+}
+
 /* `x = VALUE` or `x: SINFO = VALUE`. */
 static void
 build_assign(B *b, Stm *s, Where w)
 {
-	if (build_symvar_decls(b, s, w) || !check_target(b, s))
+	if (build_symvar_decls(b, s, w) || build_unpack(b, s) || !check_target(b, s))
 		return;
 	Syn *x = s->value;
 	if (x->kind == X_CALL && x->a->kind == X_ATTR &&
