@@ -21,13 +21,14 @@
 
 #include "cli.h"
 #include "ir.h"
+#include "pass.h"
 #include "rt.h"
 
 enum { MAX_REPORT = 20 };
 
 static const char run_help[] =
 	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"
-	"               [--func NAME] [--rank K] [-o OUT.npy | -o DIR]\n"
+	"               [--func NAME] [--rank K] [--strict] [-o OUT.npy | -o DIR]\n"
 	"\n"
 	"Runs a function of FILE (default main) on weights and .npy inputs.\n"
 	"Parameters after the num_input attribute are weights, bound by exact\n"
@@ -42,6 +43,8 @@ static const char run_help[] =
 	"                       (an R.Shape input from a 1-d int64 array, an\n"
 	"                       R.Prim input from a 0-d array); repeatable\n"
 	"  --func NAME          the function to run (default main)\n"
+	"  --strict             checkpoint tensors that are no weight of the\n"
+	"                       function are an error (else a warning)\n"
 	"  --rank K             run as worker K of a tensor-parallel model\n"
 	"                       (its NAME_shard-K weights; collectives over\n"
 	"                       this one process); under mpirun the worker is\n"
@@ -64,6 +67,7 @@ typedef struct {
 /* What a run needs. */
 typedef struct {
 	const char *file, *params, *func, *out;
+	bool strict;         /* extra checkpoint tensors are an error */
 	InputArg *inputs;
 	int ninputs;
 	rlx_module *m;
@@ -284,28 +288,14 @@ check_weights(Run *r)
 			nerr++;
 		}
 	}
-	int extra = 0;
-	for (int i = 0; i < rt_weights_count(r->w); i++) {
-		const char *name = rt_weights_name(r->w, i);
-		int p = r->ninput;
-		while (p < r->f->nparams && strcmp(r->f->params[p]->name, name))
-			p++;
-		if (p < r->f->nparams)
-			continue;
-		if (extra++ < MAX_REPORT) {
-			int q = 0;
-			while (q < r->ninput && strcmp(r->f->params[q]->name, name))
-				q++;
-			fprintf(stderr, "rlx run: error: extra tensor '%s' in %s: "
-				"%s has no weight parameter of that name%s\n", name,
-				r->params, r->f->name,
-				q < r->ninput ? " (it is an input: give it with --input)" : "");
-		}
-	}
-	if (extra > MAX_REPORT)
-		fprintf(stderr, "rlx run: error: ... and %d more extra tensors\n",
-			extra - MAX_REPORT);
-	return nerr == 0 && extra == 0;
+	/* the policy of run, transform and verify: a warning, --strict error */
+	Diags d = {0};
+	int extra = rt_check_extra(r->f, r->ninput, r->w, r->params, r->strict,
+				   &d);
+	diag_print(&d, stderr);
+	diag_clear(&d);
+	free(d.items);
+	return nerr == 0 && !(extra && r->strict);
 }
 
 /* ------------------------------------------------------------ running */
@@ -456,6 +446,8 @@ parse_args(Run *r, int argc, char **argv)
 			if (r->params)
 				return cli_usage_error("run", "%s", "--params given twice");
 			r->params = val;
+		} else if (!strcmp(a, "--strict")) {
+			r->strict = true;
 		} else if ((val = cli_opt_value(argc, argv, &i, "--func"))) {
 			if (!*val)
 				return cli_usage_error("run", "%s needs a value", "--func");
@@ -545,6 +537,9 @@ run_it(Run *r)
 	RtStream s = {run_load, run_emit, r};
 	RtError e;
 	bool ok = rt_run_stream(p, &s, &e);
+	/* a checkpoint truncated while it was read: no output from it */
+	if (ok && r->w)
+		ok = rt_weights_check(r->w, &e);
 	if (!ok)
 		fprintf(stderr, "rlx run: error: %s\n", e.msg);
 	/* the others may wait for this rank in a collective */
@@ -643,7 +638,8 @@ cmd_run(int argc, char **argv)
 	r.m = cli_load_module(r.file);
 	if (!r.m)
 		goto done;
-	r.f = ir_find_func(r.m, r.func);
+	Func *fn = ir_find_func(r.m, r.func);
+	r.f = fn;
 	if (!r.f) {
 		StrBuf b = {0};
 		for (int i = 0; i < r.m->nfuncs; i++)
@@ -654,6 +650,19 @@ cmd_run(int argc, char **argv)
 		goto done;
 	}
 	r.ninput = ir_func_num_input(r.f);
+	/* F_transform_params in TVM's convention: its weights by name */
+	if (r.ninput == 0 && pass_is_bundled(fn)) {
+		int n = fn->params[0]->sinfo->nfields;
+		const char **names = ARENA_ARRAY(&r.m->arena, const char *, n + 1);
+		pass_weight_names(r.m, fn, names);
+		rlx_diags *d = rlx_diags_new();
+		pass_unbundle_params(r.m, fn, names, d);
+		bool bad = rlx_diags_errors(d) > 0;
+		rlx_diags_print(d, stderr);
+		rlx_diags_free(d);
+		if (bad)
+			goto done;
+	}
 	if (r.ninput < 0 || r.ninput > r.f->nparams)
 		r.ninput = r.f->nparams;
 	/* the inferred result (more precise than an R.Object annotation) */

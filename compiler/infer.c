@@ -318,7 +318,7 @@ sinfo_collect(const SInfo *si, Vec *out)
  * si with every dim or value that mentions a SymVar outside vars[0..n)
  * forgotten (TVM's EraseToWellDefined): a tensor keeps its ndim.
  */
-static SInfo *
+SInfo *
 si_erase(Module *m, const SInfo *si, SymVar **vars, int n)
 {
 	if (!si)

@@ -72,6 +72,23 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
 char *sb_take(StrBuf *b); /* returns the malloc'ed NUL-terminated string */
 void sb_free(StrBuf *b);
+/*
+ * Text made safe for a terminal: control bytes (below 0x20 but tab, 0x7f,
+ * and the C1 controls U+0080..U+009F) become \xNN; everything else is
+ * kept. For messages that quote names from files (a tensor named with an
+ * ESC sequence must not reach the terminal raw). n bytes of s; the width
+ * on screen of byte s[i] is text_escape_width(s[i]) columns.
+ */
+void sb_put_escaped(StrBuf *b, const char *s, size_t n);
+/* Escapes the string src into dst (cap bytes, always terminated). */
+void text_escape(char *dst, size_t cap, const char *src);
+/*
+ * Checks that text is a text file in UTF-8 (as Python source is): no NUL
+ * byte, no malformed, overlong or surrogate sequence. On failure, *off is
+ * the offset of the first bad byte and *why says what is wrong.
+ */
+bool text_check_utf8(const char *text, size_t len, size_t *off,
+		     const char **why);
 
 /*
  * Growing array of pointers (malloc-backed), used while building a node whose
@@ -623,6 +640,9 @@ typedef enum { DIM_DIFFER = -1, DIM_UNKNOWN = 0, DIM_EQUAL = 1 } DimRel;
 /* Equal, provably different (constants, or a - b a nonzero constant), or
  * not known statically. */
 DimRel infer_dim_rel(Module *m, PExpr *a, PExpr *b);
+/* si with every dim or value that mentions a SymVar outside vars[0..n)
+ * forgotten (TVM's EraseToWellDefined); a tensor keeps its ndim. */
+SInfo *si_erase(Module *m, const SInfo *si, SymVar **vars, int n);
 /* print_sinfo into an arena string, for messages. */
 const char *infer_sinfo_str(Module *m, const SInfo *si);
 

@@ -968,6 +968,8 @@ print_module(StrBuf *b, const Module *m, const PrintOpts *o)
 			sb_putc(b, '\n');
 		put_func(&p, m->funcs[i]);
 	}
+	if (!m->nfuncs) /* an empty module, as TVM prints it */
+		sb_puts(b, "    pass\n");
 	free(p.names_tab);
 	free(p.uses_tab);
 	ivec_free(&p.touched);

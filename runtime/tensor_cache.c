@@ -48,10 +48,12 @@ static bool __attribute__((format(printf, 2, 3)))
 cerr(RtError *e, const char *fmt, ...)
 {
 	if (e) {
+		char raw[sizeof e->msg];
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		vsnprintf(raw, sizeof raw, fmt, ap);
 		va_end(ap);
+		text_escape(e->msg, sizeof e->msg, raw); /* as rt_error */
 	}
 	return false;
 }
@@ -877,6 +879,7 @@ typedef struct {
 	uint64_t hash;
 	bool checked;      /* mapped (when not empty) and hash verified */
 	void *map;
+	RtMap mapping;     /* map, guarded against the file shrinking */
 } CShard;
 
 typedef struct {
@@ -1052,10 +1055,11 @@ load_json(RtCache *c, RtError *e)
 		cerr(e, "%s: out of memory", c->dir);
 		return NULL;
 	}
-	int fd = open(c->json_path, O_RDONLY);
+	RtError oe;
+	int fd = rt_open_input(c->json_path, NULL, &oe);
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		char *old = xprintf("%s/%s", c->dir, OLD_CACHE_JSON);
-		fd = old ? open(old, O_RDONLY) : -1;
+		fd = old ? rt_open_input(old, NULL, &oe) : -1;
 		if (fd >= 0) {
 			free(c->json_path);
 			c->json_path = old;
@@ -1074,7 +1078,7 @@ load_json(RtCache *c, RtError *e)
 		}
 	}
 	if (fd < 0) {
-		cerr(e, "%s: %s", c->json_path, strerror(errno));
+		cerr(e, "%s", oe.msg);
 		return NULL;
 	}
 	struct stat st;
@@ -1453,29 +1457,28 @@ shard_ready(RtCache *c, int si, RtError *e)
 	static const unsigned char none[1];
 	const void *bytes = none;
 	if (s->nbytes) {
-		int fd = open(s->path, O_RDONLY);
+		uint64_t size;
+		int fd = rt_open_input(s->path, &size, e);
 		if (fd < 0)
-			return cerr(e, "%s: %s", s->path, strerror(errno));
-		struct stat st;
-		if (fstat(fd, &st) || (uint64_t)st.st_size != s->nbytes) {
+			return false;
+		if (size != s->nbytes) {
 			close(fd);
 			return cerr(e, "%s: the file changed size since %s "
 				    "was read", s->path, c->json_path);
 		}
-		void *m = mmap(NULL, s->nbytes, PROT_READ, MAP_PRIVATE, fd, 0);
-		int err = errno;
+		bool mapped = rt_map_open(&s->mapping, fd, s->nbytes, s->path,
+					  e);
 		close(fd);
-		if (m == MAP_FAILED)
-			return cerr(e, "%s: cannot map: %s", s->path,
-				    strerror(err));
-		s->map = m;
-		bytes = m;
+		if (!mapped)
+			return false;
+		s->map = s->mapping.p;
+		bytes = s->map;
 	}
 	if (s->has_hash) {
 		uint64_t h = XXH3_64bits(bytes, s->nbytes);
 		if (h != s->hash) {
 			if (s->map)
-				munmap(s->map, s->nbytes);
+				rt_map_close(&s->mapping);
 			s->map = NULL;
 			return cerr(e, "%s: content hash %016llx does not match "
 				    "the rlxHash %016llx in %s: the shard is "
@@ -1589,6 +1592,17 @@ rt_cache_verify(RtCache *c, RtError *e)
 	return true;
 }
 
+/* Whether every shard mapped so far still holds what was mapped. */
+bool
+rt_cache_check(const RtCache *c, RtError *e)
+{
+	for (int i = 0; i < c->nshards; i++)
+		if (c->shards[i].map &&
+		    !rt_map_check(&c->shards[i].mapping, c->shards[i].path, e))
+			return false;
+	return true;
+}
+
 /* Unmaps the shards and frees the cache. */
 void
 rt_cache_close(RtCache *c)
@@ -1597,7 +1611,7 @@ rt_cache_close(RtCache *c)
 		return;
 	for (int i = 0; i < c->nshards; i++) {
 		if (c->shards[i].map)
-			munmap(c->shards[i].map, c->shards[i].nbytes);
+			rt_map_close(&c->shards[i].mapping);
 		free(c->shards[i].data_path);
 		free(c->shards[i].path);
 	}

@@ -718,8 +718,19 @@ test_lexical_errors(void **state)
 	ERR(HEAD FN "        y = `model.w\n        return x\n", 5, 13,
 	    "unterminated backquoted name");
 	ERR(HEAD FN "        y = x $ 2\n        return x\n", 5, 15, "stray '$'");
-	static const char garbage[] = HEAD FN "        y = \x01\xff\x00x\n";
+	static const char garbage[] = HEAD FN "        y = \x01x\n";
 	parse_err(garbage, sizeof garbage - 1, 5, 13, "stray byte");
+	/* not text: the first NUL or malformed UTF-8 byte, located */
+	static const char bin[] = HEAD FN "        y = \x01\xff\x00x\n";
+	parse_err(bin, sizeof bin - 1, 5, 14, "not UTF-8 text");
+	static const char nul[] = HEAD FN "        y = \"a\x00\"\n";
+	parse_err(nul, sizeof nul - 1, 5, 15, "a NUL byte");
+	static const char overlong[] = HEAD FN "        y = \"\xc0\xaf\"\n";
+	parse_err(overlong, sizeof overlong - 1, 5, 14, "not UTF-8 text");
+	static const char surrogate[] = HEAD FN "        y = \"\xed\xa0\x80\"\n";
+	parse_err(surrogate, sizeof surrogate - 1, 5, 14, "not UTF-8 text");
+	static const char cut[] = HEAD FN "        y = \"\xe2\x82";
+	parse_err(cut, sizeof cut - 1, 5, 14, "not UTF-8 text");
 	ERR("  @I.ir_module\nclass M:\n    pass\n", 1, 1,
 	    "unexpected indentation");
 }
