@@ -9,7 +9,8 @@
  *       `compile LAYERS SECONDS CALLS KERNELS` (the median).
  *   bench_kernels kernel NAME REPS
  *       Parses the one-op function of row NAME (transpose, cast, add,
- *       rms_norm, matmul), compiles its kernel, runs it REPS times on
+ *       rms_norm, matmul, max_pool2d, avg_pool2d, attention, conv1d,
+ *       sort), compiles its kernel, runs it REPS times on
  *       real buffers and times each run with clock_gettime; the same for
  *       a plain memcpy of the largest buffer's bytes. Prints
  *       `kernel NAME RLX_SECONDS MEMCPY_SECONDS BYTES THREADS` (medians).
@@ -251,6 +252,19 @@ static const struct {
 	{"matmul", "x: R.Tensor((512, 512), dtype=\"float32\"), "
 		   "y: R.Tensor((512, 512), dtype=\"float32\")",
 	 "R.matmul(x, y, out_dtype=\"void\")"},
+	{"max_pool2d", "x: R.Tensor((4, 64, 112, 112), dtype=\"float32\")",
+	 "R.nn.max_pool2d(x, pool_size=3, strides=2, padding=1)"},
+	{"avg_pool2d", "x: R.Tensor((4, 64, 112, 112), dtype=\"float32\")",
+	 "R.nn.avg_pool2d(x, pool_size=3, strides=2, padding=1, count_include_pad=True)"},
+	{"attention", "q: R.Tensor((1, 512, 8, 64), dtype=\"float32\"), "
+		      "k: R.Tensor((1, 512, 8, 64), dtype=\"float32\"), "
+		      "v: R.Tensor((1, 512, 8, 64), dtype=\"float32\")",
+	 "R.nn.attention(q, k, v, causal_mask=\"TopLeft\")"},
+	{"conv1d", "x: R.Tensor((8, 64, 1024), dtype=\"float32\"), "
+		   "w: R.Tensor((64, 64, 3), dtype=\"float32\")",
+	 "R.nn.conv1d(x, w, padding=1)"},
+	{"sort", "x: R.Tensor((1024, 4096), dtype=\"float32\")",
+	 "R.sort(x, axis=-1)"},
 };
 
 /* A 64-byte aligned buffer of the static tensor si, filled. */
@@ -276,7 +290,7 @@ buffer(const SInfo *si, size_t *bytes, int64_t *dims, int *nd)
 	}
 	if (si->dtype == DT_F32)
 		for (int64_t i = 0; i < n; i++)
-			((float *)p)[i] = 0.5f + (float)(i % 97) * 0.01f;
+			((float *)p)[i] = 0.5f + (float)((uint64_t)i * 2654435761u % 997) * 0.001f;
 	else
 		memset(p, 0, alloc);
 	return p;

@@ -9,9 +9,12 @@ Every row is measured side by side in this one run: the rlx kernel and a
 memcpy of the same bytes (the largest buffer of the op) by
 BUILD/bench/bench_kernels, then the same op in NumPy, alternating for
 ROUNDS rounds; each measurement is the median of REPS calls, and a row
-reports the median over the rounds. Ratios are speeds relative to rlx:
-"x numpy" = numpy time / rlx time (above 1: rlx is faster), "of memcpy" =
-memcpy time / rlx time (1.0: as fast as copying the bytes).
+reports the median over the rounds. The peer is NumPy, or PyTorch (CPU, on
+as many threads as rlx) for the rows marked "(torch)": pooling, attention
+and conv1d, which NumPy has no op for. Ratios are speeds relative to rlx:
+"x peer" = peer time / rlx time (above 1: rlx is faster), "of memcpy" =
+memcpy time / rlx time (1.0: as fast as copying the bytes; memory-bound
+rows only).
 
 Two rows measure rlx itself: JIT compile time for 1 and 32 identical
 layers (kernels are shared, so 32 layers must cost at most 1.5x one), and
@@ -46,6 +49,11 @@ ROUNDS = 3
 REPS = 15
 COMPILE_REPS = 5
 
+# PyTorch for the rows NumPy has no op for, on the threads rlx uses
+TORCH = ("import os, torch\nimport torch.nn.functional as F\n"
+         "torch.set_num_threads(int(os.environ.get('RLX_NUM_THREADS') or os.cpu_count()))\n"
+         "torch.set_grad_enabled(False)\n")
+
 # name: (description, numpy setup, numpy statement)
 ROWS = {
     "transpose": ("transpose 4096x4096 f32",
@@ -69,6 +77,26 @@ ROWS = {
                "b = np.random.rand(512, 512).astype(np.float32)\n"
                "c = np.empty((512, 512), np.float32)",
                "np.matmul(a, b, out=c)"),
+    # the heavy ops of issue 11, against PyTorch (CPU, as many threads as
+    # rlx) where NumPy has no such op, else NumPy
+    "max_pool2d": ("max_pool2d 4x64x112^2 3/2 (torch)",
+                   TORCH + "x = torch.rand(4, 64, 112, 112)",
+                   "F.max_pool2d(x, 3, 2, 1)"),
+    "avg_pool2d": ("avg_pool2d 4x64x112^2 3/2 (torch)",
+                   TORCH + "x = torch.rand(4, 64, 112, 112)",
+                   "F.avg_pool2d(x, 3, 2, 1, count_include_pad=True)"),
+    "attention": ("attention 512x8x64 causal (torch)",
+                  TORCH + "q, k, v = (torch.rand(1, 8, 512, 64) for _ in range(3))",
+                  "F.scaled_dot_product_attention(q, k, v, is_causal=True)"
+                  " if hasattr(F, 'scaled_dot_product_attention') else "
+                  "torch.softmax((q @ k.transpose(-1, -2) / 8).masked_fill("
+                  "torch.ones(512, 512, dtype=torch.bool).triu(1), float('-inf')), -1) @ v"),
+    "conv1d": ("conv1d 8x64x1024 k3 (torch)",
+               TORCH + "x = torch.rand(8, 64, 1024)\nw = torch.rand(64, 64, 3)",
+               "F.conv1d(x, w, padding=1)"),
+    "sort": ("sort 1024x4096 f32 rows",
+             "a = np.random.rand(1024, 4096).astype(np.float32)",
+             "np.sort(a, axis=-1)"),
 }
 
 NUMPY_TIMER = r"""
@@ -472,7 +500,7 @@ def main():
     print("rlx threads: %s (RLX_NUM_THREADS overrides)" % threads)
     print()
     hdr = "%-28s %9s %9s %9s %9s %9s  %-26s %s" % (
-        "row", "rlx ms", "numpy ms", "x numpy", "memcpy ms", "of memcpy",
+        "row", "rlx ms", "peer ms", "x peer", "memcpy ms", "of memcpy",
         "target", "met")
     print(hdr)
     print("-" * len(hdr))
@@ -486,7 +514,7 @@ def main():
     for name, (desc, _, _) in ROWS.items():
         t, m, n, nbytes = results[name]
         speed, frac = n / t, m / t
-        memory_bound = name != "matmul"
+        memory_bound = name in ("transpose", "cast", "add", "rms_norm")
         tgt, ok = targets.get(name, ("-", None))
         okv = ok(speed, frac) if ok else None
         if okv is False:

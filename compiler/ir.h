@@ -560,7 +560,9 @@ SInfo *ir_copy_sinfo(Module *m, const SInfo *si);
  * `*name` is variadic: the rest of the positional arguments, each one an
  * expression argument (call.nargs counts them); the parameters after it are
  * keyword-only. An expression parameter `name:KIND?=None` may be left out
- * (it is then an empty tuple, as TVM writes a missing argument).
+ * (it is then an empty tuple, as TVM writes a missing argument); a prim
+ * with a default (`k:prim=0`) gets its default. `name?` is the same as
+ * `name:KIND?=None` for a plain expression (attention's bias).
  */
 typedef enum {
 	PK_EXPR,
@@ -592,8 +594,10 @@ typedef struct {
 } OpParam;
 
 typedef struct {
-	OpParam params[12];
+	OpParam params[16];
 	int nparams, nargs, nattrs;
+	int nreq; /* expression arguments a call must have (the rest are
+		   * optional: `name?`) */
 	bool variadic; /* a *param: call.nargs >= nargs - 1 */
 } OpSig;
 

@@ -105,6 +105,10 @@ op_sig(OpKind op, OpSig *out)
 		while (isalnum((unsigned char)*p) || *p == '_')
 			q->name[n++] = *p++;
 		q->kind = PK_EXPR;
+		if (*p == '?') { /* an optional expression: may be absent */
+			q->optional = true;
+			p++;
+		}
 		if (*p == ':') {
 			p++;
 			size_t best = 0;
@@ -141,6 +145,8 @@ op_sig(OpKind op, OpSig *out)
 			parse_default(q->def_text, q->kind, &q->def);
 		}
 		q->slot = q->is_attr ? out->nattrs++ : out->nargs++;
+		if (!q->is_attr && !q->optional)
+			out->nreq = out->nargs;
 	}
 	/* the variadic parameter takes the last expression slot: the
 	 * arguments it collects are the tail of call.args */

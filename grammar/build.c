@@ -818,9 +818,10 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 		break;
 	}
 	case X_BIN: {
-		if (x->op == SYN_TRUEDIV) {
-			diag_error(b->d, x->span,
-				   "'/' in a dimension expression (write '//' for floor division)");
+		if (x->op == SYN_TRUEDIV || x->op == SYN_MATMUL) {
+			diag_error(b->d, x->span, x->op == SYN_MATMUL
+				   ? "'@' in a dimension expression"
+				   : "'/' in a dimension expression (write '//' for floor division)");
 			return NULL;
 		}
 		PExpr *l = conv_dim_raw(b, x->a, define, false);
@@ -1642,25 +1643,113 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 }
 
 /*
- * conv2d's int-list attributes as TVM's Python wrapper writes them:
- * strides and dilation of one value become two, padding of one or two
- * values ([top, left]) becomes four ([top, left, bottom, right]), so that
- * `padding=(1, 1)` prints as TVM prints it.
+ * Int-list attributes as TVM's Python wrappers write them: a list shorter
+ * than its default is repeated to the default's length (strides=2 of
+ * conv2d is [2, 2], padding=(1, 2) is [1, 2, 1, 2]: [top, left, bottom,
+ * right]), so that `padding=(1, 1)` prints as TVM prints it; an
+ * adaptive pool's output_size=7 is [7, 7].
  */
 static void
-conv2d_widen(B *b, Expr *e)
+widen_lists(B *b, Expr *e, const OpSig *sig)
 {
-	static const int want[3] = {2, 4, 2}; /* strides padding dilation */
-	for (int k = 0; k < 3; k++) {
-		AttrVal *v = &e->call.attrs[k];
-		if (v->kind != AV_INTS || v->n >= want[k] || v->n < 1)
+	for (int k = 0; k < sig->nparams; k++) {
+		const OpParam *q = &sig->params[k];
+		if (!q->is_attr)
 			continue;
-		int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t, want[k]);
-		for (int i = 0; i < want[k]; i++)
+		AttrVal *v = &e->call.attrs[q->slot];
+		if (v->kind != AV_INTS || v->n < 1)
+			continue;
+		int want = 0;
+		if (q->has_default && q->def.kind == AV_INTS)
+			want = op_default(b->m, q).n;
+		if (e->call.op == OP_ADAPTIVE_AVG_POOL2D && !strcmp(q->name, "output_size"))
+			want = 2;
+		if (want <= v->n || want % v->n)
+			continue;
+		int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t, want);
+		for (int i = 0; i < want; i++)
 			xs[i] = v->ints[i % v->n];
 		v->ints = xs;
-		v->n = want[k];
+		v->n = want;
 	}
+}
+
+/*
+ * The value of a prim parameter left out of a call: its default
+ * (`k:prim=0`), or NULL for `None` and for an optional expression
+ * (op_normalize decides).
+ */
+static Expr *
+default_prim(B *b, const OpParam *q, Span sp)
+{
+	if (!q->has_default || !strcmp(q->def_text, "None"))
+		return NULL;
+	Expr *e = ir_expr(b->m, E_PRIM, sp);
+	e->span.line = 0; /* made up */
+	if (strchr(q->def_text, '.')) {
+		e->prim.dtype = DT_F32;
+		e->prim.f = strtod(q->def_text, NULL);
+	} else {
+		e->prim.dtype = DT_I64;
+		e->prim.value = pe_int(&b->m->arena, strtoll(q->def_text, NULL, 10));
+	}
+	return e;
+}
+
+/* Is prim argument x written as an integer (not a float)? */
+static bool
+int_prim(const Expr *x)
+{
+	if (x->kind == E_PRIM)
+		return !dtype_is_float(x->prim.dtype);
+	const SInfo *si = ir_expr_sinfo(x);
+	return !si || si->kind != SI_PRIM || !dtype_is_float(si->dtype);
+}
+
+/* Is x a left-out optional argument (R.tuple(), as TVM writes one)? */
+static bool
+absent(const Expr *x)
+{
+	return !x || (x->kind == E_TUPLE && x->tuple.n == 0);
+}
+
+/*
+ * What TVM's Python wrappers do to a call before building it: arange(n)
+ * is arange(0, n, 1) and its dtype, when not given, int64 for integer
+ * arguments and float32 otherwise; eye(n) is eye(n, n); out_layout=None
+ * is the data's layout.
+ */
+static bool
+op_normalize(B *b, Expr *e, const OpSig *sig, Span sp, const char *fname)
+{
+	Expr **a = e->call.args;
+	(void)fname;
+	if (e->call.op == OP_ARANGE && e->call.nargs == 3) {
+		if (absent(a[1])) {
+			a[1] = a[0];
+			OpParam zero = {.has_default = true, .def_text = "0"};
+			a[0] = default_prim(b, &zero, sp);
+		}
+		AttrVal *dt = &e->call.attrs[0];
+		if (dt->kind == AV_NONE) {
+			dt->kind = AV_DTYPE;
+			dt->dtype = int_prim(a[0]) && int_prim(a[1]) && int_prim(a[2])
+					    ? DT_I64 : DT_F32;
+		}
+	} else if (e->call.op == OP_EYE && e->call.nargs == 3 && absent(a[1])) {
+		a[1] = ir_copy_expr(b->m, a[0]);
+	}
+	int out_l = -1, in_l = -1;
+	for (int i = 0; i < sig->nparams; i++) {
+		const OpParam *q = &sig->params[i];
+		if (q->is_attr && !strcmp(q->name, "out_layout"))
+			out_l = q->slot;
+		if (q->is_attr && (!strcmp(q->name, "data_layout") || !strcmp(q->name, "layout")))
+			in_l = q->slot;
+	}
+	if (out_l >= 0 && in_l >= 0 && e->call.attrs[out_l].kind == AV_NONE)
+		e->call.attrs[out_l] = e->call.attrs[in_l];
+	return true;
 }
 
 /* R.OP(args): matched against the op's signature. */
@@ -1748,6 +1837,11 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 				e->call.attrs[q->slot] = op_default(b->m, q);
 				continue;
 			}
+			if (!q->is_attr && (q->optional || q->has_default)) {
+				/* a prim default, or left to op_normalize */
+				e->call.args[q->slot] = default_prim(b, q, x->span);
+				continue;
+			}
 			diag_error(b->d, x->span,
 				   "%s missing required argument '%s' (%s takes %s)",
 				   fname, q->name, fname, op_info(op)->sig);
@@ -1760,9 +1854,75 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 			ok &= e->call.args[q->slot] != NULL;
 		}
 	}
-	if (ok && op == OP_CONV2D)
-		conv2d_widen(b, e);
+	if (ok)
+		widen_lists(b, e, &sig);
+	if (ok)
+		ok = op_normalize(b, e, &sig, x->span, fname);
 	return ok ? e : NULL;
+}
+
+/* A call of op with the given arguments and its default attributes. */
+static Expr *
+make_call(B *b, OpKind op, Expr **args, int nargs, Span sp)
+{
+	OpSig sig;
+	op_sig(op, &sig);
+	Expr *e = ir_expr(b->m, E_CALL, sp);
+	e->call.op = op;
+	e->call.nargs = nargs;
+	e->call.nattrs = sig.nattrs;
+	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, nargs);
+	memcpy(e->call.args, args, sizeof *args * (size_t)nargs);
+	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal, sig.nattrs ? sig.nattrs : 1);
+	for (int i = 0; i < sig.nparams; i++)
+		if (sig.params[i].is_attr)
+			e->call.attrs[sig.params[i].slot] = op_default(b->m, &sig.params[i]);
+	return e;
+}
+
+/*
+ * R.linear(data, weight, bias=None, out_dtype=None): not an op in Relax
+ * but, as TVM's Python wrapper builds it, matmul(data,
+ * permute_dims(weight)) plus bias when given (the nested calls are
+ * normalized into bindings like any others).
+ */
+static Expr *
+conv_linear(B *b, Syn *x, const char *fname)
+{
+	static const char *const names[] = {"data", "weight", "bias", "out_dtype"};
+	Syn *arg[4];
+	if (!match_args(b, x, fname, names, 4, arg))
+		return NULL;
+	if (!arg[0] || !arg[1]) {
+		diag_error(b->d, x->span, "%s missing required argument '%s' "
+			   "(%s takes data, weight, bias=None, out_dtype=None)",
+			   fname, arg[0] ? "weight" : "data", fname);
+		return NULL;
+	}
+	bool has_bias = arg[2] && arg[2]->kind != X_NONE;
+	Expr *data = conv_leaf(b, arg[0]), *w = conv_leaf(b, arg[1]);
+	Expr *bias = has_bias ? conv_leaf(b, arg[2]) : NULL;
+	if (!data || !w || (has_bias && !bias))
+		return NULL;
+	Expr *wt = bind_fresh(b, make_call(b, OP_PERMUTE_DIMS, &w, 1, x->span),
+			      "lv", &b->lv_next);
+	Expr *mm[2] = {data, wt};
+	Expr *e = make_call(b, OP_MATMUL, mm, 2, x->span);
+	if (arg[3] && arg[3]->kind != X_NONE) {
+		if (arg[3]->kind != X_STR) {
+			diag_error(b->d, arg[3]->span,
+				   "argument 'out_dtype' of %s must be a dtype string", fname);
+			return NULL;
+		}
+		e->call.attrs[0].kind = AV_DTYPE;
+		if (!conv_dtype(b, arg[3], &e->call.attrs[0].dtype))
+			return NULL;
+	}
+	if (bias) {
+		Expr *ab[2] = {bind_fresh(b, e, "lv", &b->lv_next), bias};
+		e = make_call(b, OP_ADD, ab, 2, x->span);
+	}
+	return e;
 }
 
 /* A call: R.const, R.shape, ..., R.OP, cls.f. */
@@ -1840,6 +2000,8 @@ conv_call(B *b, Syn *x)
 			diag_error(b->d, csp, "%s is a statement, not a value", name);
 			return NULL;
 		}
+		if (!strcmp(r, "linear"))
+			return conv_linear(b, x, name);
 		OpKind op = op_lookup(r);
 		if (op == OP_NONE) {
 			const char *hint = suggest_op(b, r);
@@ -1954,6 +2116,7 @@ conv_operator(B *b, Syn *x)
 		case PE_MUL: op = OP_MULTIPLY; break;
 		case PE_FLOORDIV: op = OP_FLOOR_DIVIDE; break;
 		case SYN_TRUEDIV: op = OP_DIVIDE; break;
+		case SYN_MATMUL: op = OP_MATMUL; break;
 		default:
 			if (PE_IS_CMP(x->op))
 				diag_error(b->d, x->span,
@@ -1969,9 +2132,12 @@ conv_operator(B *b, Syn *x)
 	Expr *e = ir_expr(b->m, E_CALL, x->span);
 	e->call.op = op;
 	e->call.nargs = sig.nargs;
-	e->call.nattrs = 0;
+	e->call.nattrs = sig.nattrs; /* defaults: matmul's out_dtype */
 	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, 2);
 	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal, 1);
+	for (int i = 0; i < sig.nparams; i++)
+		if (sig.params[i].is_attr)
+			e->call.attrs[sig.params[i].slot] = op_default(b->m, &sig.params[i]);
 	Syn *operand[2] = {x->a, x->b};
 	const char *fname = x->kind == X_NEG ? "unary '-'" : "operator";
 	for (int i = 0; i < sig.nargs; i++) {
@@ -2107,8 +2273,9 @@ static bool
 check_target(B *b, Stm *s)
 {
 	if (s->target->kind == X_TUPLE) {
-		diag_error(b->d, s->target->span,
-			   "tuple unpacking is not supported; index the tuple instead");
+		diag_error(b->d, s->target->span, s->ann
+			   ? "an unpacking assignment cannot be annotated"
+			   : "only names can be unpacked into (a, b = R.split(...))");
 		return false;
 	}
 	if (s->target->kind != X_NAME) {
@@ -2147,11 +2314,44 @@ build_symvar_decls(B *b, Stm *s, Where w)
 	return true;
 }
 
+/*
+ * `a, b = VALUE` (a tuple-valued call, as TVMScript accepts it): the value
+ * bound to a fresh var, then a = lv[0], b = lv[1], as TVM's parser emits it.
+ * True when s is such an assignment (handled, errors reported).
+ */
+static bool
+build_unpack(B *b, Stm *s)
+{
+	if (s->target->kind != X_TUPLE || s->ann || !s->value || s->target->n == 0)
+		return false;
+	for (Syn *x = s->target->items; x; x = x->next)
+		if (x->kind != X_NAME)
+			return false;
+	if (s->value->kind == X_TUPLE) /* m, n = T.int64(), T.int64() and the like */
+		return false;
+	Expr *e = conv_value(b, s->value);
+	Expr *t = e ? (is_leaf(e) ? e : bind_fresh(b, e, "lv", &b->lv_next)) : NULL;
+	int i = 0;
+	for (Syn *x = s->target->items; x; x = x->next, i++) {
+		if (!t) {
+			bind_poisoned(b, x->s, x->span);
+			continue;
+		}
+		Expr *g = ir_expr(b->m, E_TUPLE_GET, x->span);
+		g->tget.tuple = t;
+		g->tget.index = i;
+		Var *v = ir_var(b->m, x->s, NULL, b->sb->df, x->span);
+		emit(b, ir_binding(b->m, v, g, s->span));
+		bind_name(b, v);
+	}
+	return true;
+}
+
 /* `x = VALUE` or `x: SINFO = VALUE`. */
 static void
 build_assign(B *b, Stm *s, Where w)
 {
-	if (build_symvar_decls(b, s, w) || !check_target(b, s))
+	if (build_symvar_decls(b, s, w) || build_unpack(b, s) || !check_target(b, s))
 		return;
 	Syn *x = s->value;
 	if (x->kind == X_CALL && x->a->kind == X_ATTR &&

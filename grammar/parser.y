@@ -260,6 +260,7 @@ term:
 |	term FLOORDIV factor	{ $$ = binop(ps, @$, PE_FLOORDIV, $1, $3); }
 |	term '%' factor		{ $$ = binop(ps, @$, PE_FLOORMOD, $1, $3); }
 |	term '/' factor		{ $$ = binop(ps, @$, SYN_TRUEDIV, $1, $3); }
+|	term '@' factor		{ $$ = binop(ps, @$, SYN_MATMUL, $1, $3); }
 |	factor			{ $$ = $1; }
 ;
 

@@ -15,8 +15,9 @@
  * call's struct info with the symbolic dims evaluated, then the kernel runs
  * on buffers = tensor arguments then outputs, dims = every buffer's shape.
  * reshape/expand_dims/squeeze/flatten make views sharing the input's data
- * (tensors are never written after their kernel ran) and stop_lift_params
- * is the identity. Parameters, annotations and match_cast are checked
+ * (tensors are never written after their kernel ran), stop_lift_params
+ * is the identity, shape_of reads the tensor's shape and shape_to_tensor
+ * copies a shape's values into an int64 tensor. Parameters, annotations and match_cast are checked
  * against the values; bare symbolic dims bind at their first occurrence.
  *
  * Streaming (rt_run_stream) runs the same plan with the top-level
@@ -607,6 +608,7 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 		Step *st = &sp->steps[i];
 		Expr *e = st->x;
 		if (!e || e->kind != E_CALL || e->call.op == OP_STOP_LIFT_PARAMS ||
+		    e->call.op == OP_SHAPE_OF || e->call.op == OP_SHAPE_TO_TENSOR ||
 		    is_view_op(e->call.op) ||
 		    op_info(e->call.op)->cls == OC_COMM)
 			continue;
@@ -1708,6 +1710,44 @@ runtime_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim,
 	int nd = bf->bnd[0];
 	const int64_t *in = bf->dims;
 	switch (op) {
+	case OP_DYNAMIC_STRIDED_SLICE: {
+		/* Python slice lengths from the begin, end, strides values */
+		if (bf->nb != 4 || nd != ndim)
+			return false;
+		int64_t v[3][RT_MAX_DIMS];
+		for (int t = 0; t < 3; t++) {
+			const SInfo *si = ir_expr_sinfo(e->call.args[1 + t]);
+			int64_t cnt = bf->dims[nd + t];
+			if (!si || bf->bnd[1 + t] != 1 || cnt != nd ||
+			    (si->dtype != DT_I64 && si->dtype != DT_I32)) {
+				rt_error(fr->e, "%s: begin, end and strides must be int32 or "
+					 "int64 tensors of %d values", who, nd);
+				return false;
+			}
+			for (int i = 0; i < nd; i++)
+				v[t][i] = si->dtype == DT_I64 ? ((const int64_t *)bf->ptr[1 + t])[i]
+							       : ((const int32_t *)bf->ptr[1 + t])[i];
+		}
+		for (int i = 0; i < nd; i++) {
+			int64_t n = in[i], b = v[0][i], en = v[1][i], st = v[2][i];
+			if (st == 0) {
+				rt_error(fr->e, "%s: a stride is 0", who);
+				return false;
+			}
+			b = b < 0 ? b + n : b;
+			en = en < 0 ? en + n : en;
+			if (st > 0) {
+				b = b < 0 ? 0 : b > n ? n : b;
+				en = en < 0 ? 0 : en > n ? n : en;
+				shape[i] = en > b ? (en - b + st - 1) / st : 0;
+			} else {
+				b = b < -1 ? -1 : b > n - 1 ? n - 1 : b;
+				en = en < -1 ? -1 : en > n - 1 ? n - 1 : en;
+				shape[i] = b > en ? (b - en - st - 1) / -st : 0;
+			}
+		}
+		return true;
+	}
 	case OP_SOFTMAX: case OP_LOG_SOFTMAX: case OP_RMS_NORM:
 	case OP_LAYER_NORM:
 		if (nd != ndim)
@@ -1873,6 +1913,33 @@ call_native(Frame *fr, Step *st, const char *who, RtValue **out)
 	if (e->call.op == OP_STOP_LIFT_PARAMS) {
 		*out = x;
 		return true;
+	}
+	if (e->call.op == OP_SHAPE_TO_TENSOR) {
+		RtValue *v = NULL;
+		if (x->kind != RV_SHAPE) {
+			rt_error(fr->e, "%s: shape_to_tensor of %s", who, value_kind_name(x));
+		} else {
+			int64_t n = x->n;
+			RtTensor *t = rt_tensor_new_in(fr->p->pool, DT_I64, 1, &n, fr->e);
+			if (t) {
+				if (n)
+					memcpy(t->data, x->values, sizeof(int64_t) * (size_t)n);
+				if (!(v = rt_value_tensor(t)))
+					rt_error(fr->e, "out of memory");
+			}
+		}
+		rt_value_release(x);
+		*out = v;
+		return v != NULL;
+	}
+	if (e->call.op == OP_SHAPE_OF) {
+		RtValue *s = x->kind == RV_TENSOR ? rt_value_shape(x->t->shape, x->t->ndim) : NULL;
+		if (!s)
+			rt_error(fr->e, x->kind == RV_TENSOR ? "out of memory"
+				 : "%s: shape_of of %s", who, value_kind_name(x));
+		rt_value_release(x);
+		*out = s;
+		return s != NULL;
 	}
 	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
 	int64_t shape[RT_MAX_DIMS];

@@ -96,8 +96,8 @@ take_error(LLVMErrorRef e, const char *what, char *err, size_t errlen)
 	return false;
 }
 
-/* Defines the runtime helpers kernels call (rlx_parallel_for, rlx_gemm) in the
- * main JITDylib; false with a message. */
+/* Defines the runtime helpers kernels call (rlx_parallel_for, rlx_gemm, the
+ * sort of runtime/sort.c) in the main JITDylib; false with a message. */
 static bool
 define_runtime(Jit *jit, char *err, size_t errlen)
 {
@@ -107,6 +107,7 @@ define_runtime(Jit *jit, char *err, size_t errlen)
 	} helpers[] = {
 		{"rlx_parallel_for", (void (*)(void))rlx_parallel_for},
 		{"rlx_gemm", (void (*)(void))rlx_gemm},
+		{"rlx_sort_index", (void (*)(void))rlx_sort_index},
 	};
 	LLVMOrcCSymbolMapPair sym[ARRAY_LEN(helpers)];
 	for (size_t i = 0; i < ARRAY_LEN(helpers); i++)

@@ -794,8 +794,8 @@ test_semantic_errors(void **state)
 	ERR(HEAD FN "        y = R.reshape(x, (m, 2))\n        return y\n", 5, 27,
 	    "undefined symbolic variable 'm'");
 	ERR(HEAD FN "        y = R.exp(x)\n", 4, 9, "has no return statement");
-	ERR(HEAD FN "        a, b = R.split(x, 2)\n        return a\n", 5, 9,
-	    "tuple unpacking is not supported");
+	ERR(HEAD FN "        a.b, c = R.split(x, 2)\n        return c\n", 5, 9,
+	    "only names can be unpacked");
 	ERR(HEAD FN "        q = R.const([[1, 2], [3]])\n        return q\n", 5, 30,
 	    "not a rectangular nested list");
 	ERR(HEAD FN "        y = R.add(x, 1)\n        return y\n", 5, 22,
@@ -832,9 +832,9 @@ test_no_cascade_and_suggestions(void **state)
 		"        else:\n            y = x\n        return y\n", 6, 17,
 		"unknown operator R.foo");
 	assert_int_equal(n, 1);
-	n = ERR(HEAD FN "        a, b = R.split(x, 2)\n        return a\n", 5, 9,
-		"tuple unpacking");
-	assert_int_equal(n, 2); /* a is undefined: unpacking defines nothing */
+	n = ERR(HEAD FN "        a.b, c = R.split(x, 2)\n        return c\n", 5, 9,
+		"only names can be unpacked");
+	assert_int_equal(n, 2); /* c is undefined: a refused unpacking defines nothing */
 	/* suggestions */
 	ERR(HEAD FN "        hidden_states = R.exp(x)\n"
 	    "        y = R.add(x, hiden_states)\n        return y\n", 6, 22,

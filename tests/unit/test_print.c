@@ -650,7 +650,7 @@ test_op_calls(void **state)
 	assert_expr(call(m, OP_CONV2D, 2, ref(m, x), ref(m, w)),
 		    "R.nn.conv2d(x, w, strides=[1, 1], padding=[0, 0, 0, 0], "
 		    "dilation=[1, 1], groups=1, data_layout=\"NCHW\", "
-		    "kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=\"void\")");
+		    "kernel_layout=\"OIHW\", out_layout=None, out_dtype=\"void\")");
 	assert_expr(call(m, OP_RMS_NORM, 2, ref(m, x), ref(m, w)),
 		    "R.nn.rms_norm(x, w, axes=[-1], epsilon=1e-05)");
 	assert_expr(call(m, OP_SUM, 1, ref(m, x)),
