@@ -4,6 +4,8 @@
 #   make test    the same, then every test under ASan+UBSan (build-test/)
 #   make demo    build, then run the example model end to end
 #   make bench   run the benchmarks in bench/ (kernels, then transform)
+#   make fuzz    both libFuzzer harnesses with ASan+UBSan for FUZZ_SECONDS
+#                (default 600); findings go to tests/fuzz/regress
 #
 # Packages come from Debian. As root, missing ones are installed with
 # apt-get; otherwise the exact command is printed and make stops.
@@ -12,14 +14,18 @@ PACKAGES := gcc flex bison meson ninja-build pkg-config libcmocka-dev \
             llvm-19-dev libjansson-dev libxxhash-dev python3-numpy \
             openmpi-bin libopenmpi-dev
 # make bench only: NumPy's BLAS (Debian's numpy otherwise runs the reference
-# BLAS) and threadpoolctl to report which kernel it uses.
-BENCH_PACKAGES := libopenblas0-pthread python3-threadpoolctl
+# BLAS), threadpoolctl to report which kernel it uses, PyTorch (the forward
+# benchmark's peer).
+BENCH_PACKAGES := libopenblas0-pthread python3-threadpoolctl python3-torch
+# make fuzz only: clang with libFuzzer and the sanitizers' runtimes.
+FUZZ_PACKAGES := clang libclang-rt-14-dev
+FUZZ_SECONDS := 600
 BUILD    := build
 TBUILD   := build-test
 RLX      := $(BUILD)/rlx
 MESON_OPTS :=
 
-.PHONY: all deps bench-deps build test demo bench clean
+.PHONY: all deps bench-deps fuzz-deps build test demo bench fuzz clean
 
 all: build
 
@@ -76,6 +82,13 @@ bench-deps:
 
 bench: build bench-deps
 	@/usr/bin/python3 bench/run.py $(RLX)
+
+fuzz-deps:
+	@$(MAKE) --no-print-directory deps PACKAGES="$(FUZZ_PACKAGES)"
+
+# Exit 1 when the fuzzers found something (listed; see tests/fuzz/README.md).
+fuzz: deps fuzz-deps
+	@sh tests/fuzz/fuzz.sh $(FUZZ_SECONDS) build-fuzz
 
 clean:
 	rm -rf $(BUILD) $(TBUILD)

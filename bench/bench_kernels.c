@@ -9,13 +9,16 @@
  *       `compile LAYERS SECONDS CALLS KERNELS` (the median).
  *   bench_kernels kernel NAME REPS
  *       Parses the one-op function of row NAME (transpose, cast, add,
- *       rms_norm, matmul), compiles its kernel, runs it REPS times on
+ *       rms_norm, matmul, max_pool2d, avg_pool2d, attention, conv1d,
+ *       sort), compiles its kernel, runs it REPS times on
  *       real buffers and times each run with clock_gettime; the same for
  *       a plain memcpy of the largest buffer's bytes. Prints
  *       `kernel NAME RLX_SECONDS MEMCPY_SECONDS BYTES THREADS` (medians).
  *
  * Only the library is used (ir.h, codegen.h), not the executor.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +26,14 @@
 
 #include "codegen.h"
 #include "pool.h"
+#include "rt.h"
 
 /* Seconds on the monotonic clock. */
 static double
 now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(getenv("BENCH_CPU_TIME") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -50,7 +54,11 @@ median(double *t, int n)
 
 /* ------------------------------------------------------------ the model */
 
-enum { HID = 512, HEADS = 8, HDIM = 64, FFN = 1376 };
+/* The model's shape: `compile` uses the default, `forward` its own. */
+typedef struct {
+	int hid, heads, hdim, ffn;
+} Shape;
+static const Shape SMALL = {512, 8, 64, 1376};
 
 /* A weight parameter of layer l. */
 static void
@@ -66,11 +74,12 @@ param(StrBuf *b, int l, const char *name, int d0, int d1)
 
 /* The TVMScript of a model with `layers` identical decoder layers. */
 static char *
-gen_model(int layers)
+gen_model(int layers, Shape sh)
 {
+	const int HID = sh.hid, HEADS = sh.heads, HDIM = sh.hdim, FFN = sh.ffn;
 	StrBuf b = {0};
-	sb_puts(&b, "@I.ir_module\nclass Module:\n    @R.function\n    def main("
-		    "x: R.Tensor((1, \"n\", 512), dtype=\"float32\")");
+	sb_printf(&b, "@I.ir_module\nclass Module:\n    @R.function\n    def main("
+		  "x: R.Tensor((1, \"n\", %d), dtype=\"float32\")", HID);
 	for (int l = 0; l < layers; l++) {
 		param(&b, l, "input_layernorm.weight", HID, 0);
 		param(&b, l, "self_attn.q_proj.weight", HID, HID);
@@ -104,7 +113,8 @@ gen_model(int layers)
 		L("a%d_11 = R.reshape(a%d_6, R.shape([1, n, %d, %d]))", l, l, HEADS, HDIM);
 		L("a%d_12 = R.permute_dims(a%d_11, axes=[0, 2, 1, 3])", l, l);
 		L("a%d_13 = R.matmul(a%d_8, a%d_10, out_dtype=\"void\")", l, l, l);
-		L("a%d_14 = R.multiply(a%d_13, R.const(0.125, \"float32\"))", l, l);
+		L("a%d_14 = R.multiply(a%d_13, R.const(%.17g, \"float32\"))", l, l,
+		  1.0 / sqrt((double)HDIM));
 		L("a%d_15 = R.nn.softmax(a%d_14, axis=-1)", l, l);
 		L("a%d_16 = R.matmul(a%d_15, a%d_12, out_dtype=\"void\")", l, l, l);
 		L("a%d_17 = R.permute_dims(a%d_16, axes=[0, 2, 1, 3])", l, l);
@@ -190,7 +200,7 @@ compile_all(Codegen *cg, Module *m, Vec *calls, int *failed)
 static int
 bench_compile(int layers, int reps)
 {
-	char *text = gen_model(layers);
+	char *text = gen_model(layers, SMALL);
 	Module *m = parse(text);
 	Vec calls = {0};
 	for (int f = 0; f < m->nfuncs; f++)
@@ -242,6 +252,19 @@ static const struct {
 	{"matmul", "x: R.Tensor((512, 512), dtype=\"float32\"), "
 		   "y: R.Tensor((512, 512), dtype=\"float32\")",
 	 "R.matmul(x, y, out_dtype=\"void\")"},
+	{"max_pool2d", "x: R.Tensor((4, 64, 112, 112), dtype=\"float32\")",
+	 "R.nn.max_pool2d(x, pool_size=3, strides=2, padding=1)"},
+	{"avg_pool2d", "x: R.Tensor((4, 64, 112, 112), dtype=\"float32\")",
+	 "R.nn.avg_pool2d(x, pool_size=3, strides=2, padding=1, count_include_pad=True)"},
+	{"attention", "q: R.Tensor((1, 512, 8, 64), dtype=\"float32\"), "
+		      "k: R.Tensor((1, 512, 8, 64), dtype=\"float32\"), "
+		      "v: R.Tensor((1, 512, 8, 64), dtype=\"float32\")",
+	 "R.nn.attention(q, k, v, causal_mask=\"TopLeft\")"},
+	{"conv1d", "x: R.Tensor((8, 64, 1024), dtype=\"float32\"), "
+		   "w: R.Tensor((64, 64, 3), dtype=\"float32\")",
+	 "R.nn.conv1d(x, w, padding=1)"},
+	{"sort", "x: R.Tensor((1024, 4096), dtype=\"float32\")",
+	 "R.sort(x, axis=-1)"},
 };
 
 /* A 64-byte aligned buffer of the static tensor si, filled. */
@@ -267,7 +290,7 @@ buffer(const SInfo *si, size_t *bytes, int64_t *dims, int *nd)
 	}
 	if (si->dtype == DT_F32)
 		for (int64_t i = 0; i < n; i++)
-			((float *)p)[i] = 0.5f + (float)(i % 97) * 0.01f;
+			((float *)p)[i] = 0.5f + (float)((uint64_t)i * 2654435761u % 997) * 0.001f;
 	else
 		memset(p, 0, alloc);
 	return p;
@@ -362,14 +385,285 @@ bench_kernel(const char *name, int reps)
 	return 0;
 }
 
+/* ------------------------------------------------------------ GEMM */
+
+/*
+ * bench_kernels gemm M K N LAYOUT DTYPE REPS: the matmul kernel of
+ * x [M, K] @ w (LAYOUT n: w [K, N]; t: w [N, K] read through a fused
+ * permute_dims, as x @ w.T) with x, w and the result of DTYPE; prints
+ * `gemm SECONDS THREADS` (the best of REPS calls).
+ */
+static int
+bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps)
+{
+	bool tr = !strcmp(layout, "t");
+	StrBuf b = {0};
+	sb_printf(&b, "@I.ir_module\nclass Module:\n    @R.function\n"
+		  "    def main(x: R.Tensor((%ld, %ld), dtype=\"%s\"), "
+		  "w: R.Tensor((%ld, %ld), dtype=\"%s\")):\n",
+		  M, Kd, dt, tr ? N : Kd, tr ? Kd : N, dt);
+	if (tr)
+		sb_puts(&b, "        wt = R.permute_dims(w, axes=None)\n"
+			    "        gv = R.matmul(x, wt, out_dtype=\"void\")\n");
+	else
+		sb_puts(&b, "        gv = R.matmul(x, w, out_dtype=\"void\")\n");
+	sb_puts(&b, "        return gv\n");
+	char *text = sb_take(&b);
+	Module *m = parse(text);
+	Vec calls = {0};
+	collect_calls(m->funcs[0]->body, &calls);
+	Expr *e = calls.items[calls.n - 1];
+	if (tr) { /* the executor's fusion: matmul(x, permute_dims(w)) */
+		Expr *f = ARENA_NEW(&m->arena, Expr);
+		*f = *e;
+		f->call.args = ARENA_ARRAY(&m->arena, Expr *, e->call.nargs);
+		memcpy(f->call.args, e->call.args, sizeof(Expr *) * (size_t)e->call.nargs);
+		f->call.args[1] = calls.items[0];
+		e = f;
+	}
+	char err[512];
+	Jit *jit = jit_new(err, sizeof err);
+	if (!jit) {
+		fprintf(stderr, "jit_new: %s\n", err);
+		return 1;
+	}
+	Codegen *cg = cg_new(jit);
+	Diags d = {0};
+	CgKernel *k = cg_kernel(cg, m, e, &d);
+	if (!k || !cg_flush(cg, err, sizeof err)) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "cannot compile the matmul\n");
+		return 1;
+	}
+	size_t es = strcmp(dt, "float32") ? 2 : 4;
+	void *bufs[3];
+	size_t n[3] = {(size_t)(M * Kd), (size_t)(Kd * N), (size_t)(M * N)};
+	for (int i = 0; i < 3; i++) {
+		bufs[i] = aligned_alloc(64, (n[i] * es + 63) / 64 * 64 + 64);
+		if (es == 4)
+			for (size_t j = 0; j < n[i]; j++)
+				((float *)bufs[i])[j] = 0.5f + (float)(j % 97) * 0.01f;
+		else
+			for (size_t j = 0; j < n[i]; j++)
+				((uint16_t *)bufs[i])[j] = (uint16_t)(0x3800 + j % 97);
+	}
+	int64_t dims[6] = {M, Kd, tr ? N : Kd, tr ? Kd : N, M, N};
+	k->fn(bufs, dims); /* warm up: threads, page faults */
+	double best = 1e30;
+	for (int i = 0; i < reps; i++) {
+		double t0 = now();
+		k->fn(bufs, dims);
+		double t = now() - t0;
+		best = t < best ? t : best;
+	}
+	printf("gemm %.6f %d\n", best, pool_size(jit_pool(jit)));
+	for (int i = 0; i < 3; i++)
+		free(bufs[i]);
+	diag_clear(&d);
+	free(d.items);
+	cg_free(cg);
+	jit_free(jit);
+	vec_free(&calls);
+	ir_module_free(m);
+	free(text);
+	return 0;
+}
+
+/* One chunk of the read-bandwidth loop: sums its floats. */
+typedef struct {
+	const float *p;
+	int64_t n;
+	double sum[256];
+} ReadCtx;
+
+/* Sums chunks lo .. hi: 4 streams a quarter chunk apart (as a GEMV reads
+ * 4 weight rows), 8 vector accumulators in registers (AVX2 on x86-64). */
+#if defined(__x86_64__)
+#include <immintrin.h>
+__attribute__((target("avx2")))
+static void
+read_chunk(void *ctx, int64_t lo, int64_t hi)
+{
+	ReadCtx *r = ctx;
+	enum { STEP = 1 << 16, Q = STEP / 4 };
+	__m256 s[8];
+	for (int j = 0; j < 8; j++)
+		s[j] = _mm256_setzero_ps();
+	for (int64_t c = lo; c < hi; c++) {
+		const float *p = r->p + c * STEP;
+		for (int64_t i = 0; i < Q; i += 16)
+			for (int q = 0; q < 4; q++) {
+				s[2 * q] = _mm256_add_ps(s[2 * q], _mm256_loadu_ps(p + q * Q + i));
+				s[2 * q + 1] = _mm256_add_ps(s[2 * q + 1],
+							     _mm256_loadu_ps(p + q * Q + i + 8));
+			}
+	}
+	float t[8], sum = 0;
+	for (int j = 1; j < 8; j++)
+		s[0] = _mm256_add_ps(s[0], s[j]);
+	_mm256_storeu_ps(t, s[0]);
+	for (int j = 0; j < 8; j++)
+		sum += t[j];
+	r->sum[lo % 256] += sum;
+}
+#else
+static void
+read_chunk(void *ctx, int64_t lo, int64_t hi)
+{
+	ReadCtx *r = ctx;
+	float s[16] = {0};
+	for (int64_t i = lo << 16; i < hi << 16; i += 16)
+		for (int j = 0; j < 16; j++)
+			s[j] += r->p[i + j];
+	for (int j = 1; j < 16; j++)
+		s[0] += s[j];
+	r->sum[lo % 256] += s[0];
+}
+#endif
+
+/*
+ * bench_kernels read MB REPS: the read bandwidth of this machine now, a
+ * sum over MB MiB split across the pool's threads (the bound a GEMV's
+ * weight stream can reach); prints `read SECONDS BYTES THREADS` (best).
+ */
+static int
+bench_read(long mb, int reps)
+{
+	Pool *pool = pool_new(0);
+	int64_t n = (int64_t)mb << 18; /* floats */
+	float *p = aligned_alloc(64, (size_t)n * 4);
+	if (!p || !pool)
+		return 1;
+	for (int64_t i = 0; i < n; i++)
+		p[i] = (float)(i & 7);
+	ReadCtx r = {.p = p, .n = n};
+	double best = 1e30;
+	for (int i = 0; i <= reps; i++) {
+		double t0 = now();
+		pool_run(pool, &r, n >> 16, read_chunk);
+		double t = now() - t0;
+		if (i)
+			best = t < best ? t : best;
+	}
+	printf("read %.6f %lld %d\n", best, (long long)n * 4, pool_size(pool));
+	free(p);
+	pool_free(pool);
+	return 0;
+}
+
+/* ------------------------------------------------------------ forward */
+
+typedef struct {
+	RtValue **w; /* per parameter, the input first */
+	int n;
+} Fwd;
+
+static RtValue *
+fwd_load(void *ctx, int param, RtError *e)
+{
+	Fwd *f = ctx;
+	if (param >= f->n) {
+		rt_error(e, "no parameter %d", param);
+		return NULL;
+	}
+	return rt_value_retain(f->w[param]);
+}
+
+static bool
+fwd_emit(void *ctx, int field, RtValue *v, RtError *e)
+{
+	return true;
+}
+
+/*
+ * bench_kernels forward LAYERS HID HEADS FFN N REPS: the Llama-style model
+ * of gen_model (hidden HID, HEADS heads of HID/HEADS, FFN, LAYERS layers;
+ * weights [out, in] as checkpoints store them, read through permute_dims)
+ * run by the executor on x [1, N, HID] with random weights in memory;
+ * prints `forward SECONDS THREADS` (the best of REPS runs after one warm
+ * up; the JIT is not timed).
+ */
+static int
+bench_forward(int layers, int hid, int heads, int ffn, long n, int reps)
+{
+	Shape sh = {hid, heads, hid / heads, ffn};
+	char *text = gen_model(layers, sh);
+	Module *m = parse(text);
+	Diags d = {0};
+	RtProgram *p = rt_compile(m, "main", &d);
+	if (!p) {
+		diag_print(&d, stderr);
+		return 1;
+	}
+	const Func *f = rt_program_func(p);
+	Fwd fw = {calloc((size_t)f->nparams, sizeof(RtValue *)), f->nparams};
+	unsigned seed = 1;
+	for (int i = 0; i < f->nparams; i++) {
+		const SInfo *si = f->params[i]->sinfo;
+		int64_t shape[8];
+		int64_t cnt = 1;
+		for (int j = 0; j < si->ndim; j++) {
+			int64_t v;
+			shape[j] = pe_is_const(si->shape[j], &v) ? v : n;
+			cnt *= shape[j];
+		}
+		RtError e;
+		RtTensor *t = rt_tensor_new(DT_F32, si->ndim, shape, &e);
+		if (!t)
+			return 1;
+		float scale = i == 0 ? 1.0f : 1.0f / sqrtf((float)shape[si->ndim - 1]);
+		for (int64_t j = 0; j < cnt; j++) {
+			seed = seed * 1103515245u + 12345u;
+			((float *)t->data)[j] = scale * ((float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f);
+		}
+		fw.w[i] = rt_value_tensor(t);
+	}
+	RtStream st = {fwd_load, fwd_emit, &fw};
+	double best = 1e30;
+	for (int r = 0; r <= reps; r++) {
+		RtError e;
+		double t0 = now();
+		if (!rt_run_stream(p, &st, &e)) {
+			fprintf(stderr, "forward: %s\n", e.msg);
+			return 1;
+		}
+		double t = now() - t0;
+		if (r)
+			best = t < best ? t : best;
+	}
+	Pool *pl = pool_new(0); /* the size the program's pool has */
+	printf("forward %.6f %d\n", best, pool_size(pl));
+	pool_free(pl);
+	for (int i = 0; i < fw.n; i++)
+		rt_value_release(fw.w[i]);
+	free(fw.w);
+	rt_program_free(p);
+	diag_clear(&d);
+	free(d.items);
+	ir_module_free(m);
+	free(text);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc == 8 && !strcmp(argv[1], "forward"))
+		return bench_forward(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+				     atoi(argv[5]), atol(argv[6]), atoi(argv[7]));
+	if (argc == 8 && !strcmp(argv[1], "gemm"))
+		return bench_gemm(atol(argv[2]), atol(argv[3]), atol(argv[4]), argv[5],
+				  argv[6], atoi(argv[7]) > 0 ? atoi(argv[7]) : 1);
+	if (argc == 4 && !strcmp(argv[1], "read"))
+		return bench_read(atol(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "compile"))
 		return bench_compile(atoi(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "kernel"))
 		return bench_kernel(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	fprintf(stderr, "usage: bench_kernels compile LAYERS REPS\n"
-			"       bench_kernels kernel NAME REPS\n");
+			"       bench_kernels kernel NAME REPS\n"
+			"       bench_kernels gemm M K N n|t DTYPE REPS\n"
+			"       bench_kernels read MB REPS\n"
+			"       bench_kernels forward LAYERS HID HEADS FFN N REPS\n");
 	return 2;
 }

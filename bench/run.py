@@ -9,9 +9,12 @@ Every row is measured side by side in this one run: the rlx kernel and a
 memcpy of the same bytes (the largest buffer of the op) by
 BUILD/bench/bench_kernels, then the same op in NumPy, alternating for
 ROUNDS rounds; each measurement is the median of REPS calls, and a row
-reports the median over the rounds. Ratios are speeds relative to rlx:
-"x numpy" = numpy time / rlx time (above 1: rlx is faster), "of memcpy" =
-memcpy time / rlx time (1.0: as fast as copying the bytes).
+reports the median over the rounds. The peer is NumPy, or PyTorch (CPU, on
+as many threads as rlx) for the rows marked "(torch)": pooling, attention
+and conv1d, which NumPy has no op for. Ratios are speeds relative to rlx:
+"x peer" = peer time / rlx time (above 1: rlx is faster), "of memcpy" =
+memcpy time / rlx time (1.0: as fast as copying the bytes; memory-bound
+rows only).
 
 Two rows measure rlx itself: JIT compile time for 1 and 32 identical
 layers (kernels are shared, so 32 layers must cost at most 1.5x one), and
@@ -46,6 +49,11 @@ ROUNDS = 3
 REPS = 15
 COMPILE_REPS = 5
 
+# PyTorch for the rows NumPy has no op for, on the threads rlx uses
+TORCH = ("import os, torch\nimport torch.nn.functional as F\n"
+         "torch.set_num_threads(int(os.environ.get('RLX_NUM_THREADS') or os.cpu_count()))\n"
+         "torch.set_grad_enabled(False)\n")
+
 # name: (description, numpy setup, numpy statement)
 ROWS = {
     "transpose": ("transpose 4096x4096 f32",
@@ -69,6 +77,26 @@ ROWS = {
                "b = np.random.rand(512, 512).astype(np.float32)\n"
                "c = np.empty((512, 512), np.float32)",
                "np.matmul(a, b, out=c)"),
+    # the heavy ops of issue 11, against PyTorch (CPU, as many threads as
+    # rlx) where NumPy has no such op, else NumPy
+    "max_pool2d": ("max_pool2d 4x64x112^2 3/2 (torch)",
+                   TORCH + "x = torch.rand(4, 64, 112, 112)",
+                   "F.max_pool2d(x, 3, 2, 1)"),
+    "avg_pool2d": ("avg_pool2d 4x64x112^2 3/2 (torch)",
+                   TORCH + "x = torch.rand(4, 64, 112, 112)",
+                   "F.avg_pool2d(x, 3, 2, 1, count_include_pad=True)"),
+    "attention": ("attention 512x8x64 causal (torch)",
+                  TORCH + "q, k, v = (torch.rand(1, 8, 512, 64) for _ in range(3))",
+                  "F.scaled_dot_product_attention(q, k, v, is_causal=True)"
+                  " if hasattr(F, 'scaled_dot_product_attention') else "
+                  "torch.softmax((q @ k.transpose(-1, -2) / 8).masked_fill("
+                  "torch.ones(512, 512, dtype=torch.bool).triu(1), float('-inf')), -1) @ v"),
+    "conv1d": ("conv1d 8x64x1024 k3 (torch)",
+               TORCH + "x = torch.rand(8, 64, 1024)\nw = torch.rand(64, 64, 3)",
+               "F.conv1d(x, w, padding=1)"),
+    "sort": ("sort 1024x4096 f32 rows",
+             "a = np.random.rand(1024, 4096).astype(np.float32)",
+             "np.sort(a, axis=-1)"),
 }
 
 NUMPY_TIMER = r"""
@@ -194,9 +222,234 @@ def ms(t):
     return "%.2f" % (t * 1e3)
 
 
+# --------------------------------------------------------------- GEMM / GEMV
+
+# name: (description, M, K, N, layout, dtype). Layout t: x @ w.T with w
+# [N, K] (the checkpoint layout; rlx reads it through the fused
+# permute_dims), n: x @ w with w [K, N].
+GEMM_ROWS = [
+    ("gemm256", "GEMM 256^3 f32", 256, 256, 256, "n", "float32"),
+    ("gemm1024", "GEMM 1024^3 f32", 1024, 1024, 1024, "n", "float32"),
+    ("gemm2048", "GEMM 2048^3 f32", 2048, 2048, 2048, "n", "float32"),
+    ("prefill", "prefill 128x4096 . 4096^2 (w.T)", 128, 4096, 4096, "t", "float32"),
+    ("gemv32", "GEMV 1x4096 . 4096^2 f32 (w.T)", 1, 4096, 4096, "t", "float32"),
+    ("gemv16", "GEMV f16 weights (w.T)", 1, 4096, 4096, "t", "float16"),
+    ("gemvb16", "GEMV bf16 weights (w.T)", 1, 4096, 4096, "t", "bfloat16"),
+]
+
+PEER_TIMER = r"""
+import json, sys, time
+lib, M, K, N, lay, reps, threads = sys.argv[1], *map(int, sys.argv[2:5]), sys.argv[5], int(sys.argv[6]), int(sys.argv[7])
+if lib == "torch":
+    import torch
+    torch.set_num_threads(threads)
+    x = torch.rand(M, K)
+    w = torch.rand(N, K) if lay == "t" else torch.rand(K, N)
+    f = (lambda: x @ w.T) if lay == "t" else (lambda: x @ w)
+else:
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(threads)
+    x = np.random.rand(M, K).astype(np.float32)
+    w = (np.random.rand(N, K) if lay == "t" else np.random.rand(K, N)).astype(np.float32)
+    f = (lambda: x @ w.T) if lay == "t" else (lambda: x @ w)
+f()
+best = 1e9
+for _ in range(reps):
+    t0 = time.perf_counter()
+    f()
+    best = min(best, time.perf_counter() - t0)
+print(json.dumps({"best": best}))
+"""
+
+
+def peer_time(lib, env, m, k, n, lay, threads, reps):
+    """Best of reps seconds of the same product in NumPy or PyTorch (f32),
+    None when the library is missing."""
+    out = subprocess.run([sys.executable, "-c", PEER_TIMER, lib, str(m), str(k),
+                          str(n), lay, str(reps), str(threads)], env=env,
+                         capture_output=True, text=True)
+    if out.returncode:
+        return None
+    return json.loads(out.stdout)["best"]
+
+
+def host_has(flag):
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return flag in line.split()
+    except OSError:
+        pass
+    return False
+
+
+TORCH_FORWARD = r"""
+import json, sys, time, torch
+layers, hid, heads, ffn, n, reps, threads = map(int, sys.argv[1:8])
+torch.set_num_threads(threads)
+hd = hid // heads
+g = torch.Generator().manual_seed(0)
+def w(o, i):
+    return torch.rand(o, i, generator=g) / i ** 0.5
+L = [dict(ln1=torch.rand(hid), q=w(hid, hid), k=w(hid, hid), v=w(hid, hid), o=w(hid, hid),
+          ln2=torch.rand(hid), gate=w(ffn, hid), up=w(ffn, hid), down=w(hid, ffn))
+     for _ in range(layers)]
+x = torch.rand(1, n, hid)
+def rms(x, w):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
+def fwd(h):
+    for p in L:
+        a = rms(h, p["ln1"])
+        q = (a @ p["q"].T).reshape(1, n, heads, hd).permute(0, 2, 1, 3)
+        k = (a @ p["k"].T).reshape(1, n, heads, hd).permute(0, 2, 3, 1)
+        v = (a @ p["v"].T).reshape(1, n, heads, hd).permute(0, 2, 1, 3)
+        s = torch.softmax((q @ k) * (1.0 / hd ** 0.5), dim=-1)
+        o = (s @ v).permute(0, 2, 1, 3).reshape(1, n, hid) @ p["o"].T
+        h = h + o
+        b = rms(h, p["ln2"])
+        h = h + (torch.nn.functional.silu(b @ p["gate"].T) * (b @ p["up"].T)) @ p["down"].T
+    return h
+with torch.no_grad():
+    fwd(x)
+    best = 1e9
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fwd(x)
+        best = min(best, time.perf_counter() - t0)
+print(json.dumps({"best": best}))
+"""
+
+
+def forward_bench(bk, env, rounds):
+    """The Llama-shaped forward (hidden 2048, 16 heads, FFN 5632, 4 layers;
+    weights [out, in], random, in memory) at n = 128 and n = 1, rlx's
+    executor against PyTorch's eager forward, 1 and 2 threads."""
+    print()
+    print("Llama-shaped forward, hidden 2048, 4 layers (%s; best of %d rounds)"
+          % (loadavg(), rounds))
+    tenvs = [env]
+    if host_has("avx512f"):  # as in gemm_bench: the BLAS's AVX-512 kernels
+        tenvs.append(dict(env, OPENBLAS_CORETYPE="SkylakeX"))
+    hdr = "%-34s %2s %9s %9s %9s  %s" % ("row", "T", "rlx ms", "torch ms", "x torch",
+                                          "target")
+    print(hdr)
+    print("-" * len(hdr))
+    for threads in (1, 2):
+        tenv = dict(env, RLX_NUM_THREADS=str(threads))
+        for n in (128, 1):
+            args = ["4", "2048", "16", "5632", str(n), "2" if n > 1 else "5"]
+            rl, tt = [], []
+            for _ in range(rounds):
+                out = subprocess.run([bk, "forward"] + args, env=tenv,
+                                     capture_output=True, text=True)
+                if out.returncode:
+                    sys.stderr.write(out.stderr)
+                    raise SystemExit("bench_kernels forward failed")
+                rl.append(float(out.stdout.split()[1]))
+                for te in tenvs:
+                    o2 = subprocess.run([sys.executable, "-c", TORCH_FORWARD] + args[:5] +
+                                        [args[5], str(threads)], env=te,
+                                        capture_output=True, text=True)
+                    if o2.returncode == 0:
+                        tt.append(json.loads(o2.stdout)["best"])
+            t = min(rl)
+            tr = min(tt) if tt else None
+            r = tr / t if tr else None
+            print("%-34s %2d %9s %9s %9s  %s" % (
+                "forward n=%d" % n, threads, ms(t), ms(tr) if tr else "-",
+                "%.2f" % r if r else "-",
+                ">= 1.0x torch: %s" % ("-" if r is None else "yes" if r >= 1.0 else "NO")))
+    print("torch: the faster of its BLAS as installed and with OPENBLAS_CORETYPE=SkylakeX "
+          "(on AVX-512 hosts)")
+    print(loadavg())
+
+
+def gemm_bench(bk, env, rounds):
+    """The GEMM/GEMV table: rlx against OpenBLAS (through NumPy: as
+    installed, and with the AVX-512 kernel forced where the host has it,
+    since OpenBLAS 0.3.21 does not know every CPU and then runs its
+    Prescott kernels) and PyTorch, 1 and 2 threads, best of rounds
+    alternating runs; GEMV in GB/s of weights against a read loop."""
+    peers = [("numpy", "numpy", env)]
+    if host_has("avx512f"):
+        e2 = dict(env, OPENBLAS_CORETYPE="SkylakeX")
+        peers.append(("openblas-skx", "numpy", e2))
+    peers.append(("torch", "torch", env))
+    print()
+    print("GEMM and GEMV (%s; best of %d rounds, each the best of several calls)"
+          % (loadavg(), rounds))
+    hdr = "%-34s %2s %9s %10s %9s %9s %9s  %s" % (
+        "row", "T", "rlx ms", "rlx", "x numpy", "x obl-skx", "x torch", "target")
+    print(hdr)
+    print("-" * len(hdr))
+    for threads in (1, 2):
+        tenv = dict(env, RLX_NUM_THREADS=str(threads))
+        # the read loop reads as many bytes as the f32 GEMV's weights (64 MiB)
+        rr = subprocess.run([bk, "read", "64", "10"], env=tenv, capture_output=True,
+                            text=True)
+        read_gbs = (int(rr.stdout.split()[2]) / float(rr.stdout.split()[1]) / 1e9
+                    if rr.returncode == 0 else None)
+        f32_gemv = None
+        for key, desc, m, k, n, lay, dt in GEMM_ROWS:
+            reps = "20" if m == 1 else "5" if m * n * k <= 1 << 30 else "3"
+            rl, pt = [], {p[0]: [] for p in peers}
+            for _ in range(rounds):
+                out = subprocess.run([bk, "gemm", str(m), str(k), str(n), lay, dt, reps],
+                                     env=tenv, capture_output=True, text=True)
+                if out.returncode:
+                    sys.stderr.write(out.stderr)
+                    raise SystemExit("bench_kernels gemm failed")
+                rl.append(float(out.stdout.split()[1]))
+                if dt == "float32":
+                    for name, lib, penv in peers:
+                        pt[name].append(peer_time(lib, dict(penv), m, k, n, lay, threads,
+                                                  int(reps)))
+            t = min(rl)
+            es = 4 if dt == "float32" else 2
+            if m == 1:
+                speed = "%6.1f GB/s" % (k * n * es / t / 1e9)
+            else:
+                speed = "%5.0f GF/s" % (2.0 * m * n * k / t / 1e9)
+            ratios = []
+            for name, _, _ in peers:
+                v = [x for x in pt[name] if x]
+                ratios.append("%9.2f" % (min(v) / t) if v else "%9s" % "-")
+            if dt == "float32" and m == 1:
+                f32_gemv = t
+            if m > 1:
+                v = [x for x in pt.get("openblas-skx", pt["numpy"]) + pt["numpy"] if x]
+                r = min(v) / t if v else None
+                tgt = ">= 0.9x OpenBLAS: %s" % ("-" if r is None else
+                                                "yes" if r >= 0.9 else "NO (%.2f)" % r)
+            elif dt == "float32":
+                v = [x for x in pt.get("openblas-skx", []) + pt["numpy"] if x]
+                r = min(v) / t if v else None
+                tgt = ">= 0.9x OpenBLAS: %s; %.0f%% of read" % (
+                    "-" if r is None else "yes" if r >= 0.9 else "NO (%.2f)" % r,
+                    100 * k * n * es / t / 1e9 / read_gbs if read_gbs else 0)
+            else:
+                r = f32_gemv / t if f32_gemv else None
+                tgt = ">= 1.6x f32 GEMV: %s" % ("-" if r is None else
+                                                "yes (%.2fx)" % r if r >= 1.6 else "NO (%.2fx)" % r)
+            print("%-34s %2d %9s %10s %s  %s" % (desc, threads, ms(t), speed,
+                                                 " ".join(ratios), tgt))
+        if read_gbs:
+            print("%-34s %2d %9s %6.1f GB/s" % ("read loop (64 MiB, the bound)", threads,
+                                                "-", read_gbs))
+    print("x PEER = peer time / rlx time (above 1: rlx is faster); obl-skx: "
+          "NumPy's OpenBLAS with OPENBLAS_CORETYPE=SkylakeX")
+    print(loadavg())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("rlx")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds of the GEMM/GEMV table (best of)")
+    ap.add_argument("--only-gemm", action="store_true",
+                    help="only the GEMM/GEMV table")
     ap.add_argument("--gib", type=float, default=1.0,
                     help="transform benchmark checkpoint (GiB)")
     ap.add_argument("--rss-gib", default="2,4",
@@ -223,6 +476,10 @@ def main():
     else:
         print("numpy %s, no BLAS found by threadpoolctl" % info["numpy"])
 
+    if a.only_gemm:
+        gemm_bench(bk, env, a.rounds)
+        forward_bench(bk, env, a.rounds)
+        return
     results = {}
     threads = None
     for name, (desc, setup, stmt) in ROWS.items():
@@ -243,7 +500,7 @@ def main():
     print("rlx threads: %s (RLX_NUM_THREADS overrides)" % threads)
     print()
     hdr = "%-28s %9s %9s %9s %9s %9s  %-26s %s" % (
-        "row", "rlx ms", "numpy ms", "x numpy", "memcpy ms", "of memcpy",
+        "row", "rlx ms", "peer ms", "x peer", "memcpy ms", "of memcpy",
         "target", "met")
     print(hdr)
     print("-" * len(hdr))
@@ -257,7 +514,7 @@ def main():
     for name, (desc, _, _) in ROWS.items():
         t, m, n, nbytes = results[name]
         speed, frac = n / t, m / t
-        memory_bound = name != "matmul"
+        memory_bound = name in ("transpose", "cast", "add", "rms_norm")
         tgt, ok = targets.get(name, ("-", None))
         okv = ok(speed, frac) if ok else None
         if okv is False:
@@ -289,6 +546,8 @@ def main():
     print("%-28s %9s %9s %9s %9s %9s  %-26s %s" % (
         "passes, 8000 functions", ms(scale[8000]), "-", "-", "-", "-",
         "per function <= 1.5x: %.2fx" % ratio, "yes" if ok else "NO"))
+    gemm_bench(bk, env, a.rounds)
+    forward_bench(bk, env, a.rounds)
     print()
     print("memcpy copies the op's largest buffer; medians of %d calls, "
           "median of %d rounds" % (REPS, ROUNDS))

@@ -48,12 +48,7 @@ cli_read_text(const char *path, size_t *len, const char **name)
 	if (!text)
 		return NULL;
 	*name = strcmp(path, "-") ? path : "<stdin>";
-	if (memchr(text, 0, *len)) {
-		fprintf(stderr, "%s: error: not a text file (contains NUL bytes)\n",
-			*name);
-		free(text);
-		return NULL;
-	}
+	/* NUL bytes and malformed UTF-8: located by the parser */
 	return text;
 }
 

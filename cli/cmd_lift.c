@@ -1,6 +1,6 @@
 /*
- * cmd_lift.c — `rlx lift FILE [--shared...] [--bind NAME=VALUE]... [-o OUT]`:
- * the lift pipeline, then the module printed.
+ * cmd_lift.c — `rlx lift FILE [--shared...] [--bind NAME=VALUE]... [--tidy]
+ * [-o OUT]`: the lift pipeline, then the module printed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +11,19 @@
 #include "cli.h"
 
 static const char lift_help[] =
-	"usage: rlx lift FILE [--shared | --shared=F1,F2,...] [--bind NAME=VALUE]... [-o OUT]\n"
+	"usage: rlx lift FILE [--shared | --shared=F1,F2,...] [--bind NAME=VALUE]... [--tidy] [-o OUT]\n"
 	"\n"
-	"Splits weight pre-processing from inference: for every function with a\n"
-	"num_input attribute, the bindings computable from weights alone move into\n"
-	"F_transform_params, and F takes their results as parameters. Runs\n"
-	"convert-ssa, canonicalize-bindings, bind-params (with --bind),\n"
-	"lift-transform-params, canonicalize-bindings and dead-code-elimination,\n"
-	"then prints the module.\n"
+	"Splits weight pre-processing from inference, as TVM's LiftTransformParams:\n"
+	"for every function with a num_input attribute, the bindings computable\n"
+	"from weights alone move into F_transform_params(params), params being one\n"
+	"tuple of the weights, and F takes its results as parameters. Runs\n"
+	"convert-ssa, bind-params (with --bind) and lift-transform-params, then\n"
+	"prints the module.\n"
 	"\n"
+	"  --tidy             rlx's clean-ups around the lift (not TVM's):\n"
+	"                     canonicalize-bindings and dead-code-elimination\n"
+	"                     before, dead-code-elimination after (as `rlx\n"
+	"                     transform` lifts)\n"
 	"  --shared           one transform_params shared by all lifted functions\n"
 	"  --shared=F1,F2     one shared transform for the named functions\n"
 	"  --bind NAME=VALUE  fix a scalar parameter or a symbolic variable at\n"
@@ -46,6 +50,7 @@ cmd_lift(int argc, char **argv)
 	rlx_print_options popts = {0};
 	PassOptions o = {.verify_each = true};
 	Vec binds = {0}, shared = {0};
+	bool tidy = false;
 	int status = EXIT_OK;
 	const char *val;
 	for (int i = 1; i < argc && status == EXIT_OK; i++) {
@@ -54,6 +59,8 @@ cmd_lift(int argc, char **argv)
 			goto done;
 		} else if (!strcmp(argv[i], "--shared")) {
 			o.shared = true;
+		} else if (!strcmp(argv[i], "--tidy")) {
+			tidy = true;
 		} else if (!strncmp(argv[i], "--shared=", 9)) {
 			o.shared = true;
 			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
@@ -117,7 +124,7 @@ cmd_lift(int argc, char **argv)
 		status = EXIT_INPUT;
 	} else {
 		const Pass *list[8];
-		int n = pass_lift_pipeline(list, o.nbinds > 0);
+		int n = pass_lift_pipeline(list, o.nbinds > 0, tidy);
 		rlx_diags *d = rlx_diags_new();
 		if (pass_run(m, list, n, &o, d, NULL, NULL))
 			status = EXIT_INPUT;

@@ -17,17 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "ir.h"
+#include "pass.h"
 #include "rt.h"
 
 enum { MAX_REPORT = 20 };
 
 static const char run_help[] =
 	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"
-	"               [--func NAME] [--rank K] [-o OUT.npy | -o DIR]\n"
+	"               [--func NAME] [--rank K] [--strict] [-o OUT.npy | -o DIR]\n"
+	"               [--time] [--no-cache]\n"
 	"\n"
 	"Runs a function of FILE (default main) on weights and .npy inputs.\n"
 	"Parameters after the num_input attribute are weights, bound by exact\n"
@@ -42,6 +45,8 @@ static const char run_help[] =
 	"                       (an R.Shape input from a 1-d int64 array, an\n"
 	"                       R.Prim input from a 0-d array); repeatable\n"
 	"  --func NAME          the function to run (default main)\n"
+	"  --strict             checkpoint tensors that are no weight of the\n"
+	"                       function are an error (else a warning)\n"
 	"  --rank K             run as worker K of a tensor-parallel model\n"
 	"                       (its NAME_shard-K weights; collectives over\n"
 	"                       this one process); under mpirun the worker is\n"
@@ -49,6 +54,11 @@ static const char run_help[] =
 	"  -o OUT.npy           write a tensor result to OUT.npy\n"
 	"  -o DIR               write a tuple result as DIR/0.npy, DIR/1.npy,\n"
 	"                       ... (a nested tuple as DIR/1/0.npy ...)\n"
+	"  --time               print where the run went on stderr: parse,\n"
+	"                       plan, JIT (compiled or from the code cache),\n"
+	"                       load, execute, write\n"
+	"  --no-cache           compile every kernel, neither reading nor\n"
+	"                       writing the code cache (as RLX_NO_CACHE=1)\n"
 	"\n"
 	"Without -o the result is printed. Shapes are written as int64 arrays,\n"
 	"bfloat16 tensors as float32 (.npy has no bfloat16). Every mismatch\n"
@@ -64,6 +74,7 @@ typedef struct {
 /* What a run needs. */
 typedef struct {
 	const char *file, *params, *func, *out;
+	bool strict;         /* extra checkpoint tensors are an error */
 	InputArg *inputs;
 	int ninputs;
 	rlx_module *m;
@@ -85,7 +96,19 @@ typedef struct {
 	RtComm *comm;        /* the workers */
 	FILE *err;           /* messages about the inputs (not repeated by
 			      * every MPI rank: only rank 0's) */
+	bool time;           /* --time */
+	/* --time: seconds of each phase */
+	double t_parse, t_compile, t_jit, t_load, t_run, t_write;
+	int jit_compiled, jit_cached;
 } Run;
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /*
  * A .npy input. Under mpirun rank 0 reads the file and broadcasts its
@@ -284,31 +307,19 @@ check_weights(Run *r)
 			nerr++;
 		}
 	}
-	int extra = 0;
-	for (int i = 0; i < rt_weights_count(r->w); i++) {
-		const char *name = rt_weights_name(r->w, i);
-		int p = r->ninput;
-		while (p < r->f->nparams && strcmp(r->f->params[p]->name, name))
-			p++;
-		if (p < r->f->nparams)
-			continue;
-		if (extra++ < MAX_REPORT) {
-			int q = 0;
-			while (q < r->ninput && strcmp(r->f->params[q]->name, name))
-				q++;
-			fprintf(stderr, "rlx run: error: extra tensor '%s' in %s: "
-				"%s has no weight parameter of that name%s\n", name,
-				r->params, r->f->name,
-				q < r->ninput ? " (it is an input: give it with --input)" : "");
-		}
-	}
-	if (extra > MAX_REPORT)
-		fprintf(stderr, "rlx run: error: ... and %d more extra tensors\n",
-			extra - MAX_REPORT);
-	return nerr == 0 && extra == 0;
+	/* the policy of run, transform and verify: a warning, --strict error */
+	Diags d = {0};
+	int extra = rt_check_extra(r->f, r->ninput, r->w, r->params, r->strict,
+				   &d);
+	diag_print(&d, stderr);
+	diag_clear(&d);
+	free(d.items);
+	return nerr == 0 && !(extra && r->strict);
 }
 
 /* ------------------------------------------------------------ running */
+
+static RtValue *run_load_weight(Run *r, int param, RtError *e);
 
 /* The stream's load: an input, or a weight from the checkpoint. */
 static RtValue *
@@ -317,6 +328,16 @@ run_load(void *ctx, int param, RtError *e)
 	Run *r = ctx;
 	if (param < r->ninput)
 		return rt_value_retain(r->values[param]);
+	double t0 = now_s();
+	RtValue *v = run_load_weight(r, param, e);
+	r->t_load += now_s() - t0;
+	return v;
+}
+
+/* A weight from the checkpoint (run_load). */
+static RtValue *
+run_load_weight(Run *r, int param, RtError *e)
+{
 	const char *name = r->f->params[param]->name;
 	RtError le;
 	if (r->f->params[param]->sinfo->kind == SI_SHAPE) {
@@ -358,11 +379,13 @@ run_emit(void *ctx, int field, RtValue *v, RtError *e)
 		r->result[field] = rt_value_retain(v);
 		return true;
 	}
+	double t0 = now_s();
 	if (!r->tmp.tmp && !rt_dir_begin(&r->tmp, r->out, e))
 		return false;
 	char *path = rt_field_path(r->tmp.tmp, field, v->kind == RV_TUPLE);
 	bool ok = rt_value_write(path, v, e);
 	free(path);
+	r->t_write += now_s() - t0;
 	if (ok)
 		r->written[field] = v->kind == RV_TUPLE ? 2 : 1;
 	return ok;
@@ -437,6 +460,25 @@ write_result(Run *r, RtValue *res)
 
 /* ------------------------------------------------------------ command */
 
+/* --time: the phases of the run on stderr (total: since the command
+ * started). */
+static void
+print_times(const Run *r, double total)
+{
+	fprintf(stderr,
+		"rlx run --time:\n"
+		"  parse    %8.3f s  (read, parse, infer, verify)\n"
+		"  plan     %8.3f s  (executor plan, kernel IR)\n"
+		"  jit      %8.3f s  (%d module%s compiled, %d from the code cache)\n"
+		"  load     %8.3f s  (inputs, weights)\n"
+		"  execute  %8.3f s\n"
+		"  write    %8.3f s\n"
+		"  total    %8.3f s\n",
+		r->t_parse, r->t_compile - r->t_jit, r->t_jit, r->jit_compiled,
+		r->jit_compiled == 1 ? "" : "s", r->jit_cached, r->t_load,
+		r->t_run, r->t_write, total);
+}
+
 /* Parses the command line into r; an exit status, or -1 to go on. */
 static int
 parse_args(Run *r, int argc, char **argv)
@@ -456,6 +498,8 @@ parse_args(Run *r, int argc, char **argv)
 			if (r->params)
 				return cli_usage_error("run", "%s", "--params given twice");
 			r->params = val;
+		} else if (!strcmp(a, "--strict")) {
+			r->strict = true;
 		} else if ((val = cli_opt_value(argc, argv, &i, "--func"))) {
 			if (!*val)
 				return cli_usage_error("run", "%s needs a value", "--func");
@@ -492,6 +536,10 @@ parse_args(Run *r, int argc, char **argv)
 				if (!strcmp(r->inputs[k].name, in->name))
 					return cli_usage_error("run", "input '%s' given twice",
 							       in->name);
+		} else if (!strcmp(a, "--time")) {
+			r->time = true;
+		} else if (!strcmp(a, "--no-cache")) {
+			setenv("RLX_NO_CACHE", "1", 1); /* read by the JIT */
 		} else if (a[0] == '-' && a[1]) {
 			return cli_unknown_option("run", run_help, a);
 		} else if (r->file) {
@@ -532,7 +580,9 @@ run_it(Run *r)
 {
 	Diags d = {0};
 	d.src = &r->m->src;
+	double t0 = now_s();
 	RtProgram *p = rt_compile(r->m, r->f->name, &d);
+	r->t_compile = now_s() - t0;
 	diag_print(&d, stderr);
 	diag_clear(&d);
 	free(d.items);
@@ -540,11 +590,18 @@ run_it(Run *r)
 		rt_program_free(p);
 		return EXIT_INPUT;
 	}
+	rt_program_jit_stats(p, &r->jit_compiled, &r->jit_cached, &r->t_jit);
 	rt_program_set_comm(p, r->comm);
 	r->stream_out = r->tuple && r->out;
 	RtStream s = {run_load, run_emit, r};
 	RtError e;
+	double t1 = now_s(), l0 = r->t_load, w0 = r->t_write;
 	bool ok = rt_run_stream(p, &s, &e);
+	r->t_run = now_s() - t1 - (r->t_load - l0) - (r->t_write - w0);
+	double t2 = now_s();
+	/* a checkpoint truncated while it was read: no output from it */
+	if (ok && r->w)
+		ok = rt_weights_check(r->w, &e);
 	if (!ok)
 		fprintf(stderr, "rlx run: error: %s\n", e.msg);
 	/* the others may wait for this rank in a collective */
@@ -588,6 +645,7 @@ run_it(Run *r)
 	}
 	if (!ok && r->tmp.tmp)
 		rt_dir_abort(&r->tmp);
+	r->t_write += now_s() - t2;
 	rt_value_release(res);
 	/* the result views may borrow the checkpoint: release before closing */
 	for (int k = 0; k < r->nresult; k++) {
@@ -601,6 +659,7 @@ run_it(Run *r)
 int
 cmd_run(int argc, char **argv)
 {
+	double t_start = now_s();
 	Run r = {0};
 	char *dir_model = NULL; /* FILE/model.py when FILE is a cache */
 	r.err = stderr;
@@ -640,10 +699,13 @@ cmd_run(int argc, char **argv)
 			r.params = r.file;
 		r.file = dir_model;
 	}
+	double t0 = now_s();
 	r.m = cli_load_module(r.file);
+	r.t_parse = now_s() - t0;
 	if (!r.m)
 		goto done;
-	r.f = ir_find_func(r.m, r.func);
+	Func *fn = ir_find_func(r.m, r.func);
+	r.f = fn;
 	if (!r.f) {
 		StrBuf b = {0};
 		for (int i = 0; i < r.m->nfuncs; i++)
@@ -654,6 +716,19 @@ cmd_run(int argc, char **argv)
 		goto done;
 	}
 	r.ninput = ir_func_num_input(r.f);
+	/* F_transform_params in TVM's convention: its weights by name */
+	if (r.ninput == 0 && pass_is_bundled(fn)) {
+		int n = fn->params[0]->sinfo->nfields;
+		const char **names = ARENA_ARRAY(&r.m->arena, const char *, n + 1);
+		pass_weight_names(r.m, fn, names);
+		rlx_diags *d = rlx_diags_new();
+		pass_unbundle_params(r.m, fn, names, d);
+		bool bad = rlx_diags_errors(d) > 0;
+		rlx_diags_print(d, stderr);
+		rlx_diags_free(d);
+		if (bad)
+			goto done;
+	}
 	if (r.ninput < 0 || r.ninput > r.f->nparams)
 		r.ninput = r.f->nparams;
 	/* the inferred result (more precise than an R.Object annotation) */
@@ -682,12 +757,16 @@ cmd_run(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto done;
 	}
+	t0 = now_s();
 	bool ok = read_inputs(&r);
 	ok = check_weights(&r) && ok;
+	r.t_load = now_s() - t0;
 	/* every rank checks its own weights; one failing stops them all */
 	if (!rt_comm_all(r.comm, ok))
 		goto done;
 	status = run_it(&r);
+	if (r.time)
+		print_times(&r, now_s() - t_start);
 done:
 	run_free(&r);
 	free(dir_model);

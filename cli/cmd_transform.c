@@ -16,7 +16,8 @@
 
 static const char transform_help[] =
 	"usage: rlx transform FILE --weights PATH [--func NAME] [--shared | --shared=F1,..]\n"
-	"                     [--shard-size MiB] [--tensor-parallel N] [--quiet] -o DIR\n"
+	"                     [--shard-size MiB] [--tensor-parallel N] [--strict] [--quiet]\n"
+	"                     [--no-cache] -o DIR\n"
 	"\n"
 	"Runs the weight pre-processing of FILE on a checkpoint and writes the\n"
 	"result as a tensor cache (DIR/tensor-cache.json, DIR/params_shard_N.bin)\n"
@@ -38,10 +39,14 @@ static const char transform_help[] =
 	"                    with num_input)\n"
 	"  --shared[=F,..]   lift one shared transform_params (as `rlx lift`)\n"
 	"  --shard-size MiB  the shard cap in MiB (default 32)\n"
+	"  --strict          checkpoint tensors the transform does not take are an\n"
+	"                    error (without it: a warning naming them)\n"
 	"  --tensor-parallel N  pre-shard for N workers: the transform runs once\n"
 	"                    per worker K (the rank bound to K); what depends on\n"
 	"                    the rank is stored per worker as NAME_shard-K\n"
 	"  --quiet           print nothing but errors\n"
+	"  --no-cache        compile every kernel, neither reading nor writing\n"
+	"                    the code cache (as RLX_NO_CACHE=1)\n"
 	"  -o DIR            the tensor cache to write\n";
 
 typedef struct {
@@ -63,6 +68,10 @@ parse_args(Args *a, int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
 			a->quiet = true;
+		} else if (!strcmp(argv[i], "--no-cache")) {
+			setenv("RLX_NO_CACHE", "1", 1); /* read by the JIT */
+		} else if (!strcmp(argv[i], "--strict")) {
+			a->o.strict = true;
 		} else if (!strcmp(argv[i], "--shared")) {
 			a->o.shared = true;
 		} else if (!strncmp(argv[i], "--shared=", 9)) {
@@ -143,6 +152,14 @@ cmd_transform(int argc, char **argv)
 {
 	Args a = {.shard_mb = 32};
 	int status = parse_args(&a, argc, argv);
+	/* Under mpirun, rank 0 runs the transform and writes DIR; the other
+	 * ranks check the arguments and leave (the transform is not
+	 * partitioned across ranks yet: docs/cli.md). */
+	const char *mpi_rank = getenv("OMPI_COMM_WORLD_RANK");
+	if (status < 0 && mpi_rank && strcmp(mpi_rank, "0")) {
+		vec_free(&a.shared_funcs);
+		return EXIT_OK;
+	}
 	size_t len;
 	const char *name;
 	char *text = status < 0 ? cli_read_text(a.file, &len, &name) : NULL;
@@ -170,10 +187,11 @@ cmd_transform(int argc, char **argv)
 		printf("%s is up to date\n", a.out);
 	} else if (status == EXIT_OK && !a.quiet) {
 		printf("%s: %d tensors, %.1f MiB in, %.1f MiB out, %.2f s, "
-		       "%.2f GiB/s, peak RSS %.1f MiB\n", a.out, st.tensors,
+		       "%.2f GiB/s, peak RSS %.1f MiB (anonymous %.1f MiB)\n",
+		       a.out, st.tensors,
 		       (double)st.bytes_in / MIB, (double)st.bytes_out / MIB,
 		       st.seconds, st.seconds > 0 ? (double)st.bytes_in / st.seconds / GIB : 0.0,
-		       (double)peak_rss() / MIB);
+		       (double)peak_rss() / MIB, (double)st.peak_anon / MIB);
 	}
 	free(text);
 	vec_free(&a.shared_funcs);

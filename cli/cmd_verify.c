@@ -13,7 +13,7 @@
 
 static const char verify_help[] =
 	"usage: rlx verify FILE --weights PATH [--func NAME] [--input NAME=FILE.npy]...\n"
-	"                  [--dim NAME=VALUE]... [--seed N]\n"
+	"                  [--dim NAME=VALUE]... [--seed N] [--strict]\n"
 	"\n"
 	"Runs the function F of FILE on the raw weights of PATH, then lifts FILE,\n"
 	"runs F_transform_params on the same weights and the lifted F on its\n"
@@ -28,7 +28,9 @@ static const char verify_help[] =
 	"  --input NAME=FILE.npy   an input; inputs not given are random\n"
 	"                          (floats N(0, 1), integers in [0, 4))\n"
 	"  --dim NAME=VALUE        a symbolic input dimension (default 4)\n"
-	"  --seed N                the seed of the random inputs (default 0)\n";
+	"  --seed N                the seed of the random inputs (default 0)\n"
+	"  --strict                checkpoint tensors that are no weight of the\n"
+	"                          function are an error (else a warning)\n";
 
 typedef struct {
 	const char *file, *ckpt;
@@ -46,6 +48,8 @@ parse_args(Args *a, int argc, char **argv)
 		if (cli_is_help(argv[i])) {
 			fputs(verify_help, stdout);
 			return EXIT_OK;
+		} else if (!strcmp(argv[i], "--strict")) {
+			a->o.strict = true;
 		} else if ((v = cli_weights_value(argc, argv, &i))) {
 			if (!*v)
 				return cli_usage_error("verify", "%s", "--weights needs a PATH");

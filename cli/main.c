@@ -59,6 +59,8 @@ main(int argc, char **argv)
 	}
 	/* SIGINT, SIGTERM, SIGHUP: remove the temporaries, exit 128 + sig */
 	rt_cleanup_install();
+	/* a mapped checkpoint truncated under us: an error, not SIGBUS */
+	rt_map_guard_install();
 	if (!strcmp(argv[1], "--version")) {
 		printf("rlx %s\n", rlx_version());
 		return EXIT_OK;

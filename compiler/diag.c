@@ -39,8 +39,11 @@ diag_add(Diags *d, DiagLevel level, Span sp, const char *fmt, va_list ap)
 		d->items = items;
 		d->cap = cap;
 	}
-	StrBuf b = {0};
-	sb_vprintf(&b, fmt, ap);
+	StrBuf raw = {0}, b = {0};
+	sb_vprintf(&raw, fmt, ap);
+	/* a name quoted from a file may hold control bytes: escaped */
+	sb_put_escaped(&b, raw.p ? raw.p : "", raw.len);
+	sb_free(&raw);
 	DiagEntry e = {level, NULL, sp, sb_take(&b), NULL};
 	/* Copy what printing needs: the module may be gone by then. */
 	if (d->src) {
@@ -115,11 +118,24 @@ print_one(const DiagEntry *e, FILE *out)
 	if (!line)
 		return;
 	size_t len = strlen(line);
-	fprintf(out, "%5d | %.*s\n", e->span.line, (int)len, line);
+	/* Control bytes of the line are shown escaped (\x1b), never raw. */
+	StrBuf shown = {0};
+	sb_put_escaped(&shown, line, len);
+	fprintf(out, "%5d | %s\n", e->span.line, shown.p ? shown.p : "");
+	sb_free(&shown);
 	fputs("      | ", out);
-	/* Tabs stay tabs so that the caret lines up under the column. */
-	for (int i = 1; i < e->span.col && (size_t)(i - 1) < len; i++)
-		fputc(line[i - 1] == '\t' ? '\t' : ' ', out);
+	/* Tabs stay tabs so that the caret lines up under the column; an
+	 * escaped byte takes as many columns as its escape. */
+	for (int i = 1; i < e->span.col && (size_t)(i - 1) < len; i++) {
+		StrBuf one = {0};
+		sb_put_escaped(&one, line + i - 1, 1);
+		if (line[i - 1] == '\t')
+			fputc('\t', out);
+		else
+			for (size_t k = 0; k < one.len; k++)
+				fputc(' ', out);
+		sb_free(&one);
+	}
 	fputc('^', out);
 	for (int i = 1; i < e->span.len && (size_t)(e->span.col - 1 + i) < len;
 	     i++)

@@ -91,6 +91,28 @@ attr_ints(const Ctx *c, int j, const int64_t **v, int *n)
 	return false;
 }
 
+/* Attribute j as dims (AV_DIMS, or AV_INTS / AV_INT as constants); false
+ * for None. */
+static bool
+attr_dims(const Ctx *c, int j, PExpr ***v, int *n)
+{
+	const AttrVal *a = attr(c, j);
+	*v = NULL;
+	*n = 0;
+	if (a->kind == AV_DIMS) {
+		*v = a->dims;
+		*n = a->n;
+		return true;
+	}
+	const int64_t *xs;
+	if (!attr_ints(c, j, &xs, n))
+		return false;
+	*v = ARENA_ARRAY(&c->m->arena, PExpr *, *n ? *n : 1);
+	for (int i = 0; i < *n; i++)
+		(*v)[i] = pe_int(&c->m->arena, xs[i]);
+	return true;
+}
+
 /* Argument i, which must be a tensor; NULL after an error. */
 static const SInfo *
 want_tensor(Ctx *c, int i)
@@ -564,6 +586,143 @@ infer_identity(Module *m, Expr *call, Diags *d)
 					: si_object(&m->arena));
 }
 
+/* ------------------------------------------------ outside the op set */
+
+/* The struct info of a call with no value: R.Tuple(), as TVM's void. */
+SInfo *
+infer_void(Module *m, Expr *call, Diags *d)
+{
+	(void)call;
+	(void)d;
+	return si_tuple(&m->arena, NULL, 0);
+}
+
+/* An opaque object (R.null_value, storages). */
+SInfo *
+infer_object(Module *m, Expr *call, Diags *d)
+{
+	(void)call;
+	(void)d;
+	return si_object(&m->arena);
+}
+
+/*
+ * R.assert_op: the condition is a bool scalar (a 0-d tensor or a prim
+ * value); the result is void.
+ */
+SInfo *
+infer_assert(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = arg_si(&c, 0);
+	bool ok = (x->kind == SI_TENSOR && (x->ndim == 0 || x->ndim < 0) &&
+		   (x->dtype == DT_BOOL || x->dtype == DT_UNKNOWN)) ||
+		  (x->kind == SI_PRIM &&
+		   (x->dtype == DT_BOOL || x->dtype == DT_UNKNOWN)) ||
+		  x->kind == SI_OBJECT;
+	if (!ok) {
+		diag_error(d, arg_span(&c, 0),
+			   "%s: the condition must be a bool scalar, got %s",
+			   c.op, infer_sinfo_str(m, x));
+		return NULL;
+	}
+	return si_tuple(&m->arena, NULL, 0);
+}
+
+/*
+ * Packed calls (call_packed, call_pure_packed, call_inplace_packed,
+ * call_builtin_with_ctx) and call_dps_packed: the result is what the
+ * call says it is — its ty_args / out_ty: one struct info is the result,
+ * several a tuple of them, none an opaque object. The arguments are not
+ * checked (the callee is not known).
+ */
+SInfo *
+infer_packed(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	for (int j = 0; j < call->call.nattrs; j++) {
+		const AttrVal *v = attr(&c, j);
+		if (v->kind != AV_SINFO)
+			continue;
+		if (v->n == 1)
+			return ir_copy_sinfo(m, v->sis[0]);
+		if (v->n == 0)
+			break;
+		SInfo **f = ARENA_ARRAY(&m->arena, SInfo *, v->n);
+		for (int i = 0; i < v->n; i++)
+			f[i] = ir_copy_sinfo(m, v->sis[i]);
+		return si_tuple(&m->arena, f, v->n);
+	}
+	if (call->call.op == OP_CALL_DPS_PACKED) {
+		diag_error(d, call->span, "%s: out_ty must give the result's struct info", c.op);
+		return NULL;
+	}
+	return si_object(&m->arena);
+}
+
+/* The dims of shape argument i (NULL when unknown) and its ndim. */
+static PExpr **
+shape_dims(Ctx *c, int i, int *ndim)
+{
+	const SInfo *s = arg_si(c, i);
+	*ndim = -1;
+	if (s->kind != SI_SHAPE)
+		return NULL;
+	*ndim = s->ndim;
+	return known(s) ? s->shape : NULL;
+}
+
+/*
+ * builtin.alloc_tensor(shape, dtype, ...), vm.alloc_tensor and
+ * memory.alloc_tensor(storage, offset, shape, dtype, ...): a tensor of the
+ * shape and dtype given.
+ */
+SInfo *
+infer_alloc_tensor(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	int si = -1;
+	for (int k = 0; k < c.sig.nparams; k++)
+		if (!strcmp(c.sig.params[k].name, "shape"))
+			si = c.sig.params[k].slot;
+	if (si < 0 || !want_shape(&c, si))
+		return NULL;
+	int ndim;
+	PExpr **dims = shape_dims(&c, si, &ndim);
+	DType dt = DT_UNKNOWN;
+	for (int j = 0; j < call->call.nattrs; j++)
+		if (attr(&c, j)->kind == AV_DTYPE)
+			dt = attr(&c, j)->dtype;
+	return tensor(&c, dt, ndim, dims);
+}
+
+/*
+ * memory.view(data, shape, dtype, relative_byte_offset): data's elements
+ * seen with another shape and/or dtype; a missing shape or dtype is
+ * data's own.
+ */
+SInfo *
+infer_mem_view(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	const SInfo *s = arg_si(&c, 1);
+	DType dt = attr(&c, 0)->kind == AV_DTYPE ? attr(&c, 0)->dtype : x->dtype;
+	if (s->kind == SI_TUPLE && !s->nfields)
+		return tensor(&c, dt, x->ndim, known(x) ? x->shape : NULL);
+	if (!want_shape(&c, 1))
+		return NULL;
+	int ndim;
+	PExpr **dims = shape_dims(&c, 1, &ndim);
+	return tensor(&c, dt, ndim, dims);
+}
+
 SInfo *
 infer_clip(Module *m, Expr *call, Diags *d)
 {
@@ -687,29 +846,7 @@ infer_layer_norm(Module *m, Expr *call, Diags *d)
 	return norm(m, call, d, 2);
 }
 
-/* An attribute of 1 or 2 ints as a pair (strides, dilation). */
-static bool
-pair_attr(Ctx *c, int j, const char *what, int64_t out[2])
-{
-	const int64_t *v;
-	int n;
-	attr_ints(c, j, &v, &n);
-	if (n != 1 && n != 2) {
-		diag_error(c->d, c->call->span,
-			   "%s: %s must have 1 or 2 values, got %d", c->op,
-			   what, n);
-		return false;
-	}
-	out[0] = v[0];
-	out[1] = n == 2 ? v[1] : v[0];
-	if (out[0] <= 0 || out[1] <= 0) {
-		diag_error(c->d, c->call->span,
-			   "%s: %s must be positive, got %s", c->op, what,
-			   ints_str(c, v, n));
-		return false;
-	}
-	return true;
-}
+static SInfo *conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose);
 
 /* One output dim of a convolution: (in + pads - dil*(k-1) - 1) // s + 1. */
 static PExpr *
@@ -727,115 +864,11 @@ conv_dim(Ctx *c, PExpr *in, PExpr *k, int64_t pads, int64_t dil,
 	return dop(m, PE_ADD, x, pe_int(a, 1));
 }
 
-/* Attribute j must be the string `want` (the only layout supported). */
-static bool
-layout_attr(Ctx *c, int j, const char *what, const char *want)
-{
-	const AttrVal *v = attr(c, j);
-	if (v->kind == AV_STR && v->s && !strcmp(v->s, want))
-		return true;
-	diag_error(c->d, c->call->span,
-		   "%s: only %s=\"%s\" is supported, got \"%s\"", c->op, what,
-		   want, v->kind == AV_STR && v->s ? v->s : "");
-	return false;
-}
-
+/* nn.conv2d: see conv() below (any permutation of NCHW / OIHW). */
 SInfo *
 infer_conv2d(Module *m, Expr *call, Diags *d)
 {
-	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *w = want_tensor(&c, 1);
-	if (!x || !w)
-		return NULL;
-	/* attrs: strides padding dilation groups data_layout kernel_layout
-	 * out_layout out_dtype */
-	if (!layout_attr(&c, 4, "data_layout", "NCHW") ||
-	    !layout_attr(&c, 5, "kernel_layout", "OIHW") ||
-	    !layout_attr(&c, 6, "out_layout", "NCHW"))
-		return NULL;
-	int64_t st[2], dil[2], pad[4];
-	if (!pair_attr(&c, 0, "strides", st) ||
-	    !pair_attr(&c, 2, "dilation", dil))
-		return NULL;
-	const int64_t *p;
-	int np;
-	attr_ints(&c, 1, &p, &np);
-	if (np == 1) {
-		pad[0] = pad[1] = pad[2] = pad[3] = p[0];
-	} else if (np == 2) {
-		pad[0] = pad[2] = p[0];
-		pad[1] = pad[3] = p[1];
-	} else if (np == 4) {
-		memcpy(pad, p, sizeof pad); /* top, left, bottom, right */
-	} else {
-		diag_error(d, call->span,
-			   "%s: padding must have 1, 2 or 4 values, got %d",
-			   c.op, np);
-		return NULL;
-	}
-	int64_t groups = attr(&c, 3)->i;
-	if (groups <= 0) {
-		diag_error(d, call->span, "%s: groups must be positive, got %lld",
-			   c.op, (long long)groups);
-		return NULL;
-	}
-	DType dt = attr(&c, 7)->kind == AV_DTYPE ? attr(&c, 7)->dtype
-						 : DT_UNKNOWN;
-	if (dt == DT_UNKNOWN && !binary_dtype(&c, x->dtype, w->dtype, &dt))
-		return NULL;
-	for (int i = 0; i < 2; i++) {
-		const SInfo *t = i ? w : x;
-		if (t->ndim >= 0 && t->ndim != 4) {
-			diag_error(d, arg_span(&c, i),
-				   "%s: %s must be 4-D (%s), got %s", c.op,
-				   arg_name(&c, i), i ? "OIHW" : "NCHW",
-				   infer_sinfo_str(m, t));
-			return NULL;
-		}
-	}
-	if (!known(x) || !known(w) || x->ndim < 0 || w->ndim < 0)
-		return tensor(&c, dt, 4, NULL);
-	PExpr *cin = x->shape[1], *o = w->shape[0], *wi = w->shape[1];
-	PExpr *gi = dop(m, PE_MUL, wi, pe_int(&m->arena, groups));
-	if (infer_dim_rel(m, cin, gi) == DIM_DIFFER) {
-		diag_error(d, call->span,
-			   "%s: data has %s input channels but the weight "
-			   "expects %s (%s per group, %lld groups)",
-			   c.op, dim_str(&c, cin), dim_str(&c, gi),
-			   dim_str(&c, wi), (long long)groups);
-		return NULL;
-	}
-	int64_t ov;
-	if (dconst(o, &ov) && ov % groups) {
-		diag_error(d, call->span,
-			   "%s: %lld output channels are not divisible by "
-			   "%lld groups",
-			   c.op, (long long)ov, (long long)groups);
-		return NULL;
-	}
-	PExpr **out = dims_new(&c, 4);
-	out[0] = x->shape[0];
-	out[1] = o;
-	for (int i = 0; i < 2; i++) {
-		int64_t pads;
-		if (__builtin_add_overflow(pad[i], pad[i + 2], &pads)) {
-			diag_error(d, call->span, "%s: padding is too large",
-				   c.op);
-			return NULL;
-		}
-		out[2 + i] = conv_dim(&c, x->shape[2 + i], w->shape[2 + i],
-				      pads, dil[i], st[i]);
-		int64_t v;
-		if (dconst(out[2 + i], &v) && v <= 0) {
-			diag_error(d, call->span,
-				   "%s: the output %s would be %lld: the "
-				   "kernel is larger than the padded input",
-				   c.op, i ? "width" : "height", (long long)v);
-			return NULL;
-		}
-	}
-	return tensor(&c, dt, 4, out);
+	return conv(m, call, d, 2, false);
 }
 
 /* ------------------------------------------------------------- matmul */
@@ -1260,12 +1293,13 @@ infer_strided_slice(Module *m, Expr *call, Diags *d)
 	const SInfo *x = want_tensor(&c, 0);
 	if (!x)
 		return NULL;
-	const int64_t *axes, *beg, *end, *str = NULL;
+	const int64_t *axes;
+	PExpr **beg, **end, **str = NULL;
 	int na, nb, ne, ns = 0;
 	attr_ints(&c, 0, &axes, &na);
-	attr_ints(&c, 1, &beg, &nb);
-	attr_ints(&c, 2, &end, &ne);
-	bool has_str = attr_ints(&c, 3, &str, &ns);
+	attr_dims(&c, 1, &beg, &nb);
+	attr_dims(&c, 2, &end, &ne);
+	bool has_str = attr_dims(&c, 3, &str, &ns);
 	bool inbound = attr(&c, 4)->kind == AV_BOOL && attr(&c, 4)->i;
 	if (nb != na || ne != na || (has_str && ns != na)) {
 		diag_error(d, call->span,
@@ -1275,12 +1309,14 @@ infer_strided_slice(Module *m, Expr *call, Diags *d)
 			   has_str ? arena_printf(&m->arena, " and %d", ns) : "");
 		return NULL;
 	}
-	for (int i = 0; i < ns; i++)
-		if (str[i] == 0) {
+	for (int i = 0; i < ns; i++) {
+		int64_t z;
+		if (dconst(str[i], &z) && z == 0) {
 			diag_error(d, call->span,
 				   "%s: strides must not be 0", c.op);
 			return NULL;
 		}
+	}
 	if (x->ndim < 0)
 		return tensor(&c, x->dtype, -1, NULL);
 	int ax[64];
@@ -1292,15 +1328,32 @@ infer_strided_slice(Module *m, Expr *call, Diags *d)
 	memcpy(o, x->shape, sizeof(PExpr *) * (size_t)x->ndim);
 	bool unknown = false;
 	for (int i = 0; i < na; i++) {
-		int64_t s = has_str ? str[i] : 1, n;
+		int64_t s = 1, n, bi, ei;
+		if (has_str && !dconst(str[i], &s)) {
+			unknown = true; /* a symbolic stride */
+			continue;
+		}
 		PExpr *dim = x->shape[ax[i]];
-		if (dconst(dim, &n)) {
-			o[ax[i]] = pe_int(&m->arena, slice_len(n, beg[i], end[i], s));
-		} else if (s == 1 && beg[i] == 0 && end[i] >= INT32_MAX) {
+		bool cb = dconst(beg[i], &bi), ce = dconst(end[i], &ei);
+		if (cb && ce && dconst(dim, &n)) {
+			o[ax[i]] = pe_int(&m->arena, slice_len(n, bi, ei, s));
+		} else if (cb && ce && s == 1 && bi == 0 && ei >= INT32_MAX) {
 			o[ax[i]] = dim;
-		} else if (inbound && s > 0 && beg[i] >= 0 && end[i] >= beg[i]) {
-			o[ax[i]] = pe_int(&m->arena,
-					  (end[i] - beg[i] + s - 1) / s);
+		} else if (cb && ce && inbound && s > 0 && bi >= 0 && ei >= bi) {
+			o[ax[i]] = pe_int(&m->arena, (ei - bi + s - 1) / s);
+		} else if (inbound && s > 0) {
+			/* TVM: ceildiv(end - begin, stride), in bounds */
+			PExpr *len = dop(m, PE_SUB, end[i], beg[i]);
+			o[ax[i]] = s == 1 ? len
+				 : dop(m, PE_FLOORDIV,
+				       dop(m, PE_ADD, len, pe_int(&m->arena, s - 1)),
+				       pe_int(&m->arena, s));
+		} else if (!cb && ce && s == 1 && ei >= INT32_MAX &&
+			   pe_equal(&m->arena, beg[i], dim)) {
+			o[ax[i]] = pe_int(&m->arena, 0);
+		} else if (!ce && cb && bi == 0 && s == 1 &&
+			   pe_equal(&m->arena, end[i], dim)) {
+			o[ax[i]] = dim; /* x[0:n] of a dim n */
 		} else {
 			unknown = true;
 		}
@@ -1325,6 +1378,14 @@ infer_take(Module *m, Expr *call, Diags *d)
 		diag_error(d, arg_span(&c, 1),
 			   "%s: indices must be integers, got %s", c.op,
 			   infer_sinfo_str(m, arg_si(&c, 1)));
+		return NULL;
+	}
+	const AttrVal *mode = attr(&c, 1);
+	if (mode->kind != AV_STR || (strcmp(mode->s, "fast") && strcmp(mode->s, "clip") &&
+				     strcmp(mode->s, "wrap"))) {
+		diag_error(d, call->span,
+			   "%s: mode must be one of \"fast\", \"clip\", \"wrap\", got \"%s\"",
+			   c.op, mode->kind == AV_STR ? mode->s : "");
 		return NULL;
 	}
 	const AttrVal *av = attr(&c, 0);
@@ -1679,6 +1740,9 @@ infer_arange(Module *m, Expr *call, Diags *d)
 		if (!(s[i] = want_prim(&c, i)))
 			return NULL;
 	DType dt = attr(&c, 0)->dtype;
+	if (attr(&c, 0)->kind == AV_NONE) /* as the parser: from the args */
+		dt = dtype_is_float(s[0]->dtype) || dtype_is_float(s[1]->dtype) ||
+		     dtype_is_float(s[2]->dtype) ? DT_F32 : DT_I64;
 	double v[3];
 	bool cst = true;
 	for (int i = 0; i < 3; i++)
@@ -1708,6 +1772,1456 @@ infer_arange(Module *m, Expr *call, Diags *d)
 		return tensor(&c, dt, 1, o);
 	}
 	return tensor(&c, dt, 1, NULL);
+}
+
+/* =================================================================
+ * The operators of issue 11 (masks, elementwise, scans, sorting, data
+ * movement, convolutions and pooling, norms, attention, quantization).
+ * ================================================================= */
+
+/* The attribute named `name` (its slot in the signature). */
+static const AttrVal *
+attr_named(const Ctx *c, const char *name)
+{
+	for (int i = 0; i < c->sig.nparams; i++)
+		if (c->sig.params[i].is_attr && !strcmp(c->sig.params[i].name, name))
+			return attr(c, c->sig.params[i].slot);
+	ir_bug("%s has no attribute %s", c->op, name);
+}
+
+/* String attribute `name` is one of the NULL-terminated `ok`; else an
+ * error listing them. */
+static bool
+str_choice(Ctx *c, const char *name, const char *const *ok)
+{
+	const AttrVal *v = attr_named(c, name);
+	const char *s = v->kind == AV_STR && v->s ? v->s : "";
+	StrBuf b = {0};
+	for (int i = 0; ok[i]; i++) {
+		if (!strcmp(s, ok[i])) {
+			sb_free(&b);
+			return true;
+		}
+		sb_printf(&b, "%s\"%s\"", i ? ", " : "", ok[i]);
+	}
+	diag_error(c->d, c->call->span, "%s: %s must be one of %s, got \"%s\"",
+		   c->op, name, b.p, s);
+	sb_free(&b);
+	return false;
+}
+
+/* The tensor must have an integer (or unknown) dtype; bool too if `b`. */
+static bool
+want_int(Ctx *c, const SInfo *t, int i, const char *what, bool b)
+{
+	if (t->dtype == DT_UNKNOWN || dtype_is_int(t->dtype) ||
+	    (b && t->dtype == DT_BOOL))
+		return true;
+	diag_error(c->d, arg_span(c, i), "%s: %s must be %s, got %s", c->op,
+		   what, b ? "an integer or bool tensor" : "integers",
+		   infer_sinfo_str(c->m, arg_si(c, i)));
+	return false;
+}
+
+/* A tuple of the n struct infos f (copied into the arena). */
+static SInfo *
+tuple_of(Ctx *c, SInfo **f, int n)
+{
+	return si_tuple(&c->m->arena, arena_memdup(&c->m->arena, f, sizeof *f * (size_t)n), n);
+}
+
+/* A copy of n dims. */
+static PExpr **
+dims_copy(Ctx *c, PExpr *const *s, int n)
+{
+	PExpr **o = dims_new(c, n);
+	if (n > 0)
+		memcpy(o, s, sizeof *o * (size_t)n);
+	return o;
+}
+
+/* ---------------------------------------------------------- elementwise */
+
+/*
+ * bitwise_and / or / xor (broadcasting) and bitwise_not: integer or bool
+ * operands. TVM's rule leaves the dtype unchecked and fails when the
+ * kernel is built; rlx says so at the call.
+ */
+SInfo *
+infer_bitwise(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	for (int i = 0; i < call->call.nargs; i++) {
+		const SInfo *t = operand(&c, i);
+		if (!t || !want_int(&c, t, i, c.sig.nargs == 1 ? "x" : arg_name(&c, i), true))
+			return NULL;
+	}
+	if (c.sig.nargs == 1)
+		return infer_unary(m, call, d);
+	return binary(m, call, d, 0);
+}
+
+/* isnan, isinf, isfinite: a bool tensor of x's shape. */
+SInfo *
+infer_unary_check(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	return x ? tensor(&c, DT_BOOL, x->ndim, x->shape) : NULL;
+}
+
+/*
+ * ewise_fma(x1, x2, x3) = x1 * x2 + x3: three tensors of one dtype and one
+ * rank whose dims must be provably equal (TVM does not broadcast here).
+ */
+SInfo *
+infer_ewise_fma(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *t[3];
+	int ndim = -1;
+	DType dt = DT_UNKNOWN;
+	bool dt_unknown = false;
+	for (int i = 0; i < 3; i++) {
+		if (!(t[i] = want_tensor(&c, i)))
+			return NULL;
+		if (t[i]->ndim >= 0) {
+			if (ndim >= 0 && t[i]->ndim != ndim) {
+				diag_error(d, call->span,
+					   "%s: the operands must have the same number of "
+					   "dimensions, got %d and %d", c.op, ndim, t[i]->ndim);
+				return NULL;
+			}
+			ndim = t[i]->ndim;
+		}
+		if (t[i]->dtype == DT_UNKNOWN)
+			dt_unknown = true;
+		else if (dt != DT_UNKNOWN && t[i]->dtype != dt) {
+			diag_error(d, call->span, "%s: dtypes %s and %s differ", c.op,
+				   dtype_name(dt), dtype_name(t[i]->dtype));
+			return NULL;
+		} else
+			dt = t[i]->dtype;
+	}
+	if (dt_unknown)
+		dt = DT_UNKNOWN;
+	if (ndim < 0 || !known(t[0]) || !known(t[1]) || !known(t[2]))
+		return tensor(&c, dt, ndim, NULL);
+	for (int i = 0; i < ndim; i++)
+		for (int j = 1; j < 3; j++)
+			if (infer_dim_rel(m, t[0]->shape[i], t[j]->shape[i]) != DIM_EQUAL) {
+				diag_error(d, call->span,
+					   "%s: the operands must have the same shape, got "
+					   "%s and %s", c.op, shape_str(&c, ndim, t[0]->shape),
+					   shape_str(&c, ndim, t[j]->shape));
+				return NULL;
+			}
+	return tensor(&c, dt, ndim, dims_copy(&c, t[0]->shape, ndim));
+}
+
+/* nn.prelu(data, alpha, axis): data's struct info; float data, alpha a
+ * 1-D tensor of data's dtype along axis (1 or the channel count). */
+SInfo *
+infer_prelu(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *a = want_tensor(&c, 1);
+	if (!x || !a || !want_float(&c, x, 0))
+		return NULL;
+	if (a->dtype != DT_UNKNOWN && x->dtype != DT_UNKNOWN && a->dtype != x->dtype) {
+		diag_error(d, arg_span(&c, 1), "%s: alpha has dtype %s but data has %s",
+			   c.op, dtype_name(a->dtype), dtype_name(x->dtype));
+		return NULL;
+	}
+	int ax = 0;
+	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+		return NULL;
+	if (a->ndim >= 0 && a->ndim != 1) {
+		diag_error(d, arg_span(&c, 1), "%s: alpha must be 1-D, got %s", c.op,
+			   infer_sinfo_str(m, a));
+		return NULL;
+	}
+	int64_t v;
+	if (x->ndim >= 0 && known(x) && a->ndim == 1 && known(a) &&
+	    !(dconst(a->shape[0], &v) && v == 1) &&
+	    infer_dim_rel(m, a->shape[0], x->shape[ax]) == DIM_DIFFER) {
+		diag_error(d, arg_span(&c, 1),
+			   "%s: alpha has %s values but data has %s channels on axis %d",
+			   c.op, dim_str(&c, a->shape[0]), dim_str(&c, x->shape[ax]), ax);
+		return NULL;
+	}
+	return ir_copy_sinfo(m, x);
+}
+
+/* ------------------------------------------------------ masks, creation */
+
+/* tril / triu(x, k): x's struct info; x has at least two dims. */
+SInfo *
+infer_tril(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *k = want_prim(&c, 1);
+	if (!x || !k)
+		return NULL;
+	if (k->dtype != DT_UNKNOWN && !dtype_is_int(k->dtype)) {
+		diag_error(d, arg_span(&c, 1), "%s: k must be an integer, got %s",
+			   c.op, infer_sinfo_str(m, k));
+		return NULL;
+	}
+	if (x->ndim >= 0 && x->ndim < 2) {
+		diag_error(d, call->span,
+			   "%s: expects a tensor of at least two dimensions, got %s",
+			   c.op, infer_sinfo_str(m, x));
+		return NULL;
+	}
+	return ir_copy_sinfo(m, x);
+}
+
+/* eye(n, m, k, dtype): a 2-D tensor (n, m). */
+SInfo *
+infer_eye(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	PExpr **o = dims_new(&c, 2);
+	bool all = true;
+	for (int i = 0; i < 3; i++) {
+		const SInfo *s = want_prim(&c, i);
+		if (!s)
+			return NULL;
+		if (s->dtype != DT_UNKNOWN && !dtype_is_int(s->dtype)) {
+			diag_error(d, arg_span(&c, i), "%s: %s must be an integer, got %s",
+				   c.op, arg_name(&c, i), infer_sinfo_str(m, s));
+			return NULL;
+		}
+		int64_t v;
+		if (i < 2 && s->value && dconst(s->value, &v) && v < 0) {
+			diag_error(d, arg_span(&c, i), "%s: %s must not be negative, got %lld",
+				   c.op, arg_name(&c, i), (long long)v);
+			return NULL;
+		}
+		if (i < 2) {
+			o[i] = s->value;
+			all &= s->value != NULL;
+		}
+	}
+	return tensor(&c, attr(&c, 0)->dtype, 2, all ? o : NULL);
+}
+
+/*
+ * one_hot(indices, on_value, off_value, depth, axis): indices' dims with
+ * depth inserted at axis (-1: last), the dtype of on_value.
+ */
+SInfo *
+infer_one_hot(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *ix = want_tensor(&c, 0), *on = want_prim(&c, 1),
+		    *off = want_prim(&c, 2);
+	if (!ix || !on || !off || !want_int(&c, ix, 0, "indices", false))
+		return NULL;
+	if (on->dtype != off->dtype) {
+		diag_error(d, call->span,
+			   "%s: on_value and off_value must have one dtype, got %s and %s",
+			   c.op, dtype_name(on->dtype), dtype_name(off->dtype));
+		return NULL;
+	}
+	int64_t depth = attr(&c, 0)->i;
+	if (depth <= 0) {
+		diag_error(d, call->span, "%s: depth must be positive, got %lld",
+			   c.op, (long long)depth);
+		return NULL;
+	}
+	if (ix->ndim < 0)
+		return tensor(&c, on->dtype, -1, NULL);
+	int n = ix->ndim + 1, ax;
+	if (!norm_axis(&c, attr(&c, 1)->i, n, &ax))
+		return NULL;
+	if (!known(ix))
+		return tensor(&c, on->dtype, n, NULL);
+	PExpr **o = dims_new(&c, n);
+	for (int i = 0, k = 0; i < n; i++)
+		o[i] = i == ax ? pe_int(&m->arena, depth) : ix->shape[k++];
+	return tensor(&c, on->dtype, n, o);
+}
+
+/* shape_of(x): the shape of tensor x, R.Shape([dims]) when known. */
+SInfo *
+infer_shape_of(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	return si_shape(&m->arena, x->ndim,
+			known(x) && x->ndim > 0 ? dims_copy(&c, x->shape, x->ndim)
+			: x->ndim == 0 ? dims_new(&c, 1) : NULL);
+}
+
+/* shape_to_tensor(s): the shape's values as an int64 tensor (ndim,). */
+SInfo *
+infer_shape_to_tensor(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *s = want_shape(&c, 0);
+	if (!s)
+		return NULL;
+	if (s->ndim < 0)
+		return tensor(&c, DT_I64, 1, NULL);
+	PExpr **o = dims_new(&c, 1);
+	o[0] = pe_int(&m->arena, s->ndim);
+	return tensor(&c, DT_I64, 1, o);
+}
+
+/* ------------------------------------------------------- scans, sorting */
+
+/* cumsum / cumprod: x's dims (axis None: flattened to 1-D) in dtype. */
+SInfo *
+infer_scan(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	const AttrVal *dv = attr(&c, 1);
+	DType dt = dv->kind == AV_DTYPE && dv->dtype != DT_UNKNOWN ? dv->dtype : x->dtype;
+	if (attr(&c, 0)->kind == AV_NONE) {
+		if (!known(x) || x->ndim < 0)
+			return tensor(&c, dt, 1, NULL);
+		PExpr **o = dims_new(&c, 1);
+		o[0] = dims_prod(&c, x->shape, x->ndim);
+		return tensor(&c, dt, 1, o);
+	}
+	int ax;
+	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+		return NULL;
+	return tensor(&c, dt, x->ndim, known(x) ? x->shape : NULL);
+}
+
+/* sort: x's struct info; argsort: x's dims in the index dtype. */
+SInfo *
+infer_sort(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	int ax;
+	if (x->ndim >= 0 && x->ndim > 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+		return NULL;
+	if (call->call.op == OP_SORT)
+		return ir_copy_sinfo(m, x);
+	const AttrVal *dv = attr(&c, 2);
+	if (dv->dtype != DT_UNKNOWN && !dtype_is_int(dv->dtype)) {
+		diag_error(d, call->span, "%s: dtype must be an integer type, got %s",
+			   c.op, dtype_name(dv->dtype));
+		return NULL;
+	}
+	return tensor(&c, dv->dtype != DT_UNKNOWN ? dv->dtype : x->dtype, x->ndim,
+		      known(x) ? x->shape : NULL);
+}
+
+/*
+ * topk(data, k, axis, ret_type, largest, dtype): values and indices of
+ * data's dims with axis cut to k (when k > 0 and not known to be at least
+ * the dim); ret_type "both" gives the tuple (values, indices), "values"
+ * or "indices" one of them.
+ */
+SInfo *
+infer_topk(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	static const char *const rets[] = {"both", "values", "indices", NULL};
+	if (!x || !str_choice(&c, "ret_type", rets))
+		return NULL;
+	int64_t k = attr(&c, 0)->i;
+	const AttrVal *dv = attr(&c, 4);
+	if (dv->dtype != DT_UNKNOWN && !dtype_is_int(dv->dtype)) {
+		diag_error(d, call->span, "%s: dtype must be an integer type, got %s",
+			   c.op, dtype_name(dv->dtype));
+		return NULL;
+	}
+	DType it = dv->dtype != DT_UNKNOWN ? dv->dtype : x->dtype;
+	int ax = 0;
+	if (x->ndim == 0) {
+		diag_error(d, call->span, "%s: cannot take the top k of a 0-d tensor", c.op);
+		return NULL;
+	}
+	if (x->ndim > 0 && !norm_axis(&c, attr(&c, 1)->i, x->ndim, &ax))
+		return NULL;
+	PExpr **o = NULL;
+	if (x->ndim > 0 && known(x)) {
+		o = dims_copy(&c, x->shape, x->ndim);
+		int64_t v;
+		if (k > 0 && (!dconst(o[ax], &v) || k < v))
+			o[ax] = pe_int(&m->arena, k);
+	}
+	SInfo *f[2] = {tensor(&c, x->dtype, x->ndim, o), tensor(&c, it, x->ndim, o)};
+	const char *rt = attr(&c, 2)->s;
+	if (!strcmp(rt, "values"))
+		return f[0];
+	if (!strcmp(rt, "indices"))
+		return f[1];
+	return tuple_of(&c, f, 2);
+}
+
+/* ------------------------------------------------------- data movement */
+
+/* tile(data, repeats): TVM's rule (repeats prepended with 1s or data
+ * promoted with leading 1-dims to max(len, ndim) dims). */
+SInfo *
+infer_tile(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	const int64_t *r;
+	int l;
+	attr_ints(&c, 0, &r, &l);
+	for (int i = 0; i < l; i++)
+		if (r[i] < 0) {
+			diag_error(d, call->span, "%s: repeats must not be negative, got %s",
+				   c.op, ints_str(&c, r, l));
+			return NULL;
+		}
+	if (x->ndim < 0)
+		return tensor(&c, x->dtype, -1, NULL);
+	int n = l > x->ndim ? l : x->ndim;
+	if (n > 64) {
+		diag_error(d, call->span, "%s: too many dimensions", c.op);
+		return NULL;
+	}
+	if (!known(x))
+		return tensor(&c, x->dtype, n, NULL);
+	PExpr **o = dims_new(&c, n);
+	for (int i = 0; i < n; i++) {
+		int xi = i - (n - x->ndim), ri = i - (n - l);
+		PExpr *dim = xi >= 0 ? x->shape[xi] : pe_int(&m->arena, 1);
+		o[i] = ri >= 0 ? dop(m, PE_MUL, dim, pe_int(&m->arena, r[ri])) : dim;
+	}
+	return tensor(&c, x->dtype, n, o);
+}
+
+/* repeat(data, repeats, axis): axis None flattens. */
+SInfo *
+infer_repeat(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	int64_t r = attr(&c, 0)->i;
+	if (r < 0) {
+		diag_error(d, call->span, "%s: repeats must not be negative, got %lld",
+			   c.op, (long long)r);
+		return NULL;
+	}
+	PExpr *rp = pe_int(&m->arena, r);
+	if (attr(&c, 1)->kind == AV_NONE) {
+		if (!known(x) || x->ndim < 0)
+			return tensor(&c, x->dtype, 1, NULL);
+		PExpr **o = dims_new(&c, 1);
+		o[0] = dop(m, PE_MUL, dims_prod(&c, x->shape, x->ndim), rp);
+		return tensor(&c, x->dtype, 1, o);
+	}
+	if (x->ndim < 0)
+		return tensor(&c, x->dtype, -1, NULL);
+	int ax;
+	if (x->ndim == 0 || !norm_axis(&c, attr(&c, 1)->i, x->ndim, &ax)) {
+		if (x->ndim == 0)
+			diag_error(d, call->span, "%s: a 0-d tensor has no axis", c.op);
+		return NULL;
+	}
+	if (!known(x))
+		return tensor(&c, x->dtype, x->ndim, NULL);
+	PExpr **o = dims_copy(&c, x->shape, x->ndim);
+	o[ax] = dop(m, PE_MUL, o[ax], rp);
+	return tensor(&c, x->dtype, x->ndim, o);
+}
+
+/* flip(data, axis): data's struct info. */
+SInfo *
+infer_flip(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	int ax;
+	if (!x || (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax)))
+		return NULL;
+	return ir_copy_sinfo(m, x);
+}
+
+/* stack(tensors, axis): tensors of one dtype and shape; a new dim of
+ * their count at axis (in [-ndim-1, ndim]). */
+SInfo *
+infer_stack(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *t = arg_si(&c, 0);
+	if (t->kind != SI_TUPLE || t->nfields == 0) {
+		diag_error(d, arg_span(&c, 0), "%s: expects a non-empty tuple of tensors, got %s",
+			   c.op, infer_sinfo_str(m, t));
+		return NULL;
+	}
+	DType dt = DT_UNKNOWN;
+	int ndim = -1;
+	bool shape = true, dt_unknown = false;
+	for (int i = 0; i < t->nfields; i++) {
+		const SInfo *f = t->fields[i];
+		if (f->kind != SI_TENSOR) {
+			diag_error(d, arg_span(&c, 0), "%s: field %d is not a tensor: %s",
+				   c.op, i, infer_sinfo_str(m, f));
+			return NULL;
+		}
+		if (f->dtype == DT_UNKNOWN)
+			dt_unknown = true;
+		else if (dt != DT_UNKNOWN && f->dtype != dt) {
+			diag_error(d, call->span, "%s: dtypes %s and %s differ", c.op,
+				   dtype_name(dt), dtype_name(f->dtype));
+			return NULL;
+		} else
+			dt = f->dtype;
+		if (f->ndim >= 0) {
+			if (ndim >= 0 && f->ndim != ndim) {
+				diag_error(d, call->span,
+					   "%s: the tensors must have the same number of "
+					   "dimensions, got %d and %d", c.op, ndim, f->ndim);
+				return NULL;
+			}
+			ndim = f->ndim;
+		}
+		shape &= f->ndim >= 0 && known(f);
+	}
+	if (dt_unknown)
+		dt = DT_UNKNOWN;
+	if (ndim < 0)
+		return tensor(&c, dt, -1, NULL);
+	int n = ndim + 1, ax;
+	if (!norm_axis(&c, attr(&c, 0)->i, n, &ax))
+		return NULL;
+	if (!shape)
+		return tensor(&c, dt, n, NULL);
+	const SInfo *f0 = t->fields[0];
+	bool unknown = false;
+	for (int i = 1; i < t->nfields; i++)
+		for (int j = 0; j < ndim; j++) {
+			DimRel r = infer_dim_rel(m, f0->shape[j], t->fields[i]->shape[j]);
+			if (r == DIM_DIFFER) {
+				diag_error(d, call->span,
+					   "%s: the tensors must have the same shape, got "
+					   "%s and %s", c.op, shape_str(&c, ndim, f0->shape),
+					   shape_str(&c, ndim, t->fields[i]->shape));
+				return NULL;
+			}
+			unknown |= r != DIM_EQUAL;
+		}
+	if (unknown)
+		return tensor(&c, dt, n, NULL);
+	PExpr **o = dims_new(&c, n);
+	for (int i = 0, k = 0; i < n; i++)
+		o[i] = i == ax ? pe_int(&m->arena, t->nfields) : f0->shape[k++];
+	return tensor(&c, dt, n, o);
+}
+
+/* gather_elements(data, indices, axis): indices' dims, data's dtype;
+ * the same rank. */
+SInfo *
+infer_gather_elements(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *ix = want_tensor(&c, 1);
+	if (!x || !ix || !want_int(&c, ix, 1, "indices", false))
+		return NULL;
+	if (x->ndim < 0 || ix->ndim < 0)
+		return tensor(&c, x->dtype, -1, NULL);
+	int ax;
+	if (!norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+		return NULL;
+	if (x->ndim != ix->ndim) {
+		diag_error(d, call->span,
+			   "%s: data and indices must have the same rank, got %d and %d",
+			   c.op, x->ndim, ix->ndim);
+		return NULL;
+	}
+	return tensor(&c, x->dtype, ix->ndim, known(ix) ? ix->shape : NULL);
+}
+
+/*
+ * gather_nd(data, indices, batch_dims): indices (..., l) pick slices of
+ * data: the result is indices' leading dims then data's dims after
+ * batch_dims + l.
+ */
+SInfo *
+infer_gather_nd(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *ix = want_tensor(&c, 1);
+	if (!x || !ix || !want_int(&c, ix, 1, "indices", false))
+		return NULL;
+	int64_t bd = attr(&c, 0)->i;
+	if (x->ndim < 0 || ix->ndim < 0)
+		return tensor(&c, x->dtype, -1, NULL);
+	if (bd < 0 || bd > x->ndim || bd > ix->ndim - 1) {
+		diag_error(d, call->span,
+			   "%s: batch_dims must be in [0, min(data.ndim, indices.ndim - 1)], "
+			   "got %lld for ranks %d and %d", c.op, (long long)bd, x->ndim, ix->ndim);
+		return NULL;
+	}
+	int64_t l;
+	if (!known(ix) || !dconst(ix->shape[ix->ndim - 1], &l))
+		return tensor(&c, x->dtype, -1, NULL);
+	if (l > x->ndim - bd || l < 0) {
+		diag_error(d, call->span,
+			   "%s: the last dim of indices (%lld) must be at most data.ndim - "
+			   "batch_dims (%lld)", c.op, (long long)l, (long long)(x->ndim - bd));
+		return NULL;
+	}
+	int n = ix->ndim - 1 + x->ndim - (int)l - (int)bd;
+	if (!known(x))
+		return tensor(&c, x->dtype, n, NULL);
+	PExpr **o = dims_new(&c, n);
+	int k = 0;
+	for (int i = 0; i < ix->ndim - 1; i++)
+		o[k++] = ix->shape[i];
+	for (int i = (int)(bd + l); i < x->ndim; i++)
+		o[k++] = x->shape[i];
+	return tensor(&c, x->dtype, n, o);
+}
+
+static const char *const scatter_reductions[] = {"update", "add", "mul", "mean",
+						 "max", "min", NULL};
+
+/* data and updates of one dtype, integer indices (scatter_*). */
+static bool
+scatter_common(Ctx *c, const SInfo **x, const SInfo **ix, const SInfo **u)
+{
+	*x = want_tensor(c, 0);
+	*ix = want_tensor(c, 1);
+	*u = want_tensor(c, 2);
+	if (!*x || !*ix || !*u || !want_int(c, *ix, 1, "indices", false))
+		return false;
+	if ((*x)->dtype != DT_UNKNOWN && (*u)->dtype != DT_UNKNOWN &&
+	    (*x)->dtype != (*u)->dtype) {
+		diag_error(c->d, c->call->span, "%s: data has dtype %s but updates %s",
+			   c->op, dtype_name((*x)->dtype), dtype_name((*u)->dtype));
+		return false;
+	}
+	return str_choice(c, "reduction", scatter_reductions);
+}
+
+/* scatter_elements(data, indices, updates, axis, reduction): data's
+ * struct info; indices and updates of data's rank and one shape. */
+SInfo *
+infer_scatter_elements(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x, *ix, *u;
+	if (!scatter_common(&c, &x, &ix, &u))
+		return NULL;
+	if (x->ndim < 0)
+		return ir_copy_sinfo(m, x);
+	int ax;
+	if (!norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+		return NULL;
+	if ((ix->ndim >= 0 && ix->ndim != x->ndim) || (u->ndim >= 0 && u->ndim != x->ndim)) {
+		diag_error(d, call->span,
+			   "%s: data, indices and updates must have the same rank, got "
+			   "%d, %d and %d", c.op, x->ndim, ix->ndim, u->ndim);
+		return NULL;
+	}
+	if (known(ix) && known(u) && ix->ndim >= 0 && u->ndim >= 0)
+		for (int i = 0; i < ix->ndim; i++)
+			if (infer_dim_rel(m, ix->shape[i], u->shape[i]) == DIM_DIFFER) {
+				diag_error(d, call->span,
+					   "%s: indices %s and updates %s must have the "
+					   "same shape", c.op, shape_str(&c, ix->ndim, ix->shape),
+					   shape_str(&c, u->ndim, u->shape));
+				return NULL;
+			}
+	return ir_copy_sinfo(m, x);
+}
+
+/* scatter_nd(data, indices, updates, reduction): data's struct info;
+ * updates has the shape indices[:-1] + data[indices[-1]:]. */
+SInfo *
+infer_scatter_nd(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x, *ix, *u;
+	if (!scatter_common(&c, &x, &ix, &u))
+		return NULL;
+	int64_t l;
+	if (x->ndim < 0 || ix->ndim < 1 || u->ndim < 0 || !known(x) || !known(ix) ||
+	    !known(u) || !dconst(ix->shape[ix->ndim - 1], &l))
+		return ir_copy_sinfo(m, x);
+	if (l < 0 || l > x->ndim || x->ndim + ix->ndim - l - 1 != u->ndim) {
+		diag_error(d, call->span,
+			   "%s: updates %s do not fit indices %s into data %s (updates must "
+			   "have the shape indices[:-1] + data[indices[-1]:])", c.op,
+			   shape_str(&c, u->ndim, u->shape), shape_str(&c, ix->ndim, ix->shape),
+			   shape_str(&c, x->ndim, x->shape));
+		return NULL;
+	}
+	for (int i = 0; i < u->ndim; i++) {
+		PExpr *want = i < ix->ndim - 1 ? ix->shape[i] : x->shape[l + i - (ix->ndim - 1)];
+		if (infer_dim_rel(m, want, u->shape[i]) == DIM_DIFFER) {
+			diag_error(d, call->span,
+				   "%s: updates %s do not fit indices %s into data %s "
+				   "(updates must have the shape indices[:-1] + "
+				   "data[indices[-1]:])", c.op,
+				   shape_str(&c, u->ndim, u->shape),
+				   shape_str(&c, ix->ndim, ix->shape),
+				   shape_str(&c, x->ndim, x->shape));
+			return NULL;
+		}
+	}
+	return ir_copy_sinfo(m, x);
+}
+
+/* dynamic_strided_slice(x, begin, end, strides): int64 1-D tensors of
+ * x.ndim entries each; the result's dims are known only at run time. */
+SInfo *
+infer_dynamic_strided_slice(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	for (int i = 1; i < 4; i++) {
+		const SInfo *t = want_tensor(&c, i);
+		if (!t || !want_int(&c, t, i, arg_name(&c, i), false))
+			return NULL;
+		int64_t v;
+		if (t->ndim >= 0 && (t->ndim != 1 || (x->ndim >= 0 && known(t) &&
+			      dconst(t->shape[0], &v) && v != x->ndim))) {
+			diag_error(d, arg_span(&c, i),
+				   "%s: %s must be a 1-D tensor of %d values (one per "
+				   "dimension of x), got %s", c.op, arg_name(&c, i),
+				   x->ndim, infer_sinfo_str(m, t));
+			return NULL;
+		}
+	}
+	return tensor(&c, x->dtype, x->ndim, NULL);
+}
+
+/* nn.pad(data, pad_width, pad_mode, pad_value): pad_width has a (before,
+ * after) pair per dim. */
+SInfo *
+infer_pad(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	static const char *const modes[] = {"constant", "edge", "reflect", NULL};
+	if (!x || !str_choice(&c, "pad_mode", modes))
+		return NULL;
+	const int64_t *p;
+	int n;
+	attr_ints(&c, 0, &p, &n);
+	for (int i = 0; i < n; i++)
+		if (p[i] < 0) {
+			diag_error(d, call->span, "%s: pad_width must not be negative, got %s",
+				   c.op, ints_str(&c, p, n));
+			return NULL;
+		}
+	if (x->ndim < 0)
+		return tensor(&c, x->dtype, n / 2, NULL);
+	if (n != 2 * x->ndim) {
+		diag_error(d, call->span,
+			   "%s: pad_width must have 2 values per dimension (%d), got %d",
+			   c.op, 2 * x->ndim, n);
+		return NULL;
+	}
+	if (!known(x))
+		return tensor(&c, x->dtype, x->ndim, NULL);
+	PExpr **o = dims_new(&c, x->ndim);
+	for (int i = 0; i < x->ndim; i++)
+		o[i] = dop(m, PE_ADD, x->shape[i], pe_int(&m->arena, p[2 * i] + p[2 * i + 1]));
+	return tensor(&c, x->dtype, x->ndim, o);
+}
+
+/* ------------------------------------------------ convolution, pooling */
+
+/*
+ * A layout attribute: a permutation of the canonical letters `canon`
+ * ("NCHW", "OIHW", "NCW"). perm[i] is the position in the tensor of
+ * canonical axis i. False after an error.
+ */
+static bool
+layout_perm(Ctx *c, const char *name, const char *canon, int *perm)
+{
+	const AttrVal *v = attr_named(c, name);
+	if (v->kind == AV_NONE && !strcmp(name, "out_layout")) /* the data's */
+		for (int i = 0; i < c->sig.nparams; i++)
+			if (c->sig.params[i].is_attr &&
+			    (!strcmp(c->sig.params[i].name, "data_layout") ||
+			     !strcmp(c->sig.params[i].name, "layout")))
+				v = attr(c, c->sig.params[i].slot);
+	const char *s = v->kind == AV_STR && v->s ? v->s : "";
+	size_t n = strlen(canon);
+	bool ok = strlen(s) == n;
+	for (size_t i = 0; ok && i < n; i++) {
+		const char *q = strchr(s, canon[i]);
+		ok = q && !strchr(q + 1, canon[i]);
+		if (ok)
+			perm[i] = (int)(q - s);
+	}
+	if (!ok)
+		diag_error(c->d, c->call->span,
+			   "%s: %s must be a permutation of \"%s\" (as \"%s\"), got \"%s\"",
+			   c->op, name, canon, canon, s);
+	return ok;
+}
+
+/* An int-list attribute of exactly n values > 0 (>= 0 when zero_ok). */
+static bool
+int_list(Ctx *c, const char *name, int n, bool zero_ok, int64_t *out)
+{
+	const AttrVal *v = attr_named(c, name);
+	/* fewer values repeat (as the parser widens them) */
+	if (v->kind != AV_INTS || v->n < 1 || v->n > n || n % v->n) {
+		diag_error(c->d, c->call->span, "%s: %s must have %s values, got %d",
+			   c->op, name, n == 4 ? "1, 2 or 4" : n == 2 ? "1 or 2" : "1",
+			   v->kind == AV_INTS ? v->n : 0);
+		return false;
+	}
+	for (int i = 0; i < v->n; i++)
+		if (v->ints[i] < (zero_ok ? 0 : 1)) {
+			diag_error(c->d, c->call->span, "%s: %s must be %s, got %s",
+				   c->op, name, zero_ok ? "non-negative" : "positive",
+				   ints_str(c, v->ints, v->n));
+			return false;
+		}
+	for (int i = 0; i < n; i++)
+		out[i] = v->ints[i % v->n];
+	return true;
+}
+
+/* The tensor in canonical axis order (perm as layout_perm's); NULL dims
+ * when unknown. */
+static void
+canon_dims(const SInfo *t, const int *perm, int n, PExpr **out)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = known(t) && t->ndim == n ? t->shape[perm[i]] : NULL;
+}
+
+/*
+ * nn.conv1d, nn.conv2d and nn.conv2d_transpose, any layout that is a
+ * permutation of the canonical one (NCW/OIW, NCHW/OIHW, NCHW/IOHW). nsp
+ * spatial dims; padding is (before..., after...).
+ */
+static SInfo *
+conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *w = want_tensor(&c, 1);
+	if (!x || !w)
+		return NULL;
+	const char *dc = nsp == 1 ? "NCW" : "NCHW";
+	const char *kc = nsp == 1 ? "OIW" : transpose ? "IOHW" : "OIHW";
+	int dp[4], kp[4], op[4];
+	if (!layout_perm(&c, "data_layout", dc, dp) ||
+	    !layout_perm(&c, "kernel_layout", kc, kp) ||
+	    !layout_perm(&c, "out_layout", dc, op))
+		return NULL;
+	int64_t st[2], dil[2], pad[4], opad[2] = {0, 0};
+	if (!int_list(&c, "strides", nsp, false, st) ||
+	    !int_list(&c, "dilation", nsp, false, dil) ||
+	    !int_list(&c, "padding", 2 * nsp, true, pad) ||
+	    (transpose && !int_list(&c, "output_padding", nsp, true, opad)))
+		return NULL;
+	int64_t groups = attr_named(&c, "groups")->i;
+	if (groups <= 0) {
+		diag_error(d, call->span, "%s: groups must be positive, got %lld",
+			   c.op, (long long)groups);
+		return NULL;
+	}
+	for (int i = 0; i < nsp; i++)
+		if (transpose && opad[i] >= st[i] && opad[i] >= dil[i]) {
+			diag_error(d, call->span, "%s: output_padding must be smaller than "
+				   "strides or dilation", c.op);
+			return NULL;
+		}
+	const AttrVal *od = attr_named(&c, "out_dtype");
+	DType dt = od->kind == AV_DTYPE ? od->dtype : DT_UNKNOWN;
+	if (dt == DT_UNKNOWN && !binary_dtype(&c, x->dtype, w->dtype, &dt))
+		return NULL;
+	int nd = nsp + 2;
+	for (int i = 0; i < 2; i++) {
+		const SInfo *t = i ? w : x;
+		if (t->ndim >= 0 && t->ndim != nd) {
+			diag_error(d, arg_span(&c, i), "%s: %s must be %d-D (%s), got %s",
+				   c.op, arg_name(&c, i), nd,
+				   attr_named(&c, i ? "kernel_layout" : "data_layout")->s,
+				   infer_sinfo_str(m, t));
+			return NULL;
+		}
+	}
+	if (!known(x) || !known(w) || x->ndim < 0 || w->ndim < 0)
+		return tensor(&c, dt, nd, NULL);
+	PExpr *xc[4], *wc[4], *oc[4];
+	canon_dims(x, dp, nd, xc);
+	canon_dims(w, kp, nd, wc);
+	Arena *a = &m->arena;
+	PExpr *cin = xc[1];
+	/* weight dims 0 and 1: O and I (regular), I and O (transposed) */
+	PExpr *wi = transpose ? wc[0] : wc[1], *wo = transpose ? wc[1] : wc[0];
+	PExpr *want_c = transpose ? wi : dop(m, PE_MUL, wi, pe_int(a, groups));
+	if (infer_dim_rel(m, cin, want_c) == DIM_DIFFER) {
+		if (transpose)
+			diag_error(d, call->span,
+				   "%s: data has %s input channels but the weight "
+				   "expects %s", c.op, dim_str(&c, cin), dim_str(&c, want_c));
+		else
+			diag_error(d, call->span,
+				   "%s: data has %s input channels but the weight "
+				   "expects %s (%s per group, %lld groups)",
+				   c.op, dim_str(&c, cin), dim_str(&c, want_c),
+				   dim_str(&c, wi), (long long)groups);
+		return NULL;
+	}
+	int64_t v;
+	if (transpose && dconst(wi, &v) && v % groups) {
+		diag_error(d, call->span, "%s: %lld input channels are not divisible by "
+			   "%lld groups", c.op, (long long)v, (long long)groups);
+		return NULL;
+	}
+	if (!transpose && dconst(wo, &v) && v % groups) {
+		diag_error(d, call->span, "%s: %lld output channels are not divisible by "
+			   "%lld groups", c.op, (long long)v, (long long)groups);
+		return NULL;
+	}
+	oc[0] = xc[0];
+	oc[1] = transpose ? dop(m, PE_MUL, wo, pe_int(a, groups)) : wo;
+	for (int i = 0; i < nsp; i++) {
+		int64_t pads;
+		if (__builtin_add_overflow(pad[i], pad[i + nsp], &pads)) {
+			diag_error(d, call->span, "%s: padding is too large", c.op);
+			return NULL;
+		}
+		if (transpose) {
+			/* (in - 1) * s - pads + dil * (k - 1) + output_padding + 1 */
+			PExpr *y = dop(m, PE_MUL, dop(m, PE_SUB, xc[2 + i], pe_int(a, 1)),
+				       pe_int(a, st[i]));
+			y = dop(m, PE_SUB, y, pe_int(a, pads));
+			y = dop(m, PE_ADD, y, dop(m, PE_MUL, pe_int(a, dil[i]),
+						  dop(m, PE_SUB, wc[2 + i], pe_int(a, 1))));
+			oc[2 + i] = dop(m, PE_ADD, y, pe_int(a, opad[i] + 1));
+		} else {
+			oc[2 + i] = conv_dim(&c, xc[2 + i], wc[2 + i], pads, dil[i], st[i]);
+		}
+		if (dconst(oc[2 + i], &v) && v <= 0) {
+			diag_error(d, call->span,
+				   "%s: the output %s would be %lld: the kernel is "
+				   "larger than the padded input", c.op,
+				   i == nsp - 1 ? "width" : "height", (long long)v);
+			return NULL;
+		}
+	}
+	PExpr **o = dims_new(&c, nd);
+	for (int i = 0; i < nd; i++)
+		o[op[i]] = oc[i];
+	return tensor(&c, dt, nd, o);
+}
+
+SInfo *
+infer_conv1d(Module *m, Expr *call, Diags *d)
+{
+	return conv(m, call, d, 1, false);
+}
+
+SInfo *
+infer_conv2d_transpose(Module *m, Expr *call, Diags *d)
+{
+	return conv(m, call, d, 2, true);
+}
+
+/*
+ * max_pool2d / avg_pool2d: layout a permutation of NCHW; the output dims
+ * as TVM computes them: (in + pads - dil * (k - 1) - 1 [+ s - 1 with
+ * ceil_mode]) // s + 1, less one when ceil_mode's last window would start
+ * past the input and its front padding.
+ */
+SInfo *
+infer_pool2d(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	int lp[4], op[4];
+	int64_t ks[2], st[2], dil[2], pad[4];
+	if (!x || !layout_perm(&c, "layout", "NCHW", lp) ||
+	    !layout_perm(&c, "out_layout", "NCHW", op) ||
+	    !int_list(&c, "pool_size", 2, false, ks) || !int_list(&c, "strides", 2, false, st) ||
+	    !int_list(&c, "dilation", 2, false, dil) || !int_list(&c, "padding", 4, true, pad))
+		return NULL;
+	bool ceil_mode = attr_named(&c, "ceil_mode")->i;
+	if (x->ndim >= 0 && x->ndim != 4) {
+		diag_error(d, arg_span(&c, 0), "%s: data must be 4-D, got %s", c.op,
+			   infer_sinfo_str(m, x));
+		return NULL;
+	}
+	if (x->ndim < 0 || !known(x))
+		return tensor(&c, x->dtype, 4, NULL);
+	PExpr *xc[4], *oc[4];
+	canon_dims(x, lp, 4, xc);
+	oc[0] = xc[0];
+	oc[1] = xc[1];
+	Arena *a = &m->arena;
+	for (int i = 0; i < 2; i++) {
+		int64_t pads = pad[i] + pad[i + 2], in;
+		int64_t eff = dil[i] * (ks[i] - 1) + 1;
+		if (dconst(xc[2 + i], &in)) {
+			int64_t num = in + pads - eff;
+			if (num < 0) {
+				diag_error(d, call->span,
+					   "%s: the pool window (%lld) is larger than the "
+					   "padded input (%lld)", c.op, (long long)eff,
+					   (long long)(in + pads));
+				return NULL;
+			}
+			if (ceil_mode)
+				num += st[i] - 1;
+			int64_t out = num / st[i] + 1;
+			if (ceil_mode && (out - 1) * st[i] >= in + pad[i])
+				out--;
+			oc[2 + i] = pe_int(a, out);
+		} else if (!ceil_mode) {
+			oc[2 + i] = conv_dim(&c, xc[2 + i], pe_int(a, ks[i]), pads, dil[i], st[i]);
+		} else {
+			return tensor(&c, x->dtype, 4, NULL);
+		}
+	}
+	PExpr **o = dims_new(&c, 4);
+	for (int i = 0; i < 4; i++)
+		o[op[i]] = oc[i];
+	return tensor(&c, x->dtype, 4, o);
+}
+
+/* adaptive_avg_pool2d(data, output_size, layout, out_layout). */
+SInfo *
+infer_adaptive_pool2d(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	int lp[4], op[4];
+	if (!x || !layout_perm(&c, "layout", "NCHW", lp) ||
+	    !layout_perm(&c, "out_layout", "NCHW", op))
+		return NULL;
+	const AttrVal *os = attr(&c, 0);
+	int64_t sz[2];
+	if (os->kind != AV_NONE && !int_list(&c, "output_size", 2, false, sz))
+		return NULL;
+	if (x->ndim >= 0 && x->ndim != 4) {
+		diag_error(d, arg_span(&c, 0), "%s: data must be 4-D, got %s", c.op,
+			   infer_sinfo_str(m, x));
+		return NULL;
+	}
+	if (x->ndim < 0 || !known(x))
+		return tensor(&c, x->dtype, 4, NULL);
+	PExpr *xc[4];
+	canon_dims(x, lp, 4, xc);
+	if (os->kind != AV_NONE)
+		for (int i = 0; i < 2; i++)
+			xc[2 + i] = pe_int(&m->arena, sz[i]);
+	PExpr **o = dims_new(&c, 4);
+	for (int i = 0; i < 4; i++)
+		o[op[i]] = xc[i];
+	return tensor(&c, x->dtype, 4, o);
+}
+
+/* ------------------------------------------------------------- norms */
+
+/*
+ * nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis, ...):
+ * the tuple (result of data's struct info, new moving_mean, new
+ * moving_var) as TVM defines it; the four parameters are 1-D of the
+ * channel count, of data's (float) dtype.
+ */
+SInfo *
+infer_batch_norm(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x || !want_float(&c, x, 0))
+		return NULL;
+	int ax = 0;
+	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+		return NULL;
+	for (int i = 1; i <= 4; i++)
+		if (!norm_param(&c, x, &ax, 1, i))
+			return NULL;
+	SInfo *f[3] = {ir_copy_sinfo(m, x), ir_copy_sinfo(m, arg_si(&c, 3)),
+		       ir_copy_sinfo(m, arg_si(&c, 4))};
+	return tuple_of(&c, f, 3);
+}
+
+/* group_norm / instance_norm: channel_axis not among axes; gamma and beta
+ * 1-D of the channel count; group_norm's channels divisible by groups. */
+static SInfo *
+channel_norm(Module *m, Expr *call, Diags *d, bool groups)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x || !want_float(&c, x, 0))
+		return NULL;
+	int64_t ng = groups ? attr_named(&c, "num_groups")->i : 1;
+	if (ng <= 0) {
+		diag_error(d, call->span, "%s: num_groups must be positive, got %lld",
+			   c.op, (long long)ng);
+		return NULL;
+	}
+	int ca = 0, ax[64];
+	if (x->ndim >= 0) {
+		const AttrVal *av = attr_named(&c, "axes");
+		const int64_t *axes = av->kind == AV_INTS ? av->ints : &av->i;
+		int na = av->kind == AV_INTS ? av->n : 1;
+		if (!norm_axis(&c, attr_named(&c, "channel_axis")->i, x->ndim, &ca) ||
+		    na > 64 || !norm_axes(&c, axes, na, x->ndim, ax))
+			return NULL;
+		for (int i = 0; i < na; i++)
+			if (ax[i] == ca) {
+				diag_error(d, call->span,
+					   "%s: channel_axis %d must not be one of the "
+					   "normalized axes", c.op, ca);
+				return NULL;
+			}
+		int64_t v;
+		if (known(x) && dconst(x->shape[ca], &v) && v % ng) {
+			diag_error(d, call->span,
+				   "%s: %lld channels are not divisible into %lld groups",
+				   c.op, (long long)v, (long long)ng);
+			return NULL;
+		}
+	}
+	for (int i = 1; i <= 2; i++)
+		if (!norm_param(&c, x, &ca, 1, i))
+			return NULL;
+	return ir_copy_sinfo(m, x);
+}
+
+SInfo *
+infer_group_norm(Module *m, Expr *call, Diags *d)
+{
+	return channel_norm(m, call, d, true);
+}
+
+SInfo *
+infer_instance_norm(Module *m, Expr *call, Diags *d)
+{
+	return channel_norm(m, call, d, false);
+}
+
+/* nn.dropout(data, rate): the tuple (result, mask), both data's. */
+SInfo *
+infer_dropout(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	double r = attr(&c, 0)->f;
+	if (!(r >= 0 && r < 1)) {
+		diag_error(d, call->span, "%s: rate must be in [0, 1), got %g", c.op, r);
+		return NULL;
+	}
+	SInfo *f[2] = {ir_copy_sinfo(m, x), ir_copy_sinfo(m, x)};
+	return tuple_of(&c, f, 2);
+}
+
+/*
+ * nn.attention(query, key, value[, bias]): (batch, seq, heads, head_dim)
+ * tensors; the result (batch, seq_q, heads, head_dim_v) in query's dtype.
+ * Heads of query a multiple of key's and value's (grouped queries).
+ */
+SInfo *
+infer_attention(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *t[4] = {0};
+	static const char *const masks[] = {"TopLeft", "BottomRight", NULL};
+	for (int i = 0; i < call->call.nargs; i++) {
+		Expr *a = call->call.args[i];
+		if (i == 3 && a->kind == E_TUPLE && a->tuple.n == 0)
+			break; /* bias left out */
+		if (!(t[i] = want_tensor(&c, i)))
+			return NULL;
+		if (t[i]->ndim >= 0 && t[i]->ndim != 4) {
+			diag_error(d, arg_span(&c, i),
+				   "%s: %s must be 4-D (batch, sequence, heads, head dim), "
+				   "got %s", c.op, arg_name(&c, i), infer_sinfo_str(m, t[i]));
+			return NULL;
+		}
+		if (i > 0 && t[i]->dtype != DT_UNKNOWN && t[0]->dtype != DT_UNKNOWN &&
+		    t[i]->dtype != t[0]->dtype) {
+			diag_error(d, arg_span(&c, i), "%s: %s has dtype %s but query has %s",
+				   c.op, arg_name(&c, i), dtype_name(t[i]->dtype),
+				   dtype_name(t[0]->dtype));
+			return NULL;
+		}
+	}
+	if (!want_float(&c, t[0], 0))
+		return NULL;
+	if (attr(&c, 1)->kind != AV_NONE && !str_choice(&c, "causal_mask", masks))
+		return NULL;
+	for (int i = 0; i < 3; i++)
+		if (t[i]->ndim < 0 || !known(t[i]))
+			return tensor(&c, t[0]->dtype, 4, NULL);
+	PExpr **q = t[0]->shape, **k = t[1]->shape, **v = t[2]->shape;
+	struct { PExpr *a, *b; const char *what; } eq[] = {
+		{q[0], k[0], "the batch size of query and key"},
+		{q[0], v[0], "the batch size of query and value"},
+		{k[1], v[1], "the sequence length of key and value"},
+		{q[3], k[3], "the head dim of query and key"},
+		{k[2], v[2], "the heads of key and value"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(eq); i++)
+		if (infer_dim_rel(m, eq[i].a, eq[i].b) == DIM_DIFFER) {
+			diag_error(d, call->span, "%s: %s differ: %s and %s", c.op,
+				   eq[i].what, dim_str(&c, eq[i].a), dim_str(&c, eq[i].b));
+			return NULL;
+		}
+	int64_t hq, hk;
+	if (dconst(q[2], &hq) && dconst(k[2], &hk) && (hk <= 0 || hq % hk)) {
+		diag_error(d, call->span,
+			   "%s: query's %lld heads are not a multiple of key's %lld",
+			   c.op, (long long)hq, (long long)hk);
+		return NULL;
+	}
+	if (t[3] && known(t[3]) && t[3]->ndim == 4) {
+		PExpr *want[4] = {q[0], q[2], q[1], k[1]};
+		for (int i = 0; i < 4; i++) {
+			int64_t one;
+			if (i < 3 && dconst(t[3]->shape[i], &one) && one == 1)
+				continue;
+			if (infer_dim_rel(m, t[3]->shape[i], want[i]) == DIM_DIFFER) {
+				diag_error(d, arg_span(&c, 3),
+					   "%s: bias %s does not broadcast to (batch, heads, "
+					   "seq_q, seq_k) = %s", c.op,
+					   shape_str(&c, 4, t[3]->shape), shape_str(&c, 4, want));
+				return NULL;
+			}
+		}
+	}
+	PExpr **o = dims_new(&c, 4);
+	o[0] = q[0];
+	o[1] = q[1];
+	o[2] = q[2];
+	o[3] = v[3];
+	return tensor(&c, t[0]->dtype, 4, o);
+}
+
+/* --------------------------------------------------------------- einsum */
+
+/*
+ * einsum(operands, subscripts): "ij,jk->ik" (or implicit, "ij,jk": the
+ * letters seen once, in alphabetical order). Each operand has one letter
+ * per dim; a letter's dims must agree (or be 1: broadcast). No ellipsis.
+ */
+SInfo *
+infer_einsum(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *t = arg_si(&c, 0);
+	if (t->kind != SI_TUPLE || t->nfields == 0) {
+		diag_error(d, arg_span(&c, 0), "%s: expects a non-empty tuple of tensors, got %s",
+			   c.op, infer_sinfo_str(m, t));
+		return NULL;
+	}
+	DType dt = DT_UNKNOWN;
+	for (int i = 0; i < t->nfields; i++) {
+		const SInfo *f = t->fields[i];
+		if (f->kind != SI_TENSOR) {
+			diag_error(d, arg_span(&c, 0), "%s: operand %d is not a tensor: %s",
+				   c.op, i, infer_sinfo_str(m, f));
+			return NULL;
+		}
+		if (i && f->dtype != dt) {
+			diag_error(d, call->span, "%s: dtypes %s and %s differ", c.op,
+				   dtype_name(dt), dtype_name(f->dtype));
+			return NULL;
+		}
+		dt = f->dtype;
+	}
+	const char *s = attr(&c, 0)->s ? attr(&c, 0)->s : "";
+	const char *arrow = strstr(s, "->");
+	PExpr *dim[128] = {0};
+	int count[128] = {0};
+	bool shapes = true;
+	const char *p = s;
+	int k = 0;
+	for (; k < t->nfields; k++) {
+		const SInfo *f = t->fields[k];
+		int n = 0;
+		while (*p && *p != ',' && (!arrow || p < arrow)) {
+			unsigned char ch = (unsigned char)*p++;
+			if (ch == ' ')
+				continue;
+			if (!(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z')) {
+				diag_error(d, call->span, "%s: bad subscripts \"%s\"%s", c.op, s,
+					   ch == '.' ? " (an ellipsis is not supported)" : "");
+				return NULL;
+			}
+			count[ch]++;
+			if (f->ndim >= 0 && n < f->ndim && known(f)) {
+				PExpr *x = f->shape[n];
+				int64_t one;
+				if (!dim[ch] || (dconst(dim[ch], &one) && one == 1))
+					dim[ch] = x;
+				else if (!(dconst(x, &one) && one == 1) &&
+					 infer_dim_rel(m, dim[ch], x) == DIM_DIFFER) {
+					diag_error(d, call->span,
+						   "%s: subscript '%c' stands for dims %s and %s",
+						   c.op, ch, dim_str(&c, dim[ch]), dim_str(&c, x));
+					return NULL;
+				}
+			} else {
+				shapes = false;
+			}
+			n++;
+		}
+		if (f->ndim >= 0 && n != f->ndim) {
+			diag_error(d, call->span,
+				   "%s: operand %d has %d dimensions but %d subscripts in \"%s\"",
+				   c.op, k, f->ndim, n, s);
+			return NULL;
+		}
+		if (*p == ',')
+			p++;
+		else
+			break;
+	}
+	if (k + 1 != t->nfields || (*p && *p != '-' && (!arrow || p < arrow))) {
+		diag_error(d, call->span, "%s: subscripts \"%s\" do not name %d operand%s",
+			   c.op, s, t->nfields, t->nfields == 1 ? "" : "s");
+		return NULL;
+	}
+	char out[64];
+	int n = 0;
+	if (arrow) {
+		for (const char *q = arrow + 2; *q && n < 63; q++) {
+			unsigned char ch = (unsigned char)*q;
+			if (ch == ' ')
+				continue;
+			if (ch >= 128 || !count[ch] || strchr(arrow + 2, ch) != q) {
+				diag_error(d, call->span,
+					   "%s: output subscript '%c' of \"%s\" is not an input "
+					   "subscript or repeats", c.op, ch, s);
+				return NULL;
+			}
+			out[n++] = (char)ch;
+		}
+	} else {
+		for (int ch = 'A'; ch <= 'z' && n < 63; ch++)
+			if (count[ch] == 1)
+				out[n++] = (char)ch;
+	}
+	if (!shapes)
+		return tensor(&c, dt, n, NULL);
+	PExpr **o = dims_new(&c, n);
+	for (int i = 0; i < n; i++)
+		o[i] = dim[(unsigned char)out[i]];
+	return tensor(&c, dt, n, o);
+}
+
+/* --------------------------------------------------------- quantization */
+
+/*
+ * quantize(data, scale, zero_point, axis, out_dtype) and dequantize: the
+ * data's dims in out_dtype; scale and zero_point scalars or 1-D along axis.
+ */
+SInfo *
+infer_qdq(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	bool q = call->call.op == OP_QUANTIZE;
+	const SInfo *x = want_tensor(&c, 0), *s = want_tensor(&c, 1),
+		    *z = want_tensor(&c, 2);
+	if (!x || !s || !z)
+		return NULL;
+	DType od = attr(&c, 1)->dtype;
+	bool ok = q ? (od == DT_I8 || od == DT_U8 || od == DT_I16)
+		    : (od == DT_F16 || od == DT_F32);
+	if (!ok) {
+		diag_error(d, call->span, "%s: out_dtype must be %s, got %s", c.op,
+			   q ? "int8, uint8 or int16" : "float16 or float32",
+			   dtype_name(od));
+		return NULL;
+	}
+	DType xd = x->dtype, sd = s->dtype, zd = z->dtype;
+	if (xd != DT_UNKNOWN && (q ? !(xd == DT_F16 || xd == DT_F32)
+				   : !(xd == DT_I8 || xd == DT_U8 || xd == DT_I16 ||
+				       xd == DT_I32 || xd == DT_F16 || xd == DT_F32))) {
+		diag_error(d, arg_span(&c, 0), "%s: unsupported data dtype %s", c.op,
+			   dtype_name(xd));
+		return NULL;
+	}
+	if (sd != DT_UNKNOWN && sd != DT_F32 && sd != DT_F16) {
+		diag_error(d, arg_span(&c, 1), "%s: scale must be float32 or float16, got %s",
+			   c.op, dtype_name(sd));
+		return NULL;
+	}
+	if (zd != DT_UNKNOWN && !(zd == DT_I8 || zd == DT_U8 || zd == DT_I16 ||
+				  zd == DT_I32 || zd == DT_F16)) {
+		diag_error(d, arg_span(&c, 2), "%s: unsupported zero_point dtype %s", c.op,
+			   dtype_name(zd));
+		return NULL;
+	}
+	int ax = 0;
+	if (x->ndim > 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+		return NULL;
+	for (int i = 1; i <= 2; i++) {
+		const SInfo *p = i == 1 ? s : z;
+		int64_t v;
+		if (p->ndim < 0 || p->ndim == 0 || !known(p) || x->ndim < 0 || !known(x))
+			continue;
+		bool single = true;
+		for (int j = 0; j < p->ndim; j++)
+			single &= dconst(p->shape[j], &v) && v == 1;
+		if (single)
+			continue;
+		if (p->ndim != 1 || x->ndim == 0 ||
+		    infer_dim_rel(m, p->shape[0], x->shape[ax]) != DIM_EQUAL) {
+			diag_error(d, arg_span(&c, i),
+				   "%s: %s must be a scalar or have the %s values of data's "
+				   "axis %d, got %s", c.op, arg_name(&c, i),
+				   x->ndim ? dim_str(&c, x->shape[ax]) : "1", ax,
+				   infer_sinfo_str(m, p));
+			return NULL;
+		}
+	}
+	return tensor(&c, od, x->ndim, known(x) ? x->shape : NULL);
 }
 
 /* ---------------------------------------------------------- collectives */

@@ -72,6 +72,23 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
 char *sb_take(StrBuf *b); /* returns the malloc'ed NUL-terminated string */
 void sb_free(StrBuf *b);
+/*
+ * Text made safe for a terminal: control bytes (below 0x20 but tab, 0x7f,
+ * and the C1 controls U+0080..U+009F) become \xNN; everything else is
+ * kept. For messages that quote names from files (a tensor named with an
+ * ESC sequence must not reach the terminal raw). n bytes of s; the width
+ * on screen of byte s[i] is text_escape_width(s[i]) columns.
+ */
+void sb_put_escaped(StrBuf *b, const char *s, size_t n);
+/* Escapes the string src into dst (cap bytes, always terminated). */
+void text_escape(char *dst, size_t cap, const char *src);
+/*
+ * Checks that text is a text file in UTF-8 (as Python source is): no NUL
+ * byte, no malformed, overlong or surrogate sequence. On failure, *off is
+ * the offset of the first bad byte and *why says what is wrong.
+ */
+bool text_check_utf8(const char *text, size_t len, size_t *off,
+		     const char **why);
 
 /*
  * Growing array of pointers (malloc-backed), used while building a node whose
@@ -226,7 +243,15 @@ typedef enum {
 	PE_FLOORMOD,  /* a % b */
 	PE_MIN,       /* T.min(a, b) */
 	PE_MAX,       /* T.max(a, b) */
+	PE_EQ,        /* a == b: comparisons are bool (0 or 1), not dims */
+	PE_NE,        /* a != b */
+	PE_LT,        /* a < b */
+	PE_LE,        /* a <= b */
+	PE_GT,        /* a > b */
+	PE_GE,        /* a >= b */
 } PExprKind;
+
+#define PE_IS_CMP(k) ((k) >= PE_EQ && (k) <= PE_GE)
 
 /* An integer expression over symbolic variables. Immutable once built. */
 struct PExpr {
@@ -307,6 +332,10 @@ typedef enum {
 	AV_STR,
 	AV_DTYPE,
 	AV_INTS,
+	AV_DIMS,  /* a list of dimensions, some symbolic (else AV_INTS) */
+	AV_SINFO, /* struct info: out_sinfo=, sinfo_args= */
+	AV_RAW,   /* another Python value (a dict, T.int64(8)), kept as its
+		   * canonical text in s: read, printed, compared as text */
 } AttrValKind;
 
 /* An attribute value of an op call or of a function (R.func_attr). */
@@ -317,7 +346,9 @@ struct AttrVal {
 	const char *s; /* STR */
 	DType dtype;   /* DTYPE */
 	int64_t *ints; /* INTS */
-	int n;         /* INTS */
+	PExpr **dims;  /* DIMS */
+	SInfo **sis;   /* SINFO */
+	int n;         /* INTS, DIMS, SINFO */
 };
 
 typedef enum {
@@ -341,6 +372,9 @@ typedef enum {
 	E_CALL_FN,   /* cls.f(args) */
 	E_IF,        /* if c: ... else: ... (value of a binding) */
 	E_SEQ,       /* blocks then a result: function bodies and branches */
+	E_EXTERN,    /* R.ExternFunc("name"): a function outside the module (str) */
+	E_FUNC,      /* a function defined in a function body (fn) */
+	E_CALL_VAR,  /* f(args): a call through a variable (callv) */
 } ExprKind;
 
 /* A Relax variable: Var or DataflowVar. Names need not be unique. */
@@ -381,7 +415,7 @@ struct Expr {
 			PExpr *value; /* integer values */
 			double f;     /* float values, when dtype is a float */
 		} prim;
-		const char *str; /* E_STR */
+		const char *str; /* E_STR, E_EXTERN */
 		struct { /* E_CALL: args and attrs in the op's signature order */
 			OpKind op;
 			Expr **args;
@@ -394,6 +428,12 @@ struct Expr {
 			Expr **args;
 			int nargs;
 		} callfn;
+		Func *fn; /* E_FUNC: its symvars are its enclosing function's */
+		struct { /* E_CALL_VAR */
+			Expr *fn; /* an E_VAR of function struct info */
+			Expr **args;
+			int nargs;
+		} callv;
 		struct { /* E_IF */
 			Expr *cond;
 			Expr *then_, *else_; /* E_SEQ each */
@@ -453,6 +493,10 @@ struct rlx_module {
 	Arena arena;
 	Source src;       /* the text parsed (owned: arena copies) */
 	const char *name; /* the class name ("Module") */
+	/* the class's I.module_attrs(...) / I.module_global_infos(...)
+	 * statements, as canonical text, in order */
+	const char **decls;
+	int ndecls;
 	Func **funcs;
 	int nfuncs;
 	int next_id;      /* for Var.id and SymVar.id */
@@ -511,9 +555,19 @@ SInfo *ir_copy_sinfo(Module *m, const SInfo *si);
  *   int ints float bool str dtype       attribute values
  *   int|ints                            either (split's indices_or_sections)
  *   KIND?                               may also be None
+ *   dims                                dimensions (ints, symbolic, prim values)
+ *   sinfo                               struct info, one or a list
+ *   sinfos                              a tuple of struct infos (sinfo_args)
  * and for expressions:
  *   shape  a shape (R.shape([...]), a Python tuple of dims, or a var)
  *   prim   a prim value (a number is accepted and wrapped)
+ *   func   an external function: "name", R.ExternFunc("name") or a var
+ * `*name` is variadic: the rest of the positional arguments, each one an
+ * expression argument (call.nargs counts them); the parameters after it are
+ * keyword-only. An expression parameter `name:KIND?=None` may be left out
+ * (it is then an empty tuple, as TVM writes a missing argument); a prim
+ * with a default (`k:prim=0`) gets its default. `name?` is the same as
+ * `name:KIND?=None` for a plain expression (attention's bias).
  */
 typedef enum {
 	PK_EXPR,
@@ -526,6 +580,10 @@ typedef enum {
 	PK_BOOL,
 	PK_STR,
 	PK_DTYPE,
+	PK_DIMS,
+	PK_SINFO,
+	PK_SINFOS,
+	PK_FUNC,
 } ParamKind;
 
 typedef struct {
@@ -534,14 +592,18 @@ typedef struct {
 	bool is_attr;     /* stored in call.attrs rather than call.args */
 	bool optional;    /* KIND? */
 	bool has_default;
+	bool variadic;    /* *name */
 	AttrVal def;      /* the default, for attributes */
 	char def_text[32];
 	int slot;         /* index into args or attrs */
 } OpParam;
 
 typedef struct {
-	OpParam params[12];
+	OpParam params[16];
 	int nparams, nargs, nattrs;
+	int nreq; /* expression arguments a call must have (the rest are
+		   * optional: `name?`) */
+	bool variadic; /* a *param: call.nargs >= nargs - 1 */
 } OpSig;
 
 typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
@@ -561,12 +623,18 @@ typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
  *   COMM       talks to the other workers or depends on the worker's rank
  *              (R.ccl.*, R.dist.*): run by the executor, not a kernel
  *   OTHER      anything else (builtins)
+ *   EXTERN     read, checked and printed but not run by rlx: packed calls,
+ *              memory planning, devices, ops with no CPU kernel here
+ *   IMPURE     as EXTERN, and with a side effect (R.print, R.call_packed):
+ *              not in a dataflow block, nor in a pure function unless it
+ *              has the attribute relax.force_pure
  * A row's class may be or'ed with flags (OF_*) for what the class alone
  * does not tell.
  */
 typedef enum {
 	OC_ELEMWISE, OC_BROADCAST, OC_FILL_LIKE, OC_REDUCE, OC_NORM,
-	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_COMM, OC_OTHER
+	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_COMM, OC_OTHER, OC_EXTERN,
+	OC_IMPURE
 } OpClass;
 
 enum {
@@ -621,6 +689,9 @@ typedef enum { DIM_DIFFER = -1, DIM_UNKNOWN = 0, DIM_EQUAL = 1 } DimRel;
 /* Equal, provably different (constants, or a - b a nonzero constant), or
  * not known statically. */
 DimRel infer_dim_rel(Module *m, PExpr *a, PExpr *b);
+/* si with every dim or value that mentions a SymVar outside vars[0..n)
+ * forgotten (TVM's EraseToWellDefined); a tensor keeps its ndim. */
+SInfo *si_erase(Module *m, const SInfo *si, SymVar **vars, int n);
 /* print_sinfo into an arena string, for messages. */
 const char *infer_sinfo_str(Module *m, const SInfo *si);
 

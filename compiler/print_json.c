@@ -12,6 +12,34 @@
 
 #include "ir.h"
 
+/*
+ * A JSON string of s. The parser only admits UTF-8 text, so every name
+ * and string is valid UTF-8; should one not be, its bad bytes are written
+ * as the text \xNN rather than the string being dropped (jansson refuses
+ * invalid UTF-8: json_string returns NULL, and a NULL member is silently
+ * not set).
+ */
+static json_t *
+jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	StrBuf b = {0};
+	size_t n = strlen(s), off;
+	const char *why;
+	while (!text_check_utf8(s, n, &off, &why)) {
+		sb_putn(&b, s, off);
+		sb_printf(&b, "\\x%02x", (unsigned char)s[off]);
+		s += off + 1;
+		n -= off + 1;
+	}
+	sb_putn(&b, s, n);
+	j = json_string(b.p ? b.p : "");
+	sb_free(&b);
+	return j;
+}
+
 static json_t *
 sinfo_json(const SInfo *si)
 {
@@ -19,7 +47,7 @@ sinfo_json(const SInfo *si)
 		return json_null();
 	StrBuf b = {0};
 	print_sinfo(&b, si);
-	json_t *j = json_string(b.p ? b.p : "");
+	json_t *j = jstr(b.p ? b.p : "");
 	sb_free(&b);
 	return j;
 }
@@ -29,7 +57,7 @@ pe_json(const PExpr *x)
 {
 	StrBuf b = {0};
 	pe_print(&b, x);
-	json_t *j = json_string(b.p ? b.p : "");
+	json_t *j = jstr(b.p ? b.p : "");
 	sb_free(&b);
 	return j;
 }
@@ -53,13 +81,30 @@ attr_json(const AttrVal *v)
 	case AV_BOOL:
 		return json_boolean(v->i);
 	case AV_STR:
-		return json_string(v->s);
+	case AV_RAW:
+		return jstr(v->s);
 	case AV_DTYPE:
-		return json_string(dtype_name(v->dtype));
+		return jstr(dtype_name(v->dtype));
 	case AV_INTS: {
 		json_t *a = json_array();
 		for (int i = 0; i < v->n; i++)
 			json_array_append_new(a, json_integer(v->ints[i]));
+		return a;
+	}
+	case AV_DIMS: {
+		json_t *a = json_array();
+		for (int i = 0; i < v->n; i++) {
+			StrBuf b = {0};
+			pe_print(&b, v->dims[i]);
+			json_array_append_new(a, json_string(b.p ? b.p : ""));
+			sb_free(&b);
+		}
+		return a;
+	}
+	case AV_SINFO: {
+		json_t *a = json_array();
+		for (int i = 0; i < v->n; i++)
+			json_array_append_new(a, sinfo_json(v->sis[i]));
 		return a;
 	}
 	}
@@ -100,25 +145,27 @@ block_json(const Block *b)
 	return json_pack("{s:b, s:o}", "dataflow", b->dataflow, "bindings", bs);
 }
 
+static json_t *func_json(const Func *f);
+
 static json_t *
 expr_json(const Expr *e)
 {
 	json_t *j = json_object();
-	json_object_set_new(j, "kind", json_string(ir_expr_kind_name(e->kind)));
+	json_object_set_new(j, "kind", jstr(ir_expr_kind_name(e->kind)));
 	switch (e->kind) {
 	case E_VAR:
-		json_object_set_new(j, "name", json_string(e->var->name));
+		json_object_set_new(j, "name", jstr(e->var->name));
 		json_object_set_new(j, "id", json_integer(e->var->id));
 		break;
 	case E_CONST: {
 		json_t *shape = json_array();
 		for (int i = 0; i < e->cdata.ndim; i++)
 			json_array_append_new(shape, json_integer(e->cdata.shape[i]));
-		json_object_set_new(j, "dtype", json_string(dtype_name(e->cdata.dtype)));
+		json_object_set_new(j, "dtype", jstr(dtype_name(e->cdata.dtype)));
 		json_object_set_new(j, "shape", shape);
 		StrBuf b = {0};
 		print_expr(&b, e);
-		json_object_set_new(j, "text", json_string(b.p ? b.p : ""));
+		json_object_set_new(j, "text", jstr(b.p ? b.p : ""));
 		sb_free(&b);
 		break;
 	}
@@ -137,12 +184,13 @@ expr_json(const Expr *e)
 		break;
 	}
 	case E_PRIM:
-		json_object_set_new(j, "dtype", json_string(dtype_name(e->prim.dtype)));
+		json_object_set_new(j, "dtype", jstr(dtype_name(e->prim.dtype)));
 		json_object_set_new(j, "value", e->prim.value ? pe_json(e->prim.value)
 							      : json_real(e->prim.f));
 		break;
 	case E_STR:
-		json_object_set_new(j, "value", json_string(e->str));
+	case E_EXTERN:
+		json_object_set_new(j, "value", jstr(e->str));
 		break;
 	case E_CALL: {
 		OpSig sig;
@@ -152,13 +200,20 @@ expr_json(const Expr *e)
 			if (sig.params[i].is_attr && sig.params[i].slot < e->call.nattrs)
 				json_object_set_new(attrs, sig.params[i].name,
 						    attr_json(&e->call.attrs[sig.params[i].slot]));
-		json_object_set_new(j, "op", json_string(op_info(e->call.op)->name));
+		json_object_set_new(j, "op", jstr(op_info(e->call.op)->name));
 		json_object_set_new(j, "args", exprs_json(e->call.args, e->call.nargs));
 		json_object_set_new(j, "attrs", attrs);
 		break;
 	}
+	case E_FUNC:
+		json_object_set_new(j, "function", func_json(e->fn));
+		break;
+	case E_CALL_VAR:
+		json_object_set_new(j, "callee", expr_json(e->callv.fn));
+		json_object_set_new(j, "args", exprs_json(e->callv.args, e->callv.nargs));
+		break;
 	case E_CALL_FN:
-		json_object_set_new(j, "callee", json_string(e->callfn.callee));
+		json_object_set_new(j, "callee", jstr(e->callfn.callee));
 		json_object_set_new(j, "args", exprs_json(e->callfn.args, e->callfn.nargs));
 		break;
 	case E_IF:
@@ -189,7 +244,7 @@ func_json(const Func *f)
 	for (int i = 0; i < f->nattrs; i++)
 		json_object_set_new(attrs, f->attrs[i].key, attr_json(&f->attrs[i].val));
 	for (int i = 0; i < f->nsymvars; i++)
-		json_array_append_new(svs, json_string(f->symvars[i]->name));
+		json_array_append_new(svs, jstr(f->symvars[i]->name));
 	return json_pack("{s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "name",
 			 f->name, "private", f->is_private, "pure", f->pure,
 			 "attrs", attrs, "symbolic_vars", svs, "params", params,

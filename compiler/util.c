@@ -396,3 +396,93 @@ str_close_enough(const char *want, int dist)
 	int n = (int)strlen(want);
 	return 2 * dist < n && dist <= (n <= 8 ? 2 : 3);
 }
+
+/* --------------------------------------------------------------- text */
+
+/* The length of the valid UTF-8 sequence at p (n bytes left), 0 if none.
+ * Overlong forms, surrogates and code points past U+10FFFF are invalid. */
+static size_t
+utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t k;
+	unsigned cp, min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		k = 2, cp = c & 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		k = 3, cp = c & 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		k = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	if (n < k)
+		return 0;
+	for (size_t i = 1; i < k; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return k;
+}
+
+bool
+text_check_utf8(const char *text, size_t len, size_t *off, const char **why)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	for (size_t i = 0; i < len;) {
+		if (p[i] == 0) {
+			*off = i;
+			*why = "a NUL byte: this is not a text file";
+			return false;
+		}
+		size_t k = utf8_len(p + i, len - i);
+		if (!k) {
+			*off = i;
+			*why = "not UTF-8 text (TVMScript source is UTF-8, as "
+			       "Python's is)";
+			return false;
+		}
+		i += k;
+	}
+	return true;
+}
+
+void
+sb_put_escaped(StrBuf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = p[i];
+		bool c1 = c == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 &&
+			  p[i + 1] <= 0x9f;
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			sb_printf(b, "\\x%02x", c);
+		} else if (c1) {
+			sb_printf(b, "\\x%02x", p[++i]);
+		} else {
+			sb_putc(b, (char)c);
+		}
+	}
+}
+
+void
+text_escape(char *dst, size_t cap, const char *src)
+{
+	if (!cap)
+		return;
+	StrBuf b = {0};
+	sb_put_escaped(&b, src, strlen(src));
+	size_t n = b.len < cap - 1 ? b.len : cap - 1;
+	/* never cut inside an escape or a UTF-8 sequence */
+	while (n < b.len && n > 0 &&
+	       ((unsigned char)b.p[n] & 0xc0) == 0x80)
+		n--;
+	if (n)
+		memcpy(dst, b.p, n);
+	dst[n] = 0;
+	sb_free(&b);
+}

@@ -70,6 +70,7 @@ static Expr *conv_value(B *b, Syn *x);
 static Expr *conv_leaf(B *b, Syn *x);
 static SInfo *conv_sinfo(B *b, Syn *x, bool define);
 static Expr *build_stmts(B *b, Stm *s, Stm *stop, Where w);
+static void build_local_func(B *b, Stm *s);
 
 /* ------------------------------------------------------------- helpers */
 
@@ -126,6 +127,126 @@ int_lit(const Syn *x, int64_t *out)
 		*out = -x->a->i;
 		return true;
 	}
+	return false;
+}
+
+/* A string literal in Python syntax. */
+static void
+quoted(StrBuf *out, const char *s)
+{
+	sb_putc(out, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\\' || c == '"')
+			sb_printf(out, "\\%c", c);
+		else if (c == '\n')
+			sb_puts(out, "\\n");
+		else if (c < 0x20 || c == 0x7f)
+			sb_printf(out, "\\x%02x", c);
+		else
+			sb_putc(out, (char)c);
+	}
+	sb_putc(out, '"');
+}
+
+/*
+ * The canonical Python text of a value that rlx keeps as text (module
+ * attributes, a dict-valued function attribute): one line, one space after
+ * commas and colons, strings in double quotes. False when x holds what has
+ * no text here (an operator other than unary minus on a number).
+ */
+static bool
+syn_text(StrBuf *out, const Syn *x)
+{
+	const char *open = "(", *close = ")";
+	switch (x->kind) {
+	case X_NAME:
+		sb_puts(out, x->s);
+		return true;
+	case X_INT:
+		sb_printf(out, "%lld", (long long)x->i);
+		return true;
+	case X_FLOAT: {
+		char t[40];
+		snprintf(t, sizeof t, "%.17g", x->f);
+		for (int p = 1; p < 17; p++) { /* the shortest that reads back */
+			char u[40];
+			snprintf(u, sizeof u, "%.*g", p, x->f);
+			if (strtod(u, NULL) == x->f) {
+				memcpy(t, u, sizeof u);
+				break;
+			}
+		}
+		sb_puts(out, t);
+		if (!strpbrk(t, ".eEn"))
+			sb_puts(out, ".0");
+		return true;
+	}
+	case X_STR:
+		quoted(out, x->s);
+		return true;
+	case X_TRUE: sb_puts(out, "True"); return true;
+	case X_FALSE: sb_puts(out, "False"); return true;
+	case X_NONE: sb_puts(out, "None"); return true;
+	case X_NEG:
+		sb_putc(out, '-');
+		return syn_text(out, x->a);
+	case X_ATTR:
+		if (!syn_text(out, x->a))
+			return false;
+		sb_printf(out, ".%s", x->s);
+		return true;
+	case X_KWARG:
+		sb_printf(out, "%s=", x->s);
+		return syn_text(out, x->a);
+	case X_CALL:
+		if (!syn_text(out, x->a))
+			return false;
+		break;
+	case X_LIST:
+		open = "[", close = "]";
+		break;
+	case X_DICT:
+		sb_putc(out, '{');
+		for (const Syn *k = x->items; k && k->next; k = k->next->next) {
+			if (k != x->items)
+				sb_puts(out, ", ");
+			if (!syn_text(out, k))
+				return false;
+			sb_puts(out, ": ");
+			if (!syn_text(out, k->next))
+				return false;
+		}
+		sb_putc(out, '}');
+		return true;
+	case X_TUPLE:
+		break;
+	default:
+		return false;
+	}
+	sb_puts(out, open);
+	for (const Syn *y = x->items; y; y = y->next) {
+		if (y != x->items)
+			sb_puts(out, ", ");
+		if (!syn_text(out, y))
+			return false;
+	}
+	if (x->kind == X_TUPLE && x->n == 1)
+		sb_putc(out, ',');
+	sb_puts(out, close);
+	return true;
+}
+
+/* An integer in an int list: a literal, T.int64(3) or R.prim_value(3). */
+static bool
+int_item(const Syn *x, int64_t *out)
+{
+	if (int_lit(x, out))
+		return true;
+	if (x->kind == X_CALL && x->n == 1 && x->items->kind != X_KWARG &&
+	    (is_named(x, "R.prim_value") || is_named(x, "T.int64") ||
+	     is_named(x, "T.int32")))
+		return int_item(x->items, out);
 	return false;
 }
 
@@ -241,6 +362,7 @@ is_leaf(const Expr *e)
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		return true;
 	case E_TUPLE:
 		for (int i = 0; i < e->tuple.n; i++)
@@ -658,9 +780,10 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 		break;
 	}
 	case X_BIN: {
-		if (x->op == SYN_TRUEDIV) {
-			diag_error(b->d, x->span,
-				   "'/' in a dimension expression (write '//' for floor division)");
+		if (x->op == SYN_TRUEDIV || x->op == SYN_MATMUL) {
+			diag_error(b->d, x->span, x->op == SYN_MATMUL
+				   ? "'@' in a dimension expression"
+				   : "'/' in a dimension expression (write '//' for floor division)");
 			return NULL;
 		}
 		PExpr *l = conv_dim_raw(b, x->a, define, false);
@@ -957,13 +1080,17 @@ conv_sinfo(B *b, Syn *x, bool define)
 	} else if (!strcmp(name, "R.Tuple")) {
 		bool ok = true;
 		int n = x->kind == X_CALL ? x->n : 0;
-		SInfo **f = conv_sinfos(b, x->kind == X_CALL ? x->items : NULL,
-					n, define, &ok);
+		Syn *items = x->kind == X_CALL ? x->items : NULL;
+		if (n == 1 && items->kind == X_LIST) { /* R.Tuple([A, B]) */
+			n = items->n;
+			items = items->items;
+		}
+		SInfo **f = conv_sinfos(b, items, n, define, &ok);
 		s = ok ? si_tuple(&b->m->arena, f, n) : NULL;
-	} else if (!strcmp(name, "R.Object")) {
+	} else if (!strcmp(name, "R.Any") || !strcmp(name, "R.Object")) {
 		if (x->kind == X_CALL && x->n) {
 			diag_error(b->d, x->items->span,
-				   "R.Object takes no arguments");
+				   "%s takes no arguments", name);
 			return NULL;
 		}
 		s = si_object(&b->m->arena);
@@ -971,7 +1098,7 @@ conv_sinfo(B *b, Syn *x, bool define)
 		s = conv_callable_sinfo(b, x, define);
 	} else {
 		diag_error(b->d, x->span,
-			   "unknown struct info annotation '%s' (expected R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object or R.Callable)",
+			   "unknown struct info annotation '%s' (expected R.Tensor, R.Tuple, R.Shape, R.Prim, R.Any or R.Callable)",
 			   name);
 		return NULL;
 	}
@@ -1231,6 +1358,8 @@ conv_prim(B *b, Syn *x)
 		e->prim.dtype = DT_I64;
 	}
 	e->prim.value = conv_dim(b, x, false);
+	if (e->prim.value && PE_IS_CMP(e->prim.value->kind))
+		e->prim.dtype = DT_BOOL; /* R.prim_value(n % 16 == 0) */
 	return e->prim.value ? e : NULL;
 }
 
@@ -1268,7 +1397,12 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 	int64_t i;
 	double d;
 	bool isf = false;
-	if (v->kind == X_NONE) {
+	if (v->kind == X_CALL && v->n == 1 && v->items->kind == X_STR &&
+	    ((q->kind == PK_STR && is_named(v, "R.str")) ||
+	     (q->kind == PK_DTYPE && is_named(v, "R.dtype"))))
+		v = v->items; /* R.str("global"), R.dtype("float32") */
+	if (v->kind == X_NONE || (q->optional && v->kind == X_CALL && !v->n &&
+				  is_named(v, "R.tuple"))) {
 		if (q->optional) {
 			out->kind = AV_NONE;
 			return true;
@@ -1305,7 +1439,7 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 						  v->n ? v->n : 1);
 			int k = 0;
 			for (Syn *y = v->items; y; y = y->next, k++) {
-				if (!int_lit(y, &xs[k])) {
+				if (!int_item(y, &xs[k])) {
 					diag_error(b->d, y->span,
 						   "argument '%s' of %s must be a list of integers",
 						   q->name, fname);
@@ -1351,6 +1485,53 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 		}
 		want = "a dtype string";
 		break;
+	case PK_DIMS: {
+		Syn one = *v;
+		if (v->kind != X_LIST && v->kind != X_TUPLE) {
+			one.kind = X_LIST; /* a single dimension */
+			one.items = arena_memdup(&b->ps->ast, v, sizeof *v);
+			one.items->next = NULL;
+			one.n = 1;
+			v = &one;
+		}
+		PExpr **xs = ARENA_ARRAY(&b->m->arena, PExpr *, v->n ? v->n : 1);
+		bool all_const = true;
+		int k = 0;
+		for (Syn *y = v->items; y; y = y->next, k++) {
+			int64_t c;
+			Syn *z = y;
+			if (z->kind == X_CALL && z->n == 1 &&
+			    is_named(z, "R.prim_value"))
+				z = z->items;
+			if (!(xs[k] = conv_dim(b, z, false)))
+				return false;
+			all_const &= pe_is_const(xs[k], &c);
+		}
+		out->n = v->n;
+		if (!all_const) {
+			out->kind = AV_DIMS;
+			out->dims = xs;
+			return true;
+		}
+		out->kind = AV_INTS;
+		out->ints = ARENA_ARRAY(&b->m->arena, int64_t, v->n ? v->n : 1);
+		for (int j = 0; j < v->n; j++)
+			pe_is_const(xs[j], &out->ints[j]);
+		return true;
+	}
+	case PK_SINFO:
+	case PK_SINFOS: {
+		bool list = v->kind == X_LIST || v->kind == X_TUPLE;
+		int n = list ? v->n : 1;
+		out->kind = AV_SINFO;
+		out->n = n;
+		out->sis = ARENA_ARRAY(&b->m->arena, SInfo *, n ? n : 1);
+		int k = 0;
+		for (Syn *y = list ? v->items : v; y && k < n; y = y->next, k++)
+			if (!(out->sis[k] = conv_sinfo(b, y, false)))
+				return false;
+		return true;
+	}
 	default:
 		ir_bug("not an attribute kind %d", (int)q->kind);
 	}
@@ -1363,6 +1544,10 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 static Expr *
 conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 {
+	if (q->optional && (v->kind == X_NONE ||
+			    (v->kind == X_TUPLE && !v->n) ||
+			    (v->kind == X_CALL && !v->n && is_named(v, "R.tuple"))))
+		return ir_expr(b->m, E_TUPLE, v->span); /* as TVM: R.tuple() */
 	switch (q->kind) {
 	case PK_SHAPE:
 		if (v->kind == X_LIST || v->kind == X_TUPLE)
@@ -1374,6 +1559,20 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 		diag_error(b->d, v->span, "argument '%s' of %s must be a shape",
 			   q->name, fname);
 		return NULL;
+	case PK_FUNC:
+		if (v->kind == X_STR ||
+		    (v->kind == X_CALL && is_named(v, "R.ExternFunc"))) {
+			Syn *n = v->kind == X_STR ? v : v->n >= 1 ? v->items : NULL;
+			if (!n || n->kind != X_STR) {
+				diag_error(b->d, v->span,
+					   "R.ExternFunc takes the function's name as a string");
+				return NULL;
+			}
+			Expr *e = ir_expr(b->m, E_EXTERN, v->span);
+			e->str = arena_strdup(&b->m->arena, n->s);
+			return e;
+		}
+		return conv_leaf(b, v);
 	case PK_PRIM:
 		if (v->kind == X_NAME && find_entry(b, v->s))
 			return conv_leaf(b, v);
@@ -1383,6 +1582,15 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 			return conv_leaf(b, v);
 		return conv_prim(b, v);
 	default:
+		if (q->variadic && (v->kind == X_INT || v->kind == X_NEG ||
+				    v->kind == X_FLOAT || v->kind == X_TRUE ||
+				    v->kind == X_FALSE))
+			return conv_prim(b, v); /* R.call_packed("f", x, 2) */
+		if (q->variadic && v->kind == X_STR) {
+			Expr *e = ir_expr(b->m, E_STR, v->span);
+			e->str = arena_strdup(&b->m->arena, v->s);
+			return e;
+		}
 		if (v->kind == X_INT || v->kind == X_FLOAT ||
 		    v->kind == X_NEG || v->kind == X_TRUE ||
 		    v->kind == X_FALSE || v->kind == X_NONE ||
@@ -1397,25 +1605,113 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 }
 
 /*
- * conv2d's int-list attributes as TVM's Python wrapper writes them:
- * strides and dilation of one value become two, padding of one or two
- * values ([top, left]) becomes four ([top, left, bottom, right]), so that
- * `padding=(1, 1)` prints as TVM prints it.
+ * Int-list attributes as TVM's Python wrappers write them: a list shorter
+ * than its default is repeated to the default's length (strides=2 of
+ * conv2d is [2, 2], padding=(1, 2) is [1, 2, 1, 2]: [top, left, bottom,
+ * right]), so that `padding=(1, 1)` prints as TVM prints it; an
+ * adaptive pool's output_size=7 is [7, 7].
  */
 static void
-conv2d_widen(B *b, Expr *e)
+widen_lists(B *b, Expr *e, const OpSig *sig)
 {
-	static const int want[3] = {2, 4, 2}; /* strides padding dilation */
-	for (int k = 0; k < 3; k++) {
-		AttrVal *v = &e->call.attrs[k];
-		if (v->kind != AV_INTS || v->n >= want[k] || v->n < 1)
+	for (int k = 0; k < sig->nparams; k++) {
+		const OpParam *q = &sig->params[k];
+		if (!q->is_attr)
 			continue;
-		int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t, want[k]);
-		for (int i = 0; i < want[k]; i++)
+		AttrVal *v = &e->call.attrs[q->slot];
+		if (v->kind != AV_INTS || v->n < 1)
+			continue;
+		int want = 0;
+		if (q->has_default && q->def.kind == AV_INTS)
+			want = op_default(b->m, q).n;
+		if (e->call.op == OP_ADAPTIVE_AVG_POOL2D && !strcmp(q->name, "output_size"))
+			want = 2;
+		if (want <= v->n || want % v->n)
+			continue;
+		int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t, want);
+		for (int i = 0; i < want; i++)
 			xs[i] = v->ints[i % v->n];
 		v->ints = xs;
-		v->n = want[k];
+		v->n = want;
 	}
+}
+
+/*
+ * The value of a prim parameter left out of a call: its default
+ * (`k:prim=0`), or NULL for `None` and for an optional expression
+ * (op_normalize decides).
+ */
+static Expr *
+default_prim(B *b, const OpParam *q, Span sp)
+{
+	if (!q->has_default || !strcmp(q->def_text, "None"))
+		return NULL;
+	Expr *e = ir_expr(b->m, E_PRIM, sp);
+	e->span.line = 0; /* made up */
+	if (strchr(q->def_text, '.')) {
+		e->prim.dtype = DT_F32;
+		e->prim.f = strtod(q->def_text, NULL);
+	} else {
+		e->prim.dtype = DT_I64;
+		e->prim.value = pe_int(&b->m->arena, strtoll(q->def_text, NULL, 10));
+	}
+	return e;
+}
+
+/* Is prim argument x written as an integer (not a float)? */
+static bool
+int_prim(const Expr *x)
+{
+	if (x->kind == E_PRIM)
+		return !dtype_is_float(x->prim.dtype);
+	const SInfo *si = ir_expr_sinfo(x);
+	return !si || si->kind != SI_PRIM || !dtype_is_float(si->dtype);
+}
+
+/* Is x a left-out optional argument (R.tuple(), as TVM writes one)? */
+static bool
+absent(const Expr *x)
+{
+	return !x || (x->kind == E_TUPLE && x->tuple.n == 0);
+}
+
+/*
+ * What TVM's Python wrappers do to a call before building it: arange(n)
+ * is arange(0, n, 1) and its dtype, when not given, int64 for integer
+ * arguments and float32 otherwise; eye(n) is eye(n, n); out_layout=None
+ * is the data's layout.
+ */
+static bool
+op_normalize(B *b, Expr *e, const OpSig *sig, Span sp, const char *fname)
+{
+	Expr **a = e->call.args;
+	(void)fname;
+	if (e->call.op == OP_ARANGE && e->call.nargs == 3) {
+		if (absent(a[1])) {
+			a[1] = a[0];
+			OpParam zero = {.has_default = true, .def_text = "0"};
+			a[0] = default_prim(b, &zero, sp);
+		}
+		AttrVal *dt = &e->call.attrs[0];
+		if (dt->kind == AV_NONE) {
+			dt->kind = AV_DTYPE;
+			dt->dtype = int_prim(a[0]) && int_prim(a[1]) && int_prim(a[2])
+					    ? DT_I64 : DT_F32;
+		}
+	} else if (e->call.op == OP_EYE && e->call.nargs == 3 && absent(a[1])) {
+		a[1] = ir_copy_expr(b->m, a[0]);
+	}
+	int out_l = -1, in_l = -1;
+	for (int i = 0; i < sig->nparams; i++) {
+		const OpParam *q = &sig->params[i];
+		if (q->is_attr && !strcmp(q->name, "out_layout"))
+			out_l = q->slot;
+		if (q->is_attr && (!strcmp(q->name, "data_layout") || !strcmp(q->name, "layout")))
+			in_l = q->slot;
+	}
+	if (out_l >= 0 && in_l >= 0 && e->call.attrs[out_l].kind == AV_NONE)
+		e->call.attrs[out_l] = e->call.attrs[in_l];
+	return true;
 }
 
 /* R.OP(args): matched against the op's signature. */
@@ -1426,23 +1722,86 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 	op_sig(op, &sig);
 	const char *names[ARRAY_LEN(sig.params)];
 	Syn *arg[ARRAY_LEN(sig.params)];
-	for (int i = 0; i < sig.nparams; i++)
+	int nv = 0, vi = -1; /* the variadic parameter and its arguments */
+	Syn *rest = NULL;
+	for (int i = 0; i < sig.nparams; i++) {
 		names[i] = sig.params[i].name;
-	if (!match_args(b, x, fname, names, sig.nparams, arg))
+		if (sig.params[i].variadic)
+			vi = i;
+		/* TVM's older spellings of ty_args and out_ty */
+		const char *old = !strcmp(names[i], "ty_args") ? "sinfo_args"
+				: !strcmp(names[i], "out_ty") ? "out_sinfo" : NULL;
+		for (Syn *a = x->items; old && a; a = a->next)
+			if (a->kind == X_KWARG && !strcmp(a->s, old))
+				a->s = names[i];
+	}
+	Syn xc = *x;
+	if (vi >= 0) {
+		/* positional arguments from the variadic one on are its own;
+		 * the parameters after it are keyword-only */
+		Syn *head = NULL, **tail = &head;
+		int pos = 0;
+		for (Syn *a = x->items; a; a = a->next, pos++) {
+			Syn *c = arena_memdup(&b->ps->ast, a, sizeof *a);
+			c->next = NULL;
+			if (a->kind != X_KWARG && pos >= vi) {
+				Syn **t = &rest;
+				while (*t)
+					t = &(*t)->next;
+				*t = c;
+				nv++;
+				continue;
+			}
+			*tail = c;
+			tail = &c->next;
+		}
+		xc.items = head;
+		xc.n = syn_len(head);
+		names[vi] = "*"; /* matches no keyword */
+	}
+	if (!match_args(b, &xc, fname, names, sig.nparams, arg))
 		return NULL;
+	if (vi >= 0)
+		arg[vi] = rest;
+	int nargs = sig.nargs - (vi >= 0) + nv;
 	Expr *e = ir_expr(b->m, E_CALL, x->span);
 	e->call.op = op;
-	e->call.nargs = sig.nargs;
+	e->call.nargs = nargs;
 	e->call.nattrs = sig.nattrs;
-	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, sig.nargs ? sig.nargs : 1);
+	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, nargs ? nargs : 1);
 	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal,
 				    sig.nattrs ? sig.nattrs : 1);
 	bool ok = true;
 	for (int i = 0; i < sig.nparams; i++) {
 		const OpParam *q = &sig.params[i];
+		if (q->variadic) {
+			int k = q->slot;
+			for (Syn *a = arg[i]; a; a = a->next, k++) {
+				e->call.args[k] = conv_param(b, q, a, fname);
+				ok &= e->call.args[k] != NULL;
+			}
+			continue;
+		}
+		if (!arg[i] && !q->is_attr && (q->optional || q->has_default)) {
+			/* a missing argument: its default, else R.tuple(), as
+			 * TVM writes it */
+			Expr *a = ir_expr(b->m, E_TUPLE, x->span);
+			if (q->kind == PK_PRIM && q->def.kind == AV_INT) {
+				a->kind = E_PRIM;
+				a->prim.dtype = DT_I64;
+				a->prim.value = pe_int(&b->m->arena, q->def.i);
+			}
+			e->call.args[q->slot] = a;
+			continue;
+		}
 		if (!arg[i]) {
 			if (q->is_attr && q->has_default) {
 				e->call.attrs[q->slot] = op_default(b->m, q);
+				continue;
+			}
+			if (!q->is_attr && (q->optional || q->has_default)) {
+				/* a prim default, or left to op_normalize */
+				e->call.args[q->slot] = default_prim(b, q, x->span);
 				continue;
 			}
 			diag_error(b->d, x->span,
@@ -1457,9 +1816,75 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 			ok &= e->call.args[q->slot] != NULL;
 		}
 	}
-	if (ok && op == OP_CONV2D)
-		conv2d_widen(b, e);
+	if (ok)
+		widen_lists(b, e, &sig);
+	if (ok)
+		ok = op_normalize(b, e, &sig, x->span, fname);
 	return ok ? e : NULL;
+}
+
+/* A call of op with the given arguments and its default attributes. */
+static Expr *
+make_call(B *b, OpKind op, Expr **args, int nargs, Span sp)
+{
+	OpSig sig;
+	op_sig(op, &sig);
+	Expr *e = ir_expr(b->m, E_CALL, sp);
+	e->call.op = op;
+	e->call.nargs = nargs;
+	e->call.nattrs = sig.nattrs;
+	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, nargs);
+	memcpy(e->call.args, args, sizeof *args * (size_t)nargs);
+	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal, sig.nattrs ? sig.nattrs : 1);
+	for (int i = 0; i < sig.nparams; i++)
+		if (sig.params[i].is_attr)
+			e->call.attrs[sig.params[i].slot] = op_default(b->m, &sig.params[i]);
+	return e;
+}
+
+/*
+ * R.linear(data, weight, bias=None, out_dtype=None): not an op in Relax
+ * but, as TVM's Python wrapper builds it, matmul(data,
+ * permute_dims(weight)) plus bias when given (the nested calls are
+ * normalized into bindings like any others).
+ */
+static Expr *
+conv_linear(B *b, Syn *x, const char *fname)
+{
+	static const char *const names[] = {"data", "weight", "bias", "out_dtype"};
+	Syn *arg[4];
+	if (!match_args(b, x, fname, names, 4, arg))
+		return NULL;
+	if (!arg[0] || !arg[1]) {
+		diag_error(b->d, x->span, "%s missing required argument '%s' "
+			   "(%s takes data, weight, bias=None, out_dtype=None)",
+			   fname, arg[0] ? "weight" : "data", fname);
+		return NULL;
+	}
+	bool has_bias = arg[2] && arg[2]->kind != X_NONE;
+	Expr *data = conv_leaf(b, arg[0]), *w = conv_leaf(b, arg[1]);
+	Expr *bias = has_bias ? conv_leaf(b, arg[2]) : NULL;
+	if (!data || !w || (has_bias && !bias))
+		return NULL;
+	Expr *wt = bind_fresh(b, make_call(b, OP_PERMUTE_DIMS, &w, 1, x->span),
+			      "lv", &b->lv_next);
+	Expr *mm[2] = {data, wt};
+	Expr *e = make_call(b, OP_MATMUL, mm, 2, x->span);
+	if (arg[3] && arg[3]->kind != X_NONE) {
+		if (arg[3]->kind != X_STR) {
+			diag_error(b->d, arg[3]->span,
+				   "argument 'out_dtype' of %s must be a dtype string", fname);
+			return NULL;
+		}
+		e->call.attrs[0].kind = AV_DTYPE;
+		if (!conv_dtype(b, arg[3], &e->call.attrs[0].dtype))
+			return NULL;
+	}
+	if (bias) {
+		Expr *ab[2] = {bind_fresh(b, e, "lv", &b->lv_next), bias};
+		e = make_call(b, OP_ADD, ab, 2, x->span);
+	}
+	return e;
 }
 
 /* A call: R.const, R.shape, ..., R.OP, cls.f. */
@@ -1517,6 +1942,17 @@ conv_call(B *b, Syn *x)
 			}
 			return e;
 		}
+		if (!strcmp(r, "ExternFunc")) {
+			Syn *a = x->n >= 1 ? x->items : NULL;
+			if (!a || a->kind != X_STR) {
+				diag_error(b->d, x->span,
+					   "R.ExternFunc takes the function's name as a string");
+				return NULL;
+			}
+			Expr *e = ir_expr(b->m, E_EXTERN, x->span);
+			e->str = arena_strdup(&b->m->arena, a->s);
+			return e;
+		}
 		if (!strcmp(r, "match_cast")) {
 			diag_error(b->d, csp, "R.match_cast must be the whole value of an assignment");
 			return NULL;
@@ -1526,6 +1962,8 @@ conv_call(B *b, Syn *x)
 			diag_error(b->d, csp, "%s is a statement, not a value", name);
 			return NULL;
 		}
+		if (!strcmp(r, "linear"))
+			return conv_linear(b, x, name);
 		OpKind op = op_lookup(r);
 		if (op == OP_NONE) {
 			const char *hint = suggest_op(b, r);
@@ -1545,6 +1983,12 @@ conv_call(B *b, Syn *x)
 		}
 		return conv_opcall(b, x, op, name);
 	}
+	/* Module.f(x), the class named as TVM's parser allows: cls.f */
+	const char *dot = strchr(name, '.');
+	if (dot && !strchr(dot + 1, '.') && b->m->name &&
+	    !strncmp(name, b->m->name, (size_t)(dot - name)) &&
+	    !b->m->name[dot - name])
+		name = arena_printf(&b->ps->ast, "cls.%s", dot + 1);
 	if (!strncmp(name, "cls.", 4) && !strchr(name + 4, '.')) {
 		if (!idx_find(&b->funcs_ix, &b->funcs, name + 4, str_name)) {
 			const char *hint = NULL;
@@ -1584,14 +2028,24 @@ conv_call(B *b, Syn *x)
 		}
 		return e;
 	}
-	const char *dot = strchr(name, '.');
-	if (dot && !strchr(dot + 1, '.') && b->m->name &&
-	    !strncmp(name, b->m->name, (size_t)(dot - name)) &&
-	    !b->m->name[dot - name] &&
-	    idx_find(&b->funcs_ix, &b->funcs, dot + 1, str_name)) {
-		diag_error(b->d, csp, "unsupported call '%s': a function of the "
-			   "module is called as cls.%s", name, dot + 1);
-		return NULL;
+	Entry *fe = x->a->kind == X_NAME ? find_entry(b, name) : NULL;
+	if (fe && !fe->dead) {
+		/* a call through a variable: a local function, a parameter */
+		Expr *e = ir_expr(b->m, E_CALL_VAR, x->span);
+		e->callv.fn = ir_var_ref(b->m, fe->var, x->a->span);
+		e->callv.nargs = x->n;
+		e->callv.args = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
+		int i = 0;
+		for (Syn *a = x->items; a; a = a->next, i++) {
+			if (a->kind == X_KWARG) {
+				diag_error(b->d, a->span,
+					   "keyword arguments are not supported in calls of functions");
+				return NULL;
+			}
+			if (!(e->callv.args[i] = conv_leaf(b, a)))
+				return NULL;
+		}
+		return e;
 	}
 	diag_error(b->d, csp, "unsupported call '%s'", name);
 	return NULL;
@@ -1624,9 +2078,14 @@ conv_operator(B *b, Syn *x)
 		case PE_MUL: op = OP_MULTIPLY; break;
 		case PE_FLOORDIV: op = OP_FLOOR_DIVIDE; break;
 		case SYN_TRUEDIV: op = OP_DIVIDE; break;
+		case SYN_MATMUL: op = OP_MATMUL; break;
 		default:
-			diag_error(b->d, x->span,
-				   "operator '%%' on Relax values is not supported");
+			if (PE_IS_CMP(x->op))
+				diag_error(b->d, x->span,
+					   "a comparison of Relax values is not an expression (use R.equal, R.less, ...; comparisons are for symbolic dimensions, as in 'if n == 16:')");
+			else
+				diag_error(b->d, x->span,
+					   "operator '%%' on Relax values is not supported");
 			return NULL;
 		}
 	}
@@ -1635,9 +2094,12 @@ conv_operator(B *b, Syn *x)
 	Expr *e = ir_expr(b->m, E_CALL, x->span);
 	e->call.op = op;
 	e->call.nargs = sig.nargs;
-	e->call.nattrs = 0;
+	e->call.nattrs = sig.nattrs; /* defaults: matmul's out_dtype */
 	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, 2);
 	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal, 1);
+	for (int i = 0; i < sig.nparams; i++)
+		if (sig.params[i].is_attr)
+			e->call.attrs[sig.params[i].slot] = op_default(b->m, &sig.params[i]);
 	Syn *operand[2] = {x->a, x->b};
 	const char *fname = x->kind == X_NEG ? "unary '-'" : "operator";
 	for (int i = 0; i < sig.nargs; i++) {
@@ -1773,8 +2235,9 @@ static bool
 check_target(B *b, Stm *s)
 {
 	if (s->target->kind == X_TUPLE) {
-		diag_error(b->d, s->target->span,
-			   "tuple unpacking is not supported; index the tuple instead");
+		diag_error(b->d, s->target->span, s->ann
+			   ? "an unpacking assignment cannot be annotated"
+			   : "only names can be unpacked into (a, b = R.split(...))");
 		return false;
 	}
 	if (s->target->kind != X_NAME) {
@@ -1813,11 +2276,44 @@ build_symvar_decls(B *b, Stm *s, Where w)
 	return true;
 }
 
+/*
+ * `a, b = VALUE` (a tuple-valued call, as TVMScript accepts it): the value
+ * bound to a fresh var, then a = lv[0], b = lv[1], as TVM's parser emits it.
+ * True when s is such an assignment (handled, errors reported).
+ */
+static bool
+build_unpack(B *b, Stm *s)
+{
+	if (s->target->kind != X_TUPLE || s->ann || !s->value || s->target->n == 0)
+		return false;
+	for (Syn *x = s->target->items; x; x = x->next)
+		if (x->kind != X_NAME)
+			return false;
+	if (s->value->kind == X_TUPLE) /* m, n = T.int64(), T.int64() and the like */
+		return false;
+	Expr *e = conv_value(b, s->value);
+	Expr *t = e ? (is_leaf(e) ? e : bind_fresh(b, e, "lv", &b->lv_next)) : NULL;
+	int i = 0;
+	for (Syn *x = s->target->items; x; x = x->next, i++) {
+		if (!t) {
+			bind_poisoned(b, x->s, x->span);
+			continue;
+		}
+		Expr *g = ir_expr(b->m, E_TUPLE_GET, x->span);
+		g->tget.tuple = t;
+		g->tget.index = i;
+		Var *v = ir_var(b->m, x->s, NULL, b->sb->df, x->span);
+		emit(b, ir_binding(b->m, v, g, s->span));
+		bind_name(b, v);
+	}
+	return true;
+}
+
 /* `x = VALUE` or `x: SINFO = VALUE`. */
 static void
 build_assign(B *b, Stm *s, Where w)
 {
-	if (build_symvar_decls(b, s, w) || !check_target(b, s))
+	if (build_symvar_decls(b, s, w) || build_unpack(b, s) || !check_target(b, s))
 		return;
 	Syn *x = s->value;
 	if (x->kind == X_CALL && x->a->kind == X_ATTR &&
@@ -1878,6 +2374,20 @@ build_func_attr(B *b, Syn *x)
 		} else if (num_lit(v, &f, &isf)) {
 			fa->val.kind = AV_FLOAT;
 			fa->val.f = f;
+		} else if (v->kind == X_DICT || v->kind == X_LIST ||
+			   v->kind == X_TUPLE || v->kind == X_CALL ||
+			   v->kind == X_NONE) {
+			/* {"s27": 2}, T.int64(65536): kept as text */
+			StrBuf t = {0};
+			bool ok = syn_text(&t, v);
+			fa->val.kind = AV_RAW;
+			fa->val.s = arena_strdup(&b->m->arena, t.p ? t.p : "");
+			sb_free(&t);
+			if (!ok) {
+				diag_error(b->d, v->span,
+					   "an attribute value must be a Python literal (a number, string, bool, None, or a list, tuple or dict of them)");
+				continue;
+			}
 		} else {
 			diag_error(b->d, v->span,
 				   "an attribute value must be an integer, float, string or bool");
@@ -2004,7 +2514,10 @@ build_if(B *b, Stm *s, Where w)
 		diag_error(b->d, s->span, "if without else is not supported");
 		return;
 	}
-	Expr *cond = conv_leaf(b, s->value);
+	Syn *cx = s->value;
+	/* if N == 16: a comparison of symbolic dims is a bool prim value */
+	Expr *cond = cx->kind == X_BIN && PE_IS_CMP(cx->op) ? conv_prim(b, cx)
+							    : conv_leaf(b, cx);
 	int mark = b->scope.n;
 	Stm *lt, *le;
 	Expr *then_ = build_branch(b, s->body, &lt);
@@ -2109,6 +2622,15 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 			} else if (s->value->kind == X_CALL &&
 				   is_named(s->value, "T.prim_func")) {
 				diag_error(b->d, s->span, "T.prim_func is not supported by rlx");
+			} else if (s->value->kind == X_CALL) {
+				/* R.print(x): a binding of an unused `_`, as
+				 * TVM's parser emits it */
+				Stm a = *s;
+				a.kind = S_ASSIGN;
+				a.target = syn_new(b->ps, X_NAME, s->value->span);
+				a.target->s = "_";
+				a.ann = NULL;
+				build_assign(b, &a, w);
 			} else {
 				diag_error(b->d, s->span,
 					   "an expression statement has no effect; assign its value to a name");
@@ -2137,11 +2659,13 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 			break;
 		case S_PASS:
 			break;
-		case S_IMPORT:
 		case S_DEF:
+			build_local_func(b, s);
+			break;
+		case S_IMPORT:
 		case S_CLASS:
 			diag_error(b->d, s->span, "%s is not supported inside a function",
-				   s->kind == S_IMPORT ? "import" : s->kind == S_DEF ? "def" : "class");
+				   s->kind == S_IMPORT ? "import" : "class");
 			break;
 		}
 	}
@@ -2154,6 +2678,82 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 }
 
 /* ----------------------------------------------------------- functions */
+
+static bool func_decorators(B *b, Stm *s, Func *f);
+
+/*
+ * A def inside a function body: a local function, bound to a variable of
+ * its name. Its body sees the names in scope (it may capture them); its
+ * symbolic variables are the enclosing function's.
+ */
+static void
+build_local_func(B *b, Stm *s)
+{
+	Func *g = ARENA_NEW(&b->m->arena, Func);
+	g->name = arena_strdup(&b->m->arena, s->name);
+	g->span = s->span;
+	g->pure = true;
+	if (!func_decorators(b, s, g)) {
+		bind_poisoned(b, s->name, s->span);
+		return;
+	}
+	Func *outer = b->f;
+	SeqB *osb = b->sb;
+	Vec oattrs = b->attrs;
+	int odf = b->df_mark;
+	bool oret = b->stray_return;
+	int mark = b->scope.n;
+	b->attrs = (Vec){0};
+	b->stray_return = false;
+	b->df_mark = mark;
+	Vec params = {0};
+	bool ok = true;
+	for (Syn *p = s->params; p; p = p->next) {
+		if (!p->a) {
+			diag_error(b->d, p->span,
+				   "parameter '%s' of '%s' must be annotated",
+				   p->s, s->name);
+			ok = false;
+			continue;
+		}
+		SInfo *si = conv_sinfo(b, p->a, true);
+		ok &= si != NULL;
+		Var *v = ir_var(b->m, p->s, si, false, p->span);
+		vec_push(&params, v);
+		bind_name(b, v);
+	}
+	g->nparams = params.n;
+	g->params = (Var **)vec_to_arena(&params, &b->m->arena);
+	if (s->ann && !(g->ret = conv_sinfo(b, s->ann, true)))
+		ok = false;
+	b->f = g;
+	SeqB sb = {0};
+	b->sb = &sb;
+	Expr *body = build_stmts(b, s->body, NULL, W_FUNC);
+	g->body = finish_seq(b, body, s->span);
+	vec_free(&sb.blocks);
+	vec_free(&sb.cur);
+	g->nattrs = b->attrs.n;
+	g->attrs = ARENA_ARRAY(&b->m->arena, FuncAttr, b->attrs.n ? b->attrs.n : 1);
+	for (int i = 0; i < b->attrs.n; i++)
+		g->attrs[i] = *(FuncAttr *)b->attrs.items[i];
+	vec_free(&b->attrs);
+	b->attrs = oattrs;
+	b->f = outer;
+	b->sb = osb;
+	b->df_mark = odf;
+	b->stray_return = oret;
+	scope_truncate(b, mark);
+	if (!ok || !body) {
+		bind_poisoned(b, s->name, s->span);
+		return;
+	}
+	Expr *e = ir_expr(b->m, E_FUNC, s->span);
+	e->fn = g;
+	Var *v = ir_var(b->m, g->name, NULL, b->sb->df, s->span);
+	emit(b, ir_binding(b->m, v, e, s->span));
+	bind_name(b, v);
+}
 
 /* Reads @R.function(...) into f; false when the function is refused. */
 static bool
@@ -2269,11 +2869,26 @@ build_class(B *b, Stm *cls)
 		vec_push(&b->funcs, (void *)s->name);
 		idx_push(&b->funcs_ix, &b->funcs, str_name);
 	}
-	Vec funcs = {0};
+	Vec funcs = {0}, decls = {0};
 	for (Stm *s = cls->body; s; s = s->next) {
 		if (s->kind == S_PASS ||
 		    (s->kind == S_EXPR && s->value->kind == X_STR))
 			continue; /* pass, a docstring */
+		if (s->kind == S_EXPR && s->value->kind == X_CALL &&
+		    (is_named(s->value, "I.module_attrs") ||
+		     is_named(s->value, "I.module_global_infos"))) {
+			/* kept as their text, printed back after the class line */
+			StrBuf t = {0};
+			if (!syn_text(&t, s->value) || s->value->n != 1 ||
+			    s->value->items->kind != X_DICT)
+				diag_error(b->d, s->span,
+					   "%s takes a dict of Python literals",
+					   callee_name(b, s->value));
+			else
+				vec_push(&decls, arena_strdup(&b->m->arena, t.p));
+			sb_free(&t);
+			continue;
+		}
 		if (s->kind != S_DEF) {
 			diag_error(b->d, s->span,
 				   "only @R.function definitions may appear in an @I.ir_module class");
@@ -2285,6 +2900,8 @@ build_class(B *b, Stm *cls)
 	}
 	b->m->nfuncs = funcs.n;
 	b->m->funcs = (Func **)vec_to_arena(&funcs, &b->m->arena);
+	b->m->ndecls = decls.n;
+	b->m->decls = (const char **)vec_to_arena(&decls, &b->m->arena);
 }
 
 void

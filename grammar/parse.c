@@ -418,6 +418,23 @@ parse_module(const char *filename, const char *text, size_t len, Diags *d)
 	Module *m = ir_module_new(filename, text, len);
 	d->src = &m->src;
 	int errors = d->nerrors;
+	/* Text in UTF-8, as Python source (a binary file given by mistake is
+	 * refused at its first NUL byte, located like every error). */
+	size_t off;
+	const char *why;
+	if (!text_check_utf8(text, len, &off, &why)) {
+		Span sp = {1, 1, 1};
+		for (size_t i = 0; i < off; i++) {
+			if (text[i] == '\n')
+				sp.line++, sp.col = 1;
+			else
+				sp.col++;
+		}
+		diag_error(d, sp, "%s", why);
+		ir_module_free(m);
+		d->src = NULL;
+		return NULL;
+	}
 	PState ps = {0};
 	ps.m = m;
 	ps.d = d;

@@ -29,12 +29,15 @@ typedef enum {
 	X_CALL,  /* a(items), keyword arguments are X_KWARG items */
 	X_KWARG, /* s=a */
 	X_INDEX, /* a[b] */
-	X_BIN,   /* a op b, op a PExprKind (PE_ADD ... PE_FLOORMOD) or SYN_TRUEDIV */
+	X_BIN,   /* a op b, op a PExprKind (PE_ADD ... PE_FLOORMOD), SYN_TRUEDIV
+		  * or SYN_MATMUL */
 	X_NEG,   /* -a */
 } SynKind;
 
 /* The op of an X_BIN for Python's `/` (not a dimension operator). */
 #define SYN_TRUEDIV (-1)
+/* ... and for `@` (matmul on Relax values, not on dimensions). */
+#define SYN_MATMUL (-2)
 
 /* An expression of the syntax tree. Lists are linked through next. */
 struct Syn {

@@ -1,338 +1,970 @@
 /*
- * canonicalize_bindings.c — canonicalize-bindings: remove trivial bindings
- * while keeping the names a human gave, as TVM's CanonicalizeBindings.
+ * canonicalize_bindings.c — canonicalize-bindings, as TVM's
+ * CanonicalizeBindings (CanonicalizeTIRVariables, then the binding
+ * canonicalizer), in each function.
  *
- * Rewrites, in each function:
- *  - `y = x` (x a variable, same struct info) is removed and the uses of y
- *    read x, following chains (`b = a; c = b`);
- *  - a tuple round trip `y = (t[0], t[1])` of a 2-tuple t is `y = t`, and
- *    `y = t[i]` of a tuple literal t is `y = (its item i)`;
- *  - `y = R.match_cast(x, S)` where x already has struct info S is `y = x`;
- *  - for `y = x` with y a Var (a block output) and x a DataflowVar:
- *    when y is used only inside its block, x's name survives (as above);
- *    when y is used after the block, x's definition is rewritten to define
- *    y, so the outer name survives;
- *  - a constant bound to a variable is inlined at its uses;
- *  - a dataflow block output that nothing after the block uses becomes a
- *    DataflowVar.
+ * Symbolic variables. A match_cast whose pattern has a bare symbolic
+ * variable where its value's struct info has a known dimension tells that
+ * variable's value; the annotations, casts and shapes after it read the value
+ * instead (what an if branch learns holds in that branch only). Prim values
+ * (R.prim_value(n)) keep the variable: they are runtime uses, and a
+ * match_cast that defines a variable used that way keeps its pattern. Two
+ * casts that give one variable provably different values are an error
+ * ("MatchCast statements must be consistent"). A cast made trivial this way
+ * goes with the trivial bindings below.
  *
- * Leaves alone: bindings whose annotation says more or less than the value's
- * struct info (they are casts), everything that is not a trivial binding.
+ * Bindings. `y = x` (x a variable; for a match_cast, when the cast equals
+ * x's struct info; for an annotated binding, when x's struct info implies
+ * the annotation) is trivial, also after looking through known values:
+ * `t[i]` of a tuple literal t is its item i, and (t[0], ..., t[n-1]) of an
+ * n-tuple t is t. A trivial binding is removed and its uses read x
+ * (following chains), except when y is used outside its dataflow block and x
+ * is a DataflowVar: then x's binding defines y (the outer name survives).
+ * A variable bound to a constant (directly or through a tuple item) keeps its
+ * binding; its uses read the constant. A Var defined in a dataflow block and
+ * used only there becomes a DataflowVar (also inside if branches). In a
+ * dataflow block, an output `y = x` of a DataflowVar x used nowhere else
+ * takes x's value, and x's binding goes.
+ *
+ * A binding whose value changed takes the value's inferred struct info (a
+ * weaker annotation gives way, as when TVM's ExprMutator re-emits it), and so
+ * do the bindings that read a variable whose struct info changed. Empty blocks
+ * go and adjacent blocks of one kind merge (TVM's normalizer); the function's
+ * return takes the body's struct info when that is more specific.
+ *
+ * Beyond TVM: an annotated `y: S = x` whose x does not imply S is a runtime
+ * check in rlx and stays.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "pass.h"
 
 typedef struct {
+	SymVar **from;
+	PExpr **to;
+	Binding **src; /* the match_cast that told the value */
+	int n, cap;
+} Known;
+
+typedef struct {
 	Module *m;
+	Diags *d;
 	int nids;
-	Expr **repl;        /* per Var.id: the leaf that replaces its uses */
-	Binding **def;      /* per Var.id: its binding (dataflow blocks only) */
-	Block **def_block;  /* per Var.id */
-	bool *outside;      /* per Var.id: used outside its defining block */
-	bool *dead;         /* per Var.id: its binding is removed */
-	const Block *cur;   /* the block being scanned, NULL outside blocks */
-	/* the ids written for the current function, cleared after it (the
-	 * tables are the module's: clearing them whole per function made the
-	 * pass O(functions x variables)) */
+	/* planner, per Var.id */
+	Expr **known;      /* its value, known values looked through */
+	Var **trivial;     /* y = x: x */
+	Expr **konst;      /* the constant it is bound to */
+	Block **def_block; /* the block of its binding */
+	bool *outside;     /* used outside its home dataflow block */
+	/* the plan, per Var.id */
+	Var **use_as;      /* uses read this var instead */
+	Var **def_as;      /* its binding defines this var instead */
+	bool *to_df;       /* becomes a DataflowVar */
+	bool *removed;     /* its binding goes */
+	bool *si_changed;  /* its struct info changed */
+	bool *a_changed;   /* symbolic canonicalization changed its binding */
+	/* fold_outputs, per Var.id */
+	bool *disq;
+	unsigned char *is_out; /* 1: output as `y = x`, 2: as a match_cast */
+	Binding **cand;
 	bool *is_touched;
 	IntVec touched;
+	IntVec trivials;   /* ids with trivial[] set, in definition order */
+	IntVec dfdefs;     /* ids defined in dataflow blocks, in order */
+	bool *sv_runtime;  /* per SymVar.id: used by a prim value */
+	IntVec sv_marked;  /* the ids set in sv_runtime */
+	const Block *cur;  /* NULL outside blocks and in a sequence's result */
 } Canon;
 
-/* Notes that the tables' entries for id are about to be written. */
 static void
 touch(Canon *c, int id)
 {
-	if (c->is_touched[id])
+	if (id >= c->nids || c->is_touched[id])
 		return;
 	c->is_touched[id] = true;
 	ivec_push(&c->touched, id);
 }
 
-/* The leaf that a use of v finally reads. */
-static Expr *
-resolve(Canon *c, Expr *e)
-{
-	while (e->kind == E_VAR && e->var->id < c->nids && c->repl[e->var->id])
-		e = c->repl[e->var->id];
-	return e;
-}
+/* --------------------------------------------- symbolic canonicalization */
 
 static void
-note_use(Var *v, void *ctx)
+known_push(Known *k, SymVar *v, PExpr *to, Binding *src)
 {
-	Canon *c = ctx;
-	if (v->id < c->nids && c->def_block[v->id] != c->cur) {
-		touch(c, v->id);
-		c->outside[v->id] = true;
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 8;
+		k->from = realloc(k->from, sizeof *k->from * (size_t)k->cap);
+		k->to = realloc(k->to, sizeof *k->to * (size_t)k->cap);
+		k->src = realloc(k->src, sizeof *k->src * (size_t)k->cap);
+		if (!k->from || !k->to || !k->src)
+			ir_bug("out of memory");
 	}
+	k->from[k->n] = v;
+	k->to[k->n] = to;
+	k->src[k->n] = src;
+	k->n++;
 }
 
-/* Which variables are used outside the block that defines them. */
-static void
-scan_uses(Canon *c, Expr *body)
+static int
+known_find(const Known *k, const SymVar *v)
 {
-	for (int i = 0; i < c->touched.n; i++)
-		c->outside[c->touched.items[i]] = false;
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		c->cur = b;
-		for (int k = 0; k < b->n; k++) {
-			Binding *bd = b->bindings[k];
-			/* inside an if, everything counts as outside */
-			if (bd->value->kind == E_IF)
-				c->cur = NULL;
-			ir_visit_uses(bd->value, note_use, c);
-			c->cur = b;
-		}
-	}
-	c->cur = NULL;
-	ir_visit_uses(body->seq.body, note_use, c);
+	for (int i = 0; i < k->n; i++)
+		if (k->from[i] == v)
+			return i;
+	return -1;
 }
 
 static bool
-same_sinfo(Canon *c, const SInfo *a, const SInfo *b)
+pe_mentions(const PExpr *x, const Known *k)
 {
-	return a && b && si_equal(c->m, a, b);
+	if (!x)
+		return false;
+	if (x->kind == PE_VAR)
+		return known_find(k, x->var) >= 0;
+	return pe_mentions(x->a, k) || pe_mentions(x->b, k);
 }
 
-/* If value is a tuple round trip (t[0], ..., t[n-1]) of t, returns t. */
-static Expr *
-round_trip(Canon *c, Expr *value)
+static bool
+si_mentions(const SInfo *si, const Known *k)
 {
-	if (value->kind != E_TUPLE || value->tuple.n == 0)
-		return NULL;
-	Var *t = NULL;
-	for (int i = 0; i < value->tuple.n; i++) {
-		Expr *it = value->tuple.items[i];
-		if (it->kind != E_VAR)
-			return NULL;
-		Binding *b = it->var->id < c->nids ? c->def[it->var->id] : NULL;
-		if (!b || b->value->kind != E_TUPLE_GET ||
-		    b->value->tget.index != i ||
-		    b->value->tget.tuple->kind != E_VAR)
-			return NULL;
-		Var *src = resolve(c, b->value->tget.tuple)->var;
-		if (t && src != t)
-			return NULL;
-		t = src;
-	}
-	if (!t || !t->sinfo || t->sinfo->kind != SI_TUPLE ||
-	    t->sinfo->nfields != value->tuple.n)
-		return NULL;
-	return ir_var_ref(c->m, t, value->span);
+	if (!si)
+		return false;
+	if (si->shape)
+		for (int i = 0; i < si->ndim; i++)
+			if (pe_mentions(si->shape[i], k))
+				return true;
+	if (pe_mentions(si->value, k))
+		return true;
+	for (int i = 0; i < si->nfields; i++)
+		if (si_mentions(si->fields[i], k))
+			return true;
+	return si_mentions(si->ret, k);
 }
 
-/* The leaf a binding trivially equals, or NULL when it is not trivial. */
-static Expr *
-trivial_value(Canon *c, Binding *b)
+static SInfo *
+subst_si(Canon *c, SInfo *si, const Known *k)
 {
-	Expr *v = b->value;
-	if (v->kind == E_VAR) {
-		Expr *r = resolve(c, v);
-		if (b->cast && !same_sinfo(c, b->cast, r->sinfo))
-			return NULL;
-		if (b->annotated && !b->cast &&
-		    !same_sinfo(c, b->var->sinfo, r->sinfo))
-			return NULL;
-		return r;
-	}
-	if (b->cast)
-		return NULL;
-	if (v->kind == E_CONST)
-		return v;
-	if (v->kind == E_TUPLE_GET && v->tget.tuple->kind == E_VAR) {
-		Var *t = resolve(c, v->tget.tuple)->var;
-		Binding *tb = t->id < c->nids ? c->def[t->id] : NULL;
-		if (tb && tb->value->kind == E_TUPLE &&
-		    v->tget.index < tb->value->tuple.n) {
-			Expr *it = tb->value->tuple.items[v->tget.index];
-			if (it->kind == E_VAR || it->kind == E_CONST)
-				return resolve(c, it);
-		}
-		return NULL;
-	}
-	Expr *rt = round_trip(c, v);
-	if (rt && (!b->annotated || same_sinfo(c, b->var->sinfo, rt->sinfo)))
-		return rt;
-	return NULL;
+	if (!si || !si_mentions(si, k))
+		return si;
+	return ir_subst_sinfo(c->m, si, k->from, k->to, k->n);
 }
 
+static PExpr *
+subst_pe(Canon *c, PExpr *x, const Known *k)
+{
+	if (!pe_mentions(x, k))
+		return x;
+	return pe_subst(&c->m->arena, x, k->from, k->to, k->n);
+}
+
+static void sym_seq(Canon *c, Expr *seq, Known *k);
+
+/* Substitutes the known values into e's struct info and shapes (not into
+ * prim values: those are runtime uses); recurses into if branches. */
 static void
-apply(Canon *c, Expr *e);
-
-/* Each use gets its own node: later passes edit uses in place. */
-static void
-apply_slot(Canon *c, Expr **slot)
+sym_expr(Canon *c, Expr *e, Known *k)
 {
-	if ((*slot)->kind != E_VAR) {
-		apply(c, *slot);
-		return;
-	}
-	Expr *r = resolve(c, *slot);
-	if (r != *slot) {
-		Expr *copy = ir_copy_expr(c->m, r);
-		copy->span = (*slot)->span;
-		*slot = copy;
-	}
-}
-
-/* Rewrites every use in e through the replacement map. */
-static void
-apply(Canon *c, Expr *e)
-{
+	e->sinfo = subst_si(c, e->sinfo, k);
 	switch (e->kind) {
 	case E_TUPLE:
 		for (int i = 0; i < e->tuple.n; i++)
-			apply_slot(c, &e->tuple.items[i]);
+			sym_expr(c, e->tuple.items[i], k);
 		break;
 	case E_TUPLE_GET:
-		apply_slot(c, &e->tget.tuple);
+		sym_expr(c, e->tget.tuple, k);
+		break;
+	case E_SHAPE:
+		for (int i = 0; i < e->shape.n; i++)
+			e->shape.values[i] = subst_pe(c, e->shape.values[i], k);
 		break;
 	case E_CALL:
 		for (int i = 0; i < e->call.nargs; i++)
-			apply_slot(c, &e->call.args[i]);
+			sym_expr(c, e->call.args[i], k);
 		break;
 	case E_CALL_FN:
 		for (int i = 0; i < e->callfn.nargs; i++)
-			apply_slot(c, &e->callfn.args[i]);
+			sym_expr(c, e->callfn.args[i], k);
 		break;
-	case E_IF:
-		apply_slot(c, &e->if_.cond);
-		apply(c, e->if_.then_);
-		apply(c, e->if_.else_);
+	case E_IF: {
+		sym_expr(c, e->if_.cond, k);
+		int n = k->n;
+		sym_seq(c, e->if_.then_, k);
+		k->n = n;
+		sym_seq(c, e->if_.else_, k);
+		k->n = n;
 		break;
+	}
 	case E_SEQ:
-		for (int i = 0; i < e->seq.nblocks; i++) {
-			Block *b = e->seq.blocks[i];
-			int kept = 0;
-			for (int k = 0; k < b->n; k++) {
-				Binding *bd = b->bindings[k];
-				if (bd->var->id < c->nids && c->dead[bd->var->id])
-					continue;
-				apply_slot(c, &bd->value);
-				b->bindings[kept++] = bd;
-			}
-			b->n = kept;
-		}
-		apply_slot(c, &e->seq.body);
+		sym_seq(c, e, k);
 		break;
 	default:
 		break;
 	}
 }
 
-/* Finds the trivial bindings of one sequence (and nested ones). */
+/* Whether a value (its shapes, prim values, struct info) mentions a known
+ * variable: then symbolic canonicalization changes it. */
+static bool
+expr_mentions(const Expr *e, const Known *k)
+{
+	if (!e || !k->n)
+		return false;
+	if (si_mentions(e->sinfo, k))
+		return true;
+	switch (e->kind) {
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			if (expr_mentions(e->tuple.items[i], k))
+				return true;
+		return false;
+	case E_TUPLE_GET:
+		return expr_mentions(e->tget.tuple, k);
+	case E_SHAPE:
+		for (int i = 0; i < e->shape.n; i++)
+			if (pe_mentions(e->shape.values[i], k))
+				return true;
+		return false;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			if (expr_mentions(e->call.args[i], k))
+				return true;
+		return false;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			if (expr_mentions(e->callfn.args[i], k))
+				return true;
+		return false;
+	default:
+		return false; /* if values: their bindings are tracked */
+	}
+}
+
+/* Whether the symbolic variables of pattern si include a runtime use. */
+static bool
+pattern_runtime(const Canon *c, const SInfo *si)
+{
+	if (!si)
+		return false;
+	Vec vs = {0};
+	if (si->shape)
+		for (int i = 0; i < si->ndim; i++)
+			pe_collect_vars(si->shape[i], &vs);
+	if (si->value)
+		pe_collect_vars(si->value, &vs);
+	bool r = false;
+	for (int i = 0; i < vs.n; i++)
+		r |= c->sv_runtime[((SymVar *)vs.items[i])->id];
+	vec_free(&vs);
+	for (int i = 0; i < si->nfields && !r; i++)
+		r = pattern_runtime(c, si->fields[i]);
+	return r;
+}
+
 static void
-find_trivial(Canon *c, Expr *seq)
+note_value(Canon *c, Known *k, Binding *b, SymVar *v, PExpr *val)
+{
+	if (val->kind == PE_VAR && val->var == v)
+		return;
+	int i = known_find(k, v);
+	if (i < 0) {
+		known_push(k, v, val, b);
+		return;
+	}
+	if (infer_dim_rel(c->m, k->to[i], val) == DIM_DIFFER) {
+		StrBuf a = {0}, bb = {0};
+		pe_print(&a, k->to[i]);
+		pe_print(&bb, val);
+		diag_error(c->d, b->span,
+			   "MatchCast statements must be consistent: the definition "
+			   "of %s implies that %s is %s, while the later definition "
+			   "of %s implies that %s is %s",
+			   k->src[i]->var->name, v->name, a.p, b->var->name,
+			   v->name, bb.p);
+		sb_free(&a);
+		sb_free(&bb);
+	}
+}
+
+/* The values that pattern pat (a match_cast's) gives its bare variables
+ * when matched against struct info val (TVM's InferSymbolicVarMap). */
+static void
+match_pattern(Canon *c, Known *k, Binding *b, const SInfo *pat,
+	      const SInfo *val)
+{
+	if (!pat || !val || pat->kind != val->kind)
+		return;
+	if (pat->shape && val->shape && pat->ndim == val->ndim)
+		for (int i = 0; i < pat->ndim; i++)
+			if (pat->shape[i]->kind == PE_VAR)
+				note_value(c, k, b, pat->shape[i]->var,
+					   val->shape[i]);
+	if (pat->value && val->value && pat->value->kind == PE_VAR)
+		note_value(c, k, b, pat->value->var, val->value);
+	if (pat->kind == SI_TUPLE && pat->nfields == val->nfields)
+		for (int i = 0; i < pat->nfields; i++)
+			match_pattern(c, k, b, pat->fields[i], val->fields[i]);
+}
+
+static void
+sym_seq(Canon *c, Expr *seq, Known *k)
 {
 	for (int i = 0; i < seq->seq.nblocks; i++) {
-		Block *b = seq->seq.blocks[i];
-		for (int k = 0; k < b->n; k++) {
-			Binding *bd = b->bindings[k];
-			Var *y = bd->var;
-			if (bd->value->kind == E_IF) {
-				find_trivial(c, bd->value->if_.then_);
-				find_trivial(c, bd->value->if_.else_);
-			}
-			Expr *r = trivial_value(c, bd);
-			if (!r)
-				continue;
-			bool y_out = !y->dataflow && b->dataflow;
-			if (r->kind == E_VAR && r->var->dataflow && !y->dataflow) {
-				Var *x = r->var;
-				Binding *xb = x->id < c->nids ? c->def[x->id] : NULL;
-				if (y_out && c->outside[y->id] && xb &&
-				    c->def_block[x->id] == b) {
-					/* the outer name survives */
-					xb->var = y;
-					touch(c, y->id);
-					touch(c, x->id);
-					c->def[y->id] = xb;
-					c->repl[x->id] = ir_var_ref(c->m, y, x->span);
-					/* xb now defines y; `y = x` goes, marked
-					 * dead through the var it no longer needs */
-					bd->var = x;
-					c->dead[x->id] = true;
-					continue;
+		Block *bl = seq->seq.blocks[i];
+		for (int j = 0; j < bl->n; j++) {
+			Binding *b = bl->bindings[j];
+			Var *v = b->var;
+			SInfo *pat = b->cast;
+			bool keep_pattern = pat && pattern_runtime(c, pat);
+			if (pat)
+				match_pattern(c, k, b, pat, ir_expr_sinfo(b->value));
+			if (!keep_pattern) {
+				bool ch = expr_mentions(b->value, k) ||
+					  si_mentions(b->cast, k);
+				SInfo *old = v->sinfo;
+				sym_expr(c, b->value, k);
+				b->cast = subst_si(c, b->cast, k);
+				v->sinfo = subst_si(c, v->sinfo, k);
+				if (v->id < c->nids) {
+					touch(c, v->id);
+					c->a_changed[v->id] |= ch;
+					c->si_changed[v->id] |= old != v->sinfo;
 				}
-				if (c->outside[y->id])
-					continue; /* x is not visible out there */
 			}
-			touch(c, y->id);
-			c->repl[y->id] = r;
-			c->dead[y->id] = true;
 		}
+	}
+	sym_expr(c, seq->seq.body, k);
+}
+
+/* Symbolic variables used by prim values (runtime uses). */
+static void
+prim_uses(Canon *c, const Expr *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case E_PRIM:
+		if (e->prim.value) {
+			Vec vs = {0};
+			pe_collect_vars(e->prim.value, &vs);
+			for (int i = 0; i < vs.n; i++) {
+				int id = ((SymVar *)vs.items[i])->id;
+				if (!c->sv_runtime[id])
+					ivec_push(&c->sv_marked, id);
+				c->sv_runtime[id] = true;
+			}
+			vec_free(&vs);
+		}
+		break;
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			prim_uses(c, e->tuple.items[i]);
+		break;
+	case E_TUPLE_GET:
+		prim_uses(c, e->tget.tuple);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			prim_uses(c, e->call.args[i]);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			prim_uses(c, e->callfn.args[i]);
+		break;
+	case E_IF:
+		prim_uses(c, e->if_.cond);
+		prim_uses(c, e->if_.then_);
+		prim_uses(c, e->if_.else_);
+		break;
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++)
+			for (int j = 0; j < e->seq.blocks[i]->n; j++)
+				prim_uses(c, e->seq.blocks[i]->bindings[j]->value);
+		prim_uses(c, e->seq.body);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------- planning */
+
+static Expr *
+look_through(Canon *c, Expr *e)
+{
+	while (e->kind == E_VAR && e->var->id < c->nids && c->known[e->var->id])
+		e = c->known[e->var->id];
+	return e;
+}
+
+static bool
+same_expr(const Expr *a, const Expr *b)
+{
+	return a == b ||
+	       (a->kind == E_VAR && b->kind == E_VAR && a->var == b->var);
+}
+
+/* TVM's UnwrapKnownValue: what value reads once known values are looked
+ * through, or NULL when that is value itself. */
+static Expr *
+unwrap(Canon *c, Expr *e)
+{
+	if (e->kind == E_TUPLE_GET) {
+		Expr *t = look_through(c, e->tget.tuple);
+		if (t->kind == E_TUPLE && e->tget.index >= 0 &&
+		    e->tget.index < t->tuple.n)
+			return t->tuple.items[e->tget.index];
+		return NULL;
+	}
+	if (e->kind != E_TUPLE || e->tuple.n == 0)
+		return NULL;
+	Expr *first = look_through(c, e->tuple.items[0]);
+	if (first->kind != E_TUPLE_GET)
+		return NULL;
+	const SInfo *ts = ir_expr_sinfo(first->tget.tuple);
+	if (!ts || ts->kind != SI_TUPLE || ts->nfields != e->tuple.n)
+		return NULL;
+	Expr *earlier = look_through(c, first->tget.tuple);
+	for (int i = 0; i < e->tuple.n; i++) {
+		Expr *el = look_through(c, e->tuple.items[i]);
+		if (el->kind != E_TUPLE_GET || el->tget.index != i ||
+		    !same_expr(earlier, look_through(c, el->tget.tuple)))
+			return NULL;
+	}
+	return earlier;
+}
+
+static void plan_expr(Canon *c, Expr *e);
+
+static void
+plan_use(Canon *c, Var *v)
+{
+	if (v->id >= c->nids)
+		return;
+	if (!c->cur || !c->cur->dataflow ||
+	    (c->def_block[v->id] && c->def_block[v->id] != c->cur)) {
+		touch(c, v->id);
+		c->outside[v->id] = true;
 	}
 }
 
 static void
-canon_func(Canon *c, Func *f)
+plan_binding(Canon *c, Block *bl, Binding *b)
 {
-	Expr *body = f->body;
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		for (int k = 0; k < b->n; k++) {
-			int id = b->bindings[k]->var->id;
-			touch(c, id);
-			c->def[id] = b->bindings[k];
-			c->def_block[id] = b;
-		}
+	Module *m = c->m;
+	Var *v = b->var;
+	int id = v->id;
+	touch(c, id);
+	const SInfo *vs = ir_expr_sinfo(b->value);
+	bool same_ty;
+	if (b->cast)
+		same_ty = vs && si_equal(m, v->sinfo, vs);
+	else
+		same_ty = !b->annotated || (vs && v->sinfo &&
+					    si_check(m, v->sinfo, vs) == SI_PROVEN);
+	Expr *value = b->value;
+	Expr *u = unwrap(c, value);
+	if (u)
+		value = u;
+	if (value->kind == E_VAR && same_ty && value->var->id < c->nids) {
+		c->trivial[id] = value->var;
+		ivec_push(&c->trivials, id);
 	}
-	scan_uses(c, body);
-	find_trivial(c, body);
-	apply(c, body);
-	/* Outputs no one reads after their block become DataflowVars. */
-	scan_uses(c, body);
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		if (!b->dataflow)
+	if (value->kind == E_CONST)
+		c->konst[id] = value;
+	c->known[id] = value;
+	c->def_block[id] = bl;
+	plan_expr(c, b->value);
+	if (bl->dataflow)
+		ivec_push(&c->dfdefs, id);
+}
+
+static void
+plan_seq(Canon *c, Expr *seq)
+{
+	const Block *saved = c->cur;
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		Block *bl = seq->seq.blocks[i];
+		c->cur = bl;
+		for (int j = 0; j < bl->n; j++)
+			plan_binding(c, bl, bl->bindings[j]);
+	}
+	c->cur = NULL;
+	plan_expr(c, seq->seq.body);
+	c->cur = saved;
+}
+
+static void
+plan_expr(Canon *c, Expr *e)
+{
+	switch (e->kind) {
+	case E_VAR:
+		plan_use(c, e->var);
+		break;
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			plan_expr(c, e->tuple.items[i]);
+		break;
+	case E_TUPLE_GET:
+		plan_expr(c, e->tget.tuple);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			plan_expr(c, e->call.args[i]);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			plan_expr(c, e->callfn.args[i]);
+		break;
+	case E_IF:
+		plan_expr(c, e->if_.cond);
+		plan_seq(c, e->if_.then_);
+		plan_seq(c, e->if_.else_);
+		break;
+	case E_SEQ:
+		plan_seq(c, e);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------- mutation */
+
+static Var *
+use_of(Canon *c, Var *v)
+{
+	while (v->id < c->nids && c->use_as[v->id])
+		v = c->use_as[v->id];
+	return v;
+}
+
+static Var *
+def_of(Canon *c, Var *v)
+{
+	while (v->id < c->nids && c->def_as[v->id])
+		v = c->def_as[v->id];
+	return v;
+}
+
+static bool rewrite_seq(Canon *c, Expr *seq);
+
+/* Rewrites the uses under *slot; true when anything changed (a use now
+ * reads another var or a constant, or reads a var whose struct info
+ * changed). Each use gets its own node: later passes edit uses in place. */
+static bool
+rewrite(Canon *c, Expr **slot)
+{
+	Expr *e = *slot;
+	bool ch = false;
+	switch (e->kind) {
+	case E_VAR: {
+		Var *v = use_of(c, e->var);
+		if (v->id < c->nids && c->konst[v->id]) {
+			Expr *k = ir_copy_expr(c->m, c->konst[v->id]);
+			k->span = e->span;
+			*slot = k;
+			return true;
+		}
+		if (v != e->var) {
+			*slot = ir_var_ref(c->m, v, e->span);
+			return true;
+		}
+		return v->id < c->nids && c->si_changed[v->id];
+	}
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			ch |= rewrite(c, &e->tuple.items[i]);
+		break;
+	case E_TUPLE_GET:
+		ch |= rewrite(c, &e->tget.tuple);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			ch |= rewrite(c, &e->call.args[i]);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			ch |= rewrite(c, &e->callfn.args[i]);
+		break;
+	case E_IF:
+		ch |= rewrite(c, &e->if_.cond);
+		ch |= rewrite_seq(c, e->if_.then_);
+		ch |= rewrite_seq(c, e->if_.else_);
+		break;
+	case E_SEQ:
+		ch |= rewrite_seq(c, e);
+		break;
+	default:
+		break;
+	}
+	return ch;
+}
+
+static void
+mark_disq(Var *v, void *ctx)
+{
+	Canon *c = ctx;
+	if (v->dataflow && v->id < c->nids) {
+		touch(c, v->id);
+		c->disq[v->id] = true;
+	}
+}
+
+/*
+ * In a dataflow block, an output `y = x` of a DataflowVar x that nothing
+ * else reads takes x's value, and x's binding goes. A match_cast output
+ * takes only a variable (rlx's normal form keeps a cast's value a leaf).
+ */
+static bool
+fold_outputs(Canon *c, Block *bl)
+{
+	for (int i = bl->n - 1; i >= 0; i--) {
+		Binding *b = bl->bindings[i];
+		Var *v = b->var;
+		if (v->id >= c->nids)
 			continue;
-		for (int k = 0; k < b->n; k++) {
-			Var *v = b->bindings[k]->var;
-			if (!v->dataflow && !c->outside[v->id])
-				v->dataflow = true;
+		touch(c, v->id);
+		if (v->dataflow) {
+			ir_visit_uses(b->value, mark_disq, c);
+			bool leaf = c->is_out[v->id] == 1 || b->value->kind == E_VAR;
+			if (!c->disq[v->id] && c->is_out[v->id] && leaf)
+				c->cand[v->id] = b;
+		} else if (b->value->kind == E_VAR && b->value->var->dataflow &&
+			   b->value->var->id < c->nids) {
+			Var *x = b->value->var;
+			touch(c, x->id);
+			if (c->is_out[x->id])
+				c->disq[x->id] = true;
+			c->is_out[x->id] = b->cast ? 2 : 1;
+		} else {
+			ir_visit_uses(b->value, mark_disq, c);
 		}
 	}
+	bool ch = false;
+	int kept = 0;
+	for (int i = 0; i < bl->n; i++) {
+		Binding *b = bl->bindings[i];
+		Var *v = b->var;
+		if (v->dataflow && v->id < c->nids && c->cand[v->id]) {
+			ch = true;
+			continue;
+		}
+		if (!v->dataflow && b->value->kind == E_VAR &&
+		    b->value->var->id < c->nids && c->cand[b->value->var->id]) {
+			b->value = c->cand[b->value->var->id]->value;
+			ch = true;
+		}
+		bl->bindings[kept++] = b;
+	}
+	bl->n = kept;
+	return ch;
+}
+
+static bool
+rewrite_seq(Canon *c, Expr *seq)
+{
+	Module *m = c->m;
+	bool changed = false;
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		Block *bl = seq->seq.blocks[i];
+		int kept = 0;
+		for (int j = 0; j < bl->n; j++) {
+			Binding *b = bl->bindings[j];
+			int id = b->var->id;
+			if (id < c->nids && c->removed[id]) {
+				changed = true;
+				continue;
+			}
+			Var *nv = def_of(c, b->var);
+			bool ch = nv != b->var;
+			b->var = nv;
+			ch |= rewrite(c, &b->value);
+			ch |= id < c->nids && c->a_changed[id];
+			if (ch) {
+				changed = true;
+				SInfo *vs = infer_expr(m, b->value, c->d);
+				if (!b->cast && vs &&
+				    !(nv->sinfo && si_equal(m, nv->sinfo, vs))) {
+					nv->sinfo = vs;
+					if (nv->id < c->nids) {
+						touch(c, nv->id);
+						c->si_changed[nv->id] = true;
+					}
+				}
+				if (b->cast)
+					nv->sinfo = b->cast;
+			}
+			bl->bindings[kept++] = b;
+		}
+		bl->n = kept;
+		if (bl->dataflow && bl->n)
+			changed |= fold_outputs(c, bl);
+	}
+	if (rewrite(c, &seq->seq.body)) {
+		changed = true;
+	}
+	/* TVM's normalizer: empty blocks go, neighbours of one kind merge */
 	int nb = 0;
-	for (int i = 0; i < body->seq.nblocks; i++)
-		if (body->seq.blocks[i]->n)
-			body->seq.blocks[nb++] = body->seq.blocks[i];
-	body->seq.nblocks = nb;
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		Block *bl = seq->seq.blocks[i];
+		if (!bl->n) {
+			changed = true;
+			continue;
+		}
+		if (nb && seq->seq.blocks[nb - 1]->dataflow == bl->dataflow) {
+			Block *p = seq->seq.blocks[nb - 1];
+			Binding **bs = ARENA_ARRAY(&m->arena, Binding *, p->n + bl->n);
+			memcpy(bs, p->bindings, sizeof(Binding *) * (size_t)p->n);
+			memcpy(bs + p->n, bl->bindings, sizeof(Binding *) * (size_t)bl->n);
+			p->bindings = bs;
+			p->n += bl->n;
+			changed = true;
+			continue;
+		}
+		seq->seq.blocks[nb++] = bl;
+	}
+	seq->seq.nblocks = nb;
+	if (changed) {
+		SInfo *s = infer_expr(m, seq->seq.body, c->d);
+		if (s)
+			seq->sinfo = s;
+	}
+	return changed;
+}
+
+/* ------------------------------------------------------------ functions */
+
+static void
+collect_si(const SInfo *si, Vec *out)
+{
+	if (!si)
+		return;
+	if (si->shape)
+		for (int i = 0; i < si->ndim; i++)
+			pe_collect_vars(si->shape[i], out);
+	if (si->value)
+		pe_collect_vars(si->value, out);
+	for (int i = 0; i < si->nfields; i++)
+		collect_si(si->fields[i], out);
+	collect_si(si->ret, out);
+}
+
+static void
+collect_expr(const Expr *e, Vec *out)
+{
+	if (!e)
+		return;
+	collect_si(e->sinfo, out);
+	switch (e->kind) {
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			collect_expr(e->tuple.items[i], out);
+		break;
+	case E_TUPLE_GET:
+		collect_expr(e->tget.tuple, out);
+		break;
+	case E_SHAPE:
+		for (int i = 0; i < e->shape.n; i++)
+			pe_collect_vars(e->shape.values[i], out);
+		break;
+	case E_PRIM:
+		if (e->prim.value)
+			pe_collect_vars(e->prim.value, out);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			collect_expr(e->call.args[i], out);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			collect_expr(e->callfn.args[i], out);
+		break;
+	case E_IF:
+		collect_expr(e->if_.cond, out);
+		collect_expr(e->if_.then_, out);
+		collect_expr(e->if_.else_, out);
+		break;
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++)
+			for (int j = 0; j < e->seq.blocks[i]->n; j++) {
+				const Binding *b = e->seq.blocks[i]->bindings[j];
+				collect_si(b->var->sinfo, out);
+				collect_si(b->cast, out);
+				collect_expr(b->value, out);
+			}
+		collect_expr(e->seq.body, out);
+		break;
+	default:
+		break;
+	}
+}
+
+/* f keeps the symbolic variables it still mentions. */
+static void
+prune_symvars(Func *f)
+{
+	Vec used = {0};
+	for (int i = 0; i < f->nparams; i++)
+		collect_si(f->params[i]->sinfo, &used);
+	collect_si(f->ret, &used);
+	collect_expr(f->body, &used);
+	int ns = 0;
+	for (int i = 0; i < f->nsymvars; i++) {
+		bool u = false;
+		for (int k = 0; k < used.n && !u; k++)
+			u = used.items[k] == f->symvars[i];
+		if (u)
+			f->symvars[ns++] = f->symvars[i];
+	}
+	f->nsymvars = ns;
+	vec_free(&used);
+}
+
+static void
+plan_apply(Canon *c, Var **vars)
+{
+	for (int i = 0; i < c->dfdefs.n; i++) {
+		int id = c->dfdefs.items[i];
+		if (!vars[id]->dataflow && !c->outside[id])
+			c->to_df[id] = true;
+	}
+	for (int i = 0; i < c->trivials.n; i++) {
+		int id = c->trivials.items[i];
+		Var *y = vars[id];
+		Var *x = c->trivial[id];
+		while (x->id < c->nids && c->trivial[x->id])
+			x = c->trivial[x->id];
+		while (x->id < c->nids && c->def_as[x->id])
+			x = c->def_as[x->id];
+		bool x_df = x->dataflow || (x->id < c->nids && c->to_df[x->id]);
+		if (y->dataflow || !x_df || !c->outside[id]) {
+			c->use_as[id] = x;
+		} else {
+			touch(c, x->id);
+			c->def_as[x->id] = y;
+			c->use_as[x->id] = y;
+		}
+		c->removed[id] = true;
+	}
+	for (int i = 0; i < c->dfdefs.n; i++) {
+		int id = c->dfdefs.items[i];
+		if (c->to_df[id])
+			vars[id]->dataflow = true;
+	}
+}
+
+/* The Var of every binding of seq (and nested ones), by id. */
+static void
+index_vars(Canon *c, Expr *seq, Var **vars)
+{
+	for (int i = 0; i < seq->seq.nblocks; i++)
+		for (int j = 0; j < seq->seq.blocks[i]->n; j++) {
+			Binding *b = seq->seq.blocks[i]->bindings[j];
+			if (b->var->id < c->nids)
+				vars[b->var->id] = b->var;
+			if (b->value->kind == E_IF) {
+				index_vars(c, b->value->if_.then_, vars);
+				index_vars(c, b->value->if_.else_, vars);
+			}
+		}
+}
+
+static void
+canon_func(Canon *c, Func *f, Var **vars)
+{
+	Module *m = c->m;
+	Known k = {0};
+	prim_uses(c, f->body);
+	sym_seq(c, f->body, &k);
+	/* a return annotation may name a variable only a cast defined */
+	f->ret = subst_si(c, f->ret, &k);
+	free(k.from);
+	free(k.to);
+	free(k.src);
+
+	plan_seq(c, f->body);
+	index_vars(c, f->body, vars);
+	plan_apply(c, vars);
+	rewrite_seq(c, f->body);
+
+	/* The return takes the body's struct info when more specific. */
+	SInfo *body = f->body->sinfo;
+	if (body && f->ret && si_check(m, f->ret, body) == SI_PROVEN &&
+	    !si_equal(m, f->ret, body)) {
+		Vec pv = {0};
+		for (int i = 0; i < f->nparams; i++)
+			collect_si(f->params[i]->sinfo, &pv);
+		f->ret = si_erase(m, body, (SymVar **)pv.items, pv.n);
+		vec_free(&pv);
+	}
+	prune_symvars(f);
+
 	for (int i = 0; i < c->touched.n; i++) {
 		int id = c->touched.items[i];
-		c->repl[id] = NULL;
-		c->def[id] = NULL;
+		c->known[id] = NULL;
+		c->trivial[id] = NULL;
+		c->konst[id] = NULL;
 		c->def_block[id] = NULL;
-		c->outside[id] = c->dead[id] = c->is_touched[id] = false;
+		c->use_as[id] = c->def_as[id] = NULL;
+		c->cand[id] = NULL;
+		vars[id] = NULL;
+		c->outside[id] = c->to_df[id] = c->removed[id] = false;
+		c->si_changed[id] = c->a_changed[id] = false;
+		c->disq[id] = c->is_touched[id] = false;
+		c->is_out[id] = 0;
 	}
-	c->touched.n = 0;
+	c->touched.n = c->trivials.n = c->dfdefs.n = 0;
+	for (int i = 0; i < c->sv_marked.n; i++)
+		c->sv_runtime[c->sv_marked.items[i]] = false;
+	c->sv_marked.n = 0;
 }
 
 int
 pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d)
 {
 	(void)o;
-	(void)d;
-	Canon c = {.m = m, .nids = m->next_id};
+	return pass_canonicalize_funcs(m, m->funcs, m->nfuncs, d);
+}
+
+int
+pass_canonicalize_funcs(Module *m, Func **fs, int nfs, Diags *d)
+{
+	int before = d->nerrors;
+	Canon c = {.m = m, .d = d, .nids = m->next_id};
 	size_t n = (size_t)c.nids + 1;
-	c.repl = calloc(n, sizeof(Expr *));
-	c.def = calloc(n, sizeof(Binding *));
-	c.def_block = calloc(n, sizeof(Block *));
-	c.outside = calloc(n, sizeof(bool));
-	c.dead = calloc(n, sizeof(bool));
-	c.is_touched = calloc(n, sizeof(bool));
-	if (!c.repl || !c.def || !c.def_block || !c.outside || !c.dead ||
-	    !c.is_touched)
+#define ALLOC(f) ((c.f = calloc(n, sizeof *c.f)) != NULL)
+	bool ok = ALLOC(known) & ALLOC(trivial) & ALLOC(konst) &
+		  ALLOC(def_block) & ALLOC(outside) & ALLOC(use_as) &
+		  ALLOC(def_as) & ALLOC(to_df) & ALLOC(removed) &
+		  ALLOC(si_changed) & ALLOC(a_changed) & ALLOC(disq) &
+		  ALLOC(is_out) & ALLOC(cand) & ALLOC(is_touched) &
+		  ALLOC(sv_runtime);
+#undef ALLOC
+	Var **vars = calloc(n, sizeof(Var *));
+	if (!ok || !vars)
 		ir_bug("out of memory");
-	for (int i = 0; i < m->nfuncs; i++)
-		canon_func(&c, m->funcs[i]);
-	free(c.repl);
-	free(c.def);
+	for (int i = 0; i < nfs && d->nerrors == before; i++)
+		canon_func(&c, fs[i], vars);
+	free(vars);
+	free(c.known);
+	free(c.trivial);
+	free(c.konst);
 	free(c.def_block);
 	free(c.outside);
-	free(c.dead);
+	free(c.use_as);
+	free(c.def_as);
+	free(c.to_df);
+	free(c.removed);
+	free(c.si_changed);
+	free(c.a_changed);
+	free(c.disq);
+	free(c.is_out);
+	free(c.cand);
 	free(c.is_touched);
+	free(c.sv_runtime);
 	ivec_free(&c.touched);
-	return 0;
+	ivec_free(&c.trivials);
+	ivec_free(&c.dfdefs);
+	ivec_free(&c.sv_marked);
+	return d->nerrors - before;
 }

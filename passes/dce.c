@@ -117,6 +117,17 @@ reach_expr(Reach *r, const Expr *e)
 	}
 }
 
+void
+pass_dce_func(Module *m, Func *f)
+{
+	Counts c = {calloc((size_t)m->next_id + 1, sizeof(int))};
+	if (!c.uses)
+		ir_bug("out of memory");
+	ir_visit_uses(f->body, count_use, &c);
+	dce_seq(m, f->body, &c);
+	free(c.uses);
+}
+
 int
 pass_dead_code_elimination(Module *m, const PassOptions *o, Diags *d)
 {

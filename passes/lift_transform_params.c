@@ -1,42 +1,41 @@
 /*
  * lift_transform_params.c — lift-transform-params: split weight
- * pre-processing from inference (TVM's LiftTransformParams).
+ * pre-processing from inference, as TVM's LiftTransformParams.
  *
- * For each function F with a `num_input` attribute, the parameters after
- * the first num_input are weights. A binding of a dataflow block is lifted
- * when its value is pure, depends on at least one weight or lifted value and
- * otherwise only on weights, lifted values and constants, and every symbolic
- * variable it mentions is defined by the weights' annotations. Rewrites:
+ * For each function F with a `num_input` attribute (not itself a
+ * `*transform_params`), the parameters after the first num_input are
+ * weights. A binding of a top-level dataflow block is computable at compile
+ * time when it is not `R.builtin.stop_lift_params`, its value is pure and
+ * reads only weights and computable variables, and every symbolic variable
+ * of its value and struct info is defined by a weight's annotation. Rewrites:
  *
- *  - a new function F_transform_params(weights...) -> R.Tuple(...), with
- *    `num_input: 0`, computes the lifted bindings (copying the constant
- *    bindings they use, which also stay at run time) and returns, in order:
- *    an R.shape of symbolic variables (when needed, see below), the weights
- *    the runtime part still uses (in parameter order), and the lifted values
- *    the runtime part uses (in binding order);
- *  - F keeps its runtime inputs, then takes those outputs as parameters,
- *    each keeping its name (`symbolic_vars` for the shape), and loses the
- *    lifted bindings. Unused weights disappear from F.
+ *  - F_transform_params(params: R.Tuple(weights...)) with `num_input: 0`:
+ *    each use of weight i reads `params[i]` in a binding of its own just
+ *    before the use (TVM's BundleModelParams); the computable bindings follow
+ *    in order, and it returns (an R.shape of symbolic variables when needed,
+ *    the weights F still uses in parameter order, then the computable values
+ *    that depend on a weight and that F still uses, in binding order). The
+ *    function is then canonicalized (canonicalize-bindings) and its dead
+ *    bindings removed, so `(params[0], ..., params[n-1])` is `return params`.
+ *    Nothing is deduplicated: a weight used twice may be returned twice.
+ *  - F keeps its runtime inputs, then one `symbolic_vars: R.Shape([...])`
+ *    parameter when needed, then one parameter per transform output, named
+ *    as the output; the computable bindings that depend on a weight go,
+ *    `R.builtin.stop_lift_params(x)` becomes `x`, and F is canonicalized
+ *    (no dead-code elimination: unused bindings and weights read only by
+ *    them stay). Its attributes are kept as they are.
  *
- * Symbolic variables that the runtime part needs and that no runtime input,
- * pass-through weight or lifted value defines (as a bare dimension) are
- * passed in one `symbolic_vars: R.Shape([...])` parameter right after the
- * inputs. `R.builtin.stop_lift_params(x)` is never lifted (its argument may
- * be): in F it becomes the trivial binding `y = x`, which the clean-up
- * (canonicalize-bindings) folds away. Bindings that depend on nothing
- * (R.zeros, constants) stay at run time. Nothing outside dataflow blocks is
- * lifted.
+ * Symbolic variables that F needs at run time, that a weight's annotation
+ * defines and that neither a runtime input nor a transform output defines
+ * are the `symbolic_vars` shape. An existing F_transform_params is composed
+ * with the new one as TVM's ComposeFunctions: the old body runs, its result
+ * is matched (`R.match_cast`) to the new transform's parameter, then the new
+ * body; the whole is canonicalized, so an identity old transform disappears.
  *
- * Beyond TVM: the transform takes the weights as named parameters (TVM: one
- * `params` tuple) so that a checkpoint binds by name; a lifted value that F
- * returns stays defined (TVM #17231); lifting a lifted module changes
- * nothing; an existing F_transform_params is composed with the new lift
- * rather than duplicated.
- *
- * Dead bindings are removed first (dead-code-elimination), so that a weight
- * read only by dead code does not become a parameter.
- *
- * With PassOptions.shared, see the shared transform section below.
+ * Beyond TVM: a computable value that F returns is passed to F (TVM #17231);
+ * a weight whose annotation uses symbolic variables from the runtime inputs
+ * is an R.Tensor(ndim=...) in the transform; `--shared` with nothing in
+ * common lifts each function on its own. See the shared transform section.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,20 +43,23 @@
 
 #include "pass.h"
 
-enum { K_NONE, K_INPUT, K_WEIGHT, K_CONST, K_LIFT, K_RUNTIME };
-
-#define NO_LIFT_ATTR "rlx.no_lift"
+enum { K_NONE, K_INPUT, K_WEIGHT, K_LIFT, K_RUNTIME };
 
 typedef struct {
 	Module *m;
 	Func *f;
 	int ninput;
-	int nids;       /* table size: m->next_id when the function started */
+	int nids;            /* table size: m->next_id when the function started */
 	unsigned char *kind; /* per Var.id */
+	bool *param_dep;     /* per Var.id: a weight, or computed from one */
+	bool *rt;            /* per Var.id: required at run time */
+	bool *rt_use;        /* per Var.id: read at run time */
 	bool *sv_defined;    /* per SymVar.id: defined by a weight annotation */
-	bool *needed;        /* per Var.id: a runtime use (weights, lifted) */
-	bool *const_used;    /* per Var.id: a constant binding the lift uses */
-	Var **repl;          /* per Var.id: what runtime uses now refer to */
+	bool *sv_rt;         /* per SymVar.id: required at run time */
+	const bool *allow;   /* per Var.id: may be computable (NULL: all) */
+	Var **alias;         /* per Var.id: the var a runtime `y = x` or
+			      * `y = t[i]` (t a tuple literal) stands for */
+	Expr **tuple_of;     /* per Var.id: its value when a tuple literal */
 } Lift;
 
 /* Sets up l for f (tables sized by the module's ids now); false when f has
@@ -71,10 +73,17 @@ lift_init(Lift *l, Module *m, Func *f)
 		return false;
 	size_t n = (size_t)l->nids + 1;
 	l->kind = calloc(n, 1);
+	l->param_dep = calloc(n, sizeof(bool));
+	l->rt = calloc(n, sizeof(bool));
+	l->rt_use = calloc(n, sizeof(bool));
+	l->alias = calloc(n, sizeof(Var *));
+	l->tuple_of = calloc(n, sizeof(Expr *));
 	l->sv_defined = calloc(n, sizeof(bool));
-	l->needed = calloc(n, sizeof(bool));
-	l->const_used = calloc(n, sizeof(bool));
-	l->repl = calloc(n, sizeof(Var *));
+	l->sv_rt = calloc(n, sizeof(bool));
+	if (!l->kind || !l->param_dep || !l->rt || !l->rt_use || !l->alias ||
+	    !l->tuple_of || !l->sv_defined || !l->sv_rt ||
+	    false)
+		ir_bug("out of memory");
 	return true;
 }
 
@@ -82,10 +91,13 @@ static void
 lift_free(Lift *l)
 {
 	free(l->kind);
+	free(l->param_dep);
+	free(l->rt);
+	free(l->rt_use);
+	free(l->alias);
+	free(l->tuple_of);
 	free(l->sv_defined);
-	free(l->needed);
-	free(l->const_used);
-	free(l->repl);
+	free(l->sv_rt);
 }
 
 /* ------------------------------------------------------------- analysis */
@@ -105,7 +117,8 @@ collect_sinfo_symvars(const SInfo *si, Vec *out)
 	collect_sinfo_symvars(si->ret, out);
 }
 
-/* Every symbolic variable an expression mentions (shapes, prim values). */
+/* Every symbolic variable an expression mentions (shapes, prim values,
+ * struct info), nested blocks included. */
 static void
 collect_expr_symvars(const Expr *e, Vec *out)
 {
@@ -124,9 +137,31 @@ collect_expr_symvars(const Expr *e, Vec *out)
 		for (int i = 0; i < e->tuple.n; i++)
 			collect_expr_symvars(e->tuple.items[i], out);
 		break;
+	case E_TUPLE_GET:
+		collect_expr_symvars(e->tget.tuple, out);
+		break;
 	case E_CALL:
 		for (int i = 0; i < e->call.nargs; i++)
 			collect_expr_symvars(e->call.args[i], out);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			collect_expr_symvars(e->callfn.args[i], out);
+		break;
+	case E_IF:
+		collect_expr_symvars(e->if_.cond, out);
+		collect_expr_symvars(e->if_.then_, out);
+		collect_expr_symvars(e->if_.else_, out);
+		break;
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++)
+			for (int k = 0; k < e->seq.blocks[i]->n; k++) {
+				const Binding *b = e->seq.blocks[i]->bindings[k];
+				collect_expr_symvars(b->value, out);
+				collect_sinfo_symvars(b->var->sinfo, out);
+				collect_sinfo_symvars(b->cast, out);
+			}
+		collect_expr_symvars(e->seq.body, out);
 		break;
 	default:
 		break;
@@ -150,22 +185,20 @@ mark_defined(bool *defined, const SInfo *si)
 		mark_defined(defined, si->fields[i]);
 }
 
-typedef struct {
-	Lift *l;
-	int nlift, nconst, nother; /* uses by kind */
-} UseScan;
-
+/* Appends the symbolic variables si defines, in order, to out (unique). */
 static void
-scan_use(Var *v, void *ctx)
+definable(const SInfo *si, Vec *out)
 {
-	UseScan *u = ctx;
-	int k = v->id < u->l->nids ? u->l->kind[v->id] : K_RUNTIME;
-	if (k == K_WEIGHT || k == K_LIFT)
-		u->nlift++;
-	else if (k == K_CONST)
-		u->nconst++;
-	else
-		u->nother++;
+	if (!si)
+		return;
+	if (si->shape)
+		for (int i = 0; i < si->ndim; i++)
+			if (si->shape[i]->kind == PE_VAR)
+				pe_collect_vars(si->shape[i], out);
+	if (si->value && si->value->kind == PE_VAR)
+		pe_collect_vars(si->value, out);
+	for (int i = 0; i < si->nfields; i++)
+		definable(si->fields[i], out);
 }
 
 static bool
@@ -174,115 +207,174 @@ is_stop_lift(const Expr *e)
 	return e->kind == E_CALL && e->call.op == OP_STOP_LIFT_PARAMS;
 }
 
-/* Decides the kind of one dataflow binding. */
-static int
-classify(Lift *l, const Binding *b)
+typedef struct {
+	Lift *l;
+	bool ok;   /* every use is a weight or a computable variable */
+	bool dep;  /* some use depends on a weight */
+} UseScan;
+
+/* The var v stands for once canonicalization folds runtime aliases. */
+static Var *
+resolve(const Lift *l, Var *v)
 {
-	if (b->cast || is_stop_lift(b->value) || !ir_expr_is_pure(l->m, b->value))
-		return K_RUNTIME;
-	UseScan u = {l, 0, 0, 0};
-	ir_visit_uses(b->value, scan_use, &u);
-	if (u.nother)
-		return K_RUNTIME;
-	Vec svs = {0};
-	collect_expr_symvars(b->value, &svs);
-	collect_sinfo_symvars(b->var->sinfo, &svs);
-	bool symbolic_ok = true;
-	for (int i = 0; i < svs.n; i++)
-		if (!l->sv_defined[((SymVar *)svs.items[i])->id])
-			symbolic_ok = false;
-	vec_free(&svs);
-	if (!symbolic_ok)
-		return K_RUNTIME;
-	return u.nlift ? K_LIFT : K_CONST;
+	while (v->id < l->nids && l->alias[v->id])
+		v = l->alias[v->id];
+	return v;
 }
 
 static void
-mark_needed(Var *v, void *ctx)
+scan_use(Var *v, void *ctx)
+{
+	UseScan *u = ctx;
+	v = resolve(u->l, v);
+	int k = v->id < u->l->nids ? u->l->kind[v->id] : K_RUNTIME;
+	if (k != K_WEIGHT && k != K_LIFT)
+		u->ok = false;
+	else if (u->l->param_dep[v->id])
+		u->dep = true;
+}
+
+static void
+mark_rt(Var *v, void *ctx)
 {
 	Lift *l = ctx;
 	if (v->id < l->nids)
-		l->needed[v->id] = true;
-}
-
-static void
-mark_const_used(Var *v, void *ctx)
-{
-	Lift *l = ctx;
-	if (v->id < l->nids && l->kind[v->id] == K_CONST)
-		l->const_used[v->id] = true;
+		l->rt[v->id] = l->rt_use[v->id] = true;
 }
 
 /*
- * The names listed in F's "rlx.no_lift" attribute: parameters that were
- * the argument of an R.builtin.stop_lift_params that lifting removed. They
- * stay runtime values when F is lifted again, so lifting is idempotent.
+ * The var a binding trivially equals, as canonicalize-bindings will fold
+ * it: `y = x`, or `y = t[i]` of a tuple literal t whose item i is a var (no
+ * cast, no annotation that says more than the value's struct info); NULL
+ * otherwise.
  */
-static bool
-in_no_lift(const Func *f, const char *name)
+static Var *
+alias_target(const Lift *l, const Binding *b)
 {
-	const FuncAttr *a = ir_func_attr(f, NO_LIFT_ATTR);
-	if (!a || a->val.kind != AV_STR)
-		return false;
-	size_t n = strlen(name);
-	for (const char *p = a->val.s; *p;) {
-		const char *q = strchr(p, ',');
-		size_t len = q ? (size_t)(q - p) : strlen(p);
-		if (len == n && !strncmp(p, name, n))
-			return true;
-		if (!q)
-			break;
-		p = q + 1;
+	if (b->cast)
+		return NULL;
+	const Expr *v = b->value;
+	Var *x = NULL;
+	if (v->kind == E_VAR) {
+		x = v->var;
+	} else if (v->kind == E_TUPLE_GET && v->tget.tuple->kind == E_VAR) {
+		Var *t = resolve(l, v->tget.tuple->var);
+		const Expr *lit = t->id < l->nids ? l->tuple_of[t->id] : NULL;
+		if (lit && v->tget.index >= 0 && v->tget.index < lit->tuple.n &&
+		    lit->tuple.items[v->tget.index]->kind == E_VAR)
+			x = lit->tuple.items[v->tget.index]->var;
+		/* a DataflowVar item is not visible where y may be */
+		if (x && resolve(l, x)->dataflow)
+			x = NULL;
 	}
-	return false;
+	if (!x)
+		return NULL;
+	const SInfo *xs = x->sinfo;
+	if (b->annotated &&
+	    !(xs && b->var->sinfo && si_check(l->m, b->var->sinfo, xs) == SI_PROVEN))
+		return NULL;
+	return resolve(l, x);
 }
 
-/* Adds name to F's "rlx.no_lift" attribute. */
 static void
-add_no_lift(Module *m, Func *f, const char *name)
+mark_sv_rt(Lift *l, const Vec *svs)
 {
-	if (in_no_lift(f, name))
-		return;
-	for (int i = 0; i < f->nattrs; i++)
-		if (!strcmp(f->attrs[i].key, NO_LIFT_ATTR)) {
-			f->attrs[i].val.s = arena_printf(&m->arena, "%s,%s",
-							 f->attrs[i].val.s, name);
-			return;
-		}
-	FuncAttr *attrs = ARENA_ARRAY(&m->arena, FuncAttr, f->nattrs + 1);
-	memcpy(attrs, f->attrs, sizeof(FuncAttr) * (size_t)f->nattrs);
-	attrs[f->nattrs].key = NO_LIFT_ATTR;
-	attrs[f->nattrs].val.kind = AV_STR;
-	attrs[f->nattrs].val.s = arena_strdup(&m->arena, name);
-	f->attrs = attrs;
-	f->nattrs++;
+	for (int i = 0; i < svs->n; i++)
+		l->sv_rt[((SymVar *)svs->items[i])->id] = true;
 }
 
-/* Classifies the parameters and top-level bindings of l->f; returns the
- * number of bindings to lift. */
+/* TVM's CanLiftBinding, for a binding of a top-level dataflow block. */
+static bool
+can_lift(Lift *l, const Binding *b, bool *dep)
+{
+	if (is_stop_lift(b->value) || !ir_expr_is_pure(l->m, b->value))
+		return false;
+	UseScan u = {l, true, false};
+	ir_visit_uses(b->value, scan_use, &u);
+	if (!u.ok)
+		return false;
+	Vec svs = {0};
+	collect_expr_symvars(b->value, &svs);
+	collect_sinfo_symvars(b->var->sinfo, &svs);
+	collect_sinfo_symvars(b->cast, &svs);
+	bool ok = true;
+	for (int i = 0; i < svs.n; i++)
+		ok &= l->sv_defined[((SymVar *)svs.items[i])->id];
+	vec_free(&svs);
+	*dep = u.dep;
+	return ok;
+}
+
+/* Classifies the parameters and top-level bindings of l->f and what the
+ * run time needs; returns the number of computable bindings that depend on
+ * a weight. */
 static int
 classify_func(Lift *l)
 {
 	Func *f = l->f;
 	for (int i = 0; i < f->nparams; i++) {
+		Var *p = f->params[i];
 		bool w = i >= l->ninput;
-		l->kind[f->params[i]->id] =
-			!w ? K_INPUT
-			   : in_no_lift(f, f->params[i]->name) ? K_RUNTIME : K_WEIGHT;
+		l->kind[p->id] = w ? K_WEIGHT : K_INPUT;
+		l->param_dep[p->id] = w;
 		if (w)
-			mark_defined(l->sv_defined, f->params[i]->sinfo);
+			mark_defined(l->sv_defined, p->sinfo);
 	}
 	Expr *body = f->body;
 	int nlift = 0;
+	Vec aliases = {0}; /* the runtime aliases, in order */
 	for (int i = 0; i < body->seq.nblocks; i++) {
 		Block *b = body->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
 			Binding *bd = b->bindings[k];
-			int kind = b->dataflow ? classify(l, bd) : K_RUNTIME;
-			l->kind[bd->var->id] = (unsigned char)kind;
-			nlift += kind == K_LIFT;
+			bool dep = false;
+			bool allowed = !l->allow || l->allow[bd->var->id];
+			Var *tgt = NULL;
+			if (bd->value->kind == E_TUPLE)
+				l->tuple_of[bd->var->id] = bd->value;
+			Vec svs = {0};
+			if (b->dataflow && allowed && can_lift(l, bd, &dep)) {
+				l->kind[bd->var->id] = K_LIFT;
+				l->param_dep[bd->var->id] = dep;
+				nlift += dep;
+				if (dep)
+					continue;
+				/* it also stays at run time, where its symbolic
+				 * variables must be defined (TVM leaves them
+				 * undefined) */
+			} else if ((tgt = alias_target(l, bd))) {
+				/* canonicalization folds it: later bindings read
+				 * what it stands for (they may be computable), and
+				 * it reads that only where it is read (below), so
+				 * that lifting again changes nothing */
+				l->kind[bd->var->id] = K_RUNTIME;
+				l->alias[bd->var->id] = tgt;
+				vec_push(&aliases, bd);
+			} else {
+				l->kind[bd->var->id] = K_RUNTIME;
+				l->rt[bd->var->id] = true;
+				ir_visit_uses(bd->value, mark_rt, l);
+			}
+			collect_expr_symvars(bd->value, &svs);
+			collect_sinfo_symvars(bd->var->sinfo, &svs);
+			collect_sinfo_symvars(bd->cast, &svs);
+			mark_sv_rt(l, &svs);
+			vec_free(&svs);
 		}
 	}
+	/* What F returns is needed at run time (TVM #17231 loses it). */
+	ir_visit_uses(body->seq.body, mark_rt, l);
+	for (int i = aliases.n - 1; i >= 0; i--) {
+		Binding *bd = aliases.items[i];
+		if (l->rt_use[bd->var->id])
+			mark_rt(l->alias[bd->var->id], l);
+	}
+	vec_free(&aliases);
+	Vec svs = {0};
+	collect_expr_symvars(body->seq.body, &svs);
+	collect_sinfo_symvars(f->ret, &svs);
+	mark_sv_rt(l, &svs);
+	vec_free(&svs);
 	return nlift;
 }
 
@@ -294,118 +386,64 @@ lift_plan(Module *m, Func *f, bool *lifted)
 		return false;
 	classify_func(&l);
 	for (int i = 0; i < l.nids; i++)
-		lifted[i] = l.kind[i] == K_LIFT || l.kind[i] == K_WEIGHT;
+		lifted[i] = (l.kind[i] == K_LIFT && l.param_dep[i]) ||
+			    l.kind[i] == K_WEIGHT;
 	lift_free(&l);
 	return true;
 }
 
-/*
- * What the runtime part of l->f uses (l->needed) and which constant
- * bindings the lifted part uses, transitively (l->const_used).
- */
+/* The transform outputs of l->f: the weights needed at run time in
+ * parameter order, then the computable values that depend on a weight and
+ * are needed at run time, in binding order. */
 static void
-mark_uses(Lift *l)
-{
-	Expr *body = l->f->body;
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		for (int k = 0; k < b->n; k++) {
-			Binding *bd = b->bindings[k];
-			if (l->kind[bd->var->id] == K_LIFT)
-				ir_visit_uses(bd->value, mark_const_used, l);
-			else
-				ir_visit_uses(bd->value, mark_needed, l);
-		}
-	}
-	ir_visit_uses(body->seq.body, mark_needed, l);
-	for (int i = body->seq.nblocks - 1; i >= 0; i--) {
-		Block *b = body->seq.blocks[i];
-		for (int k = b->n - 1; k >= 0; k--)
-			if (l->const_used[b->bindings[k]->var->id])
-				ir_visit_uses(b->bindings[k]->value,
-					      mark_const_used, l);
-	}
-}
-
-/*
- * The symbolic variables the runtime bindings of l->f mention (appended to
- * used); marks in defined those their match_casts define.
- */
-static void
-runtime_symvars(const Lift *l, bool *defined, Vec *used)
-{
-	Expr *body = l->f->body;
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		for (int k = 0; k < b->n; k++) {
-			Binding *bd = b->bindings[k];
-			if (l->kind[bd->var->id] == K_LIFT)
-				continue;
-			if (bd->cast)
-				mark_defined(defined, bd->cast);
-			collect_expr_symvars(bd->value, used);
-			collect_sinfo_symvars(bd->var->sinfo, used);
-		}
-	}
-}
-
-/* ------------------------------------------------------------ rewriting */
-
-/* A use of a replaced var reads its replacement (ir_map_uses callback). */
-static Expr *
-lift_use(Expr *use, void *ctx)
-{
-	const Lift *l = ctx;
-	if (use->var->id < l->nids && l->repl[use->var->id])
-		use->var = l->repl[use->var->id];
-	return use;
-}
-
-/* Points every use under *slot at its replacement (l->repl). */
-static void
-replace_uses(Lift *l, Expr **slot)
-{
-	ir_map_uses(slot, lift_use, l);
-}
-
-/*
- * Rewrites the runtime part of l->f once its new parameters are in place
- * (l->repl maps weights and lifted values to them): the lifted bindings go,
- * `y = R.builtin.stop_lift_params(x)` becomes `y = x`, uses read their
- * replacements, empty blocks go. With record_no_lift, a parameter that a
- * removed stop_lift_params read is listed in "rlx.no_lift".
- */
-static void
-rewrite_runtime(Lift *l, bool record_no_lift)
+lift_outputs(const Lift *l, Vec *outs)
 {
 	Func *f = l->f;
+	for (int i = l->ninput; i < f->nparams; i++)
+		if (l->rt[f->params[i]->id])
+			vec_push(outs, f->params[i]);
 	Expr *body = f->body;
 	for (int i = 0; i < body->seq.nblocks; i++) {
 		Block *b = body->seq.blocks[i];
-		int kept = 0;
-		for (int j = 0; j < b->n; j++) {
-			Binding *bd = b->bindings[j];
-			if (l->kind[bd->var->id] == K_LIFT)
-				continue;
-			bool stop = is_stop_lift(bd->value);
-			if (stop)
-				bd->value = bd->value->call.args[0];
-			replace_uses(l, &bd->value);
-			if (stop && record_no_lift && bd->value->kind == E_VAR)
-				for (int p = l->ninput; p < f->nparams; p++)
-					if (f->params[p] == bd->value->var)
-						add_no_lift(l->m, f, f->params[p]->name);
-			b->bindings[kept++] = bd;
+		for (int k = 0; k < b->n; k++) {
+			Var *v = b->bindings[k]->var;
+			if (l->kind[v->id] == K_LIFT && l->param_dep[v->id] &&
+			    l->rt[v->id])
+				vec_push(outs, v);
 		}
-		b->n = kept;
 	}
-	replace_uses(l, &body->seq.body);
-	int nb = 0;
-	for (int i = 0; i < body->seq.nblocks; i++)
-		if (body->seq.blocks[i]->n)
-			body->seq.blocks[nb++] = body->seq.blocks[i];
-	body->seq.nblocks = nb;
 }
+
+/*
+ * The symbolic variables passed in `symbolic_vars`: defined by a parameter's
+ * annotation, needed at run time, defined neither by a runtime input nor by
+ * the struct info of an output (TVM's GetPropagatedSymbolicVariables).
+ */
+static void
+lift_extra(const Lift *l, const Vec *outs, Vec *extra)
+{
+	Func *f = l->f;
+	size_t n = (size_t)l->nids + 1;
+	bool *by_rt = calloc(n, sizeof(bool));
+	if (!by_rt)
+		ir_bug("out of memory");
+	for (int i = 0; i < l->ninput; i++)
+		mark_defined(by_rt, f->params[i]->sinfo);
+	for (int i = 0; i < outs->n; i++)
+		mark_defined(by_rt, ((Var *)outs->items[i])->sinfo);
+	Vec all = {0};
+	for (int i = 0; i < f->nparams; i++)
+		definable(f->params[i]->sinfo, &all);
+	for (int i = 0; i < all.n; i++) {
+		SymVar *s = all.items[i];
+		if (l->sv_rt[s->id] && !by_rt[s->id])
+			vec_push(extra, s);
+	}
+	vec_free(&all);
+	free(by_rt);
+}
+
+/* ------------------------------------------------------------ rewriting */
 
 static Var *
 copy_var(Module *m, const Var *v, bool dataflow)
@@ -433,6 +471,16 @@ seq_of(Module *m, Block **blocks, int nblocks, Expr *body, Span sp)
 	s->seq.body = body;
 	s->sinfo = body->sinfo;
 	return s;
+}
+
+static Block *
+block_new(Module *m, bool dataflow, int cap, Span sp)
+{
+	Block *b = ARENA_NEW(&m->arena, Block);
+	b->dataflow = dataflow;
+	b->span = sp;
+	b->bindings = ARENA_ARRAY(&m->arena, Binding *, cap + 1);
+	return b;
 }
 
 /* Inserts g into the module right after f. */
@@ -504,16 +552,56 @@ erase_undefined(Module *m, SInfo *si, const bool *defined)
 	return c;
 }
 
+/* While building a transform: weights become `w = params[i]` bindings. */
+typedef struct {
+	Module *m;
+	const Lift *l;
+	Var *params;     /* the tuple parameter */
+	int *widx;       /* per Var.id of f: weight position + 1, or 0 */
+	Var **copy;      /* per Var.id of f: its copy in the transform */
+	Vec bs;          /* the bindings, in order */
+	Diags *d;
+} Bundle;
+
+/* The binding `name = params[i]` appended before the binding being built;
+ * returns a use of its var. */
+static Expr *
+bundle_get(Bundle *bu, Var *w, Span sp)
+{
+	Module *m = bu->m;
+	int i = bu->widx[w->id] - 1;
+	Expr *get = ir_expr(m, E_TUPLE_GET, sp);
+	get->tget.tuple = ir_var_ref(m, bu->params, sp);
+	get->tget.index = i;
+	infer_expr(m, get, bu->d);
+	Var *v = ir_var(m, w->name, get->sinfo, true, w->span);
+	vec_push(&bu->bs, ir_binding(m, v, get, sp));
+	return ir_var_ref(m, v, sp);
+}
+
+static Expr *
+bundle_use(Expr *use, void *ctx)
+{
+	Bundle *bu = ctx;
+	Var *v = resolve(bu->l, use->var);
+	use->var = v;
+	if (v->id < bu->l->nids && bu->widx[v->id])
+		return bundle_get(bu, v, use->span);
+	if (v->id < bu->l->nids && bu->copy[v->id])
+		use->var = bu->copy[v->id];
+	return use;
+}
+
 /*
- * Builds the transform function `name` of l->f: its parameters are f's
- * weights; its one dataflow block copies the constant bindings the lifted
- * part uses, then takes the lifted bindings (moved out of f when `move`,
- * else copied, so f stays untouched); it returns (shape of `extra` when
- * non-empty, outs...), outs being f's weights and lifted variables.
+ * The transform of l->f (TVM's MakeCompileTimeFunction): parameter
+ * `params`, a tuple of f's weights; one dataflow block with the computable
+ * bindings (copied) and `w = params[i]` before each use of a weight; the
+ * result (shape of `extra` when non-empty, outs...). Canonicalized, its dead
+ * bindings removed.
  */
 static Func *
 build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
-		bool move, Diags *d)
+		Diags *d)
 {
 	Module *m = l->m;
 	Func *f = l->f;
@@ -522,54 +610,44 @@ build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
 	t->name = name;
 	t->span = f->span;
 	t->pure = true;
-	t->nparams = f->nparams - l->ninput;
-	t->params = ARENA_ARRAY(&m->arena, Var *, t->nparams + 1);
-	Lift tl = *l;
-	tl.repl = calloc((size_t)l->nids + 1, sizeof(Var *)); /* f's var -> t's */
-	for (int i = 0; i < t->nparams; i++) {
-		Var *w = f->params[l->ninput + i];
-		SInfo *si = erase_undefined(m, w->sinfo, l->sv_defined);
-		t->params[i] = w;
-		if (si != w->sinfo) {
-			t->params[i] = ir_var(m, w->name, si, false, w->span);
-			tl.repl[w->id] = t->params[i];
-		}
-	}
+	int nw = f->nparams - l->ninput;
+	SInfo **fields = ARENA_ARRAY(&m->arena, SInfo *, nw + 1);
+	for (int i = 0; i < nw; i++)
+		fields[i] = erase_undefined(m, f->params[l->ninput + i]->sinfo,
+					    l->sv_defined);
+	Var *params = ir_var(m, "params", si_tuple(&m->arena, fields, nw), false,
+			     f->span);
+	t->nparams = 1;
+	t->params = ARENA_ARRAY(&m->arena, Var *, 1);
+	t->params[0] = params;
 	t->symvars = ARENA_ARRAY(&m->arena, SymVar *, f->nsymvars + 1);
 	for (int i = 0; i < f->nsymvars; i++)
 		if (l->sv_defined[f->symvars[i]->id])
 			t->symvars[t->nsymvars++] = f->symvars[i];
 	t->attrs = attrs_num_input_zero(m, &t->nattrs);
 
-	Block *tb = ARENA_NEW(&m->arena, Block);
-	tb->dataflow = true;
-	tb->span = f->span;
-	int cap = 2;
-	for (int i = 0; i < body->seq.nblocks; i++)
-		cap += body->seq.blocks[i]->n;
-	tb->bindings = ARENA_ARRAY(&m->arena, Binding *, cap);
+	Bundle bu = {m, l, params, calloc((size_t)l->nids + 1, sizeof(int)),
+		     calloc((size_t)l->nids + 1, sizeof(Var *)), {0}, d};
+	if (!bu.widx || !bu.copy)
+		ir_bug("out of memory");
+	for (int i = 0; i < nw; i++)
+		bu.widx[f->params[l->ninput + i]->id] = i + 1;
 	for (int i = 0; i < body->seq.nblocks; i++) {
 		Block *b = body->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
 			Binding *bd = b->bindings[k];
-			Var *v = bd->var;
-			bool lifted = l->kind[v->id] == K_LIFT;
-			if (lifted && move) {
-				replace_uses(&tl, &bd->value);
-				v->dataflow = true;
-				tb->bindings[tb->n++] = bd;
-			} else if (lifted || l->const_used[v->id]) {
-				Var *c = copy_var(m, v, true);
-				Expr *val = ir_copy_expr(m, bd->value);
-				replace_uses(&tl, &val);
-				Binding *nb = ir_binding(m, c, val, bd->span);
-				nb->annotated = bd->annotated;
-				tb->bindings[tb->n++] = nb;
-				tl.repl[v->id] = c;
-			}
+			if (l->kind[bd->var->id] != K_LIFT)
+				continue;
+			Var *c = copy_var(m, bd->var, true);
+			Expr *val = ir_copy_expr(m, bd->value);
+			ir_map_uses(&val, bundle_use, &bu);
+			Binding *nb = ir_binding(m, c, val, bd->span);
+			nb->annotated = bd->annotated;
+			nb->cast = bd->cast;
+			vec_push(&bu.bs, nb);
+			bu.copy[bd->var->id] = c;
 		}
 	}
-
 	Expr *tup = ir_expr(m, E_TUPLE, f->span);
 	tup->tuple.items = ARENA_ARRAY(&m->arena, Expr *, outs->n + 2);
 	if (extra->n) {
@@ -583,98 +661,199 @@ build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
 	}
 	for (int i = 0; i < outs->n; i++) {
 		Var *v = outs->items[i];
-		Var *tv = tl.repl[v->id] ? tl.repl[v->id] : v;
-		tup->tuple.items[tup->tuple.n++] = ir_var_ref(m, tv, f->span);
+		Expr *use = ir_var_ref(m, v, f->span);
+		tup->tuple.items[tup->tuple.n++] = bundle_use(use, &bu);
 	}
-	free(tl.repl);
+	free(bu.widx);
+	free(bu.copy);
 	infer_expr(m, tup, d);
-	Var *gv = ir_var(m, "gv", tup->sinfo, false, f->span);
-	tb->bindings[tb->n++] = ir_binding(m, gv, tup, f->span);
+	t->ret = tup->sinfo;
+	Expr *result = tup; /* the empty tuple stays inline (TVM's normal form) */
+	if (tup->tuple.n) {
+		Var *gv = ir_var(m, "gv", tup->sinfo, false, f->span);
+		vec_push(&bu.bs, ir_binding(m, gv, tup, f->span));
+		result = ir_var_ref(m, gv, f->span);
+	}
+	Block *tb = block_new(m, true, 0, f->span);
+	tb->n = bu.bs.n;
+	tb->bindings = (Binding **)vec_to_arena(&bu.bs, &m->arena);
 	Block **tblocks = ARENA_ARRAY(&m->arena, Block *, 1);
 	tblocks[0] = tb;
-	t->body = seq_of(m, tblocks, 1, ir_var_ref(m, gv, f->span), f->span);
-	t->ret = tup->sinfo;
+	t->body = seq_of(m, tblocks, 1, result, f->span);
 	return t;
 }
 
 /*
- * Composes an existing transform `old` (weights -> F's current weights) with
- * `next` (F's current weights -> new weights).
- *
- * When old ends in `gv = (v0, v1, ...)` of variables and next has no
- * symbolic variables, the two fuse: next's parameters read old's vi
- * directly and next's bindings continue old's last dataflow block. Otherwise
- * next's parameters are bound to the elements of old's result with
- * match_cast (which also defines next's symbolic variables), in one dataflow
- * block together with next's bindings.
+ * The runtime part of l->f (TVM's MakeRuntimeFunction): parameters are the
+ * runtime inputs, `shape` (may be NULL), then `outp` (one per transform
+ * output); the computable bindings that depend on a weight go,
+ * `y = R.builtin.stop_lift_params(x)` becomes `y = x`, and a first dataflow
+ * block binds each of f's variables bindv[i] to parameter outp[bindp[i]].
+ * The caller canonicalizes f.
  */
 static void
+rewrite_runtime(Lift *l, Var *shape, Var **outp, int nout, Var **bindv,
+		const int *bindp, int nbind)
+{
+	Module *m = l->m;
+	Func *f = l->f;
+	Expr *body = f->body;
+	for (int i = 0; i < body->seq.nblocks; i++) {
+		Block *b = body->seq.blocks[i];
+		int kept = 0;
+		for (int j = 0; j < b->n; j++) {
+			Binding *bd = b->bindings[j];
+			if (l->kind[bd->var->id] == K_LIFT &&
+			    l->param_dep[bd->var->id])
+				continue;
+			if (is_stop_lift(bd->value))
+				bd->value = bd->value->call.args[0];
+			else if (l->alias[bd->var->id])
+				/* `y = t[i]` reads the item itself (t may be gone) */
+				bd->value = ir_var_ref(m, l->alias[bd->var->id],
+						       bd->value->span);
+			b->bindings[kept++] = bd;
+		}
+		b->n = kept;
+	}
+	Var **params = ARENA_ARRAY(&m->arena, Var *, l->ninput + nout + 2);
+	int k = 0;
+	for (int i = 0; i < l->ninput; i++)
+		params[k++] = f->params[i];
+	if (shape)
+		params[k++] = shape;
+	Block *pre = block_new(m, true, nbind, f->span);
+	for (int i = 0; i < nout; i++)
+		params[k++] = outp[i];
+	for (int i = 0; i < nbind; i++)
+		pre->bindings[pre->n++] = ir_binding(
+			m, bindv[i], ir_var_ref(m, outp[bindp[i]], f->span),
+			f->span);
+	f->params = params;
+	f->nparams = k;
+	Block **blocks = ARENA_ARRAY(&m->arena, Block *, body->seq.nblocks + 1);
+	blocks[0] = pre;
+	for (int i = 0; i < body->seq.nblocks; i++)
+		blocks[i + 1] = body->seq.blocks[i];
+	body->seq.blocks = blocks;
+	body->seq.nblocks++;
+}
+
+/*
+ * F keeps the symbolic variables it mentions: first those of its
+ * parameters, in their order of appearance (the order in which the printed
+ * text defines them, so that printing is a fixed point), then the others in
+ * their old order, then `more` (new ones, e.g. a composed function's).
+ */
+static void
+order_symvars(Module *m, Func *f, SymVar **more, int nmore)
+{
+	Vec inparams = {0}, used = {0};
+	for (int i = 0; i < f->nparams; i++)
+		collect_sinfo_symvars(f->params[i]->sinfo, &inparams);
+	for (int i = 0; i < f->nparams; i++)
+		collect_sinfo_symvars(f->params[i]->sinfo, &used);
+	collect_sinfo_symvars(f->ret, &used);
+	collect_expr_symvars(f->body, &used);
+	int cap = f->nsymvars + nmore + 1;
+	SymVar **all = ARENA_ARRAY(&m->arena, SymVar *, cap);
+	int na = 0;
+	for (int i = 0; i < f->nsymvars; i++)
+		all[na++] = f->symvars[i];
+	for (int i = 0; i < nmore; i++)
+		all[na++] = more[i];
+	SymVar **svs = ARENA_ARRAY(&m->arena, SymVar *, cap);
+	int ns = 0;
+	for (int j = 0; j < inparams.n; j++) {
+		bool dup = false;
+		for (int i = 0; i < ns; i++)
+			dup |= svs[i] == inparams.items[j];
+		if (!dup)
+			svs[ns++] = inparams.items[j];
+	}
+	for (int i = 0; i < na; i++) {
+		bool have = false, u = false;
+		for (int j = 0; j < ns; j++)
+			have |= svs[j] == all[i];
+		for (int j = 0; j < used.n && !have; j++)
+			u |= used.items[j] == all[i];
+		if (!have && u)
+			svs[ns++] = all[i];
+	}
+	f->symvars = svs;
+	f->nsymvars = ns;
+	vec_free(&inparams);
+	vec_free(&used);
+}
+
+/* canonicalize-bindings, then (transforms) dead-code elimination, on fs. */
+static int
+clean(Module *m, Func **fs, int n, bool dce, Diags *d)
+{
+	int errors = pass_canonicalize_funcs(m, fs, n, d);
+	if (dce)
+		for (int i = 0; i < n; i++)
+			pass_dce_func(m, fs[i]);
+	return errors;
+}
+
+/*
+ * Composes an existing transform `old` (weights -> F's current weights) with
+ * `next` (one tuple parameter: F's current weights -> new weights), as TVM's
+ * ComposeFunctions: old's body, then `next_params = R.match_cast(old's
+ * result, ...)`, then next's body, in old's last dataflow block when it ends
+ * in one. The result replaces old's body; canonicalized, dead bindings gone.
+ */
+static int
 compose(Module *m, Func *old, Func *next, Diags *d)
 {
 	Expr *ob = old->body, *nb = next->body;
-	Block *last = ob->seq.nblocks ? ob->seq.blocks[ob->seq.nblocks - 1] : NULL;
-	Block *nblk = nb->seq.blocks[0]; /* next is built with one block */
-	Binding *gvb = last && last->dataflow && last->n ? last->bindings[last->n - 1] : NULL;
-	bool fuse = next->nsymvars == 0 && gvb && ob->seq.body->kind == E_VAR &&
-		    gvb->var == ob->seq.body->var && gvb->value->kind == E_TUPLE &&
-		    gvb->value->tuple.n == next->nparams;
-	for (int i = 0; fuse && i < next->nparams; i++)
-		fuse = gvb->value->tuple.items[i]->kind == E_VAR;
-	if (fuse) {
-		Lift tl = {.m = m, .nids = m->next_id};
-		tl.repl = calloc((size_t)m->next_id + 1, sizeof(Var *));
-		for (int i = 0; i < next->nparams; i++)
-			tl.repl[next->params[i]->id] = gvb->value->tuple.items[i]->var;
-		Binding **bs = ARENA_ARRAY(&m->arena, Binding *, last->n + nblk->n);
-		int k = 0;
-		for (int i = 0; i < last->n - 1; i++)
-			bs[k++] = last->bindings[i];
-		for (int i = 0; i < nblk->n; i++) {
-			replace_uses(&tl, &nblk->bindings[i]->value);
-			bs[k++] = nblk->bindings[i];
-		}
-		free(tl.repl);
-		last->bindings = bs;
-		last->n = k;
-		ob->seq.body = nb->seq.body;
-		ob->sinfo = nb->sinfo;
-		old->ret = next->ret;
-		return;
-	}
-	Block *link = ARENA_NEW(&m->arena, Block);
-	link->dataflow = true;
-	link->span = old->span;
-	link->bindings = ARENA_ARRAY(&m->arena, Binding *, next->nparams + nblk->n + 1);
-	for (int i = 0; i < next->nparams; i++) {
-		Var *p = next->params[i];
-		Expr *get = ir_expr(m, E_TUPLE_GET, p->span);
-		get->tget.tuple = ir_var_ref(m, ob->seq.body->var, p->span);
-		get->tget.index = i;
-		infer_expr(m, get, d);
-		Binding *b = ir_binding(m, p, get, p->span);
-		b->cast = p->sinfo;
-		b->annotated = true;
-		p->dataflow = true;
-		link->bindings[link->n++] = b;
-	}
-	for (int i = 0; i < nblk->n; i++)
-		link->bindings[link->n++] = nblk->bindings[i];
-	Block **blocks = ARENA_ARRAY(&m->arena, Block *, ob->seq.nblocks + 1);
+	Var *np = next->params[0];
+	int nold = ob->seq.nblocks;
+	Block *last = nold ? ob->seq.blocks[nold - 1] : NULL;
+	bool join = !last || last->dataflow;
+	int cap = 2 + (join && last ? last->n : 0);
+	for (int i = 0; i < nb->seq.nblocks; i++)
+		cap += nb->seq.blocks[i]->n;
+	Block *link = block_new(m, true, cap, old->span);
+	if (join && last)
+		for (int i = 0; i < last->n; i++)
+			link->bindings[link->n++] = last->bindings[i];
+	Expr *res = ob->seq.body;
+	infer_expr(m, res, d);
+	Var *out = ir_var(m, "func_a_output", res->sinfo, false, old->span);
+	link->bindings[link->n++] = ir_binding(m, out, res, old->span);
+	Binding *mc = ir_binding(m, np, ir_var_ref(m, out, old->span), old->span);
+	mc->cast = np->sinfo;
+	mc->annotated = true;
+	link->bindings[link->n++] = mc;
+	Block **blocks = ARENA_ARRAY(&m->arena, Block *, nold + nb->seq.nblocks + 1);
 	int k = 0;
-	for (int i = 0; i < ob->seq.nblocks; i++)
+	for (int i = 0; i < nold - (join && last ? 1 : 0); i++)
 		blocks[k++] = ob->seq.blocks[i];
 	blocks[k++] = link;
+	for (int i = 0; i < nb->seq.nblocks; i++) {
+		Block *b = nb->seq.blocks[i];
+		if (b->dataflow && i == 0) {
+			for (int j = 0; j < b->n; j++)
+				link->bindings[link->n++] = b->bindings[j];
+			continue;
+		}
+		blocks[k++] = b;
+	}
 	old->body = seq_of(m, blocks, k, nb->seq.body, old->span);
-	SymVar **svs = ARENA_ARRAY(&m->arena, SymVar *,
-				   old->nsymvars + next->nsymvars + 1);
-	int ns = 0;
-	for (int i = 0; i < old->nsymvars; i++)
-		svs[ns++] = old->symvars[i];
-	for (int i = 0; i < next->nsymvars; i++)
-		svs[ns++] = next->symvars[i];
-	old->symvars = svs;
-	old->nsymvars = ns;
 	old->ret = next->ret;
+	order_symvars(m, old, next->symvars, next->nsymvars);
+	int errors = clean(m, &old, 1, true, d);
+	/* next's result spoke of F's symbolic variables; the cast told their
+	 * values in terms of old's parameters: the body's struct info does */
+	Vec pv = {0};
+	for (int i = 0; i < old->nparams; i++)
+		collect_sinfo_symvars(old->params[i]->sinfo, &pv);
+	old->ret = si_erase(m, old->body->sinfo, (SymVar **)pv.items, pv.n);
+	vec_free(&pv);
+	order_symvars(m, old, NULL, 0);
+	return errors;
 }
 
 /* Lifts one function; returns the error count. */
@@ -684,170 +863,60 @@ lift_func(Module *m, Func *f, Diags *d)
 	Lift l;
 	if (!lift_init(&l, m, f))
 		return 0;
-	size_t n = (size_t)l.nids + 1;
 	int nlift = classify_func(&l);
-	Expr *body = f->body;
-	mark_uses(&l);
+	Vec outs = {0}, extra = {0};
+	lift_outputs(&l, &outs);
+	lift_extra(&l, &outs, &extra);
 
-	/* The weights still used at run time, and whether that is all. */
-	Vec pass = {0}, lifted = {0};
-	for (int i = l.ninput; i < f->nparams; i++)
-		if (l.needed[f->params[i]->id])
-			vec_push(&pass, f->params[i]);
-	for (int i = 0; i < body->seq.nblocks; i++) {
-		Block *b = body->seq.blocks[i];
-		for (int k = 0; k < b->n; k++) {
-			Var *v = b->bindings[k]->var;
-			if (l.kind[v->id] == K_LIFT && l.needed[v->id])
-				vec_push(&lifted, v);
-		}
-	}
-
-	/* Symbolic variables the runtime part needs but cannot define. */
-	bool *rt_defined = calloc(n, sizeof(bool));
-	for (int i = 0; i < l.ninput; i++)
-		mark_defined(rt_defined, f->params[i]->sinfo);
-	for (int i = 0; i < pass.n; i++)
-		mark_defined(rt_defined, ((Var *)pass.items[i])->sinfo);
-	for (int i = 0; i < lifted.n; i++)
-		mark_defined(rt_defined, ((Var *)lifted.items[i])->sinfo);
-	Vec used_sv = {0};
-	for (int i = 0; i < l.ninput; i++)
-		collect_sinfo_symvars(f->params[i]->sinfo, &used_sv);
-	for (int i = 0; i < pass.n; i++)
-		collect_sinfo_symvars(((Var *)pass.items[i])->sinfo, &used_sv);
-	for (int i = 0; i < lifted.n; i++)
-		collect_sinfo_symvars(((Var *)lifted.items[i])->sinfo, &used_sv);
-	runtime_symvars(&l, rt_defined, &used_sv);
-	collect_sinfo_symvars(f->ret, &used_sv);
-	Vec extra = {0};
-	for (int i = 0; i < used_sv.n; i++)
-		if (!rt_defined[((SymVar *)used_sv.items[i])->id])
-			vec_push(&extra, used_sv.items[i]);
-	/* A weight R.Shape that defines exactly these is passed through. */
-	for (int i = l.ninput; i < f->nparams && extra.n; i++) {
-		SInfo *si = f->params[i]->sinfo;
-		if (!si || si->kind != SI_SHAPE || si->ndim != extra.n || !si->shape)
-			continue;
-		bool same = true;
-		for (int k = 0; k < extra.n; k++)
-			if (si->shape[k]->kind != PE_VAR ||
-			    si->shape[k]->var != extra.items[k])
-				same = false;
-		if (!same)
-			continue;
-		Vec p2 = {0};
-		vec_push(&p2, f->params[i]);
-		for (int k = 0; k < pass.n; k++)
-			if (pass.items[k] != f->params[i])
-				vec_push(&p2, pass.items[k]);
-		vec_free(&pass);
-		pass = p2;
-		vec_free(&extra);
-	}
-	free(rt_defined);
-
-	Func *old = NULL;
 	const char *tname = arena_printf(&m->arena, "%s_transform_params", f->name);
-	old = ir_find_func(m, tname);
-	bool identity = nlift == 0 && !extra.n && pass.n == f->nparams - l.ninput;
-	for (int i = 0; identity && i < pass.n; i++)
-		identity = pass.items[i] == f->params[l.ninput + i];
+	Func *old = ir_find_func(m, tname);
+	/* Already lifted (nothing computable, every weight passed through in
+	 * order): composing would give the same module. */
+	bool identity = nlift == 0 && !extra.n && outs.n == f->nparams - l.ninput;
+	for (int i = 0; identity && i < outs.n; i++)
+		identity = outs.items[i] == f->params[l.ninput + i];
 	int errors = 0;
 	if (old && identity)
-		goto out; /* already lifted: nothing changes */
+		goto out;
 
-	/* ---- the transform function ---- */
-	Vec outs = {0};
-	for (int i = 0; i < pass.n; i++)
-		vec_push(&outs, pass.items[i]);
-	for (int i = 0; i < lifted.n; i++)
-		vec_push(&outs, lifted.items[i]);
-	Func *t = build_transform(&l, tname, &outs, &extra, true, d);
-	vec_free(&outs);
+	Func *t = build_transform(&l, tname, &outs, &extra, d);
 
-	/* ---- the runtime function ---- */
-	int np = l.ninput + (extra.n ? 1 : 0) + pass.n + lifted.n;
-	Var **params = ARENA_ARRAY(&m->arena, Var *, np + 1);
-	int k = 0;
-	for (int i = 0; i < l.ninput; i++)
-		params[k++] = f->params[i];
+	Var *shape = NULL;
 	if (extra.n) {
 		PExpr **vals = ARENA_ARRAY(&m->arena, PExpr *, extra.n);
 		for (int i = 0; i < extra.n; i++)
 			vals[i] = pe_var(&m->arena, extra.items[i]);
-		params[k++] = ir_var(m, "symbolic_vars",
-				     si_shape(&m->arena, extra.n, vals), false,
-				     f->span);
+		shape = ir_var(m, "symbolic_vars",
+			       si_shape(&m->arena, extra.n, vals), false, f->span);
 	}
-	for (int i = 0; i < pass.n; i++) {
-		Var *w = pass.items[i];
-		Var *c = copy_var(m, w, false);
-		l.repl[w->id] = c;
-		params[k++] = c;
+	Var **outp = ARENA_ARRAY(&m->arena, Var *, outs.n + 1);
+	int *bindp = ARENA_ARRAY(&m->arena, int, outs.n + 1);
+	for (int i = 0; i < outs.n; i++) {
+		outp[i] = copy_var(m, outs.items[i], false);
+		bindp[i] = i;
 	}
-	for (int i = 0; i < lifted.n; i++) {
-		Var *v = lifted.items[i];
-		Var *c = copy_var(m, v, false);
-		l.repl[v->id] = c;
-		params[k++] = c;
-	}
-	f->params = params;
-	f->nparams = k;
-	rewrite_runtime(&l, true);
-	/*
-	 * F keeps the symbolic variables it still mentions: first those of
-	 * its new parameters, in their order of appearance (the order in
-	 * which the printed text defines them, so that printing is a fixed
-	 * point), then the others in their old order.
-	 */
-	{
-		Vec inparams = {0}, keep = {0};
-		for (int i = 0; i < f->nparams; i++)
-			collect_sinfo_symvars(f->params[i]->sinfo, &inparams);
-		for (int i = 0; i < used_sv.n; i++)
-			vec_push(&keep, used_sv.items[i]);
-		SymVar **svs = ARENA_ARRAY(&m->arena, SymVar *,
-					   f->nsymvars + 1);
-		int ns = 0;
-		for (int j = 0; j < inparams.n; j++)
-			for (int i = 0; i < f->nsymvars; i++)
-				if (inparams.items[j] == f->symvars[i])
-					svs[ns++] = f->symvars[i];
-		for (int i = 0; i < f->nsymvars; i++) {
-			bool inp = false, used = false;
-			for (int j = 0; j < inparams.n; j++)
-				inp |= inparams.items[j] == f->symvars[i];
-			for (int j = 0; j < keep.n && !inp; j++)
-				used |= keep.items[j] == f->symvars[i];
-			if (!inp && used)
-				svs[ns++] = f->symvars[i];
-		}
-		f->symvars = svs;
-		f->nsymvars = ns;
-		vec_free(&inparams);
-		vec_free(&keep);
-	}
+	rewrite_runtime(&l, shape, outp, outs.n, (Var **)outs.items, bindp,
+			outs.n);
+	order_symvars(m, f, NULL, 0);
 
-	if (old && (!old->ret || old->ret->kind != SI_TUPLE ||
-		    old->ret->nfields != t->nparams)) {
+	if (old && (old->nparams < 1 || !old->ret)) {
 		diag_error(d, old->span,
-			   "%s does not return one value per weight of %s "
-			   "(%d), so it cannot be composed with a new lift",
-			   old->name, f->name, t->nparams);
+			   "%s has no result to compose with a new lift of %s",
+			   old->name, f->name);
 		errors = 1;
 		goto out;
 	}
+	errors = clean(m, &t, 1, true, d);
+	errors += clean(m, &f, 1, false, d);
+	if (errors)
+		goto out;
 	if (old)
-		compose(m, old, t, d);
+		errors = compose(m, old, t, d);
 	else
 		insert_after(m, f, t);
-	errors = d->nerrors;
 out:
-	vec_free(&pass);
-	vec_free(&lifted);
+	vec_free(&outs);
 	vec_free(&extra);
-	vec_free(&used_sv);
 	lift_free(&l);
 	return errors;
 }
@@ -928,6 +997,7 @@ key_expr(StrBuf *b, const SharedFn *sf, const Expr *e)
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		print_expr(b, e);
 		return true;
 	case E_TUPLE:
@@ -973,9 +1043,10 @@ shared_keys(KeyTab *kt, SharedFn *sf)
 			Binding *bd = b->bindings[k];
 			int id = -1;
 			int kind = sf->l.kind[bd->var->id];
-			if (kind == K_LIFT || kind == K_CONST) {
+			bool cnst = kind == K_LIFT && !sf->l.param_dep[bd->var->id];
+			if (kind == K_LIFT) {
 				StrBuf s = {0};
-				sb_puts(&s, kind == K_CONST ? "C:" : "L:");
+				sb_puts(&s, cnst ? "C:" : "L:");
 				bool ok = key_expr(&s, sf, bd->value);
 				sb_puts(&s, "->");
 				key_sinfo(&s, bd->var->sinfo);
@@ -984,10 +1055,8 @@ shared_keys(KeyTab *kt, SharedFn *sf)
 				else
 					sb_free(&s);
 			}
-			if (kind == K_CONST)
-				id = -1; /* constants are copied, never shared */
-			if (kind == K_LIFT && id < 0)
-				sf->l.kind[bd->var->id] = K_RUNTIME;
+			if (cnst)
+				id = -1; /* constants stay at run time, never shared */
 			sf->key_of[bd->var->id] = id;
 			vec_push(&sf->keys, (void *)(intptr_t)id);
 		}
@@ -1033,6 +1102,21 @@ weights_match(Module *m, Func **fs, int n, Diags *d)
 	return ok;
 }
 
+/* Clears what classify_func wrote, for a second classification. */
+static void
+lift_reset(Lift *l)
+{
+	size_t n = (size_t)l->nids + 1;
+	memset(l->kind, 0, n);
+	memset(l->param_dep, 0, n * sizeof(bool));
+	memset(l->rt, 0, n * sizeof(bool));
+	memset(l->rt_use, 0, n * sizeof(bool));
+	memset(l->alias, 0, n * sizeof(Var *));
+	memset(l->tuple_of, 0, n * sizeof(Expr *));
+	memset(l->sv_defined, 0, n * sizeof(bool));
+	memset(l->sv_rt, 0, n * sizeof(bool));
+}
+
 /* Lifts fs[0..n) into one shared transform_params. */
 static int
 lift_shared(Module *m, Func **fs, int n, Diags *d)
@@ -1070,6 +1154,8 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 	for (int k = 0; k < nk; k++)
 		shared_count += count[k] == n;
 	int errors = 0;
+	bool *wneed = NULL, *kneed = NULL;
+	Vec outs = {0}, out_keys = {0};
 	if (shared_count == 0) {
 		diag_note(d, fs[0]->span,
 			  "--shared: the functions share no pre-processing; each "
@@ -1078,38 +1164,34 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 			errors += lift_func(m, fs[i], d);
 		goto out;
 	}
-	/* Demote what is not shared; then what each function needs. */
+	/* Classify again: only the shared bindings are computable. */
+	bool *allow = calloc(sz, sizeof(bool));
 	for (int i = 0; i < n; i++) {
 		Lift *l = &sf[i].l;
-		Expr *body = l->f->body;
-		for (int b = 0; b < body->seq.nblocks; b++)
-			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
-				Var *v = body->seq.blocks[b]->bindings[k]->var;
-				if (l->kind[v->id] == K_LIFT &&
-				    count[sf[i].key_of[v->id]] != n)
-					l->kind[v->id] = K_RUNTIME;
-			}
-		mark_uses(l);
+		for (int v = 0; v < nids; v++)
+			allow[v] = sf[i].key_of[v] >= 0 && count[sf[i].key_of[v]] == n;
+		lift_reset(l);
+		l->allow = allow;
+		classify_func(l);
+		l->allow = NULL;
 	}
+	free(allow);
 	/* Outputs: weight positions any function needs, then shared keys any
 	 * function needs, in the first function's binding order. */
 	int nw = fs[0]->nparams - sf[0].l.ninput;
-	bool *wneed = calloc((size_t)nw + 1, sizeof(bool));
-	bool *kneed = calloc((size_t)nk + 1, sizeof(bool));
+	wneed = calloc((size_t)nw + 1, sizeof(bool));
+	kneed = calloc((size_t)nk + 1, sizeof(bool));
 	for (int i = 0; i < n; i++) {
 		Lift *l = &sf[i].l;
 		for (int k = 0; k < nw; k++)
-			wneed[k] |= l->needed[l->f->params[l->ninput + k]->id];
+			wneed[k] |= l->rt[l->f->params[l->ninput + k]->id];
 		for (int v = 0; v < nids; v++)
-			if (l->needed[v] && l->kind[v] == K_LIFT)
+			if (l->rt[v] && l->kind[v] == K_LIFT && l->param_dep[v])
 				kneed[sf[i].key_of[v]] = true;
 	}
-	/* Symbolic variables needed at run time must be carried by outputs. */
 	Lift *l0 = &sf[0].l;
 	Func *f0 = fs[0];
 	Expr *body0 = f0->body;
-	Vec outs = {0};      /* Var of f0 (weight or lifted) per output */
-	Vec out_keys = {0};  /* -1 - weight index, or the key id */
 	for (int k = 0; k < nw; k++)
 		if (wneed[k]) {
 			vec_push(&outs, f0->params[l0->ninput + k]);
@@ -1118,67 +1200,70 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 	for (int b = 0; b < body0->seq.nblocks; b++)
 		for (int k = 0; k < body0->seq.blocks[b]->n; k++) {
 			Var *v = body0->seq.blocks[b]->bindings[k]->var;
-			if (l0->kind[v->id] == K_LIFT && kneed[sf[0].key_of[v->id]]) {
+			int key = sf[0].key_of[v->id];
+			if (l0->kind[v->id] == K_LIFT && l0->param_dep[v->id] &&
+			    kneed[key]) {
+				kneed[key] = false; /* once per key */
 				vec_push(&outs, v);
-				vec_push(&out_keys,
-					 (void *)(intptr_t)sf[0].key_of[v->id]);
+				vec_push(&out_keys, (void *)(intptr_t)key);
 			}
 		}
+	/* Symbolic variables needed at run time must be carried by outputs. */
 	for (int i = 0; i < n; i++) {
-		bool *def = calloc(sz, sizeof(bool));
-		Lift *l = &sf[i].l;
-		for (int k = 0; k < l->ninput; k++)
-			mark_defined(def, l->f->params[k]->sinfo);
-		for (int o = 0; o < outs.n; o++)
-			mark_defined(def, ((Var *)outs.items[o])->sinfo);
-		Vec used = {0};
-		runtime_symvars(l, def, &used);
-		bool missing = false;
-		for (int k = 0; k < used.n; k++)
-			missing |= !def[((SymVar *)used.items[k])->id] &&
-				    !l->sv_defined[((SymVar *)used.items[k])->id];
-		vec_free(&used);
-		free(def);
-		if (missing) {
-			diag_error(d, l->f->span,
+		Vec extra = {0};
+		lift_extra(&sf[i].l, &outs, &extra);
+		if (extra.n) {
+			diag_error(d, sf[i].l.f->span,
 				   "--shared: %s needs at run time a symbolic "
 				   "dimension that only its weights define; lift "
 				   "it without --shared",
-				   l->f->name);
+				   sf[i].l.f->name);
 			errors++;
 		}
+		vec_free(&extra);
 	}
 	if (errors)
-		goto out_outs;
+		goto out;
 
 	/* The transform, built from the first function. */
 	Vec none = {0};
-	Func *t = build_transform(l0, "transform_params", &outs, &none, false, d);
+	Func *t = build_transform(l0, "transform_params", &outs, &none, d);
+	errors += clean(m, &t, 1, true, d);
 
 	/* Each function takes every output, named as in the first. */
 	for (int i = 0; i < n; i++) {
 		Lift *l = &sf[i].l;
 		Func *f = l->f;
-		Var **params = ARENA_ARRAY(&m->arena, Var *, l->ninput + outs.n + 1);
-		int np = 0;
-		for (int k = 0; k < l->ninput; k++)
-			params[np++] = f->params[k];
+		Var **outp = ARENA_ARRAY(&m->arena, Var *, outs.n + 1);
+		Vec bindv = {0};
+		int *bindp = ARENA_ARRAY(&m->arena, int, nids + outs.n + 1);
 		for (int o = 0; o < outs.n; o++) {
-			Var *proto = outs.items[o];
-			Var *p = copy_var(m, proto, false);
-			params[np++] = p;
+			outp[o] = copy_var(m, outs.items[o], false);
 			int key = (int)(intptr_t)out_keys.items[o];
 			if (key < 0) {
-				l->repl[f->params[l->ninput + (-1 - key)]->id] = p;
+				Var *w = f->params[l->ninput + (-1 - key)];
+				if (l->rt[w->id]) {
+					bindp[bindv.n] = o;
+					vec_push(&bindv, w);
+				}
 				continue;
 			}
-			for (int v = 0; v < nids; v++)
-				if (sf[i].key_of[v] == key && l->kind[v] == K_LIFT)
-					l->repl[v] = p;
+			Expr *body = f->body;
+			for (int b = 0; b < body->seq.nblocks; b++)
+				for (int k = 0; k < body->seq.blocks[b]->n; k++) {
+					Var *v = body->seq.blocks[b]->bindings[k]->var;
+					if (sf[i].key_of[v->id] == key &&
+					    l->kind[v->id] == K_LIFT) {
+						bindp[bindv.n] = o;
+						vec_push(&bindv, v);
+					}
+				}
 		}
-		rewrite_runtime(l, false);
-		f->params = params;
-		f->nparams = np;
+		rewrite_runtime(l, NULL, outp, outs.n, (Var **)bindv.items,
+				bindp, bindv.n);
+		vec_free(&bindv);
+		order_symvars(m, f, NULL, 0);
+		errors += clean(m, &f, 1, false, d);
 	}
 	Func **nfs = ARENA_ARRAY(&m->arena, Func *, m->nfuncs + 1);
 	nfs[0] = t;
@@ -1186,12 +1271,11 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 		nfs[i + 1] = m->funcs[i];
 	m->funcs = nfs;
 	m->nfuncs++;
-out_outs:
+out:
 	vec_free(&outs);
 	vec_free(&out_keys);
 	free(wneed);
 	free(kneed);
-out:
 	free(count);
 	for (int i = 0; i < n; i++) {
 		lift_free(&sf[i].l);
@@ -1212,54 +1296,51 @@ pass_is_transform(const Func *f)
 	return len >= sl && !strcmp(f->name + len - sl, "transform_params");
 }
 
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp((*(Func *const *)a)->name, (*(Func *const *)b)->name);
+}
+
 int
 pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
 {
-	/* A weight read only by dead code must not become a parameter. */
-	int errors = pass_dead_code_elimination(m, o, d);
+	int errors = 0;
 	int nf = m->nfuncs;
-	Func **fs = malloc(sizeof(Func *) * ((size_t)nf + 1));
-	memcpy(fs, m->funcs, sizeof(Func *) * (size_t)nf);
-	bool *in_shared = calloc((size_t)nf + 1, sizeof(bool));
-	if (o && o->shared) {
-		Func **sel = malloc(sizeof(Func *) * ((size_t)nf + 1));
-		int ns = 0;
-		if (o->nshared_funcs) {
-			for (int k = 0; k < o->nshared_funcs; k++) {
-				Func *f = ir_find_func(m, o->shared_funcs[k]);
-				if (!f || ir_func_num_input(f) < 0) {
-					diag_error(d, (Span){0, 0, 0},
-						   "--shared=%s: %s", o->shared_funcs[k],
-						   f ? "has no num_input attribute"
-						     : "no such function");
-					errors++;
-					continue;
-				}
-				sel[ns++] = f;
+	Func **sel = malloc(sizeof(Func *) * ((size_t)nf + 1));
+	int ns = 0;
+	if (o && o->shared && o->nshared_funcs) {
+		/* --shared=F1,F2: exactly these, in this order */
+		for (int k = 0; k < o->nshared_funcs; k++) {
+			Func *f = ir_find_func(m, o->shared_funcs[k]);
+			if (!f || ir_func_num_input(f) < 0) {
+				diag_error(d, (Span){0, 0, 0}, "--shared=%s: %s",
+					   o->shared_funcs[k],
+					   f ? "has no num_input attribute"
+					     : "no such function");
+				errors++;
+				continue;
 			}
-		} else {
-			for (int i = 0; i < nf; i++)
-				if (ir_func_num_input(fs[i]) >= 0 && !pass_is_transform(fs[i]))
-					sel[ns++] = fs[i];
+			sel[ns++] = f;
 		}
+	} else {
+		/* every function with num_input that is not a transform, by
+		 * name (TVM's order) */
 		for (int i = 0; i < nf; i++)
-			for (int k = 0; k < ns; k++)
-				if (fs[i] == sel[k])
-					in_shared[i] = true;
+			if (ir_func_num_input(m->funcs[i]) >= 0 &&
+			    !pass_is_transform(m->funcs[i]))
+				sel[ns++] = m->funcs[i];
+		qsort(sel, (size_t)ns, sizeof *sel, by_name);
+	}
+	if (!errors && o && o->shared) {
 		/* Already lifted with --shared: nothing changes. */
-		bool done = ir_find_func(m, "transform_params") != NULL;
-		if (!errors && ns > 0 && !done)
+		if (ns > 0 && !ir_find_func(m, "transform_params"))
 			errors += lift_shared(m, sel, ns, d);
-		free(sel);
+	} else {
+		for (int i = 0; i < ns && !errors; i++)
+			errors += lift_func(m, sel[i], d);
 	}
-	for (int i = 0; i < nf && !errors; i++) {
-		/* Transforms are not lifted again: they are the weights' side. */
-		if (pass_is_transform(fs[i]) || in_shared[i])
-			continue;
-		errors += lift_func(m, fs[i], d);
-	}
-	free(in_shared);
-	free(fs);
+	free(sel);
 	if (!errors)
 		errors = pass_convert_ssa(m, o, d);
 	return errors;

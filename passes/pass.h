@@ -71,13 +71,30 @@ bool lift_plan(Module *m, Func *f, bool *lifted);
 void graph_dot(StrBuf *b, Module *m);
 
 /*
- * The pipeline of `rlx lift` (and of `rlx transform` when the module has no
- * transform yet): convert-ssa, canonicalize-bindings, [bind-params],
- * lift-transform-params, canonicalize-bindings (folds what lifting left,
- * e.g. the trivial bindings of removed stop_lift_params),
- * dead-code-elimination. Fills out (at least 6 entries); returns the count.
+ * The pipeline of `rlx lift`: convert-ssa, [bind-params],
+ * lift-transform-params (which canonicalizes what it rewrites, as TVM's).
+ * With tidy (`rlx lift --tidy`, and `rlx transform`), rlx's clean-ups
+ * around it: canonicalize-bindings and dead-code-elimination before (a
+ * weight read twice through trivial bindings is passed once, one read only
+ * by dead code is not passed) and dead-code-elimination after. Fills out
+ * (at least 6 entries); returns the count.
  */
-int pass_lift_pipeline(const Pass **out, bool with_bind);
+int pass_lift_pipeline(const Pass **out, bool with_bind, bool tidy);
+
+/* canonicalize_bindings.c: the pass on some functions of m only. */
+int pass_canonicalize_funcs(Module *m, Func **fs, int n, Diags *d);
+/* dce.c: dead bindings of one function (no function is removed). */
+void pass_dce_func(Module *m, Func *f);
+
+/* unbundle_params.c: TVM's transform calling convention (one tuple of the
+ * weights) as named parameters, for binding a checkpoint by name.
+ * pass_is_bundled: t takes one tuple parameter. pass_weight_names fills the
+ * NULL entries of names (one per field) with the names the module gives
+ * the weights; entries it cannot name stay NULL. pass_unbundle_params
+ * rewrites t to take one parameter per field, names[i] (NULL: params_i). */
+bool pass_is_bundled(const Func *t);
+void pass_weight_names(const Module *m, const Func *t, const char **names);
+void pass_unbundle_params(Module *m, Func *t, const char **names, Diags *d);
 
 /* The passes, one per file. */
 int pass_convert_ssa(Module *m, const PassOptions *o, Diags *d);

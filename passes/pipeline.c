@@ -91,16 +91,19 @@ pass_run(Module *m, const Pass *const *list, int n, const PassOptions *o,
 }
 
 int
-pass_lift_pipeline(const Pass **out, bool with_bind)
+pass_lift_pipeline(const Pass **out, bool with_bind, bool tidy)
 {
 	int n = 0;
 	out[n++] = pass_lookup("convert-ssa");
-	out[n++] = pass_lookup("canonicalize-bindings");
+	if (tidy) {
+		out[n++] = pass_lookup("canonicalize-bindings");
+		out[n++] = pass_lookup("dead-code-elimination");
+	}
 	if (with_bind)
 		out[n++] = pass_lookup("bind-params");
 	out[n++] = pass_lookup("lift-transform-params");
-	out[n++] = pass_lookup("canonicalize-bindings");
-	out[n++] = pass_lookup("dead-code-elimination");
+	if (tidy)
+		out[n++] = pass_lookup("dead-code-elimination");
 	return n;
 }
 
@@ -116,7 +119,7 @@ rlx_run_passes(rlx_module *m, const char *names, rlx_diags *d)
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "lift")) {
 			const Pass *pl[8];
-			int k = pass_lift_pipeline(pl, false);
+			int k = pass_lift_pipeline(pl, false, false);
 			for (int i = 0; i < k && n < 64; i++)
 				list[n++] = pl[i];
 			continue;

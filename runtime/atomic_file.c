@@ -39,6 +39,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -639,4 +640,40 @@ rt_dir_abort(RtTmpDir *d)
 	if (d->tmp)
 		rt_remove_tree(d->tmp);
 	dir_release(d);
+}
+
+/* ------------------------------------------------------- rlx's cache home */
+
+char *
+rt_cache_home(void)
+{
+	const char *off = getenv("RLX_NO_CACHE");
+	if (off && *off && strcmp(off, "0"))
+		return NULL;
+	const char *x = getenv("XDG_CACHE_HOME");
+	const char *base = x && x[0] == '/' ? x : getenv("HOME");
+	if (!base || base[0] != '/')
+		return NULL;
+	const char *tail = base == x ? "/rlx" : "/.cache/rlx";
+	size_t n = strlen(base) + strlen(tail) + 1;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s%s", base, tail);
+	return p;
+}
+
+void
+rt_make_parents(const char *path)
+{
+	char *d = strdup(path);
+	if (!d)
+		return;
+	for (char *q = d + 1; *q; q++)
+		if (*q == '/') {
+			*q = 0;
+			if (mkdir(d, 0755) && errno != EEXIST)
+				break;
+			*q = '/';
+		}
+	free(d);
 }

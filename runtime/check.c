@@ -76,10 +76,11 @@ matches(RtSymEnv *env, const SInfo *si, const RtWeightInfo *w)
 	return match;
 }
 
-/* The warning about checkpoint tensors that are no parameter of f. */
-static void
-warn_extra(const Func *f, int first, RtWeights *w, const char *wname,
-	   Diags *d)
+/* The one policy of run, transform and verify for checkpoint tensors that
+ * are no weight of f (see transform.h). */
+int
+rt_check_extra(const Func *f, int first, RtWeights *w, const char *wname,
+	       bool strict, Diags *d)
 {
 	int nextra = 0;
 	StrBuf extra = {0};
@@ -89,20 +90,22 @@ warn_extra(const Func *f, int first, RtWeights *w, const char *wname,
 		bool used = false;
 		for (int k = first; k < f->nparams && !used; k++)
 			used = !strcmp(f->params[k]->name, name);
-		if (!used && nextra++ < 4)
+		if (!used && nextra++ < 8)
 			sb_printf(&extra, "%s'%s'", nextra > 1 ? ", " : "", name);
 	}
 	if (nextra)
-		diag_file(d, DIAG_WARNING, wname,
-			  "%d tensor%s not a parameter of %s, ignored: %s%s",
-			  nextra, nextra > 1 ? "s are" : " is", f->name, extra.p,
-			  nextra > 4 ? ", ..." : "");
+		diag_file(d, strict ? DIAG_ERROR : DIAG_WARNING, wname,
+			  "%d tensor%s not a weight of %s%s: %s%s", nextra,
+			  nextra > 1 ? "s are" : " is", f->name,
+			  strict ? " (--strict)" : ", ignored", extra.p,
+			  nextra > 8 ? ", ..." : "");
 	sb_free(&extra);
+	return nextra;
 }
 
 int
 rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
-		 const char *wname, RtWeightInfo *info, Diags *d)
+		 const char *wname, bool strict, RtWeightInfo *info, Diags *d)
 {
 	int errors = d->nerrors, nmissing = 0;
 	RtSymEnv env = {.arena = &m->arena};
@@ -154,6 +157,7 @@ rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
 	rt_env_free(&env);
 	if (d->nerrors != errors)
 		return d->nerrors - errors;
-	warn_extra(f, first, w, wname, d);
+	if (rt_check_extra(f, first, w, wname, strict, d) && strict)
+		return 1;
 	return 0;
 }

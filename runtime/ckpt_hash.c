@@ -96,6 +96,10 @@ hasher_main(void *arg)
 		}
 		hash_one(h, i, t);
 		rt_tensor_free(t);
+		if (!rt_weights_check(h->src, &h->err)) { /* truncated */
+			h->ok = false;
+			break;
+		}
 	}
 	return NULL;
 }

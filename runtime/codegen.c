@@ -32,7 +32,8 @@
  * with par_begin (or par_nest): when the flag is set and the work is at
  * least PAR_MIN, the impl packs its arguments and calls
  * rlx_parallel_for(pool, ctx, n, NAME.par) on the Jit's thread pool
- * (runtime/pool.h; the pool's address is a constant in the code), and
+ * (runtime/pool.h; the pool is read from the symbol rlx_jit_pool, which
+ * the Jit defines, so the code holds no address), and
  * NAME.par calls the impl again on each chunk with the flag clear. So the
  * code before the outer loop runs once per chunk and must be pure. Small
  * kernels never leave the calling thread.
@@ -58,6 +59,7 @@
 #include <llvm-c/DebugInfo.h> /* temporary metadata nodes for loop hints */
 
 #include "codegen.h"
+#include "gemm.h"
 
 enum {
 	MAXBUF = 64, /* buffers of one kernel */
@@ -68,9 +70,6 @@ enum {
 	NT_MIN_BYTES = 8 << 20, /* outputs this large bypass the caches */
 	QT = 16,            /* transpose tiles per strip of rows */
 	CC_BLK = 1 << 16,   /* concat: elements per parallel block */
-	MM_MR = 6,         /* matmul register tile: rows */
-	MM_VW = 16,        /* f32 lanes of one accumulator vector */
-	MM_NV = 2,         /* accumulator vectors per row (MM_NV * MM_VW cols) */
 };
 
 /* A buffer of the kernel being built. */
@@ -102,11 +101,15 @@ typedef struct {
 	LLVMValueRef tramp;   /* void NAME.par(ctx, lo, hi) */
 	LLVMValueRef pool;    /* the Jit's pool, a constant pointer */
 	bool par_used;
+	int gemm_isa;         /* GEMM_ISA_* of the host (rlx_gemm) */
 	/* the elementwise node being computed (elem_unary, elem_binary):
 	 * k->e's inputs' dtypes and count, and its result's dtype */
 	const DType *edt;
 	int enin;
 	DType odt;
+	/* parameters an op's kernel sets for its index map (gen_index_map) */
+	int64_t pi[4 * MAXD];
+	double pf[4];
 } K;
 
 struct Codegen {
@@ -678,6 +681,12 @@ pe_const(const PExpr *x, int64_t *out)
 	case PE_MUL: *out = a * b; return true;
 	case PE_MIN: *out = a < b ? a : b; return true;
 	case PE_MAX: *out = a > b ? a : b; return true;
+	case PE_EQ: *out = a == b; return true;
+	case PE_NE: *out = a != b; return true;
+	case PE_LT: *out = a < b; return true;
+	case PE_LE: *out = a <= b; return true;
+	case PE_GT: *out = a > b; return true;
+	case PE_GE: *out = a >= b; return true;
 	case PE_FLOORDIV:
 	case PE_FLOORMOD:
 		if (!b)
@@ -849,6 +858,18 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 		*rdt = DT_BOOL;
 		return LLVMBuildNot(b, cvt(k, in[0], k->edt[0], DT_BOOL), "");
 	}
+	if (op == OP_ISNAN || op == OP_ISINF || op == OP_ISFINITE) {
+		/* tested in the input's dtype; integers are finite numbers */
+		*rdt = DT_BOOL;
+		LLVMValueRef v = in[0];
+		if (!dtype_is_float(k->edt[0]))
+			return LLVMConstInt(k->i1, op == OP_ISFINITE, 0);
+		if (op == OP_ISNAN)
+			return LLVMBuildFCmp(b, LLVMRealUNO, v, v, "");
+		LLVMValueRef a = fn1(k, "llvm.fabs", v);
+		return LLVMBuildFCmp(b, op == OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, a,
+				     fconst(a, INFINITY), "");
+	}
 	LLVMValueRef x = k->enin ? cvt(k, in[0], k->edt[0], t) : NULL;
 	bool fl = dtype_is_float(t);
 	LLVMValueRef zero = cconst(k, t, 0), one = cconst(k, t, 1);
@@ -915,6 +936,30 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 		LLVMValueRef th = libm(k, "tanh", LLVMBuildFMul(b, u, fconst(x, SQRT_2_PI), ""));
 		LLVMValueRef h = LLVMBuildFMul(b, x, fconst(x, 0.5), "");
 		return LLVMBuildFMul(b, h, LLVMBuildFAdd(b, one, th, ""), "");
+	}
+	case OP_SQUARE:
+		return fl ? LLVMBuildFMul(b, x, x, "") : LLVMBuildMul(b, x, x, "");
+	case OP_TAN: return libm(k, "tan", x);
+	case OP_SINH: return libm(k, "sinh", x);
+	case OP_COSH: return libm(k, "cosh", x);
+	case OP_ASIN: return libm(k, "asin", x);
+	case OP_ACOS: return libm(k, "acos", x);
+	case OP_ATAN: return libm(k, "atan", x);
+	case OP_ASINH: return libm(k, "asinh", x);
+	case OP_ACOSH: return libm(k, "acosh", x);
+	case OP_ATANH: return libm(k, "atanh", x);
+	case OP_TRUNC: return fl ? fn1(k, "llvm.trunc", x) : x;
+	case OP_BITWISE_NOT: return LLVMBuildNot(b, x, "");
+	case OP_LEAKYRELU: {
+		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, attr(k, "alpha").f), "");
+		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""), x, ax, "");
+	}
+	case OP_SOFTPLUS: {
+		/* log(1 + exp(beta x)) / beta, x itself above the threshold */
+		double beta = attr(k, "beta").f, th = attr(k, "threshold").f;
+		LLVMValueRef bx = LLVMBuildFMul(b, x, fconst(x, beta), "");
+		LLVMValueRef sp = LLVMBuildFDiv(b, libm(k, "log1p", fexp(k, bx)), fconst(x, beta), "");
+		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, bx, fconst(x, th), ""), x, sp, "");
 	}
 	case OP_SELU: {
 		/* scale * (x > 0 ? x : alpha * (exp(x) - 1)) */
@@ -986,6 +1031,14 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 		return op == OP_LOGICAL_AND ? LLVMBuildAnd(b, x, y, "")
 					    : LLVMBuildOr(b, x, y, "");
 	}
+	if (op == OP_EWISE_FMA) {
+		*rdt = out;
+		LLVMValueRef x = cvt(k, in[0], k->edt[0], out), y = cvt(k, in[1], k->edt[1], out);
+		LLVMValueRef z = cvt(k, in[2], k->edt[2], out);
+		if (dtype_is_float(out))
+			return contract(LLVMBuildFAdd(b, contract(LLVMBuildFMul(b, x, y, "")), z, ""));
+		return LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), z, "");
+	}
 	bool cmp = op >= OP_EQUAL && op <= OP_GREATER_EQUAL;
 	DType t = cmp ? k->edt[0] : out;
 	LLVMValueRef x = cvt(k, in[0], k->edt[0], t);
@@ -1031,6 +1084,22 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 		*rdt = DT_F64;
 		return intrin(k, "llvm.pow", k->f64, args, 2);
 	}
+	case OP_MOD: /* C's fmod / truncated remainder: the sign of x */
+		if (fl)
+			return LLVMBuildFRem(b, x, y, "");
+		return LLVMBuildSub(b, x, LLVMBuildMul(b, idiv(k, x, y, t, false), y, ""), "");
+	case OP_FLOOR_MOD: /* the sign of y, as numpy's mod */
+		if (fl) {
+			LLVMValueRef r = LLVMBuildFRem(b, x, y, "");
+			LLVMValueRef adj = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealONE, r, fconst(r, 0), ""),
+				LLVMBuildXor(b, LLVMBuildFCmp(b, LLVMRealOLT, r, fconst(r, 0), ""),
+					     LLVMBuildFCmp(b, LLVMRealOLT, y, fconst(y, 0), ""), ""), "");
+			return LLVMBuildSelect(b, adj, LLVMBuildFAdd(b, r, y, ""), r, "");
+		}
+		return LLVMBuildSub(b, x, LLVMBuildMul(b, idiv(k, x, y, t, true), y, ""), "");
+	case OP_BITWISE_AND: return LLVMBuildAnd(b, x, y, "");
+	case OP_BITWISE_OR: return LLVMBuildOr(b, x, y, "");
+	case OP_BITWISE_XOR: return LLVMBuildXor(b, x, y, "");
 	case OP_MAXIMUM: return vmax(k, x, y, t, true);
 	case OP_MINIMUM: return vmax(k, x, y, t, false);
 	default: ir_bug("not a binary op");
@@ -1527,8 +1596,19 @@ gen_take(K *k)
 	LLVMValueRef o = LLVMBuildUDiv(k->b, f, ni, "");
 	LLVMValueRef t = LLVMBuildURem(k->b, f, ni, "");
 	LLVMValueRef p = cvt(k, ld(k, ix, t), ix->dt, DT_I64);
-	LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), "");
-	p = LLVMBuildSelect(k->b, neg, add(k, p, n), p, "");
+	AttrVal mode = attr(k, "mode");
+	if (mode.kind == AV_STR && !strcmp(mode.s, "wrap")) {
+		/* p mod n, the sign of n (n > 0 when there is a row) */
+		LLVMValueRef sn = imax(k, n, ci(k, 1));
+		LLVMValueRef r = LLVMBuildSRem(k->b, p, sn, "");
+		LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, r, ci(k, 0), "");
+		p = LLVMBuildSelect(k->b, neg, add(k, r, sn), r, "");
+	} else if (!(mode.kind == AV_STR && !strcmp(mode.s, "clip"))) {
+		/* fast: in range by contract; negative counts from the end */
+		LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), "");
+		p = LLVMBuildSelect(k->b, neg, add(k, p, n), p, "");
+	}
+	/* clip (and, for safety, fast): into [0, n) */
 	p = imax(k, imin(k, p, LLVMBuildSub(k->b, n, ci(k, 1), "")), ci(k, 0));
 	LLVMValueRef src = mul(k, add(k, mul(k, o, n), p), inner);
 	LLVMValueRef dst = mul(k, add(k, mul(k, o, ni), t), inner);
@@ -1668,155 +1748,101 @@ mm_batch_offsets(K *k, const MmBatch *mb, LLVMValueRef f, LLVMValueRef *abase,
 	}
 }
 
-/* <MM_VW x float> with every lane x. */
-static LLVMValueRef
-splat(K *k, LLVMValueRef x, int n)
+/* The RT_GEMM_* code of dtype t, or -1 when rlx_gemm does not take it. */
+static int
+gemm_dtype(DType t)
 {
-	LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x), (unsigned)n);
-	LLVMValueRef v = LLVMBuildInsertElement(k->b, LLVMGetUndef(vt), x,
-						LLVMConstInt(k->i32, 0, 0), "");
-	int z[64] = {0};
-	return LLVMBuildShuffleVector(k->b, v, LLVMGetUndef(vt), mask(k, z, n), "");
+	return t == DT_F32 ? RT_GEMM_F32 : t == DT_F16 ? RT_GEMM_F16 :
+	       t == DT_BF16 ? RT_GEMM_BF16 : -1;
 }
 
-/*
- * The f32 register tile: c[i0 + r, j0 .. j0 + nv*MM_VW) for r < mr as
- * mr * nv vector accumulators; for every kk, nv vector loads of b's row
- * kk, mr broadcasts of a[i0 + r, kk] and mr * nv fmas. All trip counts but
- * K's are constants, so the accumulators live in registers.
- */
-static void
-mm_tile(K *k, int mr, int nv, LLVMValueRef abase, LLVMValueRef bbase,
-	LLVMValueRef cbase, LLVMValueRef i0, LLVMValueRef j0, LLVMValueRef Kd,
-	LLVMValueRef N)
+/* Is perm a permute_dims that swaps the last two dims of a tensor of at
+ * least 2 and keeps the others (so that a matmul can read its input as
+ * the transposed b)? */
+bool
+cg_matmul_transpose(const Expr *perm)
 {
-	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
-	LLVMTypeRef vt = LLVMVectorType(k->f32, MM_VW);
-	LLVMValueRef acc[MM_MR][MM_NV], bv[MM_NV];
-	LLVMValueRef zero = LLVMConstNull(vt);
-	for (int r = 0; r < mr; r++)
-		for (int v = 0; v < nv; v++) {
-			acc[r][v] = slot(k, vt, 1);
-			LLVMBuildStore(k->b, zero, acc[r][v]);
-		}
-	Loop lk;
-	LLVMValueRef kk = loop_begin(k, &lk, Kd);
-	LLVMValueRef brow = add(k, bbase, add(k, mul(k, kk, N), j0));
-	for (int v = 0; v < nv; v++) {
-		LLVMValueRef o = add(k, brow, ci(k, v * MM_VW));
-		bv[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, k->f32, bb->ptr, &o, 1, ""), 4);
+	if (perm->kind != E_CALL || perm->call.op != OP_PERMUTE_DIMS ||
+	    perm->call.nargs != 1)
+		return false;
+	const SInfo *si = ir_expr_sinfo(perm->call.args[0]);
+	if (!si || si->kind != SI_TENSOR || si->ndim < 2 || gemm_dtype(si->dtype) < 0 ||
+	    !perm->sinfo || perm->sinfo->kind != SI_TENSOR || !perm->sinfo->shape)
+		return false;
+	int nd = si->ndim;
+	const AttrVal *ax = NULL;
+	OpSig sig;
+	op_sig(OP_PERMUTE_DIMS, &sig);
+	for (int i = 0; i < sig.nparams; i++)
+		if (sig.params[i].is_attr && !strcmp(sig.params[i].name, "axes") &&
+		    sig.params[i].slot < perm->call.nattrs)
+			ax = &perm->call.attrs[sig.params[i].slot];
+	if (!ax || ax->kind == AV_NONE)
+		return nd == 2;
+	if (ax->kind != AV_INTS || ax->n != nd)
+		return false;
+	for (int i = 0; i < nd; i++) {
+		int64_t a = ax->ints[i] < 0 ? ax->ints[i] + nd : ax->ints[i];
+		int64_t want = i < nd - 2 ? i : i == nd - 2 ? nd - 1 : nd - 2;
+		if (a != want)
+			return false;
 	}
-	for (int r = 0; r < mr; r++) {
-		LLVMValueRef o = add(k, abase, add(k, mul(k, add(k, i0, ci(k, r)), Kd), kk));
-		LLVMValueRef x = splat(k, LLVMBuildLoad2(k->b, k->f32, addr(k, a, o), ""), MM_VW);
-		for (int v = 0; v < nv; v++) {
-			LLVMValueRef args[3] = {x, bv[v], LLVMBuildLoad2(k->b, vt, acc[r][v], "")};
-			LLVMBuildStore(k->b, intrin(k, "llvm.fma", vt, args, 3), acc[r][v]);
-		}
-	}
-	loop_end(k, &lk);
-	for (int r = 0; r < mr; r++)
-		for (int v = 0; v < nv; v++) {
-			LLVMValueRef o = add(k, cbase, add(k, mul(k, add(k, i0, ci(k, r)), N),
-							  add(k, j0, ci(k, v * MM_VW))));
-			LLVMValueRef s = LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, vt, acc[r][v], ""),
-							addr(k, c, o));
-			LLVMSetAlignment(s, 4);
-		}
-}
-
-/* Rows i0 .. i0+mr of an f32 matmul: register tiles of MM_NV, then one
- * vector of columns, then the last columns one by one. */
-static void
-mm_rows(K *k, int mr, LLVMValueRef abase, LLVMValueRef bbase, LLVMValueRef cbase,
-	LLVMValueRef i0, LLVMValueRef Kd, LLVMValueRef N)
-{
-	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
-	LLVMValueRef w = ci(k, MM_NV * MM_VW);
-	LLVMValueRef nt = LLVMBuildSDiv(k->b, N, w, "");
-	Loop lj, lr, lc, lk;
-	LLVMValueRef j0 = mul(k, loop_begin(k, &lj, nt), w);
-	mm_tile(k, mr, MM_NV, abase, bbase, cbase, i0, j0, Kd, N);
-	loop_end(k, &lj);
-	LLVMValueRef j = mul(k, nt, w);
-	/* one more vector of columns when MM_VW are left */
-	LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(k->c, k->fn, "vec");
-	LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(k->c, k->fn, "rest");
-	LLVMValueRef more = LLVMBuildICmp(k->b, LLVMIntSLE, add(k, j, ci(k, MM_VW)), N, "");
-	LLVMBasicBlockRef from = LLVMGetInsertBlock(k->b);
-	LLVMBuildCondBr(k->b, more, one, rest);
-	LLVMPositionBuilderAtEnd(k->b, one);
-	mm_tile(k, mr, 1, abase, bbase, cbase, i0, j, Kd, N);
-	LLVMValueRef j2 = add(k, j, ci(k, MM_VW));
-	LLVMBasicBlockRef from2 = LLVMGetInsertBlock(k->b);
-	LLVMBuildBr(k->b, rest);
-	LLVMPositionBuilderAtEnd(k->b, rest);
-	LLVMValueRef jr = LLVMBuildPhi(k->b, k->i64, "");
-	LLVMAddIncoming(jr, &j, &from, 1);
-	LLVMAddIncoming(jr, &j2, &from2, 1);
-	/* the last columns, a dot product each */
-	LLVMValueRef acc = slot(k, k->f32, 1);
-	LLVMValueRef r = loop_begin(k, &lr, ci(k, mr));
-	LLVMValueRef i = add(k, i0, r);
-	LLVMValueRef jc = loop_from(k, &lc, jr, N);
-	LLVMBuildStore(k->b, LLVMConstReal(k->f32, 0), acc);
-	LLVMValueRef kk = loop_begin(k, &lk, Kd);
-	LLVMValueRef av = ld(k, a, add(k, abase, add(k, mul(k, i, Kd), kk)));
-	LLVMValueRef bv = ld(k, bb, add(k, bbase, add(k, mul(k, kk, N), jc)));
-	LLVMBuildStore(k->b, contract(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, k->f32, acc, ""),
-			contract(LLVMBuildFMul(k->b, av, bv, "")), "")), acc);
-	loop_end(k, &lk);
-	st(k, c, add(k, cbase, add(k, mul(k, i, N), jc)), LLVMBuildLoad2(k->b, k->f32, acc, ""));
-	lk.plain = lc.plain = lr.plain = true;
-	loop_end(k, &lc);
-	loop_end(k, &lr);
-}
-
-/*
- * f32 matmul with both operands at least 2-D: a parallel loop over the
- * batches and blocks of MM_MR rows; each block is mm_rows (MM_MR rows at
- * a time, the last rows of a partial block one at a time).
- */
-static bool
-gen_matmul_f32(K *k, const MmBatch *mb)
-{
-	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
-	LLVMValueRef M = a->dim[a->nd - 2], Kd = a->dim[a->nd - 1];
-	LLVMValueRef N = bb->dim[bb->nd - 1];
-	LLVMValueRef nbatch = prod(k, c->dim, 0, mb->cnb);
-	LLVMValueRef mr = ci(k, MM_MR);
-	LLVMValueRef nib = LLVMBuildSDiv(k->b, add(k, M, ci(k, MM_MR - 1)), mr, "");
-	LLVMValueRef items = mul(k, nbatch, nib);
-	LLVMValueRef work = mul(k, mul(k, nbatch, M), mul(k, N, Kd));
-	Loop lp, lr;
-	LLVMValueRef f = par_begin(k, &lp, items, work);
-	LLVMValueRef ib = LLVMBuildURem(k->b, f, nib, "");
-	LLVMValueRef bt = LLVMBuildUDiv(k->b, f, nib, "");
-	LLVMValueRef abase, bbase;
-	mm_batch_offsets(k, mb, bt, &abase, &bbase);
-	LLVMValueRef cbase = mul(k, bt, mul(k, M, N));
-	LLVMValueRef i0 = mul(k, ib, mr);
-	LLVMBasicBlockRef bfull = LLVMAppendBasicBlockInContext(k->c, k->fn, "rows");
-	LLVMBasicBlockRef bpart = LLVMAppendBasicBlockInContext(k->c, k->fn, "lastrows");
-	LLVMBasicBlockRef bjoin = LLVMAppendBasicBlockInContext(k->c, k->fn, "next");
-	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntSLE, add(k, i0, mr), M, ""),
-			bfull, bpart);
-	LLVMPositionBuilderAtEnd(k->b, bfull);
-	mm_rows(k, MM_MR, abase, bbase, cbase, i0, Kd, N);
-	LLVMBuildBr(k->b, bjoin);
-	LLVMPositionBuilderAtEnd(k->b, bpart);
-	LLVMValueRef i = loop_from(k, &lr, i0, M);
-	mm_rows(k, 1, abase, bbase, cbase, i, Kd, N);
-	loop_end(k, &lr);
-	LLVMBuildBr(k->b, bjoin);
-	LLVMPositionBuilderAtEnd(k->b, bjoin);
-	loop_end(k, &lp);
 	return true;
 }
 
 /*
- * matmul with numpy semantics (1-D operands, broadcast batch dims). f32
- * operands of at least 2 dims take gen_matmul_f32. Otherwise, a parallel
+ * A matmul of float operands (f32, f16, bf16; b read transposed when
+ * transb): fills an RtGemm on the stack (runtime/gemm.h: M, N, K, the
+ * buffers, dtypes, the batch dims of the result and a's and b's strides
+ * over them) and calls rlx_gemm with the Jit's pool and the host's
+ * instruction set, which blocks, packs and threads it.
+ */
+static bool
+gen_matmul_call(K *k, const MmBatch *mb, bool transb)
+{
+	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
+	if (mb->cnb > RTG_MAXB)
+		return fail(k, "too many batch dims");
+	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
+	LLVMValueRef Kd = a->dim[a->nd - 1];
+	LLVMValueRef N = bb->nd == 1 ? ci(k, 1) :
+			 bb->dim[bb->nd - (transb ? 2 : 1)];
+	LLVMValueRef g = slot(k, k->i64, RTG_SLOTS);
+	LLVMTypeRef gt = LLVMArrayType2(k->i64, RTG_SLOTS);
+#define FIELD(i, v) do { \
+		LLVMValueRef ix[2] = {ci(k, 0), ci(k, (i))}; \
+		LLVMBuildStore(k->b, (v), LLVMBuildInBoundsGEP2(k->b, gt, g, ix, 2, "")); \
+	} while (0)
+	FIELD(RTG_M, M);
+	FIELD(RTG_N, N);
+	FIELD(RTG_K, Kd);
+	FIELD(RTG_A, a->ptr);
+	FIELD(RTG_B, bb->ptr);
+	FIELD(RTG_C, c->ptr);
+	FIELD(RTG_ADT, ci(k, gemm_dtype(a->dt)));
+	FIELD(RTG_BDT, ci(k, gemm_dtype(bb->dt)));
+	FIELD(RTG_CDT, ci(k, gemm_dtype(c->dt)));
+	FIELD(RTG_TRANSB, ci(k, transb));
+	FIELD(RTG_NB, ci(k, mb->cnb));
+	for (int j = 0; j < mb->cnb; j++) {
+		FIELD(RTG_BDIM + j, c->dim[j]);
+		FIELD(RTG_AS + j, mb->as[j]);
+		FIELD(RTG_BS + j, mb->bs[j]);
+	}
+#undef FIELD
+	LLVMTypeRef pt[3] = {k->ptr, k->i64, k->ptr};
+	LLVMTypeRef ft = LLVMFunctionType(k->vd, pt, 3, false);
+	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "rlx_gemm");
+	if (!fn)
+		fn = LLVMAddFunction(k->mod, "rlx_gemm", ft);
+	LLVMValueRef args[3] = {k->pool, ci(k, k->gemm_isa), g};
+	LLVMBuildCall2(k->b, ft, fn, args, 3, "");
+	return true;
+}
+
+/*
+ * matmul with numpy semantics (1-D operands, broadcast batch dims). Float
+ * operands take gen_matmul_call (runtime/gemm.c). Otherwise, a parallel
  * loop over batches and rows i; the columns go in blocks of JB: an f32
  * (or wider) accumulator row acc[0..JB) gets a[i, kk] * b[kk, j0 + j] for
  * every kk, a unit-stride inner loop that vectorizes; then it is stored.
@@ -1830,9 +1856,12 @@ gen_matmul(K *k)
 	MmBatch mb;
 	if (!mm_batch(k, &mb))
 		return fail(k, "result has too few dims");
-	if (a->nd >= 2 && bb->nd >= 2 && a->dt == DT_F32 && bb->dt == DT_F32 &&
-	    c->dt == DT_F32)
-		return gen_matmul_f32(k, &mb);
+	bool transb = k->e->call.args[1]->kind == E_CALL;
+	if (gemm_dtype(a->dt) >= 0 && gemm_dtype(bb->dt) >= 0 &&
+	    gemm_dtype(c->dt) >= 0)
+		return gen_matmul_call(k, &mb, transb);
+	if (transb || k->e->call.args[0]->kind == E_CALL)
+		return fail(k, "a transposed operand needs float dtypes");
 	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
 	LLVMValueRef Kd = a->dim[a->nd - 1];
 	LLVMValueRef N = bb->nd > 1 ? bb->dim[bb->nd - 1] : ci(k, 1);
@@ -2205,108 +2234,1569 @@ gen_norm(K *k)
 
 /* ------------------------------------------------------------ conv2d */
 
-/* Attribute `name`, 1 or 2 positive ints, as a pair; false when not. */
+/* =================================================================
+ * The kernels of issue 11's operators. Most are an index map: every
+ * output element computed from its index (gen_index_map), split across
+ * the pool over the outer dims, the last dim innermost; constant
+ * parameters are kept in k->pi / k->pf by the op's gen_ function. The
+ * others (scans, pooling, convolutions, norms, attention, sorting,
+ * einsum) are loop nests of their own below.
+ * ================================================================= */
+
+/* The value of output element idx (compute value of dtype *rdt). */
+typedef LLVMValueRef (*IdxFn)(K *k, LLVMValueRef *idx, DType *rdt);
+
+/* out[idx] = f(idx) over the first output. */
 static bool
-int_pair(K *k, const char *name, int64_t out[2])
+gen_index_map(K *k, IdxFn f)
 {
-	AttrVal v = attr(k, name);
-	if (v.kind != AV_INTS || v.n < 1 || v.n > 2)
-		return false;
-	out[0] = v.ints[0];
-	out[1] = v.n == 2 ? v.ints[1] : v.ints[0];
-	return out[0] > 0 && out[1] > 0;
+	Buf *out = &k->buf[k->nin];
+	int nd = out->nd;
+	LLVMValueRef idx[MAXD], ost[MAXD];
+	DType rdt;
+	strides(k, out, ost);
+	if (nd == 0) {
+		LLVMValueRef v = f(k, idx, &rdt);
+		st(k, out, ci(k, 0), cvt(k, v, rdt, out->dt));
+		return true;
+	}
+	Loop lo, li;
+	par_nest(k, &lo, out->dim, nd, idx, prod(k, out->dim, 0, nd));
+	idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
+	LLVMValueRef v = f(k, idx, &rdt);
+	st(k, out, dot(k, idx, ost, nd), cvt(k, v, rdt, out->dt));
+	loop_end(k, &li);
+	loop_end(k, &lo);
+	return true;
 }
 
-/* Is string attribute `name` equal to want? */
+/* i clamped into [0, n). */
+static LLVMValueRef
+clampi(K *k, LLVMValueRef i, LLVMValueRef n)
+{
+	return imax(k, imin(k, i, LLVMBuildSub(k->b, n, ci(k, 1), "")), ci(k, 0));
+}
+
+/* 0 <= i < n */
+static LLVMValueRef
+inside(K *k, LLVMValueRef i, LLVMValueRef n)
+{
+	return LLVMBuildICmp(k->b, LLVMIntULT, i, n, "");
+}
+
+/* The dtype loads of t compute in: f32 for f16/bf16. */
+static DType
+cdt(DType t)
+{
+	return t == DT_F16 || t == DT_BF16 ? DT_F32 : t;
+}
+
+/* Element of b at index idx (b's own C-order strides). */
+static LLVMValueRef
+ld_at(K *k, const Buf *b, LLVMValueRef *idx)
+{
+	LLVMValueRef s[MAXD];
+	strides(k, b, s);
+	return ld(k, b, dot(k, idx, s, b->nd));
+}
+
+/* An integer prim argument that must be a constant. */
 static bool
-attr_is(K *k, const char *name, const char *want)
+const_int_prim(K *k, const char *name, int64_t *out)
+{
+	double v;
+	if (!prim_arg(k, name, &v))
+		return fail(k, arena_printf(&k->m->arena, "%s must be a constant", name));
+	*out = (int64_t)v;
+	return true;
+}
+
+/* The permutation of layout attribute `name` (None: the data's layout,
+ * attribute `dflt`) against canonical letters canon; perm[i] is the
+ * buffer dim of canonical axis i. */
+static bool
+layout_of(K *k, const char *name, const char *dflt, const char *canon, int *perm)
 {
 	AttrVal v = attr(k, name);
-	return v.kind == AV_STR && !strcmp(v.s, want);
+	if (v.kind == AV_NONE && dflt)
+		v = attr(k, dflt);
+	const char *s = v.kind == AV_STR && v.s ? v.s : "";
+	size_t n = strlen(canon);
+	if (strlen(s) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const char *q = strchr(s, canon[i]);
+		if (!q)
+			return false;
+		perm[i] = (int)(q - s);
+	}
+	return true;
+}
+
+/* Canonical dims and strides of b under perm (n canonical axes; b may
+ * have fewer dims when lead canonical axes are absent: pad == n - b->nd
+ * leading axes of extent 1). */
+static void
+canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts)
+{
+	LLVMValueRef s[MAXD] = {0};
+	strides(k, b, s);
+	for (int i = 0; i < n; i++) {
+		dims[i] = b->dim[perm[i]];
+		sts[i] = s[perm[i]];
+	}
+}
+
+/* ---------------------------------------------------- masks, creation */
+
+/* tril / triu: x where the column minus the row is <= k (>= k), else 0. */
+static LLVMValueRef
+tril_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *x = &k->buf[0];
+	int nd = x->nd;
+	*rdt = cdt(x->dt);
+	LLVMValueRef v = ld_at(k, x, idx);
+	LLVMValueRef d = LLVMBuildSub(k->b, idx[nd - 1], idx[nd - 2], "");
+	LLVMValueRef keep = LLVMBuildICmp(k->b, k->e->call.op == OP_TRIL ? LLVMIntSLE : LLVMIntSGE,
+					  d, ci(k, k->pi[0]), "");
+	return LLVMBuildSelect(k->b, keep, v, cconst(k, *rdt, 0), "");
+}
+
+static bool
+gen_tril(K *k)
+{
+	if (k->nin != 1 || k->buf[0].nd < 2)
+		return fail(k, "expects a tensor of at least two dimensions");
+	return const_int_prim(k, "k", &k->pi[0]) && gen_index_map(k, tril_elem);
+}
+
+/* eye: 1 where column - row == k. */
+static LLVMValueRef
+eye_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	*rdt = DT_BOOL;
+	return LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSub(k->b, idx[1], idx[0], ""),
+			     ci(k, k->pi[0]), "");
+}
+
+static bool
+gen_eye(K *k)
+{
+	return const_int_prim(k, "k", &k->pi[0]) && gen_index_map(k, eye_elem);
+}
+
+/* one_hot: on_value where indices[idx without axis] == idx[axis]. */
+static LLVMValueRef
+one_hot_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *ix = &k->buf[0], *out = &k->buf[1];
+	int ax = (int)k->pi[0];
+	LLVMValueRef ii[MAXD];
+	for (int i = 0, j = 0; i < out->nd; i++)
+		if (i != ax)
+			ii[j++] = idx[i];
+	LLVMValueRef v = cvt(k, ld_at(k, ix, ii), ix->dt, DT_I64);
+	*rdt = DT_F64;
+	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntEQ, v, idx[ax], ""),
+			       LLVMConstReal(k->f64, k->pf[0]), LLVMConstReal(k->f64, k->pf[1]), "");
+}
+
+static bool
+gen_one_hot(K *k)
+{
+	Buf *out = &k->buf[1];
+	int ax;
+	if (!prim_arg(k, "on_value", &k->pf[0]) || !prim_arg(k, "off_value", &k->pf[1]))
+		return fail(k, "on_value and off_value must be constants");
+	if (!norm_axis(attr(k, "axis").i, out->nd, &ax))
+		return fail(k, "axis out of range");
+	k->pi[0] = ax;
+	return gen_index_map(k, one_hot_elem);
+}
+
+/* ------------------------------------------------------- elementwise */
+
+/* nn.prelu: x > 0 ? x : alpha[channel] * x (alpha of 1 value: shared). */
+static LLVMValueRef
+prelu_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *x = &k->buf[0], *a = &k->buf[1];
+	DType ct = float_ct(x->dt);
+	*rdt = ct;
+	LLVMValueRef v = cvt(k, ld_at(k, x, idx), x->dt, ct);
+	LLVMValueRef one = LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[0], ci(k, 1), "");
+	LLVMValueRef ai = LLVMBuildSelect(k->b, one, ci(k, 0), idx[k->pi[0]], "");
+	LLVMValueRef av = cvt(k, ld(k, a, ai), a->dt, ct);
+	LLVMValueRef pos = LLVMBuildFCmp(k->b, LLVMRealOGT, v, cconst(k, ct, 0), "");
+	return LLVMBuildSelect(k->b, pos, v, LLVMBuildFMul(k->b, v, av, ""), "");
+}
+
+static bool
+gen_prelu(K *k)
+{
+	int ax;
+	if (k->nin != 2 || k->buf[1].nd != 1 || !norm_axis(attr(k, "axis").i, k->buf[0].nd, &ax))
+		return fail(k, "expects data and a 1-D alpha, and an axis in range");
+	k->pi[0] = ax;
+	return gen_index_map(k, prelu_elem);
+}
+
+/* quantize: clamp(round(x / scale) + zero_point); dequantize: (x -
+ * zero_point) * scale; scale and zero_point per element of axis (or one). */
+static LLVMValueRef
+qdq_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *x = &k->buf[0], *s = &k->buf[1], *z = &k->buf[2], *out = &k->buf[3];
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef sv[2];
+	for (int i = 0; i < 2; i++) {
+		Buf *p = i ? z : s;
+		LLVMValueRef n = prod(k, p->dim, 0, p->nd);
+		LLVMValueRef pi = x->nd ? LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, n, ci(k, 1), ""),
+							  ci(k, 0), idx[k->pi[0]], "")
+					: ci(k, 0);
+		sv[i] = cvt(k, ld(k, p, pi), p->dt, DT_F32);
+	}
+	LLVMValueRef v = cvt(k, ld_at(k, x, idx), x->dt, DT_F32);
+	*rdt = DT_F32;
+	if (k->e->call.op == OP_DEQUANTIZE)
+		return LLVMBuildFMul(b, LLVMBuildFSub(b, v, sv[1], ""), sv[0], "");
+	LLVMValueRef q = fn1(k, "llvm.roundeven", LLVMBuildFDiv(b, v, sv[0], ""));
+	q = LLVMBuildFAdd(b, q, sv[1], "");
+	double lo = out->dt == DT_U8 ? 0 : out->dt == DT_I8 ? -128 : -32768;
+	double hi = out->dt == DT_U8 ? 255 : out->dt == DT_I8 ? 127 : 32767;
+	q = vmax(k, q, LLVMConstReal(k->f32, lo), DT_F32, true);
+	return vmax(k, q, LLVMConstReal(k->f32, hi), DT_F32, false);
+}
+
+static bool
+gen_qdq(K *k)
+{
+	Buf *x = &k->buf[0];
+	int ax = 0;
+	if (k->nin != 3 || (x->nd && !norm_axis(attr(k, "axis").i, x->nd, &ax)))
+		return fail(k, "expects data, scale and zero_point, and an axis in range");
+	k->pi[0] = ax;
+	return gen_index_map(k, qdq_elem);
+}
+
+/* ------------------------------------------------------ data movement */
+
+/* tile: out[i] = x[i mod dim] (x aligned on the right). */
+static LLVMValueRef
+tile_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[1];
+	LLVMValueRef xi[MAXD];
+	int lead = out->nd - x->nd;
+	for (int i = 0; i < x->nd; i++)
+		xi[i] = LLVMBuildURem(k->b, idx[lead + i], imax(k, x->dim[i], ci(k, 1)), "");
+	*rdt = cdt(x->dt);
+	return ld_at(k, x, xi);
+}
+
+/* repeat: along axis out[i] = x[i / repeats]; axis None: flattened. */
+static LLVMValueRef
+repeat_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *x = &k->buf[0];
+	LLVMValueRef r = ci(k, k->pi[0] > 0 ? k->pi[0] : 1);
+	*rdt = cdt(x->dt);
+	if (k->pi[1] < 0)
+		return ld(k, x, LLVMBuildUDiv(k->b, idx[0], r, ""));
+	LLVMValueRef xi[MAXD];
+	for (int i = 0; i < x->nd; i++)
+		xi[i] = i == k->pi[1] ? LLVMBuildUDiv(k->b, idx[i], r, "") : idx[i];
+	return ld_at(k, x, xi);
+}
+
+/* flip: along axis out[i] = x[n - 1 - i]. */
+static LLVMValueRef
+flip_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *x = &k->buf[0];
+	LLVMValueRef xi[MAXD];
+	int ax = (int)k->pi[0];
+	for (int i = 0; i < x->nd; i++)
+		xi[i] = i == ax ? LLVMBuildSub(k->b, LLVMBuildSub(k->b, x->dim[i], ci(k, 1), ""),
+					       idx[i], "") : idx[i];
+	*rdt = cdt(x->dt);
+	return ld_at(k, x, xi);
+}
+
+/* nn.pad: modes constant (pad_value), edge (clamp), reflect (mirror
+ * without repeating the edge). */
+static LLVMValueRef
+pad_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *x = &k->buf[0];
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef xi[MAXD], in = LLVMConstInt(k->i1, 1, 0);
+	for (int i = 0; i < x->nd; i++) {
+		LLVMValueRef n = x->dim[i];
+		LLVMValueRef j = LLVMBuildSub(b, idx[i], ci(k, k->pi[2 * i]), "");
+		if (k->pi[2 * MAXD] == 2) { /* reflect */
+			j = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, j, ci(k, 0), ""),
+					    LLVMBuildSub(b, ci(k, 0), j, ""), j, "");
+			LLVMValueRef over = LLVMBuildICmp(b, LLVMIntSGE, j, n, "");
+			LLVMValueRef m = LLVMBuildSub(b, mul(k, ci(k, 2), LLVMBuildSub(b, n, ci(k, 1), "")), j, "");
+			j = LLVMBuildSelect(b, over, m, j, "");
+		} else if (k->pi[2 * MAXD] == 0) {
+			in = LLVMBuildAnd(b, in, inside(k, j, n), "");
+		}
+		xi[i] = clampi(k, j, n);
+	}
+	*rdt = cdt(x->dt);
+	LLVMValueRef v = ld_at(k, x, xi);
+	if (k->pi[2 * MAXD] != 0)
+		return v;
+	return LLVMBuildSelect(b, in, v, cconst(k, *rdt, k->pf[0]), "");
+}
+
+/* gather_elements: out[i] = x[i with axis replaced by indices[i]]. */
+static LLVMValueRef
+gather_elements_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *x = &k->buf[0], *ix = &k->buf[1];
+	int ax = (int)k->pi[0];
+	LLVMValueRef p = cvt(k, ld_at(k, ix, idx), ix->dt, DT_I64);
+	LLVMValueRef n = x->dim[ax];
+	p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), ""), add(k, p, n), p, "");
+	LLVMValueRef xi[MAXD];
+	for (int i = 0; i < x->nd; i++)
+		xi[i] = i == ax ? clampi(k, p, n) : idx[i];
+	*rdt = cdt(x->dt);
+	return ld_at(k, x, xi);
+}
+
+/* gather_nd: out[b.., j.., t..] = x[b.., indices[b.., j.., :], t..]. */
+static LLVMValueRef
+gather_nd_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *x = &k->buf[0], *ix = &k->buf[1];
+	int bd = (int)k->pi[0], l = (int)k->pi[1], lead = ix->nd - 1;
+	LLVMValueRef ii[MAXD], xi[MAXD];
+	for (int i = 0; i < lead; i++)
+		ii[i] = idx[i];
+	int n = 0;
+	for (int i = 0; i < bd; i++)
+		xi[n++] = idx[i];
+	for (int c = 0; c < l; c++) {
+		ii[lead] = ci(k, c);
+		LLVMValueRef p = cvt(k, ld_at(k, ix, ii), ix->dt, DT_I64);
+		LLVMValueRef d = x->dim[n];
+		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), ""), add(k, p, d), p, "");
+		xi[n++] = clampi(k, p, d);
+	}
+	for (int i = lead; n < x->nd; i++)
+		xi[n++] = idx[i];
+	*rdt = cdt(x->dt);
+	return ld_at(k, x, xi);
+}
+
+/* dynamic_strided_slice: begins normalized at run time as strided_slice's
+ * (the output's dims were computed from the same values by the executor). */
+static LLVMValueRef
+dyn_slice_elem(K *k, LLVMValueRef *idx, DType *rdt)
+{
+	Buf *x = &k->buf[0], *bb = &k->buf[1], *sb = &k->buf[3];
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef xi[MAXD];
+	for (int d = 0; d < x->nd; d++) {
+		LLVMValueRef n = x->dim[d];
+		LLVMValueRef bg = cvt(k, ld(k, bb, ci(k, d)), bb->dt, DT_I64);
+		LLVMValueRef s = cvt(k, ld(k, sb, ci(k, d)), sb->dt, DT_I64);
+		bg = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, bg, ci(k, 0), ""), add(k, bg, n), bg, "");
+		LLVMValueRef pos = LLVMBuildICmp(b, LLVMIntSGT, s, ci(k, 0), "");
+		LLVMValueRef bp = imin(k, imax(k, bg, ci(k, 0)), n);
+		LLVMValueRef bn = imin(k, imax(k, bg, ci(k, -1)), LLVMBuildSub(b, n, ci(k, 1), ""));
+		bg = LLVMBuildSelect(b, pos, bp, bn, "");
+		xi[d] = clampi(k, add(k, bg, mul(k, idx[d], s)), n);
+	}
+	*rdt = cdt(x->dt);
+	return ld_at(k, x, xi);
+}
+
+static bool
+gen_move(K *k)
+{
+	OpKind op = k->e->call.op;
+	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
+	int ax;
+	switch (op) {
+	case OP_TILE:
+		return gen_index_map(k, tile_elem);
+	case OP_REPEAT: {
+		AttrVal a = attr(k, "axis");
+		k->pi[0] = attr(k, "repeats").i;
+		k->pi[1] = -1;
+		if (a.kind != AV_NONE) {
+			if (!norm_axis(a.i, x->nd, &ax))
+				return fail(k, "axis out of range");
+			k->pi[1] = ax;
+		}
+		return gen_index_map(k, repeat_elem);
+	}
+	case OP_FLIP:
+		if (!norm_axis(attr(k, "axis").i, x->nd, &ax))
+			return fail(k, "axis out of range");
+		k->pi[0] = ax;
+		return gen_index_map(k, flip_elem);
+	case OP_PAD: {
+		AttrVal pw = attr(k, "pad_width"), mode = attr(k, "pad_mode");
+		if (pw.kind != AV_INTS || pw.n != 2 * x->nd)
+			return fail(k, "pad_width must have two values per dimension");
+		for (int i = 0; i < pw.n; i++)
+			k->pi[i] = pw.ints[i];
+		k->pi[2 * MAXD] = !strcmp(mode.s, "edge") ? 1 : !strcmp(mode.s, "reflect") ? 2 : 0;
+		k->pf[0] = attr(k, "pad_value").f;
+		return gen_index_map(k, pad_elem);
+	}
+	case OP_GATHER_ELEMENTS:
+		if (!norm_axis(attr(k, "axis").i, x->nd, &ax))
+			return fail(k, "axis out of range");
+		k->pi[0] = ax;
+		return gen_index_map(k, gather_elements_elem);
+	case OP_GATHER_ND: {
+		Buf *ix = &k->buf[1];
+		int64_t l;
+		if (ix->nd < 1 || !pe_const(ix->nd && k->e->call.args[1]->sinfo &&
+					   k->e->call.args[1]->sinfo->shape
+					   ? k->e->call.args[1]->sinfo->shape[ix->nd - 1] : NULL, &l))
+			return fail(k, "the last dim of indices must be static");
+		k->pi[0] = attr(k, "batch_dims").i;
+		k->pi[1] = l;
+		return gen_index_map(k, gather_nd_elem);
+	}
+	case OP_DYNAMIC_STRIDED_SLICE:
+		if (out->nd != x->nd)
+			return fail(k, "malformed");
+		return gen_index_map(k, dyn_slice_elem);
+	default:
+		return fail(k, "not a movement op");
+	}
+}
+
+/* stack: out[.., i, ..] = tensors[i][..]: each input's rows (the dims
+ * from axis on) copied into place. */
+static bool
+gen_stack(K *k)
+{
+	Buf *out = &k->buf[k->nin];
+	int ax;
+	if (!norm_axis(attr(k, "axis").i, out->nd, &ax))
+		return fail(k, "axis out of range");
+	Buf *in0 = &k->buf[0];
+	LLVMValueRef outer = prod(k, in0->dim, 0, ax), row = prod(k, in0->dim, ax, in0->nd);
+	LLVMValueRef nin = ci(k, k->nin);
+	for (int i = 0; i < k->nin; i++) {
+		Buf *in = &k->buf[i];
+		Loop lo, li;
+		LLVMValueRef o = loop_begin(k, &lo, outer);
+		LLVMValueRef j = loop_begin(k, &li, row);
+		LLVMValueRef v = ld(k, in, add(k, mul(k, o, row), j));
+		LLVMValueRef dst = add(k, mul(k, add(k, mul(k, o, nin), ci(k, i)), row), j);
+		st(k, out, dst, cvt(k, v, in->dt, out->dt));
+		loop_end(k, &li);
+		loop_end(k, &lo);
+	}
+	return true;
+}
+
+/* The reduction of scatter_*: update, add, mul, max, min. */
+static LLVMValueRef
+scatter_combine(K *k, int red, LLVMValueRef old, LLVMValueRef u, DType t)
+{
+	bool fl = dtype_is_float(t);
+	switch (red) {
+	case 1: return fl ? LLVMBuildFAdd(k->b, old, u, "") : LLVMBuildAdd(k->b, old, u, "");
+	case 2: return fl ? LLVMBuildFMul(k->b, old, u, "") : LLVMBuildMul(k->b, old, u, "");
+	case 3: return vmax(k, old, u, t, true);
+	case 4: return vmax(k, old, u, t, false);
+	default: return u;
+	}
+}
+
+/* scatter_elements / scatter_nd: out = data, then each update applied in
+ * index order (serial: later updates of a position win, as in TVM). */
+static bool
+gen_scatter(K *k)
+{
+	Buf *x = &k->buf[0], *ix = &k->buf[1], *u = &k->buf[2], *out = &k->buf[3];
+	const char *rs = attr(k, "reduction").s;
+	static const char *const names[] = {"update", "add", "mul", "max", "min"};
+	int red = -1;
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(rs, names[i]))
+			red = i;
+	if (red < 0)
+		return fail(k, "reduction must be update, add, mul, max or min");
+	if (x->dt != out->dt || u->dt != out->dt)
+		return fail(k, "data, updates and the result must have one dtype");
+	LLVMValueRef total = prod(k, x->dim, 0, x->nd);
+	LLVMBuildMemCpy(k->b, out->ptr, 64, x->ptr, 64,
+			mul(k, total, ci(k, dtype_bits(x->dt) / 8)));
+	DType t = cdt(out->dt);
+	LLVMValueRef os[MAXD];
+	strides(k, out, os);
+	if (k->e->call.op == OP_SCATTER_ELEMENTS) {
+		int ax;
+		if (!norm_axis(attr(k, "axis").i, x->nd, &ax) || ix->nd != x->nd)
+			return fail(k, "axis out of range");
+		LLVMValueRef idx[MAXD];
+		Nest ns;
+		nest_begin(k, &ns, ix->dim, ix->nd, idx);
+		LLVMValueRef p = cvt(k, ld_at(k, ix, idx), ix->dt, DT_I64);
+		LLVMValueRef n = x->dim[ax];
+		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), ""), add(k, p, n), p, "");
+		LLVMValueRef oi[MAXD];
+		for (int i = 0; i < x->nd; i++)
+			oi[i] = i == ax ? clampi(k, p, n) : idx[i];
+		LLVMValueRef off = dot(k, oi, os, x->nd);
+		LLVMValueRef uv = cvt(k, ld_at(k, u, idx), u->dt, t);
+		st(k, out, off, scatter_combine(k, red, ld(k, out, off), uv, t));
+		nest_end(k, &ns);
+		return true;
+	}
+	/* scatter_nd: indices (m.., l), updates (m.., rest of data) */
+	int64_t l;
+	const SInfo *isi = k->e->call.args[1]->sinfo;
+	if (ix->nd < 1 || !isi || !isi->shape || !pe_const(isi->shape[ix->nd - 1], &l) ||
+	    l > x->nd)
+		return fail(k, "the last dim of indices must be static");
+	int lead = ix->nd - 1;
+	LLVMValueRef m = prod(k, ix->dim, 0, lead), rest = prod(k, x->dim, (int)l, x->nd);
+	LLVMValueRef ist[MAXD];
+	strides(k, ix, ist);
+	Loop lm, lr;
+	LLVMValueRef j = loop_begin(k, &lm, m);
+	LLVMValueRef base = ci(k, 0);
+	for (int c = 0; c < l; c++) {
+		LLVMValueRef p = cvt(k, ld(k, ix, add(k, mul(k, j, ci(k, l)), ci(k, c))), ix->dt, DT_I64);
+		LLVMValueRef n = x->dim[c];
+		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), ""), add(k, p, n), p, "");
+		base = add(k, base, mul(k, clampi(k, p, n), os[c]));
+	}
+	LLVMValueRef r = loop_begin(k, &lr, rest);
+	LLVMValueRef off = add(k, base, r);
+	LLVMValueRef uv = cvt(k, ld(k, u, add(k, mul(k, j, rest), r)), u->dt, t);
+	st(k, out, off, scatter_combine(k, red, ld(k, out, off), uv, t));
+	loop_end(k, &lr);
+	loop_end(k, &lm);
+	(void)ist;
+	return true;
+}
+
+/* ----------------------------------------------------------- scans */
+
+/* cumsum / cumprod along axis (None: the flattened data), inclusive or
+ * exclusive; rows of (outer, inner) across the pool, the scan serial. */
+static bool
+gen_scan(K *k)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[1];
+	AttrVal av = attr(k, "axis"), ex = attr(k, "exclusive");
+	bool exclusive = ex.kind == AV_BOOL && ex.i;
+	bool prodop = k->e->call.op == OP_CUMPROD;
+	LLVMValueRef outer, n, inner;
+	if (av.kind == AV_NONE) {
+		outer = inner = ci(k, 1);
+		n = prod(k, x->dim, 0, x->nd);
+	} else {
+		int ax;
+		if (!norm_axis(av.i, x->nd, &ax) || x->nd == 0)
+			return fail(k, "axis out of range");
+		outer = prod(k, x->dim, 0, ax);
+		n = x->dim[ax];
+		inner = prod(k, x->dim, ax + 1, x->nd);
+	}
+	DType t = out->dt == DT_BOOL ? DT_I64 : cdt(out->dt);
+	LLVMTypeRef at = ctype(k, t);
+	LLVMValueRef acc = slot(k, at, 1);
+	Loop lp, ls;
+	LLVMValueRef rows = mul(k, outer, inner);
+	LLVMValueRef f = par_begin(k, &lp, rows, mul(k, rows, n));
+	LLVMValueRef o = LLVMBuildUDiv(k->b, f, inner, ""), i = LLVMBuildURem(k->b, f, inner, "");
+	LLVMValueRef base = add(k, mul(k, mul(k, o, n), inner), i);
+	LLVMBuildStore(k->b, cconst(k, t, prodop ? 1 : 0), acc);
+	LLVMValueRef j = loop_begin(k, &ls, n);
+	LLVMValueRef off = add(k, base, mul(k, j, inner));
+	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, t);
+	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
+	bool fl = dtype_is_float(t);
+	LLVMValueRef nv = prodop ? (fl ? LLVMBuildFMul(k->b, cur, v, "") : LLVMBuildMul(k->b, cur, v, ""))
+				 : (fl ? LLVMBuildFAdd(k->b, cur, v, "") : LLVMBuildAdd(k->b, cur, v, ""));
+	LLVMBuildStore(k->b, nv, acc);
+	st(k, out, off, cvt(k, exclusive ? cur : nv, t, out->dt));
+	loop_end(k, &ls);
+	loop_end(k, &lp);
+	return true;
+}
+
+/* ------------------------------------------------------ statistics */
+
+/*
+ * variance / std over axes (None: all), population (divide by the count),
+ * two passes per kept position: the mean, then the mean squared deviation;
+ * in f32 (f64 for f64).
+ */
+static bool
+gen_variance(K *k)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[1];
+	bool red[MAXD] = {0};
+	AttrVal av = attr(k, "axis");
+	int nd = x->nd;
+	for (int i = 0; i < (av.kind == AV_NONE ? nd : av.n); i++) {
+		int a = i;
+		if (av.kind != AV_NONE && !norm_axis(av.ints[i], nd, &a))
+			return fail(k, "axis out of range");
+		if (nd)
+			red[a] = true;
+	}
+	LLVMValueRef xs[MAXD], kd[MAXD], rd[MAXD], kst[MAXD], rst[MAXD], kidx[MAXD], ridx[MAXD];
+	int nk = 0, nr = 0;
+	strides(k, x, xs);
+	for (int i = 0; i < nd; i++) {
+		if (red[i]) {
+			rd[nr] = x->dim[i];
+			rst[nr++] = xs[i];
+		} else {
+			kd[nk] = x->dim[i];
+			kst[nk++] = xs[i];
+		}
+	}
+	DType ct = float_ct(out->dt);
+	LLVMTypeRef t = ctype(k, ct);
+	LLVMValueRef count = LLVMBuildSIToFP(k->b, prod(k, rd, 0, nr), t, "");
+	LLVMValueRef acc = slot(k, t, 1);
+	Loop lk;
+	Nest n1, n2;
+	LLVMValueRef nkept = prod(k, kd, 0, nk);
+	LLVMValueRef f = par_begin(k, &lk, nkept, mul(k, nkept, prod(k, rd, 0, nr)));
+	for (int i = nk - 1; i >= 0; i--) {
+		kidx[i] = i ? LLVMBuildURem(k->b, f, kd[i], "") : f;
+		if (i)
+			f = LLVMBuildUDiv(k->b, f, kd[i], "");
+	}
+	LLVMValueRef base = dot(k, kidx, kst, nk);
+	LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
+	nest_begin(k, &n1, rd, nr, ridx);
+	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rst, nr))), x->dt, ct);
+	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, "")), acc);
+	nest_end(k, &n1);
+	LLVMValueRef mean = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), count, "");
+	LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
+	nest_begin(k, &n2, rd, nr, ridx);
+	v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rst, nr))), x->dt, ct);
+	v = LLVMBuildFSub(k->b, v, mean, "");
+	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
+						    contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
+	nest_end(k, &n2);
+	LLVMValueRef r = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), count, "");
+	if (k->e->call.op == OP_STD)
+		r = fn1(k, "llvm.sqrt", r);
+	/* the kept index in the output: the same C order */
+	LLVMValueRef o = ci(k, 0), s = ci(k, 1);
+	for (int i = nk - 1; i >= 0; i--) {
+		o = add(k, o, mul(k, kidx[i], s));
+		s = mul(k, s, kd[i]);
+	}
+	st(k, out, o, cvt(k, r, ct, out->dt));
+	loop_end(k, &lk);
+	return true;
+}
+
+/* --------------------------------------------------------- pooling */
+
+/* Int-list attribute `name` as n values, fewer repeated (1 or 2 of 4). */
+static bool
+ints_n(K *k, const char *name, int n, int64_t *out)
+{
+	AttrVal v = attr(k, name);
+	if (v.kind != AV_INTS || v.n < 1 || v.n > n || n % v.n)
+		return false;
+	for (int i = 0; i < n; i++)
+		out[i] = v.ints[i % v.n];
+	return true;
+}
+
+
+/*
+ * max_pool2d / avg_pool2d in any layout (NCHW canonical strides): a
+ * parallel loop over (n, c, oh), then ow, then the window. avg divides by
+ * the window's positions inside the input, or with count_include_pad
+ * inside the padded input; max of an all-padding window is -inf (the
+ * dtype's lowest for integers).
+ */
+static bool
+gen_pool2d(K *k)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[1];
+	int lp[4], op[4];
+	int64_t ks[2], stv[2], dil[2], pads[4];
+	if (x->nd != 4 || !layout_of(k, "layout", NULL, "NCHW", lp) ||
+	    !layout_of(k, "out_layout", "layout", "NCHW", op))
+		return fail(k, "expects 4-D data in a permutation of NCHW");
+	if (!ints_n(k, "pool_size", 2, ks) || !ints_n(k, "strides", 2, stv) ||
+	    !ints_n(k, "dilation", 2, dil) || !ints_n(k, "padding", 4, pads))
+		return fail(k, "bad pool_size, strides, dilation or padding");
+	struct { int64_t *ints; } pv = {pads};
+	bool avg = k->e->call.op == OP_AVG_POOL2D, cip = attr(k, "count_include_pad").i;
+	LLVMValueRef xd[4], xs[4], od[4], os[4];
+	canon_buf(k, x, lp, 4, xd, xs);
+	canon_buf(k, out, op, 4, od, os);
+	DType ct = dtype_is_float(x->dt) ? float_ct(x->dt) : x->dt;
+	bool fl = dtype_is_float(ct);
+	LLVMTypeRef t = ctype(k, ct);
+	LLVMValueRef lowest;
+	if (fl) {
+		lowest = cconst(k, ct, -INFINITY);
+	} else {
+		unsigned w = LLVMGetIntTypeWidth(t);
+		lowest = LLVMConstInt(t, is_unsigned(ct) ? 0 : 1ull << (w - 1), false);
+	}
+	if (avg && !fl)
+		return fail(k, "avg_pool2d needs float data");
+	LLVMValueRef acc = slot(k, t, 1), cnt = slot(k, k->i64, 1);
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
+	Loop lp_, lw, lh, lq;
+	LLVMValueRef f = par_begin(k, &lp_, items, mul(k, mul(k, items, od[3]), ci(k, ks[0] * ks[1])));
+	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
+	f = LLVMBuildUDiv(b, f, od[2], "");
+	LLVMValueRef c = LLVMBuildURem(b, f, od[1], ""), n = LLVMBuildUDiv(b, f, od[1], "");
+	LLVMValueRef xbase = add(k, mul(k, n, xs[0]), mul(k, c, xs[1]));
+	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, c, os[1])), mul(k, oh, os[2]));
+	LLVMValueRef h0 = LLVMBuildSub(b, mul(k, oh, ci(k, stv[0])), ci(k, pv.ints[0]), "");
+	LLVMValueRef ow = loop_begin(k, &lw, od[3]);
+	LLVMValueRef w0 = LLVMBuildSub(b, mul(k, ow, ci(k, stv[1])), ci(k, pv.ints[1]), "");
+	LLVMBuildStore(b, avg ? cconst(k, ct, 0) : lowest, acc);
+	LLVMBuildStore(b, ci(k, 0), cnt);
+	LLVMValueRef ph = loop_begin(k, &lh, ci(k, ks[0]));
+	LLVMValueRef ih = add(k, h0, mul(k, ph, ci(k, dil[0])));
+	LLVMValueRef pq = loop_begin(k, &lq, ci(k, ks[1]));
+	LLVMValueRef iw = add(k, w0, mul(k, pq, ci(k, dil[1])));
+	LLVMValueRef in = LLVMBuildAnd(b, inside(k, ih, xd[2]), inside(k, iw, xd[3]), "");
+	LLVMValueRef off = add(k, xbase, add(k, mul(k, clampi(k, ih, xd[2]), xs[2]),
+					     mul(k, clampi(k, iw, xd[3]), xs[3])));
+	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, ct);
+	LLVMValueRef cur = LLVMBuildLoad2(b, t, acc, "");
+	LLVMValueRef nv = avg ? LLVMBuildFAdd(b, cur, v, "") : vmax(k, cur, v, ct, true);
+	LLVMBuildStore(b, LLVMBuildSelect(b, in, nv, cur, ""), acc);
+	LLVMValueRef counted = in;
+	if (cip) /* inside the padded input */
+		counted = LLVMBuildAnd(b,
+			LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, ih, ci(k, -pv.ints[0]), ""),
+				     LLVMBuildICmp(b, LLVMIntSLT, ih, add(k, xd[2], ci(k, pv.ints[2])), ""), ""),
+			LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, iw, ci(k, -pv.ints[1]), ""),
+				     LLVMBuildICmp(b, LLVMIntSLT, iw, add(k, xd[3], ci(k, pv.ints[3])), ""), ""), "");
+	LLVMBuildStore(b, add(k, LLVMBuildLoad2(b, k->i64, cnt, ""), LLVMBuildZExt(b, counted, k->i64, "")), cnt);
+	loop_end(k, &lq);
+	loop_end(k, &lh);
+	LLVMValueRef r = LLVMBuildLoad2(b, t, acc, "");
+	if (avg) {
+		LLVMValueRef nc = imax(k, LLVMBuildLoad2(b, k->i64, cnt, ""), ci(k, 1));
+		r = LLVMBuildFDiv(b, r, LLVMBuildSIToFP(b, nc, t, ""), "");
+	}
+	st(k, out, add(k, obase, mul(k, ow, os[3])), cvt(k, r, ct, out->dt));
+	loop_end(k, &lw);
+	loop_end(k, &lp_);
+	return true;
+}
+
+/* adaptive_avg_pool2d: window [floor(o H / OH), ceil((o + 1) H / OH)). */
+static bool
+gen_adaptive_pool2d(K *k)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[1];
+	int lp[4], op[4];
+	if (x->nd != 4 || !layout_of(k, "layout", NULL, "NCHW", lp) ||
+	    !layout_of(k, "out_layout", "layout", "NCHW", op) || !dtype_is_float(x->dt))
+		return fail(k, "expects 4-D float data in a permutation of NCHW");
+	LLVMValueRef xd[4], xs[4], od[4], os[4];
+	canon_buf(k, x, lp, 4, xd, xs);
+	canon_buf(k, out, op, 4, od, os);
+	DType ct = float_ct(x->dt);
+	LLVMTypeRef t = ctype(k, ct);
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef acc = slot(k, t, 1);
+	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
+	Loop lp_, lw, lh, lq;
+	LLVMValueRef f = par_begin(k, &lp_, items, mul(k, mul(k, items, od[3]),
+				   LLVMBuildUDiv(b, mul(k, xd[2], xd[3]), imax(k, mul(k, od[2], od[3]), ci(k, 1)), "")));
+	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
+	f = LLVMBuildUDiv(b, f, od[2], "");
+	LLVMValueRef c = LLVMBuildURem(b, f, od[1], ""), n = LLVMBuildUDiv(b, f, od[1], "");
+	LLVMValueRef xbase = add(k, mul(k, n, xs[0]), mul(k, c, xs[1]));
+	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, c, os[1])), mul(k, oh, os[2]));
+	/* floor(a * H / OH) and ceil((a + 1) * H / OH) */
+	LLVMValueRef hs = LLVMBuildUDiv(b, mul(k, oh, xd[2]), od[2], "");
+	LLVMValueRef he = LLVMBuildUDiv(b, add(k, mul(k, add(k, oh, ci(k, 1)), xd[2]),
+					      LLVMBuildSub(b, od[2], ci(k, 1), "")), od[2], "");
+	LLVMValueRef ow = loop_begin(k, &lw, od[3]);
+	LLVMValueRef ws = LLVMBuildUDiv(b, mul(k, ow, xd[3]), od[3], "");
+	LLVMValueRef we = LLVMBuildUDiv(b, add(k, mul(k, add(k, ow, ci(k, 1)), xd[3]),
+					      LLVMBuildSub(b, od[3], ci(k, 1), "")), od[3], "");
+	LLVMBuildStore(b, cconst(k, ct, 0), acc);
+	LLVMValueRef ih = add(k, hs, loop_begin(k, &lh, LLVMBuildSub(b, he, hs, "")));
+	LLVMValueRef iw = add(k, ws, loop_begin(k, &lq, LLVMBuildSub(b, we, ws, "")));
+	LLVMValueRef v = cvt(k, ld(k, x, add(k, xbase, add(k, mul(k, ih, xs[2]), mul(k, iw, xs[3])))), x->dt, ct);
+	LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
+	loop_end(k, &lq);
+	loop_end(k, &lh);
+	LLVMValueRef cntv = mul(k, LLVMBuildSub(b, he, hs, ""), LLVMBuildSub(b, we, ws, ""));
+	LLVMValueRef r = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""),
+				       LLVMBuildSIToFP(b, imax(k, cntv, ci(k, 1)), t, ""), "");
+	st(k, out, add(k, obase, mul(k, ow, os[3])), cvt(k, r, ct, out->dt));
+	loop_end(k, &lw);
+	loop_end(k, &lp_);
+	return true;
+}
+
+/* ---------------------------------------------------- convolutions */
+
+/* floor(a / s) for a constant s > 0 */
+static LLVMValueRef
+floordiv_c(K *k, LLVMValueRef a, int64_t s)
+{
+	LLVMValueRef q = LLVMBuildSDiv(k->b, a, ci(k, s), "");
+	LLVMValueRef r = LLVMBuildSRem(k->b, a, ci(k, s), "");
+	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, r, ci(k, 0), ""),
+			       LLVMBuildSub(k->b, q, ci(k, 1), ""), q, "");
 }
 
 /*
- * nn.conv2d, NCHW data, OIHW weight, NCHW result:
- *   out[n, o, oh, ow] = Σ_{c, kh, kw} x[n, g*Cg + c, oh*sh - pt + kh*dh,
- *                                    ow*sw - pl + kw*dw] * w[o, c, kh, kw]
- * with g = o / (O / groups), Cg = w's dim 1, positions outside x reading 0.
- * A direct loop nest: a parallel loop over (n, o, oh), then ow, then the
- * reduction, accumulated in f32 (f64 for f64; the result's dtype for
- * integers).
+ * The regular convolution when the result's dtype is the accumulator's
+ * and its W dim is innermost: each output row (n, o, oh) is zeroed, then
+ * for every (c, kh, kw) the row gets x's row times one weight added over
+ * the range of ow whose input column is inside x, a unit-stride loop the
+ * optimizer vectorizes (for stride 1 and x's W innermost).
  */
 static bool
-gen_conv2d(K *k)
+conv_rows(K *k, LLVMValueRef *xd, LLVMValueRef *xs, LLVMValueRef *wd, LLVMValueRef *ws,
+	  LLVMValueRef *od, LLVMValueRef *os, const int64_t *st2, const int64_t *dil,
+	  const int64_t *pad, LLVMValueRef Og, LLVMValueRef Cg)
 {
 	Buf *x = &k->buf[0], *w = &k->buf[1], *out = &k->buf[2];
-	if (k->nin != 2 || x->nd != 4 || w->nd != 4 || out->nd != 4)
-		return fail(k, "expects 4-D data and weight");
-	if (!attr_is(k, "data_layout", "NCHW") || !attr_is(k, "kernel_layout", "OIHW") ||
-	    !attr_is(k, "out_layout", "NCHW"))
-		return fail(k, "only NCHW data, OIHW weights and NCHW results");
-	int64_t st2[2], dil[2], pad[4], groups = attr(k, "groups").i;
-	AttrVal pv = attr(k, "padding");
-	if (!int_pair(k, "strides", st2) || !int_pair(k, "dilation", dil))
-		return fail(k, "strides and dilation must be 1 or 2 positive values");
-	if (pv.kind != AV_INTS || (pv.n != 1 && pv.n != 2 && pv.n != 4))
-		return fail(k, "padding must have 1, 2 or 4 values");
-	for (int i = 0; i < 4; i++) /* top, left, bottom, right */
-		pad[i] = pv.n == 1 ? pv.ints[0] : pv.n == 2 ? pv.ints[i % 2] : pv.ints[i];
-	if (groups <= 0)
-		return fail(k, "groups must be positive");
+	LLVMBuilderRef b = k->b;
+	DType acct = out->dt;
+	bool fl = dtype_is_float(acct);
+	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
+	LLVMValueRef work = mul(k, mul(k, items, od[3]), mul(k, Cg, mul(k, wd[2], wd[3])));
+	Loop lp, lz, lc, lh, lk, lw;
+	LLVMValueRef f = par_begin(k, &lp, items, work);
+	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
+	f = LLVMBuildUDiv(b, f, od[2], "");
+	LLVMValueRef o = LLVMBuildURem(b, f, od[1], ""), n = LLVMBuildUDiv(b, f, od[1], "");
+	LLVMValueRef c0 = mul(k, LLVMBuildSDiv(b, o, Og, ""), Cg);
+	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, o, os[1])), mul(k, oh, os[2]));
+	LLVMValueRef z = loop_begin(k, &lz, od[3]);
+	st(k, out, add(k, obase, z), cconst(k, acct, 0));
+	loop_end(k, &lz);
+	LLVMValueRef c = loop_begin(k, &lc, Cg);
+	LLVMValueRef xc = add(k, mul(k, n, xs[0]), mul(k, add(k, c0, c), xs[1]));
+	LLVMValueRef wc = add(k, mul(k, o, ws[0]), mul(k, c, ws[1]));
+	LLVMValueRef kh = loop_begin(k, &lh, wd[2]);
+	LLVMValueRef ih = add(k, LLVMBuildSub(b, mul(k, oh, ci(k, st2[0])), ci(k, pad[0]), ""),
+			      mul(k, kh, ci(k, dil[0])));
+	LLVMBasicBlockRef in_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "inh");
+	LLVMBasicBlockRef next_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "nexth");
+	LLVMBuildCondBr(b, inside(k, ih, xd[2]), in_h, next_h);
+	LLVMPositionBuilderAtEnd(b, in_h);
+	LLVMValueRef xr = add(k, xc, mul(k, ih, xs[2]));
+	LLVMValueRef wr = add(k, wc, mul(k, kh, ws[2]));
+	LLVMValueRef kw = loop_begin(k, &lk, wd[3]);
+	/* columns iw = ow*s - pl + kw*d inside [0, W) */
+	LLVMValueRef off = LLVMBuildSub(b, mul(k, kw, ci(k, dil[1])), ci(k, pad[1]), "");
+	/* lo = max(0, ceil(-off / s)) = max(0, -floor(off / s)) */
+	LLVMValueRef lo = imax(k, ci(k, 0), LLVMBuildSub(b, ci(k, 0), floordiv_c(k, off, st2[1]), ""));
+	LLVMValueRef hi = imin(k, od[3], add(k, floordiv_c(k, LLVMBuildSub(b, LLVMBuildSub(b, xd[3], ci(k, 1), ""),
+							       off, ""), st2[1]), ci(k, 1)));
+	LLVMValueRef wv = cvt(k, ld(k, w, add(k, wr, mul(k, kw, ws[3]))), w->dt, acct);
+	LLVMValueRef ow = loop_from(k, &lw, lo, hi);
+	lw.keep = true;
+	LLVMValueRef iw = add(k, mul(k, ow, ci(k, st2[1])), off);
+	LLVMValueRef xv = cvt(k, ld(k, x, add(k, xr, mul(k, iw, xs[3]))), x->dt, acct);
+	LLVMValueRef oo = add(k, obase, ow);
+	LLVMValueRef cur = ld(k, out, oo);
+	LLVMValueRef sum = fl ? contract(LLVMBuildFAdd(b, cur, contract(LLVMBuildFMul(b, xv, wv, "")), ""))
+			      : LLVMBuildAdd(b, cur, LLVMBuildMul(b, xv, wv, ""), "");
+	st(k, out, oo, sum);
+	loop_end(k, &lw);
+	loop_end(k, &lk);
+	LLVMBuildBr(b, next_h);
+	LLVMPositionBuilderAtEnd(b, next_h);
+	loop_end(k, &lh);
+	loop_end(k, &lc);
+	loop_end(k, &lp);
+	return true;
+}
+
+/*
+ * nn.conv1d, nn.conv2d (any layouts: strides by canonical axis) and
+ * nn.conv2d_transpose. A 1-D convolution is a 2-D one of height 1.
+ *   regular:    out[n, o, oh, ow] = Σ_{c, kh, kw} x[n, g Cg + c, oh sh - pt +
+ *               kh dh, ow sw - pl + kw dw] w[o, c, kh, kw], g = o / (O/groups)
+ *   transposed: out[n, o, oh, ow] = Σ_{c in group g, kh, kw} x[n, c, ih, iw]
+ *               w[c, o mod Og, kh, kw] where ih sh = oh + pt - kh dh (exactly)
+ * A parallel loop over (n, o, oh), then ow, then the reduction,
+ * accumulated in f32 (f64 for f64; the result's dtype for integers);
+ * positions outside x read nothing.
+ */
+static bool
+gen_conv(K *k)
+{
+	Buf *x = &k->buf[0], *w = &k->buf[1], *out = &k->buf[2];
+	OpKind op = k->e->call.op;
+	bool tr = op == OP_CONV2D_TRANSPOSE, one = op == OP_CONV1D;
+	int nsp = one ? 1 : 2, nd = nsp + 2;
+	if (k->nin != 2 || x->nd != nd || w->nd != nd || out->nd != nd)
+		return fail(k, "expects data and weight of the layout's rank");
+	int dp[4], kp[4], opm[4];
+	const char *dc = one ? "NCW" : "NCHW", *kc = one ? "OIW" : tr ? "IOHW" : "OIHW";
+	if (!layout_of(k, "data_layout", NULL, dc, dp) || !layout_of(k, "kernel_layout", NULL, kc, kp) ||
+	    !layout_of(k, "out_layout", "data_layout", dc, opm))
+		return fail(k, arena_printf(&k->m->arena, "layouts must be permutations of %s "
+					    "(data, result) and %s (weight)", dc, kc));
+	int64_t st2[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, opad[2] = {0, 0};
+	int64_t groups = attr(k, "groups").i, sv[2], dv[2], pv[4];
+	if (!ints_n(k, "strides", nsp, sv) || !ints_n(k, "dilation", nsp, dv) ||
+	    !ints_n(k, "padding", 2 * nsp, pv) || groups <= 0)
+		return fail(k, "bad strides, dilation, padding or groups");
+	for (int i = 0; i < nsp; i++) {
+		int j = i + 2 - nsp; /* the canonical spatial slot: 1-D uses W */
+		st2[j] = sv[i];
+		dil[j] = dv[i];
+		pad[j] = pv[i];
+		pad[j + 2] = pv[i + nsp];
+	}
+	if (tr) {
+		AttrVal ov = attr(k, "output_padding");
+		if (ov.kind == AV_INTS && ov.n == 2) {
+			opad[0] = ov.ints[0];
+			opad[1] = ov.ints[1];
+		}
+	}
+	(void)opad;
+	LLVMValueRef xd[4], xs[4], wd[4], ws[4], od[4], os[4];
+	if (one) { /* canonical (N, C, 1, W) */
+		LLVMValueRef d3[3], s3[3];
+		canon_buf(k, x, dp, 3, d3, s3);
+		xd[0] = d3[0]; xd[1] = d3[1]; xd[2] = ci(k, 1); xd[3] = d3[2];
+		xs[0] = s3[0]; xs[1] = s3[1]; xs[2] = ci(k, 0); xs[3] = s3[2];
+		canon_buf(k, w, kp, 3, d3, s3);
+		wd[0] = d3[0]; wd[1] = d3[1]; wd[2] = ci(k, 1); wd[3] = d3[2];
+		ws[0] = s3[0]; ws[1] = s3[1]; ws[2] = ci(k, 0); ws[3] = s3[2];
+		canon_buf(k, out, opm, 3, d3, s3);
+		od[0] = d3[0]; od[1] = d3[1]; od[2] = ci(k, 1); od[3] = d3[2];
+		os[0] = s3[0]; os[1] = s3[1]; os[2] = ci(k, 0); os[3] = s3[2];
+	} else {
+		canon_buf(k, x, dp, 4, xd, xs);
+		canon_buf(k, w, kp, 4, wd, ws);
+		canon_buf(k, out, opm, 4, od, os);
+	}
 	DType acct = dtype_is_float(out->dt) ? float_ct(out->dt)
 					     : out->dt == DT_BOOL ? DT_I64 : out->dt;
 	bool fl = dtype_is_float(acct);
 	LLVMTypeRef at = ctype(k, acct);
-	LLVMValueRef C = x->dim[1], H = x->dim[2], W = x->dim[3];
-	LLVMValueRef O = w->dim[0], Cg = w->dim[1], KH = w->dim[2], KW = w->dim[3];
-	LLVMValueRef OH = out->dim[2], OW = out->dim[3];
-	LLVMValueRef Og = LLVMBuildSDiv(k->b, O, ci(k, groups), "");
-	LLVMValueRef items = prod(k, out->dim, 0, 3);
-	LLVMValueRef work = mul(k, mul(k, items, OW), mul(k, Cg, mul(k, KH, KW)));
+	LLVMBuilderRef b = k->b;
+	/* weight canonical axes: (O, I) regular, (I, O) transposed */
+	LLVMValueRef Og = tr ? wd[1] : LLVMBuildSDiv(b, wd[0], ci(k, groups), "");
+	LLVMValueRef Cg = tr ? LLVMBuildSDiv(b, xd[1], ci(k, groups), "") : wd[1];
+	LLVMValueRef KH = wd[2], KW = wd[3];
+	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
+	LLVMValueRef work = mul(k, mul(k, items, od[3]), mul(k, Cg, mul(k, KH, KW)));
 	LLVMValueRef acc = slot(k, at, 1);
+	bool wlast = one ? opm[2] == 2 : opm[3] == 3;
+	if (!tr && acct == out->dt && wlast)
+		return conv_rows(k, xd, xs, wd, ws, od, os, st2, dil, pad, Og, Cg);
 	Loop lp, lw, lc, lh, lk;
 	LLVMValueRef f = par_begin(k, &lp, items, work);
-	LLVMValueRef oh = LLVMBuildURem(k->b, f, OH, "");
-	f = LLVMBuildUDiv(k->b, f, OH, "");
-	LLVMValueRef o = LLVMBuildURem(k->b, f, O, "");
-	LLVMValueRef n = LLVMBuildUDiv(k->b, f, O, "");
-	LLVMValueRef c0 = mul(k, LLVMBuildSDiv(k->b, o, Og, ""), Cg);
-	LLVMValueRef obase = mul(k, add(k, mul(k, add(k, mul(k, n, O), o), OH), oh), OW);
-	LLVMValueRef h0 = LLVMBuildSub(k->b, mul(k, oh, ci(k, st2[0])), ci(k, pad[0]), "");
-	LLVMValueRef ow = loop_begin(k, &lw, OW);
-	LLVMValueRef w0 = LLVMBuildSub(k->b, mul(k, ow, ci(k, st2[1])), ci(k, pad[1]), "");
-	LLVMBuildStore(k->b, cconst(k, acct, 0), acc);
+	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
+	f = LLVMBuildUDiv(b, f, od[2], "");
+	LLVMValueRef o = LLVMBuildURem(b, f, od[1], "");
+	LLVMValueRef n = LLVMBuildUDiv(b, f, od[1], "");
+	LLVMValueRef g = LLVMBuildSDiv(b, o, Og, "");
+	LLVMValueRef c0 = mul(k, g, Cg);
+	LLVMValueRef wo = tr ? LLVMBuildSRem(b, o, Og, "") : o;
+	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, o, os[1])), mul(k, oh, os[2]));
+	LLVMValueRef ow = loop_begin(k, &lw, od[3]);
+	LLVMBuildStore(b, cconst(k, acct, 0), acc);
 	LLVMValueRef c = loop_begin(k, &lc, Cg);
-	LLVMValueRef xc = mul(k, add(k, mul(k, n, C), add(k, c0, c)), H);
-	LLVMValueRef wc = mul(k, add(k, mul(k, o, Cg), c), KH);
+	LLVMValueRef xc = add(k, mul(k, n, xs[0]), mul(k, add(k, c0, c), xs[1]));
+	LLVMValueRef wc = tr ? add(k, mul(k, add(k, c0, c), ws[0]), mul(k, wo, ws[1]))
+			     : add(k, mul(k, wo, ws[0]), mul(k, c, ws[1]));
 	LLVMValueRef kh = loop_begin(k, &lh, KH);
-	LLVMValueRef ih = add(k, h0, mul(k, kh, ci(k, dil[0])));
+	LLVMValueRef ih, okh;
+	if (tr) {
+		LLVMValueRef num = LLVMBuildSub(b, add(k, oh, ci(k, pad[0])), mul(k, kh, ci(k, dil[0])), "");
+		ih = LLVMBuildSDiv(b, num, ci(k, st2[0]), "");
+		okh = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, ci(k, 0), ""),
+				   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, ci(k, st2[0]), ""), ci(k, 0), ""), "");
+		okh = LLVMBuildAnd(b, okh, inside(k, ih, xd[2]), "");
+	} else {
+		ih = add(k, LLVMBuildSub(b, mul(k, oh, ci(k, st2[0])), ci(k, pad[0]), ""),
+			 mul(k, kh, ci(k, dil[0])));
+		okh = inside(k, ih, xd[2]);
+	}
 	/* rows outside x add nothing: skip them */
 	LLVMBasicBlockRef in_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "inh");
 	LLVMBasicBlockRef next_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "nexth");
-	LLVMBuildCondBr(k->b, LLVMBuildICmp(k->b, LLVMIntULT, ih, H, ""), in_h, next_h);
-	LLVMPositionBuilderAtEnd(k->b, in_h);
-	LLVMValueRef xr = mul(k, add(k, xc, ih), W);
-	LLVMValueRef wr = mul(k, add(k, wc, kh), KW);
+	LLVMBuildCondBr(b, okh, in_h, next_h);
+	LLVMPositionBuilderAtEnd(b, in_h);
+	LLVMValueRef xr = add(k, xc, mul(k, ih, xs[2]));
+	LLVMValueRef wr = add(k, wc, mul(k, kh, ws[2]));
 	LLVMValueRef kw = loop_begin(k, &lk, KW);
-	LLVMValueRef iw = add(k, w0, mul(k, kw, ci(k, dil[1])));
-	LLVMValueRef inw = LLVMBuildICmp(k->b, LLVMIntULT, iw, W, "");
-	LLVMValueRef xo = add(k, xr, LLVMBuildSelect(k->b, inw, iw, ci(k, 0), ""));
+	LLVMValueRef iw, inw;
+	if (tr) {
+		LLVMValueRef num = LLVMBuildSub(b, add(k, ow, ci(k, pad[1])), mul(k, kw, ci(k, dil[1])), "");
+		iw = LLVMBuildSDiv(b, num, ci(k, st2[1]), "");
+		inw = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, ci(k, 0), ""),
+				   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, ci(k, st2[1]), ""), ci(k, 0), ""), "");
+		inw = LLVMBuildAnd(b, inw, inside(k, iw, xd[3]), "");
+	} else {
+		iw = add(k, LLVMBuildSub(b, mul(k, ow, ci(k, st2[1])), ci(k, pad[1]), ""),
+			 mul(k, kw, ci(k, dil[1])));
+		inw = inside(k, iw, xd[3]);
+	}
+	LLVMValueRef xo = add(k, xr, mul(k, LLVMBuildSelect(b, inw, iw, ci(k, 0), ""), xs[3]));
 	LLVMValueRef xv = cvt(k, ld(k, x, xo), x->dt, acct);
-	xv = LLVMBuildSelect(k->b, inw, xv, cconst(k, acct, 0), "");
-	LLVMValueRef wv = cvt(k, ld(k, w, add(k, wr, kw)), w->dt, acct);
-	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
-	LLVMValueRef sum = fl ? contract(LLVMBuildFAdd(k->b, cur,
-					contract(LLVMBuildFMul(k->b, xv, wv, "")), ""))
-			      : LLVMBuildAdd(k->b, cur, LLVMBuildMul(k->b, xv, wv, ""), "");
-	LLVMBuildStore(k->b, sum, acc);
+	xv = LLVMBuildSelect(b, inw, xv, cconst(k, acct, 0), "");
+	LLVMValueRef wv = cvt(k, ld(k, w, add(k, wr, mul(k, kw, ws[3]))), w->dt, acct);
+	LLVMValueRef cur = LLVMBuildLoad2(b, at, acc, "");
+	LLVMValueRef sum = fl ? contract(LLVMBuildFAdd(b, cur, contract(LLVMBuildFMul(b, xv, wv, "")), ""))
+			      : LLVMBuildAdd(b, cur, LLVMBuildMul(b, xv, wv, ""), "");
+	LLVMBuildStore(b, sum, acc);
 	loop_end(k, &lk);
-	LLVMBuildBr(k->b, next_h);
-	LLVMPositionBuilderAtEnd(k->b, next_h);
+	LLVMBuildBr(b, next_h);
+	LLVMPositionBuilderAtEnd(b, next_h);
 	loop_end(k, &lh);
 	loop_end(k, &lc);
-	st(k, out, add(k, obase, ow), cvt(k, LLVMBuildLoad2(k->b, at, acc, ""), acct, out->dt));
+	st(k, out, add(k, obase, mul(k, ow, os[3])), cvt(k, LLVMBuildLoad2(b, at, acc, ""), acct, out->dt));
 	loop_end(k, &lw);
+	loop_end(k, &lp);
+	return true;
+}
+
+/* ----------------------------------------------------------- norms */
+
+/*
+ * nn.batch_norm: per channel c of axis (the parallel loop), over the
+ * other dims (outer x inner): training computes the batch mean and
+ * (population) variance, normalizes with them and returns the moving
+ * statistics updated by momentum, as TVM's topi does; inference
+ * normalizes with the moving statistics and returns them unchanged.
+ */
+static bool
+gen_batch_norm(K *k)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[5];
+	int ax;
+	if (k->nin != 5 || k->nout != 3 || !norm_axis(attr(k, "axis").i, x->nd, &ax) || x->nd == 0)
+		return fail(k, "expects data, 4 parameters, an axis in range and 3 results");
+	bool training = attr(k, "training").i, center = attr(k, "center").i, scale = attr(k, "scale").i;
+	double eps = attr(k, "epsilon").f, mom = attr(k, "momentum").f;
+	DType ct = float_ct(x->dt);
+	LLVMTypeRef t = ctype(k, ct);
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef outer = prod(k, x->dim, 0, ax), C = x->dim[ax], inner = prod(k, x->dim, ax + 1, x->nd);
+	LLVMValueRef cnt = LLVMBuildSIToFP(b, mul(k, outer, inner), t, "");
+	LLVMValueRef acc = slot(k, t, 1);
+	Loop lc, lo, li, lo2, li2;
+	LLVMValueRef c = par_begin(k, &lc, C, mul(k, mul(k, outer, inner), C));
+	LLVMValueRef pv[4];
+	for (int i = 0; i < 4; i++)
+		pv[i] = cvt(k, ld(k, &k->buf[1 + i], c), k->buf[1 + i].dt, ct);
+	LLVMValueRef mean = pv[2], var = pv[3];
+	if (training) {
+		LLVMBuildStore(b, cconst(k, ct, 0), acc);
+		LLVMValueRef o = loop_begin(k, &lo, outer);
+		LLVMValueRef i = loop_begin(k, &li, inner);
+		LLVMValueRef v = cvt(k, ld(k, x, add(k, mul(k, add(k, mul(k, o, C), c), inner), i)), x->dt, ct);
+		LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
+		loop_end(k, &li);
+		loop_end(k, &lo);
+		mean = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cnt, "");
+		LLVMBuildStore(b, cconst(k, ct, 0), acc);
+		o = loop_begin(k, &lo2, outer);
+		i = loop_begin(k, &li2, inner);
+		v = cvt(k, ld(k, x, add(k, mul(k, add(k, mul(k, o, C), c), inner), i)), x->dt, ct);
+		v = LLVMBuildFSub(b, v, mean, "");
+		LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""),
+							 contract(LLVMBuildFMul(b, v, v, "")), "")), acc);
+		loop_end(k, &li2);
+		loop_end(k, &lo2);
+		var = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cnt, "");
+	}
+	LLVMValueRef r = LLVMBuildFDiv(b, cconst(k, ct, 1),
+				       fn1(k, "llvm.sqrt", LLVMBuildFAdd(b, var, cconst(k, ct, eps), "")), "");
+	LLVMValueRef sc = scale ? LLVMBuildFMul(b, r, pv[0], "") : r;
+	LLVMValueRef sh = center ? pv[1] : cconst(k, ct, 0);
+	Loop lo3, li3;
+	LLVMValueRef o = loop_begin(k, &lo3, outer);
+	LLVMValueRef i = loop_begin(k, &li3, inner);
+	LLVMValueRef off = add(k, mul(k, add(k, mul(k, o, C), c), inner), i);
+	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, ct);
+	v = LLVMBuildFAdd(b, LLVMBuildFMul(b, LLVMBuildFSub(b, v, mean, ""), sc, ""), sh, "");
+	st(k, out, off, cvt(k, v, ct, out->dt));
+	loop_end(k, &li3);
+	loop_end(k, &lo3);
+	LLVMValueRef nm = pv[2], nv = pv[3];
+	if (training) {
+		LLVMValueRef m1 = cconst(k, ct, 1 - mom), m = cconst(k, ct, mom);
+		nm = LLVMBuildFAdd(b, LLVMBuildFMul(b, m1, pv[2], ""), LLVMBuildFMul(b, m, mean, ""), "");
+		nv = LLVMBuildFAdd(b, LLVMBuildFMul(b, m1, pv[3], ""), LLVMBuildFMul(b, m, var, ""), "");
+	}
+	st(k, &k->buf[6], c, cvt(k, nm, ct, k->buf[6].dt));
+	st(k, &k->buf[7], c, cvt(k, nv, ct, k->buf[7].dt));
+	loop_end(k, &lc);
+	return true;
+}
+
+/*
+ * nn.group_norm / nn.instance_norm (one channel per group): the data's
+ * dims are batch-like (neither the channel axis nor normalized), the
+ * channel axis, or normalized; for each batch position and group (the
+ * parallel loop) the mean and variance over the group's channels and the
+ * normalized dims, then y = (x - mean) / sqrt(var + eps) * gamma + beta.
+ */
+static bool
+gen_group_norm(K *k)
+{
+	Buf *x = &k->buf[0], *out = &k->buf[3];
+	int nd = x->nd, ca;
+	bool gn = k->e->call.op == OP_GROUP_NORM;
+	AttrVal axes = attr(k, "axes");
+	if (k->nin != 3 || !norm_axis(attr(k, "channel_axis").i, nd, &ca) || axes.kind != AV_INTS)
+		return fail(k, "expects data, gamma, beta, a channel axis and axes");
+	bool normd[MAXD] = {0};
+	for (int i = 0; i < axes.n; i++) {
+		int a;
+		if (!norm_axis(axes.ints[i], nd, &a))
+			return fail(k, "axes out of range");
+		normd[a] = true;
+	}
+	int64_t G = gn ? attr(k, "num_groups").i : 0;
+	bool center = attr(k, "center").i, scale = attr(k, "scale").i;
+	double eps = attr(k, "epsilon").f;
+	LLVMValueRef xs[MAXD], bd[MAXD], bs[MAXD], rd[MAXD + 1], rs[MAXD + 1];
+	strides(k, x, xs);
+	int nb = 0, nr = 0;
+	LLVMValueRef C = x->dim[ca];
+	LLVMValueRef groups = gn ? ci(k, G) : C;
+	LLVMValueRef Cg = LLVMBuildSDiv(k->b, C, imax(k, groups, ci(k, 1)), "");
+	rd[nr] = Cg; /* the group's channels first */
+	rs[nr++] = xs[ca];
+	for (int i = 0; i < nd; i++) {
+		if (i == ca)
+			continue;
+		if (normd[i]) {
+			rd[nr] = x->dim[i];
+			rs[nr++] = xs[i];
+		} else {
+			bd[nb] = x->dim[i];
+			bs[nb++] = xs[i];
+		}
+	}
+	DType ct = float_ct(x->dt);
+	LLVMTypeRef t = ctype(k, ct);
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef count = prod(k, rd, 0, nr);
+	LLVMValueRef cntf = LLVMBuildSIToFP(b, count, t, "");
+	LLVMValueRef acc = slot(k, t, 1);
+	LLVMValueRef items = mul(k, prod(k, bd, 0, nb), groups);
+	Loop lp;
+	Nest n1, n2, n3;
+	LLVMValueRef f = par_begin(k, &lp, items, mul(k, items, count));
+	LLVMValueRef g = LLVMBuildURem(b, f, groups, "");
+	f = LLVMBuildUDiv(b, f, groups, "");
+	LLVMValueRef base = mul(k, mul(k, g, Cg), xs[ca]);
+	for (int i = nb - 1; i >= 0; i--) {
+		LLVMValueRef ii = i ? LLVMBuildURem(b, f, bd[i], "") : f;
+		if (i)
+			f = LLVMBuildUDiv(b, f, bd[i], "");
+		base = add(k, base, mul(k, ii, bs[i]));
+	}
+	LLVMValueRef ridx[MAXD + 1];
+	LLVMBuildStore(b, cconst(k, ct, 0), acc);
+	nest_begin(k, &n1, rd, nr, ridx);
+	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rs, nr))), x->dt, ct);
+	LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
+	nest_end(k, &n1);
+	LLVMValueRef mean = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cntf, "");
+	LLVMBuildStore(b, cconst(k, ct, 0), acc);
+	nest_begin(k, &n2, rd, nr, ridx);
+	v = LLVMBuildFSub(b, cvt(k, ld(k, x, add(k, base, dot(k, ridx, rs, nr))), x->dt, ct), mean, "");
+	LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""),
+						 contract(LLVMBuildFMul(b, v, v, "")), "")), acc);
+	nest_end(k, &n2);
+	LLVMValueRef var = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cntf, "");
+	LLVMValueRef r = LLVMBuildFDiv(b, cconst(k, ct, 1),
+				       fn1(k, "llvm.sqrt", LLVMBuildFAdd(b, var, cconst(k, ct, eps), "")), "");
+	nest_begin(k, &n3, rd, nr, ridx);
+	LLVMValueRef off = add(k, base, dot(k, ridx, rs, nr));
+	LLVMValueRef ch = add(k, mul(k, g, Cg), ridx[0]);
+	v = LLVMBuildFMul(b, LLVMBuildFSub(b, cvt(k, ld(k, x, off), x->dt, ct), mean, ""), r, "");
+	if (scale)
+		v = LLVMBuildFMul(b, v, cvt(k, ld(k, &k->buf[1], ch), k->buf[1].dt, ct), "");
+	if (center)
+		v = LLVMBuildFAdd(b, v, cvt(k, ld(k, &k->buf[2], ch), k->buf[2].dt, ct), "");
+	st(k, out, off, cvt(k, v, ct, out->dt));
+	nest_end(k, &n3);
+	loop_end(k, &lp);
+	return true;
+}
+
+/* ------------------------------------------------------- attention */
+
+/*
+ * nn.attention(q (B, Sq, Hq, D), k (B, Sk, Hk, D), v (B, Sk, Hk, Dv)
+ * [, bias broadcasting to (B, Hq, Sq, Sk)]): for each (b, h, i) (the
+ * parallel loop) the scores s_j = scale q.k_j + bias over the keys the
+ * causal mask keeps (TopLeft: j <= i; BottomRight: j <= i + Sk - Sq),
+ * a first pass for their max, a second for exp(s_j - max) summed and
+ * weighting v_j into Dv accumulators; in f32 (f64 for f64). Query heads
+ * share key heads in groups of Hq / Hk. Dv must be static.
+ */
+static bool
+gen_attention(K *k)
+{
+	Buf *q = &k->buf[0], *kk = &k->buf[1], *v = &k->buf[2], *out = &k->buf[k->nin];
+	bool has_bias = k->nin == 4;
+	if (q->nd != 4 || kk->nd != 4 || v->nd != 4 || out->nd != 4)
+		return fail(k, "expects 4-D query, key and value");
+	if (attr(k, "window_size").kind != AV_NONE)
+		return fail(k, "window_size is not supported");
+	int64_t dvc;
+	const SInfo *vs = k->e->call.args[2]->sinfo;
+	if (!vs || !vs->shape || !pe_const(vs->shape[3], &dvc) || dvc < 1 || dvc > 1024)
+		return fail(k, "the value's head dim must be static (at most 1024)");
+	AttrVal cm = attr(k, "causal_mask"), sc = attr(k, "scale");
+	int causal = cm.kind == AV_STR ? (!strcmp(cm.s, "TopLeft") ? 1 : 2) : 0;
+	DType ct = float_ct(out->dt);
+	LLVMTypeRef t = ctype(k, ct);
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef B = q->dim[0], Sq = q->dim[1], Hq = q->dim[2], D = q->dim[3];
+	LLVMValueRef Sk = kk->dim[1], Hk = kk->dim[2], Dv = ci(k, dvc);
+	LLVMValueRef scale = sc.kind == AV_FLOAT ? cconst(k, ct, sc.f)
+		: LLVMBuildFDiv(b, cconst(k, ct, 1), fn1(k, "llvm.sqrt", LLVMBuildSIToFP(b, D, t, "")), "");
+	LLVMValueRef grp = LLVMBuildSDiv(b, Hq, imax(k, Hk, ci(k, 1)), "");
+	LLVMValueRef accv = slot(k, t, dvc), mx = slot(k, t, 1), sum = slot(k, t, 1), dsum = slot(k, t, 1);
+	LLVMValueRef items = mul(k, mul(k, B, Hq), Sq);
+	Loop lp, l1, ld1, l2, ld2, lz, lo;
+	LLVMValueRef f = par_begin(k, &lp, items, mul(k, mul(k, items, Sk), add(k, D, Dv)));
+	LLVMValueRef i = LLVMBuildURem(b, f, Sq, "");
+	f = LLVMBuildUDiv(b, f, Sq, "");
+	LLVMValueRef h = LLVMBuildURem(b, f, Hq, ""), bb = LLVMBuildUDiv(b, f, Hq, "");
+	LLVMValueRef hk = LLVMBuildSDiv(b, h, imax(k, grp, ci(k, 1)), "");
+	LLVMValueRef qoff = mul(k, add(k, mul(k, add(k, mul(k, bb, Sq), i), Hq), h), D);
+	LLVMValueRef jn = Sk;
+	if (causal)
+		jn = imax(k, imin(k, Sk, add(k, add(k, i, ci(k, 1)),
+					   causal == 2 ? LLVMBuildSub(b, Sk, Sq, "") : ci(k, 0))), ci(k, 0));
+	/* the bias element of (bb, h, i, j), dims of 1 broadcast */
+	LLVMValueRef bbase = NULL, bsj = NULL;
+	Buf *bs = has_bias ? &k->buf[3] : NULL;
+	if (bs) {
+		LLVMValueRef st_[MAXD], ix[4] = {bb, h, i, ci(k, 0)};
+		strides(k, bs, st_);
+		bbase = ci(k, 0);
+		for (int d = 0; d < 3; d++) {
+			LLVMValueRef one = LLVMBuildICmp(b, LLVMIntEQ, bs->dim[d], ci(k, 1), "");
+			bbase = add(k, bbase, mul(k, LLVMBuildSelect(b, one, ci(k, 0), ix[d], ""), st_[d]));
+		}
+		bsj = st_[3];
+	}
+	/* score j: scale * q . k_j (+ bias) */
+	LLVMValueRef kbase = mul(k, add(k, mul(k, bb, mul(k, Sk, Hk)), hk), D);
+	LLVMValueRef krow = mul(k, Hk, D); /* key j's offset step */
+#define SCORE(lj, ldl, out_s) do { \
+		LLVMValueRef ko_ = add(k, kbase, mul(k, (lj), krow)); \
+		LLVMBuildStore(b, cconst(k, ct, 0), dsum); \
+		LLVMValueRef d_ = loop_begin(k, &(ldl), D); \
+		LLVMValueRef qv_ = cvt(k, ld(k, q, add(k, qoff, d_)), q->dt, ct); \
+		LLVMValueRef kv_ = cvt(k, ld(k, kk, add(k, ko_, d_)), kk->dt, ct); \
+		LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, dsum, ""), \
+			reassoc(LLVMBuildFMul(b, qv_, kv_, "")), "")), dsum); \
+		loop_end(k, &(ldl)); \
+		(out_s) = LLVMBuildFMul(b, LLVMBuildLoad2(b, t, dsum, ""), scale, ""); \
+		if (bs) \
+			(out_s) = LLVMBuildFAdd(b, (out_s), cvt(k, ld(k, bs, add(k, bbase, \
+				mul(k, (lj), bsj))), bs->dt, ct), ""); \
+	} while (0)
+	LLVMBuildStore(b, cconst(k, ct, -INFINITY), mx);
+	LLVMValueRef j = loop_begin(k, &l1, jn), s = NULL;
+	SCORE(j, ld1, s);
+	LLVMBuildStore(b, vmax(k, LLVMBuildLoad2(b, t, mx, ""), s, ct, true), mx);
+	loop_end(k, &l1);
+	LLVMValueRef m = LLVMBuildLoad2(b, t, mx, "");
+	LLVMBuildStore(b, cconst(k, ct, 0), sum);
+	LLVMValueRef z = loop_begin(k, &lz, Dv);
+	LLVMBuildStore(b, cconst(k, ct, 0), LLVMBuildInBoundsGEP2(b, t, accv, &z, 1, ""));
+	loop_end(k, &lz);
+	j = loop_begin(k, &l2, jn);
+	SCORE(j, ld2, s);
+#undef SCORE
+	LLVMValueRef p = fexp(k, LLVMBuildFSub(b, s, m, ""));
+	LLVMBuildStore(b, LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, sum, ""), p, ""), sum);
+	LLVMValueRef vo = mul(k, add(k, mul(k, add(k, mul(k, bb, Sk), j), Hk), hk), Dv);
+	Loop lv;
+	LLVMValueRef dd = loop_begin(k, &lv, Dv);
+	LLVMValueRef ap = LLVMBuildInBoundsGEP2(b, t, accv, &dd, 1, "");
+	LLVMValueRef vv = cvt(k, ld(k, v, add(k, vo, dd)), v->dt, ct);
+	LLVMBuildStore(b, contract(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, ap, ""),
+						  contract(LLVMBuildFMul(b, p, vv, "")), "")), ap);
+	loop_end(k, &lv);
+	loop_end(k, &l2);
+	LLVMValueRef rl = LLVMBuildFDiv(b, cconst(k, ct, 1), LLVMBuildLoad2(b, t, sum, ""), "");
+	LLVMValueRef ooff = mul(k, add(k, mul(k, add(k, mul(k, bb, Sq), i), Hq), h), Dv);
+	dd = loop_begin(k, &lo, Dv);
+	LLVMValueRef av = LLVMBuildLoad2(b, t, LLVMBuildInBoundsGEP2(b, t, accv, &dd, 1, ""), "");
+	st(k, out, add(k, ooff, dd), cvt(k, LLVMBuildFMul(b, av, rl, ""), ct, out->dt));
+	loop_end(k, &lo);
+	loop_end(k, &lp);
+	return true;
+}
+
+/* nn.dropout in inference: the data, and a mask of ones. */
+static bool
+gen_dropout(K *k)
+{
+	Buf *x = &k->buf[0], *o = &k->buf[1], *mk = &k->buf[2];
+	LLVMValueRef n = prod(k, x->dim, 0, x->nd);
+	Loop l;
+	LLVMValueRef i = loop_begin(k, &l, n);
+	st(k, o, i, cvt(k, ld(k, x, i), x->dt, o->dt));
+	st(k, mk, i, cconst(k, cdt(mk->dt), 1));
+	loop_end(k, &l);
+	return true;
+}
+
+/* --------------------------------------------------------- sorting */
+
+/* A call to the runtime's rlx_sort_index (runtime/sort.c): a malloc'ed
+ * array of the n row positions in stable sorted order. */
+static LLVMValueRef
+sort_index(K *k, LLVMValueRef row, LLVMValueRef stride, DType dt, LLVMValueRef n, bool desc)
+{
+	LLVMTypeRef pt[5] = {k->ptr, k->i64, k->i32, k->i64, k->i32};
+	LLVMTypeRef ft = LLVMFunctionType(k->ptr, pt, 5, false);
+	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "rlx_sort_index");
+	if (!fn)
+		fn = LLVMAddFunction(k->mod, "rlx_sort_index", ft);
+	LLVMValueRef args[5] = {row, stride, LLVMConstInt(k->i32, (unsigned)dt, 0), n,
+				LLVMConstInt(k->i32, desc, 0)};
+	return LLVMBuildCall2(k->b, ft, fn, args, 5, "");
+}
+
+/* free(p) */
+static void
+call_free(K *k, LLVMValueRef p)
+{
+	LLVMTypeRef ft = LLVMFunctionType(k->vd, &k->ptr, 1, false);
+	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "free");
+	if (!fn)
+		fn = LLVMAddFunction(k->mod, "free", ft);
+	LLVMBuildCall2(k->b, ft, fn, &p, 1, "");
+}
+
+/*
+ * sort / argsort / topk along axis: rows of (outer, inner) across the
+ * pool; each row's order from rlx_sort_index (stable; NaN after every
+ * number, as numpy), then the first kk of it written: the values and/or
+ * the positions. topk's largest and sort's descending sort descending.
+ */
+static bool
+gen_sort(K *k)
+{
+	Buf *x = &k->buf[0];
+	OpKind op = k->e->call.op;
+	int ax;
+	if (x->nd == 0 || !norm_axis(attr(k, "axis").i, x->nd, &ax))
+		return fail(k, "axis out of range");
+	bool desc = op == OP_TOPK ? attr(k, "largest").i : attr(k, "descending").i;
+	Buf *vals = NULL, *idxs = NULL;
+	if (op == OP_SORT) {
+		vals = &k->buf[1];
+	} else if (op == OP_ARGSORT) {
+		idxs = &k->buf[1];
+	} else {
+		const char *rt = attr(k, "ret_type").s;
+		if (!strcmp(rt, "both")) {
+			vals = &k->buf[1];
+			idxs = &k->buf[2];
+		} else if (!strcmp(rt, "values")) {
+			vals = &k->buf[1];
+		} else {
+			idxs = &k->buf[1];
+		}
+	}
+	Buf *o0 = vals ? vals : idxs;
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef outer = prod(k, x->dim, 0, ax), n = x->dim[ax];
+	LLVMValueRef inner = prod(k, x->dim, ax + 1, x->nd), kk = o0->dim[ax];
+	LLVMValueRef rows = mul(k, outer, inner);
+	Loop lp, lj;
+	LLVMValueRef f = par_begin(k, &lp, rows, mul(k, rows, n));
+	LLVMValueRef o = LLVMBuildUDiv(b, f, inner, ""), i = LLVMBuildURem(b, f, inner, "");
+	LLVMValueRef base = add(k, mul(k, mul(k, o, n), inner), i);
+	LLVMValueRef obase = add(k, mul(k, mul(k, o, kk), inner), i);
+	LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(k->c, k->fn, "sortrow");
+	LLVMBasicBlockRef skip = LLVMAppendBasicBlockInContext(k->c, k->fn, "sortskip");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, n, ci(k, 0), ""), go, skip);
+	LLVMPositionBuilderAtEnd(b, go);
+	LLVMValueRef order = sort_index(k, addr(k, x, base), inner, x->dt, n, desc);
+	LLVMValueRef j = loop_begin(k, &lj, kk);
+	LLVMValueRef pos = LLVMBuildLoad2(b, k->i64, LLVMBuildInBoundsGEP2(b, k->i64, order, &j, 1, ""), "");
+	LLVMValueRef dst = add(k, obase, mul(k, j, inner));
+	if (vals)
+		st(k, vals, dst, cvt(k, ld(k, x, add(k, base, mul(k, pos, inner))), x->dt, vals->dt));
+	if (idxs)
+		st(k, idxs, dst, cvt(k, pos, DT_I64, idxs->dt));
+	loop_end(k, &lj);
+	call_free(k, order);
+	LLVMBuildBr(b, skip);
+	LLVMPositionBuilderAtEnd(b, skip);
+	loop_end(k, &lp);
+	return true;
+}
+
+/* ---------------------------------------------------------- einsum */
+
+/*
+ * einsum: for each output element (the parallel loop over the output's
+ * letters) the sum over the other letters of the product of the
+ * operands' elements; a letter's extent is its largest dim among the
+ * operands (dims of 1 broadcast). Accumulated as matmul does.
+ */
+static bool
+gen_einsum(K *k)
+{
+	Buf *out = &k->buf[k->nin];
+	const char *s = attr(k, "subscripts").s;
+	const char *arrow = strstr(s, "->");
+	int8_t letter[MAXBUF][MAXD];
+	int nl = 0;
+	char letters[64];
+	int count[128] = {0};
+	const char *p = s;
+	for (int op = 0; op < k->nin; op++) {
+		int n = 0;
+		while (*p && *p != ',' && (!arrow || p < arrow)) {
+			char ch = *p++;
+			if (ch == ' ')
+				continue;
+			if (n >= k->buf[op].nd || (unsigned char)ch >= 128)
+				return fail(k, "bad subscripts");
+			bool seen = false;
+			for (int i = 0; i < nl; i++)
+				seen |= letters[i] == ch;
+			if (!seen) {
+				if (nl >= 63)
+					return fail(k, "too many subscripts");
+				letters[nl++] = ch;
+			}
+			count[(unsigned char)ch]++;
+			int li = 0;
+			while (letters[li] != ch)
+				li++;
+			letter[op][n++] = (int8_t)li;
+		}
+		if (n != k->buf[op].nd)
+			return fail(k, "subscripts do not match the operands");
+		if (*p == ',')
+			p++;
+	}
+	int oletter[MAXD], no = 0;
+	if (arrow) {
+		for (const char *q = arrow + 2; *q; q++) {
+			if (*q == ' ')
+				continue;
+			int li = -1;
+			for (int i = 0; i < nl; i++)
+				if (letters[i] == *q)
+					li = i;
+			if (li < 0 || no >= MAXD)
+				return fail(k, "bad output subscripts");
+			oletter[no++] = li;
+		}
+	} else {
+		for (int ch = 'A'; ch <= 'z'; ch++)
+			if (count[ch] == 1)
+				for (int i = 0; i < nl; i++)
+					if (letters[i] == ch && no < MAXD)
+						oletter[no++] = i;
+	}
+	if (no != out->nd)
+		return fail(k, "the output subscripts do not match the result");
+	bool isout[64] = {0};
+	for (int i = 0; i < no; i++)
+		isout[oletter[i]] = true;
+	/* extents and per-operand strides by letter */
+	LLVMValueRef ext[64], lst[MAXBUF][64];
+	for (int i = 0; i < nl; i++)
+		ext[i] = ci(k, 1);
+	for (int op = 0; op < k->nin; op++) {
+		Buf *bf = &k->buf[op];
+		LLVMValueRef sts[MAXD];
+		strides(k, bf, sts);
+		for (int i = 0; i < nl; i++)
+			lst[op][i] = ci(k, 0);
+		for (int d = 0; d < bf->nd; d++) {
+			int li = letter[op][d];
+			ext[li] = imax(k, ext[li], bf->dim[d]);
+			LLVMValueRef one = LLVMBuildICmp(k->b, LLVMIntEQ, bf->dim[d], ci(k, 1), "");
+			lst[op][li] = add(k, lst[op][li], LLVMBuildSelect(k->b, one, ci(k, 0), sts[d], ""));
+		}
+	}
+	for (int i = 0; i < no; i++)
+		ext[oletter[i]] = out->dim[i];
+	int rl[64], nr = 0;
+	for (int i = 0; i < nl; i++)
+		if (!isout[i])
+			rl[nr++] = i;
+	if (nr > MAXD)
+		return fail(k, "too many summed subscripts");
+	DType acct = dtype_is_float(out->dt) ? float_ct(out->dt) : out->dt == DT_BOOL ? DT_I64 : out->dt;
+	bool fl = dtype_is_float(acct);
+	LLVMTypeRef at = ctype(k, acct);
+	LLVMValueRef acc = slot(k, at, 1);
+	LLVMValueRef total = prod(k, out->dim, 0, out->nd), rdims[MAXD];
+	for (int i = 0; i < nr; i++)
+		rdims[i] = ext[rl[i]];
+	LLVMValueRef rtotal = prod(k, rdims, 0, nr);
+	Loop lp;
+	LLVMValueRef f = par_begin(k, &lp, total, mul(k, total, mul(k, rtotal, ci(k, k->nin))));
+	LLVMValueRef oidx[MAXD], flat = f;
+	for (int i = no - 1; i >= 0; i--) {
+		oidx[i] = i ? LLVMBuildURem(k->b, f, out->dim[i], "") : f;
+		if (i)
+			f = LLVMBuildUDiv(k->b, f, out->dim[i], "");
+	}
+	LLVMValueRef obase[MAXBUF];
+	for (int op = 0; op < k->nin; op++) {
+		obase[op] = ci(k, 0);
+		for (int i = 0; i < no; i++)
+			obase[op] = add(k, obase[op], mul(k, oidx[i], lst[op][oletter[i]]));
+	}
+	LLVMBuildStore(k->b, cconst(k, acct, 0), acc);
+	Nest ns;
+	LLVMValueRef ridx[MAXD];
+	nest_begin(k, &ns, rdims, nr, ridx);
+	LLVMValueRef prodv = cconst(k, acct, 1);
+	for (int op = 0; op < k->nin; op++) {
+		LLVMValueRef off = obase[op];
+		for (int i = 0; i < nr; i++)
+			off = add(k, off, mul(k, ridx[i], lst[op][rl[i]]));
+		LLVMValueRef v = cvt(k, ld(k, &k->buf[op], off), k->buf[op].dt, acct);
+		prodv = fl ? LLVMBuildFMul(k->b, prodv, v, "") : LLVMBuildMul(k->b, prodv, v, "");
+	}
+	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
+	LLVMBuildStore(k->b, fl ? reassoc(LLVMBuildFAdd(k->b, cur, prodv, "")) : LLVMBuildAdd(k->b, cur, prodv, ""), acc);
+	nest_end(k, &ns);
+	st(k, out, flat, cvt(k, LLVMBuildLoad2(k->b, at, acc, ""), acct, out->dt));
 	loop_end(k, &lp);
 	return true;
 }
@@ -2318,6 +3808,8 @@ static bool
 gen_body(K *k)
 {
 	OpKind op = k->e->call.op;
+	if (op == OP_MATMUL)
+		return gen_matmul(k);
 	if (has_nested_call(k->e)) {
 		if (k->nout != 1)
 			return fail(k, "a fused kernel has one output");
@@ -2393,8 +3885,45 @@ gen_body(K *k)
 		return gen_softmax(k);
 	case OP_RMS_NORM: case OP_LAYER_NORM:
 		return gen_norm(k);
-	case OP_CONV2D:
-		return gen_conv2d(k);
+	case OP_CONV2D: case OP_CONV1D: case OP_CONV2D_TRANSPOSE:
+		return gen_conv(k);
+	case OP_TRIL: case OP_TRIU:
+		return gen_tril(k);
+	case OP_EYE:
+		return gen_eye(k);
+	case OP_ONE_HOT:
+		return gen_one_hot(k);
+	case OP_PRELU:
+		return gen_prelu(k);
+	case OP_QUANTIZE: case OP_DEQUANTIZE:
+		return gen_qdq(k);
+	case OP_TILE: case OP_REPEAT: case OP_FLIP: case OP_PAD: case OP_GATHER_ELEMENTS:
+	case OP_GATHER_ND: case OP_DYNAMIC_STRIDED_SLICE:
+		return gen_move(k);
+	case OP_STACK:
+		return gen_stack(k);
+	case OP_SCATTER_ELEMENTS: case OP_SCATTER_ND:
+		return gen_scatter(k);
+	case OP_CUMSUM: case OP_CUMPROD:
+		return gen_scan(k);
+	case OP_VARIANCE: case OP_STD:
+		return gen_variance(k);
+	case OP_MAX_POOL2D: case OP_AVG_POOL2D:
+		return gen_pool2d(k);
+	case OP_ADAPTIVE_AVG_POOL2D:
+		return gen_adaptive_pool2d(k);
+	case OP_BATCH_NORM:
+		return gen_batch_norm(k);
+	case OP_GROUP_NORM: case OP_INSTANCE_NORM:
+		return gen_group_norm(k);
+	case OP_ATTENTION:
+		return gen_attention(k);
+	case OP_DROPOUT:
+		return gen_dropout(k);
+	case OP_SORT: case OP_ARGSORT: case OP_TOPK:
+		return gen_sort(k);
+	case OP_EINSUM:
+		return gen_einsum(k);
 	default:
 		return fail(k, "no code generation for this op yet");
 	}
@@ -2413,7 +3942,7 @@ static void
 key_dim(StrBuf *sb, const PExpr *x, VarNames *vn)
 {
 	int64_t c;
-	static const char *ops = "+-*/%<>";
+	static const char *ops = "+-*/%<>=!lLgG"; /* ORDER: PExprKind from PE_ADD */
 	if (pe_const(x, &c)) {
 		sb_printf(sb, "%lld", (long long)c);
 		return;
@@ -2449,6 +3978,9 @@ key_attr(StrBuf *sb, const AttrVal *v)
 		for (int i = 0; i < v->n; i++)
 			sb_printf(sb, "%s%lld", i ? "," : "", (long long)v->ints[i]);
 		sb_putc(sb, ']');
+		break;
+	case AV_DIMS: case AV_SINFO: case AV_RAW: /* no kernel reads these */
+		print_attrval(sb, v);
 		break;
 	}
 }
@@ -2513,6 +4045,15 @@ sig_args(const Expr *e, Diags *d, const SInfo **sis, int *n, StrBuf *key,
 {
 	for (int i = 0; i < e->call.nargs; i++) {
 		const Expr *x = e->call.args[i];
+		if (x->kind == E_CALL && e->call.op == OP_MATMUL && i == 1 &&
+		    cg_matmul_transpose(x)) {
+			/* b read transposed: its input is the buffer */
+			sb_puts(key, " (T");
+			if (!sig_args(x, d, sis, n, key, vn))
+				return false;
+			sb_putc(key, ')');
+			continue;
+		}
 		if (x->kind == E_CALL) {
 			if (!sig_nested(x, d, sis, n, key, vn))
 				return false;
@@ -2666,11 +4207,14 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 	k->lo = LLVMGetParam(f, (unsigned)nb + 1);
 	k->hi = LLVMGetParam(f, (unsigned)nb + 2);
 	k->split = LLVMGetParam(f, (unsigned)nb + 3);
-	k->pool = LLVMConstIntToPtr(
-		LLVMConstInt(k->i64, (unsigned long long)(uintptr_t)jit_pool(cg->jit), 0),
-		k->ptr);
 	k->entry = LLVMAppendBasicBlockInContext(k->c, f, "entry");
 	LLVMPositionBuilderAtEnd(k->b, k->entry);
+	/* the pool through a symbol the Jit defines (no address in the code,
+	 * so the object code can be cached: jit.c) */
+	LLVMValueRef gp = LLVMGetNamedGlobal(k->mod, "rlx_jit_pool");
+	if (!gp)
+		gp = LLVMAddGlobal(k->mod, k->ptr, "rlx_jit_pool");
+	k->pool = LLVMBuildLoad2(k->b, k->ptr, gp, "pool");
 	LLVMValueRef dims = LLVMGetParam(f, (unsigned)nb);
 	int doff = 0;
 	VarNames vn = {.n = 0};
@@ -2751,6 +4295,13 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 {
 	if (e->kind != E_CALL)
 		ir_bug("cg_kernel on a %s", ir_expr_kind_name(e->kind));
+	OpClass oc = op_info(e->call.op)->cls;
+	if (oc == OC_EXTERN || oc == OC_IMPURE) {
+		diag_error(d, e->span, "R.%s cannot be run by rlx: it is outside "
+			   "the operators rlx computes (packed functions, memory "
+			   "planning, effects)", op_info(e->call.op)->name);
+		return NULL;
+	}
 	const SInfo *sis[MAXBUF];
 	int nin, nout;
 	StrBuf key = {0};
@@ -2783,6 +4334,7 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	k.vd = LLVMVoidTypeInContext(k.c);
 	k.nin = nin;
 	k.nout = nout;
+	k.gemm_isa = jit_gemm_isa(cg->jit);
 	k.m = m;
 	k.e = e;
 	k.d = d;

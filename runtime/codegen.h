@@ -38,6 +38,16 @@ void *jit_lookup(Jit *jit, const char *name);
 unsigned jit_unique(Jit *jit);
 /* The thread pool the JIT's kernels split their loops across (pool.h). */
 struct Pool *jit_pool(Jit *jit);
+/* The code cache and the time spent compiling (see jit.c: the cache is
+ * $XDG_CACHE_HOME/rlx or ~/.cache/rlx, off with RLX_NO_CACHE=1). */
+typedef struct {
+	int hits, misses; /* modules found in the cache / compiled */
+	double seconds;   /* in jit_add_module and jit_lookup */
+} JitStats;
+const JitStats *jit_stats(const Jit *jit);
+/* The GEMM_ISA_* (runtime/gemm.h) the host CPU has: AVX-512F, else
+ * AVX2 + FMA + F16C, else generic; from LLVM's host features. */
+int jit_gemm_isa(const Jit *jit);
 
 /* --------------------------------------------------------- runtime/codegen.c */
 
@@ -80,5 +90,9 @@ bool cg_fusable(const Expr *e);
 /* A reduction's data argument (its first) may be such a tree too when
  * every tensor operand of the tree has the tree's shape. */
 bool cg_reduce_fusable(OpKind op);
+/* A matmul's b (its second argument) may be an op call perm for which
+ * this holds: a permute_dims swapping the last two dims of a float tensor.
+ * The kernel then reads perm's input as the transposed b (no copy). */
+bool cg_matmul_transpose(const Expr *perm);
 
 #endif

@@ -37,6 +37,7 @@ rt_comm_launched(void)
 	return s && *s;
 }
 
+#ifdef RLX_HAVE_MPI
 /* Threads per rank: the host's cores shared among its ranks. */
 static void
 share_cores(void)
@@ -51,6 +52,7 @@ share_cores(void)
 	snprintf(buf, sizeof buf, "%ld", cpus / n > 0 ? cpus / n : 1);
 	setenv("RLX_NUM_THREADS", buf, 0);
 }
+#endif
 
 RtComm *
 rt_comm_single(int rank, RtError *e)
@@ -160,8 +162,8 @@ rt_comm_barrier(RtComm *c)
 	(void)c;
 }
 
-/* Elementwise reduction of n values of dtype dt (and the average's
- * division): the single-process form, and the tail of the f16/bf16 path. */
+#ifdef RLX_HAVE_MPI
+/* The average's division of n values of dtype dt, after the sum. */
 static void
 avg_div(DType dt, void *p, int64_t n, int size)
 {
@@ -178,7 +180,6 @@ avg_div(DType dt, void *p, int64_t n, int size)
 		}
 }
 
-#ifdef RLX_HAVE_MPI
 static MPI_Datatype
 mpi_type(DType dt)
 {

@@ -15,8 +15,9 @@
  * call's struct info with the symbolic dims evaluated, then the kernel runs
  * on buffers = tensor arguments then outputs, dims = every buffer's shape.
  * reshape/expand_dims/squeeze/flatten make views sharing the input's data
- * (tensors are never written after their kernel ran) and stop_lift_params
- * is the identity. Parameters, annotations and match_cast are checked
+ * (tensors are never written after their kernel ran), stop_lift_params
+ * is the identity, shape_of reads the tensor's shape and shape_to_tensor
+ * copies a shape's values into an int64 tensor. Parameters, annotations and match_cast are checked
  * against the values; bare symbolic dims bind at their first occurrence.
  *
  * Streaming (rt_run_stream) runs the same plan with the top-level
@@ -498,6 +499,44 @@ fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 	}
 }
 
+/*
+ * Transposed-b fusion: a matmul whose b is a var bound earlier in sp to a
+ * permute_dims that swaps the last two dims (cg_matmul_transpose), used
+ * only there, reads the permute's input directly (x @ w.T without a
+ * transposed copy of w): the matmul's step gets the permute call as its
+ * argument and the permute's step computes nothing.
+ */
+static void
+fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
+{
+	for (int j = 0; j < sp->n; j++) {
+		Expr *e = sp->steps[j].x;
+		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL ||
+		    e->call.nargs < 2 || !shaped(e))
+			continue;
+		Expr *x = e->call.args[1];
+		if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
+			continue;
+		int i = j - 1;
+		while (i >= 0 && sp->steps[i].b->var != x->var)
+			i--;
+		if (i < 0)
+			continue;
+		Step *si = &sp->steps[i];
+		Expr *pe = si->x;
+		if (!pe || si->b->cast || si->b->annotated || !cg_matmul_transpose(pe) ||
+		    pe->call.args[0]->kind != E_VAR)
+			continue;
+		Expr *f = ARENA_NEW(&p->m->arena, Expr);
+		*f = *e;
+		f->call.args = ARENA_ARRAY(&p->m->arena, Expr *, e->call.nargs);
+		memcpy(f->call.args, e->call.args, sizeof *f->call.args * (size_t)e->call.nargs);
+		f->call.args[1] = pe;
+		sp->steps[j].x = f;
+		si->x = NULL;
+	}
+}
+
 /* Plans the sequence seq of fp: slots for its vars, kernels, branches and
  * callees, with elementwise chains fused (fuse_seq). Liveness comes later
  * (live_seq). */
@@ -542,9 +581,20 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 				}
 				break;
 			}
+			case E_FUNC:
+			case E_CALL_VAR:
+				diag_error(d, e->span, "a local function cannot "
+					   "be run by rlx yet: define it in the "
+					   "module and call it as cls.%s",
+					   e->kind == E_FUNC && e->fn->name ? e->fn->name : "f");
+				*ok = false;
+				break;
 			case E_STR:
-				diag_error(d, e->span, "a string value cannot be "
-					   "computed at run time");
+			case E_EXTERN:
+				diag_error(d, e->span, e->kind == E_STR
+					   ? "a string value cannot be computed at run time"
+					   : "R.ExternFunc cannot be run by rlx: it names a "
+					     "function outside the module");
 				*ok = false;
 				break;
 			default:
@@ -553,10 +603,12 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 		}
 	}
 	fuse_seq(p, fp, sp);
+	fuse_transpose(p, fp, sp);
 	for (int i = 0; i < n; i++) {
 		Step *st = &sp->steps[i];
 		Expr *e = st->x;
 		if (!e || e->kind != E_CALL || e->call.op == OP_STOP_LIFT_PARAMS ||
+		    e->call.op == OP_SHAPE_OF || e->call.op == OP_SHAPE_TO_TENSOR ||
 		    is_view_op(e->call.op) ||
 		    op_info(e->call.op)->cls == OC_COMM)
 			continue;
@@ -918,6 +970,16 @@ rt_program_num_kernels(const RtProgram *p)
 	return cg_num_kernels(p->cg);
 }
 
+void
+rt_program_jit_stats(const RtProgram *p, int *compiled, int *cached,
+		     double *seconds)
+{
+	const JitStats *s = jit_stats(p->jit);
+	*compiled = s->misses;
+	*cached = s->hits;
+	*seconds = s->seconds;
+}
+
 /* ------------------------------------------------------------ constants */
 
 /* The value of constant x: an aligned owned copy made at first use. */
@@ -1116,6 +1178,12 @@ eval_pe(Frame *fr, const PExpr *x, int64_t *out, bool soft)
 		break;
 	case PE_MIN: r = a < b ? a : b; break;
 	case PE_MAX: r = a > b ? a : b; break;
+	case PE_EQ: r = a == b; break;
+	case PE_NE: r = a != b; break;
+	case PE_LT: r = a < b; break;
+	case PE_LE: r = a <= b; break;
+	case PE_GT: r = a > b; break;
+	case PE_GE: r = a >= b; break;
 	default:
 		ir_bug("PExpr kind %d", x->kind);
 	}
@@ -1642,6 +1710,44 @@ runtime_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim,
 	int nd = bf->bnd[0];
 	const int64_t *in = bf->dims;
 	switch (op) {
+	case OP_DYNAMIC_STRIDED_SLICE: {
+		/* Python slice lengths from the begin, end, strides values */
+		if (bf->nb != 4 || nd != ndim)
+			return false;
+		int64_t v[3][RT_MAX_DIMS];
+		for (int t = 0; t < 3; t++) {
+			const SInfo *si = ir_expr_sinfo(e->call.args[1 + t]);
+			int64_t cnt = bf->dims[nd + t];
+			if (!si || bf->bnd[1 + t] != 1 || cnt != nd ||
+			    (si->dtype != DT_I64 && si->dtype != DT_I32)) {
+				rt_error(fr->e, "%s: begin, end and strides must be int32 or "
+					 "int64 tensors of %d values", who, nd);
+				return false;
+			}
+			for (int i = 0; i < nd; i++)
+				v[t][i] = si->dtype == DT_I64 ? ((const int64_t *)bf->ptr[1 + t])[i]
+							       : ((const int32_t *)bf->ptr[1 + t])[i];
+		}
+		for (int i = 0; i < nd; i++) {
+			int64_t n = in[i], b = v[0][i], en = v[1][i], st = v[2][i];
+			if (st == 0) {
+				rt_error(fr->e, "%s: a stride is 0", who);
+				return false;
+			}
+			b = b < 0 ? b + n : b;
+			en = en < 0 ? en + n : en;
+			if (st > 0) {
+				b = b < 0 ? 0 : b > n ? n : b;
+				en = en < 0 ? 0 : en > n ? n : en;
+				shape[i] = en > b ? (en - b + st - 1) / st : 0;
+			} else {
+				b = b < -1 ? -1 : b > n - 1 ? n - 1 : b;
+				en = en < -1 ? -1 : en > n - 1 ? n - 1 : en;
+				shape[i] = b > en ? (b - en - st - 1) / -st : 0;
+			}
+		}
+		return true;
+	}
 	case OP_SOFTMAX: case OP_LOG_SOFTMAX: case OP_RMS_NORM:
 	case OP_LAYER_NORM:
 		if (nd != ndim)
@@ -1807,6 +1913,33 @@ call_native(Frame *fr, Step *st, const char *who, RtValue **out)
 	if (e->call.op == OP_STOP_LIFT_PARAMS) {
 		*out = x;
 		return true;
+	}
+	if (e->call.op == OP_SHAPE_TO_TENSOR) {
+		RtValue *v = NULL;
+		if (x->kind != RV_SHAPE) {
+			rt_error(fr->e, "%s: shape_to_tensor of %s", who, value_kind_name(x));
+		} else {
+			int64_t n = x->n;
+			RtTensor *t = rt_tensor_new_in(fr->p->pool, DT_I64, 1, &n, fr->e);
+			if (t) {
+				if (n)
+					memcpy(t->data, x->values, sizeof(int64_t) * (size_t)n);
+				if (!(v = rt_value_tensor(t)))
+					rt_error(fr->e, "out of memory");
+			}
+		}
+		rt_value_release(x);
+		*out = v;
+		return v != NULL;
+	}
+	if (e->call.op == OP_SHAPE_OF) {
+		RtValue *s = x->kind == RV_TENSOR ? rt_value_shape(x->t->shape, x->t->ndim) : NULL;
+		if (!s)
+			rt_error(fr->e, x->kind == RV_TENSOR ? "out of memory"
+				 : "%s: shape_of of %s", who, value_kind_name(x));
+		rt_value_release(x);
+		*out = s;
+		return s != NULL;
 	}
 	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
 	int64_t shape[RT_MAX_DIMS];

@@ -1,7 +1,7 @@
 /*
  * func.c — what the engines (transform.c, init_weights.c, verify_lift.c)
- * do with a module before running it: pick the function, lift it, compile
- * it, each reporting into a Diags.
+ * do with a module before running it: pick the function, lift it, bind its
+ * transform's weights by name, compile it, each reporting into a Diags.
  */
 #include <string.h>
 
@@ -58,8 +58,47 @@ rt_lift_module(Module *m, bool shared, const char *const *shared_funcs,
 			 .shared_funcs = (const char **)shared_funcs,
 			 .nshared_funcs = nshared};
 	const Pass *list[8];
-	int n = pass_lift_pipeline(list, false);
+	int n = pass_lift_pipeline(list, false, true);
 	return pass_run(m, list, n, &o, d, NULL, NULL);
+}
+
+const char **
+rt_lift_weight_names(Module *m, Func *f, bool shared,
+		     const char *const *list, int nlist)
+{
+	Func *first = f;
+	if (shared && nlist) {
+		first = ir_find_func(m, list[0]);
+	} else if (shared) {
+		first = NULL;
+		for (int i = 0; i < m->nfuncs; i++) {
+			Func *g = m->funcs[i];
+			if (ir_func_num_input(g) >= 0 && !pass_is_transform(g) &&
+			    (!first || strcmp(g->name, first->name) < 0))
+				first = g;
+		}
+	}
+	int nin = first ? ir_func_num_input(first) : -1;
+	if (nin < 0 || nin > first->nparams)
+		return NULL;
+	const char **names = ARENA_ARRAY(&m->arena, const char *,
+					 first->nparams - nin + 1);
+	for (int i = nin; i < first->nparams; i++)
+		names[i - nin] = first->params[i]->name;
+	return names;
+}
+
+void
+rt_unbundle(Module *m, Func *t, const char *const *given, Diags *d)
+{
+	if (!pass_is_bundled(t))
+		return;
+	int n = t->params[0]->sinfo->nfields;
+	const char **names = ARENA_ARRAY(&m->arena, const char *, n + 1);
+	for (int i = 0; i < n; i++)
+		names[i] = given ? given[i] : NULL;
+	pass_weight_names(m, t, names);
+	pass_unbundle_params(m, t, names, d);
 }
 
 RtProgram *

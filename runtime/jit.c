@@ -12,14 +12,39 @@
  * the first large kernel). Kernels split their outer loop by calling
  * rlx_parallel_for with that pool; the symbol is defined in the main
  * JITDylib as an absolute address, so it resolves whether or not the
- * executable exports its symbols.
+ * executable exports its symbols. So is rlx_jit_pool, a data symbol at
+ * the Jit's pool pointer, which kernels load instead of holding the
+ * address.
+ *
+ * The code cache. A module's object code is kept in a file named by a
+ * 128-bit XXH3 of the module's IR text (before optimization: the kernel
+ * signatures, names and bodies), the LLVM version, the target triple and
+ * the host CPU's name and features, so any change of either compiles
+ * anew. The directory is $XDG_CACHE_HOME/rlx (an absolute
+ * XDG_CACHE_HOME; else $HOME/.cache/rlx); RLX_NO_CACHE=1 (or any value
+ * but 0) turns it off. A hit skips the optimizer and the code generator
+ * and hands the object to the JIT's linker. Files are written whole under
+ * an exclusive temporary and renamed into place (rt_file_put), so
+ * concurrent runs at worst write the same file twice; each holds a
+ * header (magic, size, XXH3-64 of the object) that is checked on every
+ * load, and a file that fails it is ignored and rewritten. Every kernel
+ * reaches its helpers (rlx_parallel_for, rlx_gemm, rlx_jit_pool, libm)
+ * through symbols, never through addresses, so one object serves every
+ * process.
  *
  * The only process-wide state is the one-time native target set-up.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xxhash.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
@@ -31,7 +56,9 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "codegen.h"
+#include "gemm.h"
 #include "pool.h"
+#include "rt.h"
 
 struct Jit {
 	LLVMOrcLLJITRef lljit;
@@ -41,6 +68,10 @@ struct Jit {
 	char *cpu;
 	char *features;
 	Pool *pool;
+	int gemm_isa;     /* GEMM_ISA_* from the host's features */
+	LLVMTargetMachineRef obj_tm; /* emits cached object code (PIC) */
+	char *cache_dir;  /* NULL: no code cache */
+	JitStats stats;
 	unsigned next_id; /* for jit_unique */
 };
 
@@ -65,25 +96,45 @@ take_error(LLVMErrorRef e, const char *what, char *err, size_t errlen)
 	return false;
 }
 
-/* Defines the runtime helpers kernels call (rlx_parallel_for) in the
- * main JITDylib; false with a message. */
+/* Defines the runtime helpers kernels call (rlx_parallel_for, rlx_gemm, the
+ * sort of runtime/sort.c) in the main JITDylib; false with a message. */
 static bool
 define_runtime(Jit *jit, char *err, size_t errlen)
 {
-	LLVMOrcCSymbolMapPair sym = {
-		.Name = LLVMOrcLLJITMangleAndIntern(jit->lljit,
-						    "rlx_parallel_for"),
-		.Sym = {
-			.Address = (LLVMOrcExecutorAddress)(uintptr_t)
-				rlx_parallel_for,
-			.Flags = {
-				.GenericFlags = LLVMJITSymbolGenericFlagsExported |
-						LLVMJITSymbolGenericFlagsCallable,
-				.TargetFlags = 0,
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} helpers[] = {
+		{"rlx_parallel_for", (void (*)(void))rlx_parallel_for},
+		{"rlx_gemm", (void (*)(void))rlx_gemm},
+		{"rlx_sort_index", (void (*)(void))rlx_sort_index},
+	};
+	LLVMOrcCSymbolMapPair sym[ARRAY_LEN(helpers)];
+	for (size_t i = 0; i < ARRAY_LEN(helpers); i++)
+		sym[i] = (LLVMOrcCSymbolMapPair){
+			.Name = LLVMOrcLLJITMangleAndIntern(jit->lljit,
+							    helpers[i].name),
+			.Sym = {
+				.Address = (LLVMOrcExecutorAddress)(uintptr_t)
+					helpers[i].fn,
+				.Flags = {
+					.GenericFlags = LLVMJITSymbolGenericFlagsExported |
+							LLVMJITSymbolGenericFlagsCallable,
+					.TargetFlags = 0,
+				},
 			},
+		};
+	LLVMOrcCSymbolMapPair all[ARRAY_LEN(helpers) + 1];
+	memcpy(all, sym, sizeof sym);
+	all[ARRAY_LEN(helpers)] = (LLVMOrcCSymbolMapPair){
+		.Name = LLVMOrcLLJITMangleAndIntern(jit->lljit, "rlx_jit_pool"),
+		.Sym = {
+			.Address = (LLVMOrcExecutorAddress)(uintptr_t)&jit->pool,
+			.Flags = {.GenericFlags = LLVMJITSymbolGenericFlagsExported,
+				  .TargetFlags = 0},
 		},
 	};
-	LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(&sym, 1);
+	LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(all, ARRAY_LEN(all));
 	LLVMErrorRef e = LLVMOrcJITDylibDefine(
 		LLVMOrcLLJITGetMainJITDylib(jit->lljit), mu);
 	if (e)
@@ -92,9 +143,36 @@ define_runtime(Jit *jit, char *err, size_t errlen)
 	return true;
 }
 
+/* Does LLVM's feature string fs ("+avx2,-avx512f,...") enable f? */
+static bool
+has_feature(const char *fs, const char *f)
+{
+	size_t n = strlen(f);
+	for (const char *p = fs; (p = strstr(p, f)); p += n)
+		if (p > fs && p[-1] == '+' && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* The rlx_gemm kernels for a host with LLVM features fs. */
+static int
+host_gemm_isa(const char *fs)
+{
+	if (!fs)
+		return GEMM_ISA_GENERIC;
+	if (has_feature(fs, "avx512f") && has_feature(fs, "f16c") &&
+	    has_feature(fs, "fma"))
+		return GEMM_ISA_AVX512;
+	if (has_feature(fs, "avx2") && has_feature(fs, "fma") &&
+	    has_feature(fs, "f16c"))
+		return GEMM_ISA_AVX2;
+	return GEMM_ISA_GENERIC;
+}
+
 /* A target machine for the host CPU at -O3; NULL with a message. */
 static LLVMTargetMachineRef
-host_machine(Jit *jit, char *err, size_t errlen)
+host_machine_as(Jit *jit, LLVMRelocMode reloc, LLVMCodeModel model, char *err,
+		size_t errlen)
 {
 	LLVMTargetRef target;
 	char *msg = NULL;
@@ -106,10 +184,16 @@ host_machine(Jit *jit, char *err, size_t errlen)
 	}
 	return LLVMCreateTargetMachine(target, jit->triple, jit->cpu,
 				       jit->features,
-				       LLVMCodeGenLevelAggressive,
-				       LLVMRelocDefault,
-				       LLVMCodeModelJITDefault);
+				       LLVMCodeGenLevelAggressive, reloc, model);
 }
+
+static LLVMTargetMachineRef
+host_machine(Jit *jit, char *err, size_t errlen)
+{
+	return host_machine_as(jit, LLVMRelocDefault, LLVMCodeModelJITDefault,
+			       err, errlen);
+}
+
 
 Jit *
 jit_new(char *err, size_t errlen)
@@ -127,6 +211,7 @@ jit_new(char *err, size_t errlen)
 	jit->triple = LLVMGetDefaultTargetTriple();
 	jit->cpu = LLVMGetHostCPUName();
 	jit->features = LLVMGetHostCPUFeatures();
+	jit->gemm_isa = host_gemm_isa(jit->features);
 	jit->tm = host_machine(jit, err, errlen);
 	LLVMTargetMachineRef jit_tm = jit->tm ? host_machine(jit, err, errlen)
 					      : NULL;
@@ -164,6 +249,16 @@ jit_new(char *err, size_t errlen)
 		return NULL;
 	}
 	jit->tsctx = LLVMOrcCreateNewThreadSafeContext();
+	jit->cache_dir = rt_cache_home();
+	if (jit->cache_dir) {
+		char e2[256];
+		jit->obj_tm = host_machine_as(jit, LLVMRelocPIC, LLVMCodeModelSmall,
+					      e2, sizeof e2);
+		if (!jit->obj_tm) { /* no cache then */
+			free(jit->cache_dir);
+			jit->cache_dir = NULL;
+		}
+	}
 	return jit;
 }
 
@@ -182,6 +277,9 @@ jit_free(Jit *jit)
 	pool_free(jit->pool);
 	if (jit->tm)
 		LLVMDisposeTargetMachine(jit->tm);
+	if (jit->obj_tm)
+		LLVMDisposeTargetMachine(jit->obj_tm);
+	free(jit->cache_dir);
 	LLVMDisposeMessage(jit->triple);
 	LLVMDisposeMessage(jit->cpu);
 	LLVMDisposeMessage(jit->features);
@@ -200,16 +298,141 @@ jit_pool(Jit *jit)
 	return jit->pool;
 }
 
+int
+jit_gemm_isa(const Jit *jit)
+{
+	return jit->gemm_isa;
+}
+
 struct LLVMOpaqueContext *
 jit_context(Jit *jit)
 {
 	return LLVMOrcThreadSafeContextGetContext(jit->tsctx);
 }
 
+/* ------------------------------------------------------------ code cache */
+
+enum { CACHE_HDR = 32 };
+static const char CACHE_MAGIC[8] = "RLXJITO1";
+
+/* The cache file of mod (its IR text and this host): DIR/HEX.o. */
+static char *
+cache_path(Jit *jit, LLVMModuleRef mod)
+{
+	char *ir = LLVMPrintModuleToString(mod);
+	unsigned maj, min, patch;
+	LLVMGetVersion(&maj, &min, &patch);
+	StrBuf h = {0};
+	sb_printf(&h, "rlx code cache 1\nllvm %u.%u.%u\n%s\n%s\n%s\n", maj, min,
+		  patch, jit->triple, jit->cpu, jit->features);
+	XXH3_state_t *st = XXH3_createState();
+	XXH3_128bits_reset(st);
+	XXH3_128bits_update(st, h.p, h.len);
+	XXH3_128bits_update(st, ir, strlen(ir));
+	XXH128_hash_t x = XXH3_128bits_digest(st);
+	XXH3_freeState(st);
+	LLVMDisposeMessage(ir);
+	sb_free(&h);
+	StrBuf b = {0};
+	sb_printf(&b, "%s/%016llx%016llx.o", jit->cache_dir,
+		  (unsigned long long)x.high64, (unsigned long long)x.low64);
+	return sb_take(&b);
+}
+
+static void
+put_u64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t
+get_u64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* The object code in cache file path, checked; NULL when it is missing,
+ * unreadable or fails the check. */
+static LLVMMemoryBufferRef
+cache_load(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat sb;
+	unsigned char *p = NULL;
+	LLVMMemoryBufferRef mb = NULL;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size < CACHE_HDR ||
+	    sb.st_size > (1LL << 31) || !(p = malloc((size_t)sb.st_size)))
+		goto out;
+	size_t n = (size_t)sb.st_size, got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, p + got, n - got);
+		if (r <= 0)
+			goto out;
+		got += (size_t)r;
+	}
+	uint64_t size = get_u64(p + 8), hash = get_u64(p + 16);
+	if (memcmp(p, CACHE_MAGIC, 8) || size != n - CACHE_HDR ||
+	    XXH3_64bits(p + CACHE_HDR, size) != hash)
+		goto out;
+	mb = LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)p + CACHE_HDR,
+						       size, path);
+out:
+	free(p);
+	close(fd);
+	return mb;
+}
+
+
+/* Writes obj to cache file path (whole or not at all); failures only
+ * cost the next run a compile. */
+static void
+cache_store(const char *path, LLVMMemoryBufferRef obj)
+{
+	size_t n = LLVMGetBufferSize(obj);
+	unsigned char *p = malloc(CACHE_HDR + n);
+	if (!p)
+		return;
+	memset(p, 0, CACHE_HDR);
+	memcpy(p, CACHE_MAGIC, 8);
+	put_u64(p + 8, n);
+	put_u64(p + 16, XXH3_64bits(LLVMGetBufferStart(obj), n));
+	memcpy(p + CACHE_HDR, LLVMGetBufferStart(obj), n);
+	rt_make_parents(path);
+	RtError e;
+	rt_file_put(path, p, CACHE_HDR + n, &e);
+	free(p);
+}
+
+/* Hands object code to the JIT's linker (which takes obj). */
+static bool
+add_object(Jit *jit, LLVMMemoryBufferRef obj, char *err, size_t errlen)
+{
+	LLVMErrorRef e = LLVMOrcLLJITAddObjectFile(
+		jit->lljit, LLVMOrcLLJITGetMainJITDylib(jit->lljit), obj);
+	if (e)
+		return take_error(e, "adding cached kernels to the JIT", err, errlen);
+	return true;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 bool
 jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, char *err,
 	       size_t errlen)
 {
+	double t0 = now_s();
 	char *msg = NULL;
 	if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
 		snprintf(err, errlen, "invalid kernel module: %s",
@@ -226,6 +449,16 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, char *err,
 	LLVMSetModuleDataLayout(mod, layout);
 	LLVMDisposeTargetData(layout);
 
+	char *path = jit->cache_dir ? cache_path(jit, mod) : NULL;
+	LLVMMemoryBufferRef obj = path ? cache_load(path) : NULL;
+	if (obj) {
+		free(path);
+		LLVMDisposeModule(mod);
+		jit->stats.hits++;
+		bool ok = add_object(jit, obj, err, errlen);
+		jit->stats.seconds += now_s() - t0;
+		return ok;
+	}
 	LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
 	LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
 	LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
@@ -233,8 +466,25 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, char *err,
 	LLVMErrorRef e = LLVMRunPasses(mod, "default<O3>", jit->tm, opts);
 	LLVMDisposePassBuilderOptions(opts);
 	if (e) {
+		free(path);
 		LLVMDisposeModule(mod);
 		return take_error(e, "optimizing kernels", err, errlen);
+	}
+	jit->stats.misses++;
+	if (path) {
+		/* object code now, so that it can be kept */
+		char *m2 = NULL;
+		if (!LLVMTargetMachineEmitToMemoryBuffer(jit->obj_tm, mod,
+							 LLVMObjectFile, &m2, &obj)) {
+			cache_store(path, obj);
+			free(path);
+			LLVMDisposeModule(mod);
+			bool ok = add_object(jit, obj, err, errlen);
+			jit->stats.seconds += now_s() - t0;
+			return ok;
+		}
+		LLVMDisposeMessage(m2); /* fall back to the JIT's own compile */
+		free(path);
 	}
 	LLVMOrcThreadSafeModuleRef tsm =
 		LLVMOrcCreateNewThreadSafeModule(mod, jit->tsctx);
@@ -244,14 +494,23 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, char *err,
 		LLVMOrcDisposeThreadSafeModule(tsm);
 		return take_error(e, "adding kernels to the JIT", err, errlen);
 	}
+	jit->stats.seconds += now_s() - t0;
 	return true;
+}
+
+const JitStats *
+jit_stats(const Jit *jit)
+{
+	return &jit->stats;
 }
 
 void *
 jit_lookup(Jit *jit, const char *name)
 {
 	LLVMOrcExecutorAddress addr = 0;
+	double t0 = now_s();
 	LLVMErrorRef e = LLVMOrcLLJITLookup(jit->lljit, &addr, name);
+	jit->stats.seconds += now_s() - t0;
 	if (e) {
 		LLVMConsumeError(e);
 		return NULL;

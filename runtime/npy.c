@@ -398,19 +398,12 @@ read_at(int fd, void *buf, size_t n, uint64_t off, const char *name,
 RtTensor *
 rt_npy_read(const char *path, RtError *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rt_error(e, "%s: cannot open: %s", path, strerror(errno));
+	uint64_t total;
+	int fd = rt_open_input(path, &total, e);
+	if (fd < 0)
 		return NULL;
-	}
 	RtTensor *t = NULL;
 	char *hd = NULL;
-	struct stat sb;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		rt_error(e, "%s: not a regular file", path);
-		goto done;
-	}
-	uint64_t total = (uint64_t)sb.st_size;
 	unsigned char pre[NPY_PREFIX];
 	size_t avail = total < NPY_PREFIX ? (size_t)total : NPY_PREFIX;
 	size_t hoff, hlen;

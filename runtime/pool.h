@@ -40,5 +40,7 @@ void pool_run(Pool *pool, void *ctx, int64_t n, PoolFn fn);
  * no export from the executable.
  */
 void rlx_parallel_for(void *pool, void *ctx, int64_t n, PoolFn fn);
+/* runtime/sort.c: the stable order of a row, for the sort kernels. */
+void *rlx_sort_index(const void *row, int64_t stride, int32_t dt, int64_t n, int32_t desc);
 
 #endif

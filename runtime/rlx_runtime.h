@@ -45,6 +45,8 @@ typedef struct {
 	const char *const *shared_funcs; /* ...of these functions (NULL: all) */
 	int nshared_funcs;
 	uint64_t shard_bytes;      /* the cache's shard cap; 0: 32 MiB */
+	bool strict;               /* checkpoint tensors that are no weight of
+				    * the transform: an error, not a warning */
 	/* Pre-shard for N workers (0: not tensor-parallel): the transform
 	 * runs once per worker K with the rank bound to K; outputs that
 	 * depend on the rank are stored as NAME_shard-K, the others once;
@@ -61,6 +63,9 @@ typedef struct {
 	int tensors;               /* outputs written */
 	uint64_t bytes_in, bytes_out;
 	double seconds;
+	uint64_t peak_anon;        /* the most anonymous resident memory (the
+				    * working set, without mapped checkpoint
+				    * pages) seen when an output was written */
 } rlx_transform_stats;
 
 /*
@@ -72,7 +77,8 @@ typedef struct {
  * soon as they are final. out is replaced atomically; when it already holds
  * the same transform of the same checkpoint, nothing is written and
  * stats->up_to_date is set. Tensors of the checkpoint that the transform
- * does not take are a warning. stats may be NULL.
+ * does not take are a warning naming them (an error with strict). stats
+ * may be NULL.
  */
 int rlx_transform(const char *filename, const char *text, size_t len,
 		  const char *weights, const char *out,
@@ -115,6 +121,7 @@ typedef struct {
 	const char *const *input_names; /* inputs given as .npy files */
 	const char *const *input_paths;
 	int ninputs;
+	bool strict;                /* as in rlx_transform_options */
 } rlx_verify_options;
 
 typedef struct {

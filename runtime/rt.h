@@ -75,6 +75,10 @@ RtTensor *rt_tensor_new_in(RtPool *p, DType dt, int ndim,
  * the most ever handed out at once (peak). Any pointer may be NULL. */
 void rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak);
 int64_t rt_numel(const RtTensor *t);
+/* The process's anonymous resident memory now (RssAnon of
+ * /proc/self/status: heap, pools, stacks; not mapped file pages), in
+ * bytes; 0 when unknown. */
+uint64_t rt_mem_anon(void);
 /* nbytes of ndim/shape/dtype; false on overflow. */
 bool rt_size(DType dt, int ndim, const int64_t *shape, size_t *nbytes);
 
@@ -137,6 +141,13 @@ bool rt_write_all(int fd, const char *path, const void *p, size_t n,
 		  RtError *e);
 /* A malloc'd copy of path without trailing slashes ("/" stays). */
 char *rt_path_strip(const char *path);
+/* rlx's cache directory (malloc'd): $XDG_CACHE_HOME/rlx for an absolute
+ * XDG_CACHE_HOME, else $HOME/.cache/rlx; NULL when RLX_NO_CACHE is set
+ * (to anything but 0) or neither is usable. The JIT keeps object code
+ * there, the tensor cache reader its verified-shard stamps. */
+char *rt_cache_home(void);
+/* mkdir -p of the directories leading to path (not path itself). */
+void rt_make_parents(const char *path);
 
 /* The signal side, for programs (the CLI installs it; the library never
  * does): on SIGINT, SIGTERM and SIGHUP remove every temporary still being
@@ -144,6 +155,36 @@ char *rt_path_strip(const char *path);
  * rt_cleanup_run is the removal alone (async-signal-safe). */
 void rt_cleanup_install(void);
 void rt_cleanup_run(void);
+
+/* ----------------------------------------------------------- input_file.c */
+
+/*
+ * Every file rlx reads is opened by rt_open_input: without blocking (a FIFO
+ * or a device is refused at once, "PATH: not a regular file (a FIFO)"),
+ * then read as a regular file of *size bytes (size may be NULL). The fd,
+ * or -1 + e (errno kept from open).
+ */
+int rt_open_input(const char *path, uint64_t *size, RtError *e);
+
+/*
+ * A read-only mapping of len bytes of a regular file, guarded against the
+ * file shrinking under it: with the guard installed (rt_map_guard_install,
+ * by the program, like rt_cleanup_install), a page past the file's new end
+ * reads as zeros instead of raising SIGBUS, and rt_map_check reports the
+ * mapping broken ("PATH: the file was truncated while it was read"), as it
+ * does when the live size is below len. Check after the bytes are used.
+ * rt_map_open keeps its own copy of fd; len 0 maps nothing.
+ */
+typedef struct {
+	void *p;
+	size_t len;
+	int fd;   /* for the live size */
+	int slot; /* in the guard's table; -1 none */
+} RtMap;
+bool rt_map_open(RtMap *m, int fd, size_t len, const char *path, RtError *e);
+void rt_map_close(RtMap *m);
+bool rt_map_check(const RtMap *m, const char *path, RtError *e);
+void rt_map_guard_install(void);
 
 /* IEEE half and bfloat16 conversion (round to nearest even). */
 float rt_f16_to_f32(uint16_t h);
@@ -172,6 +213,8 @@ bool rt_st_find(const RtSafetensors *st, const char *name, DType *dt,
 /* The tensor: borrowing the mapped bytes when they are aligned to the
  * element size, else an aligned owned copy. NULL + e when absent. */
 RtTensor *rt_st_load(const RtSafetensors *st, const char *name, RtError *e);
+/* Whether the file still holds what was mapped at open (rt_map_check). */
+bool rt_st_check(const RtSafetensors *st, RtError *e);
 /* The `__metadata__` string map: count, i-th key and value, lookup. */
 int rt_st_meta_count(const RtSafetensors *st);
 const char *rt_st_meta_key(const RtSafetensors *st, int i);
@@ -212,6 +255,9 @@ bool rt_weights_has(const RtWeights *w, const char *name);
 bool rt_weights_info(RtWeights *w, const char *name, DType *dt, int *ndim,
 		     int64_t *shape, RtError *e);
 RtTensor *rt_weights_load(RtWeights *w, const char *name, RtError *e);
+/* Whether every file of w read so far still holds what was mapped: false
+ * + e naming the file that was truncated while it was read. */
+bool rt_weights_check(const RtWeights *w, RtError *e);
 /* Shape tuples (tensor caches only): whether name is one, and its values
  * (*n: out's capacity in, the count out). */
 bool rt_weights_is_shape(const RtWeights *w, const char *name);
@@ -227,6 +273,17 @@ bool rt_weights_load_shape(RtWeights *w, const char *name, int64_t *out,
  */
 bool rt_weights_set_rank(RtWeights *w, int rank, RtError *e);
 int rt_weights_tensor_parallel(const RtWeights *w);
+
+/* check.c: */
+/*
+ * Tensors of the checkpoint w that are no weight of f (no parameter
+ * [first, f->nparams) of that name), the one policy of `run`, `transform`
+ * and `verify`: one warning naming them (the first 8), "w.safetensors: 2
+ * tensors are not a weight of main, ignored: 'bn.num_batches_tracked',
+ * ..."; an error instead when strict. Returns how many there are.
+ */
+int rt_check_extra(const Func *f, int first, RtWeights *w, const char *wname,
+		   bool strict, Diags *d);
 
 /* ------------------------------------------------------------------ npy.c */
 
@@ -339,6 +396,10 @@ typedef struct RtComm RtComm;
 void rt_program_set_comm(RtProgram *p, RtComm *c);
 const Func *rt_program_func(const RtProgram *p);
 int rt_program_num_kernels(const RtProgram *p);
+/* The JIT's work for p: modules compiled and found in the code cache,
+ * seconds spent compiling or loading object code (runtime/jit.c). */
+void rt_program_jit_stats(const RtProgram *p, int *compiled, int *cached,
+			  double *seconds);
 
 /*
  * Runs the function on args (one per parameter, borrowed; a tensor whose
@@ -478,6 +539,8 @@ RtTensor *rt_cache_load(RtCache *c, int i, RtError *e);
  * values on return (also when false because out is too small). */
 bool rt_cache_load_shape(RtCache *c, int i, int64_t *out, int *n,
 			 RtError *e);
+/* Whether every shard mapped so far still holds what was mapped. */
+bool rt_cache_check(const RtCache *c, RtError *e);
 /* Hashes every shard that carries an rlxHash and compares. */
 bool rt_cache_verify(RtCache *c, RtError *e);
 /* The "metadata" object as compact JSON text (owned by c). */

@@ -36,7 +36,7 @@ typedef struct {
 struct RtSafetensors {
 	char *path;
 	unsigned char *map;
-	size_t maplen;
+	RtMap mapping;    /* map, guarded against the file shrinking */
 	const unsigned char *data; /* the data area, datalen bytes */
 	uint64_t datalen;
 	StEntry *ents; /* header order */
@@ -382,32 +382,22 @@ rt_st_open(const char *path, RtError *e)
 		rt_error(e, "out of memory");
 		return NULL;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rt_error(e, "%s: cannot open: %s", path, strerror(errno));
+	st->mapping = (RtMap){.fd = -1, .slot = -1};
+	uint64_t size;
+	int fd = rt_open_input(path, &size, e);
+	if (fd < 0)
 		goto fail;
-	}
-	struct stat sb;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		rt_error(e, "%s: not a regular file", path);
-		close(fd);
-		goto fail;
-	}
-	uint64_t size = (uint64_t)sb.st_size;
 	if (size < 8) {
 		rt_error(e, "%s: file too short for a safetensors header "
 			 "(%llu bytes)", path, (unsigned long long)size);
 		close(fd);
 		goto fail;
 	}
-	void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+	bool mapped = rt_map_open(&st->mapping, fd, (size_t)size, path, e);
 	close(fd);
-	if (map == MAP_FAILED) {
-		rt_error(e, "%s: cannot map: %s", path, strerror(errno));
+	if (!mapped)
 		goto fail;
-	}
-	st->map = map;
-	st->maplen = (size_t)size;
+	st->map = st->mapping.p;
 	uint64_t hlen;
 	memcpy(&hlen, st->map, 8); /* little-endian host */
 	if (hlen > ST_MAX_HEADER) {
@@ -438,8 +428,7 @@ rt_st_close(RtSafetensors *st)
 {
 	if (!st)
 		return;
-	if (st->map)
-		munmap(st->map, st->maplen);
+	rt_map_close(&st->mapping);
 	for (int i = 0; i < st->n; i++)
 		free(st->ents[i].name);
 	for (int i = 0; i < 2 * st->nmeta; i++)
@@ -449,6 +438,13 @@ rt_st_close(RtSafetensors *st)
 	free(st->byname);
 	free(st->path);
 	free(st);
+}
+
+/* Whether the file still holds what was mapped (see rt.h). */
+bool
+rt_st_check(const RtSafetensors *st, RtError *e)
+{
+	return rt_map_check(&st->mapping, st->path, e);
 }
 
 /* Number of tensors. */
@@ -794,18 +790,19 @@ add_shard(RtWeights *w, const char *rel, RtError *e)
 static bool
 open_index(RtWeights *w, RtError *e)
 {
-	struct stat sb;
-	if (stat(w->path, &sb) < 0) {
-		rt_error(e, "%s: cannot open: %s", w->path, strerror(errno));
+	uint64_t size;
+	int fd = rt_open_input(w->path, &size, e);
+	if (fd < 0)
 		return false;
-	}
-	if (!S_ISREG(sb.st_mode) || sb.st_size > ST_MAX_HEADER) {
-		rt_error(e, "%s: not a regular file of at most %d bytes",
+	if (size > ST_MAX_HEADER) {
+		rt_error(e, "%s: larger than the %d bytes an index may have",
 			 w->path, ST_MAX_HEADER);
+		close(fd);
 		return false;
 	}
 	json_error_t jerr;
-	json_t *root = json_load_file(w->path, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &jerr);
+	close(fd);
 	if (!root) {
 		rt_error(e, "%s: bad JSON at line %d, column %d: %s", w->path,
 			 jerr.line, jerr.column, jerr.text);
@@ -1048,6 +1045,20 @@ rt_weights_close(RtWeights *w)
 	free(w->byname);
 	free(w->path);
 	free(w);
+}
+
+/* Whether every file read so far still holds what was mapped. */
+bool
+rt_weights_check(const RtWeights *w, RtError *e)
+{
+	if (w->single && !rt_st_check(w->single, e))
+		return false;
+	if (w->cache && !rt_cache_check(w->cache, e))
+		return false;
+	for (int i = 0; i < w->nshards; i++)
+		if (w->shards[i].st && !rt_st_check(w->shards[i].st, e))
+			return false;
+	return true;
 }
 
 /* Number of tensor names. */

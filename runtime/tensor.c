@@ -24,10 +24,13 @@ rt_error(RtError *e, const char *fmt, ...)
 {
 	if (!e)
 		return;
+	char raw[sizeof e->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	/* names from files may hold control bytes: never raw to a terminal */
+	text_escape(e->msg, sizeof e->msg, raw);
 }
 
 /*
@@ -484,4 +487,20 @@ rt_f32_to_bf16(float f)
 		return (uint16_t)((x >> 16) | 0x40);
 	x += 0x7fff + ((x >> 16) & 1);
 	return (uint16_t)(x >> 16);
+}
+
+/* RssAnon from /proc/self/status, in bytes (see rt.h). */
+uint64_t
+rt_mem_anon(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return 0;
+	char line[256];
+	unsigned long long kb = 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -48,10 +49,12 @@ static bool __attribute__((format(printf, 2, 3)))
 cerr(RtError *e, const char *fmt, ...)
 {
 	if (e) {
+		char raw[sizeof e->msg];
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		vsnprintf(raw, sizeof raw, fmt, ap);
 		va_end(ap);
+		text_escape(e->msg, sizeof e->msg, raw); /* as rt_error */
 	}
 	return false;
 }
@@ -877,6 +880,9 @@ typedef struct {
 	uint64_t hash;
 	bool checked;      /* mapped (when not empty) and hash verified */
 	void *map;
+	RtMap mapping;     /* map, guarded against the file shrinking */
+	struct stat st;    /* the file when mapped (for its stamp) */
+	bool st_ok;
 } CShard;
 
 typedef struct {
@@ -1052,10 +1058,11 @@ load_json(RtCache *c, RtError *e)
 		cerr(e, "%s: out of memory", c->dir);
 		return NULL;
 	}
-	int fd = open(c->json_path, O_RDONLY);
+	RtError oe;
+	int fd = rt_open_input(c->json_path, NULL, &oe);
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		char *old = xprintf("%s/%s", c->dir, OLD_CACHE_JSON);
-		fd = old ? open(old, O_RDONLY) : -1;
+		fd = old ? rt_open_input(old, NULL, &oe) : -1;
 		if (fd >= 0) {
 			free(c->json_path);
 			c->json_path = old;
@@ -1074,7 +1081,7 @@ load_json(RtCache *c, RtError *e)
 		}
 	}
 	if (fd < 0) {
-		cerr(e, "%s: %s", c->json_path, strerror(errno));
+		cerr(e, "%s", oe.msg);
 		return NULL;
 	}
 	struct stat st;
@@ -1443,7 +1450,87 @@ rt_cache_metadata(const RtCache *c)
 	return c->metadata;
 }
 
-/* Maps shard si read-only and checks its hash, once. */
+/*
+ * Verified-shard stamps: a cheaper proof that a shard still has the hash
+ * checked before. After a shard's content hash matched its rlxHash, a
+ * stamp RLX_CACHE_HOME/verified/DEV-INO records the file's identity and
+ * times (device, inode, size, mtime and ctime in ns) and the hash. A later
+ * open whose fstat gives the same values and whose rlxHash is the same
+ * skips the hash: a write to the file changes its ctime, which no user
+ * call can set back. The stamp is only written when the hash was checked
+ * at least STAMP_AGE seconds after the file's last change, so a change
+ * within the file system's timestamp granularity (a few ms) cannot keep
+ * an old ctime. Stamps are small files written atomically; any failure
+ * to read or write one only costs the hash. RLX_NO_CACHE turns them off.
+ */
+enum { STAMP_AGE = 2 };
+
+/* The stamp file of st (malloc'd), NULL when stamps are off. */
+static char *
+stamp_path(const struct stat *st)
+{
+	char *home = rt_cache_home();
+	if (!home)
+		return NULL;
+	size_t n = strlen(home) + 64;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/verified/%llx-%llx", home,
+			 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
+	free(home);
+	return p;
+}
+
+/* The stamp's text for st and hash h. */
+static void
+stamp_text(char *buf, size_t n, const struct stat *st, uint64_t h)
+{
+	snprintf(buf, n, "rlx verified 1 %llx %llx %lld %lld.%09ld %lld.%09ld %016llx\n",
+		 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+		 (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+		 st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
+		 st->st_ctim.tv_nsec, (unsigned long long)h);
+}
+
+/* Does a stamp prove that the file of st still hashes to h? */
+static bool
+stamp_holds(const struct stat *st, uint64_t h)
+{
+	char *path = stamp_path(st);
+	if (!path)
+		return false;
+	char want[160], got[161];
+	stamp_text(want, sizeof want, st, h);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	free(path);
+	if (fd < 0)
+		return false;
+	ssize_t r = read(fd, got, sizeof got - 1);
+	close(fd);
+	return r == (ssize_t)strlen(want) && !memcmp(got, want, (size_t)r);
+}
+
+/* Records that the file of st hashed to h (when it was old enough). */
+static void
+stamp_write(const struct stat *st, uint64_t h)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (now.tv_sec - st->st_ctim.tv_sec < STAMP_AGE ||
+	    now.tv_sec - st->st_mtim.tv_sec < STAMP_AGE)
+		return;
+	char *path = stamp_path(st);
+	if (!path)
+		return;
+	char text[160];
+	stamp_text(text, sizeof text, st, h);
+	rt_make_parents(path);
+	RtError e;
+	rt_file_put(path, text, strlen(text), &e);
+	free(path);
+}
+
+/* Maps shard si read-only and checks its hash (or a stamp), once. */
 static bool
 shard_ready(RtCache *c, int si, RtError *e)
 {
@@ -1453,29 +1540,36 @@ shard_ready(RtCache *c, int si, RtError *e)
 	static const unsigned char none[1];
 	const void *bytes = none;
 	if (s->nbytes) {
-		int fd = open(s->path, O_RDONLY);
+		uint64_t size;
+		int fd = rt_open_input(s->path, &size, e);
 		if (fd < 0)
-			return cerr(e, "%s: %s", s->path, strerror(errno));
-		struct stat st;
-		if (fstat(fd, &st) || (uint64_t)st.st_size != s->nbytes) {
+			return false;
+		if (size != s->nbytes) {
 			close(fd);
 			return cerr(e, "%s: the file changed size since %s "
 				    "was read", s->path, c->json_path);
 		}
-		void *m = mmap(NULL, s->nbytes, PROT_READ, MAP_PRIVATE, fd, 0);
-		int err = errno;
+		struct stat st;
+		bool st_ok = !fstat(fd, &st);
+		bool mapped = rt_map_open(&s->mapping, fd, s->nbytes, s->path,
+					  e);
 		close(fd);
-		if (m == MAP_FAILED)
-			return cerr(e, "%s: cannot map: %s", s->path,
-				    strerror(err));
-		s->map = m;
-		bytes = m;
+		if (!mapped)
+			return false;
+		s->map = s->mapping.p;
+		bytes = s->map;
+		if (st_ok && s->has_hash && stamp_holds(&st, s->hash)) {
+			s->checked = true;
+			return true;
+		}
+		s->st = st;
+		s->st_ok = st_ok;
 	}
 	if (s->has_hash) {
 		uint64_t h = XXH3_64bits(bytes, s->nbytes);
 		if (h != s->hash) {
 			if (s->map)
-				munmap(s->map, s->nbytes);
+				rt_map_close(&s->mapping);
 			s->map = NULL;
 			return cerr(e, "%s: content hash %016llx does not match "
 				    "the rlxHash %016llx in %s: the shard is "
@@ -1484,6 +1578,8 @@ shard_ready(RtCache *c, int si, RtError *e)
 				    (unsigned long long)s->hash, c->json_path);
 		}
 	}
+	if (s->has_hash && s->nbytes && s->st_ok)
+		stamp_write(&s->st, s->hash);
 	/* hashing touched every page: drop them, so that what stays resident
 	 * is the records used (a worker of a tensor-parallel cache shares
 	 * shards with the others' records) */
@@ -1589,6 +1685,17 @@ rt_cache_verify(RtCache *c, RtError *e)
 	return true;
 }
 
+/* Whether every shard mapped so far still holds what was mapped. */
+bool
+rt_cache_check(const RtCache *c, RtError *e)
+{
+	for (int i = 0; i < c->nshards; i++)
+		if (c->shards[i].map &&
+		    !rt_map_check(&c->shards[i].mapping, c->shards[i].path, e))
+			return false;
+	return true;
+}
+
 /* Unmaps the shards and frees the cache. */
 void
 rt_cache_close(RtCache *c)
@@ -1597,7 +1704,7 @@ rt_cache_close(RtCache *c)
 		return;
 	for (int i = 0; i < c->nshards; i++) {
 		if (c->shards[i].map)
-			munmap(c->shards[i].map, c->shards[i].nbytes);
+			rt_map_close(&c->shards[i].mapping);
 		free(c->shards[i].data_path);
 		free(c->shards[i].path);
 	}

@@ -40,6 +40,7 @@ typedef struct {
 	const char **names;  /* T's parameter names */
 	RtWeightInfo *info;
 	uint64_t total_in, bytes_in, bytes_out;
+	uint64_t peak_anon;  /* most anonymous memory seen at an output */
 	int nemitted;
 	int ntotal;          /* outputs written by the whole run */
 	int nskipped;        /* shared outputs of workers after 0 */
@@ -47,6 +48,7 @@ typedef struct {
 	bool *dep;           /* per output: rank-dependent (tp only) */
 	const rlx_transform_options *o;
 	double t0, last;
+	char *model_text;    /* the lifted module, printed before unbundling */
 } Xf;
 
 /* Monotonic time in seconds. */
@@ -148,6 +150,10 @@ xf_emit(void *ctx, int k, RtValue *v, RtError *e)
 		ok = false;
 	}
 	x->nemitted++;
+	/* the working set, without the checkpoint's mapped pages */
+	uint64_t anon = rt_mem_anon();
+	if (anon > x->peak_anon)
+		x->peak_anon = anon;
 	xf_sweep(x, false);
 	xf_progress(x, false);
 	return ok;
@@ -163,10 +169,14 @@ find_transform(Xf *x, Diags *d)
 				   o->shared ? "" : fname);
 	if (o->shared)
 		tname += strlen("_");
-	if (!ir_find_func(x->m, tname) &&
-	    rt_lift_module(x->m, o->shared, o->shared_funcs, o->nshared_funcs,
-			   d))
-		return false;
+	const char **wnames = NULL; /* the weights' names, when we lift */
+	if (!ir_find_func(x->m, tname)) {
+		wnames = rt_lift_weight_names(x->m, x->F, o->shared,
+					      o->shared_funcs, o->nshared_funcs);
+		if (rt_lift_module(x->m, o->shared, o->shared_funcs,
+				   o->nshared_funcs, d))
+			return false;
+	}
 	x->F = ir_find_func(x->m, fname);
 	x->T = ir_find_func(x->m, tname);
 	if (!x->F || !x->T) {
@@ -174,6 +184,12 @@ find_transform(Xf *x, Diags *d)
 			  "lifting '%s' made no %s", fname, tname);
 		return false;
 	}
+	/* DIR/model.py keeps TVM's convention; the engine binds by name */
+	x->model_text = rlx_print(x->m, NULL);
+	int errors = d->nerrors;
+	rt_unbundle(x->m, x->T, wnames, d);
+	if (d->nerrors != errors)
+		return false;
 	x->ninput = ir_func_num_input(x->F);
 	x->nout = x->F->nparams - x->ninput;
 	const SInfo *ret = x->T->ret ? x->T->ret
@@ -196,7 +212,7 @@ run_into(Xf *x, const char *weights, const char *out, json_t *prov,
 	RtProgram *prog = rt_compile_func(x->m, x->T->name, d);
 	if (!prog)
 		return false;
-	char *model_text = rlx_print(x->m, NULL);
+	const char *model_text = x->model_text;
 	uint64_t shard = x->o->shard_bytes ? x->o->shard_bytes : 32 << 20;
 	RtCacheOptions co = {.shard_bytes = (size_t)shard};
 	RtError e;
@@ -244,6 +260,10 @@ run_into(Xf *x, const char *weights, const char *out, json_t *prov,
 				  x->nout * (x->tp ? x->tp : 1));
 		else if (!rt_ckpt_hash_rest(h, x->src, &e))
 			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+		/* a checkpoint truncated while it was read: nothing computed
+		 * from it is kept (the guard made the fault zeros and this) */
+		else if (!rt_weights_check(x->src, &e))
+			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
 		else
 			ok = true;
 	}
@@ -264,7 +284,6 @@ run_into(Xf *x, const char *weights, const char *out, json_t *prov,
 	}
 	if (cw)
 		rt_cache_abort(cw);
-	free(model_text);
 	rt_program_free(prog);
 	return ok;
 }
@@ -296,7 +315,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	x.info = calloc(np, sizeof *x.info);
 	for (int i = 0; i < x.T->nparams; i++)
 		x.names[i] = x.T->params[i]->name;
-	if (rt_check_weights(x.m, x.T, 0, x.src, weights, x.info, d))
+	if (rt_check_weights(x.m, x.T, 0, x.src, weights, x.o->strict, x.info, d))
 		goto done;
 	x.ntotal = x.nout;
 	if (x.o->tensor_parallel > 0) {
@@ -344,6 +363,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	st.tensors = x.ntotal;
 	st.bytes_in = x.total_in;
 	st.bytes_out = x.bytes_out;
+	st.peak_anon = x.peak_anon;
 done:
 	st.seconds = now_s() - x.t0;
 	if (stats)
@@ -355,6 +375,7 @@ done:
 	json_decref(prov);
 	free(x.held);
 	free(x.names);
+	free(x.model_text);
 	free(x.info);
 	free(x.dep);
 	rt_weights_close(x.src);

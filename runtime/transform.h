@@ -108,12 +108,13 @@ typedef struct {
  * checkpoint w (named `wname` in messages): each present, a tensor, with
  * its annotation's dtype and shape (a symbolic dimension binds at its first
  * bare occurrence and must agree where it recurs). Errors into d, each
- * naming the file and tensor; checkpoint tensors f does not take are one
- * warning naming them. info (f->nparams - first
+ * naming the file and tensor; checkpoint tensors f does not take are
+ * rt_check_extra's warning (an error when strict). info (f->nparams - first
  * entries, may be NULL) receives what was found. Returns the errors.
  */
 int rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
-		     const char *wname, RtWeightInfo *info, Diags *d);
+		     const char *wname, bool strict, RtWeightInfo *info,
+		     Diags *d);
 
 /* ----------------------------------------------------------- provenance.c */
 
@@ -142,9 +143,20 @@ bool rt_cache_up_to_date(const char *dir, json_t *want, RtCkptHash *h,
  * command in the hint about choosing one).
  */
 Func *rt_pick_func(Module *m, const char *name, const char *cmd, Diags *d);
-/* The lift pipeline of `rlx lift` (pass_lift_pipeline) on m; the errors. */
+/* The lift pipeline of `rlx lift --tidy` (pass_lift_pipeline) on m; the
+ * errors. */
 int rt_lift_module(Module *m, bool shared, const char *const *shared_funcs,
 		   int nshared, Diags *d);
+/* The names of the weights that lifting m bundles into the transform's
+ * tuple: those of the first function lifted (TVM's order: the --shared list
+ * as given, else by name; without shared, f). Arena strings; NULL when that
+ * function has no num_input. */
+const char **rt_lift_weight_names(Module *m, Func *f, bool shared,
+				  const char *const *list, int nlist);
+/* A transform in TVM's convention (one tuple of the weights) takes one
+ * named parameter per weight instead (pass_unbundle_params): given[i] when
+ * given is not NULL, else the names the module tells. */
+void rt_unbundle(Module *m, Func *t, const char *const *given, Diags *d);
 /* rt_compile with an error in d whatever the failure; NULL on failure. */
 RtProgram *rt_compile_func(Module *m, const char *name, Diags *d);
 

@@ -132,6 +132,12 @@ prepare(Vf *v, const char *filename, const char *text, size_t len, Diags *d)
 			  v->F0->name, tname);
 		return RLX_EINPUT;
 	}
+	/* the transform's tuple of weights, bound by F's weight names */
+	int errors = d->nerrors;
+	rt_unbundle(v->m1, v->T1,
+		    rt_lift_weight_names(v->m0, v->F0, false, NULL, 0), d);
+	if (d->nerrors != errors)
+		return RLX_EINPUT;
 	const char *bad = rt_unknown_dim(v->F0, o->dims.names, o->dims.n);
 	if (bad) {
 		diag_file(d, DIAG_ERROR, NULL, "--dim: '%s' is not a symbolic "
@@ -163,6 +169,8 @@ original_args(Vf *v, RtWeights *w, const char *wname, Diags *d)
 	for (int i = 0; i < nin; i++)
 		if (!(v->args0[i] = make_input(v, F0->params[i], d)))
 			return false;
+	if (rt_check_extra(F0, nin, w, wname, v->o->strict, d) && v->o->strict)
+		return false;
 	for (int i = nin; i < v->nargs0; i++) {
 		const char *name = F0->params[i]->name;
 		if (!rt_weights_has(w, name)) {
@@ -291,6 +299,10 @@ rlx_verify_lift(const char *filename, const char *text, size_t len,
 	    !lifted_args(&v, tr, d) ||
 	    !(r1 = run_func(v.m1, v.F1->name, "lifted ", v.args1, &p1, d)))
 		goto done;
+	if (!rt_weights_check(w, &e)) { /* truncated while it was read */
+		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+		goto done;
+	}
 	res->agree = compare(r0, r1, &res->report);
 	status = RLX_OK;
 done:

@@ -38,7 +38,8 @@ def check(name, cond, detail=""):
 def rlx(*args, timeout=120):
     try:
         p = subprocess.run([RLX, *map(str, args)], capture_output=True,
-                           text=True, timeout=timeout)
+                           text=True, errors="backslashreplace",
+                           timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, "", "timed out after %d s" % timeout
     return p.returncode, p.stdout, p.stderr
@@ -325,6 +326,160 @@ def main():
           "%(new)d the new one" % states)
     check("SIGKILL at 20 points: DIR absent, old or new; the next run succeeds "
           "and cleans up", not bad, "; ".join(bad) + " %s" % states)
+
+    # --- 6: FIFOs (and other non-regular files) as inputs ----------------
+    os.mkfifo("fifo.npy")
+    os.mkfifo("fifo.safetensors")
+    os.mkfifo("shard.safetensors")
+    with open("idx.safetensors.index.json", "w") as f:
+        json.dump({"weight_map": {k: "shard.safetensors" for k in "abcd"}}, f)
+    os.mkdir("fcache")
+    os.mkfifo("fcache/tensor-cache.json")
+    for what, args in [
+        (".npy input", ["run", "m.py", "--params", "w1.safetensors", "--input",
+                        "x=fifo.npy"]),
+        ("--params", ["run", "m.py", "--params", "fifo.safetensors", "--input",
+                      "x=x.npy"]),
+        ("--weights", ["transform", "m.py", "--weights", "fifo.safetensors",
+                       "-o", "fo"]),
+        ("verify --weights", ["verify", "m.py", "--weights", "fifo.safetensors"]),
+        ("a shard of an index", ["run", "m.py", "--params",
+                                 "idx.safetensors.index.json", "--input", "x=x.npy"]),
+        ("tensor-cache.json", ["run", "m.py", "--params", "fcache", "--input",
+                               "x=x.npy"]),
+        ("a directory as .npy", ["run", "m.py", "--params", "w1.safetensors",
+                                 "--input", "x=fcache"]),
+    ]:
+        rc, _, err = rlx(*args, timeout=20)
+        check("FIFO as %s: refused at once, exit 1" % what,
+              rc == 1 and "not a regular file" in err, "exit %s: %s" % (rc, err))
+    check("FIFOs: no output, no temporaries", not os.path.exists("fo") and
+          temps(".") == [], temps("."))
+
+    # --- 4: the checkpoint truncated while it is read ----------------------
+    big = MODEL.replace(str(N), "2048")
+    with open("big.py", "w") as f:
+        f.write(big)
+    rc, _, err = rlx("init-weights", "big.py", "-o", "big0.safetensors")
+    check("big checkpoint", rc == 0, err)
+    outcomes = []
+    for attempt in range(4):
+        subprocess.run(["cp", "big0.safetensors", "big.safetensors"])
+        p = spawn("transform", "big.py", "--weights", "big.safetensors",
+                  "--shard-size", "1", "--quiet", "-o", "tc")
+        wait_for(lambda: mid_write(".", "tc") or p.poll() is not None)
+        os.truncate("big.safetensors", 1 << 20)
+        _, err = p.communicate(timeout=120)
+        outcomes.append((p.returncode, err))
+        if p.returncode == 1:
+            break
+    rc, err = outcomes[-1]
+    print("# truncated during transform: %d attempt(s), last: exit %s, %s"
+          % (len(outcomes), rc, err.strip()))
+    check("truncated during transform: no signal death",
+          all(c in (0, 1) for c, _ in outcomes), outcomes)
+    check("truncated during transform: exit 1, an error naming the checkpoint",
+          rc == 1 and "big.safetensors" in err and "truncated" in err, outcomes)
+    check("truncated during transform: no cache, no temporaries",
+          not os.path.exists("tc") and temps(".") == [], temps("."))
+    outcomes = []
+    rlx("lift", "big.py", "-o", "biglift.py")
+    for attempt in range(4):
+        subprocess.run(["cp", "big0.safetensors", "big.safetensors"])
+        p = spawn("run", "biglift.py", "--func", "main_transform_params",
+                  "--params", "big.safetensors", "-o", "tr")
+        wait_for(lambda: mid_write(".", "tr") or p.poll() is not None)
+        os.truncate("big.safetensors", 1 << 20)
+        _, err = p.communicate(timeout=120)
+        outcomes.append((p.returncode, err))
+        if p.returncode == 1:
+            break
+    rc, err = outcomes[-1]
+    print("# truncated during run: %d attempt(s), last: exit %s, %s"
+          % (len(outcomes), rc, err.strip()))
+    check("truncated during run: exit 1 naming the checkpoint, no signal death",
+          rc == 1 and "big.safetensors" in err and
+          all(c in (0, 1) for c, _ in outcomes), outcomes)
+    check("truncated during run: no output, no temporaries",
+          not os.path.exists("tr") and temps(".") == [], temps("."))
+    for f in ("big.safetensors", "big0.safetensors"):
+        os.remove(f)
+
+    # --- 7, 8, 10: text that is not text, names that are not names --------
+    head = b"@I.ir_module\nclass Module:\n    @R.function\n"
+    with open("nul.py", "wb") as f:
+        f.write(head + b"    def ma\0in(x: R.Tensor((2,), dtype=\"float32\")):\n")
+    rc, _, err = rlx("check", "nul.py")
+    check("NUL byte: located at FILE:LINE:COL", rc == 1 and
+          err.startswith("nul.py:4:11: error:"), err)
+    fn = (b'    def main(`p\xffq`: R.Tensor((2,), dtype="float32")) -> '
+          b'R.Tensor((2,), dtype="float32"):\n'
+          b'        R.func_attr({"k": "v"})\n        return `p\xffq`\n')
+    with open("latin1.py", "wb") as f:
+        f.write(head + fn)
+    rc, out, err = rlx("dump", "latin1.py", "--format", "json")
+    check("dump --format json, a name not UTF-8: a located error, no output",
+          rc == 1 and err.startswith("latin1.py:4:16: error:") and out == "",
+          "exit %s: %s" % (rc, err))
+    with open("latin1s.py", "wb") as f:
+        f.write(head + fn.replace(b"p\xffq", b"p").replace(b'"v"', b'"v\xe9"'))
+    rc, out, err = rlx("dump", "latin1s.py", "--format", "json")
+    check("dump --format json, a string not UTF-8: a located error",
+          rc == 1 and err.startswith("latin1s.py:5:"), "exit %s: %s" % (rc, err))
+    with open("utf8.py", "wb") as f:
+        f.write(head + fn.replace(b"p\xffq", "pä".encode()).replace(
+            b'"v"', '"v\x1bé"'.encode()))
+    rc, out, err = rlx("dump", "utf8.py", "--format", "json")
+    try:
+        fj = json.loads(out)["functions"][0]
+    except (ValueError, KeyError, IndexError):
+        fj = {}
+    check("dump --format json: UTF-8 names and control bytes kept exactly",
+          rc == 0 and [p["name"] for p in fj.get("params", [])] == ["pä"] and
+          fj.get("attrs", {}).get("k") == "v\x1bé", out + err)
+    evil = "w\x1b]0;owned\x07\x1b[31m"
+    write_safetensors("evil.safetensors", {
+        k: np.zeros((N, N), np.float32) for k in "abcd"} | {
+        evil: np.zeros((2,), np.float32)})
+    for what, args in [
+        ("run", ["run", "m.py", "--params", "evil.safetensors", "--input", "x=x.npy"]),
+        ("transform", ["transform", "m.py", "--weights", "evil.safetensors",
+                       "-o", "ev"]),
+        ("verify", ["verify", "m.py", "--weights", "evil.safetensors"]),
+    ]:
+        rc, out, err = rlx(*args)
+        check("%s: a tensor name with ESC and BEL is escaped in messages" % what,
+              "\x1b" not in err + out and "\x07" not in err + out and
+              "\\x1b]0;owned\\x07" in err, repr(err))
+    subprocess.run(["rm", "-rf", "ev"])
+    with open("esc.py", "w") as f:
+        f.write("@I.ir_module\nclass Module:\n    @R.function\n"
+                "    def main(x: R.Tensor((2,), dtype=\"float32\")):\n"
+                "        R.func_attr({\"k\\x1b\": 1})\n"
+                "        return x + 1\n")
+    rc, _, err = rlx("check", "esc.py")
+    check("a source line with ESC in an error: escaped, caret aligned",
+          rc == 1 and "\x1b" not in err, repr(err))
+
+    # --- 11: one extra-tensor policy: a warning naming them, --strict errs --
+    write_safetensors("bn.safetensors", {
+        k: np.zeros((N, N), np.float32) for k in "abcd"} | {
+        "bn.num_batches_tracked": np.zeros((), np.int64)})
+    for what, args in [
+        ("run", ["run", "m.py", "--params", "bn.safetensors", "--input", "x=x.npy"]),
+        ("transform", ["transform", "m.py", "--weights", "bn.safetensors", "-o", "bn"]),
+        ("verify", ["verify", "m.py", "--weights", "bn.safetensors"]),
+    ]:
+        rc, _, err = rlx(*args)
+        check("%s: an extra tensor is a warning naming it, exit 0" % what,
+              rc == 0 and "bn.safetensors: warning: 1 tensor is not a weight of "
+              "main" in err and "'bn.num_batches_tracked'" in err, err)
+        subprocess.run(["rm", "-rf", "bn"])
+        rc, _, err = rlx(*args, "--strict")
+        check("%s --strict: an extra tensor is an error, exit 1" % what,
+              rc == 1 and "bn.safetensors: error: 1 tensor is not a weight of "
+              "main" in err and "(--strict): 'bn.num_batches_tracked'" in err and
+              not os.path.exists("bn"), err)
 
     # --- 9: -o DIR/ ---------------------------------------------------------
     rc, _, err = rlx("run", "lifted.py", "--func", "main_transform_params",

@@ -112,8 +112,14 @@ def main():
         # checkpoint against the model
         case("missing weight", [model, "--params", p("missing.safetensors")] + inputs, 1,
              "missing weight 'w' (R.Tensor((4, 3), dtype=\"float32\"))")
-        case("extra tensor", [model, "--params", p("extra.safetensors")] + inputs, 1,
-             "extra tensor 'stray'")
+        case("extra tensor: a warning naming it",
+             [model, "--params", p("extra.safetensors")] + inputs, 0,
+             "warning: 1 tensor is not a weight of main, ignored: 'stray'")
+        if os.path.exists(out):
+            os.remove(out)
+        case("extra tensor --strict: an error",
+             [model, "--params", p("extra.safetensors"), "--strict"] + inputs, 1,
+             "error: 1 tensor is not a weight of main (--strict): 'stray'")
         case("wrong shape", [model, "--params", p("shape.safetensors")] + inputs, 1,
              "weight 'w' in %s: expected R.Tensor((4, 3), dtype=\"float32\"), got shape (3, 4) "
              "dtype float32" % p("shape.safetensors"))

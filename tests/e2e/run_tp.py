@@ -264,6 +264,36 @@ def rss_per_rank(t, p):
          "per-rank peak RSS below the whole cache (%s)" % msg, msg)
 
 
+def tree(d):
+    """{file name: bytes} of a directory."""
+    return {n: open(os.path.join(d, n), "rb").read()
+            for n in sorted(os.listdir(d))}
+
+
+def mpi_transform(t, p):
+    """mpirun -np 1/2/3 rlx transform: the cache of one process, byte for
+    byte; a missing tensor fails the run and leaves nothing."""
+    if not os.path.isdir(p("tp2")):
+        return
+    want = tree(p("tp2"))
+    for n in (1, 2, 3):
+        out = p("mt%d" % n)
+        st, _, err = mpirun(n, "transform", p("mlpb.py"), "--weights",
+                            p("wb.safetensors"), "--tensor-parallel", 2,
+                            "--quiet", "-o", out)
+        t.ok(st == 0 and os.path.isdir(out) and tree(out) == want,
+             "mpirun -np %d transform: the cache byte for byte" % n, err)
+    write_safetensors(p("wbad.safetensors"), {"g": np.ones(8, np.float32)})
+    st, _, err = mpirun(2, "transform", p("mlpb.py"), "--weights",
+                        p("wbad.safetensors"), "--tensor-parallel", 2,
+                        "-o", p("mtbad"))
+    left = [n for n in os.listdir(os.path.dirname(p("mtbad")))
+            if n.startswith("mtbad")]
+    t.ok(st != 0 and "w1" in err and not left,
+         "mpirun transform with a missing tensor fails, leaving nothing",
+         "status %d, left %s\n%s" % (st, left, err))
+
+
 def main():
     t = Tap()
     tmp = tempfile.mkdtemp(prefix="rlx_tp_")
@@ -310,6 +340,7 @@ def run_cases(t, tmp):
         return
     mpi_presharded(t, p)
     rss_per_rank(t, p)
+    mpi_transform(t, p)
 
     # two ranks: the allreduce is over MPI
     st, out, err = mpirun(2, "run", p("mlp2.py"), "--params",

@@ -9,7 +9,8 @@
  * to the module printed. The same is then done after each pass on its own
  * and after the whole "lift" pipeline, on a fresh parse each time: a pass
  * may refuse a module with a located error, but it must never leave it ill
- * formed ("internal error" from the verifier after a pass).
+ * formed ("internal error" from the verifier after a pass). Lifting the
+ * lifted module (printed and parsed) must print the same again.
  *
  * Built with -DRLX_FUZZ_REPLAY, main() runs the property over the files
  * named on the command line (directories: every regular file in them), so
@@ -126,6 +127,48 @@ check_after(const char *text, size_t len, const char *passes)
 	rlx_diags_free(d);
 }
 
+/*
+ * Lifting is idempotent: the lifted module, printed, parsed and lifted
+ * again, prints the same. Not for modules with R.builtin.stop_lift_params:
+ * lifting drops the call (TVM's rule), so a second lift may go past it.
+ */
+static void
+check_lift_idempotent(const char *text, size_t len)
+{
+	if (memmem(text, len, "stop_lift_params", 16))
+		return;
+	rlx_diags *d = rlx_diags_new();
+	rlx_module *m = rlx_parse("fuzz.py", text, len, d);
+	int errors = m ? rlx_run_passes(m, "lift", d) : 1;
+	rlx_diags_free(d);
+	if (errors) {
+		rlx_module_free(m);
+		return;
+	}
+	char *a = rlx_print(m, NULL);
+	rlx_module_free(m);
+	d = rlx_diags_new();
+	rlx_module *m2 = rlx_parse("lifted.py", a, strlen(a), d);
+	errors = m2 ? rlx_run_passes(m2, "lift", d) : 1;
+	if (errors) {
+		char *buf = NULL;
+		size_t blen = 0;
+		FILE *f = open_memstream(&buf, &blen);
+		rlx_diags_print(d, f);
+		fclose(f);
+		fail("lifting the lifted module fails", buf, a);
+	}
+	rlx_diags_free(d);
+	char *b = rlx_print(m2, NULL);
+	if (strcmp(a, b)) {
+		fprintf(stderr, "--- lifted twice\n%s\n", b);
+		fail("lifting is not idempotent", NULL, a);
+	}
+	free(a);
+	free(b);
+	rlx_module_free(m2);
+}
+
 /* The property, over one input. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -154,6 +197,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < n; i++)
 			check_after(text, size, t[i].name);
 		check_after(text, size, "lift");
+		check_lift_idempotent(text, size);
 	}
 	free(text);
 	return 0;

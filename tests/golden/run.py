@@ -460,6 +460,8 @@ CLI_CASES = [
     ("equal different modules",
      ["equal", "cli/alpha_a.py", "cli/different.py"], None, 1, "",
      located_in_both("alpha_a.py", "different.py")),
+    ("run refuses an extern op", ["run", "cli/extern.py", "-o", "{tmp}/o.npy"],
+     None, 1, "", r"^cli/extern\.py:11:13: error: R\.call_dps_packed cannot be run"),
 ]
 
 

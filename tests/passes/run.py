@@ -221,6 +221,10 @@ def golden(selected):
         if not is_idempotent(words):
             tap.ok(f"{name}: idempotent", skip="not required for this command")
             continue
+        if words[0] == "lift" and "stop_lift_params" in read(os.path.join(GOLDEN, src)):
+            # lifting drops the call (TVM's rule): a second lift goes past it
+            tap.ok(f"{name}: idempotent", skip="R.builtin.stop_lift_params")
+            continue
         rc2, out2, err2 = run([rlx] + command_of(cmdline, out_path))
         if rc2 == 0 and out2 == out:
             tap.ok(f"{name}: idempotent")

@@ -1169,7 +1169,7 @@ test_unsupported(void **state)
 	Tens *x = T(DT_F32, 1, 1, 4, 4), *w = T(DT_F32, 1, 1, 3, 3), *y = T(DT_F32, 1, 1, 2, 2);
 	Expr *e = call(f, OP_CONV2D, tsi(f, y), 2, tvar(f, x), tvar(f, w));
 	e->span = (Span){3, 7, 5};
-	set_attr(f, e, "data_layout", (AttrVal){.kind = AV_STR, .s = "NHWC"});
+	set_attr(f, e, "data_layout", (AttrVal){.kind = AV_STR, .s = "NCDHW"});
 	assert_null(cg_kernel(f->cg, f->m, e, &f->d));
 	assert_int_equal(f->d.nerrors, 1);
 	assert_int_equal(f->d.items[0].span.line, 3);

@@ -564,8 +564,10 @@ test_conv2d(void **state)
 	e = CALL(f, "nn.conv2d",
 		 V(f, ten(f, DT_F32, 4, I(f, 1), I(f, 3), I(f, 8), I(f, 8))),
 		 V(f, ten(f, DT_F32, 4, I(f, 4), I(f, 3), I(f, 1), I(f, 1))), NULL);
-	set_str(f, e, "data_layout", "NHWC");
-	err(f, e, "R.nn.conv2d: only data_layout=\"NCHW\" is supported, got \"NHWC\"");
+	set_str(f, e, "data_layout", "NHWC"); /* 8 channels against the weight's 3 */
+	err(f, e, "R.nn.conv2d: data has 8 input channels but the weight expects 3");
+	set_str(f, e, "data_layout", "NCHV");
+	err(f, e, "R.nn.conv2d: data_layout must be a permutation of \"NCHW\"");
 	e = CALL(f, "nn.conv2d",
 		 V(f, ten(f, DT_F32, 4, I(f, 1), I(f, 3), I(f, 8), I(f, 8))),
 		 V(f, ten(f, DT_F32, 4, I(f, 4), I(f, 2), I(f, 1), I(f, 1))), NULL);

@@ -718,8 +718,19 @@ test_lexical_errors(void **state)
 	ERR(HEAD FN "        y = `model.w\n        return x\n", 5, 13,
 	    "unterminated backquoted name");
 	ERR(HEAD FN "        y = x $ 2\n        return x\n", 5, 15, "stray '$'");
-	static const char garbage[] = HEAD FN "        y = \x01\xff\x00x\n";
+	static const char garbage[] = HEAD FN "        y = \x01x\n";
 	parse_err(garbage, sizeof garbage - 1, 5, 13, "stray byte");
+	/* not text: the first NUL or malformed UTF-8 byte, located */
+	static const char bin[] = HEAD FN "        y = \x01\xff\x00x\n";
+	parse_err(bin, sizeof bin - 1, 5, 14, "not UTF-8 text");
+	static const char nul[] = HEAD FN "        y = \"a\x00\"\n";
+	parse_err(nul, sizeof nul - 1, 5, 15, "a NUL byte");
+	static const char overlong[] = HEAD FN "        y = \"\xc0\xaf\"\n";
+	parse_err(overlong, sizeof overlong - 1, 5, 14, "not UTF-8 text");
+	static const char surrogate[] = HEAD FN "        y = \"\xed\xa0\x80\"\n";
+	parse_err(surrogate, sizeof surrogate - 1, 5, 14, "not UTF-8 text");
+	static const char cut[] = HEAD FN "        y = \"\xe2\x82";
+	parse_err(cut, sizeof cut - 1, 5, 14, "not UTF-8 text");
 	ERR("  @I.ir_module\nclass M:\n    pass\n", 1, 1,
 	    "unexpected indentation");
 }
@@ -783,8 +794,8 @@ test_semantic_errors(void **state)
 	ERR(HEAD FN "        y = R.reshape(x, (m, 2))\n        return y\n", 5, 27,
 	    "undefined symbolic variable 'm'");
 	ERR(HEAD FN "        y = R.exp(x)\n", 4, 9, "has no return statement");
-	ERR(HEAD FN "        a, b = R.split(x, 2)\n        return a\n", 5, 9,
-	    "tuple unpacking is not supported");
+	ERR(HEAD FN "        a.b, c = R.split(x, 2)\n        return c\n", 5, 9,
+	    "only names can be unpacked");
 	ERR(HEAD FN "        q = R.const([[1, 2], [3]])\n        return q\n", 5, 30,
 	    "not a rectangular nested list");
 	ERR(HEAD FN "        y = R.add(x, 1)\n        return y\n", 5, 22,
@@ -821,9 +832,9 @@ test_no_cascade_and_suggestions(void **state)
 		"        else:\n            y = x\n        return y\n", 6, 17,
 		"unknown operator R.foo");
 	assert_int_equal(n, 1);
-	n = ERR(HEAD FN "        a, b = R.split(x, 2)\n        return a\n", 5, 9,
-		"tuple unpacking");
-	assert_int_equal(n, 2); /* a is undefined: unpacking defines nothing */
+	n = ERR(HEAD FN "        a.b, c = R.split(x, 2)\n        return c\n", 5, 9,
+		"only names can be unpacked");
+	assert_int_equal(n, 2); /* c is undefined: a refused unpacking defines nothing */
 	/* suggestions */
 	ERR(HEAD FN "        hidden_states = R.exp(x)\n"
 	    "        y = R.add(x, hiden_states)\n        return y\n", 6, 22,

@@ -282,7 +282,7 @@ test_ckpt_hash(void **state)
 
 /* Runs the weights check of main's weights on a checkpoint. */
 static int
-check(const char *ckpt, rlx_diags *d)
+check_strict(const char *ckpt, bool strict, rlx_diags *d)
 {
 	rlx_diags *pd = rlx_diags_new();
 	Module *m = rlx_parse("m.py", model, sizeof model - 1, pd);
@@ -292,7 +292,8 @@ check(const char *ckpt, rlx_diags *d)
 	RtWeights *w = rt_weights_open(ckpt, &e);
 	assert_non_null(w);
 	RtWeightInfo info[2];
-	int n = rt_check_weights(m, ir_find_func(m, "main"), 1, w, ckpt, info, d);
+	int n = rt_check_weights(m, ir_find_func(m, "main"), 1, w, ckpt, strict,
+				 info, d);
 	if (!n) {
 		assert_int_equal(info[0].nbytes, info[0].shape[0] * 4 * 4);
 		assert_int_equal(info[1].dt, DT_F32);
@@ -300,6 +301,12 @@ check(const char *ckpt, rlx_diags *d)
 	rt_weights_close(w);
 	ir_module_free(m);
 	return n;
+}
+
+static int
+check(const char *ckpt, rlx_diags *d)
+{
+	return check_strict(ckpt, false, d);
 }
 
 static void
@@ -315,6 +322,11 @@ test_weights_check(void **state)
 	assert_int_equal(check(at(&t, "ok.safetensors"), d), 0);
 	assert_int_equal(rlx_diags_warnings(d), 1);
 	assert_non_null(strstr(first_msg(d, DIAG_WARNING), "'extra'"));
+	rlx_diags_free(d);
+	/* --strict: the same tensor is an error */
+	d = rlx_diags_new();
+	assert_int_equal(check_strict(at(&t, "ok.safetensors"), true, d), 1);
+	assert_non_null(strstr(first_msg(d, DIAG_ERROR), "'extra'"));
 	rlx_diags_free(d);
 
 	/* v bound to 3 by w1, so w2's 5 rows disagree */

@@ -294,6 +294,68 @@ def case_run_both_ways(tmp):
               "%s: lifted run on the cache differs from the original" % ex)
 
 
+def case_tvm_convention(tmp):
+    """F_transform_params(params: R.Tuple(...)), as TVM and `rlx lift` make
+    it: `rlx run --func` binds the checkpoint by name into the tuple, and
+    `rlx transform` of the lifted text writes the same cache as of the
+    original; a weight no one reads (`return params` fields) too."""
+    model = os.path.join(EX, "mlp.py")
+    ck = os.path.join(tmp, "mlp.safetensors")
+    rlx("init-weights", model, "-o", ck)
+    lifted = os.path.join(tmp, "lifted.py")
+    rlx("lift", model, "-o", lifted)
+    text = open(lifted).read()
+    check("def main_transform_params(params: R.Tuple(" in text,
+          "rlx lift does not give the transform one tuple parameter")
+    tp = os.path.join(tmp, "tp")
+    rlx("run", lifted, "--func", "main_transform_params", "--params", ck, "-o", tp)
+    w = read_st(ck)
+    norm = w["model.layers.0.post_attention_layernorm.weight"]
+    got = np.load(os.path.join(tp, "0.npy"))
+    check(np.array_equal(got, norm), "run --func main_transform_params: field 0 "
+          "is not the layernorm weight")
+    gate_up_t = np.concatenate([w["model.layers.0.mlp.gate_proj.weight"],
+                                w["model.layers.0.mlp.up_proj.weight"]], axis=0).T
+    check(np.array_equal(np.load(os.path.join(tp, "1.npy")), gate_up_t),
+          "run --func main_transform_params: field 1 is not gate_up_t")
+    a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+    rlx("transform", model, "--weights", ck, "-o", a, "--quiet")
+    rlx("transform", lifted, "--weights", ck, "-o", b, "--quiet")
+    ca, cb = read_cache(a)[1], read_cache(b)[1]
+    check(sorted(ca) == sorted(cb), "transform of the lifted text stores other names")
+    for k in ca:
+        check(np.array_equal(ca[k], cb[k]), "transform of the lifted text: %s differs" % k)
+    # a pass-through transform (`return params`): names from F's parameters
+    ident = os.path.join(tmp, "ident.py")
+    with open(ident, "w") as f:
+        f.write('''from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 4), "float32"), a: R.Tensor((4, 4), "float32"), b: R.Tensor((4,), "float32")):
+        R.func_attr({"num_input": 1})
+        y = R.matmul(x, a)
+        z = R.add(y, b)
+        return z
+
+    @R.function
+    def main_transform_params(params: R.Tuple(R.Tensor((4, 4), "float32"), R.Tensor((4,), "float32"))):
+        R.func_attr({"num_input": 0})
+        return params
+''')
+    ab = os.path.join(tmp, "ab.safetensors")
+    wa = np.arange(16, dtype=np.float32).reshape(4, 4)
+    wb = np.arange(4, dtype=np.float32)
+    write_st(ab, {"a": wa, "b": wb})
+    c = os.path.join(tmp, "c")
+    rlx("transform", ident, "--weights", ab, "-o", c, "--quiet")
+    cc = read_cache(c)[1]
+    check(sorted(cc) == ["a", "b"] and np.array_equal(cc["a"], wa) and
+          np.array_equal(cc["b"], wb), "pass-through transform: cache %s" % sorted(cc))
+
+
 def case_verify(tmp):
     for ex in ("llama.py", "llama_q8.py"):
         ck = os.path.join(tmp, ex + ".safetensors")
@@ -553,7 +615,8 @@ def case_write_fails(tmp):
 
 CASES = [case_large_outputs, case_write_fails, case_init_weights, case_transform_llama, case_transform_q8, case_small_shards,
          case_rerun_noop, case_shape_tuple, case_verify, case_extra_tensors,
-         case_cache_as_weights, case_bad_checkpoints, case_bad_caches, case_run_both_ways]
+         case_cache_as_weights, case_bad_checkpoints, case_bad_caches, case_run_both_ways,
+         case_tvm_convention]
 
 
 def main():

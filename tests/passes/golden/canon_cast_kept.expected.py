@@ -5,7 +5,6 @@
 @I.ir_module
 class Module:
     @R.function
-    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor(dtype="float32", ndim=1):
-        y: R.Tensor(dtype="float32", ndim=1) = x
-        z: R.Tensor(dtype="float32", ndim=1) = R.add(y, y)
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        z: R.Tensor((4,), dtype="float32") = R.add(x, x)
         return z

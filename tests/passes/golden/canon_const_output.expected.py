@@ -6,4 +6,8 @@
 class Module:
     @R.function
     def main() -> R.Tensor((), dtype="int32"):
-        return R.const(1, "int32")
+        with R.dataflow():
+            c: R.Tensor((), dtype="int32") = R.const(1, "int32")
+            n: R.Tensor((), dtype="int32") = R.add(R.const(1, "int32"), R.const(1, "int32"))
+            R.output(n)
+        return n

@@ -7,6 +7,7 @@ class Module:
     @R.function
     def main() -> R.Tensor((), dtype="int32"):
         with R.dataflow():
-            n = R.const(1, "int32")
+            c = R.const(1, "int32")
+            n = R.add(c, c)
             R.output(n)
         return n

@@ -13,9 +13,10 @@ class Module:
         return y
 
     @R.function
-    def main_transform_params(w: R.Tensor((32, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 32), dtype="float32")):
+    def main_transform_params(params: R.Tuple(R.Tensor((32, 16), dtype="float32"))) -> R.Tuple(R.Tensor((16, 32), dtype="float32")):
         R.func_attr({"num_input": 0})
         with R.dataflow():
+            w: R.Tensor((32, 16), dtype="float32") = params[0]
             wt: R.Tensor((16, 32), dtype="float32") = R.permute_dims(w, axes=None)
             gv: R.Tuple(R.Tensor((16, 32), dtype="float32")) = (wt,)
             R.output(gv)

@@ -13,9 +13,10 @@ class Module:
         return y
 
     @R.function
-    def main_transform_params(w: R.Tensor((4, 4), dtype="float32")) -> R.Tuple(R.Tensor((4, 4), dtype="float32")):
+    def main_transform_params(params: R.Tuple(R.Tensor((4, 4), dtype="float32"))) -> R.Tuple(R.Tensor((4, 4), dtype="float32")):
         R.func_attr({"num_input": 0})
         with R.dataflow():
+            w: R.Tensor((4, 4), dtype="float32") = params[0]
             ws: R.Tensor((4, 4), dtype="float32") = R.multiply(w, R.const(2.0, "float32"))
             gv: R.Tuple(R.Tensor((4, 4), dtype="float32")) = (ws,)
             R.output(gv)

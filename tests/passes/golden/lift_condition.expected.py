@@ -17,9 +17,6 @@ class Module:
         return conv1
 
     @R.function
-    def main_transform_params(w1: R.Tensor((16, 16, 3, 3), dtype="float32"), w2: R.Tensor((16, 16, 3, 3), dtype="float32"), cond: R.Tensor((), dtype="bool")) -> R.Tuple(R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((), dtype="bool")):
+    def main_transform_params(params: R.Tuple(R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((), dtype="bool"))) -> R.Tuple(R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((), dtype="bool")):
         R.func_attr({"num_input": 0})
-        with R.dataflow():
-            gv: R.Tuple(R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((), dtype="bool")) = (w1, w2, cond)
-            R.output(gv)
-        return gv
+        return params

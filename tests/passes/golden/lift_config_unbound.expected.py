@@ -14,9 +14,6 @@ class Module:
         return y
 
     @R.function
-    def main_transform_params(w: R.Tensor((4, 4), dtype="float32")) -> R.Tuple(R.Tensor((4, 4), dtype="float32")):
+    def main_transform_params(params: R.Tuple(R.Tensor((4, 4), dtype="float32"))) -> R.Tuple(R.Tensor((4, 4), dtype="float32")):
         R.func_attr({"num_input": 0})
-        with R.dataflow():
-            gv: R.Tuple(R.Tensor((4, 4), dtype="float32")) = (w,)
-            R.output(gv)
-        return gv
+        return params

@@ -8,15 +8,17 @@ class Module:
     def main(x: R.Tensor((4, 4), dtype="float32"), ws: R.Tensor((4, 4), dtype="float32")) -> R.Tensor((4, 4), dtype="float32"):
         R.func_attr({"num_input": 1})
         with R.dataflow():
+            c: R.Tensor((), dtype="float32") = R.const(2.0, "float32")
             xs: R.Tensor((4, 4), dtype="float32") = R.multiply(x, R.const(2.0, "float32"))
             y: R.Tensor((4, 4), dtype="float32") = R.matmul(xs, ws, out_dtype="void")
             R.output(y)
         return y
 
     @R.function
-    def main_transform_params(w: R.Tensor((4, 4), dtype="float32")) -> R.Tuple(R.Tensor((4, 4), dtype="float32")):
+    def main_transform_params(params: R.Tuple(R.Tensor((4, 4), dtype="float32"))) -> R.Tuple(R.Tensor((4, 4), dtype="float32")):
         R.func_attr({"num_input": 0})
         with R.dataflow():
+            w: R.Tensor((4, 4), dtype="float32") = params[0]
             ws: R.Tensor((4, 4), dtype="float32") = R.multiply(w, R.const(2.0, "float32"))
             gv: R.Tuple(R.Tensor((4, 4), dtype="float32")) = (ws,)
             R.output(gv)

@@ -15,10 +15,11 @@ class Module:
         return output
 
     @R.function
-    def main_transform_params(B: R.Tensor((16,), dtype="int32")) -> R.Tuple(R.Tensor((16,), dtype="int32")):
+    def main_transform_params(params: R.Tuple(R.Tensor((16,), dtype="int32"))) -> R.Tuple(R.Tensor((16,), dtype="int32")):
         R.func_attr({"num_input": 0})
         with R.dataflow():
             offset: R.Tensor((16,), dtype="int32") = R.ones(R.shape([16]), dtype="int32")
+            B: R.Tensor((16,), dtype="int32") = params[0]
             B_offset: R.Tensor((16,), dtype="int32") = R.add(B, offset)
             gv: R.Tuple(R.Tensor((16,), dtype="int32")) = (B_offset,)
             R.output(gv)

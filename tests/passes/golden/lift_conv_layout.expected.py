@@ -14,10 +14,12 @@ class Module:
         return conv2
 
     @R.function
-    def main_transform_params(w1: R.Tensor((3, 16, 3, 3), dtype="float32"), w2: R.Tensor((16, 16, 3, 3), dtype="float32")) -> R.Tuple(R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((16, 3, 3, 3), dtype="float32")):
+    def main_transform_params(params: R.Tuple(R.Tensor((3, 16, 3, 3), dtype="float32"), R.Tensor((16, 16, 3, 3), dtype="float32"))) -> R.Tuple(R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((16, 3, 3, 3), dtype="float32")):
         R.func_attr({"num_input": 0})
         with R.dataflow():
+            w1: R.Tensor((3, 16, 3, 3), dtype="float32") = params[0]
             w1_transformed: R.Tensor((16, 3, 3, 3), dtype="float32") = R.permute_dims(w1, axes=[1, 0, 2, 3])
+            w2: R.Tensor((16, 16, 3, 3), dtype="float32") = params[1]
             gv: R.Tuple(R.Tensor((16, 16, 3, 3), dtype="float32"), R.Tensor((16, 3, 3, 3), dtype="float32")) = (w2, w1_transformed)
             R.output(gv)
         return gv

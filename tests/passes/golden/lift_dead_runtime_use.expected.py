@@ -5,17 +5,15 @@
 @I.ir_module
 class Module:
     @R.function
-    def main(x: R.Tensor((4, 4), dtype="float32")) -> R.Tensor((4, 4), dtype="float32"):
+    def main(x: R.Tensor((4, 4), dtype="float32"), w: R.Tensor((4, 4), dtype="float32")) -> R.Tensor((4, 4), dtype="float32"):
         R.func_attr({"num_input": 1})
         with R.dataflow():
+            unused: R.Tensor((4, 4), dtype="float32") = R.add(x, w)
             y: R.Tensor((4, 4), dtype="float32") = R.multiply(x, x)
             R.output(y)
         return y
 
     @R.function
-    def main_transform_params(w: R.Tensor((4, 4), dtype="float32")) -> R.Tuple:
+    def main_transform_params(params: R.Tuple(R.Tensor((4, 4), dtype="float32"))) -> R.Tuple(R.Tensor((4, 4), dtype="float32")):
         R.func_attr({"num_input": 0})
-        with R.dataflow():
-            gv: R.Tuple = ()
-            R.output(gv)
-        return gv
+        return params

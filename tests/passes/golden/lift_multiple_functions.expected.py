@@ -13,9 +13,10 @@ class Module:
         return y
 
     @R.function
-    def func1_transform_params(w1: R.Tensor((16, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 16), dtype="float32")):
+    def func1_transform_params(params: R.Tuple(R.Tensor((16, 16), dtype="float32"))) -> R.Tuple(R.Tensor((16, 16), dtype="float32")):
         R.func_attr({"num_input": 0})
         with R.dataflow():
+            w1: R.Tensor((16, 16), dtype="float32") = params[0]
             w1_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w1, axes=[1, 0])
             gv: R.Tuple(R.Tensor((16, 16), dtype="float32")) = (w1_t,)
             R.output(gv)
@@ -30,9 +31,10 @@ class Module:
         return y
 
     @R.function
-    def func2_transform_params(w1: R.Tensor((8, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 8), dtype="float32")):
+    def func2_transform_params(params: R.Tuple(R.Tensor((8, 16), dtype="float32"))) -> R.Tuple(R.Tensor((16, 8), dtype="float32")):
         R.func_attr({"num_input": 0})
         with R.dataflow():
+            w1: R.Tensor((8, 16), dtype="float32") = params[0]
             w1_t: R.Tensor((16, 8), dtype="float32") = R.permute_dims(w1, axes=[1, 0])
             gv: R.Tuple(R.Tensor((16, 8), dtype="float32")) = (w1_t,)
             R.output(gv)

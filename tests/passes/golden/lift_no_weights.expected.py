@@ -14,9 +14,6 @@ class Module:
         return zeros
 
     @R.function
-    def main_transform_params() -> R.Tuple:
+    def main_transform_params(params: R.Tuple) -> R.Tuple:
         R.func_attr({"num_input": 0})
-        with R.dataflow():
-            gv: R.Tuple = ()
-            R.output(gv)
-        return gv
+        return ()

@@ -6,7 +6,7 @@
 class Module:
     @R.function
     def func1(x: R.Tensor((16, 16), dtype="float32"), w1_t: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((16, 16), dtype="float32"):
-        R.func_attr({"num_input": 1, "rlx.no_lift": "w1_t"})
+        R.func_attr({"num_input": 1})
         with R.dataflow():
             w1_add: R.Tensor((16, 16), dtype="float32") = R.add(w1_t, R.const(1.0, "float32"))
             y: R.Tensor((16, 16), dtype="float32") = R.matmul(x, w1_add, out_dtype="void")
@@ -14,9 +14,10 @@ class Module:
         return y
 
     @R.function
-    def func1_transform_params(w1: R.Tensor((16, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 16), dtype="float32")):
+    def func1_transform_params(params: R.Tuple(R.Tensor((16, 16), dtype="float32"))) -> R.Tuple(R.Tensor((16, 16), dtype="float32")):
         R.func_attr({"num_input": 0})
         with R.dataflow():
+            w1: R.Tensor((16, 16), dtype="float32") = params[0]
             w1_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w1, axes=[1, 0])
             gv: R.Tuple(R.Tensor((16, 16), dtype="float32")) = (w1_t,)
             R.output(gv)

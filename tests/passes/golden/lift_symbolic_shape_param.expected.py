@@ -16,10 +16,11 @@ class Module:
         return out
 
     @R.function
-    def main_transform_params(w: R.Tensor(("m", 4), dtype="float32")) -> R.Tuple(R.Shape(["m"]), R.Tensor((4,), dtype="float32")):
+    def main_transform_params(params: R.Tuple(R.Tensor(("m", 4), dtype="float32"))) -> R.Tuple(R.Shape(["m"]), R.Tensor((4,), dtype="float32")):
         m = T.int64()
         R.func_attr({"num_input": 0})
         with R.dataflow():
+            w: R.Tensor((m, 4), dtype="float32") = params[0]
             ws: R.Tensor((4,), dtype="float32") = R.sum(w, axis=[0], keepdims=False)
             gv: R.Tuple(R.Shape([m]), R.Tensor((4,), dtype="float32")) = (R.shape([m]), ws)
             R.output(gv)

@@ -5,6 +5,18 @@
 @I.ir_module
 class Module:
     @R.function
+    def transform_params(params: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32"))) -> R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")):
+        R.func_attr({"num_input": 0})
+        with R.dataflow():
+            w2: R.Tensor((16, 16), dtype="float32") = params[1]
+            w2_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w2, axes=None)
+            w1: R.Tensor((16, 16), dtype="float32") = params[0]
+            w1_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w1, axes=None)
+            gv: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")) = (w2_t, w1_t)
+            R.output(gv)
+        return gv
+
+    @R.function
     def func1(x: R.Tensor((16, 16), dtype="float32"), w2_t: R.Tensor((16, 16), dtype="float32"), w1_t: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((16, 16), dtype="float32"):
         R.func_attr({"num_input": 1})
         with R.dataflow():
@@ -23,13 +35,3 @@ class Module:
             output: R.Tensor((16, 16), dtype="float32") = R.add(y1, y2)
             R.output(output)
         return output
-
-    @R.function
-    def transform_params(w1: R.Tensor((16, 16), dtype="float32"), w2: R.Tensor((16, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")):
-        R.func_attr({"num_input": 0})
-        with R.dataflow():
-            w2_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w2, axes=None)
-            w1_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w1, axes=None)
-            gv: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")) = (w2_t, w1_t)
-            R.output(gv)
-        return gv

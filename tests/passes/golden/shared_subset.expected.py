@@ -5,6 +5,17 @@
 @I.ir_module
 class Module:
     @R.function
+    def transform_params(params: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32"))) -> R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")):
+        R.func_attr({"num_input": 0})
+        with R.dataflow():
+            w1: R.Tensor((16, 16), dtype="float32") = params[0]
+            w1_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w1, axes=None)
+            w2: R.Tensor((16, 16), dtype="float32") = params[1]
+            gv: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")) = (w2, w1_t)
+            R.output(gv)
+        return gv
+
+    @R.function
     def func1(x: R.Tensor((16, 16), dtype="float32"), w2: R.Tensor((16, 16), dtype="float32"), w1_t: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((16, 16), dtype="float32"):
         R.func_attr({"num_input": 1})
         with R.dataflow():
@@ -42,20 +53,3 @@ class Module:
             y: R.Tensor((16, 16), dtype="float32") = R.matmul(x, weight_t, out_dtype="void")
             R.output(y)
         return y
-
-    @R.function
-    def transform_params(w1: R.Tensor((16, 16), dtype="float32"), w2: R.Tensor((16, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")):
-        R.func_attr({"num_input": 0})
-        with R.dataflow():
-            w1_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w1, axes=None)
-            gv: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")) = (w2, w1_t)
-            R.output(gv)
-        return gv
-
-    @R.function
-    def func3_transform_params(w1: R.Tensor((16, 16), dtype="float32"), w2: R.Tensor((16, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")):
-        R.func_attr({"num_input": 0})
-        with R.dataflow():
-            gv: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")) = (w1, w2)
-            R.output(gv)
-        return gv

@@ -5,6 +5,17 @@
 @I.ir_module
 class Module:
     @R.function
+    def transform_params(params: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32"))) -> R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")):
+        R.func_attr({"num_input": 0})
+        with R.dataflow():
+            w1: R.Tensor((16, 16), dtype="float32") = params[0]
+            w1_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w1, axes=None)
+            w2: R.Tensor((16, 16), dtype="float32") = params[1]
+            gv: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")) = (w2, w1_t)
+            R.output(gv)
+        return gv
+
+    @R.function
     def func1(x: R.Tensor((16, 16), dtype="float32"), w2: R.Tensor((16, 16), dtype="float32"), w1_t: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((16, 16), dtype="float32"):
         R.func_attr({"num_input": 1})
         with R.dataflow():
@@ -22,12 +33,3 @@ class Module:
             y1: R.Tensor((16, 16), dtype="float32") = R.matmul(x, w1_t, out_dtype="void")
             R.output(y1)
         return y1
-
-    @R.function
-    def transform_params(w1: R.Tensor((16, 16), dtype="float32"), w2: R.Tensor((16, 16), dtype="float32")) -> R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")):
-        R.func_attr({"num_input": 0})
-        with R.dataflow():
-            w1_t: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w1, axes=None)
-            gv: R.Tuple(R.Tensor((16, 16), dtype="float32"), R.Tensor((16, 16), dtype="float32")) = (w2, w1_t)
-            R.output(gv)
-        return gv

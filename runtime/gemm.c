@@ -1,0 +1,796 @@
+/*
+ * gemm.c — matrix multiply for generated matmul kernels (see gemm.h).
+ *
+ * GEMM (M > 8) follows GotoBLAS/BLIS: for each block of NC columns and KC
+ * of the reduction, b's block is packed into panels of NR columns (f16 and
+ * bf16 converted, a transposed b transposed 16 x 16 while packing), then
+ * blocks of MC rows of a are packed into panels of MR rows and a register
+ * micro-kernel computes MR x NR tiles of c from the two panels. The b
+ * block (KC x NC) sits in L3, an a block (MC x KC) in L2, a b micro-panel
+ * (KC x NR) in L1. Threads: the b block is packed by all threads (one
+ * pool_run), then the (row block, column group) items of c are shared out
+ * (another pool_run); each item packs its rows of a into a buffer of its
+ * own. Many small batches go one batch per item instead.
+ *
+ * GEMV (M <= 8, decode) splits the columns across threads and reads each
+ * weight once: b [K, N] four rows at a time into a row of accumulators in
+ * L1, b [N, K] (x @ w.T) a few rows at a time with vector accumulators;
+ * f16 and bf16 weights are widened in registers (F16C).
+ *
+ * The micro-kernels come from gemm_isa.h, compiled once per instruction
+ * set (AVX-512: 12 x 32, AVX2+FMA: 6 x 16, generic vectors: 4 x 16); the
+ * caller passes the one its host has (jit_gemm_isa reads the CPU's
+ * features, as LLVM does for the generated code).
+ */
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm.h"
+#include "pool.h"
+
+/* The kernels of one instruction set (gemm_isa.h). */
+typedef struct {
+	int mr, nr;
+	void (*uk)(int64_t kc, const float *ap, const float *bp, float *c,
+		   int64_t ldc, int add);
+	void (*pack_b)(const void *b, int dt, int transb, int64_t K, int64_t N,
+		       int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *bp);
+	void (*gemv)(int M, int dt, int transb, int64_t K, int64_t N,
+		     const float *a, const void *b, float *y, int64_t ldy,
+		     int64_t j0, int64_t j1);
+} GemmIsa;
+
+enum {
+	KC = 384,        /* reduction block */
+	MC = 96,        /* row block (a multiple of every MR) */
+	NC = 4096,       /* column block (a multiple of every NR) */
+	GEMV_MAX_M = 8,
+	GEMV_COLS = 512, /* columns per GEMV work item (at least) */
+	SMALL_BATCH = 1 << 20, /* multiply-adds: one batch per work item */
+	PAR_WORK = 1 << 16,    /* multiply-adds worth a second thread */
+	MAX_SLOTS = 257,
+};
+
+/* ------------------------------------------------------------ dtypes */
+
+static inline float
+f16_to_f32(uint16_t h)
+{
+	uint32_t s = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	uint32_t u;
+	if (e == 0x1f)
+		u = s | 0x7f800000 | (m << 13);
+	else if (e)
+		u = s | ((e + 112) << 23) | (m << 13);
+	else if (m) { /* subnormal: normalize */
+		e = 113;
+		while (!(m & 0x400)) {
+			m <<= 1;
+			e--;
+		}
+		u = s | (e << 23) | ((m & 0x3ff) << 13);
+	} else
+		u = s;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static inline uint16_t
+f32_to_f16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	uint32_t s = (u >> 16) & 0x8000, e = (u >> 23) & 0xff, m = u & 0x7fffff;
+	if (e == 0xff)
+		return (uint16_t)(s | 0x7c00 | (m ? 0x200 | (m >> 13) : 0));
+	int32_t ne = (int32_t)e - 112;
+	if (ne >= 0x1f)
+		return (uint16_t)(s | 0x7c00);
+	if (ne <= 0) { /* subnormal or zero */
+		if (ne < -10)
+			return (uint16_t)s;
+		m |= 0x800000;
+		int sh = 14 - ne;
+		uint32_t r = m >> sh, rem = m & ((1u << sh) - 1), half = 1u << (sh - 1);
+		if (rem > half || (rem == half && (r & 1)))
+			r++;
+		return (uint16_t)(s | r);
+	}
+	uint32_t r = ((uint32_t)ne << 10) | (m >> 13), rem = m & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (r & 1)))
+		r++; /* may carry into the exponent, up to inf: correct */
+	return (uint16_t)(s | r);
+}
+
+static inline uint16_t
+f32_to_bf16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	if ((u & 0x7fffffff) > 0x7f800000)
+		return (uint16_t)((u >> 16) | 0x40);
+	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+/* Element i of p (dtype dt) as f32. */
+static inline float
+gemm_ld(const void *p, int dt, int64_t i)
+{
+	if (dt == RT_GEMM_F16)
+		return f16_to_f32(((const uint16_t *)p)[i]);
+	if (dt == RT_GEMM_BF16) {
+		uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
+		float f;
+		memcpy(&f, &u, 4);
+		return f;
+	}
+	return ((const float *)p)[i];
+}
+
+static inline void
+gemm_st(void *p, int dt, int64_t i, float v)
+{
+	if (dt == RT_GEMM_F16)
+		((uint16_t *)p)[i] = f32_to_f16(v);
+	else if (dt == RT_GEMM_BF16)
+		((uint16_t *)p)[i] = f32_to_bf16(v);
+	else
+		((float *)p)[i] = v;
+}
+
+/* ------------------------------------------------------------ kernels */
+
+/* Generic "vectors": 16 floats the compiler vectorizes as it can. */
+typedef struct {
+	float v[16];
+} VG;
+static inline VG
+vg_load(const float *p)
+{
+	VG v;
+	memcpy(v.v, p, sizeof v.v);
+	return v;
+}
+static inline void
+vg_store(float *p, VG v)
+{
+	memcpy(p, v.v, sizeof v.v);
+}
+static inline VG
+vg_set1(float x)
+{
+	VG v;
+	for (int i = 0; i < 16; i++)
+		v.v[i] = x;
+	return v;
+}
+static inline VG
+vg_add(VG a, VG b)
+{
+	for (int i = 0; i < 16; i++)
+		a.v[i] += b.v[i];
+	return a;
+}
+static inline VG
+vg_fma(VG a, VG b, VG c)
+{
+	for (int i = 0; i < 16; i++)
+		c.v[i] += a.v[i] * b.v[i];
+	return c;
+}
+static inline float
+vg_sum(VG v)
+{
+	float s = 0;
+	for (int i = 0; i < 16; i++)
+		s += v.v[i];
+	return s;
+}
+static inline VG
+vg_load_h(const uint16_t *p)
+{
+	VG v;
+	for (int i = 0; i < 16; i++)
+		v.v[i] = f16_to_f32(p[i]);
+	return v;
+}
+static inline VG
+vg_load_bh(const uint16_t *p)
+{
+	VG v;
+	for (int i = 0; i < 16; i++)
+		v.v[i] = gemm_ld(p, RT_GEMM_BF16, i);
+	return v;
+}
+
+static inline void
+vg_transpose16(VG *r)
+{
+	for (int i = 0; i < 16; i++)
+		for (int j = i + 1; j < 16; j++) {
+			float t = r[i].v[j];
+			r[i].v[j] = r[j].v[i];
+			r[j].v[i] = t;
+		}
+}
+
+#define SFX(x) x##_generic
+#define vtranspose16 vg_transpose16
+#define V VG
+#define vload vg_load
+#define vstore vg_store
+#define vset1 vg_set1
+#define vzero() vg_set1(0)
+#define vadd vg_add
+#define vfma vg_fma
+#define vsum vg_sum
+#define vload_h vg_load_h
+#define vload_bh vg_load_bh
+#define MR 4
+#define NV 1
+#include "gemm_isa.h"
+#undef SFX
+#undef V
+#undef vload
+#undef vstore
+#undef vset1
+#undef vzero
+#undef vadd
+#undef vfma
+#undef vsum
+#undef vload_h
+#undef vload_bh
+#undef vtranspose16
+#undef MR
+#undef NV
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* AVX2 + FMA + F16C: a V is two ymm. */
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c")
+typedef struct {
+	__m256 lo, hi;
+} V2;
+static inline V2
+v2_load(const float *p)
+{
+	return (V2){_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)};
+}
+static inline void
+v2_store(float *p, V2 v)
+{
+	_mm256_storeu_ps(p, v.lo);
+	_mm256_storeu_ps(p + 8, v.hi);
+}
+static inline V2
+v2_set1(float x)
+{
+	return (V2){_mm256_set1_ps(x), _mm256_set1_ps(x)};
+}
+static inline V2
+v2_add(V2 a, V2 b)
+{
+	return (V2){_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)};
+}
+static inline V2
+v2_fma(V2 a, V2 b, V2 c)
+{
+	return (V2){_mm256_fmadd_ps(a.lo, b.lo, c.lo), _mm256_fmadd_ps(a.hi, b.hi, c.hi)};
+}
+static inline float
+v2_sum(V2 v)
+{
+	__m256 s = _mm256_add_ps(v.lo, v.hi);
+	__m128 x = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+	x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+	x = _mm_add_ss(x, _mm_shuffle_ps(x, x, 1));
+	return _mm_cvtss_f32(x);
+}
+static inline V2
+v2_load_h(const uint16_t *p)
+{
+	return (V2){_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
+		    _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)))};
+}
+static inline V2
+v2_load_bh(const uint16_t *p)
+{
+	__m256i lo = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+	__m256i hi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 8)));
+	return (V2){_mm256_castsi256_ps(_mm256_slli_epi32(lo, 16)),
+		    _mm256_castsi256_ps(_mm256_slli_epi32(hi, 16))};
+}
+/* r[0..8) rows of 8 to columns. */
+static inline void
+tr8(__m256 *r)
+{
+	__m256 t[8], u[8];
+	for (int i = 0; i < 4; i++) {
+		t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+	}
+	for (int h = 0; h < 2; h++) { /* rows 0-3, then 4-7 */
+		__m256 *q = t + 4 * h;
+		u[4 * h + 0] = _mm256_shuffle_ps(q[0], q[2], 0x44);
+		u[4 * h + 1] = _mm256_shuffle_ps(q[0], q[2], 0xEE);
+		u[4 * h + 2] = _mm256_shuffle_ps(q[1], q[3], 0x44);
+		u[4 * h + 3] = _mm256_shuffle_ps(q[1], q[3], 0xEE);
+	}
+	for (int k = 0; k < 4; k++) {
+		r[k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+		r[4 + k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+	}
+}
+static inline void
+v2_transpose16(V2 *r)
+{
+	__m256 b[4][8]; /* rows 0-7 lo, 8-15 lo, 0-7 hi, 8-15 hi */
+	for (int j = 0; j < 8; j++) {
+		b[0][j] = r[j].lo;
+		b[1][j] = r[8 + j].lo;
+		b[2][j] = r[j].hi;
+		b[3][j] = r[8 + j].hi;
+	}
+	for (int q = 0; q < 4; q++)
+		tr8(b[q]);
+	for (int k = 0; k < 8; k++) {
+		r[k] = (V2){b[0][k], b[1][k]};
+		r[8 + k] = (V2){b[2][k], b[3][k]};
+	}
+}
+#define SFX(x) x##_avx2
+#define vtranspose16 v2_transpose16
+#define V V2
+#define vload v2_load
+#define vstore v2_store
+#define vset1 v2_set1
+#define vzero() v2_set1(0)
+#define vadd v2_add
+#define vfma v2_fma
+#define vsum v2_sum
+#define vload_h v2_load_h
+#define vload_bh v2_load_bh
+#define MR 6
+#define NV 1
+#include "gemm_isa.h"
+#undef SFX
+#undef V
+#undef vload
+#undef vstore
+#undef vset1
+#undef vzero
+#undef vadd
+#undef vfma
+#undef vsum
+#undef vload_h
+#undef vload_bh
+#undef vtranspose16
+#undef MR
+#undef NV
+#pragma GCC pop_options
+
+/* AVX-512F: a V is one zmm. */
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma,f16c")
+static inline __m512
+v5_load_bh(const uint16_t *p)
+{
+	__m512i x = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
+	return _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+}
+static inline void
+v5_transpose16(__m512 *r)
+{
+	__m512 t[16], u[16];
+	for (int i = 0; i < 8; i++) {
+		t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+	}
+	for (int g = 0; g < 4; g++) { /* rows 4g .. 4g+3 */
+		__m512d a = _mm512_castps_pd(t[4 * g]), b = _mm512_castps_pd(t[4 * g + 1]);
+		__m512d c = _mm512_castps_pd(t[4 * g + 2]), d = _mm512_castps_pd(t[4 * g + 3]);
+		u[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+		u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+		u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+		u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+	}
+	for (int k = 0; k < 4; k++) { /* columns k, 4+k, 8+k, 12+k */
+		__m512 P = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88);
+		__m512 Q = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xdd);
+		__m512 R = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88);
+		__m512 S = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xdd);
+		r[k] = _mm512_shuffle_f32x4(P, R, 0x88);
+		r[8 + k] = _mm512_shuffle_f32x4(P, R, 0xdd);
+		r[4 + k] = _mm512_shuffle_f32x4(Q, S, 0x88);
+		r[12 + k] = _mm512_shuffle_f32x4(Q, S, 0xdd);
+	}
+}
+#define SFX(x) x##_avx512
+#define vtranspose16 v5_transpose16
+#define V __m512
+#define vload _mm512_loadu_ps
+#define vstore _mm512_storeu_ps
+#define vset1 _mm512_set1_ps
+#define vzero _mm512_setzero_ps
+#define vadd _mm512_add_ps
+#define vfma _mm512_fmadd_ps
+#define vsum _mm512_reduce_add_ps
+#define vload_h(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define vload_bh v5_load_bh
+#define MR 12
+#define NV 2
+#include "gemm_isa.h"
+#undef SFX
+#undef V
+#undef vload
+#undef vstore
+#undef vset1
+#undef vzero
+#undef vadd
+#undef vfma
+#undef vsum
+#undef vload_h
+#undef vload_bh
+#undef vtranspose16
+#undef MR
+#undef NV
+#pragma GCC pop_options
+#endif
+
+static const GemmIsa *
+isa_of(int64_t isa)
+{
+#if defined(__x86_64__)
+	if (isa == GEMM_ISA_AVX512)
+		return &isa_avx512;
+	if (isa == GEMM_ISA_AVX2)
+		return &isa_avx2;
+#endif
+	return &isa_generic;
+}
+
+void
+gemm_tile(int isa, int *mr, int *nr)
+{
+	const GemmIsa *k = isa_of(isa);
+	*mr = k->mr;
+	*nr = k->nr;
+}
+
+/* ------------------------------------------------------------ driver */
+
+/* One call of rlx_gemm. */
+typedef struct {
+	const RtGemm *g;
+	const GemmIsa *k;
+	Pool *pool;
+	int64_t nbatch;
+	float *c;          /* f32 result (g->c, or scratch when it is not f32) */
+	/* the current batch and block (parallel GEMM) */
+	const void *a, *b; /* the batch's operands */
+	float *cb;         /* the batch's result */
+	int64_t jc, nc, pc, kc;
+	float *bp;         /* the packed b block */
+	int64_t nmb, ngrp, grp; /* row blocks, column groups, panels per group */
+	/* per-thread buffers for packed a: slots taken with an atomic flag */
+	int nslots;
+	float **abuf;
+	atomic_flag *busy;
+	/* GEMV */
+	int64_t nitems, cols;
+} Gemm;
+
+/* The batch offsets of a and b (elements) for c's batch bt. */
+static void
+batch_offsets(const RtGemm *g, int64_t bt, int64_t *ao, int64_t *bo)
+{
+	*ao = *bo = 0;
+	for (int64_t j = g->nb - 1; j >= 0; j--) {
+		int64_t x = bt % g->bdim[j];
+		bt /= g->bdim[j];
+		*ao += x * g->as[j];
+		*bo += x * g->bs[j];
+	}
+}
+
+static const void *
+elem_ptr(const void *p, int64_t dt, int64_t i)
+{
+	return (const char *)p + i * (dt == RT_GEMM_F32 ? 4 : 2);
+}
+
+/* A free packed-a buffer (there is one per thread that can be running). */
+static int
+take_slot(Gemm *s)
+{
+	for (;;)
+		for (int i = 0; i < s->nslots; i++)
+			if (!atomic_flag_test_and_set(&s->busy[i]))
+				return i;
+}
+
+/* Packs rows i0 .. i0+mc, columns k0 .. k0+kc of a [M, K] into panels of
+ * MR rows (rows past mc zero). */
+static void
+pack_a(const void *a, int dt, int64_t K, int64_t i0, int64_t mc, int64_t k0,
+       int64_t kc, int mr, float *ap)
+{
+	for (int64_t p = 0; p * mr < mc; p++) {
+		float *d = ap + p * kc * mr;
+		int64_t ip = i0 + p * mr, h = mc - p * mr < mr ? mc - p * mr : mr;
+		if (dt == RT_GEMM_F32 && h == mr) {
+			const float *src = (const float *)a + ip * K + k0;
+			for (int64_t k = 0; k < kc; k++)
+				for (int r = 0; r < mr; r++)
+					d[k * mr + r] = src[r * K + k];
+			continue;
+		}
+		for (int64_t k = 0; k < kc; k++)
+			for (int r = 0; r < mr; r++)
+				d[k * mr + r] = r < h ? gemm_ld(a, dt, (ip + r) * K + k0 + k) : 0.0f;
+	}
+}
+
+/*
+ * c[i0 .. i0+mc, jc + panels p0 .. p1) from the packed a block ap and the
+ * packed b block bp: every MR x NR tile by the micro-kernel, edge tiles
+ * through a scratch tile. add: add to c (not the first kc block).
+ */
+static void
+macro_kernel(const GemmIsa *k, const RtGemm *g, float *c, const float *ap,
+	     const float *bp, int64_t i0, int64_t mc, int64_t jc, int64_t nc,
+	     int64_t p0, int64_t p1, int64_t kc, int add)
+{
+	int mr = k->mr, nr = k->nr;
+	float tile[16 * 64];
+	int64_t N = g->N;
+	for (int64_t p = p0; p < p1; p++) {
+		int64_t j = jc + p * nr, w = nc - p * nr < nr ? nc - p * nr : nr;
+		const float *bpp = bp + p * kc * nr;
+		for (int64_t q = 0; q * mr < mc; q++) {
+			int64_t i = i0 + q * mr, h = mc - q * mr < mr ? mc - q * mr : mr;
+			const float *app = ap + q * kc * mr;
+			float *cp = c + i * N + j;
+			if (h == mr && w == nr) {
+				k->uk(kc, app, bpp, cp, N, add);
+				continue;
+			}
+			k->uk(kc, app, bpp, tile, nr, 0);
+			for (int64_t r = 0; r < h; r++)
+				for (int64_t x = 0; x < w; x++)
+					cp[r * N + x] = add ? cp[r * N + x] + tile[r * nr + x]
+							    : tile[r * nr + x];
+		}
+	}
+}
+
+/* One batch on the calling thread: the whole blocked loop nest. */
+static void
+gemm_serial(Gemm *s, const void *a, const void *b, float *c, float *ap,
+	    float *bp)
+{
+	const RtGemm *g = s->g;
+	const GemmIsa *k = s->k;
+	for (int64_t jc = 0; jc < g->N; jc += NC) {
+		int64_t nc = g->N - jc < NC ? g->N - jc : NC;
+		for (int64_t pc = 0; pc < g->K; pc += KC) {
+			int64_t kc = g->K - pc < KC ? g->K - pc : KC;
+			k->pack_b(b, (int)g->bdt, (int)g->transb, g->K, g->N, pc, kc,
+				  jc, nc, bp);
+			for (int64_t ic = 0; ic < g->M; ic += MC) {
+				int64_t mc = g->M - ic < MC ? g->M - ic : MC;
+				pack_a(a, (int)g->adt, g->K, ic, mc, pc, kc, k->mr, ap);
+				macro_kernel(k, g, c, ap, bp, ic, mc, jc, nc, 0,
+					     (nc + k->nr - 1) / k->nr, kc, pc > 0);
+			}
+		}
+	}
+}
+
+static size_t
+abuf_floats(const GemmIsa *k)
+{
+	return (size_t)(MC + k->mr) * KC;
+}
+
+static size_t
+bbuf_floats(const GemmIsa *k)
+{
+	return (size_t)(NC + k->nr) * KC;
+}
+
+static float *
+falloc(size_t n)
+{
+	return aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
+}
+
+/* Pool item: whole batches lo .. hi, each on this thread. */
+static void
+batches_fn(void *ctx, int64_t lo, int64_t hi)
+{
+	Gemm *s = ctx;
+	const RtGemm *g = s->g;
+	float *ap = falloc(abuf_floats(s->k)), *bp = falloc(bbuf_floats(s->k));
+	if (ap && bp)
+		for (int64_t bt = lo; bt < hi; bt++) {
+			int64_t ao, bo;
+			batch_offsets(g, bt, &ao, &bo);
+			gemm_serial(s, elem_ptr(g->a, g->adt, ao), elem_ptr(g->b, g->bdt, bo),
+				    s->c + bt * g->M * g->N, ap, bp);
+		}
+	free(ap);
+	free(bp);
+}
+
+/* Pool item: panels lo .. hi of the current b block. */
+static void
+pack_b_fn(void *ctx, int64_t lo, int64_t hi)
+{
+	Gemm *s = ctx;
+	const RtGemm *g = s->g;
+	int64_t nr = s->k->nr;
+	int64_t j0 = s->jc + lo * nr, end = s->jc + s->nc;
+	int64_t n = end - j0 < (hi - lo) * nr ? end - j0 : (hi - lo) * nr;
+	s->k->pack_b(s->b, (int)g->bdt, (int)g->transb, g->K, g->N, s->pc, s->kc,
+		     j0, n, s->bp + lo * s->kc * nr);
+}
+
+/* Pool item: (row block, column group) items lo .. hi of c. */
+static void
+compute_fn(void *ctx, int64_t lo, int64_t hi)
+{
+	Gemm *s = ctx;
+	const RtGemm *g = s->g;
+	int slot = take_slot(s);
+	float *ap = s->abuf[slot];
+	int64_t npan = (s->nc + s->k->nr - 1) / s->k->nr, last_ib = -1;
+	for (int64_t it = lo; it < hi; it++) {
+		int64_t ib = it / s->ngrp, gr = it % s->ngrp;
+		int64_t ic = ib * MC, mc = g->M - ic < MC ? g->M - ic : MC;
+		if (ib != last_ib)
+			pack_a(s->a, (int)g->adt, g->K, ic, mc, s->pc, s->kc, s->k->mr, ap);
+		last_ib = ib;
+		int64_t p0 = gr * s->grp, p1 = p0 + s->grp < npan ? p0 + s->grp : npan;
+		macro_kernel(s->k, g, s->cb, ap, s->bp, ic, mc, s->jc, s->nc, p0, p1,
+			     s->kc, s->pc > 0);
+	}
+	atomic_flag_clear(&s->busy[slot]);
+}
+
+/* One batch across the pool: b blocks packed together, then shared out. */
+static bool
+gemm_parallel(Gemm *s, const void *a, const void *b, float *c)
+{
+	const RtGemm *g = s->g;
+	const GemmIsa *k = s->k;
+	int T = pool_size(s->pool);
+	s->a = a;
+	s->b = b;
+	s->cb = c;
+	s->nmb = (g->M + MC - 1) / MC;
+	for (int64_t jc = 0; jc < g->N; jc += NC) {
+		int64_t nc = g->N - jc < NC ? g->N - jc : NC;
+		int64_t npan = (nc + k->nr - 1) / k->nr;
+		/* enough items to keep every thread busy, a few per thread */
+		int64_t ngrp = (4 * T + s->nmb - 1) / s->nmb;
+		if (ngrp > npan)
+			ngrp = npan;
+		if (ngrp < 1)
+			ngrp = 1;
+		s->grp = (npan + ngrp - 1) / ngrp;
+		s->ngrp = (npan + s->grp - 1) / s->grp;
+		s->jc = jc;
+		s->nc = nc;
+		for (int64_t pc = 0; pc < g->K; pc += KC) {
+			s->pc = pc;
+			s->kc = g->K - pc < KC ? g->K - pc : KC;
+			pool_run(s->pool, s, npan, pack_b_fn);
+			pool_run(s->pool, s, s->nmb * s->ngrp, compute_fn);
+		}
+	}
+	return true;
+}
+
+/* Pool item: GEMV items lo .. hi (batch, column range). */
+static void
+gemv_fn(void *ctx, int64_t lo, int64_t hi)
+{
+	Gemm *s = ctx;
+	const RtGemm *g = s->g;
+	int64_t M = g->M, K = g->K, N = g->N;
+	float *abuf = g->adt == RT_GEMM_F32 ? NULL : falloc((size_t)(M * K) + 16);
+	int64_t per = (N + s->cols - 1) / s->cols;
+	for (int64_t it = lo; it < hi; it++) {
+		int64_t bt = it / per, j0 = it % per * s->cols;
+		int64_t j1 = j0 + s->cols < N ? j0 + s->cols : N;
+		int64_t ao, bo;
+		batch_offsets(g, bt, &ao, &bo);
+		const float *a = (const float *)g->a + ao;
+		if (abuf) {
+			if (!abuf)
+				return;
+			for (int64_t i = 0; i < M * K; i++)
+				abuf[i] = gemm_ld(g->a, (int)g->adt, ao + i);
+			a = abuf;
+		}
+		s->k->gemv((int)M, (int)g->bdt, (int)g->transb, K, N, a,
+			   elem_ptr(g->b, g->bdt, bo), s->c + bt * M * N, N, j0, j1);
+	}
+	free(abuf);
+}
+
+/* Pool item: converts the f32 scratch result into c, elements lo .. hi. */
+static void
+convert_fn(void *ctx, int64_t lo, int64_t hi)
+{
+	Gemm *s = ctx;
+	for (int64_t i = lo; i < hi; i++)
+		gemm_st(s->g->c, (int)s->g->cdt, i, s->c[i]);
+}
+
+void
+rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
+{
+	Gemm s = {.g = g, .k = isa_of(isa), .pool = pool, .nbatch = 1};
+	for (int64_t j = 0; j < g->nb; j++)
+		s.nbatch *= g->bdim[j];
+	int64_t M = g->M, N = g->N, K = g->K;
+	int64_t total = s.nbatch * M * N;
+	if (total <= 0)
+		return;
+	s.c = g->cdt == RT_GEMM_F32 ? g->c : falloc((size_t)total);
+	if (!s.c)
+		return; /* out of memory: the executor's own allocations fail first */
+	double work = (double)total * (double)K;
+	Pool *p = work >= PAR_WORK ? pool : NULL;
+	int T = pool_size(p);
+	if (K == 0) {
+		memset(s.c, 0, (size_t)total * sizeof(float));
+	} else if (M <= GEMV_MAX_M) {
+		/* columns in items of at least GEMV_COLS, a few per thread */
+		int64_t per = (N + GEMV_COLS - 1) / GEMV_COLS;
+		int64_t want = (4 * T + s.nbatch - 1) / s.nbatch;
+		if (per > want)
+			per = want;
+		if (per < 1)
+			per = 1;
+		s.cols = (N + per - 1) / per;
+		s.cols = (s.cols + 15) / 16 * 16;
+		per = (N + s.cols - 1) / s.cols;
+		pool_run(p, &s, s.nbatch * per, gemv_fn);
+	} else if (T == 1 || (s.nbatch >= T && M * N * K <= SMALL_BATCH) ||
+		   s.nbatch >= 4 * T) {
+		pool_run(p, &s, s.nbatch, batches_fn);
+	} else {
+		s.nslots = T < MAX_SLOTS ? T : MAX_SLOTS;
+		s.abuf = calloc((size_t)s.nslots, sizeof *s.abuf);
+		s.busy = calloc((size_t)s.nslots, sizeof *s.busy);
+		s.bp = falloc(bbuf_floats(s.k));
+		bool ok = s.abuf && s.busy && s.bp;
+		for (int i = 0; ok && i < s.nslots; i++) {
+			atomic_flag_clear(&s.busy[i]);
+			ok = (s.abuf[i] = falloc(abuf_floats(s.k))) != NULL;
+		}
+		for (int64_t bt = 0; ok && bt < s.nbatch; bt++) {
+			int64_t ao, bo;
+			batch_offsets(g, bt, &ao, &bo);
+			gemm_parallel(&s, elem_ptr(g->a, g->adt, ao),
+				      elem_ptr(g->b, g->bdt, bo), s.c + bt * M * N);
+		}
+		for (int i = 0; s.abuf && i < s.nslots; i++)
+			free(s.abuf[i]);
+		free(s.abuf);
+		free(s.busy);
+		free(s.bp);
+	}
+	if (s.c != g->c) {
+		pool_run(total >= PAR_WORK ? pool : NULL, &s, total, convert_fn);
+		free(s.c);
+	}
+}

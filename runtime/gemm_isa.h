@@ -1,0 +1,251 @@
+/*
+ * gemm_isa.h — the kernels of runtime/gemm.c for one instruction set.
+ * gemm.c includes it once per ISA, after defining:
+ *
+ *   SFX(x)         the ISA's suffix on every name (x##_avx512, ...)
+ *   V              16 f32 lanes (one zmm, two ymm, or a generic vector)
+ *   vload(p) vstore(p, v) vset1(x) vzero() vadd(a, b) vsum(v)
+ *   vfma(a, b, c)  a * b + c
+ *   vload_h(p)     16 f16 at p as V (F16C where there is one)
+ *   vload_bh(p)    16 bf16 at p as V
+ *   vtranspose16(r) r[0..16) rows to r[0..16) columns (a 16 x 16 transpose)
+ *   MR, NV         the micro-kernel tile: MR rows x 16*NV columns
+ *
+ * Everything here is static; gemm.c reaches it through a table of
+ * function pointers (GemmIsa).
+ */
+
+#define NR (16 * NV)
+
+/* 16 elements of dtype dt (RT_GEMM_*) at element i of p, as f32. */
+static inline __attribute__((always_inline)) V
+SFX(vload_dt)(const void *p, int dt, int64_t i)
+{
+	if (dt == RT_GEMM_F16)
+		return vload_h((const uint16_t *)p + i);
+	if (dt == RT_GEMM_BF16)
+		return vload_bh((const uint16_t *)p + i);
+	return vload((const float *)p + i);
+}
+
+/*
+ * The micro-kernel: c[r, 0..NR) (+)= sum over kc of ap[k*MR + r] *
+ * bp[k*NR + ..] for r < MR, the accumulators in registers. add: add to
+ * c instead of storing.
+ */
+static void
+SFX(uk)(int64_t kc, const float *restrict ap, const float *restrict bp,
+	float *restrict c, int64_t ldc, int add)
+{
+	V acc[MR][NV];
+	for (int r = 0; r < MR; r++)
+		for (int v = 0; v < NV; v++)
+			acc[r][v] = vzero();
+	for (int r = 0; r < MR; r++)
+		__builtin_prefetch(c + r * ldc, 1);
+	for (int64_t k = 0; k < kc; k++) {
+		V b[NV];
+		for (int v = 0; v < NV; v++)
+			b[v] = vload(bp + 16 * v);
+		for (int r = 0; r < MR; r++) {
+			V a = vset1(ap[r]);
+			for (int v = 0; v < NV; v++)
+				acc[r][v] = vfma(a, b[v], acc[r][v]);
+		}
+		ap += MR;
+		bp += NR;
+	}
+	if (add) {
+		for (int r = 0; r < MR; r++)
+			for (int v = 0; v < NV; v++)
+				vstore(c + r * ldc + 16 * v,
+				       vadd(vload(c + r * ldc + 16 * v), acc[r][v]));
+	} else {
+		for (int r = 0; r < MR; r++)
+			for (int v = 0; v < NV; v++)
+				vstore(c + r * ldc + 16 * v, acc[r][v]);
+	}
+}
+
+/* Converts 16 elements of row j (k0 .. k0+16) of b [N, K] for the 16
+ * rows j0 .. j0+16 into d[k * NR + j - j0] (a 16 x 16 transpose). */
+static void
+SFX(pack_bt16)(const void *b, int dt, int64_t K, int64_t j0, int64_t k0,
+	       float *d)
+{
+	V r[16];
+	for (int j = 0; j < 16; j++)
+		r[j] = SFX(vload_dt)(b, dt, (j0 + j) * K + k0);
+	vtranspose16(r);
+	for (int k = 0; k < 16; k++)
+		vstore(d + k * NR, r[k]);
+}
+
+/*
+ * Packs b's rows k0 .. k0+kc and columns j0 .. j0+nc (of b read as
+ * [K, N]; with transb b is stored [N, K]) into panels of NR columns:
+ * panel p holds kc rows of NR values, columns past nc zero.
+ */
+static void
+SFX(pack_b)(const void *b, int dt, int transb, int64_t K, int64_t N,
+	    int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *bp)
+{
+	for (int64_t p = 0; p * NR < nc; p++) {
+		float *d = bp + p * kc * NR;
+		int64_t jp = j0 + p * NR, w = nc - p * NR < NR ? nc - p * NR : NR;
+		if (!transb && w == NR) {
+			for (int64_t k = 0; k < kc; k++)
+				for (int v = 0; v < NV; v++)
+					vstore(d + k * NR + 16 * v,
+					       SFX(vload_dt)(b, dt, (k0 + k) * N + jp + 16 * v));
+			continue;
+		}
+		if (transb && w == NR) {
+			int64_t k = 0;
+			for (; k + 16 <= kc; k += 16)
+				for (int v = 0; v < NV; v++)
+					SFX(pack_bt16)(b, dt, K, jp + 16 * v, k0 + k,
+						       d + k * NR + 16 * v);
+			for (; k < kc; k++)
+				for (int j = 0; j < NR; j++)
+					d[k * NR + j] = gemm_ld(b, dt, (jp + j) * K + k0 + k);
+			continue;
+		}
+		for (int64_t k = 0; k < kc; k++)
+			for (int j = 0; j < NR; j++)
+				d[k * NR + j] = j >= w ? 0.0f : gemm_ld(b, dt,
+					transb ? (jp + j) * K + k0 + k : (k0 + k) * N + jp + j);
+	}
+}
+
+/*
+ * GEMV rows against b [K, N]: y[m, j] = sum_k a[m, k] * b[k, j] for
+ * j0 <= j < j1, m < M. k goes four rows of b at a time over the whole
+ * column range (each row a contiguous stream), y staying in L1.
+ */
+static inline __attribute__((always_inline)) void
+SFX(gemv_n_body)(const int M, const int dt, int64_t K, int64_t N,
+		 const float *restrict a, const void *restrict b,
+		 float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
+{
+	int64_t jv = j0 + (j1 - j0) / 16 * 16;
+	for (int m = 0; m < M; m++)
+		for (int64_t j = j0; j < j1; j++)
+			y[m * ldy + j] = 0;
+	int64_t k = 0;
+	for (; k + 4 <= K; k += 4) {
+		for (int64_t j = j0; j < jv; j += 16) {
+			V b0 = SFX(vload_dt)(b, dt, k * N + j);
+			V b1 = SFX(vload_dt)(b, dt, (k + 1) * N + j);
+			V b2 = SFX(vload_dt)(b, dt, (k + 2) * N + j);
+			V b3 = SFX(vload_dt)(b, dt, (k + 3) * N + j);
+			for (int m = 0; m < M; m++) {
+				const float *am = a + m * K + k;
+				float *yp = y + m * ldy + j;
+				V s = vfma(vset1(am[0]), b0, vload(yp));
+				s = vfma(vset1(am[1]), b1, s);
+				s = vfma(vset1(am[2]), b2, s);
+				vstore(yp, vfma(vset1(am[3]), b3, s));
+			}
+		}
+		for (int64_t j = jv; j < j1; j++)
+			for (int m = 0; m < M; m++)
+				for (int t = 0; t < 4; t++)
+					y[m * ldy + j] += a[m * K + k + t] *
+						gemm_ld(b, dt, (k + t) * N + j);
+	}
+	for (; k < K; k++)
+		for (int64_t j = j0; j < j1; j++)
+			for (int m = 0; m < M; m++)
+				y[m * ldy + j] += a[m * K + k] * gemm_ld(b, dt, k * N + j);
+}
+
+/* R rows j .. j+R of b [N, K] against the M rows of a: y[m, j + r]. */
+static inline __attribute__((always_inline)) void
+SFX(gemv_t_rows)(const int M, const int R, const int dt, int64_t K,
+		 const float *restrict a, const void *restrict b,
+		 float *restrict y, int64_t ldy, int64_t j)
+{
+	V acc[8][4];
+	for (int m = 0; m < M; m++)
+		for (int r = 0; r < R; r++)
+			acc[m][r] = vzero();
+	int64_t k = 0;
+	for (; k + 16 <= K; k += 16) {
+		V bv[4];
+		for (int r = 0; r < R; r++)
+			bv[r] = SFX(vload_dt)(b, dt, (j + r) * K + k);
+		for (int m = 0; m < M; m++) {
+			V av = vload(a + m * K + k);
+			for (int r = 0; r < R; r++)
+				acc[m][r] = vfma(av, bv[r], acc[m][r]);
+		}
+	}
+	for (int m = 0; m < M; m++)
+		for (int r = 0; r < R; r++) {
+			float s = vsum(acc[m][r]);
+			for (int64_t kk = k; kk < K; kk++)
+				s += a[m * K + kk] * gemm_ld(b, dt, (j + r) * K + kk);
+			y[m * ldy + j + r] = s;
+		}
+}
+
+/* GEMV rows against b [N, K] (contiguous weight rows): y[m, j] for
+ * j0 <= j < j1, several rows of b at a time. */
+static inline __attribute__((always_inline)) void
+SFX(gemv_t_body)(const int M, const int dt, int64_t K,
+		 const float *restrict a, const void *restrict b,
+		 float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
+{
+	const int R = M <= 3 ? 4 : M <= 5 ? 3 : 2;
+	int64_t j = j0;
+	for (; j + R <= j1; j += R)
+		SFX(gemv_t_rows)(M, R, dt, K, a, b, y, ldy, j);
+	for (; j < j1; j++)
+		SFX(gemv_t_rows)(M, 1, dt, K, a, b, y, ldy, j);
+}
+
+#define GEMV_CASE(m)                                                           \
+	case m:                                                                \
+		if (transb)                                                    \
+			SFX(gemv_t_body)(m, DT, K, a, b, y, ldy, j0, j1);      \
+		else                                                           \
+			SFX(gemv_n_body)(m, DT, K, N, a, b, y, ldy, j0, j1);   \
+		return;
+#define GEMV_SWITCH                                                            \
+	switch (M) {                                                           \
+	GEMV_CASE(1) GEMV_CASE(2) GEMV_CASE(3) GEMV_CASE(4)                    \
+	GEMV_CASE(5) GEMV_CASE(6) GEMV_CASE(7) GEMV_CASE(8)                    \
+	default: return;                                                       \
+	}
+
+/* y[m, j0 .. j1) for m < M <= 8 (a: M x K f32; b of dtype dt). */
+static void
+SFX(gemv)(int M, int dt, int transb, int64_t K, int64_t N,
+	  const float *restrict a, const void *restrict b, float *restrict y,
+	  int64_t ldy, int64_t j0, int64_t j1)
+{
+	if (dt == RT_GEMM_F16) {
+#define DT RT_GEMM_F16
+		GEMV_SWITCH
+#undef DT
+	} else if (dt == RT_GEMM_BF16) {
+#define DT RT_GEMM_BF16
+		GEMV_SWITCH
+#undef DT
+	} else {
+#define DT RT_GEMM_F32
+		GEMV_SWITCH
+#undef DT
+	}
+}
+
+#undef GEMV_CASE
+#undef GEMV_SWITCH
+
+static const GemmIsa SFX(isa) = {
+	.mr = MR, .nr = NR, .uk = SFX(uk), .pack_b = SFX(pack_b),
+	.gemv = SFX(gemv),
+};
+
+#undef NR

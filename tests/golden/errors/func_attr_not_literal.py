@@ -1,0 +1,10 @@
+# expect: 9:27 literal
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        R.func_attr({"a": {"b": x + x}})
+        return x

@@ -1,0 +1,11 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(dtype="float32", ndim=1)) -> R.Tensor((4,), dtype="float32"):
+        y: R.Tensor((4,), dtype="float32") = x
+        z: R.Tensor((4,), dtype="float32") = R.add(y, y)
+        return z

@@ -1,0 +1,22 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32"), c: R.Tensor((), dtype="bool")) -> R.Tensor((4,), dtype="float32"):
+        if c:
+            with R.dataflow():
+                a = R.add(x, x)
+                b = R.multiply(a, a)
+                R.output(a, b)
+            q = b
+        else:
+            with R.dataflow():
+                a2 = R.multiply(x, x)
+                b2 = R.add(a2, a2)
+                R.output(a2, b2)
+            q = b2
+        return q

@@ -1,0 +1,247 @@
+/*
+ * test_gemm.c — runtime/gemm.c against a double-precision reference: every
+ * instruction set the host has (and the generic kernels), 1 and 2 threads,
+ * GEMM and GEMV shapes with edges (size 0 and 1, odd sizes, sizes across
+ * the cache blocks), b plain and transposed, f32/f16/bf16 operands and
+ * results, broadcast batches.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "gemm.h"
+#include "pool.h"
+
+/* The value v rounded to dtype dt and stored at element i of p. */
+static void
+put(void *p, int dt, int64_t i, float v)
+{
+	if (dt == RT_GEMM_F32) {
+		((float *)p)[i] = v;
+		return;
+	}
+	if (dt == RT_GEMM_BF16) {
+		uint32_t u;
+		memcpy(&u, &v, 4);
+		((uint16_t *)p)[i] = (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+		return;
+	}
+	((uint16_t *)p)[i] = (uint16_t)0; /* replaced below */
+	_Float16 h = (_Float16)v;
+	memcpy((uint16_t *)p + i, &h, 2);
+}
+
+static double
+get(const void *p, int dt, int64_t i)
+{
+	if (dt == RT_GEMM_F32)
+		return ((const float *)p)[i];
+	if (dt == RT_GEMM_BF16) {
+		uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
+		float f;
+		memcpy(&f, &u, 4);
+		return f;
+	}
+	_Float16 h;
+	memcpy(&h, (const uint16_t *)p + i, 2);
+	return (double)h;
+}
+
+static size_t
+esize(int dt)
+{
+	return dt == RT_GEMM_F32 ? 4 : 2;
+}
+
+static unsigned rng_state = 12345;
+
+static float
+rnd(void)
+{
+	rng_state = rng_state * 1103515245u + 12345u;
+	return (float)((rng_state >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+/*
+ * One case: batch dims bd of the result (a broadcast over batch dim 0
+ * when abcast, b over the last when bbcast), M x K times K x N.
+ */
+static void
+check(Pool *pool, int isa, int64_t M, int64_t N, int64_t K, int transb,
+      int adt, int bdt, int cdt, int nb, const int64_t *bd, int abcast,
+      int bbcast)
+{
+	int64_t nbatch = 1;
+	for (int j = 0; j < nb; j++)
+		nbatch *= bd[j];
+	/* a's and b's batch extents: 1 where they broadcast */
+	int64_t an = 1, bn = 1;
+	RtGemm g = {.M = M, .N = N, .K = K, .adt = adt, .bdt = bdt, .cdt = cdt,
+		    .transb = transb, .nb = nb};
+	int64_t sa = M * K, sb = K * N;
+	for (int j = nb - 1; j >= 0; j--) {
+		g.bdim[j] = bd[j];
+		bool ab = abcast && j == 0, bbr = bbcast && j == nb - 1;
+		g.as[j] = ab ? 0 : sa;
+		g.bs[j] = bbr ? 0 : sb;
+		if (!ab) {
+			sa *= bd[j];
+			an *= bd[j];
+		}
+		if (!bbr) {
+			sb *= bd[j];
+			bn *= bd[j];
+		}
+	}
+	void *a = malloc((size_t)(an * M * K) * esize(adt) + 64);
+	void *b = malloc((size_t)(bn * K * N) * esize(bdt) + 64);
+	void *c = malloc((size_t)(nbatch * M * N) * esize(cdt) + 64);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	for (int64_t i = 0; i < an * M * K; i++)
+		put(a, adt, i, rnd());
+	for (int64_t i = 0; i < bn * K * N; i++)
+		put(b, bdt, i, rnd());
+	for (int64_t i = 0; i < nbatch * M * N; i++)
+		put(c, cdt, i, 1e30f); /* every element must be written */
+	g.a = a;
+	g.b = b;
+	g.c = c;
+	rlx_gemm(pool, isa, &g);
+	for (int64_t bt = 0; bt < nbatch; bt++) {
+		int64_t ao = 0, bo = 0, x = bt;
+		for (int j = nb - 1; j >= 0; j--) {
+			ao += x % bd[j] * g.as[j];
+			bo += x % bd[j] * g.bs[j];
+			x /= bd[j];
+		}
+		for (int64_t i = 0; i < M; i++)
+			for (int64_t j = 0; j < N; j++) {
+				double s = 0, mag = 0;
+				for (int64_t k = 0; k < K; k++) {
+					double p = get(a, adt, ao + i * K + k) *
+						   get(b, bdt, bo + (transb ? j * K + k : k * N + j));
+					s += p;
+					mag += fabs(p);
+				}
+				double got = get(c, cdt, bt * M * N + i * N + j);
+				double tol = 1e-5 * mag + 1e-6 +
+					     (cdt == RT_GEMM_F32 ? 0 : cdt == RT_GEMM_F16 ? 1e-3 * fabs(s) + 1e-4 : 8e-3 * fabs(s));
+				if (!(fabs(got - s) <= tol))
+					fail_msg("isa %d threads %d M %lld N %lld K %lld transb %d dt %d%d%d "
+						 "batch %lld: c[%lld, %lld] = %g, want %g",
+						 isa, pool_size(pool), (long long)M, (long long)N,
+						 (long long)K, transb, adt, bdt, cdt, (long long)bt,
+						 (long long)i, (long long)j, got, s);
+			}
+	}
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* The instruction sets this host can run. */
+static int
+isas(int *out)
+{
+	int n = 0;
+	out[n++] = GEMM_ISA_GENERIC;
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		out[n++] = GEMM_ISA_AVX2;
+	if (__builtin_cpu_supports("avx512f"))
+		out[n++] = GEMM_ISA_AVX512;
+#endif
+	return n;
+}
+
+static const int64_t SHAPES[][3] = {
+	/* M, N, K */
+	{1, 1, 1}, {1, 37, 19}, {2, 5, 3}, {3, 64, 64}, {5, 100, 33},
+	{8, 17, 250}, {1, 1000, 17}, {4, 33, 1}, /* GEMV */
+	{9, 1, 1}, {13, 31, 7}, {12, 32, 16}, {25, 47, 129}, {30, 70, 300},
+	{200, 45, 20}, {97, 300, 261}, /* GEMM, across MC and KC */
+	{0, 5, 3}, {5, 0, 3}, {5, 4, 0}, {1, 3, 0}, /* empty */
+};
+
+static void
+test_shapes(void **state)
+{
+	(void)state;
+	int is[3], ni = isas(is);
+	for (int t = 1; t <= 2; t++) {
+		Pool *pool = pool_new(t);
+		for (int i = 0; i < ni; i++)
+			for (size_t s = 0; s < sizeof SHAPES / sizeof *SHAPES; s++)
+				for (int tb = 0; tb < 2; tb++)
+					check(pool, is[i], SHAPES[s][0], SHAPES[s][1],
+					      SHAPES[s][2], tb, RT_GEMM_F32, RT_GEMM_F32,
+					      RT_GEMM_F32, 0, NULL, 0, 0);
+		pool_free(pool);
+	}
+}
+
+static void
+test_dtypes(void **state)
+{
+	(void)state;
+	int is[3], ni = isas(is);
+	static const int dts[][3] = {
+		{RT_GEMM_F32, RT_GEMM_F16, RT_GEMM_F32},
+		{RT_GEMM_F32, RT_GEMM_BF16, RT_GEMM_F32},
+		{RT_GEMM_F16, RT_GEMM_F16, RT_GEMM_F16},
+		{RT_GEMM_BF16, RT_GEMM_BF16, RT_GEMM_BF16},
+		{RT_GEMM_F16, RT_GEMM_F16, RT_GEMM_F32},
+	};
+	static const int64_t sh[][3] = {{1, 45, 37}, {3, 64, 40}, {8, 33, 17},
+					{20, 50, 70}, {40, 33, 300}};
+	Pool *pool = pool_new(2);
+	for (int i = 0; i < ni; i++)
+		for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
+			for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
+				for (int tb = 0; tb < 2; tb++)
+					check(pool, is[i], sh[s][0], sh[s][1], sh[s][2], tb,
+					      dts[d][0], dts[d][1], dts[d][2], 0, NULL, 0, 0);
+	pool_free(pool);
+}
+
+static void
+test_batches(void **state)
+{
+	(void)state;
+	int is[3], ni = isas(is);
+	int64_t bd[2] = {3, 2};
+	Pool *pool = pool_new(2);
+	for (int i = 0; i < ni; i++)
+		for (int tb = 0; tb < 2; tb++) {
+			check(pool, is[i], 7, 9, 5, tb, RT_GEMM_F32, RT_GEMM_F32,
+			      RT_GEMM_F32, 2, bd, 0, 0);
+			check(pool, is[i], 1, 40, 33, tb, RT_GEMM_F32, RT_GEMM_F16,
+			      RT_GEMM_F32, 2, bd, 1, 0);
+			check(pool, is[i], 70, 40, 65, tb, RT_GEMM_F32, RT_GEMM_F32,
+			      RT_GEMM_F32, 2, bd, 0, 1);
+			check(pool, is[i], 130, 100, 90, tb, RT_GEMM_F32, RT_GEMM_F32,
+			      RT_GEMM_F32, 1, bd, 0, 0);
+		}
+	pool_free(pool);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_dtypes),
+		cmocka_unit_test(test_batches),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

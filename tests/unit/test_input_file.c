@@ -1,0 +1,110 @@
+/*
+ * test_input_file.c — opening inputs (runtime/input_file.c): a FIFO is
+ * refused at once instead of blocking; a mapped file truncated under a
+ * reader is an error (rt_map_check, rt_st_check, rt_cache_check through
+ * rt_weights_check), never a SIGBUS.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rt.h"
+
+static char dir[64];
+
+static char *
+at(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+	return buf[k];
+}
+
+static void
+test_fifo_refused_at_once(void **state)
+{
+	(void)state;
+	assert_int_equal(mkfifo(at("f"), 0666), 0);
+	RtError e;
+	alarm(10); /* a hang fails the test */
+	assert_int_equal(rt_open_input(at("f"), NULL, &e), -1);
+	assert_non_null(strstr(e.msg, "not a regular file (a FIFO)"));
+	assert_null(rt_st_open(at("f"), &e));
+	assert_non_null(strstr(e.msg, "not a regular file"));
+	assert_null(rt_npy_read(at("f"), &e));
+	assert_non_null(strstr(e.msg, "not a regular file"));
+	assert_null(rt_weights_open(at("f"), &e));
+	/* an index and a cache's JSON */
+	assert_int_equal(mkfifo(at("m.safetensors.index.json"), 0666), 0);
+	assert_null(rt_weights_open(at("m.safetensors.index.json"), &e));
+	assert_non_null(strstr(e.msg, "not a regular file"));
+	assert_int_equal(mkdir(at("c"), 0777), 0);
+	assert_int_equal(mkfifo(at("c/tensor-cache.json"), 0666), 0);
+	assert_null(rt_cache_open(at("c"), &e));
+	assert_non_null(strstr(e.msg, "not a regular file"));
+	assert_int_equal(rt_open_input(dir, NULL, &e), -1);
+	assert_non_null(strstr(e.msg, "a directory"));
+	alarm(0);
+}
+
+static void
+test_truncated_while_mapped(void **state)
+{
+	(void)state;
+	rt_map_guard_install();
+	int64_t shape[1] = {1 << 20};
+	RtError e;
+	RtTensor *t = rt_tensor_new(DT_F32, 1, shape, &e);
+	assert_non_null(t);
+	memset(t->data, 0x3f, t->nbytes);
+	const char *name = "w";
+	const RtTensor *ts[1] = {t};
+	assert_true(rt_st_write(at("w.safetensors"), &name, ts, 1, &e));
+	rt_tensor_free(t);
+	RtWeights *w = rt_weights_open(at("w.safetensors"), &e);
+	assert_non_null(w);
+	RtTensor *b = rt_weights_load(w, "w", &e);
+	assert_non_null(b);
+	assert_int_equal(b->own, RT_BORROWED);
+	assert_true(rt_weights_check(w, &e));
+	assert_int_equal(truncate(at("w.safetensors"), 4096), 0);
+	/* touching every page: zeros past the end, no SIGBUS */
+	volatile const unsigned char *p = b->data;
+	unsigned sum = 0;
+	for (size_t i = 0; i < b->nbytes; i += 4096)
+		sum += p[i];
+	(void)sum;
+	assert_false(rt_weights_check(w, &e));
+	assert_non_null(strstr(e.msg, "w.safetensors: the file was truncated "
+				      "while it was read"));
+	rt_tensor_free(b);
+	rt_weights_close(w);
+}
+
+int
+main(void)
+{
+	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(dir, sizeof dir, "%s/rlxin.XXXXXX", base);
+	if (!mkdtemp(dir))
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fifo_refused_at_once),
+		cmocka_unit_test(test_truncated_while_mapped),
+	};
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+	rt_remove_tree(dir);
+	return r;
+}
