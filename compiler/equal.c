@@ -160,7 +160,7 @@ eq_pexpr(Eq *q, PExpr *x, PExpr *y, Span fa, Span fb, const char *what)
 
 /* ORDER: SInfoKind */
 static const char *const si_kind_names[] = {
-	"R.Object", "R.Prim", "R.Shape", "R.Tensor", "R.Tuple", "R.Callable",
+	"R.Any", "R.Prim", "R.Shape", "R.Tensor", "R.Tuple", "R.Callable",
 };
 
 /* The Python name of a struct info kind, for messages. */
@@ -312,6 +312,10 @@ attr_text(StrBuf *b, const AttrVal *v)
 			sb_printf(b, "%s%lld", i ? ", " : "", (long long)v->ints[i]);
 		sb_putc(b, ']');
 		return;
+	case AV_DIMS:
+	case AV_SINFO:
+		print_attrval(b, v);
+		return;
 	}
 	sb_puts(b, "?");
 }
@@ -340,6 +344,9 @@ attr_equal(const AttrVal *x, const AttrVal *y)
 		return x->n == y->n &&
 		       (x->n == 0 ||
 			!memcmp(x->ints, y->ints, sizeof *x->ints * (size_t)x->n));
+	case AV_DIMS:
+	case AV_SINFO:
+		return x->n == y->n; /* the items: eq_attr */
 	}
 	return false;
 }
@@ -349,8 +356,16 @@ static bool
 eq_attr(Eq *q, const AttrVal *x, const AttrVal *y, Span a, Span b,
 	const char *what)
 {
-	if (attr_equal(x, y))
+	if (attr_equal(x, y)) {
+		if (x->kind == AV_DIMS)
+			return eq_dims(q, x->dims, y->dims, x->n, a, b);
+		if (x->kind == AV_SINFO) {
+			for (int i = 0; i < x->n; i++)
+				if (!eq_sinfo(q, x->sis[i], y->sis[i], a, b))
+					return false;
+		}
 		return true;
+	}
 	StrBuf s = {0};
 	attr_text(&s, x);
 	sb_puts(&s, " vs ");
@@ -377,6 +392,7 @@ op_attr_name(OpKind op, int i, char *buf, size_t n)
 
 /* -------------------------------------------------------------- expressions */
 
+static bool eq_func(Eq *q, const Func *x, const Func *y);
 static bool eq_expr(Eq *q, const Expr *x, const Expr *y);
 
 /* n expressions pairwise. */
@@ -516,6 +532,7 @@ eq_expr(Eq *q, const Expr *x, const Expr *y)
 		return eq_pexpr(q, x->prim.value, y->prim.value, a, b,
 				"prim value");
 	case E_STR:
+	case E_EXTERN:
 		if (strcmp(x->str, y->str))
 			return differ(q, a, b, "string \"%s\" vs \"%s\"", x->str,
 				      y->str);
@@ -552,6 +569,14 @@ eq_expr(Eq *q, const Expr *x, const Expr *y)
 				      x->callfn.nargs, y->callfn.nargs);
 		return eq_exprs(q, x->callfn.args, y->callfn.args,
 				x->callfn.nargs);
+	case E_FUNC:
+		return eq_func(q, x->fn, y->fn);
+	case E_CALL_VAR:
+		if (x->callv.nargs != y->callv.nargs)
+			return differ(q, a, b, "argument count %d vs %d",
+				      x->callv.nargs, y->callv.nargs);
+		return eq_expr(q, x->callv.fn, y->callv.fn) &&
+		       eq_exprs(q, x->callv.args, y->callv.args, x->callv.nargs);
 	case E_IF:
 		return eq_expr(q, x->if_.cond, y->if_.cond) &&
 		       eq_expr(q, x->if_.then_, y->if_.then_) &&

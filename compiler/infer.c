@@ -55,7 +55,7 @@ infer_sinfo_str(Module *m, const SInfo *si)
 	if (si)
 		print_sinfo(&b, si);
 	else
-		sb_puts(&b, "R.Object");
+		sb_puts(&b, "R.Any");
 	char *s = sb_take(&b);
 	char *r = arena_strdup(&m->arena, s);
 	free(s);
@@ -411,6 +411,7 @@ bind_symvars(const SInfo *ann, const SInfo *arg, Vec *from, Vec *to)
 /* ----------------------------------------------------------- expressions */
 
 static SInfo *infer_func(Infer *in, Func *f, int idx);
+static SInfo *infer_fn(Infer *in, Func *f);
 
 /* E_CALL: the op's rule, after the arguments. */
 static SInfo *
@@ -419,7 +420,9 @@ infer_call(Infer *in, Expr *e)
 	OpSig sig;
 	op_sig(e->call.op, &sig);
 	const char *name = op_info(e->call.op)->name;
-	if (e->call.nargs != sig.nargs || e->call.nattrs != sig.nattrs) {
+	if ((sig.variadic ? e->call.nargs < sig.nargs - 1
+			  : e->call.nargs != sig.nargs) ||
+	    e->call.nattrs != sig.nattrs) {
 		diag_error(in->d, e->span,
 			   "R.%s: expects %d arguments and %d attributes, "
 			   "got %d and %d",
@@ -655,6 +658,7 @@ infer(Infer *in, Expr *e)
 							  : e->prim.value);
 		break;
 	case E_STR:
+	case E_EXTERN:
 		r = si_object(a);
 		break;
 	case E_CALL:
@@ -663,6 +667,48 @@ infer(Infer *in, Expr *e)
 	case E_CALL_FN:
 		r = infer_call_fn(in, e);
 		break;
+	case E_FUNC: {
+		Func *f = e->fn;
+		SInfo *ret = infer_fn(in, f);
+		SInfo **ps = ARENA_ARRAY(a, SInfo *, f->nparams ? f->nparams : 1);
+		for (int i = 0; i < f->nparams; i++)
+			ps[i] = f->params[i]->sinfo;
+		r = si_func(a, ps, f->nparams, ret, f->pure);
+		break;
+	}
+	case E_CALL_VAR: {
+		SInfo *fs = infer(in, e->callv.fn);
+		bool ok = fs != NULL;
+		for (int i = 0; i < e->callv.nargs; i++)
+			ok &= infer(in, e->callv.args[i]) != NULL;
+		if (!ok)
+			break;
+		if (fs->kind == SI_OBJECT) {
+			r = si_object(a);
+		} else if (fs->kind != SI_FUNC) {
+			diag_error(in->d, e->span, "call of %s, which is not a "
+				   "function", infer_sinfo_str(m, fs));
+		} else if (fs->nfields != e->callv.nargs) {
+			diag_error(in->d, e->span, "the function takes %d "
+				   "argument%s but is called with %d",
+				   fs->nfields, fs->nfields == 1 ? "" : "s",
+				   e->callv.nargs);
+		} else {
+			for (int i = 0; i < fs->nfields; i++)
+				if (si_check(m, fs->fields[i],
+					     e->callv.args[i]->sinfo) == SI_FAIL) {
+					diag_error(in->d, e->callv.args[i]->span,
+						   "argument %d: %s does not match "
+						   "the parameter's %s", i + 1,
+						   infer_sinfo_str(m, e->callv.args[i]->sinfo),
+						   infer_sinfo_str(m, fs->fields[i]));
+					ok = false;
+				}
+			if (ok)
+				r = ir_copy_sinfo(m, fs->ret ? fs->ret : si_object(a));
+		}
+		break;
+	}
 	case E_IF: {
 		SInfo *c = infer(in, e->if_.cond);
 		if (c && !cond_ok(c))
@@ -704,8 +750,17 @@ infer_expr(Module *m, Expr *e, Diags *d)
 static SInfo *
 infer_func(Infer *in, Func *f, int idx)
 {
-	Module *m = in->m;
 	in->fstate[idx] = 1;
+	SInfo *r = infer_fn(in, f);
+	in->fstate[idx] = 2;
+	return r;
+}
+
+/* A function (of the module or local): its body, then its return. */
+static SInfo *
+infer_fn(Infer *in, Func *f)
+{
+	Module *m = in->m;
 	Vec defined = {0};
 	for (int i = 0; i < f->nparams; i++) {
 		if (!f->params[i]->sinfo)
@@ -733,7 +788,6 @@ infer_func(Infer *in, Func *f, int idx)
 		f->ret = si_object(&m->arena);
 	}
 	vec_free(&defined);
-	in->fstate[idx] = 2;
 	return f->ret;
 }
 

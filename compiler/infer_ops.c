@@ -91,6 +91,28 @@ attr_ints(const Ctx *c, int j, const int64_t **v, int *n)
 	return false;
 }
 
+/* Attribute j as dims (AV_DIMS, or AV_INTS / AV_INT as constants); false
+ * for None. */
+static bool
+attr_dims(const Ctx *c, int j, PExpr ***v, int *n)
+{
+	const AttrVal *a = attr(c, j);
+	*v = NULL;
+	*n = 0;
+	if (a->kind == AV_DIMS) {
+		*v = a->dims;
+		*n = a->n;
+		return true;
+	}
+	const int64_t *xs;
+	if (!attr_ints(c, j, &xs, n))
+		return false;
+	*v = ARENA_ARRAY(&c->m->arena, PExpr *, *n ? *n : 1);
+	for (int i = 0; i < *n; i++)
+		(*v)[i] = pe_int(&c->m->arena, xs[i]);
+	return true;
+}
+
 /* Argument i, which must be a tensor; NULL after an error. */
 static const SInfo *
 want_tensor(Ctx *c, int i)
@@ -562,6 +584,143 @@ infer_identity(Module *m, Expr *call, Diags *d)
 	return ir_copy_sinfo(m, call->call.args[0]->sinfo
 					? call->call.args[0]->sinfo
 					: si_object(&m->arena));
+}
+
+/* ------------------------------------------------ outside the op set */
+
+/* The struct info of a call with no value: R.Tuple(), as TVM's void. */
+SInfo *
+infer_void(Module *m, Expr *call, Diags *d)
+{
+	(void)call;
+	(void)d;
+	return si_tuple(&m->arena, NULL, 0);
+}
+
+/* An opaque object (R.null_value, storages). */
+SInfo *
+infer_object(Module *m, Expr *call, Diags *d)
+{
+	(void)call;
+	(void)d;
+	return si_object(&m->arena);
+}
+
+/*
+ * R.assert_op: the condition is a bool scalar (a 0-d tensor or a prim
+ * value); the result is void.
+ */
+SInfo *
+infer_assert(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = arg_si(&c, 0);
+	bool ok = (x->kind == SI_TENSOR && (x->ndim == 0 || x->ndim < 0) &&
+		   (x->dtype == DT_BOOL || x->dtype == DT_UNKNOWN)) ||
+		  (x->kind == SI_PRIM &&
+		   (x->dtype == DT_BOOL || x->dtype == DT_UNKNOWN)) ||
+		  x->kind == SI_OBJECT;
+	if (!ok) {
+		diag_error(d, arg_span(&c, 0),
+			   "%s: the condition must be a bool scalar, got %s",
+			   c.op, infer_sinfo_str(m, x));
+		return NULL;
+	}
+	return si_tuple(&m->arena, NULL, 0);
+}
+
+/*
+ * Packed calls (call_packed, call_pure_packed, call_inplace_packed,
+ * call_builtin_with_ctx) and call_dps_packed: the result is what the
+ * call says it is — its ty_args / out_ty: one struct info is the result,
+ * several a tuple of them, none an opaque object. The arguments are not
+ * checked (the callee is not known).
+ */
+SInfo *
+infer_packed(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	for (int j = 0; j < call->call.nattrs; j++) {
+		const AttrVal *v = attr(&c, j);
+		if (v->kind != AV_SINFO)
+			continue;
+		if (v->n == 1)
+			return ir_copy_sinfo(m, v->sis[0]);
+		if (v->n == 0)
+			break;
+		SInfo **f = ARENA_ARRAY(&m->arena, SInfo *, v->n);
+		for (int i = 0; i < v->n; i++)
+			f[i] = ir_copy_sinfo(m, v->sis[i]);
+		return si_tuple(&m->arena, f, v->n);
+	}
+	if (call->call.op == OP_CALL_DPS_PACKED) {
+		diag_error(d, call->span, "%s: out_ty must give the result's struct info", c.op);
+		return NULL;
+	}
+	return si_object(&m->arena);
+}
+
+/* The dims of shape argument i (NULL when unknown) and its ndim. */
+static PExpr **
+shape_dims(Ctx *c, int i, int *ndim)
+{
+	const SInfo *s = arg_si(c, i);
+	*ndim = -1;
+	if (s->kind != SI_SHAPE)
+		return NULL;
+	*ndim = s->ndim;
+	return known(s) ? s->shape : NULL;
+}
+
+/*
+ * builtin.alloc_tensor(shape, dtype, ...), vm.alloc_tensor and
+ * memory.alloc_tensor(storage, offset, shape, dtype, ...): a tensor of the
+ * shape and dtype given.
+ */
+SInfo *
+infer_alloc_tensor(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	int si = -1;
+	for (int k = 0; k < c.sig.nparams; k++)
+		if (!strcmp(c.sig.params[k].name, "shape"))
+			si = c.sig.params[k].slot;
+	if (si < 0 || !want_shape(&c, si))
+		return NULL;
+	int ndim;
+	PExpr **dims = shape_dims(&c, si, &ndim);
+	DType dt = DT_UNKNOWN;
+	for (int j = 0; j < call->call.nattrs; j++)
+		if (attr(&c, j)->kind == AV_DTYPE)
+			dt = attr(&c, j)->dtype;
+	return tensor(&c, dt, ndim, dims);
+}
+
+/*
+ * memory.view(data, shape, dtype, relative_byte_offset): data's elements
+ * seen with another shape and/or dtype; a missing shape or dtype is
+ * data's own.
+ */
+SInfo *
+infer_mem_view(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	const SInfo *s = arg_si(&c, 1);
+	DType dt = attr(&c, 0)->kind == AV_DTYPE ? attr(&c, 0)->dtype : x->dtype;
+	if (s->kind == SI_TUPLE && !s->nfields)
+		return tensor(&c, dt, x->ndim, known(x) ? x->shape : NULL);
+	if (!want_shape(&c, 1))
+		return NULL;
+	int ndim;
+	PExpr **dims = shape_dims(&c, 1, &ndim);
+	return tensor(&c, dt, ndim, dims);
 }
 
 SInfo *
@@ -1260,12 +1419,13 @@ infer_strided_slice(Module *m, Expr *call, Diags *d)
 	const SInfo *x = want_tensor(&c, 0);
 	if (!x)
 		return NULL;
-	const int64_t *axes, *beg, *end, *str = NULL;
+	const int64_t *axes;
+	PExpr **beg, **end, **str = NULL;
 	int na, nb, ne, ns = 0;
 	attr_ints(&c, 0, &axes, &na);
-	attr_ints(&c, 1, &beg, &nb);
-	attr_ints(&c, 2, &end, &ne);
-	bool has_str = attr_ints(&c, 3, &str, &ns);
+	attr_dims(&c, 1, &beg, &nb);
+	attr_dims(&c, 2, &end, &ne);
+	bool has_str = attr_dims(&c, 3, &str, &ns);
 	bool inbound = attr(&c, 4)->kind == AV_BOOL && attr(&c, 4)->i;
 	if (nb != na || ne != na || (has_str && ns != na)) {
 		diag_error(d, call->span,
@@ -1275,12 +1435,14 @@ infer_strided_slice(Module *m, Expr *call, Diags *d)
 			   has_str ? arena_printf(&m->arena, " and %d", ns) : "");
 		return NULL;
 	}
-	for (int i = 0; i < ns; i++)
-		if (str[i] == 0) {
+	for (int i = 0; i < ns; i++) {
+		int64_t z;
+		if (dconst(str[i], &z) && z == 0) {
 			diag_error(d, call->span,
 				   "%s: strides must not be 0", c.op);
 			return NULL;
 		}
+	}
 	if (x->ndim < 0)
 		return tensor(&c, x->dtype, -1, NULL);
 	int ax[64];
@@ -1292,15 +1454,32 @@ infer_strided_slice(Module *m, Expr *call, Diags *d)
 	memcpy(o, x->shape, sizeof(PExpr *) * (size_t)x->ndim);
 	bool unknown = false;
 	for (int i = 0; i < na; i++) {
-		int64_t s = has_str ? str[i] : 1, n;
+		int64_t s = 1, n, bi, ei;
+		if (has_str && !dconst(str[i], &s)) {
+			unknown = true; /* a symbolic stride */
+			continue;
+		}
 		PExpr *dim = x->shape[ax[i]];
-		if (dconst(dim, &n)) {
-			o[ax[i]] = pe_int(&m->arena, slice_len(n, beg[i], end[i], s));
-		} else if (s == 1 && beg[i] == 0 && end[i] >= INT32_MAX) {
+		bool cb = dconst(beg[i], &bi), ce = dconst(end[i], &ei);
+		if (cb && ce && dconst(dim, &n)) {
+			o[ax[i]] = pe_int(&m->arena, slice_len(n, bi, ei, s));
+		} else if (cb && ce && s == 1 && bi == 0 && ei >= INT32_MAX) {
 			o[ax[i]] = dim;
-		} else if (inbound && s > 0 && beg[i] >= 0 && end[i] >= beg[i]) {
-			o[ax[i]] = pe_int(&m->arena,
-					  (end[i] - beg[i] + s - 1) / s);
+		} else if (cb && ce && inbound && s > 0 && bi >= 0 && ei >= bi) {
+			o[ax[i]] = pe_int(&m->arena, (ei - bi + s - 1) / s);
+		} else if (inbound && s > 0) {
+			/* TVM: ceildiv(end - begin, stride), in bounds */
+			PExpr *len = dop(m, PE_SUB, end[i], beg[i]);
+			o[ax[i]] = s == 1 ? len
+				 : dop(m, PE_FLOORDIV,
+				       dop(m, PE_ADD, len, pe_int(&m->arena, s - 1)),
+				       pe_int(&m->arena, s));
+		} else if (!cb && ce && s == 1 && ei >= INT32_MAX &&
+			   pe_equal(&m->arena, beg[i], dim)) {
+			o[ax[i]] = pe_int(&m->arena, 0);
+		} else if (!ce && cb && bi == 0 && s == 1 &&
+			   pe_equal(&m->arena, end[i], dim)) {
+			o[ax[i]] = dim; /* x[0:n] of a dim n */
 		} else {
 			unknown = true;
 		}

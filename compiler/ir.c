@@ -162,6 +162,7 @@ ir_binding(Module *m, Var *v, Expr *value, Span sp)
 static const char *const expr_kind_names[] = {
 	"var", "constant", "tuple", "tuple index", "shape", "prim value",
 	"string", "op call", "function call", "if", "sequence",
+	"extern function", "function", "call",
 };
 
 const char *
@@ -313,6 +314,12 @@ ir_copy_expr(Module *m, const Expr *e)
 	case E_CALL_FN:
 		c->callfn.args = copy_exprs(m, e->callfn.args, e->callfn.nargs);
 		break;
+	case E_CALL_VAR:
+		c->callv.fn = ir_copy_expr(m, e->callv.fn);
+		c->callv.args = copy_exprs(m, e->callv.args, e->callv.nargs);
+		break;
+	case E_FUNC: /* the function is shared, as vars are */
+		break;
 	case E_IF:
 		c->if_.cond = ir_copy_expr(m, e->if_.cond);
 		c->if_.then_ = ir_copy_expr(m, e->if_.then_);
@@ -337,6 +344,7 @@ ir_copy_expr(Module *m, const Expr *e)
 	case E_CONST:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		break;
 	}
 	return c;
@@ -368,6 +376,14 @@ ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx)
 		for (int i = 0; i < e->callfn.nargs; i++)
 			ir_visit_uses(e->callfn.args[i], fn, ctx);
 		break;
+	case E_CALL_VAR:
+		ir_visit_uses(e->callv.fn, fn, ctx);
+		for (int i = 0; i < e->callv.nargs; i++)
+			ir_visit_uses(e->callv.args[i], fn, ctx);
+		break;
+	case E_FUNC: /* the variables it captures */
+		ir_visit_uses(e->fn->body, fn, ctx);
+		break;
 	case E_IF:
 		ir_visit_uses(e->if_.cond, fn, ctx);
 		ir_visit_uses(e->if_.then_, fn, ctx);
@@ -385,6 +401,7 @@ ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx)
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		break;
 	}
 }
@@ -414,6 +431,14 @@ ir_map_uses(Expr **slot, Expr *(*fn)(Expr *use, void *ctx), void *ctx)
 		for (int i = 0; i < e->callfn.nargs; i++)
 			ir_map_uses(&e->callfn.args[i], fn, ctx);
 		break;
+	case E_CALL_VAR:
+		ir_map_uses(&e->callv.fn, fn, ctx);
+		for (int i = 0; i < e->callv.nargs; i++)
+			ir_map_uses(&e->callv.args[i], fn, ctx);
+		break;
+	case E_FUNC:
+		ir_map_uses(&e->fn->body, fn, ctx);
+		break;
 	case E_IF:
 		ir_map_uses(&e->if_.cond, fn, ctx);
 		ir_map_uses(&e->if_.then_, fn, ctx);
@@ -430,6 +455,7 @@ ir_map_uses(Expr **slot, Expr *(*fn)(Expr *use, void *ctx), void *ctx)
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		break;
 	}
 }
@@ -442,6 +468,10 @@ ir_expr_is_pure(const Module *m, const Expr *e)
 		const Func *f = ir_find_func(m, e->callfn.callee);
 		return f && f->pure;
 	}
+	case E_CALL_VAR: {
+		const SInfo *si = e->callv.fn->var ? e->callv.fn->var->sinfo : NULL;
+		return si && si->kind == SI_FUNC && si->pure;
+	}
 	case E_IF:
 		return ir_expr_is_pure(m, e->if_.then_) &&
 		       ir_expr_is_pure(m, e->if_.else_);
@@ -453,8 +483,10 @@ ir_expr_is_pure(const Module *m, const Expr *e)
 					return false;
 		}
 		return true;
+	case E_CALL:
+		return op_info(e->call.op)->cls != OC_IMPURE;
 	default:
-		return true; /* every op in ops.def is pure */
+		return true;
 	}
 }
 
@@ -514,10 +546,37 @@ subst_expr(const Subst *s, Expr *e)
 	case E_CALL:
 		for (int i = 0; i < e->call.nargs; i++)
 			subst_expr(s, e->call.args[i]);
+		for (int j = 0; j < e->call.nattrs; j++) {
+			AttrVal *v = &e->call.attrs[j];
+			if (v->kind == AV_DIMS) {
+				PExpr **d = ARENA_ARRAY(&s->m->arena, PExpr *, v->n);
+				for (int i = 0; i < v->n; i++)
+					d[i] = subst_pe(s, v->dims[i]);
+				v->dims = d;
+			} else if (v->kind == AV_SINFO) {
+				SInfo **d = ARENA_ARRAY(&s->m->arena, SInfo *, v->n);
+				for (int i = 0; i < v->n; i++)
+					d[i] = ir_subst_sinfo(s->m, v->sis[i], s->from,
+							      s->to, s->n);
+				v->sis = d;
+			}
+		}
 		break;
 	case E_CALL_FN:
 		for (int i = 0; i < e->callfn.nargs; i++)
 			subst_expr(s, e->callfn.args[i]);
+		break;
+	case E_CALL_VAR:
+		subst_expr(s, e->callv.fn);
+		for (int i = 0; i < e->callv.nargs; i++)
+			subst_expr(s, e->callv.args[i]);
+		break;
+	case E_FUNC:
+		for (int i = 0; i < e->fn->nparams; i++)
+			e->fn->params[i]->sinfo = ir_subst_sinfo(
+				s->m, e->fn->params[i]->sinfo, s->from, s->to, s->n);
+		e->fn->ret = ir_subst_sinfo(s->m, e->fn->ret, s->from, s->to, s->n);
+		subst_expr(s, e->fn->body);
 		break;
 	case E_IF:
 		subst_expr(s, e->if_.cond);
@@ -539,6 +598,7 @@ subst_expr(const Subst *s, Expr *e)
 	case E_VAR: /* the var's own sinfo is rewritten at its definition */
 	case E_CONST:
 	case E_STR:
+	case E_EXTERN:
 		break;
 	}
 }

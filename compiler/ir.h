@@ -221,7 +221,15 @@ typedef enum {
 	PE_FLOORMOD,  /* a % b */
 	PE_MIN,       /* T.min(a, b) */
 	PE_MAX,       /* T.max(a, b) */
+	PE_EQ,        /* a == b: comparisons are bool (0 or 1), not dims */
+	PE_NE,        /* a != b */
+	PE_LT,        /* a < b */
+	PE_LE,        /* a <= b */
+	PE_GT,        /* a > b */
+	PE_GE,        /* a >= b */
 } PExprKind;
+
+#define PE_IS_CMP(k) ((k) >= PE_EQ && (k) <= PE_GE)
 
 /* An integer expression over symbolic variables. Immutable once built. */
 struct PExpr {
@@ -302,6 +310,8 @@ typedef enum {
 	AV_STR,
 	AV_DTYPE,
 	AV_INTS,
+	AV_DIMS,  /* a list of dimensions, some symbolic (else AV_INTS) */
+	AV_SINFO, /* struct info: out_sinfo=, sinfo_args= */
 } AttrValKind;
 
 /* An attribute value of an op call or of a function (R.func_attr). */
@@ -312,7 +322,9 @@ struct AttrVal {
 	const char *s; /* STR */
 	DType dtype;   /* DTYPE */
 	int64_t *ints; /* INTS */
-	int n;         /* INTS */
+	PExpr **dims;  /* DIMS */
+	SInfo **sis;   /* SINFO */
+	int n;         /* INTS, DIMS, SINFO */
 };
 
 typedef enum {
@@ -336,6 +348,9 @@ typedef enum {
 	E_CALL_FN,   /* cls.f(args) */
 	E_IF,        /* if c: ... else: ... (value of a binding) */
 	E_SEQ,       /* blocks then a result: function bodies and branches */
+	E_EXTERN,    /* R.ExternFunc("name"): a function outside the module (str) */
+	E_FUNC,      /* a function defined in a function body (fn) */
+	E_CALL_VAR,  /* f(args): a call through a variable (callv) */
 } ExprKind;
 
 /* A Relax variable: Var or DataflowVar. Names need not be unique. */
@@ -376,7 +391,7 @@ struct Expr {
 			PExpr *value; /* integer values */
 			double f;     /* float values, when dtype is a float */
 		} prim;
-		const char *str; /* E_STR */
+		const char *str; /* E_STR, E_EXTERN */
 		struct { /* E_CALL: args and attrs in the op's signature order */
 			OpKind op;
 			Expr **args;
@@ -389,6 +404,12 @@ struct Expr {
 			Expr **args;
 			int nargs;
 		} callfn;
+		Func *fn; /* E_FUNC: its symvars are its enclosing function's */
+		struct { /* E_CALL_VAR */
+			Expr *fn; /* an E_VAR of function struct info */
+			Expr **args;
+			int nargs;
+		} callv;
 		struct { /* E_IF */
 			Expr *cond;
 			Expr *then_, *else_; /* E_SEQ each */
@@ -506,9 +527,17 @@ SInfo *ir_copy_sinfo(Module *m, const SInfo *si);
  *   int ints float bool str dtype       attribute values
  *   int|ints                            either (split's indices_or_sections)
  *   KIND?                               may also be None
+ *   dims                                dimensions (ints, symbolic, prim values)
+ *   sinfo                               struct info, one or a list
+ *   sinfos                              a tuple of struct infos (sinfo_args)
  * and for expressions:
  *   shape  a shape (R.shape([...]), a Python tuple of dims, or a var)
  *   prim   a prim value (a number is accepted and wrapped)
+ *   func   an external function: "name", R.ExternFunc("name") or a var
+ * `*name` is variadic: the rest of the positional arguments, each one an
+ * expression argument (call.nargs counts them); the parameters after it are
+ * keyword-only. An expression parameter `name:KIND?=None` may be left out
+ * (it is then an empty tuple, as TVM writes a missing argument).
  */
 typedef enum {
 	PK_EXPR,
@@ -521,6 +550,10 @@ typedef enum {
 	PK_BOOL,
 	PK_STR,
 	PK_DTYPE,
+	PK_DIMS,
+	PK_SINFO,
+	PK_SINFOS,
+	PK_FUNC,
 } ParamKind;
 
 typedef struct {
@@ -529,6 +562,7 @@ typedef struct {
 	bool is_attr;     /* stored in call.attrs rather than call.args */
 	bool optional;    /* KIND? */
 	bool has_default;
+	bool variadic;    /* *name */
 	AttrVal def;      /* the default, for attributes */
 	char def_text[32];
 	int slot;         /* index into args or attrs */
@@ -537,6 +571,7 @@ typedef struct {
 typedef struct {
 	OpParam params[12];
 	int nparams, nargs, nattrs;
+	bool variadic; /* a *param: call.nargs >= nargs - 1 */
 } OpSig;
 
 typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
@@ -556,10 +591,16 @@ typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
  *   COMM       talks to the other workers or depends on the worker's rank
  *              (R.ccl.*, R.dist.*): run by the executor, not a kernel
  *   OTHER      anything else (builtins)
+ *   EXTERN     read, checked and printed but not run by rlx: packed calls,
+ *              memory planning, devices, ops with no CPU kernel here
+ *   IMPURE     as EXTERN, and with a side effect (R.print, R.call_packed):
+ *              not in a dataflow block, nor in a pure function unless it
+ *              has the attribute relax.force_pure
  */
 typedef enum {
 	OC_ELEMWISE, OC_BROADCAST, OC_FILL_LIKE, OC_REDUCE, OC_NORM,
-	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_COMM, OC_OTHER
+	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_COMM, OC_OTHER, OC_EXTERN,
+	OC_IMPURE
 } OpClass;
 
 typedef struct {

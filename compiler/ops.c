@@ -45,7 +45,9 @@ static const struct {
 	{"int|ints", PK_INT_OR_INTS, true}, {"ints", PK_INTS, true},
 	{"int", PK_INT, true},       {"float", PK_FLOAT, true},
 	{"bool", PK_BOOL, true},     {"str", PK_STR, true},
-	{"dtype", PK_DTYPE, true},
+	{"dtype", PK_DTYPE, true},   {"dims", PK_DIMS, true},
+	{"sinfos", PK_SINFOS, true}, {"sinfo", PK_SINFO, true},
+	{"func", PK_FUNC, false},
 };
 
 /* Reads a default value written in Python syntax into v. */
@@ -95,6 +97,10 @@ op_sig(OpKind op, OpSig *out)
 			ir_bug("signature of %s too long", op_info(op)->name);
 		OpParam *q = &out->params[out->nparams++];
 		size_t n = 0;
+		if (*p == '*') {
+			q->variadic = true;
+			p++;
+		}
 		while (isalnum((unsigned char)*p) || *p == '_')
 			q->name[n++] = *p++;
 		q->kind = PK_EXPR;
@@ -134,6 +140,18 @@ op_sig(OpKind op, OpSig *out)
 			parse_default(q->def_text, q->kind, &q->def);
 		}
 		q->slot = q->is_attr ? out->nattrs++ : out->nargs++;
+	}
+	/* the variadic parameter takes the last expression slot: the
+	 * arguments it collects are the tail of call.args */
+	for (int i = 0; i < out->nparams; i++) {
+		OpParam *v = &out->params[i];
+		if (!v->variadic)
+			continue;
+		out->variadic = true;
+		for (int k = 0; k < out->nparams; k++)
+			if (!out->params[k].is_attr && out->params[k].slot > v->slot)
+				out->params[k].slot--;
+		v->slot = out->nargs - 1;
 	}
 }
 

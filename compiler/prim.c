@@ -444,6 +444,24 @@ poly_of(Arena *a, PExpr *x)
 		p = poly_of(a, x->a);
 		q = poly_of(a, x->b);
 		return poly_minmax(a, x->kind, &p, &q);
+	case PE_EQ:
+	case PE_NE:
+	case PE_LT:
+	case PE_LE:
+	case PE_GT:
+	case PE_GE: {
+		int64_t u, v;
+		p = poly_of(a, x->a);
+		q = poly_of(a, x->b);
+		if (poly_is_const(&p, &u) && poly_is_const(&q, &v)) {
+			bool res = x->kind == PE_EQ ? u == v : x->kind == PE_NE ? u != v
+			       : x->kind == PE_LT ? u < v : x->kind == PE_LE ? u <= v
+			       : x->kind == PE_GT ? u > v : u >= v;
+			return poly_const(a, res);
+		}
+		return poly_atom(a, pe_bin(a, x->kind, poly_tree(a, &p),
+					   poly_tree(a, &q)));
+	}
 	}
 	ir_bug("bad PExpr kind %d", (int)x->kind);
 }
@@ -567,7 +585,8 @@ pe_subst(Arena *a, PExpr *x, SymVar **from, PExpr **to, int n)
 /* ----------------------------------------------------------------- printing */
 
 /*
- * Python precedence levels: 1 for + -, 2 for * // %, 3 for unary minus (a
+ * Python precedence levels: 0 for comparisons (never chained: both
+ * operands bind tighter), 1 for + -, 2 for * // %, 3 for unary minus (a
  * negative literal), 4 for atoms (literals, names, calls).
  * ORDER: PExprKind
  */
@@ -581,6 +600,8 @@ static const int pe_prec[] = {
 	[PE_FLOORMOD] = 2,
 	[PE_MIN] = 4,
 	[PE_MAX] = 4,
+	[PE_EQ] = 0, [PE_NE] = 0, [PE_LT] = 0, [PE_LE] = 0, [PE_GT] = 0,
+	[PE_GE] = 0,
 };
 
 static const char *const pe_op[] = {
@@ -591,6 +612,8 @@ static const char *const pe_op[] = {
 	[PE_FLOORMOD] = " % ",
 	[PE_MIN] = "T.min",
 	[PE_MAX] = "T.max",
+	[PE_EQ] = " == ", [PE_NE] = " != ", [PE_LT] = " < ", [PE_LE] = " <= ",
+	[PE_GT] = " > ", [PE_GE] = " >= ",
 };
 
 /* Writes x, parenthesized when its precedence is below min. */
@@ -629,7 +652,7 @@ pe_print_prec(StrBuf *b, const PExpr *x, int min)
 		if (prec < min)
 			sb_putc(b, '(');
 		/* Left-associative: the right operand binds tighter. */
-		pe_print_prec(b, x->a, prec);
+		pe_print_prec(b, x->a, PE_IS_CMP(x->kind) ? prec + 1 : prec);
 		sb_puts(b, pe_op[x->kind]);
 		pe_print_prec(b, x->b, prec + 1);
 		if (prec < min)

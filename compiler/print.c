@@ -33,9 +33,11 @@ typedef struct {
 			     * with the next suffix N to try for NAME_N */
 	bool sig;           /* in the signature: symbolic dims as strings */
 	int indent;         /* in levels of 4 spaces */
+	bool in_df;         /* printing a dataflow block's bindings */
 } Printer;
 
 static void put_expr(Printer *p, const Expr *e);
+static void put_def_func(Printer *p, const Func *f, int indent, const char *name);
 static void put_block(Printer *p, const Block *blk, const Binding *skip);
 
 /* ----------------------------------------------------------------- names */
@@ -294,6 +296,24 @@ put_attrval(StrBuf *b, const AttrVal *v)
 			sb_printf(b, "%s%lld", i ? ", " : "", (long long)v->ints[i]);
 		sb_putc(b, ']');
 		break;
+	case AV_DIMS: /* messages only: put_call renames the variables */
+		sb_putc(b, '[');
+		for (int i = 0; i < v->n; i++) {
+			if (i)
+				sb_puts(b, ", ");
+			pe_print(b, v->dims[i]);
+		}
+		sb_putc(b, ']');
+		break;
+	case AV_SINFO:
+		sb_putc(b, '[');
+		for (int i = 0; i < v->n; i++) {
+			if (i)
+				sb_puts(b, ", ");
+			print_sinfo(b, v->sis[i]);
+		}
+		sb_putc(b, ']');
+		break;
 	}
 }
 
@@ -367,18 +387,18 @@ put_dims(Printer *p, PExpr *const *d, int n)
 
 /* ------------------------------------------------------------ struct info */
 
-/* Writes struct info as an annotation (R.Object for NULL). */
+/* Writes struct info as an annotation (R.Any for NULL). */
 static void
 put_sinfo(Printer *p, const SInfo *si)
 {
 	StrBuf *b = p->b;
 	if (!si) {
-		sb_puts(b, "R.Object");
+		sb_puts(b, "R.Any");
 		return;
 	}
 	switch (si->kind) {
 	case SI_OBJECT:
-		sb_puts(b, "R.Object");
+		sb_puts(b, "R.Any");
 		break;
 	case SI_PRIM:
 		if (si->value && si->dtype != DT_I64) {
@@ -546,7 +566,8 @@ put_prim(Printer *p, const Expr *e)
 		sb_printf(p->b, "T.%s(", dtype_name(t));
 		put_float(p->b, e->prim.f, false);
 		sb_putc(p->b, ')');
-	} else if (t == DT_I64 || t == DT_UNKNOWN) {
+	} else if (t == DT_I64 || t == DT_UNKNOWN ||
+		   (t == DT_BOOL && e->prim.value && PE_IS_CMP(e->prim.value->kind))) {
 		put_dim(p, e->prim.value);
 	} else {
 		sb_printf(p->b, "T.%s(", dtype_name(t));
@@ -556,22 +577,72 @@ put_prim(Printer *p, const Expr *e)
 	sb_putc(p->b, ')');
 }
 
-/* Writes R.OP(args..., attr=value, ...) in the op's signature order. */
+/* An attribute value; dimensions and struct info with the printed names. */
+static void
+put_attr(Printer *p, const OpParam *q, const AttrVal *v)
+{
+	if (v->kind == AV_DIMS) {
+		sb_putc(p->b, '[');
+		put_dims(p, v->dims, v->n);
+		sb_putc(p->b, ']');
+	} else if (v->kind == AV_SINFO) {
+		bool tuple = q->kind == PK_SINFOS;
+		if (v->n == 1 && !tuple) {
+			put_sinfo(p, v->sis[0]);
+			return;
+		}
+		sb_putc(p->b, tuple ? '(' : '[');
+		for (int i = 0; i < v->n; i++) {
+			if (i)
+				sb_puts(p->b, ", ");
+			put_sinfo(p, v->sis[i]);
+		}
+		sb_puts(p->b, tuple ? (v->n == 1 ? ",)" : ")") : "]");
+	} else {
+		put_attrval(p->b, v);
+	}
+}
+
+/* An argument of a func parameter: an external function prints as its
+ * name, as TVM writes it in a call. */
+static void
+put_arg(Printer *p, const OpParam *q, const Expr *a)
+{
+	if (q->kind == PK_FUNC && a && a->kind == E_EXTERN)
+		put_quoted(p->b, a->str, strlen(a->str));
+	else
+		put_expr(p, a);
+}
+
+/*
+ * Writes R.OP(args..., attr=value, ...) in the op's signature order:
+ * expression parameters positionally while no attribute or variadic
+ * parameter came before them (keywords after), every attribute as a
+ * keyword.
+ */
 static void
 put_call(Printer *p, const Expr *e)
 {
 	OpSig sig;
 	op_sig(e->call.op, &sig);
 	sb_printf(p->b, "R.%s(", op_info(e->call.op)->name);
-	bool first = true;
+	bool first = true, keyword = false;
 	for (int i = 0; i < sig.nparams; i++) {
 		const OpParam *q = &sig.params[i];
-		if (q->is_attr || q->slot >= e->call.nargs)
+		if (q->is_attr) {
+			keyword = true;
 			continue;
-		if (!first)
-			sb_puts(p->b, ", ");
-		first = false;
-		put_expr(p, e->call.args[q->slot]);
+		}
+		int end = q->variadic ? e->call.nargs : q->slot + 1;
+		for (int k = q->slot; k < end && k < e->call.nargs; k++) {
+			if (!first)
+				sb_puts(p->b, ", ");
+			first = false;
+			if (keyword)
+				sb_printf(p->b, "%s=", q->name);
+			put_arg(p, q, e->call.args[k]);
+		}
+		keyword |= q->variadic;
 	}
 	for (int i = 0; i < sig.nparams; i++) {
 		const OpParam *q = &sig.params[i];
@@ -582,7 +653,7 @@ put_call(Printer *p, const Expr *e)
 		first = false;
 		sb_printf(p->b, "%s=", q->name);
 		if (q->slot < e->call.nattrs)
-			put_attrval(p->b, &e->call.attrs[q->slot]);
+			put_attr(p, q, &e->call.attrs[q->slot]);
 		else
 			sb_puts(p->b, q->has_default ? q->def_text : "None");
 	}
@@ -638,6 +709,11 @@ put_expr(Printer *p, const Expr *e)
 	case E_CALL:
 		put_call(p, e);
 		break;
+	case E_EXTERN:
+		sb_puts(b, "R.ExternFunc(");
+		put_quoted(b, e->str, strlen(e->str));
+		sb_putc(b, ')');
+		break;
 	case E_CALL_FN:
 		sb_puts(b, "cls.");
 		put_plain_name(p, e->callfn.callee ? e->callfn.callee : "");
@@ -646,6 +722,19 @@ put_expr(Printer *p, const Expr *e)
 			if (i)
 				sb_puts(b, ", ");
 			put_expr(p, e->callfn.args[i]);
+		}
+		sb_putc(b, ')');
+		break;
+	case E_FUNC: /* only in messages; bindings print the def */
+		sb_printf(b, "<function %s>", e->fn->name ? e->fn->name : "");
+		break;
+	case E_CALL_VAR:
+		put_expr(p, e->callv.fn);
+		sb_putc(b, '(');
+		for (int i = 0; i < e->callv.nargs; i++) {
+			if (i)
+				sb_puts(b, ", ");
+			put_expr(p, e->callv.args[i]);
 		}
 		sb_putc(b, ')');
 		break;
@@ -767,6 +856,23 @@ put_binding(Printer *p, const Binding *bd)
 		put_branch(p, bd->var, e->if_.else_);
 		return;
 	}
+	if (!bd->cast && bd->value && bd->value->kind == E_FUNC && bd->var) {
+		const char *name = name_of(p, bd->var->id, bd->var->name);
+		put_def_func(p, bd->value->fn, p->indent, name);
+		return;
+	}
+	const SInfo *si = bd->var ? bd->var->sinfo : NULL;
+	if (!bd->cast && bd->value && bd->value->kind == E_CALL && si &&
+	    si->kind == SI_TUPLE && !si->nfields && p->uses &&
+	    bd->var->id < p->nids && !p->uses[bd->var->id] &&
+	    (!p->in_df || bd->var->dataflow)) {
+		/* an unused result of nothing: TVM writes the call alone
+		 * (R.print(...)), and the parser reads it back so */
+		put_indent(p);
+		put_value(p, bd);
+		sb_putc(p->b, '\n');
+		return;
+	}
 	put_def(p, bd->var);
 	put_value(p, bd);
 	sb_putc(p->b, '\n');
@@ -785,8 +891,10 @@ put_block(Printer *p, const Block *blk, const Binding *skip)
 	put_indent(p);
 	sb_puts(p->b, "with R.dataflow():\n");
 	p->indent++;
+	p->in_df = true;
 	for (int i = 0; i < blk->n; i++)
 		put_binding(p, blk->bindings[i]);
+	p->in_df = false;
 	put_indent(p);
 	sb_puts(p->b, "R.output(");
 	bool first = true;
@@ -830,6 +938,14 @@ count_uses(Printer *p, const Expr *e)
 		for (int i = 0; i < e->callfn.nargs; i++)
 			count_uses(p, e->callfn.args[i]);
 		break;
+	case E_CALL_VAR:
+		count_uses(p, e->callv.fn);
+		for (int i = 0; i < e->callv.nargs; i++)
+			count_uses(p, e->callv.args[i]);
+		break;
+	case E_FUNC:
+		count_uses(p, e->fn->body);
+		break;
 	case E_IF:
 		count_uses(p, e->if_.cond);
 		count_uses(p, e->if_.then_);
@@ -867,7 +983,6 @@ func_ret(const Func *f)
 static void
 put_func(Printer *p, const Func *f)
 {
-	StrBuf *b = p->b;
 	p->names = p->names_tab;
 	p->uses = p->uses_tab;
 	for (size_t i = 0; i < ARRAY_LEN(reserved_names); i++)
@@ -878,8 +993,33 @@ put_func(Printer *p, const Func *f)
 			name_of(p, f->params[i]->id, f->params[i]->name);
 	for (int i = 0; i < f->nsymvars; i++)
 		name_of(p, f->symvars[i]->id, f->symvars[i]->name);
+	put_def_func(p, f, 1, f->name);
+	for (int i = 0; i < p->touched.n; i++) {
+		p->names[p->touched.items[i]] = NULL;
+		p->uses[p->touched.items[i]] = 0;
+	}
+	p->touched.n = 0;
+	p->names = NULL;
+	p->uses = NULL;
+	namemap_free(&p->used);
+}
 
-	p->indent = 1;
+/*
+ * `@R.function ... def NAME(...) -> R: body` at indentation level `indent`:
+ * a module function (1) or a local one, printed where it is bound. The
+ * symbolic variables of a local function are its enclosing function's,
+ * declared there.
+ */
+static void
+put_def_func(Printer *p, const Func *f, int indent, const char *name)
+{
+	StrBuf *b = p->b;
+	bool local = indent > 1;
+	for (int i = 0; local && i < f->nparams; i++)
+		if (f->params[i])
+			name_of(p, f->params[i]->id, f->params[i]->name);
+	int saved = p->indent;
+	p->indent = indent;
 	put_indent(p);
 	sb_puts(b, "@R.function");
 	if (f->is_private || !f->pure)
@@ -889,9 +1029,9 @@ put_func(Printer *p, const Func *f)
 	sb_putc(b, '\n');
 	put_indent(p);
 	sb_puts(b, "def ");
-	put_plain_name(p, f->name ? f->name : "");
+	put_plain_name(p, name ? name : "");
 	sb_putc(b, '(');
-	p->sig = true;
+	p->sig = !local;
 	for (int i = 0; i < f->nparams; i++) {
 		if (i)
 			sb_puts(b, ", ");
@@ -904,8 +1044,8 @@ put_func(Printer *p, const Func *f)
 	p->sig = false;
 	sb_puts(b, ":\n");
 
-	p->indent = 2;
-	for (int i = 0; i < f->nsymvars; i++) {
+	p->indent = indent + 1;
+	for (int i = 0; !local && i < f->nsymvars; i++) {
 		put_indent(p);
 		sb_printf(b, "%s = T.int64()\n",
 			  name_of(p, f->symvars[i]->id, f->symvars[i]->name));
@@ -933,15 +1073,7 @@ put_func(Printer *p, const Func *f)
 	sb_puts(b, "return ");
 	put_expr(p, body);
 	sb_putc(b, '\n');
-
-	for (int i = 0; i < p->touched.n; i++) {
-		p->names[p->touched.items[i]] = NULL;
-		p->uses[p->touched.items[i]] = 0;
-	}
-	p->touched.n = 0;
-	p->names = NULL;
-	p->uses = NULL;
-	namemap_free(&p->used);
+	p->indent = saved;
 }
 
 /* -------------------------------------------------------------- exported */

@@ -62,6 +62,22 @@ attr_json(const AttrVal *v)
 			json_array_append_new(a, json_integer(v->ints[i]));
 		return a;
 	}
+	case AV_DIMS: {
+		json_t *a = json_array();
+		for (int i = 0; i < v->n; i++) {
+			StrBuf b = {0};
+			pe_print(&b, v->dims[i]);
+			json_array_append_new(a, json_string(b.p ? b.p : ""));
+			sb_free(&b);
+		}
+		return a;
+	}
+	case AV_SINFO: {
+		json_t *a = json_array();
+		for (int i = 0; i < v->n; i++)
+			json_array_append_new(a, sinfo_json(v->sis[i]));
+		return a;
+	}
 	}
 	return json_null();
 }
@@ -99,6 +115,8 @@ block_json(const Block *b)
 	}
 	return json_pack("{s:b, s:o}", "dataflow", b->dataflow, "bindings", bs);
 }
+
+static json_t *func_json(const Func *f);
 
 static json_t *
 expr_json(const Expr *e)
@@ -142,6 +160,7 @@ expr_json(const Expr *e)
 							      : json_real(e->prim.f));
 		break;
 	case E_STR:
+	case E_EXTERN:
 		json_object_set_new(j, "value", json_string(e->str));
 		break;
 	case E_CALL: {
@@ -157,6 +176,13 @@ expr_json(const Expr *e)
 		json_object_set_new(j, "attrs", attrs);
 		break;
 	}
+	case E_FUNC:
+		json_object_set_new(j, "function", func_json(e->fn));
+		break;
+	case E_CALL_VAR:
+		json_object_set_new(j, "callee", expr_json(e->callv.fn));
+		json_object_set_new(j, "args", exprs_json(e->callv.args, e->callv.nargs));
+		break;
 	case E_CALL_FN:
 		json_object_set_new(j, "callee", json_string(e->callfn.callee));
 		json_object_set_new(j, "args", exprs_json(e->callfn.args, e->callfn.nargs));

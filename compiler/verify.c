@@ -180,6 +180,7 @@ pe_uses(Verifier *v, const PExpr *x, Span sp, int depth)
 	case PE_FLOORMOD:
 	case PE_MIN:
 	case PE_MAX:
+	case PE_EQ: case PE_NE: case PE_LT: case PE_LE: case PE_GT: case PE_GE:
 		pe_uses(v, x->a, at, depth + 1);
 		pe_uses(v, x->b, at, depth + 1);
 		return;
@@ -385,6 +386,7 @@ is_leaf(const Expr *e, int depth)
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		return true;
 	case E_TUPLE:
 		if (e->tuple.n > 0 && !e->tuple.items)
@@ -538,6 +540,31 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 		return;
 	case E_CONST:
 	case E_STR:
+	case E_EXTERN:
+		return;
+	case E_FUNC: {
+		/* a local function: its parameters and body in a scope of
+		 * their own; it may use (capture) the variables in scope */
+		Func *g = e->fn, *outer = v->f;
+		if (!g || !g->body || g->body->kind != E_SEQ) {
+			err(v, here, "malformed IR: local function without a body");
+			return;
+		}
+		int mark = v->scope.n;
+		v->f = g;
+		for (int i = 0; i < g->nparams; i++) {
+			var_define(v, g->params[i], pick(g->params[i]->span, here, here));
+			si_defining(v, g->params[i]->sinfo, here);
+		}
+		walk_seq(v, g->body, depth + 1);
+		scope_pop(v, mark);
+		v->f = outer;
+		return;
+	}
+	case E_CALL_VAR:
+		walk_expr(v, e->callv.fn, AT_OTHER, dataflow, here, depth + 1);
+		walk_args(v, e->callv.args, e->callv.nargs, "a local function",
+			  dataflow, here, depth);
 		return;
 	case E_TUPLE:
 		if (e->tuple.n > 0 && !e->tuple.items) {
@@ -586,10 +613,26 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 		snprintf(what, sizeof what, "R.%s", op_info(op)->name);
 		OpSig sig;
 		op_sig(op, &sig);
-		if (e->call.nargs != sig.nargs)
+		if (sig.variadic ? e->call.nargs < sig.nargs - 1
+			     : e->call.nargs != sig.nargs)
 			err(v, here, "%s takes %d argument%s but is given %d",
 			    what, sig.nargs, sig.nargs == 1 ? "" : "s",
 			    e->call.nargs);
+		if (op_info(op)->cls == OC_IMPURE) {
+			/* TVM's well-formedness: effects stay out of
+			 * dataflow blocks and pure functions */
+			const FuncAttr *fp = v->f ? ir_func_attr(v->f, "relax.force_pure")
+						  : NULL;
+			bool forced = fp && fp->val.kind == AV_BOOL && fp->val.i;
+			if (dataflow)
+				err(v, here, "impure call %s in a dataflow block",
+				    what);
+			else if (v->f && v->f->pure && !forced)
+				err(v, here, "pure function %s calls impure %s "
+				    "(declare it @R.function(pure=False), or give it "
+				    "the attribute \"relax.force_pure\": True)",
+				    fname(v), what);
+		}
 		if (e->call.nattrs != sig.nattrs ||
 		    (e->call.nattrs > 0 && !e->call.attrs))
 			err(v, here, "malformed IR: %s has %d attribute%s "

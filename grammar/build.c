@@ -70,6 +70,7 @@ static Expr *conv_value(B *b, Syn *x);
 static Expr *conv_leaf(B *b, Syn *x);
 static SInfo *conv_sinfo(B *b, Syn *x, bool define);
 static Expr *build_stmts(B *b, Stm *s, Stm *stop, Where w);
+static void build_local_func(B *b, Stm *s);
 static int edit_distance(const char *a, const char *b);
 static bool close_enough(const char *want, int dist);
 
@@ -128,6 +129,19 @@ int_lit(const Syn *x, int64_t *out)
 		*out = -x->a->i;
 		return true;
 	}
+	return false;
+}
+
+/* An integer in an int list: a literal, T.int64(3) or R.prim_value(3). */
+static bool
+int_item(const Syn *x, int64_t *out)
+{
+	if (int_lit(x, out))
+		return true;
+	if (x->kind == X_CALL && x->n == 1 && x->items->kind != X_KWARG &&
+	    (is_named(x, "R.prim_value") || is_named(x, "T.int64") ||
+	     is_named(x, "T.int32")))
+		return int_item(x->items, out);
 	return false;
 }
 
@@ -243,6 +257,7 @@ is_leaf(const Expr *e)
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		return true;
 	case E_TUPLE:
 		for (int i = 0; i < e->tuple.n; i++)
@@ -995,13 +1010,17 @@ conv_sinfo(B *b, Syn *x, bool define)
 	} else if (!strcmp(name, "R.Tuple")) {
 		bool ok = true;
 		int n = x->kind == X_CALL ? x->n : 0;
-		SInfo **f = conv_sinfos(b, x->kind == X_CALL ? x->items : NULL,
-					n, define, &ok);
+		Syn *items = x->kind == X_CALL ? x->items : NULL;
+		if (n == 1 && items->kind == X_LIST) { /* R.Tuple([A, B]) */
+			n = items->n;
+			items = items->items;
+		}
+		SInfo **f = conv_sinfos(b, items, n, define, &ok);
 		s = ok ? si_tuple(&b->m->arena, f, n) : NULL;
-	} else if (!strcmp(name, "R.Object")) {
+	} else if (!strcmp(name, "R.Any") || !strcmp(name, "R.Object")) {
 		if (x->kind == X_CALL && x->n) {
 			diag_error(b->d, x->items->span,
-				   "R.Object takes no arguments");
+				   "%s takes no arguments", name);
 			return NULL;
 		}
 		s = si_object(&b->m->arena);
@@ -1009,7 +1028,7 @@ conv_sinfo(B *b, Syn *x, bool define)
 		s = conv_callable_sinfo(b, x, define);
 	} else {
 		diag_error(b->d, x->span,
-			   "unknown struct info annotation '%s' (expected R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object or R.Callable)",
+			   "unknown struct info annotation '%s' (expected R.Tensor, R.Tuple, R.Shape, R.Prim, R.Any or R.Callable)",
 			   name);
 		return NULL;
 	}
@@ -1269,6 +1288,8 @@ conv_prim(B *b, Syn *x)
 		e->prim.dtype = DT_I64;
 	}
 	e->prim.value = conv_dim(b, x, false);
+	if (e->prim.value && PE_IS_CMP(e->prim.value->kind))
+		e->prim.dtype = DT_BOOL; /* R.prim_value(n % 16 == 0) */
 	return e->prim.value ? e : NULL;
 }
 
@@ -1306,7 +1327,12 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 	int64_t i;
 	double d;
 	bool isf = false;
-	if (v->kind == X_NONE) {
+	if (v->kind == X_CALL && v->n == 1 && v->items->kind == X_STR &&
+	    ((q->kind == PK_STR && is_named(v, "R.str")) ||
+	     (q->kind == PK_DTYPE && is_named(v, "R.dtype"))))
+		v = v->items; /* R.str("global"), R.dtype("float32") */
+	if (v->kind == X_NONE || (q->optional && v->kind == X_CALL && !v->n &&
+				  is_named(v, "R.tuple"))) {
 		if (q->optional) {
 			out->kind = AV_NONE;
 			return true;
@@ -1343,7 +1369,7 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 						  v->n ? v->n : 1);
 			int k = 0;
 			for (Syn *y = v->items; y; y = y->next, k++) {
-				if (!int_lit(y, &xs[k])) {
+				if (!int_item(y, &xs[k])) {
 					diag_error(b->d, y->span,
 						   "argument '%s' of %s must be a list of integers",
 						   q->name, fname);
@@ -1389,6 +1415,53 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 		}
 		want = "a dtype string";
 		break;
+	case PK_DIMS: {
+		Syn one = *v;
+		if (v->kind != X_LIST && v->kind != X_TUPLE) {
+			one.kind = X_LIST; /* a single dimension */
+			one.items = arena_memdup(&b->ps->ast, v, sizeof *v);
+			one.items->next = NULL;
+			one.n = 1;
+			v = &one;
+		}
+		PExpr **xs = ARENA_ARRAY(&b->m->arena, PExpr *, v->n ? v->n : 1);
+		bool all_const = true;
+		int k = 0;
+		for (Syn *y = v->items; y; y = y->next, k++) {
+			int64_t c;
+			Syn *z = y;
+			if (z->kind == X_CALL && z->n == 1 &&
+			    is_named(z, "R.prim_value"))
+				z = z->items;
+			if (!(xs[k] = conv_dim(b, z, false)))
+				return false;
+			all_const &= pe_is_const(xs[k], &c);
+		}
+		out->n = v->n;
+		if (!all_const) {
+			out->kind = AV_DIMS;
+			out->dims = xs;
+			return true;
+		}
+		out->kind = AV_INTS;
+		out->ints = ARENA_ARRAY(&b->m->arena, int64_t, v->n ? v->n : 1);
+		for (int j = 0; j < v->n; j++)
+			pe_is_const(xs[j], &out->ints[j]);
+		return true;
+	}
+	case PK_SINFO:
+	case PK_SINFOS: {
+		bool list = v->kind == X_LIST || v->kind == X_TUPLE;
+		int n = list ? v->n : 1;
+		out->kind = AV_SINFO;
+		out->n = n;
+		out->sis = ARENA_ARRAY(&b->m->arena, SInfo *, n ? n : 1);
+		int k = 0;
+		for (Syn *y = list ? v->items : v; y && k < n; y = y->next, k++)
+			if (!(out->sis[k] = conv_sinfo(b, y, false)))
+				return false;
+		return true;
+	}
 	default:
 		ir_bug("not an attribute kind %d", (int)q->kind);
 	}
@@ -1401,6 +1474,10 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 static Expr *
 conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 {
+	if (q->optional && (v->kind == X_NONE ||
+			    (v->kind == X_TUPLE && !v->n) ||
+			    (v->kind == X_CALL && !v->n && is_named(v, "R.tuple"))))
+		return ir_expr(b->m, E_TUPLE, v->span); /* as TVM: R.tuple() */
 	switch (q->kind) {
 	case PK_SHAPE:
 		if (v->kind == X_LIST || v->kind == X_TUPLE)
@@ -1412,6 +1489,20 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 		diag_error(b->d, v->span, "argument '%s' of %s must be a shape",
 			   q->name, fname);
 		return NULL;
+	case PK_FUNC:
+		if (v->kind == X_STR ||
+		    (v->kind == X_CALL && is_named(v, "R.ExternFunc"))) {
+			Syn *n = v->kind == X_STR ? v : v->n >= 1 ? v->items : NULL;
+			if (!n || n->kind != X_STR) {
+				diag_error(b->d, v->span,
+					   "R.ExternFunc takes the function's name as a string");
+				return NULL;
+			}
+			Expr *e = ir_expr(b->m, E_EXTERN, v->span);
+			e->str = arena_strdup(&b->m->arena, n->s);
+			return e;
+		}
+		return conv_leaf(b, v);
 	case PK_PRIM:
 		if (v->kind == X_NAME && find_entry(b, v->s))
 			return conv_leaf(b, v);
@@ -1421,6 +1512,15 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 			return conv_leaf(b, v);
 		return conv_prim(b, v);
 	default:
+		if (q->variadic && (v->kind == X_INT || v->kind == X_NEG ||
+				    v->kind == X_FLOAT || v->kind == X_TRUE ||
+				    v->kind == X_FALSE))
+			return conv_prim(b, v); /* R.call_packed("f", x, 2) */
+		if (q->variadic && v->kind == X_STR) {
+			Expr *e = ir_expr(b->m, E_STR, v->span);
+			e->str = arena_strdup(&b->m->arena, v->s);
+			return e;
+		}
 		if (v->kind == X_INT || v->kind == X_FLOAT ||
 		    v->kind == X_NEG || v->kind == X_TRUE ||
 		    v->kind == X_FALSE || v->kind == X_NONE ||
@@ -1464,20 +1564,78 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 	op_sig(op, &sig);
 	const char *names[ARRAY_LEN(sig.params)];
 	Syn *arg[ARRAY_LEN(sig.params)];
-	for (int i = 0; i < sig.nparams; i++)
+	int nv = 0, vi = -1; /* the variadic parameter and its arguments */
+	Syn *rest = NULL;
+	for (int i = 0; i < sig.nparams; i++) {
 		names[i] = sig.params[i].name;
-	if (!match_args(b, x, fname, names, sig.nparams, arg))
+		if (sig.params[i].variadic)
+			vi = i;
+		/* TVM's older spellings of ty_args and out_ty */
+		const char *old = !strcmp(names[i], "ty_args") ? "sinfo_args"
+				: !strcmp(names[i], "out_ty") ? "out_sinfo" : NULL;
+		for (Syn *a = x->items; old && a; a = a->next)
+			if (a->kind == X_KWARG && !strcmp(a->s, old))
+				a->s = names[i];
+	}
+	Syn xc = *x;
+	if (vi >= 0) {
+		/* positional arguments from the variadic one on are its own;
+		 * the parameters after it are keyword-only */
+		Syn *head = NULL, **tail = &head;
+		int pos = 0;
+		for (Syn *a = x->items; a; a = a->next, pos++) {
+			Syn *c = arena_memdup(&b->ps->ast, a, sizeof *a);
+			c->next = NULL;
+			if (a->kind != X_KWARG && pos >= vi) {
+				Syn **t = &rest;
+				while (*t)
+					t = &(*t)->next;
+				*t = c;
+				nv++;
+				continue;
+			}
+			*tail = c;
+			tail = &c->next;
+		}
+		xc.items = head;
+		xc.n = syn_len(head);
+		names[vi] = "*"; /* matches no keyword */
+	}
+	if (!match_args(b, &xc, fname, names, sig.nparams, arg))
 		return NULL;
+	if (vi >= 0)
+		arg[vi] = rest;
+	int nargs = sig.nargs - (vi >= 0) + nv;
 	Expr *e = ir_expr(b->m, E_CALL, x->span);
 	e->call.op = op;
-	e->call.nargs = sig.nargs;
+	e->call.nargs = nargs;
 	e->call.nattrs = sig.nattrs;
-	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, sig.nargs ? sig.nargs : 1);
+	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, nargs ? nargs : 1);
 	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal,
 				    sig.nattrs ? sig.nattrs : 1);
 	bool ok = true;
 	for (int i = 0; i < sig.nparams; i++) {
 		const OpParam *q = &sig.params[i];
+		if (q->variadic) {
+			int k = q->slot;
+			for (Syn *a = arg[i]; a; a = a->next, k++) {
+				e->call.args[k] = conv_param(b, q, a, fname);
+				ok &= e->call.args[k] != NULL;
+			}
+			continue;
+		}
+		if (!arg[i] && !q->is_attr && (q->optional || q->has_default)) {
+			/* a missing argument: its default, else R.tuple(), as
+			 * TVM writes it */
+			Expr *a = ir_expr(b->m, E_TUPLE, x->span);
+			if (q->kind == PK_PRIM && q->def.kind == AV_INT) {
+				a->kind = E_PRIM;
+				a->prim.dtype = DT_I64;
+				a->prim.value = pe_int(&b->m->arena, q->def.i);
+			}
+			e->call.args[q->slot] = a;
+			continue;
+		}
 		if (!arg[i]) {
 			if (q->is_attr && q->has_default) {
 				e->call.attrs[q->slot] = op_default(b->m, q);
@@ -1555,6 +1713,17 @@ conv_call(B *b, Syn *x)
 			}
 			return e;
 		}
+		if (!strcmp(r, "ExternFunc")) {
+			Syn *a = x->n >= 1 ? x->items : NULL;
+			if (!a || a->kind != X_STR) {
+				diag_error(b->d, x->span,
+					   "R.ExternFunc takes the function's name as a string");
+				return NULL;
+			}
+			Expr *e = ir_expr(b->m, E_EXTERN, x->span);
+			e->str = arena_strdup(&b->m->arena, a->s);
+			return e;
+		}
 		if (!strcmp(r, "match_cast")) {
 			diag_error(b->d, csp, "R.match_cast must be the whole value of an assignment");
 			return NULL;
@@ -1583,6 +1752,12 @@ conv_call(B *b, Syn *x)
 		}
 		return conv_opcall(b, x, op, name);
 	}
+	/* Module.f(x), the class named as TVM's parser allows: cls.f */
+	const char *dot = strchr(name, '.');
+	if (dot && !strchr(dot + 1, '.') && b->m->name &&
+	    !strncmp(name, b->m->name, (size_t)(dot - name)) &&
+	    !b->m->name[dot - name])
+		name = arena_printf(&b->ps->ast, "cls.%s", dot + 1);
 	if (!strncmp(name, "cls.", 4) && !strchr(name + 4, '.')) {
 		if (!idx_find(&b->funcs_ix, &b->funcs, name + 4, str_name)) {
 			const char *hint = NULL;
@@ -1622,14 +1797,24 @@ conv_call(B *b, Syn *x)
 		}
 		return e;
 	}
-	const char *dot = strchr(name, '.');
-	if (dot && !strchr(dot + 1, '.') && b->m->name &&
-	    !strncmp(name, b->m->name, (size_t)(dot - name)) &&
-	    !b->m->name[dot - name] &&
-	    idx_find(&b->funcs_ix, &b->funcs, dot + 1, str_name)) {
-		diag_error(b->d, csp, "unsupported call '%s': a function of the "
-			   "module is called as cls.%s", name, dot + 1);
-		return NULL;
+	Entry *fe = x->a->kind == X_NAME ? find_entry(b, name) : NULL;
+	if (fe && !fe->dead) {
+		/* a call through a variable: a local function, a parameter */
+		Expr *e = ir_expr(b->m, E_CALL_VAR, x->span);
+		e->callv.fn = ir_var_ref(b->m, fe->var, x->a->span);
+		e->callv.nargs = x->n;
+		e->callv.args = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
+		int i = 0;
+		for (Syn *a = x->items; a; a = a->next, i++) {
+			if (a->kind == X_KWARG) {
+				diag_error(b->d, a->span,
+					   "keyword arguments are not supported in calls of functions");
+				return NULL;
+			}
+			if (!(e->callv.args[i] = conv_leaf(b, a)))
+				return NULL;
+		}
+		return e;
 	}
 	diag_error(b->d, csp, "unsupported call '%s'", name);
 	return NULL;
@@ -1663,8 +1848,12 @@ conv_operator(B *b, Syn *x)
 		case PE_FLOORDIV: op = OP_FLOOR_DIVIDE; break;
 		case SYN_TRUEDIV: op = OP_DIVIDE; break;
 		default:
-			diag_error(b->d, x->span,
-				   "operator '%%' on Relax values is not supported");
+			if (PE_IS_CMP(x->op))
+				diag_error(b->d, x->span,
+					   "a comparison of Relax values is not an expression (use R.equal, R.less, ...; comparisons are for symbolic dimensions, as in 'if n == 16:')");
+			else
+				diag_error(b->d, x->span,
+					   "operator '%%' on Relax values is not supported");
 			return NULL;
 		}
 	}
@@ -2042,7 +2231,10 @@ build_if(B *b, Stm *s, Where w)
 		diag_error(b->d, s->span, "if without else is not supported");
 		return;
 	}
-	Expr *cond = conv_leaf(b, s->value);
+	Syn *cx = s->value;
+	/* if N == 16: a comparison of symbolic dims is a bool prim value */
+	Expr *cond = cx->kind == X_BIN && PE_IS_CMP(cx->op) ? conv_prim(b, cx)
+							    : conv_leaf(b, cx);
 	int mark = b->scope.n;
 	Stm *lt, *le;
 	Expr *then_ = build_branch(b, s->body, &lt);
@@ -2147,6 +2339,15 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 			} else if (s->value->kind == X_CALL &&
 				   is_named(s->value, "T.prim_func")) {
 				diag_error(b->d, s->span, "T.prim_func is not supported by rlx");
+			} else if (s->value->kind == X_CALL) {
+				/* R.print(x): a binding of an unused `_`, as
+				 * TVM's parser emits it */
+				Stm a = *s;
+				a.kind = S_ASSIGN;
+				a.target = syn_new(b->ps, X_NAME, s->value->span);
+				a.target->s = "_";
+				a.ann = NULL;
+				build_assign(b, &a, w);
 			} else {
 				diag_error(b->d, s->span,
 					   "an expression statement has no effect; assign its value to a name");
@@ -2175,11 +2376,13 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 			break;
 		case S_PASS:
 			break;
-		case S_IMPORT:
 		case S_DEF:
+			build_local_func(b, s);
+			break;
+		case S_IMPORT:
 		case S_CLASS:
 			diag_error(b->d, s->span, "%s is not supported inside a function",
-				   s->kind == S_IMPORT ? "import" : s->kind == S_DEF ? "def" : "class");
+				   s->kind == S_IMPORT ? "import" : "class");
 			break;
 		}
 	}
@@ -2192,6 +2395,82 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 }
 
 /* ----------------------------------------------------------- functions */
+
+static bool func_decorators(B *b, Stm *s, Func *f);
+
+/*
+ * A def inside a function body: a local function, bound to a variable of
+ * its name. Its body sees the names in scope (it may capture them); its
+ * symbolic variables are the enclosing function's.
+ */
+static void
+build_local_func(B *b, Stm *s)
+{
+	Func *g = ARENA_NEW(&b->m->arena, Func);
+	g->name = arena_strdup(&b->m->arena, s->name);
+	g->span = s->span;
+	g->pure = true;
+	if (!func_decorators(b, s, g)) {
+		bind_poisoned(b, s->name, s->span);
+		return;
+	}
+	Func *outer = b->f;
+	SeqB *osb = b->sb;
+	Vec oattrs = b->attrs;
+	int odf = b->df_mark;
+	bool oret = b->stray_return;
+	int mark = b->scope.n;
+	b->attrs = (Vec){0};
+	b->stray_return = false;
+	b->df_mark = mark;
+	Vec params = {0};
+	bool ok = true;
+	for (Syn *p = s->params; p; p = p->next) {
+		if (!p->a) {
+			diag_error(b->d, p->span,
+				   "parameter '%s' of '%s' must be annotated",
+				   p->s, s->name);
+			ok = false;
+			continue;
+		}
+		SInfo *si = conv_sinfo(b, p->a, true);
+		ok &= si != NULL;
+		Var *v = ir_var(b->m, p->s, si, false, p->span);
+		vec_push(&params, v);
+		bind_name(b, v);
+	}
+	g->nparams = params.n;
+	g->params = (Var **)vec_to_arena(&params, &b->m->arena);
+	if (s->ann && !(g->ret = conv_sinfo(b, s->ann, true)))
+		ok = false;
+	b->f = g;
+	SeqB sb = {0};
+	b->sb = &sb;
+	Expr *body = build_stmts(b, s->body, NULL, W_FUNC);
+	g->body = finish_seq(b, body, s->span);
+	vec_free(&sb.blocks);
+	vec_free(&sb.cur);
+	g->nattrs = b->attrs.n;
+	g->attrs = ARENA_ARRAY(&b->m->arena, FuncAttr, b->attrs.n ? b->attrs.n : 1);
+	for (int i = 0; i < b->attrs.n; i++)
+		g->attrs[i] = *(FuncAttr *)b->attrs.items[i];
+	vec_free(&b->attrs);
+	b->attrs = oattrs;
+	b->f = outer;
+	b->sb = osb;
+	b->df_mark = odf;
+	b->stray_return = oret;
+	scope_truncate(b, mark);
+	if (!ok || !body) {
+		bind_poisoned(b, s->name, s->span);
+		return;
+	}
+	Expr *e = ir_expr(b->m, E_FUNC, s->span);
+	e->fn = g;
+	Var *v = ir_var(b->m, g->name, NULL, b->sb->df, s->span);
+	emit(b, ir_binding(b->m, v, e, s->span));
+	bind_name(b, v);
+}
 
 /* Reads @R.function(...) into f; false when the function is refused. */
 static bool

@@ -145,6 +145,7 @@ decorate(Stm *s, Syn *decorators)
 %token WITH "'with'" FROM "'from'" IMPORT "'import'" AS "'as'" PASS "'pass'"
 %token TRUE "'True'" FALSE "'False'" NONE "'None'"
 %token ARROW "'->'" FLOORDIV "'//'"
+%token <i> CMP "comparison"
 %token ERRTOK "invalid token"
 
 %type <stm> file stmts stmt simple compound suite funcdef classdef
@@ -239,8 +240,13 @@ classdef:
 |	CLASS NAME '(' ')' ':' suite	{ $$ = def(ps, S_CLASS, @2, $2, NULL, NULL, $6); }
 ;
 
+/* A comparison is not chained (a < b < c is refused): TVMScript compares
+ * symbolic dims, `if N == 16:`. */
 expr:
 	arith		{ $$ = $1; }
+|	arith CMP arith	{ $$ = binop(ps, @$, (int)$2, $1, $3); }
+|	arith '<' arith	{ $$ = binop(ps, @$, PE_LT, $1, $3); }
+|	arith '>' arith	{ $$ = binop(ps, @$, PE_GT, $1, $3); }
 ;
 
 arith:

@@ -199,6 +199,14 @@ rewrite_expr(Ssa *s, Expr *e)
 		for (int i = 0; i < e->callfn.nargs; i++)
 			rewrite_expr(s, e->callfn.args[i]);
 		break;
+	case E_CALL_VAR:
+		rewrite_expr(s, e->callv.fn);
+		for (int i = 0; i < e->callv.nargs; i++)
+			rewrite_expr(s, e->callv.args[i]);
+		break;
+	case E_FUNC: /* its parameters are its own: only the body's uses */
+		rewrite_seq(s, e->fn->body);
+		break;
 	case E_IF:
 		rewrite_expr(s, e->if_.cond);
 		rewrite_seq(s, e->if_.then_);
@@ -209,6 +217,7 @@ rewrite_expr(Ssa *s, Expr *e)
 		break;
 	case E_CONST:
 	case E_STR:
+	case E_EXTERN:
 		break;
 	}
 }

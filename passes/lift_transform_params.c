@@ -928,6 +928,7 @@ key_expr(StrBuf *b, const SharedFn *sf, const Expr *e)
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
+	case E_EXTERN:
 		print_expr(b, e);
 		return true;
 	case E_TUPLE:

@@ -678,6 +678,12 @@ pe_const(const PExpr *x, int64_t *out)
 	case PE_MUL: *out = a * b; return true;
 	case PE_MIN: *out = a < b ? a : b; return true;
 	case PE_MAX: *out = a > b ? a : b; return true;
+	case PE_EQ: *out = a == b; return true;
+	case PE_NE: *out = a != b; return true;
+	case PE_LT: *out = a < b; return true;
+	case PE_LE: *out = a <= b; return true;
+	case PE_GT: *out = a > b; return true;
+	case PE_GE: *out = a >= b; return true;
 	case PE_FLOORDIV:
 	case PE_FLOORMOD:
 		if (!b)
@@ -2406,7 +2412,7 @@ static void
 key_dim(StrBuf *sb, const PExpr *x, VarNames *vn)
 {
 	int64_t c;
-	static const char *ops = "+-*/%<>";
+	static const char *ops = "+-*/%<>=!lLgG"; /* ORDER: PExprKind from PE_ADD */
 	if (pe_const(x, &c)) {
 		sb_printf(sb, "%lld", (long long)c);
 		return;
@@ -2442,6 +2448,9 @@ key_attr(StrBuf *sb, const AttrVal *v)
 		for (int i = 0; i < v->n; i++)
 			sb_printf(sb, "%s%lld", i ? "," : "", (long long)v->ints[i]);
 		sb_putc(sb, ']');
+		break;
+	case AV_DIMS: case AV_SINFO: /* no kernel reads these yet */
+		print_attrval(sb, v);
 		break;
 	}
 }
@@ -2744,6 +2753,13 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 {
 	if (e->kind != E_CALL)
 		ir_bug("cg_kernel on a %s", ir_expr_kind_name(e->kind));
+	OpClass oc = op_info(e->call.op)->cls;
+	if (oc == OC_EXTERN || oc == OC_IMPURE) {
+		diag_error(d, e->span, "R.%s cannot be run by rlx: it is outside "
+			   "the operators rlx computes (packed functions, memory "
+			   "planning, effects)", op_info(e->call.op)->name);
+		return NULL;
+	}
 	const SInfo *sis[MAXBUF];
 	int nin, nout;
 	StrBuf key = {0};

@@ -542,9 +542,20 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 				}
 				break;
 			}
+			case E_FUNC:
+			case E_CALL_VAR:
+				diag_error(d, e->span, "a local function cannot "
+					   "be run by rlx yet: define it in the "
+					   "module and call it as cls.%s",
+					   e->kind == E_FUNC && e->fn->name ? e->fn->name : "f");
+				*ok = false;
+				break;
 			case E_STR:
-				diag_error(d, e->span, "a string value cannot be "
-					   "computed at run time");
+			case E_EXTERN:
+				diag_error(d, e->span, e->kind == E_STR
+					   ? "a string value cannot be computed at run time"
+					   : "R.ExternFunc cannot be run by rlx: it names a "
+					     "function outside the module");
 				*ok = false;
 				break;
 			default:
@@ -1116,6 +1127,12 @@ eval_pe(Frame *fr, const PExpr *x, int64_t *out, bool soft)
 		break;
 	case PE_MIN: r = a < b ? a : b; break;
 	case PE_MAX: r = a > b ? a : b; break;
+	case PE_EQ: r = a == b; break;
+	case PE_NE: r = a != b; break;
+	case PE_LT: r = a < b; break;
+	case PE_LE: r = a <= b; break;
+	case PE_GT: r = a > b; break;
+	case PE_GE: r = a >= b; break;
 	default:
 		ir_bug("PExpr kind %d", x->kind);
 	}

@@ -270,6 +270,41 @@ def coverage_test(tap):
             "every operator of ops.def is covered", lines)
 
 
+def op_rows():
+    """(python name, signature) of each row of compiler/ops.def, in order."""
+    path = os.path.join(SRCDIR, "compiler", "ops.def")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    rows = []
+    for m in re.finditer(r'^OP\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*'
+                         r'((?:"(?:[^"\\]|\\.)*"\s*)+),', text, re.M):
+        parts = re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))
+        rows.append((m.group(1), "".join(parts).replace('\\"', '"')))
+    return rows
+
+
+def docs_test(tap):
+    """docs/language.md's op table lists the rows of ops.def, in order."""
+    what = "docs/language.md's op table is compiler/ops.def's"
+    try:
+        rows = op_rows()
+        doc = read_text(os.path.join(SRCDIR, "docs", "language.md")) or ""
+    except OSError as e:
+        tap.add(False, what, [str(e)])
+        return
+    got = re.findall(r'^\| `R\.([a-z_0-9.]+)` \| (?:`(.*)`)? *\|$', doc, re.M)
+    want = [(n, sig) for n, sig in rows]
+    lines = ["%d rows in ops.def, %d in the docs" % (len(want), len(got))]
+    for i in range(max(len(got), len(want))):
+        g = got[i] if i < len(got) else None
+        w = want[i] if i < len(want) else None
+        if g != w:
+            lines.append("first difference at row %d: docs %r, ops.def %r"
+                         % (i + 1, g, w))
+            break
+    tap.add(got == want and bool(want), what, lines)
+
+
 def run_roundtrip(names, update):
     tap = Tap()
     with tempfile.TemporaryDirectory(prefix="rlx-golden-") as tmpdir:
@@ -278,6 +313,7 @@ def run_roundtrip(names, update):
             tap.add(ok, "roundtrip/" + name, why)
     if not names:
         coverage_test(tap)
+        docs_test(tap)
     return tap.finish()
 
 
@@ -415,6 +451,8 @@ CLI_CASES = [
     ("equal different modules",
      ["equal", "cli/alpha_a.py", "cli/different.py"], None, 1, "",
      located_in_both("alpha_a.py", "different.py")),
+    ("run refuses an extern op", ["run", "cli/extern.py", "-o", "{tmp}/o.npy"],
+     None, 1, "", r"^cli/extern\.py:11:13: error: R\.call_dps_packed cannot be run"),
 ]
 
 

@@ -314,8 +314,8 @@ test_sinfo_forms(void **state)
 	(void)state;
 	Module *m = mod();
 	Arena *a = &m->arena;
-	assert_sinfo(NULL, "R.Object");
-	assert_sinfo(si_object(a), "R.Object");
+	assert_sinfo(NULL, "R.Any");
+	assert_sinfo(si_object(a), "R.Any");
 	assert_sinfo(tens(m, DT_F32, 2, (int64_t)2, (int64_t)3),
 		     "R.Tensor((2, 3), dtype=\"float32\")");
 	assert_sinfo(tens(m, DT_F32, 0), "R.Tensor((), dtype=\"float32\")");
@@ -342,19 +342,19 @@ test_sinfo_forms(void **state)
 	assert_sinfo(si_prim(a, DT_I64, pe_int(a, 7)), "R.Prim(value=7)");
 	SInfo *fs[] = {tens(m, DT_F32, 1, (int64_t)3), si_object(a)};
 	assert_sinfo(si_tuple(a, fs, 2),
-		     "R.Tuple(R.Tensor((3,), dtype=\"float32\"), R.Object)");
+		     "R.Tuple(R.Tensor((3,), dtype=\"float32\"), R.Any)");
 	assert_sinfo(si_tuple(a, fs, 1),
 		     "R.Tuple(R.Tensor((3,), dtype=\"float32\"))");
 	assert_sinfo(si_tuple(a, NULL, 0), "R.Tuple");
 	SInfo *nested[] = {si_tuple(a, fs, 2), si_tuple(a, NULL, 0)};
 	assert_sinfo(si_tuple(a, nested, 2),
-		     "R.Tuple(R.Tuple(R.Tensor((3,), dtype=\"float32\"), R.Object), R.Tuple)");
+		     "R.Tuple(R.Tuple(R.Tensor((3,), dtype=\"float32\"), R.Any), R.Tuple)");
 	assert_sinfo(si_func(a, fs, 2, si_object(a), true),
-		     "R.Callable((R.Tensor((3,), dtype=\"float32\"), R.Object), R.Object)");
+		     "R.Callable((R.Tensor((3,), dtype=\"float32\"), R.Any), R.Any)");
 	assert_sinfo(si_func(a, fs + 1, 1, fs[0], true),
-		     "R.Callable((R.Object,), R.Tensor((3,), dtype=\"float32\"))");
+		     "R.Callable((R.Any,), R.Tensor((3,), dtype=\"float32\"))");
 	assert_sinfo(si_func(a, NULL, 0, NULL, true),
-		     "R.Callable((), R.Object)");
+		     "R.Callable((), R.Any)");
 	ir_module_free(m);
 }
 
@@ -941,7 +941,7 @@ test_bindings(void **state)
 		"    def f(x: R.Tensor(dtype=\"float32\")) -> R.Tuple(" T24 ", " T24 "):\n"
 		"        y: " T24 " = R.match_cast(x, " T24 ")\n"
 		"        with R.dataflow():\n"
-		"            u: R.Object = R.exp(y)\n"
+		"            u: R.Any = R.exp(y)\n"
 		"            o1: " T24 " = R.exp(u)\n"
 		"            o2: " T24 " = R.exp(o1)\n"
 		"            R.output(o1, o2)\n"
@@ -950,7 +950,7 @@ test_bindings(void **state)
 		"        return (o1, o2)\n"
 		"\n"
 		"    @R.function\n"
-		"    def g(q: R.Object) -> R.Object:\n"
+		"    def g(q: R.Any) -> R.Any:\n"
 		"        return q\n");
 }
 

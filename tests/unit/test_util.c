@@ -59,19 +59,28 @@ static void
 test_op_signatures(void **state)
 {
 	(void)state;
-	/* Every signature in ops.def parses, with expressions before attrs. */
+	/* Every signature in ops.def parses; at most one variadic parameter,
+	 * an expression, whose arguments are the tail of call.args. */
 	for (int op = 1; op < OP_COUNT; op++) {
 		OpSig s;
 		op_sig((OpKind)op, &s);
-		assert_true(s.nparams > 0);
-		bool seen_attr = false;
+		assert_true(s.nparams > 0 || op == OP_NULL_VALUE);
+		int nvar = 0;
 		for (int i = 0; i < s.nparams; i++) {
-			if (s.params[i].is_attr)
-				seen_attr = true;
-			else
-				assert_false(seen_attr);
+			const OpParam *q = &s.params[i];
+			if (!q->variadic)
+				continue;
+			nvar++;
+			assert_false(q->is_attr);
+			assert_int_equal(q->slot, s.nargs - 1);
 		}
+		assert_true(nvar <= 1);
+		assert_int_equal(s.variadic, nvar == 1);
 	}
+	OpSig p;
+	op_sig(OP_PRINT, &p); /* *values, format:str */
+	assert_int_equal(p.nargs, 1);
+	assert_true(p.params[0].variadic);
 	assert_int_equal(op_lookup("nn.rms_norm"), OP_RMS_NORM);
 	assert_int_equal(op_lookup("call_tir"), OP_NONE);
 	OpSig s;
