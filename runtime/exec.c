@@ -537,6 +537,33 @@ fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 	}
 }
 
+/* R.call_pure_packed("runtime.disco.worker_id", ...): the worker's rank as
+ * a shape (1,), as TVM's disco runtime gives it. */
+static bool
+is_worker_id(const Expr *e)
+{
+	if (e->kind != E_CALL || e->call.op != OP_CALL_PURE_PACKED ||
+	    e->call.nargs < 1)
+		return false;
+	const Expr *f = e->call.args[0];
+	return (f->kind == E_STR || f->kind == E_EXTERN) && f->str &&
+	       !strcmp(f->str, "runtime.disco.worker_id");
+}
+
+/* strided_slice whose begin or strides are symbolic (r * 64, the worker's
+ * slice): run by the executor, which knows the values; the kernels take
+ * constant bounds. */
+static bool
+is_dyn_slice(const Expr *e)
+{
+	if (e->kind != E_CALL || e->call.op != OP_STRIDED_SLICE)
+		return false;
+	for (int i = 0; i < e->call.nattrs; i++)
+		if (e->call.attrs[i].kind == AV_DIMS)
+			return true;
+	return false;
+}
+
 /* Plans the sequence seq of fp: slots for its vars, kernels, branches and
  * callees, with elementwise chains fused (fuse_seq). Liveness comes later
  * (live_seq). */
@@ -610,7 +637,8 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 		if (!e || e->kind != E_CALL || e->call.op == OP_STOP_LIFT_PARAMS ||
 		    e->call.op == OP_SHAPE_OF || e->call.op == OP_SHAPE_TO_TENSOR ||
 		    is_view_op(e->call.op) ||
-		    op_info(e->call.op)->cls == OC_COMM)
+		    op_info(e->call.op)->cls == OC_COMM || is_worker_id(e) ||
+		    is_dyn_slice(e))
 			continue;
 		st->k = cg_kernel(p->cg, p->m, e, d);
 		if (!st->k)
@@ -2024,6 +2052,109 @@ slice_part(const RtTensor *x, int axis, int64_t parts, int64_t part,
 		       (size_t)(step * inner));
 }
 
+/* Entry p of attribute a (AV_INTS, AV_INT or AV_DIMS) evaluated. */
+static bool
+attr_dim(Frame *fr, const AttrVal *a, int p, int64_t *out)
+{
+	if (a->kind == AV_INTS) {
+		*out = a->ints[p];
+		return true;
+	}
+	if (a->kind == AV_INT) {
+		*out = a->i;
+		return true;
+	}
+	return a->kind == AV_DIMS && eval_pe(fr, a->dims[p], out, false);
+}
+
+/* strided_slice with symbolic bounds (is_dyn_slice); as the kernel: begin
+ * clamped, end from the struct info's shape. */
+static bool
+call_dyn_slice(Frame *fr, Step *st, const char *who, RtValue **out)
+{
+	Expr *e = st->b->value;
+	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
+	const AttrVal *axes = call_attr(e, "axes"), *beg = call_attr(e, "begin");
+	const AttrVal *str = call_attr(e, "strides");
+	RtValue *x = eval_leaf(fr, e->call.args[0]);
+	if (!x)
+		return false;
+	int64_t shape[RT_MAX_DIMS], start[RT_MAX_DIMS], step[RT_MAX_DIMS];
+	RtTensor *t = NULL;
+	bool ok = x->kind == RV_TENSOR && axes && axes->kind == AV_INTS && beg &&
+		  eval_shape(fr, rs, shape, who) && rs->ndim == x->t->ndim;
+	if (!ok)
+		rt_error(fr->e, "%s: strided_slice of %s", who,
+			 value_kind_name(x));
+	int nd = ok ? x->t->ndim : 0;
+	for (int d = 0; d < nd; d++) {
+		start[d] = 0;
+		step[d] = 1;
+	}
+	for (int p = 0; ok && p < axes->n; p++) {
+		int64_t d = axes->ints[p] < 0 ? axes->ints[p] + nd : axes->ints[p];
+		int64_t b, s = 1, n;
+		if (d < 0 || d >= nd) {
+			rt_error(fr->e, "%s: strided_slice: axis %lld is out of "
+				 "range", who, (long long)axes->ints[p]);
+			ok = false;
+			break;
+		}
+		/* eval_pe names an unbound symbolic variable */
+		ok = attr_dim(fr, beg, p, &b) &&
+		     (!str || str->kind == AV_NONE || attr_dim(fr, str, p, &s));
+		if (ok && s == 0) {
+			rt_error(fr->e, "%s: strided_slice: a stride is 0", who);
+			ok = false;
+		}
+		if (!ok)
+			break;
+		n = x->t->shape[d];
+		if (b < 0)
+			b += n;
+		b = s > 0 ? (b < 0 ? 0 : b > n ? n : b)
+			  : (b < -1 ? -1 : b > n - 1 ? n - 1 : b);
+		start[d] = b;
+		step[d] = s;
+	}
+	for (int d = 0; ok && d < nd; d++)
+		if (shape[d] > 0 && (start[d] + (shape[d] - 1) * step[d] < 0 ||
+				     start[d] + (shape[d] - 1) * step[d] >=
+					     x->t->shape[d])) {
+			rt_error(fr->e, "%s: strided_slice: dimension %d of %lld "
+				 "from %lld is out of bounds", who, d,
+				 (long long)shape[d], (long long)start[d]);
+			ok = false;
+		}
+	if (ok && !(t = rt_tensor_new_in(fr->p->pool, x->t->dtype, nd, shape,
+					 fr->e)))
+		ok = false;
+	if (ok && rt_numel(t) > 0) {
+		size_t esz = (size_t)dtype_bits(t->dtype) / 8;
+		int64_t xs[RT_MAX_DIMS], idx[RT_MAX_DIMS] = {0}, m = 1;
+		for (int d = nd - 1; d >= 0; m *= x->t->shape[d], d--)
+			xs[d] = m;
+		const char *src = x->t->data;
+		char *dst = t->data;
+		int64_t total = rt_numel(t);
+		for (int64_t i = 0; i < total; i++) {
+			int64_t off = 0;
+			for (int d = 0; d < nd; d++)
+				off += (start[d] + idx[d] * step[d]) * xs[d];
+			memcpy(dst + (size_t)i * esz, src + (size_t)off * esz, esz);
+			for (int d = nd - 1; d >= 0 && ++idx[d] == shape[d]; d--)
+				idx[d] = 0;
+		}
+	}
+	rt_value_release(x);
+	if (!ok) {
+		rt_tensor_free(t);
+		return false;
+	}
+	return (*out = rt_value_tensor(t)) != NULL ||
+	       (rt_error(fr->e, "out of memory"), false);
+}
+
 /*
  * An R.ccl.* / R.dist.* call: the collective over the program's workers
  * (rt_program_set_comm). In one process (not under mpirun) the collectives
@@ -2145,6 +2276,13 @@ exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 			return call_kernel(fr, st, who, out);
 		if (op_info(e->call.op)->cls == OC_COMM)
 			return call_comm(fr, st, who, out);
+		if (is_worker_id(e)) {
+			int64_t r = rt_comm_rank(fr->p->comm);
+			return (*out = rt_value_shape(&r, 1)) != NULL ||
+			       (rt_error(fr->e, "out of memory"), false);
+		}
+		if (is_dyn_slice(e))
+			return call_dyn_slice(fr, st, who, out);
 		return call_native(fr, st, who, out);
 	case E_CALL_FN: {
 		int n = e->callfn.nargs;

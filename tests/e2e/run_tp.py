@@ -47,6 +47,7 @@ def have_mpi():
 
 HEAD = """# from tvm.script import ir as I
 # from tvm.script import relax as R
+# from tvm.script import tir as T
 
 @I.ir_module
 class Module:
@@ -81,6 +82,25 @@ MLPB = HEAD + """    @R.function
             h = R.nn.silu(R.matmul(xn, w1s))
             p = R.matmul(h, w2s)
             y = R.add(R.ccl.allreduce(p, op_type="sum"), b2)
+            R.output(y)
+        return y
+"""
+
+# TVM's own idiom (its legalization of redistribute_replica_to_shard): the
+# rank from runtime.disco.worker_id, matched to r, slices at r * 8.
+IDIOM = HEAD + """    @R.function
+    def main(x: R.Tensor((4, 8), dtype="float32"), w1: R.Tensor((8, 16), dtype="float32"), w2: R.Tensor((16, 8), dtype="float32")) -> R.Tensor((4, 8), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        r = T.int64()
+        with R.dataflow():
+            wid = R.call_pure_packed("runtime.disco.worker_id", sinfo_args=R.Shape(ndim=1))
+            wid1 = R.match_cast(wid, R.Shape([r]))
+            w1t = R.permute_dims(w1, axes=[1, 0])
+            w1s = R.strided_slice(w1t, axes=[0], begin=[r * 8], end=[r * 8 + 8], assume_inbound=True)
+            w2s = R.strided_slice(w2, axes=[0], begin=[r * 8], end=[r * 8 + 8], assume_inbound=True)
+            h = R.nn.relu(R.matmul(x, R.permute_dims(w1s, axes=[1, 0])))
+            p = R.matmul(h, w2s)
+            y = R.ccl.allreduce(p, op_type="sum", in_group=True)
             R.output(y)
         return y
 """
@@ -333,12 +353,33 @@ def run_cases(t, tmp):
     t.ok(st == 1 and "on worker 2" in err,
          "--rank 2 of a 2-worker model is an error", err)
 
+    open(p("idiom.py"), "w").write(IDIOM)
+    parts = []
+    for k in range(2):
+        st, _, err = rlx("run", p("idiom.py"), "--params", p("w.safetensors"),
+                         "--input", "x=" + p("x.npy"), "--rank", k,
+                         "-o", p("idiom%d.npy" % k))
+        t.ok(st == 0, "TVM's idiom (runtime.disco.worker_id, strided_slice "
+             "at r * 8): run --rank %d" % k, err)
+        if st == 0:
+            parts.append(np.load(p("idiom%d.npy" % k)))
+    if len(parts) == 2:
+        d = np.abs(parts[0] + parts[1] - ref).max()
+        t.ok(d < 1e-5, "TVM's idiom: the workers' partial sums equal NumPy",
+             "max diff %g" % d)
     presharded(t, p, rng, x)
 
     if not have_mpi():
         t.skip("mpirun cases", "no mpirun, or rlx built without MPI")
         return
     mpi_presharded(t, p)
+    st, _, err = mpirun(2, "run", p("idiom.py"), "--params",
+                        p("w.safetensors"), "--input", "x=" + p("x.npy"),
+                        "-o", p("idiom_mpi.npy"))
+    if t.ok(st == 0, "mpirun -np 2 TVM's idiom", err):
+        d = np.abs(np.load(p("idiom_mpi.npy")) - ref).max()
+        t.ok(d < 1e-5, "mpirun -np 2 TVM's idiom equals NumPy",
+             "max diff %g" % d)
     rss_per_rank(t, p)
     mpi_transform(t, p)
 
