@@ -460,6 +460,83 @@ ir_map_uses(Expr **slot, Expr *(*fn)(Expr *use, void *ctx), void *ctx)
 	}
 }
 
+void
+ir_sinfo_symvars(const SInfo *si, Vec *out)
+{
+	if (!si)
+		return;
+	if (si->shape)
+		for (int i = 0; i < si->ndim; i++)
+			pe_collect_vars(si->shape[i], out);
+	if (si->value)
+		pe_collect_vars(si->value, out);
+	for (int i = 0; i < si->nfields; i++)
+		ir_sinfo_symvars(si->fields[i], out);
+	ir_sinfo_symvars(si->ret, out);
+}
+
+static void
+attr_symvars(const AttrVal *a, Vec *out)
+{
+	if (a->kind == AV_DIMS)
+		for (int i = 0; i < a->n; i++)
+			pe_collect_vars(a->dims[i], out);
+	else if (a->kind == AV_SINFO)
+		for (int i = 0; i < a->n; i++)
+			ir_sinfo_symvars(a->sis[i], out);
+}
+
+void
+ir_expr_symvars(const Expr *e, Vec *out)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case E_SHAPE:
+		for (int i = 0; i < e->shape.n; i++)
+			pe_collect_vars(e->shape.values[i], out);
+		break;
+	case E_PRIM:
+		pe_collect_vars(e->prim.value, out);
+		break;
+	case E_TUPLE:
+		for (int i = 0; i < e->tuple.n; i++)
+			ir_expr_symvars(e->tuple.items[i], out);
+		break;
+	case E_TUPLE_GET:
+		ir_expr_symvars(e->tget.tuple, out);
+		break;
+	case E_CALL:
+		for (int i = 0; i < e->call.nargs; i++)
+			ir_expr_symvars(e->call.args[i], out);
+		for (int i = 0; i < e->call.nattrs; i++)
+			attr_symvars(&e->call.attrs[i], out);
+		break;
+	case E_CALL_FN:
+		for (int i = 0; i < e->callfn.nargs; i++)
+			ir_expr_symvars(e->callfn.args[i], out);
+		break;
+	case E_IF:
+		ir_expr_symvars(e->if_.cond, out);
+		ir_expr_symvars(e->if_.then_, out);
+		ir_expr_symvars(e->if_.else_, out);
+		break;
+	case E_SEQ:
+		for (int i = 0; i < e->seq.nblocks; i++)
+			for (int k = 0; k < e->seq.blocks[i]->n; k++) {
+				const Binding *b = e->seq.blocks[i]->bindings[k];
+				ir_expr_symvars(b->value, out);
+				ir_sinfo_symvars(b->var->sinfo, out);
+				ir_sinfo_symvars(b->cast, out);
+			}
+		ir_expr_symvars(e->seq.body, out);
+		break;
+	default:
+		break;
+	}
+	ir_sinfo_symvars(e->sinfo, out);
+}
+
 bool
 ir_expr_is_pure(const Module *m, const Expr *e)
 {

@@ -528,6 +528,11 @@ void ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx);
 /* Replaces every use of a Var under *slot (the slot included) by what fn
  * returns for it (the use itself to keep it), nested blocks included. */
 void ir_map_uses(Expr **slot, Expr *(*fn)(Expr *use, void *ctx), void *ctx);
+/* Every symbolic variable si, or e (its shapes, prim values, attributes such
+ * as strided_slice's begin=[r * 8], struct info, nested blocks), mentions,
+ * in order of first appearance, appended to out once. */
+void ir_sinfo_symvars(const SInfo *si, Vec *out);
+void ir_expr_symvars(const Expr *e, Vec *out);
 /* True when evaluating e has no side effect (op calls and pure callees). */
 bool ir_expr_is_pure(const Module *m, const Expr *e);
 

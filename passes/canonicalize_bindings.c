@@ -734,80 +734,15 @@ rewrite_seq(Canon *c, Expr *seq)
 
 /* ------------------------------------------------------------ functions */
 
-static void
-collect_si(const SInfo *si, Vec *out)
-{
-	if (!si)
-		return;
-	if (si->shape)
-		for (int i = 0; i < si->ndim; i++)
-			pe_collect_vars(si->shape[i], out);
-	if (si->value)
-		pe_collect_vars(si->value, out);
-	for (int i = 0; i < si->nfields; i++)
-		collect_si(si->fields[i], out);
-	collect_si(si->ret, out);
-}
-
-static void
-collect_expr(const Expr *e, Vec *out)
-{
-	if (!e)
-		return;
-	collect_si(e->sinfo, out);
-	switch (e->kind) {
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			collect_expr(e->tuple.items[i], out);
-		break;
-	case E_TUPLE_GET:
-		collect_expr(e->tget.tuple, out);
-		break;
-	case E_SHAPE:
-		for (int i = 0; i < e->shape.n; i++)
-			pe_collect_vars(e->shape.values[i], out);
-		break;
-	case E_PRIM:
-		if (e->prim.value)
-			pe_collect_vars(e->prim.value, out);
-		break;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			collect_expr(e->call.args[i], out);
-		break;
-	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			collect_expr(e->callfn.args[i], out);
-		break;
-	case E_IF:
-		collect_expr(e->if_.cond, out);
-		collect_expr(e->if_.then_, out);
-		collect_expr(e->if_.else_, out);
-		break;
-	case E_SEQ:
-		for (int i = 0; i < e->seq.nblocks; i++)
-			for (int j = 0; j < e->seq.blocks[i]->n; j++) {
-				const Binding *b = e->seq.blocks[i]->bindings[j];
-				collect_si(b->var->sinfo, out);
-				collect_si(b->cast, out);
-				collect_expr(b->value, out);
-			}
-		collect_expr(e->seq.body, out);
-		break;
-	default:
-		break;
-	}
-}
-
 /* f keeps the symbolic variables it still mentions. */
 static void
 prune_symvars(Func *f)
 {
 	Vec used = {0};
 	for (int i = 0; i < f->nparams; i++)
-		collect_si(f->params[i]->sinfo, &used);
-	collect_si(f->ret, &used);
-	collect_expr(f->body, &used);
+		ir_sinfo_symvars(f->params[i]->sinfo, &used);
+	ir_sinfo_symvars(f->ret, &used);
+	ir_expr_symvars(f->body, &used);
 	int ns = 0;
 	for (int i = 0; i < f->nsymvars; i++) {
 		bool u = false;
@@ -893,7 +828,7 @@ canon_func(Canon *c, Func *f, Var **vars)
 	    !si_equal(m, f->ret, body)) {
 		Vec pv = {0};
 		for (int i = 0; i < f->nparams; i++)
-			collect_si(f->params[i]->sinfo, &pv);
+			ir_sinfo_symvars(f->params[i]->sinfo, &pv);
 		f->ret = si_erase(m, body, (SymVar **)pv.items, pv.n);
 		vec_free(&pv);
 	}

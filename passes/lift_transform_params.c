@@ -102,73 +102,6 @@ lift_free(Lift *l)
 
 /* ------------------------------------------------------------- analysis */
 
-static void
-collect_sinfo_symvars(const SInfo *si, Vec *out)
-{
-	if (!si)
-		return;
-	if (si->shape)
-		for (int i = 0; i < si->ndim; i++)
-			pe_collect_vars(si->shape[i], out);
-	if (si->value)
-		pe_collect_vars(si->value, out);
-	for (int i = 0; i < si->nfields; i++)
-		collect_sinfo_symvars(si->fields[i], out);
-	collect_sinfo_symvars(si->ret, out);
-}
-
-/* Every symbolic variable an expression mentions (shapes, prim values,
- * struct info), nested blocks included. */
-static void
-collect_expr_symvars(const Expr *e, Vec *out)
-{
-	if (!e)
-		return;
-	switch (e->kind) {
-	case E_SHAPE:
-		for (int i = 0; i < e->shape.n; i++)
-			pe_collect_vars(e->shape.values[i], out);
-		break;
-	case E_PRIM:
-		if (e->prim.value)
-			pe_collect_vars(e->prim.value, out);
-		break;
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			collect_expr_symvars(e->tuple.items[i], out);
-		break;
-	case E_TUPLE_GET:
-		collect_expr_symvars(e->tget.tuple, out);
-		break;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			collect_expr_symvars(e->call.args[i], out);
-		break;
-	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			collect_expr_symvars(e->callfn.args[i], out);
-		break;
-	case E_IF:
-		collect_expr_symvars(e->if_.cond, out);
-		collect_expr_symvars(e->if_.then_, out);
-		collect_expr_symvars(e->if_.else_, out);
-		break;
-	case E_SEQ:
-		for (int i = 0; i < e->seq.nblocks; i++)
-			for (int k = 0; k < e->seq.blocks[i]->n; k++) {
-				const Binding *b = e->seq.blocks[i]->bindings[k];
-				collect_expr_symvars(b->value, out);
-				collect_sinfo_symvars(b->var->sinfo, out);
-				collect_sinfo_symvars(b->cast, out);
-			}
-		collect_expr_symvars(e->seq.body, out);
-		break;
-	default:
-		break;
-	}
-	collect_sinfo_symvars(e->sinfo, out);
-}
-
 /* Marks the symbolic variables that si defines: its bare dimensions. */
 static void
 mark_defined(bool *defined, const SInfo *si)
@@ -294,9 +227,9 @@ can_lift(Lift *l, const Binding *b, bool *dep)
 	if (!u.ok)
 		return false;
 	Vec svs = {0};
-	collect_expr_symvars(b->value, &svs);
-	collect_sinfo_symvars(b->var->sinfo, &svs);
-	collect_sinfo_symvars(b->cast, &svs);
+	ir_expr_symvars(b->value, &svs);
+	ir_sinfo_symvars(b->var->sinfo, &svs);
+	ir_sinfo_symvars(b->cast, &svs);
 	bool ok = true;
 	for (int i = 0; i < svs.n; i++)
 		ok &= l->sv_defined[((SymVar *)svs.items[i])->id];
@@ -355,9 +288,9 @@ classify_func(Lift *l)
 				l->rt[bd->var->id] = true;
 				ir_visit_uses(bd->value, mark_rt, l);
 			}
-			collect_expr_symvars(bd->value, &svs);
-			collect_sinfo_symvars(bd->var->sinfo, &svs);
-			collect_sinfo_symvars(bd->cast, &svs);
+			ir_expr_symvars(bd->value, &svs);
+			ir_sinfo_symvars(bd->var->sinfo, &svs);
+			ir_sinfo_symvars(bd->cast, &svs);
 			mark_sv_rt(l, &svs);
 			vec_free(&svs);
 		}
@@ -371,8 +304,8 @@ classify_func(Lift *l)
 	}
 	vec_free(&aliases);
 	Vec svs = {0};
-	collect_expr_symvars(body->seq.body, &svs);
-	collect_sinfo_symvars(f->ret, &svs);
+	ir_expr_symvars(body->seq.body, &svs);
+	ir_sinfo_symvars(f->ret, &svs);
 	mark_sv_rt(l, &svs);
 	vec_free(&svs);
 	return nlift;
@@ -750,11 +683,11 @@ order_symvars(Module *m, Func *f, SymVar **more, int nmore)
 {
 	Vec inparams = {0}, used = {0};
 	for (int i = 0; i < f->nparams; i++)
-		collect_sinfo_symvars(f->params[i]->sinfo, &inparams);
+		ir_sinfo_symvars(f->params[i]->sinfo, &inparams);
 	for (int i = 0; i < f->nparams; i++)
-		collect_sinfo_symvars(f->params[i]->sinfo, &used);
-	collect_sinfo_symvars(f->ret, &used);
-	collect_expr_symvars(f->body, &used);
+		ir_sinfo_symvars(f->params[i]->sinfo, &used);
+	ir_sinfo_symvars(f->ret, &used);
+	ir_expr_symvars(f->body, &used);
 	int cap = f->nsymvars + nmore + 1;
 	SymVar **all = ARENA_ARRAY(&m->arena, SymVar *, cap);
 	int na = 0;
@@ -849,7 +782,7 @@ compose(Module *m, Func *old, Func *next, Diags *d)
 	 * values in terms of old's parameters: the body's struct info does */
 	Vec pv = {0};
 	for (int i = 0; i < old->nparams; i++)
-		collect_sinfo_symvars(old->params[i]->sinfo, &pv);
+		ir_sinfo_symvars(old->params[i]->sinfo, &pv);
 	old->ret = si_erase(m, old->body->sinfo, (SymVar **)pv.items, pv.n);
 	vec_free(&pv);
 	order_symvars(m, old, NULL, 0);
