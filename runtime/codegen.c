@@ -3682,13 +3682,21 @@ gen_sort(K *k)
  * einsum: for each output element (the parallel loop over the output's
  * letters) the sum over the other letters of the product of the
  * operands' elements; a letter's extent is its largest dim among the
- * operands (dims of 1 broadcast). Accumulated as matmul does.
+ * operands (dims of 1 broadcast). Accumulated as matmul does. An ellipsis
+ * is written out as letters first (einsum_expand, as inference does).
  */
 static bool
 gen_einsum(K *k)
 {
 	Buf *out = &k->buf[k->nin];
-	const char *s = attr(k, "subscripts").s;
+	int ndims[MAXBUF];
+	char sx[256];
+	const char *why = "";
+	for (int i = 0; i < k->nin; i++)
+		ndims[i] = k->buf[i].nd;
+	if (!einsum_expand(attr(k, "subscripts").s, ndims, k->nin, sx, sizeof sx, &why))
+		return fail(k, why);
+	const char *s = sx;
 	const char *arrow = strstr(s, "->");
 	int8_t letter[MAXBUF][MAXD];
 	int nl = 0;

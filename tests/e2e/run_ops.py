@@ -1201,11 +1201,17 @@ def more_cases(op):
             for subs, shapes in [("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,kj->ik", [(3, 4), (5, 4)]),
                                  ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("ii", [(4, 4)]),
                                  ("ij->ji", [(3, 5)]), ("i,j->ij", [(3,), (4,)]), ("ij->", [(3, 4)]),
-                                 ("bhqd,bhkd->bhqk", [(1, 2, 3, 8), (1, 2, 5, 8)])]:
+                                 ("bhqd,bhkd->bhqk", [(1, 2, 3, 8), (1, 2, 5, 8)]),
+                                 ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]),
+                                 ("...ij,jk", [(2, 1, 3, 4), (4, 5)]),
+                                 ("b...,b...->b", [(2, 3, 4), (2, 1, 4)]),  # summed, as TVM
+                                 ("...i,...i", [(3, 1, 4), (2, 4)]), ("i...->...", [(3, 2, 2)])]:
                 names = ", ".join("{%d}" % i for i in range(len(shapes)))
                 cs.append(Case("%s %s" % (dt, subs), [(dt, s, "n") for s in shapes],
                                'R.einsum((%s,), subscripts="%s")' % (names, subs),
-                               lambda *xs, subs=subs: np.einsum(subs, *[x.astype(np.float64) if x.dtype.kind == "f"
+                               # NumPy refuses to sum over ellipsis dims: spelled out
+                               lambda *xs, subs=subs.replace("b...,b...->b", "bij,bij->b"):
+                               np.einsum(subs, *[x.astype(np.float64) if x.dtype.kind == "f"
                                                                          else x for x in xs]), dt, red=True))
         return cs
     if op == "quantize":
