@@ -3481,7 +3481,7 @@ gen_attention(K *k)
 	if (q->nd != 4 || kk->nd != 4 || v->nd != 4 || out->nd != 4)
 		return fail(k, "expects 4-D query, key and value");
 	if (attr(k, "window_size").kind != AV_NONE)
-		return fail(k, "window_size is not supported");
+		return fail(k, "window_size is not supported (TVM's own CPU legalization refuses it too)");
 	int64_t dvc;
 	const SInfo *vs = k->e->call.args[2]->sinfo;
 	if (!vs || !vs->shape || !pe_const(vs->shape[3], &dvc) || dvc < 1 || dvc > 1024)
