@@ -548,6 +548,9 @@ eq_expr(Eq *q, const Expr *x, const Expr *y)
 				"prim value");
 	case E_STR:
 	case E_EXTERN:
+		if (x->dtype_imm != y->dtype_imm)
+			return differ(q, a, b, "%s vs %s", x->dtype_imm ? "R.dtype" : "R.str",
+				      y->dtype_imm ? "R.dtype" : "R.str");
 		if (strcmp(x->str, y->str))
 			return differ(q, a, b, "string \"%s\" vs \"%s\"", x->str,
 				      y->str);

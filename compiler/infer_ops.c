@@ -4185,3 +4185,111 @@ infer_layout_transform(Module *m, Expr *call, Diags *d)
 	}
 	return tensor(&c, x->dtype, im->n, o);
 }
+
+/* vision.roi_align(data, rois, pooled_size, ...): data 4-D (NCHW or
+ * NHWC), rois (num_rois, 5); the result (num_rois, C, ph, pw) (NCHW). */
+SInfo *
+infer_roi_align(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *r = want_tensor(&c, 1);
+	if (!x || !r)
+		return NULL;
+	if ((x->ndim >= 0 && x->ndim != 4) || (r->ndim >= 0 && r->ndim != 2)) {
+		diag_error(d, call->span, "%s: expects 4-D data and 2-D rois, got %s and %s",
+			   c.op, infer_sinfo_str(m, x), infer_sinfo_str(m, r));
+		return NULL;
+	}
+	static const char *const lays[] = {"NCHW", "NHWC", NULL};
+	static const char *const modes[] = {"avg", "max", NULL};
+	const AttrVal *mode = attr_named(&c, "mode");
+	if (!str_choice(&c, "layout", lays) || (mode->kind == AV_STR && !str_choice(&c, "mode", modes)))
+		return NULL;
+	int64_t v, ps[2];
+	if (known(r) && r->ndim == 2 && dconst(r->shape[1], &v) && v != 5) {
+		diag_error(d, arg_span(&c, 1), "%s: rois must be (num_rois, 5), got %s", c.op,
+			   infer_sinfo_str(m, r));
+		return NULL;
+	}
+	if (!int_list(&c, "pooled_size", 2, false, ps))
+		return NULL;
+	if (!known(x) || !known(r) || x->ndim != 4 || r->ndim != 2)
+		return tensor(&c, x->dtype, 4, NULL);
+	bool nchw = !strcmp(attr_named(&c, "layout")->s, "NCHW");
+	PExpr **o = dims_new(&c, 4);
+	o[0] = r->shape[0];
+	o[nchw ? 1 : 3] = x->shape[nchw ? 1 : 3];
+	o[nchw ? 2 : 1] = pe_int(&m->arena, ps[0]);
+	o[nchw ? 3 : 2] = pe_int(&m->arena, ps[1]);
+	return tensor(&c, x->dtype, 4, o);
+}
+
+/* vision.all_class_non_max_suppression(boxes (B, N, 4), scores (B, C, N),
+ * ...): "onnx": (B * C * N, 3) int64 indices and a (1,) count; else
+ * (B, C * N, 2) indices, (B, C * N) float32 scores, (B,) counts. */
+SInfo *
+infer_all_class_nms(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *bx = want_tensor(&c, 0), *sc = want_tensor(&c, 1);
+	if (!bx || !sc)
+		return NULL;
+	if (bx->ndim != 3 || sc->ndim != 3) {
+		diag_error(d, call->span, "%s: boxes and scores must be 3-D, got %s and %s",
+			   c.op, infer_sinfo_str(m, bx), infer_sinfo_str(m, sc));
+		return NULL;
+	}
+	static const char *const fmts[] = {"onnx", "tensorflow", NULL};
+	if (!str_choice(&c, "output_format", fmts))
+		return NULL;
+	bool onnx = !strcmp(attr_named(&c, "output_format")->s, "onnx");
+	Arena *a = &m->arena;
+	PExpr *b = known(bx) ? bx->shape[0] : NULL, *nb = known(bx) ? bx->shape[1] : NULL;
+	PExpr *nc = known(sc) ? sc->shape[1] : NULL;
+	PExpr **o1, **o2, **o3;
+	if (onnx) {
+		SInfo *f[2];
+		o1 = dims_new(&c, 2);
+		o2 = dims_new(&c, 1);
+		o2[0] = pe_int(a, 1);
+		o1[0] = b && nb && nc ? dop(m, PE_MUL, dop(m, PE_MUL, b, nc), nb) : NULL;
+		o1[1] = pe_int(a, 3);
+		f[0] = tensor(&c, DT_I64, 2, o1[0] ? o1 : NULL);
+		f[1] = tensor(&c, DT_I64, 1, o2);
+		return tuple_of(&c, f, 2);
+	}
+	PExpr *per = nb && nc ? dop(m, PE_MUL, nc, nb) : NULL;
+	SInfo *f[3];
+	o1 = dims_new(&c, 3);
+	o2 = dims_new(&c, 2);
+	o3 = dims_new(&c, 1);
+	o1[0] = o2[0] = o3[0] = b;
+	o1[1] = o2[1] = per;
+	o1[2] = pe_int(a, 2);
+	f[0] = tensor(&c, DT_I64, 3, b && per ? o1 : NULL);
+	f[1] = tensor(&c, DT_F32, 2, b && per ? o2 : NULL);
+	f[2] = tensor(&c, DT_I64, 1, b ? o3 : NULL);
+	return tuple_of(&c, f, 3);
+}
+
+/* to_vdevice(data, dst_vdevice): data's struct info on that vdevice. */
+SInfo *
+infer_to_vdevice(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	const char *v = ir_vdevice_canon(&m->arena, attr(&c, 0)->s ? attr(&c, 0)->s : "");
+	if (!v) {
+		diag_error(d, call->span, "%s: dst_vdevice must be \"KIND\", \"KIND:INDEX\" "
+			   "or \"KIND:INDEX:SCOPE\", got \"%s\"", c.op, attr(&c, 0)->s);
+		return NULL;
+	}
+	SInfo *r = ir_copy_sinfo(m, x);
+	r->vdevice = v;
+	return r;
+}

@@ -2,6 +2,7 @@
  * ir.c — IR construction: modules, variables, expressions, struct info,
  * deep copies. Every node is allocated in the module's arena.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,6 +205,32 @@ si_prim(Arena *a, DType t, PExpr *value)
 	s->dtype = t;
 	s->value = value;
 	return s;
+}
+
+const char *
+ir_vdevice_canon(Arena *a, const char *s)
+{
+	const char *c1 = strchr(s, ':');
+	size_t kn = c1 ? (size_t)(c1 - s) : strlen(s);
+	if (!kn)
+		return NULL;
+	for (size_t i = 0; i < kn; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return NULL;
+	long idx = 0;
+	const char *scope = "global";
+	if (c1) {
+		char *end;
+		idx = strtol(c1 + 1, &end, 10);
+		if (end == c1 + 1 || idx < 0 || (*end && *end != ':'))
+			return NULL;
+		if (*end == ':') {
+			scope = end + 1;
+			if (!*scope)
+				return NULL;
+		}
+	}
+	return arena_printf(a, "%.*s:%ld:%s", (int)kn, s, idx, scope);
 }
 
 SInfo *

@@ -313,8 +313,13 @@ struct SInfo {
 	int nfields;
 	SInfo *ret;
 	bool pure;
+	const char *vdevice; /* TENSOR: "llvm:0:global" (kind:index:scope), or
+			      * NULL: TVM's virtual device, kept and printed */
 };
 
+/* A vdevice string ("llvm", "cuda:1", "llvm:0:global") in its canonical
+ * form kind:index:scope, as TVM prints it; NULL when malformed. */
+const char *ir_vdevice_canon(Arena *a, const char *s);
 SInfo *si_object(Arena *a);
 SInfo *si_prim(Arena *a, DType t, PExpr *value);
 SInfo *si_shape(Arena *a, int ndim, PExpr **values);
@@ -395,6 +400,7 @@ struct Expr {
 	ExprKind kind;
 	Span span;
 	SInfo *sinfo; /* filled in by inference (infer.c) */
+	bool dtype_imm; /* E_STR: R.dtype("float32"), TVM's DataTypeImm */
 	union {
 		Var *var; /* E_VAR: a use of var */
 		struct {  /* E_CONST: a tensor held in host memory, C order */

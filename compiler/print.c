@@ -449,17 +449,24 @@ put_sinfo(Printer *p, const SInfo *si)
 			sb_puts(b, si->ndim == 1 ? ",)" : ")");
 			if (si->dtype != DT_UNKNOWN)
 				sb_printf(b, ", dtype=\"%s\"", dtype_name(si->dtype));
+			if (si->vdevice)
+				sb_printf(b, ", vdevice=\"%s\"", si->vdevice);
 			sb_putc(b, ')');
-		} else if (si->dtype == DT_UNKNOWN && si->ndim < 0) {
+		} else if (si->dtype == DT_UNKNOWN && si->ndim < 0 && !si->vdevice) {
 			sb_puts(b, "R.Tensor");
 		} else {
 			sb_puts(b, "R.Tensor(");
-			if (si->dtype != DT_UNKNOWN)
+			const char *sep = "";
+			if (si->dtype != DT_UNKNOWN) {
 				sb_printf(b, "dtype=\"%s\"", dtype_name(si->dtype));
-			if (si->ndim >= 0)
-				sb_printf(b, "%sndim=%d",
-					  si->dtype != DT_UNKNOWN ? ", " : "",
-					  si->ndim);
+				sep = ", ";
+			}
+			if (si->ndim >= 0) {
+				sb_printf(b, "%sndim=%d", sep, si->ndim);
+				sep = ", ";
+			}
+			if (si->vdevice)
+				sb_printf(b, "%svdevice=\"%s\"", sep, si->vdevice);
 			sb_putc(b, ')');
 		}
 		break;
@@ -717,7 +724,7 @@ put_expr(Printer *p, const Expr *e)
 		put_prim(p, e);
 		break;
 	case E_STR:
-		sb_puts(b, "R.str(");
+		sb_puts(b, e->dtype_imm ? "R.dtype(" : "R.str(");
 		put_quoted(b, e->str ? e->str : "", e->str ? strlen(e->str) : 0);
 		sb_putc(b, ')');
 		break;

@@ -911,11 +911,24 @@ conv_dtype(B *b, Syn *x, DType *out)
 static SInfo *
 conv_tensor_sinfo(B *b, Syn *x, bool define)
 {
-	static const char *const names[] = {"shape", "dtype", "ndim"};
-	Syn *arg[3] = {0};
+	static const char *const names[] = {"shape", "dtype", "vdevice", "ndim"};
+	Syn *a4[4] = {0}, *arg[3] = {0};
+	const char *vdev = NULL;
 	if (x->kind == X_CALL) {
-		if (!match_args(b, x, "R.Tensor", names, 3, arg))
+		if (!match_args(b, x, "R.Tensor", names, 4, a4))
 			return NULL;
+		arg[0] = a4[0];
+		arg[1] = a4[1];
+		arg[2] = a4[3];
+		if (a4[2] && a4[2]->kind != X_NONE) { /* TVM's virtual device */
+			if (a4[2]->kind != X_STR ||
+			    !(vdev = ir_vdevice_canon(&b->m->arena, a4[2]->s))) {
+				diag_error(b->d, a4[2]->span, "vdevice must be a string "
+					   "\"KIND\", \"KIND:INDEX\" or \"KIND:INDEX:SCOPE\" "
+					   "(\"llvm\", \"cuda:1\")");
+				return NULL;
+			}
+		}
 		if (arg[0] && arg[0]->kind == X_STR && !arg[1]) {
 			arg[1] = arg[0]; /* R.Tensor("float32") */
 			arg[0] = NULL;
@@ -950,7 +963,11 @@ conv_tensor_sinfo(B *b, Syn *x, bool define)
 		}
 		ndim = (int)v;
 	}
-	return ok ? si_tensor(&b->m->arena, dt, ndim, shape) : NULL;
+	if (!ok)
+		return NULL;
+	SInfo *si = si_tensor(&b->m->arena, dt, ndim, shape);
+	si->vdevice = vdev;
+	return si;
 }
 
 static SInfo *
@@ -1341,6 +1358,14 @@ conv_prim(B *b, Syn *x)
 		e->prim.dtype = t;
 		x = x->items;
 		if (dtype_is_float(t)) {
+			char *end = NULL;
+			if (x->kind == X_STR) { /* T.float64("inf"), as TVM prints it */
+				d = strtod(x->s, &end);
+				if (*x->s && !*end && (isinf(d) || isnan(d))) {
+					e->prim.f = d;
+					return e;
+				}
+			}
 			if (!num_lit(x, &d, &isf)) {
 				diag_error(b->d, x->span, "expected a number");
 				return NULL;
@@ -2052,16 +2077,20 @@ conv_call(B *b, Syn *x)
 				e->span = x->span;
 			return e;
 		}
-		if (!strcmp(r, "str")) {
+		if (!strcmp(r, "str") || !strcmp(r, "dtype")) {
 			Syn *a = one_arg(b, x, name);
 			if (!a)
 				return NULL;
+			DType t;
 			if (a->kind != X_STR) {
-				diag_error(b->d, a->span, "R.str takes a string");
+				diag_error(b->d, a->span, "%s takes a string", name);
 				return NULL;
 			}
+			if (r[0] == 'd' && !conv_dtype(b, a, &t))
+				return NULL;
 			Expr *e = ir_expr(b->m, E_STR, x->span);
 			e->str = arena_strdup(&b->m->arena, a->s);
+			e->dtype_imm = r[0] == 'd'; /* a DataTypeImm */
 			return e;
 		}
 		if (!strcmp(r, "tuple")) {
@@ -2333,9 +2362,10 @@ build_symvar_decl(B *b, Stm *s, Where w)
 		diag_error(b->d, x->items->span, "T.int64() takes no arguments here");
 		return;
 	}
-	if (w != W_FUNC || s->ann) {
+	(void)w; /* anywhere in the body, as TVM: a symvar is the function's */
+	if (s->ann) {
 		diag_error(b->d, s->span,
-			   "a symbolic variable must be declared at the top level of a function");
+			   "a symbolic variable declaration takes no annotation");
 		return;
 	}
 	if (!find_symvar(b, s->target->s))
