@@ -503,7 +503,6 @@ run_into(Xf *x, RtProgram *prog, const char *weights, const char *out,
 		rt_cache_abort(cw);
 		return false;
 	}
-	rt_ckpt_hash_start(h);
 	bool run_ok = true;
 	for (int K = 0; run_ok && K < (x->tp ? x->tp : 1); K++)
 		run_ok = run_worker(x, prog, K, NULL, &e);
@@ -555,11 +554,10 @@ run_planned(Xf *x, RtProgram *prog, const char *weights, const char *out,
 				 sizeof *words);
 	bool ok = want && used && towner && tmine && words, done = false;
 	RtCacheWriter *cw = NULL;
-	if (!ok)
-		diag_file(d, DIAG_ERROR, out, "out of memory");
+	snprintf(e.msg, sizeof e.msg, "out of memory");
 	/* who hashes each weight: the first process that reads it (every
 	 * process works this out for all, identically), else one in turn */
-	for (int i = 0; i < np; i++)
+	for (int i = 0; ok && i < np; i++)
 		towner[i] = -1;
 	x->total_in = 0; /* this process's reading, for the progress */
 	for (int q = 0; ok && q < x->nprocs; q++) {
@@ -579,7 +577,7 @@ run_planned(Xf *x, RtProgram *prog, const char *weights, const char *out,
 				}
 		}
 	}
-	if (!ok && words)
+	if (!ok)
 		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
 	for (int i = 0; ok && i < np; i++)
 		tmine[i] = (towner[i] < 0 ? i % x->nprocs : towner[i]) == x->me;
@@ -605,8 +603,10 @@ run_planned(Xf *x, RtProgram *prog, const char *weights, const char *out,
 	if (!agree(x, cw != NULL, d))
 		goto fail;
 	{
-		rt_ckpt_hash_only(h, tmine);
-		rt_ckpt_hash_start(h);
+		if (x->nprocs > 1) { /* one process: hashing all since compiling */
+			rt_ckpt_hash_only(h, tmine);
+			rt_ckpt_hash_start(h);
+		}
 		bool run_ok = true;
 		memset(want, 0, (size_t)nw * (size_t)x->nout * sizeof *want);
 		for (int i = 0; i < x->nrecs; i++)
@@ -758,9 +758,13 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	}
 	if (utd == 2)
 		goto done;
+	plan_records(&x);
+	/* one process hashes the checkpoint while the transform compiles
+	 * (several: once the plan says which weights each reads first) */
+	if (x.nprocs == 1 || (!x.planned && x.me == 0))
+		rt_ckpt_hash_start(h);
 	ok = (prog = rt_compile_func(x.m, x.T->name, d)) != NULL;
 	if (ok) {
-		plan_records(&x);
 		if (x.planned && !rt_cache_plan(&x.plan, x.precs, x.nrecs, shard,
 						x.nprocs, &e)) {
 			diag_file(d, DIAG_ERROR, x.m->src.name, "%s", e.msg);
