@@ -364,6 +364,25 @@ BADRANK = HEAD + """    @R.function
 """
 
 
+# Output shapes the annotations leave to the run: no plan, the cache laid
+# out as the outputs come, by process 0 alone under mpirun.
+UNPLANNED = HEAD + """    @R.function
+    def main(x: R.Tensor((1,), dtype="float32"), at: R.Tensor(dtype="float32", ndim=2), c2: R.Tensor(dtype="float32", ndim=1)) -> R.Tensor((1,), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        return x
+
+    @R.function
+    def main_transform_params(a: R.Tensor((256, 1024), dtype="float32"), c: R.Tensor((1024,), dtype="float32")) -> R.Tuple(R.Tensor(dtype="float32", ndim=2), R.Tensor(dtype="float32", ndim=1)):
+        R.func_attr({"num_input": 0})
+        with R.dataflow():
+            at: R.Tensor(dtype="float32", ndim=2) = R.permute_dims(a, axes=[1, 0])
+            c2: R.Tensor(dtype="float32", ndim=1) = R.multiply(c, c)
+            gv = (at, c2)
+            R.output(gv)
+        return gv
+"""
+
+
 def cache_tree_same(a, b):
     """Whether two directories hold the same files, byte for byte."""
     return os.path.isdir(b) and tree(a) == tree(b)
@@ -406,6 +425,17 @@ def mpi_transform_split(t, p):
             t.ok(m and float(m.group(1)) < 0.9 * total,
                  "mpirun -np %d: no process reads the whole checkpoint" % n,
                  "%s (checkpoint %.1f MiB)" % (out, total))
+    # without a plan: process 0 does it all, the same cache
+    with open(p("unplanned.py"), "w") as f:
+        f.write(UNPLANNED)
+    st1, _, err1 = rlx("transform", p("unplanned.py"), "--weights",
+                       p("wsplit.safetensors"), "--quiet", "-o", p("unp1"))
+    st2, out, err2 = mpirun(2, "transform", p("unplanned.py"), "--weights",
+                            p("wsplit.safetensors"), "--quiet", "-o",
+                            p("unp2"))
+    t.ok(st1 == 0 and st2 == 0 and cache_tree_same(p("unp1"), p("unp2")),
+         "mpirun -np 2 transform of shapes only the run tells: the cache of "
+         "one process", err1 + err2)
     # what was written is what NumPy says
     w = {k: v for k, v in zip("abcdegh", (None,) * 7)}
     rng = np.random.default_rng(3)
