@@ -648,6 +648,13 @@ enum {
 	 * elementwise tree inside its kernel (sum, max, ...: codegen's
 	 * gen_reduce reads its input element by element) */
 	OF_FUSE_INPUT = 1 << 8,
+	/* computed by the executor itself, no kernel (shape_of,
+	 * shape_to_tensor, stop_lift_params) */
+	OF_NATIVE = 1 << 9,
+	/* a COMM op whose result on worker K is worker K's slice of its
+	 * input (worker 0's): a per-worker weight transform can run it
+	 * without the other workers (runtime/tp.c) */
+	OF_WORKER_SLICE = 1 << 10,
 };
 
 typedef struct {

@@ -59,6 +59,7 @@
 #include <llvm-c/DebugInfo.h> /* temporary metadata nodes for loop hints */
 
 #include "codegen.h"
+#include "op_attr.h"
 #include "gemm.h"
 
 enum {
@@ -94,7 +95,6 @@ typedef struct {
 	Module *m;
 	Expr *e;
 	Diags *d;
-	OpSig sig;
 	/* splitting the outer loop across the pool (par_begin) */
 	LLVMValueRef lo, hi;  /* the impl's range of the outer loop */
 	LLVMValueRef split;   /* i1: may this call split it? */
@@ -639,24 +639,11 @@ reassoc(LLVMValueRef v)
 
 /* --------------------------------------------------------- attributes */
 
-/* The attribute or expression argument named `name` of the call. */
-static const OpParam *
-param(K *k, const char *name)
-{
-	for (int i = 0; i < k->sig.nparams; i++)
-		if (!strcmp(k->sig.params[i].name, name))
-			return &k->sig.params[i];
-	ir_bug("%s has no parameter %s", op_info(k->e->call.op)->name, name);
-}
-
-/* Attribute `name`, its default when the call has fewer attrs. */
+/* Attribute p of the call (op_attr.h: by slot). */
 static AttrVal
-attr(K *k, const char *name)
+attr(K *k, ParamName p)
 {
-	const OpParam *q = param(k, name);
-	if (q->slot < k->e->call.nattrs)
-		return k->e->call.attrs[q->slot];
-	return op_default(k->m, q);
+	return *op_attr(k->e, p);
 }
 
 /* Folds a PExpr of constants; false when it has a variable. */
@@ -703,12 +690,11 @@ pe_const(const PExpr *x, int64_t *out)
 	}
 }
 
-/* A prim argument `name` as a number; false when it is not a constant. */
+/* The prim argument p as a number; false when it is not a constant. */
 static bool
-prim_arg(K *k, const char *name, double *out)
+prim_arg(K *k, ParamName p, double *out)
 {
-	const OpParam *q = param(k, name);
-	Expr *x = q->slot < k->e->call.nargs ? k->e->call.args[q->slot] : NULL;
+	Expr *x = op_arg(k->e, p);
 	int64_t v;
 	if (!x || x->kind != E_PRIM)
 		return false;
@@ -912,9 +898,9 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 					       LLVMBuildSelect(b, lt, cconst(k, t, -1), zero, ""), "");
 		}
 	case OP_CLIP: {
-		double lo, hi;
-		prim_arg(k, "min", &lo);
-		prim_arg(k, "max", &hi);
+		double lo = 0, hi = 0; /* constants: cg_fusable and gen_body check */
+		prim_arg(k, P_min, &lo);
+		prim_arg(k, P_max, &hi);
 		x = vmax(k, x, cconst(k, t, lo), t, true);
 		return vmax(k, x, cconst(k, t, hi), t, false);
 	}
@@ -951,12 +937,12 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 	case OP_TRUNC: return fl ? fn1(k, "llvm.trunc", x) : x;
 	case OP_BITWISE_NOT: return LLVMBuildNot(b, x, "");
 	case OP_LEAKYRELU: {
-		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, attr(k, "alpha").f), "");
+		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, attr(k, P_alpha).f), "");
 		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""), x, ax, "");
 	}
 	case OP_SOFTPLUS: {
 		/* log(1 + exp(beta x)) / beta, x itself above the threshold */
-		double beta = attr(k, "beta").f, th = attr(k, "threshold").f;
+		double beta = attr(k, P_beta).f, th = attr(k, P_threshold).f;
 		LLVMValueRef bx = LLVMBuildFMul(b, x, fconst(x, beta), "");
 		LLVMValueRef sp = LLVMBuildFDiv(b, libm(k, "log1p", fexp(k, bx)), fconst(x, beta), "");
 		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, bx, fconst(x, th), ""), x, sp, "");
@@ -1006,6 +992,22 @@ idiv(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool floor_)
 	return LLVMBuildSelect(bl, bz, zero, q, "");
 }
 
+/* Comparison op's row in elem_binary's predicate tables (==, !=, <, <=, >,
+ * >=); -1 for another op. */
+static int
+cmp_index(OpKind op)
+{
+	switch (op) {
+	case OP_EQUAL: return 0;
+	case OP_NOT_EQUAL: return 1;
+	case OP_LESS: return 2;
+	case OP_LESS_EQUAL: return 3;
+	case OP_GREATER: return 4;
+	case OP_GREATER_EQUAL: return 5;
+	default: return -1;
+	}
+}
+
 /* Binary arithmetic, comparisons, logical ops, where and full. */
 static LLVMValueRef
 elem_binary(K *k, LLVMValueRef *in, DType *rdt)
@@ -1039,7 +1041,8 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 			return contract(LLVMBuildFAdd(b, contract(LLVMBuildFMul(b, x, y, "")), z, ""));
 		return LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), z, "");
 	}
-	bool cmp = op >= OP_EQUAL && op <= OP_GREATER_EQUAL;
+	int ci = cmp_index(op);
+	bool cmp = ci >= 0;
 	DType t = cmp ? k->edt[0] : out;
 	LLVMValueRef x = cvt(k, in[0], k->edt[0], t);
 	LLVMValueRef y = cvt(k, in[1], k->edt[1], t);
@@ -1055,10 +1058,9 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 		static const LLVMIntPredicate up[] = {
 			LLVMIntEQ, LLVMIntNE, LLVMIntULT,
 			LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
-		int i = op - OP_EQUAL;
 		if (fl)
-			return LLVMBuildFCmp(b, fp[i], x, y, "");
-		return LLVMBuildICmp(b, un ? up[i] : sp[i], x, y, "");
+			return LLVMBuildFCmp(b, fp[ci], x, y, "");
+		return LLVMBuildICmp(b, un ? up[ci] : sp[ci], x, y, "");
 	}
 	switch (op) {
 	case OP_ADD:
@@ -1137,15 +1139,9 @@ cg_fusable(const Expr *e)
 	if (e->kind != E_CALL || !elem_class(e->call.op))
 		return false;
 	if (e->call.op == OP_CLIP) {
-		OpSig sig;
-		op_sig(e->call.op, &sig);
-		for (int i = 0; i < sig.nparams; i++) {
-			const OpParam *q = &sig.params[i];
-			if ((!strcmp(q->name, "min") || !strcmp(q->name, "max")) &&
-			    (q->slot >= e->call.nargs ||
-			     !const_prim(e->call.args[q->slot])))
-				return false;
-		}
+		const Expr *lo = op_arg(e, P_min), *hi = op_arg(e, P_max);
+		if (!lo || !const_prim(lo) || !hi || !const_prim(hi))
+			return false;
 	}
 	return true;
 }
@@ -1173,7 +1169,7 @@ has_nested_call(const Expr *e)
  * computed recursively (rounded to their dtype, as storing would), its
  * tensor arguments are the next leaves (the kernel's input buffers, in
  * argument order, depth first). Runs elem_unary / elem_binary with k->e,
- * k->sig and the node's dtypes switched to e, and restores them.
+ * the node's dtypes switched to e, and restores them.
  */
 static LLVMValueRef
 elem_node(K *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
@@ -1200,19 +1196,16 @@ elem_node(K *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
 		(*next)++;
 	}
 	Expr *se = k->e;
-	OpSig ss = k->sig;
 	const DType *sedt = k->edt;
 	int senin = k->enin;
 	DType sodt = k->odt;
 	k->e = e;
-	op_sig(e->call.op, &k->sig);
 	k->edt = dts;
 	k->enin = n;
 	k->odt = e->sinfo->dtype;
 	LLVMValueRef v = elem_class(e->call.op) == 1 ? elem_unary(k, in, rdt)
 						     : elem_binary(k, in, rdt);
 	k->e = se;
-	k->sig = ss;
 	k->edt = sedt;
 	k->enin = senin;
 	k->odt = sodt;
@@ -1370,7 +1363,7 @@ gen_permute(K *k)
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	int nd = in->nd, axes[MAXD];
-	AttrVal av = attr(k, "axes");
+	AttrVal av = attr(k, P_axes);
 	if (in->dt != out->dt)
 		return fail(k, "changes the dtype");
 	if (av.kind == AV_INTS) {
@@ -1484,7 +1477,7 @@ static bool
 gen_concat(K *k)
 {
 	Buf *out = &k->buf[k->nin];
-	AttrVal av = attr(k, "axis");
+	AttrVal av = attr(k, P_axis);
 	int axis = 0;
 	if (av.kind == AV_NONE)
 		return fail(k, "axis=None is not supported");
@@ -1549,7 +1542,7 @@ gen_split(K *k)
 {
 	Buf *in = &k->buf[0];
 	int axis;
-	if (!norm_axis(attr(k, "axis").i, in->nd, &axis))
+	if (!norm_axis(attr(k, P_axis).i, in->nd, &axis))
 		return fail(k, "axis out of range");
 	LLVMValueRef outer = prod(k, in->dim, 0, axis);
 	LLVMValueRef irow = prod(k, in->dim, axis, in->nd);
@@ -1574,7 +1567,7 @@ static bool
 gen_take(K *k)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *out = &k->buf[2];
-	AttrVal av = attr(k, "axis");
+	AttrVal av = attr(k, P_axis);
 	LLVMValueRef outer, n, inner;
 	if (av.kind == AV_NONE) {
 		outer = inner = ci(k, 1);
@@ -1596,7 +1589,7 @@ gen_take(K *k)
 	LLVMValueRef o = LLVMBuildUDiv(k->b, f, ni, "");
 	LLVMValueRef t = LLVMBuildURem(k->b, f, ni, "");
 	LLVMValueRef p = cvt(k, ld(k, ix, t), ix->dt, DT_I64);
-	AttrVal mode = attr(k, "mode");
+	AttrVal mode = attr(k, P_mode);
 	if (mode.kind == AV_STR && !strcmp(mode.s, "wrap")) {
 		/* p mod n, the sign of n (n > 0 when there is a row) */
 		LLVMValueRef sn = imax(k, n, ci(k, 1));
@@ -1625,8 +1618,8 @@ static bool
 gen_strided_slice(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal axes = attr(k, "axes"), beg = attr(k, "begin");
-	AttrVal strv = attr(k, "strides");
+	AttrVal axes = attr(k, P_axes), beg = attr(k, P_begin);
+	AttrVal strv = attr(k, P_strides);
 	LLVMValueRef start[MAXD], step[MAXD], xs[MAXD], idx[MAXD];
 	if (out->nd != x->nd || axes.kind != AV_INTS || beg.kind != AV_INTS ||
 	    beg.n < axes.n || (strv.kind == AV_INTS && strv.n < axes.n))
@@ -1678,7 +1671,7 @@ gen_arange(K *k)
 {
 	Buf *out = &k->buf[0];
 	double s0, s1;
-	if (!prim_arg(k, "start", &s0) || !prim_arg(k, "step", &s1))
+	if (!prim_arg(k, P_start, &s0) || !prim_arg(k, P_step, &s1))
 		return fail(k, "start and step must be constants");
 	Loop l;
 	LLVMValueRef i = loop_begin(k, &l, out->dim[0]);
@@ -1770,13 +1763,7 @@ cg_matmul_transpose(const Expr *perm)
 	    !perm->sinfo || perm->sinfo->kind != SI_TENSOR || !perm->sinfo->shape)
 		return false;
 	int nd = si->ndim;
-	const AttrVal *ax = NULL;
-	OpSig sig;
-	op_sig(OP_PERMUTE_DIMS, &sig);
-	for (int i = 0; i < sig.nparams; i++)
-		if (sig.params[i].is_attr && !strcmp(sig.params[i].name, "axes") &&
-		    sig.params[i].slot < perm->call.nattrs)
-			ax = &perm->call.attrs[sig.params[i].slot];
+	const AttrVal *ax = op_attr(perm, P_axes);
 	if (!ax || ax->kind == AV_NONE)
 		return nd == 2;
 	if (ax->kind != AV_INTS || ax->n != nd)
@@ -1940,7 +1927,7 @@ gen_reduce(K *k)
 		return fail(k, "expects one tensor");
 	bool arg = op == OP_ARGMAX || op == OP_ARGMIN;
 	bool red[MAXD] = {0};
-	AttrVal av = attr(k, "axis");
+	AttrVal av = attr(k, P_axis);
 	int nd = x->nd;
 	if (av.kind == AV_NONE) {
 		for (int i = 0; i < nd; i++)
@@ -2111,7 +2098,7 @@ gen_softmax(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int axis;
-	if (x->nd == 0 || !norm_axis(attr(k, "axis").i, x->nd, &axis))
+	if (x->nd == 0 || !norm_axis(attr(k, P_axis).i, x->nd, &axis))
 		return fail(k, "axis out of range");
 	DType ct = float_ct(out->dt);
 	LLVMTypeRef t = ctype(k, ct);
@@ -2159,7 +2146,7 @@ gen_softmax(K *k)
 static bool
 trailing_axes(K *k, int nd, int *first)
 {
-	AttrVal av = attr(k, "axes");
+	AttrVal av = attr(k, P_axes);
 	if (av.kind != AV_INTS || av.n < 1 || av.n > nd)
 		return fail(k, "axes must be given");
 	bool seen[MAXD] = {0};
@@ -2189,8 +2176,8 @@ gen_norm(K *k)
 	int first;
 	if (!trailing_axes(k, x->nd, &first))
 		return false;
-	double eps = attr(k, "epsilon").f;
-	bool center = !layer || attr(k, "center").i, scale = !layer || attr(k, "scale").i;
+	double eps = attr(k, P_epsilon).f;
+	bool center = !layer || attr(k, P_center).i, scale = !layer || attr(k, P_scale).i;
 	DType ct = float_ct(out->dt);
 	LLVMTypeRef t = ctype(k, ct);
 	LLVMValueRef outer = prod(k, x->dim, 0, first);
@@ -2302,11 +2289,12 @@ ld_at(K *k, const Buf *b, LLVMValueRef *idx)
 
 /* An integer prim argument that must be a constant. */
 static bool
-const_int_prim(K *k, const char *name, int64_t *out)
+const_int_prim(K *k, ParamName p, int64_t *out)
 {
 	double v;
-	if (!prim_arg(k, name, &v))
-		return fail(k, arena_printf(&k->m->arena, "%s must be a constant", name));
+	if (!prim_arg(k, p, &v))
+		return fail(k, arena_printf(&k->m->arena, "%s must be a constant",
+					    op_param_names[p]));
 	*out = (int64_t)v;
 	return true;
 }
@@ -2315,10 +2303,10 @@ const_int_prim(K *k, const char *name, int64_t *out)
  * attribute `dflt`) against canonical letters canon; perm[i] is the
  * buffer dim of canonical axis i. */
 static bool
-layout_of(K *k, const char *name, const char *dflt, const char *canon, int *perm)
+layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm)
 {
 	AttrVal v = attr(k, name);
-	if (v.kind == AV_NONE && dflt)
+	if (v.kind == AV_NONE && dflt != P_NONE)
 		v = attr(k, dflt);
 	const char *s = v.kind == AV_STR && v.s ? v.s : "";
 	size_t n = strlen(canon);
@@ -2368,7 +2356,7 @@ gen_tril(K *k)
 {
 	if (k->nin != 1 || k->buf[0].nd < 2)
 		return fail(k, "expects a tensor of at least two dimensions");
-	return const_int_prim(k, "k", &k->pi[0]) && gen_index_map(k, tril_elem);
+	return const_int_prim(k, P_k, &k->pi[0]) && gen_index_map(k, tril_elem);
 }
 
 /* eye: 1 where column - row == k. */
@@ -2383,7 +2371,7 @@ eye_elem(K *k, LLVMValueRef *idx, DType *rdt)
 static bool
 gen_eye(K *k)
 {
-	return const_int_prim(k, "k", &k->pi[0]) && gen_index_map(k, eye_elem);
+	return const_int_prim(k, P_k, &k->pi[0]) && gen_index_map(k, eye_elem);
 }
 
 /* one_hot: on_value where indices[idx without axis] == idx[axis]. */
@@ -2407,9 +2395,9 @@ gen_one_hot(K *k)
 {
 	Buf *out = &k->buf[1];
 	int ax;
-	if (!prim_arg(k, "on_value", &k->pf[0]) || !prim_arg(k, "off_value", &k->pf[1]))
+	if (!prim_arg(k, P_on_value, &k->pf[0]) || !prim_arg(k, P_off_value, &k->pf[1]))
 		return fail(k, "on_value and off_value must be constants");
-	if (!norm_axis(attr(k, "axis").i, out->nd, &ax))
+	if (!norm_axis(attr(k, P_axis).i, out->nd, &ax))
 		return fail(k, "axis out of range");
 	k->pi[0] = ax;
 	return gen_index_map(k, one_hot_elem);
@@ -2436,7 +2424,7 @@ static bool
 gen_prelu(K *k)
 {
 	int ax;
-	if (k->nin != 2 || k->buf[1].nd != 1 || !norm_axis(attr(k, "axis").i, k->buf[0].nd, &ax))
+	if (k->nin != 2 || k->buf[1].nd != 1 || !norm_axis(attr(k, P_axis).i, k->buf[0].nd, &ax))
 		return fail(k, "expects data and a 1-D alpha, and an axis in range");
 	k->pi[0] = ax;
 	return gen_index_map(k, prelu_elem);
@@ -2475,7 +2463,7 @@ gen_qdq(K *k)
 {
 	Buf *x = &k->buf[0];
 	int ax = 0;
-	if (k->nin != 3 || (x->nd && !norm_axis(attr(k, "axis").i, x->nd, &ax)))
+	if (k->nin != 3 || (x->nd && !norm_axis(attr(k, P_axis).i, x->nd, &ax)))
 		return fail(k, "expects data, scale and zero_point, and an axis in range");
 	k->pi[0] = ax;
 	return gen_index_map(k, qdq_elem);
@@ -2628,8 +2616,8 @@ gen_move(K *k)
 	case OP_TILE:
 		return gen_index_map(k, tile_elem);
 	case OP_REPEAT: {
-		AttrVal a = attr(k, "axis");
-		k->pi[0] = attr(k, "repeats").i;
+		AttrVal a = attr(k, P_axis);
+		k->pi[0] = attr(k, P_repeats).i;
 		k->pi[1] = -1;
 		if (a.kind != AV_NONE) {
 			if (!norm_axis(a.i, x->nd, &ax))
@@ -2639,22 +2627,22 @@ gen_move(K *k)
 		return gen_index_map(k, repeat_elem);
 	}
 	case OP_FLIP:
-		if (!norm_axis(attr(k, "axis").i, x->nd, &ax))
+		if (!norm_axis(attr(k, P_axis).i, x->nd, &ax))
 			return fail(k, "axis out of range");
 		k->pi[0] = ax;
 		return gen_index_map(k, flip_elem);
 	case OP_PAD: {
-		AttrVal pw = attr(k, "pad_width"), mode = attr(k, "pad_mode");
+		AttrVal pw = attr(k, P_pad_width), mode = attr(k, P_pad_mode);
 		if (pw.kind != AV_INTS || pw.n != 2 * x->nd)
 			return fail(k, "pad_width must have two values per dimension");
 		for (int i = 0; i < pw.n; i++)
 			k->pi[i] = pw.ints[i];
 		k->pi[2 * MAXD] = !strcmp(mode.s, "edge") ? 1 : !strcmp(mode.s, "reflect") ? 2 : 0;
-		k->pf[0] = attr(k, "pad_value").f;
+		k->pf[0] = attr(k, P_pad_value).f;
 		return gen_index_map(k, pad_elem);
 	}
 	case OP_GATHER_ELEMENTS:
-		if (!norm_axis(attr(k, "axis").i, x->nd, &ax))
+		if (!norm_axis(attr(k, P_axis).i, x->nd, &ax))
 			return fail(k, "axis out of range");
 		k->pi[0] = ax;
 		return gen_index_map(k, gather_elements_elem);
@@ -2665,7 +2653,7 @@ gen_move(K *k)
 					   k->e->call.args[1]->sinfo->shape
 					   ? k->e->call.args[1]->sinfo->shape[ix->nd - 1] : NULL, &l))
 			return fail(k, "the last dim of indices must be static");
-		k->pi[0] = attr(k, "batch_dims").i;
+		k->pi[0] = attr(k, P_batch_dims).i;
 		k->pi[1] = l;
 		return gen_index_map(k, gather_nd_elem);
 	}
@@ -2685,7 +2673,7 @@ gen_stack(K *k)
 {
 	Buf *out = &k->buf[k->nin];
 	int ax;
-	if (!norm_axis(attr(k, "axis").i, out->nd, &ax))
+	if (!norm_axis(attr(k, P_axis).i, out->nd, &ax))
 		return fail(k, "axis out of range");
 	Buf *in0 = &k->buf[0];
 	LLVMValueRef outer = prod(k, in0->dim, 0, ax), row = prod(k, in0->dim, ax, in0->nd);
@@ -2724,7 +2712,7 @@ static bool
 gen_scatter(K *k)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *u = &k->buf[2], *out = &k->buf[3];
-	const char *rs = attr(k, "reduction").s;
+	const char *rs = attr(k, P_reduction).s;
 	static const char *const names[] = {"update", "add", "mul", "max", "min"};
 	int red = -1;
 	for (int i = 0; i < 5; i++)
@@ -2742,7 +2730,7 @@ gen_scatter(K *k)
 	strides(k, out, os);
 	if (k->e->call.op == OP_SCATTER_ELEMENTS) {
 		int ax;
-		if (!norm_axis(attr(k, "axis").i, x->nd, &ax) || ix->nd != x->nd)
+		if (!norm_axis(attr(k, P_axis).i, x->nd, &ax) || ix->nd != x->nd)
 			return fail(k, "axis out of range");
 		LLVMValueRef idx[MAXD];
 		Nest ns;
@@ -2796,7 +2784,7 @@ static bool
 gen_scan(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal av = attr(k, "axis"), ex = attr(k, "exclusive");
+	AttrVal av = attr(k, P_axis), ex = attr(k, P_exclusive);
 	bool exclusive = ex.kind == AV_BOOL && ex.i;
 	bool prodop = k->e->call.op == OP_CUMPROD;
 	LLVMValueRef outer, n, inner;
@@ -2846,7 +2834,7 @@ gen_variance(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	bool red[MAXD] = {0};
-	AttrVal av = attr(k, "axis");
+	AttrVal av = attr(k, P_axis);
 	int nd = x->nd;
 	for (int i = 0; i < (av.kind == AV_NONE ? nd : av.n); i++) {
 		int a = i;
@@ -2912,7 +2900,7 @@ gen_variance(K *k)
 
 /* Int-list attribute `name` as n values, fewer repeated (1 or 2 of 4). */
 static bool
-ints_n(K *k, const char *name, int n, int64_t *out)
+ints_n(K *k, ParamName name, int n, int64_t *out)
 {
 	AttrVal v = attr(k, name);
 	if (v.kind != AV_INTS || v.n < 1 || v.n > n || n % v.n)
@@ -2936,14 +2924,14 @@ gen_pool2d(K *k)
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int lp[4], op[4];
 	int64_t ks[2], stv[2], dil[2], pads[4];
-	if (x->nd != 4 || !layout_of(k, "layout", NULL, "NCHW", lp) ||
-	    !layout_of(k, "out_layout", "layout", "NCHW", op))
+	if (x->nd != 4 || !layout_of(k, P_layout, P_NONE, "NCHW", lp) ||
+	    !layout_of(k, P_out_layout, P_layout, "NCHW", op))
 		return fail(k, "expects 4-D data in a permutation of NCHW");
-	if (!ints_n(k, "pool_size", 2, ks) || !ints_n(k, "strides", 2, stv) ||
-	    !ints_n(k, "dilation", 2, dil) || !ints_n(k, "padding", 4, pads))
+	if (!ints_n(k, P_pool_size, 2, ks) || !ints_n(k, P_strides, 2, stv) ||
+	    !ints_n(k, P_dilation, 2, dil) || !ints_n(k, P_padding, 4, pads))
 		return fail(k, "bad pool_size, strides, dilation or padding");
 	struct { int64_t *ints; } pv = {pads};
-	bool avg = k->e->call.op == OP_AVG_POOL2D, cip = attr(k, "count_include_pad").i;
+	bool avg = k->e->call.op == OP_AVG_POOL2D, cip = attr(k, P_count_include_pad).i;
 	LLVMValueRef xd[4], xs[4], od[4], os[4];
 	canon_buf(k, x, lp, 4, xd, xs);
 	canon_buf(k, out, op, 4, od, os);
@@ -3012,8 +3000,8 @@ gen_adaptive_pool2d(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int lp[4], op[4];
-	if (x->nd != 4 || !layout_of(k, "layout", NULL, "NCHW", lp) ||
-	    !layout_of(k, "out_layout", "layout", "NCHW", op) || !dtype_is_float(x->dt))
+	if (x->nd != 4 || !layout_of(k, P_layout, P_NONE, "NCHW", lp) ||
+	    !layout_of(k, P_out_layout, P_layout, "NCHW", op) || !dtype_is_float(x->dt))
 		return fail(k, "expects 4-D float data in a permutation of NCHW");
 	LLVMValueRef xd[4], xs[4], od[4], os[4];
 	canon_buf(k, x, lp, 4, xd, xs);
@@ -3156,14 +3144,14 @@ gen_conv(K *k)
 		return fail(k, "expects data and weight of the layout's rank");
 	int dp[4], kp[4], opm[4];
 	const char *dc = one ? "NCW" : "NCHW", *kc = one ? "OIW" : tr ? "IOHW" : "OIHW";
-	if (!layout_of(k, "data_layout", NULL, dc, dp) || !layout_of(k, "kernel_layout", NULL, kc, kp) ||
-	    !layout_of(k, "out_layout", "data_layout", dc, opm))
+	if (!layout_of(k, P_data_layout, P_NONE, dc, dp) || !layout_of(k, P_kernel_layout, P_NONE, kc, kp) ||
+	    !layout_of(k, P_out_layout, P_data_layout, dc, opm))
 		return fail(k, arena_printf(&k->m->arena, "layouts must be permutations of %s "
 					    "(data, result) and %s (weight)", dc, kc));
 	int64_t st2[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, opad[2] = {0, 0};
-	int64_t groups = attr(k, "groups").i, sv[2], dv[2], pv[4];
-	if (!ints_n(k, "strides", nsp, sv) || !ints_n(k, "dilation", nsp, dv) ||
-	    !ints_n(k, "padding", 2 * nsp, pv) || groups <= 0)
+	int64_t groups = attr(k, P_groups).i, sv[2], dv[2], pv[4];
+	if (!ints_n(k, P_strides, nsp, sv) || !ints_n(k, P_dilation, nsp, dv) ||
+	    !ints_n(k, P_padding, 2 * nsp, pv) || groups <= 0)
 		return fail(k, "bad strides, dilation, padding or groups");
 	for (int i = 0; i < nsp; i++) {
 		int j = i + 2 - nsp; /* the canonical spatial slot: 1-D uses W */
@@ -3173,7 +3161,7 @@ gen_conv(K *k)
 		pad[j + 2] = pv[i + nsp];
 	}
 	if (tr) {
-		AttrVal ov = attr(k, "output_padding");
+		AttrVal ov = attr(k, P_output_padding);
 		if (ov.kind == AV_INTS && ov.n == 2) {
 			opad[0] = ov.ints[0];
 			opad[1] = ov.ints[1];
@@ -3294,10 +3282,10 @@ gen_batch_norm(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[5];
 	int ax;
-	if (k->nin != 5 || k->nout != 3 || !norm_axis(attr(k, "axis").i, x->nd, &ax) || x->nd == 0)
+	if (k->nin != 5 || k->nout != 3 || !norm_axis(attr(k, P_axis).i, x->nd, &ax) || x->nd == 0)
 		return fail(k, "expects data, 4 parameters, an axis in range and 3 results");
-	bool training = attr(k, "training").i, center = attr(k, "center").i, scale = attr(k, "scale").i;
-	double eps = attr(k, "epsilon").f, mom = attr(k, "momentum").f;
+	bool training = attr(k, P_training).i, center = attr(k, P_center).i, scale = attr(k, P_scale).i;
+	double eps = attr(k, P_epsilon).f, mom = attr(k, P_momentum).f;
 	DType ct = float_ct(x->dt);
 	LLVMTypeRef t = ctype(k, ct);
 	LLVMBuilderRef b = k->b;
@@ -3368,8 +3356,8 @@ gen_group_norm(K *k)
 	Buf *x = &k->buf[0], *out = &k->buf[3];
 	int nd = x->nd, ca;
 	bool gn = k->e->call.op == OP_GROUP_NORM;
-	AttrVal axes = attr(k, "axes");
-	if (k->nin != 3 || !norm_axis(attr(k, "channel_axis").i, nd, &ca) || axes.kind != AV_INTS)
+	AttrVal axes = attr(k, P_axes);
+	if (k->nin != 3 || !norm_axis(attr(k, P_channel_axis).i, nd, &ca) || axes.kind != AV_INTS)
 		return fail(k, "expects data, gamma, beta, a channel axis and axes");
 	bool normd[MAXD] = {0};
 	for (int i = 0; i < axes.n; i++) {
@@ -3378,9 +3366,9 @@ gen_group_norm(K *k)
 			return fail(k, "axes out of range");
 		normd[a] = true;
 	}
-	int64_t G = gn ? attr(k, "num_groups").i : 0;
-	bool center = attr(k, "center").i, scale = attr(k, "scale").i;
-	double eps = attr(k, "epsilon").f;
+	int64_t G = gn ? attr(k, P_num_groups).i : 0;
+	bool center = attr(k, P_center).i, scale = attr(k, P_scale).i;
+	double eps = attr(k, P_epsilon).f;
 	LLVMValueRef xs[MAXD], bd[MAXD], bs[MAXD], rd[MAXD + 1], rs[MAXD + 1];
 	strides(k, x, xs);
 	int nb = 0, nr = 0;
@@ -3467,13 +3455,13 @@ gen_attention(K *k)
 	bool has_bias = k->nin == 4;
 	if (q->nd != 4 || kk->nd != 4 || v->nd != 4 || out->nd != 4)
 		return fail(k, "expects 4-D query, key and value");
-	if (attr(k, "window_size").kind != AV_NONE)
+	if (attr(k, P_window_size).kind != AV_NONE)
 		return fail(k, "window_size is not supported");
 	int64_t dvc;
 	const SInfo *vs = k->e->call.args[2]->sinfo;
 	if (!vs || !vs->shape || !pe_const(vs->shape[3], &dvc) || dvc < 1 || dvc > 1024)
 		return fail(k, "the value's head dim must be static (at most 1024)");
-	AttrVal cm = attr(k, "causal_mask"), sc = attr(k, "scale");
+	AttrVal cm = attr(k, P_causal_mask), sc = attr(k, P_scale);
 	int causal = cm.kind == AV_STR ? (!strcmp(cm.s, "TopLeft") ? 1 : 2) : 0;
 	DType ct = float_ct(out->dt);
 	LLVMTypeRef t = ctype(k, ct);
@@ -3614,16 +3602,16 @@ gen_sort(K *k)
 	Buf *x = &k->buf[0];
 	OpKind op = k->e->call.op;
 	int ax;
-	if (x->nd == 0 || !norm_axis(attr(k, "axis").i, x->nd, &ax))
+	if (x->nd == 0 || !norm_axis(attr(k, P_axis).i, x->nd, &ax))
 		return fail(k, "axis out of range");
-	bool desc = op == OP_TOPK ? attr(k, "largest").i : attr(k, "descending").i;
+	bool desc = op == OP_TOPK ? attr(k, P_largest).i : attr(k, P_descending).i;
 	Buf *vals = NULL, *idxs = NULL;
 	if (op == OP_SORT) {
 		vals = &k->buf[1];
 	} else if (op == OP_ARGSORT) {
 		idxs = &k->buf[1];
 	} else {
-		const char *rt = attr(k, "ret_type").s;
+		const char *rt = attr(k, P_ret_type).s;
 		if (!strcmp(rt, "both")) {
 			vals = &k->buf[1];
 			idxs = &k->buf[2];
@@ -3675,7 +3663,7 @@ static bool
 gen_einsum(K *k)
 {
 	Buf *out = &k->buf[k->nin];
-	const char *s = attr(k, "subscripts").s;
+	const char *s = attr(k, P_subscripts).s;
 	const char *arrow = strstr(s, "->");
 	int8_t letter[MAXBUF][MAXD];
 	int nl = 0;
@@ -3820,9 +3808,9 @@ gen_body(K *k)
 		return gen_elementwise(k, elem_fused);
 	}
 	if (op == OP_FULL || op == OP_FULL_LIKE) {
-		if (k->e->call.args[param(k, "fill_value")->slot]->kind == E_PRIM) {
+		if (op_arg(k->e, P_fill_value)->kind == E_PRIM) {
 			double v;
-			if (k->nout != 1 || !prim_arg(k, "fill_value", &v))
+			if (k->nout != 1 || !prim_arg(k, P_fill_value, &v))
 				return fail(k, "fill_value must be a tensor or a constant");
 			/* a constant fill value: no input */
 			Buf *out = &k->buf[k->nin];
@@ -3836,18 +3824,15 @@ gen_body(K *k)
 	}
 	if (op == OP_CLIP) {
 		double v;
-		if (k->nin != 1 || !prim_arg(k, "min", &v) || !prim_arg(k, "max", &v))
+		if (k->nin != 1 || !prim_arg(k, P_min, &v) || !prim_arg(k, P_max, &v))
 			return fail(k, "min and max must be constants");
 		return gen_elementwise(k, elem_unary);
 	}
 	switch (op_info(op)->cls) {
-	case OC_BROADCAST: {
-		OpSig sig;
-		op_sig(op, &sig);
-		if (k->nin != sig.nargs || k->nout != 1)
+	case OC_BROADCAST:
+		if (k->nin != k->e->call.nargs || k->nout != 1)
 			return fail(k, "expects tensor operands");
 		return gen_elementwise(k, elem_binary);
-	}
 	case OC_ELEMWISE: case OC_FILL_LIKE:
 		if (k->nin != 1 || k->nout != 1)
 			return fail(k, "expects one tensor");
@@ -4338,7 +4323,6 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	k.m = m;
 	k.e = e;
 	k.d = d;
-	op_sig(e->call.op, &k.sig);
 
 	/* a name that says what it is: rlx_c0_k12_nn_softmax; the Codegen's
 	 * number keeps names of several Codegens on one Jit apart */

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "codegen.h"
+#include "op_attr.h"
 #include "rt.h"
 
 enum {
@@ -355,12 +356,11 @@ find_plan(RtProgram *p, const Func *f)
 
 static bool plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d);
 
-/* Does op run without a kernel (an alias of its input)? */
+/* Does op run without a kernel (a view: an alias of its input)? */
 static bool
 is_view_op(OpKind op)
 {
-	return op == OP_RESHAPE || op == OP_EXPAND_DIMS || op == OP_SQUEEZE ||
-	       op == OP_FLATTEN;
+	return op_info(op)->cls == OC_VIEW;
 }
 
 /* Counts a use of v (ctx: the uses per var id). */
@@ -634,8 +634,8 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 	for (int i = 0; i < n; i++) {
 		Step *st = &sp->steps[i];
 		Expr *e = st->x;
-		if (!e || e->kind != E_CALL || e->call.op == OP_STOP_LIFT_PARAMS ||
-		    e->call.op == OP_SHAPE_OF || e->call.op == OP_SHAPE_TO_TENSOR ||
+		if (!e || e->kind != E_CALL ||
+		    (op_info(e->call.op)->flags & OF_NATIVE) ||
 		    is_view_op(e->call.op) ||
 		    op_info(e->call.op)->cls == OC_COMM || is_worker_id(e) ||
 		    is_dyn_slice(e))
@@ -1707,19 +1707,6 @@ broadcast_shape(Frame *fr, const Bufs *bf, int ndim, int64_t *shape,
 	return true;
 }
 
-/* The attribute `name` of call e, NULL when the op has none. */
-static const AttrVal *
-call_attr(const Expr *e, const char *name)
-{
-	OpSig sig;
-	op_sig(e->call.op, &sig);
-	for (int i = 0; i < sig.nparams; i++)
-		if (sig.params[i].is_attr && !strcmp(sig.params[i].name, name) &&
-		    sig.params[i].slot < e->call.nattrs)
-			return &e->call.attrs[sig.params[i].slot];
-	return NULL;
-}
-
 /*
  * The output shape of op call e from its input buffers, for the ops whose
  * struct info may know only the rank: elementwise ops (broadcast), the
@@ -1776,14 +1763,8 @@ runtime_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim,
 		}
 		return true;
 	}
-	case OP_SOFTMAX: case OP_LOG_SOFTMAX: case OP_RMS_NORM:
-	case OP_LAYER_NORM:
-		if (nd != ndim)
-			return false;
-		memcpy(shape, in, sizeof *shape * (size_t)nd);
-		return true;
 	case OP_PERMUTE_DIMS: {
-		const AttrVal *ax = call_attr(e, "axes");
+		const AttrVal *ax = op_attr_opt(e, P_axes);
 		if (nd != ndim || (ax && ax->kind == AV_INTS && ax->n != nd))
 			return false;
 		for (int i = 0; i < nd; i++) {
@@ -1796,10 +1777,18 @@ runtime_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim,
 		}
 		return true;
 	}
-	case OP_SUM: case OP_MEAN: case OP_MAX: case OP_MIN: case OP_PROD:
-	case OP_ARGMAX: case OP_ARGMIN: {
-		const AttrVal *ax = call_attr(e, "axis");
-		const AttrVal *kd = call_attr(e, "keepdims");
+	default:
+		break;
+	}
+	switch (op_info(op)->cls) {
+	case OC_NORM: /* the data's shape */
+		if (nd != ndim)
+			return false;
+		memcpy(shape, in, sizeof *shape * (size_t)nd);
+		return true;
+	case OC_REDUCE: {
+		const AttrVal *ax = op_attr_opt(e, P_axis);
+		const AttrVal *kd = op_attr_opt(e, P_keepdims);
 		bool keep = kd && kd->i;
 		bool red[RT_MAX_DIMS] = {false};
 		if (!ax || ax->kind == AV_NONE) {
@@ -2074,8 +2063,8 @@ call_dyn_slice(Frame *fr, Step *st, const char *who, RtValue **out)
 {
 	Expr *e = st->b->value;
 	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
-	const AttrVal *axes = call_attr(e, "axes"), *beg = call_attr(e, "begin");
-	const AttrVal *str = call_attr(e, "strides");
+	const AttrVal *axes = op_attr_opt(e, P_axes), *beg = op_attr_opt(e, P_begin);
+	const AttrVal *str = op_attr_opt(e, P_strides);
 	RtValue *x = eval_leaf(fr, e->call.args[0]);
 	if (!x)
 		return false;
@@ -2183,9 +2172,9 @@ call_comm(Frame *fr, Step *st, const char *who, RtValue **out)
 	if (ok && !(t = rt_tensor_new_in(fr->p->pool, x->t->dtype, rs->ndim,
 					 shape, fr->e)))
 		ok = false;
-	const AttrVal *nw = call_attr(e, "num_workers");
+	const AttrVal *nw = op_attr_opt(e, P_num_workers);
 	int64_t workers = nw ? nw->i : size;
-	if (ok && op != OP_CCL_ALLREDUCE && op != OP_CCL_BROADCAST_FROM_WORKER0) {
+	if (ok && nw) { /* the ops that name their number of workers */
 		bool mpi = rt_comm_is_mpi(c);
 		if (mpi && workers != size) {
 			rt_error(fr->e, "%s: %s over %lld workers, but the run "
@@ -2208,7 +2197,7 @@ call_comm(Frame *fr, Step *st, const char *who, RtValue **out)
 	if (ok) {
 		switch (op) {
 		case OP_CCL_ALLREDUCE: {
-			const char *k = call_attr(e, "op_type")->s;
+			const char *k = op_attr(e, P_op_type)->s;
 			RtReduce r = !strcmp(k, "prod") ? RT_RED_PROD
 				   : !strcmp(k, "min")  ? RT_RED_MIN
 				   : !strcmp(k, "max")  ? RT_RED_MAX
@@ -2226,7 +2215,7 @@ call_comm(Frame *fr, Step *st, const char *who, RtValue **out)
 			break;
 		case OP_CCL_SCATTER_FROM_WORKER0: {
 			/* worker 0's tensor to all, each keeps its part */
-			int axis = (int)call_attr(e, "axis")->i;
+			int axis = (int)op_attr(e, P_axis)->i;
 			if (axis < 0)
 				axis += x->t->ndim;
 			RtTensor *all = rt_tensor_new_in(fr->p->pool,
@@ -2243,7 +2232,7 @@ call_comm(Frame *fr, Step *st, const char *who, RtValue **out)
 			break;
 		}
 		default: { /* redistribute_replica_to_shard: no traffic */
-			int axis = (int)call_attr(e, "axis")->i;
+			int axis = (int)op_attr(e, P_axis)->i;
 			if (axis < 0)
 				axis += x->t->ndim;
 			slice_part(x->t, axis, workers, rank, t);
