@@ -63,6 +63,8 @@ typedef struct {
 	FnPlan *callee;         /* E_CALL_FN */
 	int *emit;              /* streaming: result fields this var gives */
 	int nemit;
+	const Binding *into;    /* fused: the binding whose kernel computes
+				 * it (--print-plan) */
 } Step;
 
 struct SeqPlan {
@@ -489,6 +491,7 @@ fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 			args[a] = pe;
 			leaves += count_leaves(pe) - 1;
 			si->x = NULL;
+			si->into = sj->b;
 		}
 		if (args) {
 			Expr *f = ARENA_NEW(&p->m->arena, Expr);
@@ -534,6 +537,7 @@ fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 		f->call.args[1] = pe;
 		sp->steps[j].x = f;
 		si->x = NULL;
+		si->into = sp->steps[j].b;
 	}
 }
 
@@ -978,6 +982,96 @@ rt_program_free(RtProgram *p)
 	free(p->plans);
 	free(p->idx);
 	free(p);
+}
+
+/* --print-plan: what step st of a sequence does, after its expression. */
+static void
+plan_what(const Step *st, StrBuf *b)
+{
+	const Expr *e = st->x;
+	if (!e) {
+		sb_printf(b, "fused into %s", st->into ? st->into->var->name : "?");
+		return;
+	}
+	if (st->k) {
+		int fused = 0;
+		for (int i = 0; i < e->call.nargs; i++)
+			fused += e->call.args[i]->kind == E_CALL;
+		sb_printf(b, "kernel %s", st->k->name);
+		if (fused)
+			sb_printf(b, " (%d operand%s computed inside)", fused,
+				  fused == 1 ? "" : "s");
+		return;
+	}
+	switch (e->kind) {
+	case E_CALL:
+		sb_puts(b, is_view_op(e->call.op) ? "view of its input"
+			   : op_info(e->call.op)->cls == OC_COMM ? "collective"
+								 : "executor");
+		return;
+	case E_CALL_FN:
+		sb_printf(b, "call %s", st->callee->f->name);
+		return;
+	case E_IF:
+		sb_puts(b, "branch");
+		return;
+	default:
+		sb_puts(b, "value");
+		return;
+	}
+}
+
+static void plan_seq_print(const SeqPlan *sp, int ind, StrBuf *b);
+
+/* --print-plan: one step, its expression as run, then what runs it. */
+static void
+plan_step_print(const Step *st, int ind, StrBuf *b)
+{
+	size_t start = b->len;
+	sb_printf(b, "%*s%s = ", ind, "", st->b->var->name);
+	const Expr *e = st->x ? st->x : st->b->value;
+	if (e->kind == E_IF) {
+		sb_puts(b, "if ");
+		print_expr(b, e->if_.cond);
+	} else {
+		print_expr(b, e);
+	}
+	size_t w = b->len - start;
+	sb_printf(b, "%*s# ", w < 60 ? (int)(60 - w) : 1, "");
+	plan_what(st, b);
+	sb_putc(b, '\n');
+	if (e->kind == E_IF) {
+		plan_seq_print(st->then_, ind + 4, b);
+		sb_printf(b, "%*selse\n", ind, "");
+		plan_seq_print(st->else_, ind + 4, b);
+	}
+}
+
+static void
+plan_seq_print(const SeqPlan *sp, int ind, StrBuf *b)
+{
+	for (int i = 0; i < sp->n; i++)
+		plan_step_print(&sp->steps[i], ind, b);
+}
+
+void
+rt_program_plan(const RtProgram *p, StrBuf *b)
+{
+	for (int i = 0; i < p->nplans; i++) {
+		const FnPlan *fp = p->plans[i];
+		int steps = 0, kernels = 0, fused = 0;
+		for (int j = 0; j < fp->top->n; j++) {
+			const Step *st = &fp->top->steps[j];
+			steps++;
+			kernels += st->k != NULL;
+			fused += st->x == NULL;
+		}
+		sb_printf(b, "# plan of %s: %d binding%s, %d kernel call%s, %d "
+			  "fused into a later kernel\n", fp->f->name, steps,
+			  steps == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s",
+			  fused);
+		plan_seq_print(fp->top, 4, b);
+	}
 }
 
 void

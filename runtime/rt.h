@@ -394,6 +394,12 @@ void rt_program_free(RtProgram *p);
  * over; c outlives p. Without one, the program is worker 0 of 1. */
 typedef struct RtComm RtComm;
 void rt_program_set_comm(RtProgram *p, RtComm *c);
+/* The executor's plan of p, for --print-plan: for each function, each
+ * binding (the top level of the body; the branches of an if indented) with
+ * the expression that runs for it and what runs it: a kernel (with the
+ * calls fused into it as nested calls), "fused into V" (computed inside
+ * V's kernel, no tensor of its own), a view, the executor, a callee. */
+void rt_program_plan(const RtProgram *p, StrBuf *b);
 const Func *rt_program_func(const RtProgram *p);
 int rt_program_num_kernels(const RtProgram *p);
 /* The JIT's work for p: modules compiled and found in the code cache,

@@ -305,6 +305,17 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	    !find_transform(&x, d))
 		goto done;
 	RtError e;
+	if (x.o->plan_only) {
+		RtProgram *prog = rt_compile_func(x.m, x.T->name, d);
+		if (prog) {
+			StrBuf b = {0};
+			rt_program_plan(prog, &b);
+			st.plan = sb_take(&b);
+			status = RLX_OK;
+		}
+		rt_program_free(prog);
+		goto done;
+	}
 	if (!(x.src = rt_weights_open(weights, &e))) {
 		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
 		goto done;

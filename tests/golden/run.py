@@ -393,6 +393,18 @@ def located_in_both(a, b):
 VALID = read_text(os.path.join(HERE, "cli", "valid.py"))
 ANY = None  # in CLI_CASES: stdout/stderr not checked
 
+# Unannotated bindings: lv, used once, is computed inside gv's kernel.
+PLAN_SRC = """@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")):
+        with R.dataflow():
+            lv = R.add(x, y)
+            gv = R.multiply(lv, y)
+            R.output(gv)
+        return gv
+"""
+
 # (name, argv, stdin, exit code, stdout regex, stderr regex). A regex is
 # searched for (re.search, multi-line); "" requires the stream to be empty.
 # {tmp} in argv is a scratch directory holding nul.py (a file with NUL bytes).
@@ -460,6 +472,17 @@ CLI_CASES = [
     ("equal different modules",
      ["equal", "cli/alpha_a.py", "cli/different.py"], None, 1, "",
      located_in_both("alpha_a.py", "different.py")),
+    ("run --print-plan shows the fusion", ["run", "-", "--print-plan"],
+     PLAN_SRC, 0,
+     r"^# plan of main: 2 bindings, 1 kernel call, 1 fused into a later kernel\n"
+     r" +lv = R\.add\(x, y\) +# fused into gv\n"
+     r" +gv = R\.multiply\(R\.add\(x, y\), y\) +# kernel \S+ "
+     r"\(1 operand computed inside\)\n", ""),
+    ("transform --print-plan needs no weights",
+     ["transform", "cli/dotted.py", "--print-plan"], None, 0,
+     r"^# plan of main_transform_params: 2 bindings, 1 kernel call.*\n"
+     r" +model\.layers\.0\.mlp\.up_proj\.weight\.T = R\.permute_dims\(.*# kernel ",
+     ""),
     ("run refuses an extern op", ["run", "cli/extern.py", "-o", "{tmp}/o.npy"],
      None, 1, "", r"^cli/extern\.py:11:13: error: R\.call_dps_packed cannot be run"),
 ]
