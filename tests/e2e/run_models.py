@@ -13,6 +13,7 @@
 """
 import json
 import os
+import shutil
 import re
 import sys
 import tempfile
@@ -131,6 +132,27 @@ def test_mlp(t, tmp):
     rc, _, se = rlx("run", model, "--params", index, "--input", "x=" + xp, "-o", out2)
     if t.ok(rc == 0, "mlp: sharded checkpoint", se):
         t.ok(np.array_equal(np.load(out2), np.load(out)), "mlp: sharded gives the same result")
+
+    # --params DIR of a Hugging Face checkpoint folder: its index, else its
+    # only .safetensors file; two files and no index: which one is asked
+    hf = os.path.join(tmp, "hf-sharded")
+    os.mkdir(hf)
+    for f in ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
+              "model.safetensors.index.json"):
+        shutil.copy(os.path.join(tmp, f), hf)
+    hf1 = os.path.join(tmp, "hf-single")
+    os.mkdir(hf1)
+    shutil.copy(st, os.path.join(hf1, "model.safetensors"))
+    for name, d in (("sharded", hf), ("single file", hf1)):
+        o = os.path.join(tmp, "y-hf.npy")
+        rc, _, se = rlx("run", model, "--params", d, "--input", "x=" + xp, "-o", o)
+        if t.ok(rc == 0, "mlp: --params DIR, a %s checkpoint folder" % name, se):
+            t.ok(np.array_equal(np.load(o), np.load(out)),
+                 "mlp: the %s folder gives the same result" % name)
+    shutil.copy(st, os.path.join(hf1, "other.safetensors"))
+    rc, _, se = rlx("run", model, "--params", hf1, "--input", "x=" + xp)
+    t.ok(rc == 1 and "model.safetensors, other.safetensors" in se and "name the one" in se,
+         "mlp: a folder of two .safetensors files and no index: exit 1 naming both", se)
 
     # lifted: transform on the checkpoint, then the lifted main
     lifted = os.path.join(tmp, "lifted.py")
