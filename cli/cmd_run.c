@@ -53,7 +53,8 @@ static const char run_help[] =
 	"                       the MPI rank\n"
 	"  -o OUT.npy           write a tensor result to OUT.npy\n"
 	"  -o DIR               write a tuple result as DIR/0.npy, DIR/1.npy,\n"
-	"                       ... (a nested tuple as DIR/1/0.npy ...)\n"
+	"                       ... (a nested tuple as DIR/1/0.npy ...) and\n"
+	"                       DIR/fields.json, each field's file and name\n"
 	"  --time               print where the run went on stderr: parse,\n"
 	"                       plan, JIT (compiled or from the code cache),\n"
 	"                       load, execute, write\n"
@@ -433,8 +434,44 @@ move_into_place(Run *r)
 		if (!ok)
 			return false;
 	}
+	if (r->tuple) { /* the manifest, last: it describes the fields */
+		StrBuf a = {0}, b = {0};
+		sb_printf(&a, "%s/fields.json", r->tmp.tmp);
+		sb_printf(&b, "%s/fields.json", r->out);
+		bool ok = rename(a.p, b.p) == 0;
+		if (!ok)
+			fprintf(stderr, "rlx run: error: cannot rename %s to %s: "
+				"%s\n", a.p, b.p, strerror(errno));
+		sb_free(&a);
+		sb_free(&b);
+		if (!ok)
+			return false;
+	}
 	rt_dir_abort(&r->tmp);
 	return true;
+}
+
+/* DIR/fields.json in the temporary directory: each field's file and the
+ * name the function gives it. */
+static bool
+write_manifest(Run *r)
+{
+	const char **names = calloc((size_t)r->nresult + 1, sizeof *names);
+	bool *nested = calloc((size_t)r->nresult + 1, sizeof *nested);
+	RtError e;
+	bool ok = names && nested;
+	if (ok) {
+		rt_result_field_names(r->f, names, r->nresult);
+		for (int k = 0; k < r->nresult; k++)
+			nested[k] = r->written[k] == 2;
+		ok = rt_write_fields_manifest(r->tmp.tmp, names, nested,
+					      r->nresult, &e);
+		if (!ok)
+			fprintf(stderr, "rlx run: error: %s\n", e.msg);
+	}
+	free(names);
+	free(nested);
+	return ok;
 }
 
 /*
@@ -649,7 +686,7 @@ run_it(Run *r)
 				ok = false;
 			}
 		} else {
-			ok = move_into_place(r);
+			ok = write_manifest(r) && move_into_place(r);
 		}
 	} else if (ok) {
 		if (r->tuple) {

@@ -363,6 +363,16 @@ RtTensor *rt_value_npy_tensor(const RtValue *v, RtError *e);
 char *rt_field_path(const char *dir, int k, bool is_tuple);
 /* v under path: a .npy file, or a directory of its fields for a tuple. */
 bool rt_value_write(const char *path, const RtValue *v, RtError *e);
+/* The names of the fields of f's tuple result, where the function names
+ * them: names[k] is the variable (or parameter) the result tuple literal
+ * holds at k, NULL for a field that is no variable or when the result is
+ * no tuple literal (directly or through a binding). n fields. */
+void rt_result_field_names(const Func *f, const char **names, int n);
+/* dir/fields.json, the manifest of a tuple result written as dir/K.npy:
+ * {"fields": [{"index": K, "path": "K.npy" (or "K" for a nested tuple),
+ * "name": NAME or null}, ...]} (docs/formats.md). */
+bool rt_write_fields_manifest(const char *dir, const char *const *names,
+			      const bool *is_tuple, int n, RtError *e);
 /* "NAME: dtype (shape)" and, up to 1000 elements, the values as nested
  * lists; a tuple field by field as NAME[K]. */
 void rt_value_print(StrBuf *b, const char *name, const RtValue *v);

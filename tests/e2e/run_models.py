@@ -168,6 +168,11 @@ def test_mlp(t, tmp):
     # the lifted main's weights after x, in order: the transform's fields
     params = [a or b for a, b in re.findall(r"(?:`([^`]+)`|(\w+)): R\.", line)][1:]
     fields = [np.load(os.path.join(tp, "%d.npy" % i)) for i in range(len(params))]
+    with open(os.path.join(tp, "fields.json")) as f:
+        man = json.load(f)["fields"]
+    t.ok([(m["index"], m["path"], m["name"]) for m in man] ==
+         [(i, "%d.npy" % i, p) for i, p in enumerate(params)],
+         "mlp: -o DIR's fields.json maps each field to its file and its name", man)
     t.ok(np.array_equal(fields[1], np.concatenate([w[pre + "mlp.gate_proj.weight"],
                                                   w[pre + "mlp.up_proj.weight"]]).T),
          "mlp: transformed gate_up_t is the concatenated transpose")
