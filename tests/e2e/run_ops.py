@@ -1263,7 +1263,7 @@ def module_text(cases):
 def load(path):
     """A result field: an array, or a tuple of them from a directory."""
     if os.path.isdir(path):
-        n = len(os.listdir(path))
+        n = len([f for f in os.listdir(path) if f != "fields.json"])
         return tuple(load(os.path.join(path, "%d%s" % (i, "" if os.path.isdir(
             os.path.join(path, str(i))) else ".npy"))) for i in range(n))
     return np.load(path)
