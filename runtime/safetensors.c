@@ -1070,13 +1070,14 @@ hf_checkpoint(const char *dir, RtError *e)
 		if (v->n > 4)
 			sb_printf(&b, ", ... (%d in all)", v->n);
 		if (v->n == 0)
-			rt_error(e, "%s: a directory that is neither a tensor cache "
-				 "(no tensor-cache.json) nor a checkpoint folder (no "
-				 "*.safetensors file)", dir);
+			rt_error(e, "%s: not a tensor cache (no tensor-cache.json) "
+				 "nor a checkpoint folder (no *.safetensors file)",
+				 dir);
 		else
-			rt_error(e, "%s: a checkpoint folder without "
-				 "model.safetensors.index.json, and %d %s files "
-				 "(%s): name the one to read", dir, v->n,
+			rt_error(e, "%s: not a tensor cache (no tensor-cache.json), "
+				 "and a checkpoint folder without "
+				 "model.safetensors.index.json but %d %s files (%s): "
+				 "name the one to read", dir, v->n,
 				 idx.n ? "*.safetensors.index.json" : ".safetensors",
 				 b.p);
 		sb_free(&b);
