@@ -523,6 +523,14 @@ const char *ir_expr_kind_name(ExprKind k);
 /* e's struct info: the inferred one, else its var's; NULL when unknown. */
 const SInfo *ir_expr_sinfo(const Expr *e);
 
+/*
+ * The one walk of the expression tree: calls fn on the slot of each direct
+ * child expression of e, in evaluation order (tuple items, call arguments,
+ * an if's condition then branches, a sequence's binding values then its
+ * body, a local function's body), until fn returns false; returns false
+ * then. A walker handles the kinds it cares about and hands the rest here.
+ */
+bool ir_each_child(Expr *e, bool (*fn)(Expr **child, void *ctx), void *ctx);
 /* Calls fn on every use of a Var in e, nested blocks included. */
 void ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx);
 /* Replaces every use of a Var under *slot (the slot included) by what fn
