@@ -3042,10 +3042,109 @@ infer_attention(Module *m, Expr *call, Diags *d)
 
 /* --------------------------------------------------------------- einsum */
 
+bool
+einsum_expand(const char *s, const int *ndims, int n, char *out, size_t cap,
+	      const char **why)
+{
+	if (!strstr(s, "...")) {
+		if (strlen(s) >= cap) {
+			*why = "the subscripts are too long";
+			return false;
+		}
+		strcpy(out, s);
+		return true;
+	}
+	const char *arrow = strstr(s, "->");
+	bool used[128] = {0};
+	for (const char *q = s; *q; q++)
+		if ((unsigned char)*q < 128)
+			used[(unsigned char)*q] = true;
+	/* the letters the ellipsis dims take, the last dim's last */
+	char fresh[64];
+	int nfresh = 0;
+	for (int ch = 'A'; ch <= 'z' && nfresh < 63; ch++)
+		if ((ch <= 'Z' || ch >= 'a') && !used[ch])
+			fresh[nfresh++] = (char)ch;
+	StrBuf b = {0};
+	const char *p = s;
+	int most = 0, count[128] = {0};
+	for (int k = 0; k < n; k++) {
+		const char *end = p;
+		while (*end && *end != ',' && (!arrow || end < arrow))
+			end++;
+		int letters = 0;
+		bool ell = false;
+		for (const char *q = p; q < end; q++) {
+			if (end - q >= 3 && q[1] == '.' && q[0] == '.' && q[2] == '.' && !ell) {
+				ell = true;
+				q += 2;
+			} else if (*q != ' ') {
+				letters++;
+			}
+		}
+		int ne = ell ? ndims[k] - letters : 0;
+		if (ell && (ndims[k] < 0 || ne < 0 || ne > nfresh)) {
+			*why = ndims[k] < 0 ? "an ellipsis needs operands of known rank"
+					    : "an operand has fewer dims than the letters beside its ellipsis";
+			sb_free(&b);
+			return false;
+		}
+		if (ne > most)
+			most = ne;
+		for (const char *q = p; q < end; q++) {
+			if (end - q >= 3 && q[0] == '.' && q[1] == '.' && q[2] == '.') {
+				for (int i = 0; i < ne; i++)
+					sb_putc(&b, fresh[nfresh - ne + i]);
+				q += 2;
+			} else if (*q != ' ') {
+				sb_putc(&b, *q);
+				if ((unsigned char)*q < 128)
+					count[(unsigned char)*q]++;
+			}
+		}
+		p = end;
+		if (k + 1 < n) {
+			if (*p != ',') {
+				*why = "the subscripts do not name every operand";
+				sb_free(&b);
+				return false;
+			}
+			sb_putc(&b, ',');
+			p++;
+		}
+	}
+	sb_puts(&b, "->");
+	if (arrow) {
+		for (const char *q = arrow + 2; *q; q++) {
+			if (q[0] == '.' && q[1] == '.' && q[2] == '.') {
+				for (int i = 0; i < most; i++)
+					sb_putc(&b, fresh[nfresh - most + i]);
+				q += 2;
+			} else if (*q != ' ') {
+				sb_putc(&b, *q);
+			}
+		}
+	} else {
+		for (int i = 0; i < most; i++)
+			sb_putc(&b, fresh[nfresh - most + i]);
+		for (int ch = 'A'; ch <= 'z'; ch++)
+			if (count[ch] == 1)
+				sb_putc(&b, (char)ch);
+	}
+	bool ok = b.len < cap;
+	if (ok)
+		memcpy(out, b.p, b.len + 1);
+	else
+		*why = "the subscripts are too long";
+	sb_free(&b);
+	return ok;
+}
+
 /*
  * einsum(operands, subscripts): "ij,jk->ik" (or implicit, "ij,jk": the
  * letters seen once, in alphabetical order). Each operand has one letter
- * per dim; a letter's dims must agree (or be 1: broadcast). No ellipsis.
+ * per dim; a letter's dims must agree (or be 1: broadcast). An ellipsis
+ * stands for the dims no letter names (einsum_expand).
  */
 SInfo *
 infer_einsum(Module *m, Expr *call, Diags *d)
@@ -3073,7 +3172,21 @@ infer_einsum(Module *m, Expr *call, Diags *d)
 		}
 		dt = f->dtype;
 	}
-	const char *s = attr(&c, 0)->s ? attr(&c, 0)->s : "";
+	const char *s0 = attr(&c, 0)->s ? attr(&c, 0)->s : "";
+	int ndims[64];
+	char sx[256];
+	const char *why = NULL;
+	for (int i = 0; i < t->nfields && i < 64; i++)
+		ndims[i] = t->fields[i]->ndim;
+	for (int i = 0; strstr(s0, "...") && i < t->nfields; i++)
+		if (t->fields[i]->ndim < 0) /* the rank is unknown: so is the result's */
+			return tensor(&c, dt, -1, NULL);
+	if (t->nfields > 64 || !einsum_expand(s0, ndims, t->nfields, sx, sizeof sx, &why)) {
+		diag_error(d, call->span, "%s: bad subscripts \"%s\" (%s)", c.op, s0,
+			   why ? why : "too many operands");
+		return NULL;
+	}
+	const char *s = sx;
 	const char *arrow = strstr(s, "->");
 	PExpr *dim[128] = {0};
 	int count[128] = {0};
@@ -3088,8 +3201,7 @@ infer_einsum(Module *m, Expr *call, Diags *d)
 			if (ch == ' ')
 				continue;
 			if (!(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z')) {
-				diag_error(d, call->span, "%s: bad subscripts \"%s\"%s", c.op, s,
-					   ch == '.' ? " (an ellipsis is not supported)" : "");
+				diag_error(d, call->span, "%s: bad subscripts \"%s\"", c.op, s0);
 				return NULL;
 			}
 			count[ch]++;
@@ -3113,7 +3225,7 @@ infer_einsum(Module *m, Expr *call, Diags *d)
 		if (f->ndim >= 0 && n != f->ndim) {
 			diag_error(d, call->span,
 				   "%s: operand %d has %d dimensions but %d subscripts in \"%s\"",
-				   c.op, k, f->ndim, n, s);
+				   c.op, k, f->ndim, n, s0);
 			return NULL;
 		}
 		if (*p == ',')
@@ -3123,7 +3235,7 @@ infer_einsum(Module *m, Expr *call, Diags *d)
 	}
 	if (k + 1 != t->nfields || (*p && *p != '-' && (!arrow || p < arrow))) {
 		diag_error(d, call->span, "%s: subscripts \"%s\" do not name %d operand%s",
-			   c.op, s, t->nfields, t->nfields == 1 ? "" : "s");
+			   c.op, s0, t->nfields, t->nfields == 1 ? "" : "s");
 		return NULL;
 	}
 	char out[64];
@@ -3136,7 +3248,7 @@ infer_einsum(Module *m, Expr *call, Diags *d)
 			if (ch >= 128 || !count[ch] || strchr(arrow + 2, ch) != q) {
 				diag_error(d, call->span,
 					   "%s: output subscript '%c' of \"%s\" is not an input "
-					   "subscript or repeats", c.op, ch, s);
+					   "subscript or repeats", c.op, ch, s0);
 				return NULL;
 			}
 			out[n++] = (char)ch;

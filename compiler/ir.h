@@ -712,6 +712,14 @@ DimRel infer_dim_rel(Module *m, PExpr *a, PExpr *b);
 /* si with every dim or value that mentions a SymVar outside vars[0..n)
  * forgotten (TVM's EraseToWellDefined); a tensor keeps its ndim. */
 SInfo *si_erase(Module *m, const SInfo *si, SymVar **vars, int n);
+/* einsum subscripts with each `...` written out as letters the subscripts
+ * do not use, for operands of ndims[0..n) dims (numpy's rules: the ellipsis
+ * dims broadcast right-aligned; without `->` the output is the ellipsis
+ * dims, then the letters seen once in alphabetical order), into out, always
+ * with `->`. Subscripts without `...` are copied as they are. False, with
+ * why, when an ellipsis does not fit. */
+bool einsum_expand(const char *s, const int *ndims, int n, char *out, size_t cap,
+		   const char **why);
 /* print_sinfo into an arena string, for messages. */
 const char *infer_sinfo_str(Module *m, const SInfo *si);
 

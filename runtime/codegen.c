@@ -2692,12 +2692,23 @@ gen_stack(K *k)
 	return true;
 }
 
-/* The reduction of scatter_*: update, add, mul, max, min. */
+/* The reduction of scatter_*: update, add, mul, max, min, and mean, which
+ * is TVM's running average (old + u) / 2 in index order, not the mean of
+ * all updates of a position (integers: the sum divided toward zero). */
 static LLVMValueRef
 scatter_combine(K *k, int red, LLVMValueRef old, LLVMValueRef u, DType t)
 {
 	bool fl = dtype_is_float(t);
+	LLVMValueRef sum;
 	switch (red) {
+	case 5:
+		if (fl)
+			return LLVMBuildFMul(k->b, LLVMBuildFAdd(k->b, old, u, ""),
+					     LLVMConstReal(LLVMTypeOf(old), 0.5), "");
+		sum = LLVMBuildAdd(k->b, old, u, "");
+		return t == DT_U8 || t == DT_BOOL
+			? LLVMBuildUDiv(k->b, sum, LLVMConstInt(LLVMTypeOf(old), 2, 0), "")
+			: LLVMBuildSDiv(k->b, sum, LLVMConstInt(LLVMTypeOf(old), 2, 0), "");
 	case 1: return fl ? LLVMBuildFAdd(k->b, old, u, "") : LLVMBuildAdd(k->b, old, u, "");
 	case 2: return fl ? LLVMBuildFMul(k->b, old, u, "") : LLVMBuildMul(k->b, old, u, "");
 	case 3: return vmax(k, old, u, t, true);
@@ -2713,13 +2724,15 @@ gen_scatter(K *k)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *u = &k->buf[2], *out = &k->buf[3];
 	const char *rs = attr(k, P_reduction).s;
-	static const char *const names[] = {"update", "add", "mul", "max", "min"};
+	static const char *const names[] = {"update", "add", "mul", "max", "min", "mean"};
+	bool elems = k->e->call.op == OP_SCATTER_ELEMENTS;
 	int red = -1;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < (elems ? 6 : 5); i++)
 		if (!strcmp(rs, names[i]))
 			red = i;
 	if (red < 0)
-		return fail(k, "reduction must be update, add, mul, max or min");
+		return fail(k, elems ? "reduction must be update, add, mul, mean, max or min"
+				     : "reduction must be update, add, mul, max or min");
 	if (x->dt != out->dt || u->dt != out->dt)
 		return fail(k, "data, updates and the result must have one dtype");
 	LLVMValueRef total = prod(k, x->dim, 0, x->nd);
@@ -3456,7 +3469,7 @@ gen_attention(K *k)
 	if (q->nd != 4 || kk->nd != 4 || v->nd != 4 || out->nd != 4)
 		return fail(k, "expects 4-D query, key and value");
 	if (attr(k, P_window_size).kind != AV_NONE)
-		return fail(k, "window_size is not supported");
+		return fail(k, "window_size is not supported (TVM's own CPU legalization refuses it too)");
 	int64_t dvc;
 	const SInfo *vs = k->e->call.args[2]->sinfo;
 	if (!vs || !vs->shape || !pe_const(vs->shape[3], &dvc) || dvc < 1 || dvc > 1024)
@@ -3657,13 +3670,21 @@ gen_sort(K *k)
  * einsum: for each output element (the parallel loop over the output's
  * letters) the sum over the other letters of the product of the
  * operands' elements; a letter's extent is its largest dim among the
- * operands (dims of 1 broadcast). Accumulated as matmul does.
+ * operands (dims of 1 broadcast). Accumulated as matmul does. An ellipsis
+ * is written out as letters first (einsum_expand, as inference does).
  */
 static bool
 gen_einsum(K *k)
 {
 	Buf *out = &k->buf[k->nin];
-	const char *s = attr(k, P_subscripts).s;
+	int ndims[MAXBUF];
+	char sx[256];
+	const char *why = "";
+	for (int i = 0; i < k->nin; i++)
+		ndims[i] = k->buf[i].nd;
+	if (!einsum_expand(attr(k, P_subscripts).s, ndims, k->nin, sx, sizeof sx, &why))
+		return fail(k, why);
+	const char *s = sx;
 	const char *arrow = strstr(s, "->");
 	int8_t letter[MAXBUF][MAXD];
 	int nl = 0;

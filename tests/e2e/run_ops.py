@@ -614,6 +614,11 @@ def np_scatter_elements(d, idx, u, axis, red):
             out[t] = max(out[t], u[pos])
         elif red == "min":
             out[t] = min(out[t], u[pos])
+        elif red == "mean":  # TVM's running average, integers toward zero
+            if out.dtype.kind == "f":
+                out[t] = (np.float32(out[t]) + np.float32(u[pos])) / np.float32(2)
+            else:
+                out[t] = int((int(out[t]) + int(u[pos])) / 2)
     return out
 
 
@@ -1042,7 +1047,8 @@ def more_cases(op):
         for dt in ["float32", "float16", "int32"]:
             for sx, si, ax, red in [((4, 5), (2, 5), 0, "update"), ((4, 5), (4, 3), 1, "add"),
                                     ((4, 5), (3, 5), 0, "mul"), ((3, 4), (3, 2), 1, "max"),
-                                    ((3, 4), (3, 2), 1, "min"), ((3, 4), (0, 4), 0, "add")]:
+                                    ((3, 4), (3, 2), 1, "min"), ((3, 4), (0, 4), 0, "add"),
+                                    ((4, 5), (6, 5), 0, "mean")]:
                 kind = "perm" if red == "update" else "sidx%d" % sx[ax]
                 cs.append(Case("%s %s %s axis=%d %s" % (dt, sx, si, ax, red),
                                [(dt, sx, "n"), ("int64", si, "idx%d" % sx[ax] if red != "update" else "perm"),
@@ -1195,11 +1201,17 @@ def more_cases(op):
             for subs, shapes in [("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,kj->ik", [(3, 4), (5, 4)]),
                                  ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("ii", [(4, 4)]),
                                  ("ij->ji", [(3, 5)]), ("i,j->ij", [(3,), (4,)]), ("ij->", [(3, 4)]),
-                                 ("bhqd,bhkd->bhqk", [(1, 2, 3, 8), (1, 2, 5, 8)])]:
+                                 ("bhqd,bhkd->bhqk", [(1, 2, 3, 8), (1, 2, 5, 8)]),
+                                 ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]),
+                                 ("...ij,jk", [(2, 1, 3, 4), (4, 5)]),
+                                 ("b...,b...->b", [(2, 3, 4), (2, 1, 4)]),  # summed, as TVM
+                                 ("...i,...i", [(3, 1, 4), (2, 4)]), ("i...->...", [(3, 2, 2)])]:
                 names = ", ".join("{%d}" % i for i in range(len(shapes)))
                 cs.append(Case("%s %s" % (dt, subs), [(dt, s, "n") for s in shapes],
                                'R.einsum((%s,), subscripts="%s")' % (names, subs),
-                               lambda *xs, subs=subs: np.einsum(subs, *[x.astype(np.float64) if x.dtype.kind == "f"
+                               # NumPy refuses to sum over ellipsis dims: spelled out
+                               lambda *xs, subs=subs.replace("b...,b...->b", "bij,bij->b"):
+                               np.einsum(subs, *[x.astype(np.float64) if x.dtype.kind == "f"
                                                                          else x for x in xs]), dt, red=True))
         return cs
     if op == "quantize":
