@@ -511,6 +511,17 @@ ir_expr_symvars(const Expr *e, Vec *out)
 		for (int i = 0; i < e->callfn.nargs; i++)
 			ir_expr_symvars(e->callfn.args[i], out);
 		break;
+	case E_CALL_VAR:
+		ir_expr_symvars(e->callv.fn, out);
+		for (int i = 0; i < e->callv.nargs; i++)
+			ir_expr_symvars(e->callv.args[i], out);
+		break;
+	case E_FUNC: /* its symbolic variables are its enclosing function's */
+		for (int i = 0; i < e->fn->nparams; i++)
+			ir_sinfo_symvars(e->fn->params[i]->sinfo, out);
+		ir_sinfo_symvars(e->fn->ret, out);
+		ir_expr_symvars(e->fn->body, out);
+		break;
 	case E_IF:
 		ir_expr_symvars(e->if_.cond, out);
 		ir_expr_symvars(e->if_.then_, out);

@@ -7,11 +7,15 @@
  * variable where its value's struct info has a known dimension tells that
  * variable's value; the annotations, casts and shapes after it read the value
  * instead (what an if branch learns holds in that branch only). Prim values
- * (R.prim_value(n)) keep the variable: they are runtime uses, and a
- * match_cast that defines a variable used that way keeps its pattern. Two
- * casts that give one variable provably different values are an error
- * ("MatchCast statements must be consistent"). A cast made trivial this way
- * goes with the trivial bindings below.
+ * (R.prim_value(n), and strided_slice's begin/end attributes, prim values in
+ * TVM) keep the variable: they are runtime uses, and a match_cast that
+ * defines a variable used that way keeps its pattern; inference still reads
+ * the value (the slice's length). Two casts that give one variable provably
+ * different values are an error ("MatchCast statements must be
+ * consistent"). A cast made trivial this way goes with the trivial bindings
+ * below. A branch whose struct info changed so ends in a match_cast to the
+ * if's struct info (TVM's re-cast at the if exit). Inner functions are
+ * canonicalized with their enclosing function.
  *
  * Bindings. `y = x` (x a variable; for a match_cast, when the cast equals
  * x's struct info; for an annotated binding, when x's struct info implies
@@ -45,6 +49,7 @@ typedef struct {
 	PExpr **to;
 	Binding **src; /* the match_cast that told the value */
 	int n, cap;
+	int ver;       /* changes whenever the list does */
 } Known;
 
 typedef struct {
@@ -72,6 +77,10 @@ typedef struct {
 	IntVec touched;
 	IntVec trivials;   /* ids with trivial[] set, in definition order */
 	IntVec dfdefs;     /* ids defined in dataflow blocks, in order */
+	Known **snap;      /* per Var.id: the values known at its binding */
+	Known *last_snap;  /* the latest snapshot, of version last_ver */
+	int last_ver;
+	int nsym;          /* counts the changes of symbolic canonicalization */
 	bool *sv_runtime;  /* per SymVar.id: used by a prim value */
 	IntVec sv_marked;  /* the ids set in sv_runtime */
 	const Block *cur;  /* NULL outside blocks and in a sequence's result */
@@ -103,6 +112,36 @@ known_push(Known *k, SymVar *v, PExpr *to, Binding *src)
 	k->to[k->n] = to;
 	k->src[k->n] = src;
 	k->n++;
+	k->ver++;
+}
+
+/* Forgets what was learned after the first n values (a scope ends). */
+static void
+known_cut(Known *k, int n)
+{
+	if (k->n != n) {
+		k->n = n;
+		k->ver++;
+	}
+}
+
+/* The values known now, for the rewrite stage (shared while unchanged). */
+static Known *
+known_snapshot(Canon *c, const Known *k)
+{
+	if (!k->n)
+		return NULL;
+	if (c->last_snap && c->last_ver == k->ver)
+		return c->last_snap;
+	Known *s = ARENA_NEW(&c->m->arena, Known);
+	s->from = ARENA_ARRAY(&c->m->arena, SymVar *, k->n);
+	s->to = ARENA_ARRAY(&c->m->arena, PExpr *, k->n);
+	memcpy(s->from, k->from, sizeof(SymVar *) * (size_t)k->n);
+	memcpy(s->to, k->to, sizeof(PExpr *) * (size_t)k->n);
+	s->n = s->cap = k->n;
+	c->last_snap = s;
+	c->last_ver = k->ver;
+	return s;
 }
 
 static int
@@ -141,10 +180,27 @@ si_mentions(const SInfo *si, const Known *k)
 	return si_mentions(si->ret, k);
 }
 
+/* Whether a call's dims attributes (strided_slice's begin/end: runtime
+ * uses, as TVM's prim values) mention a known variable. */
+static bool
+attrs_mention(const Expr *e, const Known *k)
+{
+	if (!k || e->kind != E_CALL)
+		return false;
+	for (int i = 0; i < e->call.nattrs; i++) {
+		const AttrVal *a = &e->call.attrs[i];
+		if (a->kind == AV_DIMS)
+			for (int j = 0; j < a->n; j++)
+				if (pe_mentions(a->dims[j], k))
+					return true;
+	}
+	return false;
+}
+
 static SInfo *
 subst_si(Canon *c, SInfo *si, const Known *k)
 {
-	if (!si || !si_mentions(si, k))
+	if (!si || !k || !si_mentions(si, k))
 		return si;
 	return ir_subst_sinfo(c->m, si, k->from, k->to, k->n);
 }
@@ -157,14 +213,84 @@ subst_pe(Canon *c, PExpr *x, const Known *k)
 	return pe_subst(&c->m->arena, x, k->from, k->to, k->n);
 }
 
+/*
+ * The struct info of value where the known values hold: the attributes
+ * keep their variables (runtime uses) but inference reads the values, as
+ * TVM's inference followed by the substitution of the known values.
+ */
+static SInfo *
+infer_known(Canon *c, Expr *e, const Known *k)
+{
+	if (!k || !attrs_mention(e, k))
+		return subst_si(c, infer_expr(c->m, e, c->d), k);
+	Expr x = *e;
+	x.call.attrs = ARENA_ARRAY(&c->m->arena, AttrVal, e->call.nattrs);
+	for (int i = 0; i < e->call.nattrs; i++) {
+		AttrVal a = e->call.attrs[i];
+		if (a.kind == AV_DIMS) {
+			PExpr **d = ARENA_ARRAY(&c->m->arena, PExpr *, a.n ? a.n : 1);
+			for (int j = 0; j < a.n; j++)
+				d[j] = subst_pe(c, a.dims[j], k);
+			a.dims = d;
+		}
+		x.call.attrs[i] = a;
+	}
+	SInfo *si = subst_si(c, infer_expr(c->m, &x, c->d), k);
+	if (si)
+		e->sinfo = si;
+	return si;
+}
+
 static void sym_seq(Canon *c, Expr *seq, Known *k);
+
+/*
+ * TVM's re-cast at an if exit: a branch whose struct info changed (it
+ * learned a variable's value) ends in a match_cast to the if's struct info,
+ * which keeps the variables the branches agree on.
+ */
+static void
+recast_branch(Canon *c, const Expr *e, Expr *seq)
+{
+	Module *m = c->m;
+	Expr *res = seq->seq.body;
+	const SInfo *bs = ir_expr_sinfo(res);
+	if (!e->sinfo || !bs || res->kind != E_VAR || si_equal(m, e->sinfo, bs))
+		return;
+	Var *nv = ir_var(m, res->var->name, e->sinfo, false, res->span);
+	Binding *b = ir_binding(m, nv, ir_var_ref(m, res->var, res->span),
+				res->span);
+	b->cast = e->sinfo;
+	Block *last = seq->seq.nblocks ? seq->seq.blocks[seq->seq.nblocks - 1]
+				       : NULL;
+	if (!last || last->dataflow) {
+		last = ARENA_NEW(&m->arena, Block);
+		last->span = res->span;
+		Block **bs2 = ARENA_ARRAY(&m->arena, Block *, seq->seq.nblocks + 1);
+		if (seq->seq.nblocks)
+			memcpy(bs2, seq->seq.blocks,
+			       sizeof(Block *) * (size_t)seq->seq.nblocks);
+		bs2[seq->seq.nblocks++] = last;
+		seq->seq.blocks = bs2;
+	}
+	Binding **nb = ARENA_ARRAY(&m->arena, Binding *, last->n + 1);
+	if (last->n)
+		memcpy(nb, last->bindings, sizeof(Binding *) * (size_t)last->n);
+	nb[last->n++] = b;
+	last->bindings = nb;
+	seq->seq.body = ir_var_ref(m, nv, res->span);
+	seq->sinfo = e->sinfo;
+}
 
 /* Substitutes the known values into e's struct info and shapes (not into
  * prim values: those are runtime uses); recurses into if branches. */
 static void
 sym_expr(Canon *c, Expr *e, Known *k)
 {
-	e->sinfo = subst_si(c, e->sinfo, k);
+	/* a use reads its variable's struct info (a kept cast's pattern) */
+	if (e->kind == E_VAR && e->var->sinfo)
+		e->sinfo = e->var->sinfo;
+	else
+		e->sinfo = subst_si(c, e->sinfo, k);
 	switch (e->kind) {
 	case E_TUPLE:
 		for (int i = 0; i < e->tuple.n; i++)
@@ -185,13 +311,30 @@ sym_expr(Canon *c, Expr *e, Known *k)
 		for (int i = 0; i < e->callfn.nargs; i++)
 			sym_expr(c, e->callfn.args[i], k);
 		break;
+	case E_CALL_VAR:
+		sym_expr(c, e->callv.fn, k);
+		for (int i = 0; i < e->callv.nargs; i++)
+			sym_expr(c, e->callv.args[i], k);
+		break;
+	case E_FUNC: {
+		/* what its body learns stays in it */
+		int n = k->n;
+		sym_seq(c, e->fn->body, k);
+		known_cut(k, n);
+		break;
+	}
 	case E_IF: {
 		sym_expr(c, e->if_.cond, k);
-		int n = k->n;
+		int n = k->n, before = c->nsym;
 		sym_seq(c, e->if_.then_, k);
-		k->n = n;
+		known_cut(k, n);
+		if (c->nsym != before)
+			recast_branch(c, e, e->if_.then_);
+		before = c->nsym;
 		sym_seq(c, e->if_.else_, k);
-		k->n = n;
+		known_cut(k, n);
+		if (c->nsym != before)
+			recast_branch(c, e, e->if_.else_);
 		break;
 	}
 	case E_SEQ:
@@ -228,12 +371,17 @@ expr_mentions(const Expr *e, const Known *k)
 		for (int i = 0; i < e->call.nargs; i++)
 			if (expr_mentions(e->call.args[i], k))
 				return true;
-		return false;
+		return attrs_mention(e, k);
 	case E_CALL_FN:
 		for (int i = 0; i < e->callfn.nargs; i++)
 			if (expr_mentions(e->callfn.args[i], k))
 				return true;
 		return false;
+	case E_CALL_VAR:
+		for (int i = 0; i < e->callv.nargs; i++)
+			if (expr_mentions(e->callv.args[i], k))
+				return true;
+		return expr_mentions(e->callv.fn, k);
 	default:
 		return false; /* if values: their bindings are tracked */
 	}
@@ -317,6 +465,10 @@ sym_seq(Canon *c, Expr *seq, Known *k)
 			bool keep_pattern = pat && pattern_runtime(c, pat);
 			if (pat)
 				match_pattern(c, k, b, pat, ir_expr_sinfo(b->value));
+			if (v->id < c->nids) {
+				touch(c, v->id);
+				c->snap[v->id] = known_snapshot(c, k);
+			}
 			if (!keep_pattern) {
 				bool ch = expr_mentions(b->value, k) ||
 					  si_mentions(b->cast, k);
@@ -324,8 +476,14 @@ sym_seq(Canon *c, Expr *seq, Known *k)
 				sym_expr(c, b->value, k);
 				b->cast = subst_si(c, b->cast, k);
 				v->sinfo = subst_si(c, v->sinfo, k);
+				if (ch && !pat && b->value->kind == E_CALL) {
+					SInfo *vs = infer_known(c, b->value, k);
+					if (vs)
+						v->sinfo = vs;
+				}
+				if (ch || old != v->sinfo)
+					c->nsym++;
 				if (v->id < c->nids) {
-					touch(c, v->id);
 					c->a_changed[v->id] |= ch;
 					c->si_changed[v->id] |= old != v->sinfo;
 				}
@@ -365,10 +523,32 @@ prim_uses(Canon *c, const Expr *e)
 	case E_CALL:
 		for (int i = 0; i < e->call.nargs; i++)
 			prim_uses(c, e->call.args[i]);
+		for (int i = 0; i < e->call.nattrs; i++) {
+			const AttrVal *a = &e->call.attrs[i];
+			if (a->kind != AV_DIMS)
+				continue; /* strided_slice's begin/end: prim values */
+			Vec vs = {0};
+			for (int j = 0; j < a->n; j++)
+				pe_collect_vars(a->dims[j], &vs);
+			for (int j = 0; j < vs.n; j++) {
+				int id = ((SymVar *)vs.items[j])->id;
+				if (!c->sv_runtime[id])
+					ivec_push(&c->sv_marked, id);
+				c->sv_runtime[id] = true;
+			}
+			vec_free(&vs);
+		}
 		break;
 	case E_CALL_FN:
 		for (int i = 0; i < e->callfn.nargs; i++)
 			prim_uses(c, e->callfn.args[i]);
+		break;
+	case E_CALL_VAR:
+		for (int i = 0; i < e->callv.nargs; i++)
+			prim_uses(c, e->callv.args[i]);
+		break;
+	case E_FUNC:
+		prim_uses(c, e->fn->body);
 		break;
 	case E_IF:
 		prim_uses(c, e->if_.cond);
@@ -453,6 +633,10 @@ plan_binding(Canon *c, Block *bl, Binding *b)
 	Module *m = c->m;
 	Var *v = b->var;
 	int id = v->id;
+	if (id >= c->nids) { /* made by this pass (an if exit's re-cast) */
+		plan_expr(c, b->value);
+		return;
+	}
 	touch(c, id);
 	const SInfo *vs = ir_expr_sinfo(b->value);
 	bool same_ty;
@@ -515,6 +699,20 @@ plan_expr(Canon *c, Expr *e)
 		for (int i = 0; i < e->callfn.nargs; i++)
 			plan_expr(c, e->callfn.args[i]);
 		break;
+	case E_CALL_VAR:
+		plan_expr(c, e->callv.fn);
+		for (int i = 0; i < e->callv.nargs; i++)
+			plan_expr(c, e->callv.args[i]);
+		break;
+	case E_FUNC: {
+		/* a function's blocks are its own: what it reads of the
+		 * enclosing function is used outside that variable's block */
+		const Block *saved = c->cur;
+		c->cur = NULL;
+		plan_seq(c, e->fn->body);
+		c->cur = saved;
+		break;
+	}
 	case E_IF:
 		plan_expr(c, e->if_.cond);
 		plan_seq(c, e->if_.then_);
@@ -585,6 +783,14 @@ rewrite(Canon *c, Expr **slot)
 	case E_CALL_FN:
 		for (int i = 0; i < e->callfn.nargs; i++)
 			ch |= rewrite(c, &e->callfn.args[i]);
+		break;
+	case E_CALL_VAR:
+		ch |= rewrite(c, &e->callv.fn);
+		for (int i = 0; i < e->callv.nargs; i++)
+			ch |= rewrite(c, &e->callv.args[i]);
+		break;
+	case E_FUNC:
+		ch |= rewrite_seq(c, e->fn->body);
 		break;
 	case E_IF:
 		ch |= rewrite(c, &e->if_.cond);
@@ -682,7 +888,8 @@ rewrite_seq(Canon *c, Expr *seq)
 			ch |= id < c->nids && c->a_changed[id];
 			if (ch) {
 				changed = true;
-				SInfo *vs = infer_expr(m, b->value, c->d);
+				SInfo *vs = infer_known(
+					c, b->value, id < c->nids ? c->snap[id] : NULL);
 				if (!b->cast && vs &&
 				    !(nv->sinfo && si_equal(m, nv->sinfo, vs))) {
 					nv->sinfo = vs;
@@ -800,6 +1007,8 @@ index_vars(Canon *c, Expr *seq, Var **vars)
 			if (b->value->kind == E_IF) {
 				index_vars(c, b->value->if_.then_, vars);
 				index_vars(c, b->value->if_.else_, vars);
+			} else if (b->value->kind == E_FUNC) {
+				index_vars(c, b->value->fn->body, vars);
 			}
 		}
 }
@@ -809,6 +1018,7 @@ canon_func(Canon *c, Func *f, Var **vars)
 {
 	Module *m = c->m;
 	Known k = {0};
+	c->last_snap = NULL; /* versions count from 0 in each function */
 	prim_uses(c, f->body);
 	sym_seq(c, f->body, &k);
 	/* a return annotation may name a variable only a cast defined */
@@ -842,6 +1052,7 @@ canon_func(Canon *c, Func *f, Var **vars)
 		c->def_block[id] = NULL;
 		c->use_as[id] = c->def_as[id] = NULL;
 		c->cand[id] = NULL;
+		c->snap[id] = NULL;
 		vars[id] = NULL;
 		c->outside[id] = c->to_df[id] = c->removed[id] = false;
 		c->si_changed[id] = c->a_changed[id] = false;
@@ -873,7 +1084,7 @@ pass_canonicalize_funcs(Module *m, Func **fs, int nfs, Diags *d)
 		  ALLOC(def_as) & ALLOC(to_df) & ALLOC(removed) &
 		  ALLOC(si_changed) & ALLOC(a_changed) & ALLOC(disq) &
 		  ALLOC(is_out) & ALLOC(cand) & ALLOC(is_touched) &
-		  ALLOC(sv_runtime);
+		  ALLOC(snap) & ALLOC(sv_runtime);
 #undef ALLOC
 	Var **vars = calloc(n, sizeof(Var *));
 	if (!ok || !vars)
@@ -896,6 +1107,7 @@ pass_canonicalize_funcs(Module *m, Func **fs, int nfs, Diags *d)
 	free(c.is_out);
 	free(c.cand);
 	free(c.is_touched);
+	free(c.snap);
 	free(c.sv_runtime);
 	ivec_free(&c.touched);
 	ivec_free(&c.trivials);
