@@ -74,6 +74,11 @@ RtTensor *rt_tensor_new_in(RtPool *p, DType dt, int ndim,
 /* What p holds now: bytes handed out (used), kept for reuse (kept), and
  * the most ever handed out at once (peak). Any pointer may be NULL. */
 void rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak);
+/* The pool's buffers for rt_tensor_new_in and rt_tensor_free: at least
+ * need bytes (*cap: how many), NULL when out of memory; and giving one
+ * back (bufpool.c). */
+void *rt_pool_get(RtPool *p, size_t need, size_t *cap);
+void rt_pool_put(RtPool *p, void *data, size_t cap);
 int64_t rt_numel(const RtTensor *t);
 /* The process's anonymous resident memory now (RssAnon of
  * /proc/self/status: heap, pools, stacks; not mapped file pages), in

@@ -16,7 +16,7 @@ cflags="-std=c17 -g -O1 -D_GNU_SOURCE -fno-omit-frame-pointer $san \
 	-Wall -Wextra -Wno-unused-parameter -I$src/compiler -I$src/runtime"
 
 objs=""
-for f in runtime/tensor.c runtime/atomic_file.c runtime/input_file.c runtime/safetensors.c runtime/npy.c \
+for f in runtime/tensor.c runtime/bufpool.c runtime/atomic_file.c runtime/input_file.c runtime/safetensors.c runtime/npy.c \
 	runtime/tensor_cache.c compiler/util.c; do
 	o=$out/io/$(basename "$f" .c).o
 	$cc $cflags -fsanitize=fuzzer-no-link -c "$src/$f" -o "$o"
