@@ -477,7 +477,7 @@ typedef struct {
 
 bool rt_run_stream(RtProgram *p, const RtStream *s, RtError *e);
 
-/* --------------------------------------------------------- tensor_cache.c */
+/* ---------------------------- tensor_cache_write.c, tensor_cache_read.c */
 
 /*
  * The tvmjs tensor cache (docs/formats.md): DIR/tensor-cache.json and
