@@ -304,7 +304,7 @@ RtTensor *rt_npy_parse(const void *buf, size_t len, const char *name,
 /* Writes t as format 1.0 (64-byte aligned header), atomically. */
 bool rt_npy_write(const char *path, const RtTensor *t, RtError *e);
 
-/* ---- exec.c */
+/* ---- exec_plan.c (planning), exec.c (running) */
 
 /*
  * Values at run time: tensors, tuples, shape tuples and scalars. Values are
