@@ -132,6 +132,21 @@ leaves_shaped(const Expr *e, const SInfo *si)
 	return true;
 }
 
+/* Must the value of binding b be checked at run time: a match_cast, or an
+ * annotation that inference could not prove the value satisfies? (A
+ * proven one, as TVM's printer writes on every binding, checks nothing.)
+ * A binding that must be checked is not fused away. */
+static bool
+checked(RtProgram *p, const Binding *b)
+{
+	if (b->cast)
+		return true;
+	if (!b->annotated)
+		return false;
+	const SInfo *v = b->value->sinfo;
+	return !v || si_check(p->m, b->var->sinfo, v) != SI_PROVEN;
+}
+
 /*
  * Elementwise fusion: a var bound in sp to an elementwise call, used once
  * in the whole function, as a direct operand of a later elementwise call
@@ -166,7 +181,7 @@ fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 			Step *si = &sp->steps[i];
 			Expr *pe = si->x;
 			const SInfo *ps = pe && cg_fusable(pe) ? shaped(pe) : NULL;
-			if (!ps || si->b->cast || si->b->annotated ||
+			if (!ps || checked(p, si->b) ||
 			    !exact_dtype(ps->dtype) ||
 			    !(red ? leaves_shaped(pe, ps) : same_shape(ps, rs)) ||
 			    leaves - 1 + count_leaves(pe) > FUSE_LEAVES)
@@ -216,7 +231,7 @@ fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 			continue;
 		Step *si = &sp->steps[i];
 		Expr *pe = si->x;
-		if (!pe || si->b->cast || si->b->annotated || !cg_matmul_transpose(pe) ||
+		if (!pe || checked(p, si->b) || !cg_matmul_transpose(pe) ||
 		    pe->call.args[0]->kind != E_VAR)
 			continue;
 		Expr *f = ARENA_NEW(&p->m->arena, Expr);

@@ -510,6 +510,10 @@ CLI_CASES = [
      r" +lv = R\.add\(x, y\) +# fused into gv\n"
      r" +gv = R\.multiply\(R\.add\(x, y\), y\) +# kernel \S+ "
      r"\(1 operand computed inside\)\n", ""),
+    ("run --print-plan fuses through proven annotations",
+     ["run", "cli/valid.py", "--print-plan"], None, 0,
+     r"^# plan of main: 2 bindings, 1 kernel call, 1 fused into a later kernel\n"
+     r" +lv = R\.add\(x, y\) +# fused into gv\n", ""),
     ("transform --print-plan needs no weights",
      ["transform", "cli/dotted.py", "--print-plan"], None, 0,
      r"^# plan of main_transform_params: 2 bindings, 1 kernel call.*\n"
