@@ -1026,12 +1026,13 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 		*rdt = k->edt[i];
 		return in[i];
 	}
-	if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR) {
+	if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR || op == OP_LOGICAL_XOR) {
 		*rdt = DT_BOOL;
 		LLVMValueRef x = cvt(k, in[0], k->edt[0], DT_BOOL);
 		LLVMValueRef y = cvt(k, in[1], k->edt[1], DT_BOOL);
 		return op == OP_LOGICAL_AND ? LLVMBuildAnd(b, x, y, "")
-					    : LLVMBuildOr(b, x, y, "");
+		       : op == OP_LOGICAL_OR ? LLVMBuildOr(b, x, y, "")
+					     : LLVMBuildXor(b, x, y, "");
 	}
 	if (op == OP_EWISE_FMA) {
 		*rdt = out;

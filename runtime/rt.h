@@ -74,6 +74,11 @@ RtTensor *rt_tensor_new_in(RtPool *p, DType dt, int ndim,
 /* What p holds now: bytes handed out (used), kept for reuse (kept), and
  * the most ever handed out at once (peak). Any pointer may be NULL. */
 void rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak);
+/* The pool's buffers for rt_tensor_new_in and rt_tensor_free: at least
+ * need bytes (*cap: how many), NULL when out of memory; and giving one
+ * back (bufpool.c). */
+void *rt_pool_get(RtPool *p, size_t need, size_t *cap);
+void rt_pool_put(RtPool *p, void *data, size_t cap);
 int64_t rt_numel(const RtTensor *t);
 /* The process's anonymous resident memory now (RssAnon of
  * /proc/self/status: heap, pools, stacks; not mapped file pages), in
@@ -299,7 +304,7 @@ RtTensor *rt_npy_parse(const void *buf, size_t len, const char *name,
 /* Writes t as format 1.0 (64-byte aligned header), atomically. */
 bool rt_npy_write(const char *path, const RtTensor *t, RtError *e);
 
-/* ---- exec.c */
+/* ---- exec_plan.c (planning), exec.c (running) */
 
 /*
  * Values at run time: tensors, tuples, shape tuples and scalars. Values are
@@ -472,7 +477,7 @@ typedef struct {
 
 bool rt_run_stream(RtProgram *p, const RtStream *s, RtError *e);
 
-/* --------------------------------------------------------- tensor_cache.c */
+/* ---------------------------- tensor_cache_write.c, tensor_cache_read.c */
 
 /*
  * The tvmjs tensor cache (docs/formats.md): DIR/tensor-cache.json and

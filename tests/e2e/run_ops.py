@@ -243,7 +243,7 @@ def cases_for(op):
         f = getattr(np, op)
         return binary(op, f, cmpd, kind=("grid", "grid"), out="bool") + \
             binary(op, f, ["bool"], out="bool")
-    if op in ("logical_and", "logical_or"):
+    if op in ("logical_and", "logical_or", "logical_xor"):
         return binary(op, getattr(np, op), ["bool"], out="bool")
     if op == "logical_not":
         return unary(op, np.logical_not, ["bool"], out="bool")
