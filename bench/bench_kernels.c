@@ -469,6 +469,84 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 	return 0;
 }
 
+/*
+ * bench_kernels gemm M K N t int8 REPS: x [M, K] @ (q * s).T with int8
+ * weights q [N, K / 32, 32] and a float32 scale per group of 32 (the
+ * run-time half of examples/llama_q8.py), through the executor, which
+ * fuses the dequantize into the matmul; prints `gemm SECONDS THREADS`
+ * (the best of REPS runs).
+ */
+static int
+bench_gemm_q8(long M, long Kd, long N, int reps)
+{
+	enum { GS = 32 };
+	if (Kd % GS) {
+		fprintf(stderr, "K must be a multiple of %d\n", GS);
+		return 2;
+	}
+	StrBuf b = {0};
+	sb_printf(&b, "@I.ir_module\nclass Module:\n    @R.function\n"
+		  "    def main(x: R.Tensor((%ld, %ld), dtype=\"float32\"), "
+		  "q: R.Tensor((%ld, %ld, %d), dtype=\"int8\"), "
+		  "s: R.Tensor((%ld, %ld, 1), dtype=\"float32\")):\n"
+		  "        d0 = R.astype(q, dtype=\"float32\")\n"
+		  "        d1 = R.multiply(d0, s)\n"
+		  "        w = R.reshape(d1, R.shape([%ld, %ld]))\n"
+		  "        wt = R.permute_dims(w, axes=[1, 0])\n"
+		  "        gv = R.matmul(x, wt, out_dtype=\"void\")\n"
+		  "        return gv\n",
+		  M, Kd, N, Kd / GS, (int)GS, N, Kd / GS, N, Kd);
+	char *text = sb_take(&b);
+	Module *m = parse(text);
+	Diags d = {0};
+	RtProgram *p = rt_compile(m, "main", &d);
+	if (!p) {
+		diag_print(&d, stderr);
+		return 1;
+	}
+	if (rt_program_num_kernels(p) != 1)
+		fprintf(stderr, "note: the dequantize did not fuse (%d kernels)\n",
+			rt_program_num_kernels(p));
+	RtError e;
+	RtTensor *x = rt_tensor_new(DT_F32, 2, (int64_t[]){M, Kd}, &e);
+	RtTensor *q = rt_tensor_new(DT_I8, 3, (int64_t[]){N, Kd / GS, GS}, &e);
+	RtTensor *sc = rt_tensor_new(DT_F32, 3, (int64_t[]){N, Kd / GS, 1}, &e);
+	if (!x || !q || !sc)
+		return 1;
+	for (int64_t i = 0; i < M * Kd; i++)
+		((float *)x->data)[i] = 0.5f + (float)(i % 97) * 0.01f;
+	for (int64_t i = 0; i < N * Kd; i++)
+		((int8_t *)q->data)[i] = (int8_t)(i % 255 - 127);
+	for (int64_t i = 0; i < N * Kd / GS; i++)
+		((float *)sc->data)[i] = 0.001f * (float)(1 + i % 13);
+	RtValue *vx = rt_value_tensor(x), *vq = rt_value_tensor(q), *vs = rt_value_tensor(sc);
+	double best = 1e30;
+	for (int r = 0; r <= reps; r++) { /* the first warms up */
+		RtValue *args[3] = {vx, vq, vs}, *res = NULL;
+		double t0 = now();
+		if (!rt_run(p, args, &res, &e)) {
+			fprintf(stderr, "run: %s\n", e.msg);
+			return 1;
+		}
+		double t = now() - t0;
+		rt_value_release(res);
+		if (r)
+			best = t < best ? t : best;
+	}
+	Pool *pl = pool_new(0); /* the size the program's pool has */
+	printf("gemm %.6f %d\n", best, pool_size(pl));
+	pool_free(pl);
+	rt_value_release(vx);
+	rt_value_release(vq);
+	rt_value_release(vs);
+	rt_program_free(p);
+	diag_clear(&d);
+	free(d.items);
+	ir_module_free(m);
+	free(text);
+	return 0;
+}
+
 /* One chunk of the read-bandwidth loop: sums its floats. */
 typedef struct {
 	const float *p;
@@ -651,6 +729,9 @@ main(int argc, char **argv)
 	if (argc == 8 && !strcmp(argv[1], "forward"))
 		return bench_forward(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
 				     atoi(argv[5]), atol(argv[6]), atoi(argv[7]));
+	if (argc == 8 && !strcmp(argv[1], "gemm") && !strcmp(argv[6], "int8"))
+		return bench_gemm_q8(atol(argv[2]), atol(argv[3]), atol(argv[4]),
+				     atoi(argv[7]) > 0 ? atoi(argv[7]) : 1);
 	if (argc == 8 && !strcmp(argv[1], "gemm"))
 		return bench_gemm(atol(argv[2]), atol(argv[3]), atol(argv[4]), argv[5],
 				  argv[6], atoi(argv[7]) > 0 ? atoi(argv[7]) : 1);
@@ -663,6 +744,7 @@ main(int argc, char **argv)
 	fprintf(stderr, "usage: bench_kernels compile LAYERS REPS\n"
 			"       bench_kernels kernel NAME REPS\n"
 			"       bench_kernels gemm M K N n|t DTYPE REPS\n"
+			"       bench_kernels gemm M K N t int8 REPS\n"
 			"       bench_kernels read MB REPS\n"
 			"       bench_kernels forward LAYERS HID HEADS FFN N REPS\n");
 	return 2;

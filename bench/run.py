@@ -235,7 +235,13 @@ GEMM_ROWS = [
     ("gemv32", "GEMV 1x4096 . 4096^2 f32 (w.T)", 1, 4096, 4096, "t", "float32"),
     ("gemv16", "GEMV f16 weights (w.T)", 1, 4096, 4096, "t", "float16"),
     ("gemvb16", "GEMV bf16 weights (w.T)", 1, 4096, 4096, "t", "bfloat16"),
+    # int8 weights, a float32 scale per group of 32: examples/llama_q8.py's
+    # dequantize fused into the matmul (GB/s counts the scales too)
+    ("gemvq8", "GEMV int8 weights, groups of 32", 1, 4096, 4096, "t", "int8"),
 ]
+
+# bytes per weight of each dtype (int8: the byte and a 4-byte scale per 32)
+WEIGHT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1 + 4 / 32}
 
 PEER_TIMER = r"""
 import json, sys, time
@@ -407,7 +413,7 @@ def gemm_bench(bk, env, rounds):
                         pt[name].append(peer_time(lib, dict(penv), m, k, n, lay, threads,
                                                   int(reps)))
             t = min(rl)
-            es = 4 if dt == "float32" else 2
+            es = WEIGHT_BYTES[dt]
             if m == 1:
                 speed = "%6.1f GB/s" % (k * n * es / t / 1e9)
             else:
@@ -430,9 +436,11 @@ def gemm_bench(bk, env, rounds):
                     "-" if r is None else "yes" if r >= 0.9 else "NO (%.2f)" % r,
                     100 * k * n * es / t / 1e9 / read_gbs if read_gbs else 0)
             else:
+                want = 3.0 if dt == "int8" else 1.6
                 r = f32_gemv / t if f32_gemv else None
-                tgt = ">= 1.6x f32 GEMV: %s" % ("-" if r is None else
-                                                "yes (%.2fx)" % r if r >= 1.6 else "NO (%.2fx)" % r)
+                tgt = ">= %.1fx f32 GEMV: %s" % (want, "-" if r is None else
+                                                 "yes (%.2fx)" % r if r >= want else
+                                                 "NO (%.2fx)" % r)
             print("%-34s %2d %9s %10s %s  %s" % (desc, threads, ms(t), speed,
                                                  " ".join(ratios), tgt))
         if read_gbs:

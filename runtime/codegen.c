@@ -1639,11 +1639,10 @@ typedef struct {
 	LLVMValueRef bs[MAXD];
 } MmBatch;
 
-/* Fills mb; false when the result has too few dims. */
+/* Fills mb for c = a @ bb; false when the result has too few dims. */
 static bool
-mm_batch(K *k, MmBatch *mb)
+mm_batch(K *k, Buf *a, Buf *bb, Buf *c, MmBatch *mb)
 {
-	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
 	int anb = a->nd > 2 ? a->nd - 2 : 0, bnb = bb->nd > 2 ? bb->nd - 2 : 0;
 	int cnb = c->nd - (a->nd > 1) - (bb->nd > 1);
 	if (cnb < anb || cnb < bnb)
@@ -1717,17 +1716,81 @@ cg_matmul_transpose(const Expr *perm)
 	return true;
 }
 
+/* Are dims x and y the same: equal constants or the same symbolic
+ * expression? */
+static bool
+same_dim(const PExpr *x, const PExpr *y)
+{
+	int64_t a, b;
+	if (pe_const(x, &a) && pe_const(y, &b))
+		return a == b;
+	return x->kind == PE_VAR && y->kind == PE_VAR && x->var == y->var;
+}
+
+/* A static tensor struct info of dtype dt and rank nd with a shape (of
+ * x, a var or a constant), or NULL. */
+static const SInfo *
+leaf_tensor(const Expr *x, DType dt, int nd)
+{
+	if (x->kind != E_VAR && x->kind != E_CONST)
+		return NULL;
+	const SInfo *si = ir_expr_sinfo(x);
+	return si && si->kind == SI_TENSOR && si->dtype == dt && si->ndim == nd &&
+	       si->shape ? si : NULL;
+}
+
+bool
+cg_matmul_qweight(const Expr *perm, const Expr **qp, const Expr **sp)
+{
+	if (!cg_matmul_transpose(perm))
+		return false;
+	const Expr *x = perm->call.args[0], *rs = NULL;
+	const SInfo *ps = ir_expr_sinfo(x);
+	if (!ps || ps->ndim != 2 || !ps->shape)
+		return false;
+	if (x->kind == E_CALL && x->call.op == OP_RESHAPE && x->call.nargs >= 1) {
+		rs = x;
+		x = x->call.args[0];
+	}
+	if (x->kind != E_CALL || x->call.op != OP_MULTIPLY || x->call.nargs != 2 ||
+	    !x->sinfo || x->sinfo->kind != SI_TENSOR || x->sinfo->dtype != DT_F32)
+		return false;
+	const Expr *c = x->call.args[0], *s = x->call.args[1];
+	if (c->kind != E_CALL || c->call.op != OP_ASTYPE || c->call.nargs != 1 ||
+	    !c->sinfo || c->sinfo->kind != SI_TENSOR || c->sinfo->dtype != DT_F32)
+		return false;
+	int nd = rs ? 3 : 2;
+	const SInfo *qs = leaf_tensor(c->call.args[0], DT_I8, nd);
+	const SInfo *ss = leaf_tensor(s, DT_F32, nd);
+	int64_t one;
+	if (!qs || !ss || !pe_const(ss->shape[nd - 1], &one) || one != 1)
+		return false;
+	for (int i = 0; i < nd - 1; i++)
+		if (!same_dim(qs->shape[i], ss->shape[i]))
+			return false;
+	/* the reshape keeps the rows: [N, G, gs] -> [N, G * gs] */
+	if (!same_dim(ps->shape[0], qs->shape[0]) ||
+	    (!rs && !same_dim(ps->shape[1], qs->shape[1])))
+		return false;
+	if (qp)
+		*qp = c->call.args[0];
+	if (sp)
+		*sp = s;
+	return true;
+}
+
 /*
- * A matmul of float operands (f32, f16, bf16; b read transposed when
- * transb): fills an RtGemm on the stack (runtime/gemm.h: M, N, K, the
- * buffers, dtypes, the batch dims of the result and a's and b's strides
- * over them) and calls rlx_gemm with the Jit's pool and the host's
- * instruction set, which blocks, packs and threads it.
+ * c = a @ bb of float operands (f32, f16, bf16; b read transposed when
+ * transb; int8 with group scales sc of gs weights when sc): fills an
+ * RtGemm on the stack (runtime/gemm.h: M, N, K, the buffers, dtypes, the
+ * batch dims of the result and a's and b's strides over them) and calls
+ * rlx_gemm with the Jit's pool and the host's instruction set, which
+ * blocks, packs and threads it.
  */
 static bool
-gen_matmul_call(K *k, const MmBatch *mb, bool transb)
+gen_matmul_call(K *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
+		const Buf *sc, LLVMValueRef gs)
 {
-	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
 	if (mb->cnb > RTG_MAXB)
 		return fail(k, "too many batch dims");
 	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
@@ -1747,7 +1810,7 @@ gen_matmul_call(K *k, const MmBatch *mb, bool transb)
 	FIELD(RTG_B, bb->ptr);
 	FIELD(RTG_C, c->ptr);
 	FIELD(RTG_ADT, ci(k, gemm_dtype(a->dt)));
-	FIELD(RTG_BDT, ci(k, gemm_dtype(bb->dt)));
+	FIELD(RTG_BDT, ci(k, sc ? RT_GEMM_Q8 : gemm_dtype(bb->dt)));
 	FIELD(RTG_CDT, ci(k, gemm_dtype(c->dt)));
 	FIELD(RTG_TRANSB, ci(k, transb));
 	FIELD(RTG_NB, ci(k, mb->cnb));
@@ -1755,6 +1818,10 @@ gen_matmul_call(K *k, const MmBatch *mb, bool transb)
 		FIELD(RTG_BDIM + j, c->dim[j]);
 		FIELD(RTG_AS + j, mb->as[j]);
 		FIELD(RTG_BS + j, mb->bs[j]);
+	}
+	if (sc) {
+		FIELD(RTG_BSCALE, sc->ptr);
+		FIELD(RTG_BGROUP, gs);
 	}
 #undef FIELD
 	LLVMTypeRef pt[3] = {k->ptr, k->i64, k->ptr};
@@ -1781,12 +1848,26 @@ gen_matmul(K *k)
 	if (a->nd < 1 || bb->nd < 1)
 		return fail(k, "operands must have at least one dim");
 	MmBatch mb;
-	if (!mm_batch(k, &mb))
+	if (cg_matmul_qweight(k->e->call.args[1], NULL, NULL)) {
+		/* int8 q [N, G, gs] (or [N, K]) and its scales s: b is q read
+		 * as [N, K], gs weights per scale */
+		Buf *q = &k->buf[1], *sc = &k->buf[2], w = *q;
+		c = &k->buf[3];
+		w.nd = 2;
+		if (q->nd == 3)
+			w.dim[1] = mul(k, q->dim[1], q->dim[2]);
+		if (gemm_dtype(a->dt) < 0 || gemm_dtype(c->dt) < 0)
+			return fail(k, "int8 weights need float operands");
+		if (!mm_batch(k, a, &w, c, &mb))
+			return fail(k, "result has too few dims");
+		return gen_matmul_call(k, a, &w, c, &mb, true, sc, q->dim[q->nd - 1]);
+	}
+	if (!mm_batch(k, a, bb, c, &mb))
 		return fail(k, "result has too few dims");
 	bool transb = k->e->call.args[1]->kind == E_CALL;
 	if (gemm_dtype(a->dt) >= 0 && gemm_dtype(bb->dt) >= 0 &&
 	    gemm_dtype(c->dt) >= 0)
-		return gen_matmul_call(k, &mb, transb);
+		return gen_matmul_call(k, a, bb, c, &mb, transb, NULL, NULL);
 	if (transb || k->e->call.args[0]->kind == E_CALL)
 		return fail(k, "a transposed operand needs float dtypes");
 	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
@@ -2970,6 +3051,16 @@ sig_args(const Expr *e, Diags *d, const SInfo **sis, int *n, StrBuf *key,
 {
 	for (int i = 0; i < e->call.nargs; i++) {
 		const Expr *x = e->call.args[i];
+		const Expr *q, *s;
+		if (x->kind == E_CALL && e->call.op == OP_MATMUL && i == 1 &&
+		    cg_matmul_qweight(x, &q, &s)) {
+			/* int8 weights and their scales read transposed */
+			sb_puts(key, " (TQ8)");
+			if (!push_tensors(ir_expr_sinfo(q), sis, n) ||
+			    !push_tensors(ir_expr_sinfo(s), sis, n))
+				return false;
+			continue;
+		}
 		if (x->kind == E_CALL && e->call.op == OP_MATMUL && i == 1 &&
 		    cg_matmul_transpose(x)) {
 			/* b read transposed: its input is the buffer */

@@ -94,5 +94,15 @@ bool cg_reduce_fusable(OpKind op);
  * this holds: a permute_dims swapping the last two dims of a float tensor.
  * The kernel then reads perm's input as the transposed b (no copy). */
 bool cg_matmul_transpose(const Expr *perm);
+/*
+ * Or the dequantize of int8 group-quantized weights read transposed: perm
+ * = permute_dims(reshape(multiply(astype(q, "float32"), s), [N, G * gs]))
+ * with q an int8 [N, G, gs] and s a float32 [N, G, 1] (or, without the
+ * reshape, q [N, K] and s [N, 1]: one scale per row), q and s vars or
+ * constants. The kernel reads q's bytes and s directly (its buffers: q,
+ * then s) and never materializes the f32 weights. *q and *s (may be NULL)
+ * get the two operands.
+ */
+bool cg_matmul_qweight(const Expr *perm, const Expr **q, const Expr **s);
 
 #endif

@@ -147,6 +147,34 @@ checked(RtProgram *p, const Binding *b)
 	return !v || si_check(p->m, b->var->sinfo, v) != SI_PROVEN;
 }
 
+/* The step before j of sp that binds x, a var used only there, when its
+ * value may be fused into that use; else NULL. */
+static Step *
+single_def(RtProgram *p, FnPlan *fp, SeqPlan *sp, int j, const Expr *x)
+{
+	if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
+		return NULL;
+	for (int i = j - 1; i >= 0; i--)
+		if (sp->steps[i].b->var == x->var) {
+			Step *s = &sp->steps[i];
+			return s->x && s->x->kind == E_CALL && !checked(p, s->b)
+			       ? s : NULL;
+		}
+	return NULL;
+}
+
+/* A copy of call e (in p's arena) with argument i replaced by x. */
+static Expr *
+with_arg(RtProgram *p, const Expr *e, int i, Expr *x)
+{
+	Expr *f = ARENA_NEW(&p->m->arena, Expr);
+	*f = *e;
+	f->call.args = ARENA_ARRAY(&p->m->arena, Expr *, e->call.nargs);
+	memcpy(f->call.args, e->call.args, sizeof *f->call.args * (size_t)e->call.nargs);
+	f->call.args[i] = x;
+	return f;
+}
+
 /*
  * Elementwise fusion: a var bound in sp to an elementwise call, used once
  * in the whole function, as a direct operand of a later elementwise call
@@ -170,18 +198,10 @@ fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 		Expr **args = NULL;
 		int leaves = count_leaves(e);
 		for (int a = 0; a < (red ? 1 : e->call.nargs); a++) {
-			Expr *x = e->call.args[a];
-			if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
-				continue;
-			int i = j - 1;
-			while (i >= 0 && sp->steps[i].b->var != x->var)
-				i--;
-			if (i < 0)
-				continue;
-			Step *si = &sp->steps[i];
-			Expr *pe = si->x;
+			Step *si = single_def(p, fp, sp, j, e->call.args[a]);
+			Expr *pe = si ? si->x : NULL;
 			const SInfo *ps = pe && cg_fusable(pe) ? shaped(pe) : NULL;
-			if (!ps || checked(p, si->b) ||
+			if (!ps ||
 			    !exact_dtype(ps->dtype) ||
 			    !(red ? leaves_shaped(pe, ps) : same_shape(ps, rs)) ||
 			    leaves - 1 + count_leaves(pe) > FUSE_LEAVES)
@@ -221,27 +241,60 @@ fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL ||
 		    e->call.nargs < 2 || !shaped(e))
 			continue;
-		Expr *x = e->call.args[1];
-		if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
-			continue;
-		int i = j - 1;
-		while (i >= 0 && sp->steps[i].b->var != x->var)
-			i--;
-		if (i < 0)
-			continue;
-		Step *si = &sp->steps[i];
-		Expr *pe = si->x;
-		if (!pe || checked(p, si->b) || !cg_matmul_transpose(pe) ||
+		Step *si = single_def(p, fp, sp, j, e->call.args[1]);
+		Expr *pe = si ? si->x : NULL;
+		if (!pe || !cg_matmul_transpose(pe) ||
 		    pe->call.args[0]->kind != E_VAR)
 			continue;
-		Expr *f = ARENA_NEW(&p->m->arena, Expr);
-		*f = *e;
-		f->call.args = ARENA_ARRAY(&p->m->arena, Expr *, e->call.nargs);
-		memcpy(f->call.args, e->call.args, sizeof *f->call.args * (size_t)e->call.nargs);
-		f->call.args[1] = pe;
-		sp->steps[j].x = f;
+		sp->steps[j].x = with_arg(p, e, 1, pe);
 		si->x = NULL;
 		si->into = sp->steps[j].b;
+	}
+}
+
+/*
+ * Dequantize fusion (after fuse_transpose): a matmul reading its b
+ * transposed from w = reshape(multiply(astype(q, "float32"), s), [N, K])
+ * (the run-time half of int8 group quantization, as examples/llama_q8.py
+ * writes it: q int8 [N, G, gs], s float32 [N, G, 1]; or without the
+ * reshape, q [N, K] and s [N, 1]), every intermediate used only there,
+ * reads q and s themselves (cg_matmul_qweight): the multiply and reshape
+ * steps compute nothing and the f32 weights are never stored.
+ */
+static void
+fuse_dequant(RtProgram *p, FnPlan *fp, SeqPlan *sp)
+{
+	for (int j = 0; j < sp->n; j++) {
+		Expr *e = sp->steps[j].x;
+		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL ||
+		    e->call.nargs < 2 || e->call.args[1]->kind != E_CALL ||
+		    !cg_matmul_transpose(e->call.args[1]))
+			continue;
+		Expr *pe = e->call.args[1];
+		Step *sr = single_def(p, fp, sp, j, pe->call.args[0]), *sm = sr;
+		if (!sr)
+			continue;
+		Expr *rs = NULL;
+		if (sr->x->call.op == OP_RESHAPE && sr->x->call.nargs >= 1) {
+			rs = sr->x;
+			sm = single_def(p, fp, sp, j, rs->call.args[0]);
+			if (!sm)
+				continue;
+		}
+		Expr *mx = sm->x;
+		if (mx->call.op != OP_MULTIPLY || mx->call.nargs != 2)
+			continue;
+		if (mx->call.args[1]->kind == E_CALL) /* astype first */
+			mx = with_arg(p, with_arg(p, mx, 0, mx->call.args[1]), 1,
+				      mx->call.args[0]);
+		Expr *w = rs ? with_arg(p, rs, 0, mx) : mx;
+		Expr *pq = with_arg(p, pe, 0, w);
+		if (!cg_matmul_qweight(pq, NULL, NULL))
+			continue;
+		sp->steps[j].x = with_arg(p, e, 1, pq);
+		sr->x = NULL;
+		sm->x = NULL;
+		sr->into = sm->into = sp->steps[j].b;
 	}
 }
 
@@ -339,6 +392,7 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 	}
 	fuse_seq(p, fp, sp);
 	fuse_transpose(p, fp, sp);
+	fuse_dequant(p, fp, sp);
 	for (int i = 0; i < n; i++) {
 		Step *st = &sp->steps[i];
 		Expr *e = st->x;

@@ -15,7 +15,9 @@
  * GEMV (M <= 8, decode) splits the columns across threads and reads each
  * weight once: b [K, N] four rows at a time into a row of accumulators in
  * L1, b [N, K] (x @ w.T) a few rows at a time with vector accumulators;
- * f16 and bf16 weights are widened in registers (F16C).
+ * f16 and bf16 weights are widened in registers (F16C), int8 weights
+ * (RT_GEMM_Q8) widened and multiplied by their group's scale in registers:
+ * a GEMV reads one byte per weight. A GEMM packs int8 b dequantized.
  *
  * The micro-kernels come from gemm_isa.h, compiled once per instruction
  * set (AVX-512: 12 x 32, AVX2+FMA: 6 x 16, generic vectors: 4 x 16); the
@@ -35,11 +37,12 @@ typedef struct {
 	int mr, nr;
 	void (*uk)(int64_t kc, const float *ap, const float *bp, float *c,
 		   int64_t ldc, int add);
-	void (*pack_b)(const void *b, int dt, int transb, int64_t K, int64_t N,
-		       int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *bp);
-	void (*gemv)(int M, int dt, int transb, int64_t K, int64_t N,
-		     const float *a, const void *b, float *y, int64_t ldy,
-		     int64_t j0, int64_t j1);
+	void (*pack_b)(const void *b, int dt, const float *s, int64_t gs,
+		       int transb, int64_t K, int64_t N, int64_t k0, int64_t kc,
+		       int64_t j0, int64_t nc, float *bp);
+	void (*gemv)(int M, int dt, const float *s, int64_t gs, int transb,
+		     int64_t K, int64_t N, const float *a, const void *b, float *y,
+		     int64_t ldy, int64_t j0, int64_t j1);
 } GemmIsa;
 
 enum {
@@ -130,6 +133,45 @@ gemm_ld(const void *p, int dt, int64_t i)
 	return ((const float *)p)[i];
 }
 
+/* Element i of b (dtype dt; RT_GEMM_Q8: q[i] * s[i / gs]) as f32. */
+static inline float
+b_ld(const void *p, int dt, const float *s, int64_t gs, int64_t i)
+{
+	if (dt == RT_GEMM_Q8)
+		return (float)((const int8_t *)p)[i] * s[i / gs];
+	return gemm_ld(p, dt, i);
+}
+
+/*
+ * GEMV with int8 b and group scales of any size and either layout (the
+ * kernels' vector path takes transposed b with groups of a multiple of
+ * 16): y[m, j] for j0 <= j < j1, group by group without a division per
+ * weight when b is transposed.
+ */
+static void
+gemv_q8_ref(int M, const float *s, int64_t gs, int transb, int64_t K,
+	    int64_t N, const float *a, const void *b, float *y, int64_t ldy,
+	    int64_t j0, int64_t j1)
+{
+	const int8_t *q = b;
+	for (int m = 0; m < M; m++)
+		for (int64_t j = j0; j < j1; j++) {
+			float acc = 0;
+			if (transb) {
+				for (int64_t k0 = 0; k0 < K; k0 += gs) {
+					float t = 0;
+					for (int64_t k = k0; k < k0 + gs && k < K; k++)
+						t += a[m * K + k] * (float)q[j * K + k];
+					acc += t * s[(j * K + k0) / gs];
+				}
+			} else {
+				for (int64_t k = 0; k < K; k++)
+					acc += a[m * K + k] * b_ld(b, RT_GEMM_Q8, s, gs, k * N + j);
+			}
+			y[m * ldy + j] = acc;
+		}
+}
+
 static inline void
 gemm_st(void *p, int dt, int64_t i, float v)
 {
@@ -173,6 +215,21 @@ vg_add(VG a, VG b)
 	for (int i = 0; i < 16; i++)
 		a.v[i] += b.v[i];
 	return a;
+}
+static inline VG
+vg_mul(VG a, VG b)
+{
+	for (int i = 0; i < 16; i++)
+		a.v[i] *= b.v[i];
+	return a;
+}
+static inline VG
+vg_load_q8(const int8_t *p)
+{
+	VG v;
+	for (int i = 0; i < 16; i++)
+		v.v[i] = (float)p[i];
+	return v;
 }
 static inline VG
 vg_fma(VG a, VG b, VG c)
@@ -229,6 +286,8 @@ vg_transpose16(VG *r)
 #define vsum vg_sum
 #define vload_h vg_load_h
 #define vload_bh vg_load_bh
+#define vload_q8 vg_load_q8
+#define vmul vg_mul
 #define MR 4
 #define NV 1
 #include "gemm_isa.h"
@@ -243,6 +302,8 @@ vg_transpose16(VG *r)
 #undef vsum
 #undef vload_h
 #undef vload_bh
+#undef vload_q8
+#undef vmul
 #undef vtranspose16
 #undef MR
 #undef NV
@@ -276,6 +337,17 @@ static inline V2
 v2_add(V2 a, V2 b)
 {
 	return (V2){_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)};
+}
+static inline V2
+v2_mul(V2 a, V2 b)
+{
+	return (V2){_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi)};
+}
+static inline V2
+v2_load_q8(const int8_t *p)
+{
+	return (V2){_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p))),
+		    _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(p + 8))))};
 }
 static inline V2
 v2_fma(V2 a, V2 b, V2 c)
@@ -355,6 +427,8 @@ v2_transpose16(V2 *r)
 #define vsum v2_sum
 #define vload_h v2_load_h
 #define vload_bh v2_load_bh
+#define vload_q8 v2_load_q8
+#define vmul v2_mul
 #define MR 6
 #define NV 1
 #include "gemm_isa.h"
@@ -369,6 +443,8 @@ v2_transpose16(V2 *r)
 #undef vsum
 #undef vload_h
 #undef vload_bh
+#undef vload_q8
+#undef vmul
 #undef vtranspose16
 #undef MR
 #undef NV
@@ -422,6 +498,8 @@ v5_transpose16(__m512 *r)
 #define vsum _mm512_reduce_add_ps
 #define vload_h(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
 #define vload_bh v5_load_bh
+#define vload_q8(p) _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define vmul _mm512_mul_ps
 #define MR 12
 #define NV 2
 #include "gemm_isa.h"
@@ -436,6 +514,8 @@ v5_transpose16(__m512 *r)
 #undef vsum
 #undef vload_h
 #undef vload_bh
+#undef vload_q8
+#undef vmul
 #undef vtranspose16
 #undef MR
 #undef NV
@@ -473,6 +553,7 @@ typedef struct {
 	float *c;          /* f32 result (g->c, or scratch when it is not f32) */
 	/* the current batch and block (parallel GEMM) */
 	const void *a, *b; /* the batch's operands */
+	const float *bsc;  /* the batch's b scales (RT_GEMM_Q8) */
 	float *cb;         /* the batch's result */
 	int64_t jc, nc, pc, kc;
 	float *bp;         /* the packed b block */
@@ -501,7 +582,14 @@ batch_offsets(const RtGemm *g, int64_t bt, int64_t *ao, int64_t *bo)
 static const void *
 elem_ptr(const void *p, int64_t dt, int64_t i)
 {
-	return (const char *)p + i * (dt == RT_GEMM_F32 ? 4 : 2);
+	return (const char *)p + i * (dt == RT_GEMM_F32 ? 4 : dt == RT_GEMM_Q8 ? 1 : 2);
+}
+
+/* The group scales of b from element bo of b on (RT_GEMM_Q8). */
+static const float *
+scale_ptr(const RtGemm *g, int64_t bo)
+{
+	return g->bdt == RT_GEMM_Q8 ? g->bscale + bo / g->bgroup : NULL;
 }
 
 /* A free packed-a buffer (there is one per thread that can be running). */
@@ -571,8 +659,8 @@ macro_kernel(const GemmIsa *k, const RtGemm *g, float *c, const float *ap,
 
 /* One batch on the calling thread: the whole blocked loop nest. */
 static void
-gemm_serial(Gemm *s, const void *a, const void *b, float *c, float *ap,
-	    float *bp)
+gemm_serial(Gemm *s, const void *a, const void *b, const float *bsc, float *c,
+	    float *ap, float *bp)
 {
 	const RtGemm *g = s->g;
 	const GemmIsa *k = s->k;
@@ -580,8 +668,8 @@ gemm_serial(Gemm *s, const void *a, const void *b, float *c, float *ap,
 		int64_t nc = g->N - jc < NC ? g->N - jc : NC;
 		for (int64_t pc = 0; pc < g->K; pc += KC) {
 			int64_t kc = g->K - pc < KC ? g->K - pc : KC;
-			k->pack_b(b, (int)g->bdt, (int)g->transb, g->K, g->N, pc, kc,
-				  jc, nc, bp);
+			k->pack_b(b, (int)g->bdt, bsc, g->bgroup, (int)g->transb,
+				  g->K, g->N, pc, kc, jc, nc, bp);
 			for (int64_t ic = 0; ic < g->M; ic += MC) {
 				int64_t mc = g->M - ic < MC ? g->M - ic : MC;
 				pack_a(a, (int)g->adt, g->K, ic, mc, pc, kc, k->mr, ap);
@@ -622,7 +710,7 @@ batches_fn(void *ctx, int64_t lo, int64_t hi)
 			int64_t ao, bo;
 			batch_offsets(g, bt, &ao, &bo);
 			gemm_serial(s, elem_ptr(g->a, g->adt, ao), elem_ptr(g->b, g->bdt, bo),
-				    s->c + bt * g->M * g->N, ap, bp);
+				    scale_ptr(g, bo), s->c + bt * g->M * g->N, ap, bp);
 		}
 	free(ap);
 	free(bp);
@@ -637,8 +725,8 @@ pack_b_fn(void *ctx, int64_t lo, int64_t hi)
 	int64_t nr = s->k->nr;
 	int64_t j0 = s->jc + lo * nr, end = s->jc + s->nc;
 	int64_t n = end - j0 < (hi - lo) * nr ? end - j0 : (hi - lo) * nr;
-	s->k->pack_b(s->b, (int)g->bdt, (int)g->transb, g->K, g->N, s->pc, s->kc,
-		     j0, n, s->bp + lo * s->kc * nr);
+	s->k->pack_b(s->b, (int)g->bdt, s->bsc, g->bgroup, (int)g->transb, g->K,
+		     g->N, s->pc, s->kc, j0, n, s->bp + lo * s->kc * nr);
 }
 
 /* Pool item: (row block, column group) items lo .. hi of c. */
@@ -665,13 +753,14 @@ compute_fn(void *ctx, int64_t lo, int64_t hi)
 
 /* One batch across the pool: b blocks packed together, then shared out. */
 static bool
-gemm_parallel(Gemm *s, const void *a, const void *b, float *c)
+gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 {
 	const RtGemm *g = s->g;
 	const GemmIsa *k = s->k;
 	int T = pool_size(s->pool);
 	s->a = a;
 	s->b = b;
+	s->bsc = bsc;
 	s->cb = c;
 	s->nmb = (g->M + MC - 1) / MC;
 	for (int64_t jc = 0; jc < g->N; jc += NC) {
@@ -719,7 +808,8 @@ gemv_fn(void *ctx, int64_t lo, int64_t hi)
 				abuf[i] = gemm_ld(g->a, (int)g->adt, ao + i);
 			a = abuf;
 		}
-		s->k->gemv((int)M, (int)g->bdt, (int)g->transb, K, N, a,
+		s->k->gemv((int)M, (int)g->bdt, scale_ptr(g, bo), g->bgroup,
+			   (int)g->transb, K, N, a,
 			   elem_ptr(g->b, g->bdt, bo), s->c + bt * M * N, N, j0, j1);
 	}
 	free(abuf);
@@ -781,7 +871,7 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 			int64_t ao, bo;
 			batch_offsets(g, bt, &ao, &bo);
 			gemm_parallel(&s, elem_ptr(g->a, g->adt, ao),
-				      elem_ptr(g->b, g->bdt, bo), s.c + bt * M * N);
+				      elem_ptr(g->b, g->bdt, bo), scale_ptr(g, bo), s.c + bt * M * N);
 		}
 		for (int i = 0; s.abuf && i < s.nslots; i++)
 			free(s.abuf[i]);

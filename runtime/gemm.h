@@ -15,13 +15,21 @@
  * read as its transpose without a copy. c is dense, batch after batch.
  * Operands and the result are f32, f16 or bf16 (RT_GEMM_*); products are
  * summed in f32 and the result rounded once.
+ *
+ * b may also be int8 weights with group scales (bdt RT_GEMM_Q8, the
+ * dequantize of a group-quantized checkpoint fused into the matmul):
+ * element i of b as stored is b[i] * bscale[i / bgroup], so with transb
+ * each row of b [N, K] holds K / bgroup groups of bgroup weights, one f32
+ * scale each (bscale [N, K / bgroup], K a multiple of bgroup). The weights
+ * are read as bytes and scaled in registers; no f32 copy is made. Groups
+ * of a multiple of 16 take the vector paths.
  */
 #ifndef RLX_GEMM_H
 #define RLX_GEMM_H
 
 #include <stdint.h>
 
-enum { RT_GEMM_F32 = 0, RT_GEMM_F16 = 1, RT_GEMM_BF16 = 2 };
+enum { RT_GEMM_F32 = 0, RT_GEMM_F16 = 1, RT_GEMM_BF16 = 2, RT_GEMM_Q8 = 3 };
 
 /* The instruction sets rlx_gemm has kernels for (jit_gemm_isa picks one
  * from the host CPU's features). */
@@ -39,13 +47,16 @@ typedef struct {
 	int64_t bdim[RTG_MAXB];
 	int64_t as[RTG_MAXB];  /* a's element stride per batch dim of c */
 	int64_t bs[RTG_MAXB];
+	const float *bscale;   /* RT_GEMM_Q8 b: a scale per group */
+	int64_t bgroup;        /* RT_GEMM_Q8 b: weights per group */
 } RtGemm;
 
 /* Slot numbers of RtGemm's fields (8 bytes each) for generated code. */
 enum {
 	RTG_M, RTG_N, RTG_K, RTG_A, RTG_B, RTG_C, RTG_ADT, RTG_BDT, RTG_CDT,
 	RTG_TRANSB, RTG_NB, RTG_BDIM, RTG_AS = RTG_BDIM + RTG_MAXB,
-	RTG_BS = RTG_AS + RTG_MAXB, RTG_SLOTS = RTG_BS + RTG_MAXB,
+	RTG_BS = RTG_AS + RTG_MAXB, RTG_BSCALE = RTG_BS + RTG_MAXB, RTG_BGROUP,
+	RTG_SLOTS,
 };
 
 /*

@@ -8,6 +8,8 @@
  *   vfma(a, b, c)  a * b + c
  *   vload_h(p)     16 f16 at p as V (F16C where there is one)
  *   vload_bh(p)    16 bf16 at p as V
+ *   vload_q8(p)    16 int8 at p as V
+ *   vmul(a, b)     a * b
  *   vtranspose16(r) r[0..16) rows to r[0..16) columns (a 16 x 16 transpose)
  *   MR, NV         the micro-kernel tile: MR rows x 16*NV columns
  *
@@ -26,6 +28,22 @@ SFX(vload_dt)(const void *p, int dt, int64_t i)
 	if (dt == RT_GEMM_BF16)
 		return vload_bh((const uint16_t *)p + i);
 	return vload((const float *)p + i);
+}
+
+/* 16 weights of b at element i as f32 (b of dtype dt; RT_GEMM_Q8 b: each
+ * q[i] * s[i / gs], the 16 in one group when gs % 16 == 0 and i % 16 ==
+ * 0, as every caller's i is). */
+static inline __attribute__((always_inline)) V
+SFX(vload_b)(const void *p, int dt, const float *s, int64_t gs, int64_t i)
+{
+	if (dt != RT_GEMM_Q8)
+		return SFX(vload_dt)(p, dt, i);
+	if (gs % 16 == 0)
+		return vmul(vload_q8((const int8_t *)p + i), vset1(s[i / gs]));
+	float t[16];
+	for (int l = 0; l < 16; l++)
+		t[l] = b_ld(p, dt, s, gs, i + l);
+	return vload(t);
 }
 
 /*
@@ -70,12 +88,12 @@ SFX(uk)(int64_t kc, const float *restrict ap, const float *restrict bp,
 /* Converts 16 elements of row j (k0 .. k0+16) of b [N, K] for the 16
  * rows j0 .. j0+16 into d[k * NR + j - j0] (a 16 x 16 transpose). */
 static void
-SFX(pack_bt16)(const void *b, int dt, int64_t K, int64_t j0, int64_t k0,
-	       float *d)
+SFX(pack_bt16)(const void *b, int dt, const float *s, int64_t gs, int64_t K,
+	       int64_t j0, int64_t k0, float *d)
 {
 	V r[16];
 	for (int j = 0; j < 16; j++)
-		r[j] = SFX(vload_dt)(b, dt, (j0 + j) * K + k0);
+		r[j] = SFX(vload_b)(b, dt, s, gs, (j0 + j) * K + k0);
 	vtranspose16(r);
 	for (int k = 0; k < 16; k++)
 		vstore(d + k * NR, r[k]);
@@ -87,13 +105,14 @@ SFX(pack_bt16)(const void *b, int dt, int64_t K, int64_t j0, int64_t k0,
  * panel p holds kc rows of NR values, columns past nc zero.
  */
 static void
-SFX(pack_b)(const void *b, int dt, int transb, int64_t K, int64_t N,
-	    int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *bp)
+SFX(pack_b)(const void *b, int dt, const float *s, int64_t gs, int transb,
+	    int64_t K, int64_t N, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
+	    float *bp)
 {
 	for (int64_t p = 0; p * NR < nc; p++) {
 		float *d = bp + p * kc * NR;
 		int64_t jp = j0 + p * NR, w = nc - p * NR < NR ? nc - p * NR : NR;
-		if (!transb && w == NR) {
+		if (!transb && w == NR && dt != RT_GEMM_Q8) {
 			for (int64_t k = 0; k < kc; k++)
 				for (int v = 0; v < NV; v++)
 					vstore(d + k * NR + 16 * v,
@@ -104,16 +123,16 @@ SFX(pack_b)(const void *b, int dt, int transb, int64_t K, int64_t N,
 			int64_t k = 0;
 			for (; k + 16 <= kc; k += 16)
 				for (int v = 0; v < NV; v++)
-					SFX(pack_bt16)(b, dt, K, jp + 16 * v, k0 + k,
-						       d + k * NR + 16 * v);
+					SFX(pack_bt16)(b, dt, s, gs, K, jp + 16 * v,
+						       k0 + k, d + k * NR + 16 * v);
 			for (; k < kc; k++)
 				for (int j = 0; j < NR; j++)
-					d[k * NR + j] = gemm_ld(b, dt, (jp + j) * K + k0 + k);
+					d[k * NR + j] = b_ld(b, dt, s, gs, (jp + j) * K + k0 + k);
 			continue;
 		}
 		for (int64_t k = 0; k < kc; k++)
 			for (int j = 0; j < NR; j++)
-				d[k * NR + j] = j >= w ? 0.0f : gemm_ld(b, dt,
+				d[k * NR + j] = j >= w ? 0.0f : b_ld(b, dt, s, gs,
 					transb ? (jp + j) * K + k0 + k : (k0 + k) * N + jp + j);
 	}
 }
@@ -205,6 +224,56 @@ SFX(gemv_t_body)(const int M, const int dt, int64_t K,
 		SFX(gemv_t_rows)(M, 1, dt, K, a, b, y, ldy, j);
 }
 
+/*
+ * R rows j .. j+R of int8 b [N, K] with group scales s [N, K / gs] (gs a
+ * multiple of 16) against the M rows of a: y[m, j + r]. Each 16 weights
+ * are widened and scaled in registers, one scale per group.
+ */
+static inline __attribute__((always_inline)) void
+SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
+		  const float *restrict a, const int8_t *restrict q,
+		  const float *restrict s, float *restrict y, int64_t ldy,
+		  int64_t j)
+{
+	V acc[8][4];
+	for (int m = 0; m < M; m++)
+		for (int r = 0; r < R; r++)
+			acc[m][r] = vzero();
+	int64_t G = K / gs;
+	for (int64_t g = 0; g < G; g++) {
+		V sc[4];
+		for (int r = 0; r < R; r++)
+			sc[r] = vset1(s[(j + r) * G + g]);
+		for (int64_t k = g * gs; k < (g + 1) * gs; k += 16) {
+			V bv[4];
+			for (int r = 0; r < R; r++)
+				bv[r] = vmul(vload_q8(q + (j + r) * K + k), sc[r]);
+			for (int m = 0; m < M; m++) {
+				V av = vload(a + m * K + k);
+				for (int r = 0; r < R; r++)
+					acc[m][r] = vfma(av, bv[r], acc[m][r]);
+			}
+		}
+	}
+	for (int m = 0; m < M; m++)
+		for (int r = 0; r < R; r++)
+			y[m * ldy + j + r] = vsum(acc[m][r]);
+}
+
+/* GEMV rows against int8 b [N, K] with group scales (gs % 16 == 0). */
+static inline __attribute__((always_inline)) void
+SFX(gemv_q8_body)(const int M, int64_t K, int64_t gs, const float *restrict a,
+		  const int8_t *restrict q, const float *restrict s,
+		  float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
+{
+	const int R = M <= 3 ? 4 : M <= 5 ? 3 : 2;
+	int64_t j = j0;
+	for (; j + R <= j1; j += R)
+		SFX(gemv_q8_rows)(M, R, K, gs, a, q, s, y, ldy, j);
+	for (; j < j1; j++)
+		SFX(gemv_q8_rows)(M, 1, K, gs, a, q, s, y, ldy, j);
+}
+
 #define GEMV_CASE(m)                                                           \
 	case m:                                                                \
 		if (transb)                                                    \
@@ -219,13 +288,29 @@ SFX(gemv_t_body)(const int M, const int dt, int64_t K,
 	default: return;                                                       \
 	}
 
-/* y[m, j0 .. j1) for m < M <= 8 (a: M x K f32; b of dtype dt). */
+#define GEMV_Q8_CASE(m)                                                        \
+	case m:                                                                \
+		SFX(gemv_q8_body)(m, K, gs, a, b, s, y, ldy, j0, j1);          \
+		return;
+
+/* y[m, j0 .. j1) for m < M <= 8 (a: M x K f32; b of dtype dt, with group
+ * scales s of gs weights when it is RT_GEMM_Q8). */
 static void
-SFX(gemv)(int M, int dt, int transb, int64_t K, int64_t N,
-	  const float *restrict a, const void *restrict b, float *restrict y,
-	  int64_t ldy, int64_t j0, int64_t j1)
+SFX(gemv)(int M, int dt, const float *s, int64_t gs, int transb, int64_t K,
+	  int64_t N, const float *restrict a, const void *restrict b,
+	  float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
 {
-	if (dt == RT_GEMM_F16) {
+	if (dt == RT_GEMM_Q8) {
+		if (!transb || gs % 16) {
+			gemv_q8_ref(M, s, gs, transb, K, N, a, b, y, ldy, j0, j1);
+			return;
+		}
+		switch (M) {
+		GEMV_Q8_CASE(1) GEMV_Q8_CASE(2) GEMV_Q8_CASE(3) GEMV_Q8_CASE(4)
+		GEMV_Q8_CASE(5) GEMV_Q8_CASE(6) GEMV_Q8_CASE(7) GEMV_Q8_CASE(8)
+		default: return;
+		}
+	} else if (dt == RT_GEMM_F16) {
 #define DT RT_GEMM_F16
 		GEMV_SWITCH
 #undef DT
@@ -241,6 +326,7 @@ SFX(gemv)(int M, int dt, int transb, int64_t K, int64_t N,
 }
 
 #undef GEMV_CASE
+#undef GEMV_Q8_CASE
 #undef GEMV_SWITCH
 
 static const GemmIsa SFX(isa) = {

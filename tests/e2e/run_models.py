@@ -9,7 +9,11 @@
   scale, round, clip, astype int8, and back), as two private functions
   called from main;
 - an embedding (take) + matmul + softmax head with argmax, float32 and
-  float16.
+  float16;
+- int8 group-quantized linear layers, x @ (q * s).T as examples/llama_q8.py
+  runs them (the dequantize fused into the matmul, which reads the int8
+  weights and their scales directly): groups of 32, 16 and 8 and one scale
+  per row, 1 to 40 rows (the GEMV and the GEMM path), batched x.
 """
 import json
 import os
@@ -218,6 +222,57 @@ def test_quant(t, tmp):
     t.ok(np.abs(gd - w).max() <= s.max() / 2 + 1e-6, "quant: round trip error within half a step")
 
 
+QLINEAR = '''\
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(XSHAPE, dtype="float32"), q: R.Tensor(QSHAPE, dtype="int8"), s: R.Tensor(SSHAPE, dtype="float32")):
+        n = T.int64()
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            d0 = R.astype(q, dtype="float32")
+            d1 = R.multiply(d0, s)
+            w = RESHAPE
+            wt = R.permute_dims(w, axes=[1, 0])
+            y = R.matmul(x, wt, out_dtype="void")
+            R.output(y)
+        return y
+'''
+
+
+def test_qlinear(t, tmp):
+    # (K, N, group or None: one scale per row, batch of x or None)
+    cases = [(128, 96, 32, None), (96, 50, 16, None), (72, 33, 8, None),
+             (64, 40, None, None), (128, 70, 32, 2)]
+    for K, N, gs, bt in cases:
+        name = "qlinear K %d N %d group %s%s" % (K, N, gs or "row",
+                                                 " batch %d" % bt if bt else "")
+        g = gs or K
+        qs = "(%d, %d, %d)" % (N, K // g, g) if gs else "(%d, %d)" % (N, K)
+        ss = "(%d, %d, 1)" % (N, K // g) if gs else "(%d, 1)" % N
+        xs = '(%d, "n", %d)' % (bt, K) if bt else '("n", %d)' % K
+        rs = ("R.reshape(d1, R.shape([%d, %d]))" % (N, K)) if gs else "d1"
+        model = os.path.join(tmp, "qlinear.py")
+        with open(model, "w") as f:
+            f.write(QLINEAR.replace("XSHAPE", xs).replace("QSHAPE", qs)
+                    .replace("SSHAPE", ss).replace("RESHAPE", rs))
+        q = rng.integers(-128, 128, size=(N, K), dtype=np.int8)
+        s = (rng.standard_normal((N, K // g)) * 0.02).astype(np.float32)
+        st = os.path.join(tmp, "qlinear.safetensors")
+        write_safetensors(st, {"q": q.reshape(eval(qs)), "s": s.reshape(eval(ss))})
+        w = q.astype(np.float64) * np.repeat(s.astype(np.float64), g, axis=1)
+        for n in (1, 3, 8, 9, 40):
+            x = rng.standard_normal(((bt, n, K) if bt else (n, K))).astype(np.float32)
+            xp = os.path.join(tmp, "x.npy")
+            np.save(xp, x)
+            out = os.path.join(tmp, "y.npy")
+            rc, _, se = rlx("run", model, "--params", st, "--input", "x=" + xp, "-o", out)
+            if not t.ok(rc == 0, "%s n %d: rlx run" % (name, n), se):
+                continue
+            why = close(np.load(out), x.astype(np.float64) @ w.T, 1e-5, 1e-5)
+            t.ok(not why, "%s n %d: equals NumPy" % (name, n), why)
+
+
 def softmax(x):
     e = np.exp(x - x.max(-1, keepdims=True))
     return e / e.sum(-1, keepdims=True)
@@ -258,6 +313,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rlx_models_") as tmp:
         test_mlp(t, tmp)
         test_quant(t, tmp)
+        test_qlinear(t, tmp)
         test_head(t, tmp, "float32")
         test_head(t, tmp, "float16")
     t.done()

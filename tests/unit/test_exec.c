@@ -801,6 +801,140 @@ test_fusion_reduce(void **state)
 	prog_free(&gu);
 }
 
+/* ------------------------------------------------------------ int8 matmul */
+
+/* x @ dequantize(q, s).T as examples/llama_q8.py writes it (annotated, as
+ * `rlx lift` prints it): q int8 [40, 2, 32], a scale per group of 32. */
+static const char dq_grouped[] =
+	"@I.ir_module\n"
+	"class Module:\n"
+	"    @R.function\n"
+	"    def main(x: R.Tensor((\"n\", 64), dtype=\"float32\"), q: R.Tensor((40, 2, 32), dtype=\"int8\"), s: R.Tensor((40, 2, 1), dtype=\"float32\")):\n"
+	"        n = T.int64()\n"
+	"        d0: R.Tensor((40, 2, 32), dtype=\"float32\") = R.astype(q, dtype=\"float32\")\n"
+	"        d1: R.Tensor((40, 2, 32), dtype=\"float32\") = R.multiply(d0, s)\n"
+	"        w: R.Tensor((40, 64), dtype=\"float32\") = R.reshape(d1, R.shape([40, 64]))\n"
+	"        wt: R.Tensor((64, 40), dtype=\"float32\") = R.permute_dims(w, axes=[1, 0])\n"
+	"        y: R.Tensor((n, 40), dtype=\"float32\") = R.matmul(x, wt, out_dtype=\"void\")\n"
+	"        return y\n";
+/* The same with the dequantized weights also returned: stored, not fused. */
+static const char dq_stored[] =
+	"@I.ir_module\n"
+	"class Module:\n"
+	"    @R.function\n"
+	"    def main(x: R.Tensor((\"n\", 64), dtype=\"float32\"), q: R.Tensor((40, 2, 32), dtype=\"int8\"), s: R.Tensor((40, 2, 1), dtype=\"float32\")):\n"
+	"        n = T.int64()\n"
+	"        d0 = R.astype(q, dtype=\"float32\")\n"
+	"        d1 = R.multiply(d0, s)\n"
+	"        w = R.reshape(d1, R.shape([40, 64]))\n"
+	"        wt = R.permute_dims(w, axes=[1, 0])\n"
+	"        y = R.matmul(x, wt, out_dtype=\"void\")\n"
+	"        return (y, w)\n";
+/* One scale per row, the scale first: q [40, 64], s [40, 1]. */
+static const char dq_rows[] =
+	"@I.ir_module\n"
+	"class Module:\n"
+	"    @R.function\n"
+	"    def main(x: R.Tensor((\"n\", 64), dtype=\"float32\"), q: R.Tensor((40, 64), dtype=\"int8\"), s: R.Tensor((40, 1), dtype=\"float32\")):\n"
+	"        d0 = R.astype(q, dtype=\"float32\")\n"
+	"        w = R.multiply(s, d0)\n"
+	"        wt = R.permute_dims(w, axes=[1, 0])\n"
+	"        y = R.matmul(x, wt, out_dtype=\"void\")\n"
+	"        return y\n";
+
+static RtValue *
+i8_tensor(int ndim, const int64_t *shape)
+{
+	RtError e;
+	RtTensor *t = rt_tensor_new(DT_I8, ndim, shape, &e);
+	assert_non_null(t);
+	int8_t *p = t->data;
+	for (int64_t i = 0; i < rt_numel(t); i++)
+		p[i] = (int8_t)((i * 37 + 11) % 255 - 127);
+	return rt_value_tensor(t);
+}
+
+/* x [n, 64] @ (q * s).T: y[i, j] = sum_k x[i, k] q[j, k] s[j, k / gs]. */
+static void
+check_dq(const RtValue *y, const float *x, int64_t n, const RtValue *q,
+	 const RtValue *s, int gs)
+{
+	assert_int_equal(y->t->ndim, 2);
+	assert_int_equal(y->t->shape[0], n);
+	assert_int_equal(y->t->shape[1], 40);
+	const int8_t *qd = q->t->data;
+	const float *sd = s->t->data;
+	for (int64_t i = 0; i < n; i++)
+		for (int j = 0; j < 40; j++) {
+			double want = 0, mag = 0;
+			for (int k = 0; k < 64; k++) {
+				double p = x[i * 64 + k] * (double)qd[j * 64 + k] *
+					   sd[(j * 64 + k) / gs];
+				want += p;
+				mag += fabs(p);
+			}
+			double got = at(y, i * 40 + j);
+			if (!(fabs(got - want) <= 1e-5 * mag + 1e-6))
+				fail_msg("y[%lld, %d] = %g, want %g", (long long)i, j,
+					 got, want);
+		}
+}
+
+/* The dequantize fuses into the matmul (one kernel reading q and s) in
+ * both forms, and computes what C computes, on the GEMV (n = 3) and the
+ * GEMM (n = 20) path; stored, the weights are what q * s gives. */
+static void
+test_fusion_dequant(void **state)
+{
+	(void)state;
+	Prog gg = compile(dq_grouped, "main");
+	Prog gs = compile(dq_stored, "main");
+	Prog gr = compile(dq_rows, "main");
+	assert_int_equal(rt_program_num_kernels(gg.p), 1);
+	assert_int_equal(rt_program_num_kernels(gs.p), 2);
+	assert_int_equal(rt_program_num_kernels(gr.p), 1);
+	float xd[20 * 64], sd[80];
+	for (int i = 0; i < 20 * 64; i++)
+		xd[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
+	for (int i = 0; i < 80; i++)
+		sd[i] = 0.001f * (float)(i + 1) * (i % 3 ? 1.0f : -1.0f);
+	for (int n = 3; n <= 20; n += 17) {
+		RtValue *q = i8_tensor(3, (int64_t[]){40, 2, 32});
+		RtValue *s = f32(3, (int64_t[]){40, 2, 1}, sd);
+		RtValue *args[3] = {f32(2, (int64_t[]){n, 64}, xd),
+				    rt_value_retain(q), rt_value_retain(s)};
+		RtValue *y = run_ok(&gg, args, 3);
+		check_dq(y, xd, n, q, s, 32);
+		args[0] = f32(2, (int64_t[]){n, 64}, xd);
+		args[1] = rt_value_retain(q);
+		args[2] = rt_value_retain(s);
+		RtValue *t = run_ok(&gs, args, 3);
+		assert_int_equal(t->kind, RV_TUPLE);
+		check_dq(t->fields[0], xd, n, q, s, 32);
+		const int8_t *qd = q->t->data;
+		for (int k = 0; k < 40 * 64; k++)
+			assert_true(at(t->fields[1], k) == (float)qd[k] * sd[k / 32]);
+		rt_value_release(t);
+		rt_value_release(y);
+		rt_value_release(q);
+		rt_value_release(s);
+
+		q = i8_tensor(2, (int64_t[]){40, 64});
+		s = f32(2, (int64_t[]){40, 1}, sd);
+		args[0] = f32(2, (int64_t[]){n, 64}, xd);
+		args[1] = rt_value_retain(q);
+		args[2] = rt_value_retain(s);
+		y = run_ok(&gr, args, 3);
+		check_dq(y, xd, n, q, s, 64);
+		rt_value_release(y);
+		rt_value_release(q);
+		rt_value_release(s);
+	}
+	prog_free(&gg);
+	prog_free(&gs);
+	prog_free(&gr);
+}
+
 /* An f16 intermediate does not fuse (storing rounds it): x -> f16 -> f32
  * is x rounded to half precision, as computed in C, in two kernels; an
  * intermediate used twice (b) is computed once and both users see it. */
@@ -963,6 +1097,7 @@ main(void)
 		cmocka_unit_test(test_fusion_quantize),
 		cmocka_unit_test(test_fusion_reduce),
 		cmocka_unit_test(test_fusion_refused),
+		cmocka_unit_test(test_fusion_dequant),
 		cmocka_unit_test(test_compare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

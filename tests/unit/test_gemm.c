@@ -3,7 +3,8 @@
  * instruction set the host has (and the generic kernels), 1 and 2 threads,
  * GEMM and GEMV shapes with edges (size 0 and 1, odd sizes, sizes across
  * the cache blocks), b plain and transposed, f32/f16/bf16 operands and
- * results, broadcast batches.
+ * results, broadcast batches; int8 weights with group scales (RT_GEMM_Q8)
+ * against the same reference on the dequantized weights.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -235,6 +236,103 @@ test_batches(void **state)
 	pool_free(pool);
 }
 
+/*
+ * int8 b with a scale per group of gs weights (element i of b as stored
+ * is q[i] * s[i / gs]) against the double reference on the dequantized
+ * weights; a in dtype adt, c f32, nbatch batches of a sharing b.
+ */
+static void
+check_q8(Pool *pool, int isa, int64_t M, int64_t N, int64_t K, int64_t gs,
+	 int transb, int adt, int64_t nbatch)
+{
+	RtGemm g = {.M = M, .N = N, .K = K, .adt = adt, .bdt = RT_GEMM_Q8,
+		    .cdt = RT_GEMM_F32, .transb = transb, .bgroup = gs};
+	if (nbatch > 1) {
+		g.nb = 1;
+		g.bdim[0] = nbatch;
+		g.as[0] = M * K;
+		g.bs[0] = 0;
+	}
+	int8_t *q = malloc((size_t)(K * N) + 64);
+	float *sc = malloc((size_t)(K * N / gs + 1) * sizeof *sc);
+	void *a = malloc((size_t)(nbatch * M * K) * esize(adt) + 64);
+	float *c = malloc((size_t)(nbatch * M * N) * sizeof *c + 64);
+	assert_non_null(q);
+	assert_non_null(sc);
+	assert_non_null(a);
+	assert_non_null(c);
+	for (int64_t i = 0; i < K * N; i++) /* every byte, -128 included */
+		q[i] = (int8_t)(int)(rnd() * 128.0f);
+	q[0] = -128;
+	for (int64_t i = 0; i < K * N / gs; i++)
+		sc[i] = (0.5f + rnd()) * 0.01f; /* negative ones too */
+	for (int64_t i = 0; i < nbatch * M * K; i++)
+		put(a, adt, i, rnd());
+	for (int64_t i = 0; i < nbatch * M * N; i++)
+		c[i] = 1e30f;
+	g.a = a;
+	g.b = q;
+	g.bscale = sc;
+	g.c = c;
+	rlx_gemm(pool, isa, &g);
+	for (int64_t bt = 0; bt < nbatch; bt++)
+		for (int64_t i = 0; i < M; i++)
+			for (int64_t j = 0; j < N; j++) {
+				double sum = 0, mag = 0;
+				for (int64_t k = 0; k < K; k++) {
+					int64_t e = transb ? j * K + k : k * N + j;
+					double p = get(a, adt, bt * M * K + i * K + k) *
+						   ((double)q[e] * sc[e / gs]);
+					sum += p;
+					mag += fabs(p);
+				}
+				double got = c[bt * M * N + i * N + j];
+				if (!(fabs(got - sum) <= 1e-5 * mag + 1e-6))
+					fail_msg("q8 isa %d threads %d M %lld N %lld K %lld gs %lld "
+						 "transb %d adt %d batch %lld: c[%lld, %lld] = %g, want %g",
+						 isa, pool_size(pool), (long long)M, (long long)N,
+						 (long long)K, (long long)gs, transb, adt,
+						 (long long)bt, (long long)i, (long long)j, got, sum);
+			}
+	free(q);
+	free(sc);
+	free(a);
+	free(c);
+}
+
+static void
+test_q8(void **state)
+{
+	(void)state;
+	int is[3], ni = isas(is);
+	static const int64_t sh[][4] = {
+		/* M, N, K, group */
+		{1, 1, 32, 32}, {1, 67, 64, 32}, {2, 40, 128, 16}, {3, 64, 96, 32},
+		{5, 33, 64, 64}, {8, 50, 256, 128}, {1, 1000, 32, 32}, /* GEMV */
+		{1, 37, 24, 8}, {4, 9, 21, 7}, {1, 20, 40, 40}, /* groups not of 16 */
+		{9, 33, 64, 32}, {20, 47, 96, 16}, {40, 70, 800, 32}, /* GEMM, across KC */
+		{100, 130, 64, 8}, {13, 17, 30, 10},
+		{0, 5, 32, 32}, {5, 0, 32, 32}, {3, 4, 0, 16}, /* empty */
+	};
+	for (int t = 1; t <= 2; t++) {
+		Pool *pool = pool_new(t);
+		for (int i = 0; i < ni; i++)
+			for (size_t k = 0; k < sizeof sh / sizeof *sh; k++)
+				for (int tb = 0; tb < 2; tb++)
+					check_q8(pool, is[i], sh[k][0], sh[k][1], sh[k][2],
+						 sh[k][3], tb, RT_GEMM_F32, 1);
+		pool_free(pool);
+	}
+	Pool *pool = pool_new(2);
+	for (int i = 0; i < ni; i++) {
+		check_q8(pool, is[i], 1, 40, 64, 32, 1, RT_GEMM_F16, 1);
+		check_q8(pool, is[i], 30, 40, 64, 32, 1, RT_GEMM_BF16, 1);
+		check_q8(pool, is[i], 1, 40, 64, 32, 1, RT_GEMM_F32, 3);
+		check_q8(pool, is[i], 17, 40, 64, 16, 1, RT_GEMM_F32, 3);
+	}
+	pool_free(pool);
+}
+
 int
 main(void)
 {
@@ -242,6 +340,7 @@ main(void)
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_dtypes),
 		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_q8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
