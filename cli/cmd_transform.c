@@ -161,14 +161,6 @@ cmd_transform(int argc, char **argv)
 {
 	Args a = {.shard_mb = 32};
 	int status = parse_args(&a, argc, argv);
-	/* Under mpirun, rank 0 runs the transform and writes DIR; the other
-	 * ranks check the arguments and leave (the transform is not
-	 * partitioned across ranks yet: docs/cli.md). */
-	const char *mpi_rank = getenv("OMPI_COMM_WORLD_RANK");
-	if (status < 0 && mpi_rank && strcmp(mpi_rank, "0")) {
-		vec_free(&a.shared_funcs);
-		return EXIT_OK;
-	}
 	size_t len;
 	const char *name;
 	char *text = status < 0 ? cli_read_text(a.file, &len, &name) : NULL;
@@ -186,6 +178,8 @@ cmd_transform(int argc, char **argv)
 	a.o.shared_funcs = (const char *const *)a.shared_funcs.items;
 	a.o.nshared_funcs = a.shared_funcs.n;
 	a.o.shard_bytes = a.shard_mb << 20;
+	/* under mpirun the processes share the work (docs/cli.md) */
+	a.o.distributed = true;
 	if (!a.quiet && isatty(2))
 		a.o.progress = show_progress;
 	rlx_transform_stats st;
@@ -195,6 +189,8 @@ cmd_transform(int argc, char **argv)
 	if (a.o.plan_only) {
 		if (status == EXIT_OK)
 			fputs(st.plan, stdout);
+	} else if (st.process > 0) {
+		/* process 0 prints the summary of the whole run */
 	} else if (status == EXIT_OK && !a.quiet && st.up_to_date) {
 		printf("%s is up to date\n", a.out);
 	} else if (status == EXIT_OK && !a.quiet) {
@@ -204,8 +200,13 @@ cmd_transform(int argc, char **argv)
 		       (double)st.bytes_in / MIB, (double)st.bytes_out / MIB,
 		       st.seconds, st.seconds > 0 ? (double)st.bytes_in / st.seconds / GIB : 0.0,
 		       (double)peak_rss() / MIB, (double)st.peak_anon / MIB);
+		if (st.processes > 1)
+			printf("  on %d processes, at most %.1f MiB of the "
+			       "checkpoint read by one\n", st.processes,
+			       (double)st.bytes_read_max / MIB);
 	}
 	free(st.plan);
+	rlx_transform_end(); /* under mpirun: once every process has printed */
 	free(text);
 	vec_free(&a.shared_funcs);
 	return status;

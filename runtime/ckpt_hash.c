@@ -25,6 +25,7 @@ struct RtCkptHash {
 	int n;
 	XXH128_hash_t *hash;   /* of each tensor's bytes */
 	bool *hashed;
+	bool *others;          /* hashed by another process (rt_ckpt_hash_only) */
 	DType *dt;
 	int *ndim;
 	int64_t (*shape)[RT_MAX_DIMS];
@@ -60,10 +61,11 @@ rt_ckpt_hash_new(const char *path, const char *const *names, int n)
 	h->n = n;
 	h->hash = calloc(np, sizeof *h->hash);
 	h->hashed = calloc(np, sizeof *h->hashed);
+	h->others = calloc(np, sizeof *h->others);
 	h->dt = calloc(np, sizeof *h->dt);
 	h->ndim = calloc(np, sizeof *h->ndim);
 	h->shape = calloc(np, sizeof *h->shape);
-	if (!h->hash || !h->hashed || !h->dt || !h->ndim || !h->shape) {
+	if (!h->hash || !h->hashed || !h->others || !h->dt || !h->ndim || !h->shape) {
 		rt_ckpt_hash_free(h);
 		return NULL;
 	}
@@ -89,6 +91,8 @@ hasher_main(void *arg)
 {
 	RtCkptHash *h = arg;
 	for (int i = 0; i < h->n && !atomic_load(&h->stop); i++) {
+		if (h->others[i])
+			continue;
 		RtTensor *t = rt_weights_load(h->src, h->names[i], &h->err);
 		if (!t) {
 			h->ok = false;
@@ -145,7 +149,7 @@ rt_ckpt_hash_rest(RtCkptHash *h, RtWeights *w, RtError *e)
 	if (!join(h, e))
 		return false;
 	for (int i = 0; i < h->n; i++) {
-		if (h->hashed[i])
+		if (h->hashed[i] || h->others[i])
 			continue;
 		RtTensor *t = rt_weights_load(w, h->names[i], e);
 		if (!t)
@@ -154,6 +158,40 @@ rt_ckpt_hash_rest(RtCkptHash *h, RtWeights *w, RtError *e)
 		rt_tensor_free(t);
 	}
 	return true;
+}
+
+void
+rt_ckpt_hash_only(RtCkptHash *h, const bool *mine)
+{
+	for (int i = 0; i < h->n; i++)
+		h->others[i] = !mine[i];
+}
+
+void
+rt_ckpt_hash_words(const RtCkptHash *h, uint64_t *w)
+{
+	for (int i = 0; i < h->n; i++) {
+		bool here = h->hashed[i] && !h->others[i];
+		w[2 * i] = here ? h->hash[i].low64 : 0;
+		w[2 * i + 1] = here ? h->hash[i].high64 : 0;
+	}
+}
+
+void
+rt_ckpt_hash_set_words(RtCkptHash *h, const uint64_t *w,
+		       const RtWeightInfo *info)
+{
+	for (int i = 0; i < h->n; i++) {
+		if (!h->others[i])
+			continue;
+		h->hash[i].low64 = w[2 * i];
+		h->hash[i].high64 = w[2 * i + 1];
+		h->dt[i] = info[i].dt;
+		h->ndim[i] = info[i].ndim;
+		memcpy(h->shape[i], info[i].shape,
+		       sizeof(int64_t) * (size_t)info[i].ndim);
+		h->hashed[i] = true;
+	}
 }
 
 void
@@ -189,6 +227,7 @@ rt_ckpt_hash_free(RtCkptHash *h)
 	}
 	free(h->hash);
 	free(h->hashed);
+	free(h->others);
 	free(h->dt);
 	free(h->ndim);
 	free(h->shape);

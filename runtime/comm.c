@@ -107,6 +107,24 @@ rt_comm_close(RtComm *c)
 	free(c);
 }
 
+void
+rt_comm_release(RtComm *c)
+{
+	free(c);
+}
+
+void
+rt_comm_finalize(void)
+{
+#ifdef RLX_HAVE_MPI
+	int inited = 0, done = 0;
+	MPI_Initialized(&inited);
+	MPI_Finalized(&done);
+	if (inited && !done)
+		MPI_Finalize();
+#endif
+}
+
 int
 rt_comm_rank(const RtComm *c)
 {
@@ -323,6 +341,29 @@ rt_comm_bcast(RtComm *c, void *buf, size_t n, int root, RtError *e)
 	return true;
 #else
 	(void)buf; (void)n; (void)root; (void)e;
+	return false;
+#endif
+}
+
+bool
+rt_comm_sum_u64(RtComm *c, uint64_t *buf, size_t n, RtError *e)
+{
+	if (!rt_comm_is_mpi(c) || c->size == 1)
+		return true;
+#ifdef RLX_HAVE_MPI
+	for (size_t off = 0; off < n; off += (size_t)1 << 26) {
+		size_t k = n - off < ((size_t)1 << 26) ? n - off
+						       : (size_t)1 << 26;
+		if (MPI_Allreduce(MPI_IN_PLACE, buf + off, (int)k,
+				  MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) !=
+		    MPI_SUCCESS) {
+			rt_error(e, "MPI_Allreduce failed");
+			return false;
+		}
+	}
+	return true;
+#else
+	(void)buf; (void)n; (void)e;
 	return false;
 #endif
 }

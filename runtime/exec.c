@@ -43,6 +43,8 @@ typedef struct {
 	bool *bound;
 	char (*symfrom)[WHO_LEN];
 	const RtStream *s;      /* top frame of a streaming run */
+	const bool *want;       /* streaming: the fields wanted (NULL: all) */
+	bool *skip;             /* streaming with want: top steps not run */
 	int depth;
 	RtError *e;
 } Frame;
@@ -332,6 +334,7 @@ frame_free(Frame *fr)
 	free(fr->sym);
 	free(fr->bound);
 	free(fr->symfrom);
+	free(fr->skip);
 	free(fr);
 }
 
@@ -646,6 +649,8 @@ param_who(Frame *fr, int i, char *who)
 static bool
 emit_field(Frame *fr, int k, RtValue *v)
 {
+	if (fr->want && !fr->want[k])
+		return true;
 	fr->e->msg[0] = 0;
 	if (fr->s->emit(fr->s->ctx, k, v, fr->e))
 		return true;
@@ -1562,7 +1567,8 @@ run_seq(Frame *fr, SeqPlan *sp, const Rel *r, bool stream, RtValue **out)
 	release_at(fr, r, 0);
 	for (int i = 0; i < sp->n; i++) {
 		Step *st = &sp->steps[i];
-		if ((stream && i == fp->skip_step) || !st->x) {
+		if ((stream && (i == fp->skip_step || (fr->skip && fr->skip[i]))) ||
+		    !st->x) {
 			release_at(fr, r, i + 1);
 			continue;
 		}
@@ -1584,6 +1590,8 @@ run_seq(Frame *fr, SeqPlan *sp, const Rel *r, bool stream, RtValue **out)
 	}
 	if (stream && fp->tuple_mode) {
 		for (int k = 0; k < fp->nend; k++) {
+			if (fr->want && !fr->want[fp->end_fields[k]])
+				continue;
 			RtValue *v = eval_leaf(fr, fp->fields[fp->end_fields[k]]);
 			bool ok = v && emit_field(fr, fp->end_fields[k], v);
 			rt_value_release(v);
@@ -1661,8 +1669,129 @@ rt_run(RtProgram *p, RtValue **args, RtValue **result, RtError *e)
 	return run_fn(p, p->main, args, 0, result, e);
 }
 
+/* Whether any of the fields (ended by -1) is wanted. */
+static bool
+wanted_any(const bool *want, const int *fields)
+{
+	for (; *fields >= 0; fields++)
+		if (!want || want[*fields])
+			return true;
+	return false;
+}
+
+/* Marks a var needed (visit callback). */
+typedef struct {
+	bool *need;  /* by Var id */
+	int n;
+} Need;
+
+static void
+need_var(Var *v, void *ctx)
+{
+	Need *n = ctx;
+	if (v->id >= 0 && v->id < n->n)
+		n->need[v->id] = true;
+}
+
+/* Whether si mentions a symbolic variable (a binding that may bind one). */
+static bool
+has_symvars(const SInfo *si)
+{
+	if (!si)
+		return false;
+	if (si->kind == SI_TUPLE) {
+		for (int i = 0; i < si->nfields; i++)
+			if (has_symvars(si->fields[i]))
+				return true;
+		return false;
+	}
+	PExpr **dims = si->kind == SI_TENSOR ? si->shape
+		       : si->kind == SI_SHAPE ? si->shape : NULL;
+	for (int i = 0; dims && i < si->ndim; i++) {
+		int64_t c;
+		if (!pe_is_const(dims[i], &c))
+			return true;
+	}
+	return false;
+}
+
+/* Streaming with want: which top-level steps of fp no wanted field needs
+ * (skip, per step), walking the bindings backwards from the wanted fields;
+ * nd->need ends with the vars the run uses. */
+static void
+stream_needs(FnPlan *fp, const bool *want, Need *nd, bool *skip)
+{
+	SeqPlan *top = fp->top;
+	for (int k = 0; k < fp->nfields; k++)
+		if (want[k])
+			ir_visit_uses(fp->fields[k], need_var, nd);
+	for (int i = top->n - 1; i >= 0; i--) {
+		Step *st = &top->steps[i];
+		Binding *b = st->b;
+		bool keep = i != fp->skip_step && st->x &&
+			    ((b->var->id >= 0 && b->var->id < nd->n &&
+			      nd->need[b->var->id]) || b->cast ||
+			     (b->annotated && has_symvars(b->var->sinfo)));
+		skip[i] = !keep;
+		if (keep)
+			ir_visit_uses(st->x, need_var, nd);
+	}
+}
+
+/* fr->skip for fr->want. */
+static bool
+plan_skip(Frame *fr)
+{
+	Need nd = {calloc((size_t)fr->p->nidx + 1, sizeof *nd.need),
+		   fr->p->nidx};
+	fr->skip = calloc((size_t)fr->fp->top->n + 1, sizeof *fr->skip);
+	if (!nd.need || !fr->skip) {
+		free(nd.need);
+		rt_error(fr->e, "out of memory");
+		return false;
+	}
+	stream_needs(fr->fp, fr->want, &nd, fr->skip);
+	free(nd.need);
+	return true;
+}
+
+bool
+rt_stream_params(RtProgram *p, const bool *want, bool *used, RtError *e)
+{
+	FnPlan *fp = p->main;
+	Func *f = fp->f;
+	if (!want || !fp->tuple_mode) {
+		for (int i = 0; i < f->nparams; i++)
+			used[i] = true;
+		return true;
+	}
+	Need nd = {calloc((size_t)p->nidx + 1, sizeof *nd.need), p->nidx};
+	bool *skip = calloc((size_t)fp->top->n + 1, sizeof *skip);
+	if (!nd.need || !skip) {
+		free(nd.need);
+		free(skip);
+		rt_error(e, "out of memory");
+		return false;
+	}
+	stream_needs(fp, want, &nd, skip);
+	for (int i = 0; i < f->nparams; i++) {
+		int id = f->params[i]->id;
+		used[i] = id >= 0 && id < nd.n && nd.need[id];
+	}
+	free(nd.need);
+	free(skip);
+	return true;
+}
+
 bool
 rt_run_stream(RtProgram *p, const RtStream *s, RtError *e)
+{
+	return rt_run_stream_some(p, s, NULL, e);
+}
+
+bool
+rt_run_stream_some(RtProgram *p, const RtStream *s, const bool *want,
+		   RtError *e)
 {
 	e->msg[0] = 0;
 	FnPlan *fp = p->main;
@@ -1670,11 +1799,14 @@ rt_run_stream(RtProgram *p, const RtStream *s, RtError *e)
 	if (!fr)
 		return false;
 	fr->s = s;
+	fr->want = want;
 	bool ok = true;
+	if (want && fp->tuple_mode)
+		ok = plan_skip(fr);
 	/* pass-through parameters: emitted first, in parameter order */
 	for (int i = 0; ok && fp->tuple_mode && i < fp->f->nparams; i++)
 		if (fp->param_fields[i][0] >= 0 && !fp->param_used[i] &&
-		    !fr->state[i]) {
+		    !fr->state[i] && wanted_any(want, fp->param_fields[i])) {
 			ok = load_param(fr, i);
 			rt_value_release(fr->vals[i]);
 			fr->vals[i] = NULL;

@@ -52,6 +52,17 @@ typedef struct {
 	 * depend on the rank are stored as NAME_shard-K, the others once;
 	 * the metadata's rlxTensorParallel is N. */
 	int tensor_parallel;
+	/* Started by mpirun (Open MPI's environment says so): share the work
+	 * among its processes (the library initializes MPI and finalizes it
+	 * before it returns). The outputs are split by a plan every process
+	 * computes from the module and the checkpoint header; each process
+	 * reads the weights its outputs need and writes its shard files into
+	 * the temporary directory of process 0, which writes the JSON and
+	 * moves the cache into place. DIR must be on a file system all of
+	 * them see. The cache is the one process's, byte for byte. Without
+	 * mpirun: one process, as when false. MPI stays initialized when
+	 * rlx_transform returns: call rlx_transform_end after reporting. */
+	bool distributed;
 	/* Called at most 10 times a second while tensors stream, and once
 	 * with final set at the end of the run. NULL: none. */
 	void (*progress)(const rlx_progress *p, bool final, void *ctx);
@@ -69,11 +80,14 @@ typedef struct {
 	double seconds;
 	uint64_t peak_anon;        /* the most anonymous resident memory (the
 				    * working set, without mapped checkpoint
-				    * pages) seen when an output was written */
+				    * pages) seen when an output was written
+				    * (by this process) */
 	char *plan;                /* plan_only: the plan, one line per
 				    * binding (which kernel computes it, or
 				    * the kernel it is fused into);
 				    * malloc'ed, the caller frees; else NULL */
+	int processes, process;    /* how many shared the work; which this is */
+	uint64_t bytes_read_max;   /* the most checkpoint bytes one process read */
 } rlx_transform_stats;
 
 /*
@@ -92,6 +106,11 @@ int rlx_transform(const char *filename, const char *text, size_t len,
 		  const char *weights, const char *out,
 		  const rlx_transform_options *opts,
 		  rlx_transform_stats *stats, rlx_diags *d);
+
+/* After a distributed rlx_transform (and after printing its report):
+ * finalizes MPI, which waits for every process of the run to get there.
+ * Nothing when MPI was not started. */
+void rlx_transform_end(void);
 
 /* ---------------------------------------------------------- init-weights */
 

@@ -476,6 +476,21 @@ typedef struct {
 } RtStream;
 
 bool rt_run_stream(RtProgram *p, const RtStream *s, RtError *e);
+/* rt_run_stream for some fields only: want (per field; NULL: all) says
+ * which. When the result is a tuple literal, the others are not emitted
+ * and the top-level bindings that none of the wanted ones needs are not
+ * run, nor the parameters only they use loaded (a binding with a
+ * match_cast, or an annotation over symbolic variables, always runs: it
+ * may bind a variable a later shape needs). Otherwise every field is
+ * computed and the wanted ones emitted. */
+bool rt_run_stream_some(RtProgram *p, const RtStream *s, const bool *want,
+			RtError *e);
+/* The parameters a run with want would load (used, per parameter): those
+ * the wanted fields and the bindings they need use; all without want or a
+ * tuple literal. A parameter loaded only to bind a symbolic variable is
+ * not counted. */
+bool rt_stream_params(RtProgram *p, const bool *want, bool *used,
+		      RtError *e);
 
 /* ---------------------------- tensor_cache_write.c, tensor_cache_read.c */
 
@@ -539,8 +554,73 @@ bool rt_cache_add_shape(RtCacheWriter *w, const char *name,
  * Always consumes w; on failure nothing is left behind. */
 bool rt_cache_finish(RtCacheWriter *w, const char *metadata_json_extra,
 		     RtError *e);
-/* Removes the temporary directory and frees w (NULL is fine). */
+/* Removes the temporary directory and frees w (NULL is fine); a writer
+ * that joined another's directory (rt_cache_join) only closes its files. */
 void rt_cache_abort(RtCacheWriter *w);
+
+/*
+ * A planned cache (cache_plan.c): the layout fixed before any value is
+ * computed, from the records' names, dtypes and shapes in the cache's
+ * order alone: records packed into shards as rt_cache_add would (64-byte
+ * offsets, a new shard past the cap, a shard of its own for half the cap
+ * or more). The shards are then split among nprocs writers into
+ * contiguous runs balanced by bytes, so that a cache written by several
+ * processes is the same file for file, byte for byte, as by one: what a
+ * process writes depends on the plan, never on how many there are.
+ */
+typedef struct {
+	const char *name;      /* must outlive the plan */
+	DType dtype;           /* a shape record: DT_I64, ndim 1, shape {n} */
+	int ndim;
+	int64_t shape[RT_MAX_DIMS];
+	bool is_shape;
+	/* set by rt_cache_plan */
+	uint64_t nbytes, offset;
+	int shard;
+} RtPlanRec;
+
+typedef struct {
+	RtPlanRec *recs;       /* the caller's, in cache order */
+	int nrecs;
+	uint64_t cap;
+	int nshards;
+	uint64_t *shard_bytes; /* per shard: its file's size */
+	int *shard_first;      /* per shard: its first record (then in order) */
+	int *shard_nrecs;
+	bool *shard_alone;     /* one record of half the cap or more */
+	int *owner;            /* per shard: the process that writes it */
+	int nprocs;
+} RtCachePlan;
+
+/* Lays out the records (cap 0: RT_CACHE_SHARD_BYTES) and splits the
+ * shards among nprocs >= 1 processes. false + e on a record that cannot
+ * be stored (a bad dtype or shape) or out of memory. */
+bool rt_cache_plan(RtCachePlan *p, RtPlanRec *recs, int n, uint64_t cap,
+		   int nprocs, RtError *e);
+void rt_cache_plan_free(RtCachePlan *p);
+
+/*
+ * Writers of a planned cache, one per process: process `me` writes the
+ * shards the plan gives it and only those, each record at its planned
+ * place whatever order the records come in (rt_cache_place / _write_alone
+ * / rt_cache_add_shape as for any writer; a record must have the plan's
+ * dtype and shape). Process 0 begins the cache (rt_cache_begin_planned
+ * creates the temporary directory, rt_cache_tmpdir names it); the others
+ * join that directory (it must be visible to them: a shared file system)
+ * and never remove or rename it. When every process has written its
+ * shards, rt_cache_hashes gives the content hashes of this writer's shards
+ * (0 for the others'), process 0 takes everyone's with rt_cache_set_hashes
+ * (the sum over the processes) and rt_cache_finish writes the JSON and
+ * renames the directory into place. The plan must outlive the writer.
+ */
+RtCacheWriter *rt_cache_begin_planned(const char *dir, const RtCachePlan *plan,
+				      RtError *e);
+RtCacheWriter *rt_cache_join(const char *dir, const char *tmp,
+			     const RtCachePlan *plan, int me, RtError *e);
+/* hashes[nshards]: false + e when a shard of this writer is not complete. */
+bool rt_cache_hashes(RtCacheWriter *w, uint64_t *hashes, RtError *e);
+bool rt_cache_set_hashes(RtCacheWriter *w, const uint64_t *hashes,
+			 RtError *e);
 
 /* Opens and validates a cache directory (JSON, names, shard files and
  * sizes, record bounds, overlaps). Shard hashes are checked when a shard
@@ -596,6 +676,12 @@ RtComm *rt_comm_open(RtError *e);
 RtComm *rt_comm_single(int rank, RtError *e);
 /* MPI_Finalize when it was initialized. NULL is fine. */
 void rt_comm_close(RtComm *c);
+/* Frees c but leaves MPI running, for rt_comm_finalize later (after the
+ * caller has printed: Open MPI's finalize waits for every process, so no
+ * process leaves, and mpirun cuts no other one short, before all got
+ * there). NULL is fine. */
+void rt_comm_release(RtComm *c);
+void rt_comm_finalize(void);
 int rt_comm_rank(const RtComm *c);   /* the worker id */
 int rt_comm_size(const RtComm *c);   /* processes in the run */
 bool rt_comm_is_mpi(const RtComm *c);
@@ -614,5 +700,7 @@ bool rt_comm_allgather(RtComm *c, const RtTensor *in, RtTensor *out,
 		       RtError *e);
 /* n bytes at buf from worker root to every worker. */
 bool rt_comm_bcast(RtComm *c, void *buf, size_t n, int root, RtError *e);
+/* Sums n words over the processes, in place (every process gets the sum). */
+bool rt_comm_sum_u64(RtComm *c, uint64_t *buf, size_t n, RtError *e);
 
 #endif /* RLX_RT_H */

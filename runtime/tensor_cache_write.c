@@ -160,6 +160,14 @@ struct RtCacheWriter {
 	int64_t nparams;
 	uint64_t param_bytes;
 	double param_count;
+	/* a planned cache (rt_cache_begin_planned, rt_cache_join) */
+	const RtCachePlan *plan;
+	int me;           /* the process this writer is */
+	bool joined;      /* the directory is another process's */
+	json_t *plan_ix;  /* name -> record index in the plan */
+	int *sfd;         /* per shard: its open file, -1 */
+	int *left;        /* per shard: records not yet written */
+	uint64_t *hash;   /* per shard: content hash once written */
 };
 
 
@@ -484,6 +492,11 @@ check_tensor(RtCacheWriter *w, const char *name, const RtTensor *t,
 	return true;
 }
 
+static bool place_planned(RtCacheWriter *w, const char *name, DType dt,
+			  int ndim, const int64_t *shape, bool is_shape,
+			  const void *data, uint64_t nbytes, RtCacheTicket *tk,
+			  RtError *e);
+
 /* rt_cache_place with w->mu held. */
 static bool
 place_tensor(RtCacheWriter *w, const char *name, const RtTensor *t,
@@ -492,6 +505,9 @@ place_tensor(RtCacheWriter *w, const char *name, const RtTensor *t,
 	uint64_t nbytes = 0;
 	if (!check_name(w, name, e) || !check_tensor(w, name, t, &nbytes, e))
 		return false;
+	if (w->plan)
+		return place_planned(w, name, t->dtype, t->ndim, t->shape, false,
+				     t->data, nbytes, tk, e);
 	json_t *rec = new_record(name, t->dtype, t->ndim, t->shape);
 	if (!rec) {
 		tc_err(e, "%s: out of memory", w->dir);
@@ -522,6 +538,324 @@ place_tensor(RtCacheWriter *w, const char *name, const RtTensor *t,
 	w->nparams++;
 	w->param_bytes += nbytes;
 	w->param_count += (double)numel;
+	return true;
+}
+
+/* ------------------------------------------------------- planned writer */
+
+/* "(2, 3) float32" or "a shape of 3 values", for messages. */
+static void
+desc(char *buf, size_t n, DType dt, int ndim, const int64_t *shape,
+     bool is_shape)
+{
+	if (is_shape) {
+		snprintf(buf, n, "a shape of %lld values",
+			 (long long)(ndim ? shape[0] : 0));
+		return;
+	}
+	size_t k = (size_t)snprintf(buf, n, "(");
+	for (int i = 0; i < ndim && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "",
+				      (long long)shape[i]);
+	if (k < n)
+		snprintf(buf + k, n - k, "%s) %s", ndim == 1 ? "," : "",
+			 dtype_name(dt));
+}
+
+/* Record i of the plan as the JSON the cache lists (with its place). */
+static json_t *
+plan_record(const RtCachePlan *p, int i)
+{
+	const RtPlanRec *r = &p->recs[i];
+	json_t *rec = new_record(r->name, r->dtype, r->ndim, r->shape);
+	if (rec && r->is_shape &&
+	    json_object_set_new(rec, "rlxKind", json_string("shape")))
+		goto fail;
+	if (!rec ||
+	    json_object_set_new(rec, "nbytes", json_integer((json_int_t)r->nbytes)) ||
+	    json_object_set_new(rec, "byteOffset", json_integer((json_int_t)r->offset)))
+		goto fail;
+	return rec;
+fail:
+	json_decref(rec);
+	return NULL;
+}
+
+/* Shard si of the plan as the JSON the cache lists, with its hash. */
+static json_t *
+plan_shard(const RtCachePlan *p, int si, uint64_t hash)
+{
+	char path[64], hex[17];
+	snprintf(path, sizeof path, "params_shard_%d.bin", si);
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash);
+	json_t *recs = json_array();
+	for (int k = 0; recs && k < p->shard_nrecs[si]; k++)
+		if (json_array_append_new(recs,
+					  plan_record(p, p->shard_first[si] + k))) {
+			json_decref(recs);
+			recs = NULL;
+		}
+	if (!recs)
+		return NULL;
+	return json_pack("{s:s, s:s, s:I, s:s, s:o}", "dataPath", path,
+			 "format", "raw-shard", "nbytes",
+			 (json_int_t)p->shard_bytes[si], "rlxHash", hex,
+			 "records", recs);
+}
+
+/* Sets up w's planned state: every shard unwritten, the metadata's
+ * figures from the whole plan. */
+static bool
+plan_setup(RtCacheWriter *w, const RtCachePlan *p, int me, RtError *e)
+{
+	w->plan = p;
+	w->me = me;
+	size_t n = (size_t)p->nshards + 1;
+	w->sfd = malloc(n * sizeof *w->sfd);
+	w->left = calloc(n, sizeof *w->left);
+	w->hash = calloc(n, sizeof *w->hash);
+	w->plan_ix = json_object();
+	if (!w->sfd || !w->left || !w->hash || !w->plan_ix)
+		return tc_err(e, "%s: out of memory", w->dir);
+	for (int i = 0; i < p->nshards; i++) {
+		w->sfd[i] = -1;
+		w->left[i] = p->shard_nrecs[i];
+		if (json_array_append_new(w->shards, json_null()))
+			return tc_err(e, "%s: out of memory", w->dir);
+	}
+	w->nshard = p->nshards;
+	for (int i = 0; i < p->nrecs; i++) {
+		const RtPlanRec *r = &p->recs[i];
+		if (json_object_get(w->plan_ix, r->name))
+			return tc_err(e, "%s: duplicate record name '%s'", w->dir,
+				    r->name);
+		if (json_object_set_new(w->plan_ix, r->name,
+					json_integer(i)))
+			return tc_err(e, "%s: out of memory", w->dir);
+		if (r->is_shape)
+			continue;
+		size_t isz = tc_itemsize(r->dtype);
+		w->nparams++;
+		w->param_bytes += r->nbytes;
+		w->param_count += isz ? (double)(r->nbytes / isz) : 0;
+	}
+	return true;
+}
+
+/* A writer for plan p, on directory tmp when joining, else its own. */
+static RtCacheWriter *
+begin_planned(const char *dir, const char *tmp, const RtCachePlan *p,
+	      int me, RtError *e)
+{
+	RtCacheOptions co = {.shard_bytes = (size_t)p->cap};
+	RtCacheWriter *w;
+	if (!tmp) {
+		if (!(w = rt_cache_begin(dir, &co, e)))
+			return NULL;
+	} else {
+		w = calloc(1, sizeof *w);
+		if (!w) {
+			tc_err(e, "%s: out of memory", dir);
+			return NULL;
+		}
+		pthread_mutex_init(&w->mu, NULL);
+		w->out = (RtTmpDir){.fd = -1, .slot = -1};
+		w->fd = -1;
+		w->cap = p->cap;
+		w->joined = true;
+		w->dir = rt_path_strip(dir);
+		w->out.tmp = strdup(tmp);
+		w->shards = json_array();
+		w->names = json_object();
+		w->xs = XXH3_createState();
+		if (!w->dir || !w->out.tmp || !w->shards || !w->names ||
+		    !w->xs) {
+			tc_err(e, "%s: out of memory", dir);
+			rt_cache_abort(w);
+			return NULL;
+		}
+	}
+	if (!plan_setup(w, p, me, e)) {
+		rt_cache_abort(w);
+		return NULL;
+	}
+	return w;
+}
+
+RtCacheWriter *
+rt_cache_begin_planned(const char *dir, const RtCachePlan *plan, RtError *e)
+{
+	return begin_planned(dir, NULL, plan, 0, e);
+}
+
+RtCacheWriter *
+rt_cache_join(const char *dir, const char *tmp, const RtCachePlan *plan,
+	      int me, RtError *e)
+{
+	if (!tmp || !*tmp) {
+		tc_err(e, "%s: no temporary directory to join", dir);
+		return NULL;
+	}
+	return begin_planned(dir, tmp, plan, me, e);
+}
+
+/* The last record of a shard of small records is in: the file gets its
+ * planned size (the padding up to the last offset of an empty record), is
+ * hashed as written and closed. */
+static bool
+shard_complete(RtCacheWriter *w, int si, const char *path, RtError *e)
+{
+	const RtCachePlan *p = w->plan;
+	int fd = w->sfd[si];
+	w->sfd[si] = -1;
+	bool ok = true;
+	if (ftruncate(fd, (off_t)p->shard_bytes[si]))
+		ok = tc_err(e, "%s: write failed: %s", path, strerror(errno));
+	char *buf = ok ? malloc(CHUNK_BYTES) : NULL;
+	if (ok && (!buf || XXH3_64bits_reset(w->xs) != XXH_OK))
+		ok = tc_err(e, "%s: out of memory", path);
+	for (uint64_t off = 0; ok && off < p->shard_bytes[si];) {
+		uint64_t k = p->shard_bytes[si] - off;
+		ssize_t r = pread(fd, buf, k < CHUNK_BYTES ? (size_t)k
+							   : CHUNK_BYTES,
+				  (off_t)off);
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			ok = tc_err(e, "%s: cannot read back: %s", path,
+				  r ? strerror(errno) : "short file");
+			break;
+		}
+		XXH3_64bits_update(w->xs, buf, (size_t)r);
+		off += (uint64_t)r;
+	}
+	free(buf);
+	if (close(fd) && ok)
+		ok = tc_err(e, "%s: write failed: %s", path, strerror(errno));
+	if (!ok)
+		return wfail(w);
+	w->hash[si] = XXH3_64bits_digest(w->xs);
+	json_t *js = plan_shard(p, si, w->hash[si]);
+	if (!js || json_array_set_new(w->shards, (size_t)si, js)) {
+		tc_err(e, "%s: out of memory", w->dir);
+		return wfail(w);
+	}
+	return true;
+}
+
+/* Places a record of a planned cache (w->mu held): at its planned offset
+ * when it shares a shard (the shard finished with its last record), else
+ * a ticket for rt_cache_write_alone. */
+static bool
+place_planned(RtCacheWriter *w, const char *name, DType dt, int ndim,
+	      const int64_t *shape, bool is_shape, const void *data,
+	      uint64_t nbytes, RtCacheTicket *tk, RtError *e)
+{
+	const RtCachePlan *p = w->plan;
+	json_t *ix = json_object_get(w->plan_ix, name);
+	if (!ix)
+		return tc_err(e, "%s: '%s' is not a record of the planned cache",
+			    w->dir, name);
+	const RtPlanRec *r = &p->recs[json_integer_value(ix)];
+	bool same = r->dtype == dt && r->ndim == ndim &&
+		    r->is_shape == is_shape && r->nbytes == nbytes;
+	for (int i = 0; same && i < ndim; i++)
+		same = r->shape[i] == shape[i];
+	if (!same) {
+		char got[160], want[160];
+		desc(got, sizeof got, dt, ndim, shape, is_shape);
+		desc(want, sizeof want, r->dtype, r->ndim, r->shape,
+		     r->is_shape);
+		tc_err(e, "%s: '%s' is %s, but its annotation planned %s", w->dir,
+		     name, got, want);
+		return wfail(w);
+	}
+	int si = r->shard;
+	if (p->owner[si] != w->me)
+		return tc_err(e, "%s: '%s' belongs to shard %d, which process %d "
+			    "writes, not %d", w->dir, name, si, p->owner[si],
+			    w->me);
+	if (json_object_set_new(w->names, name, json_true())) {
+		tc_err(e, "%s: out of memory", w->dir);
+		return wfail(w);
+	}
+	if (p->shard_alone[si]) {
+		tk->shard = si;
+		tk->rec = plan_record(p, (int)json_integer_value(ix));
+		if (!tk->rec) {
+			tk->shard = -1;
+			tc_err(e, "%s: out of memory", w->dir);
+			return wfail(w);
+		}
+		w->pending++;
+		return true;
+	}
+	char *path = tc_printf("%s/params_shard_%d.bin", w->out.tmp, si);
+	if (!path) {
+		tc_err(e, "%s: out of memory", w->dir);
+		return wfail(w);
+	}
+	if (w->sfd[si] < 0) {
+		w->sfd[si] = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+				  O_CLOEXEC, 0666);
+		if (w->sfd[si] < 0) {
+			tc_err(e, "%s: cannot create: %s", path, strerror(errno));
+			free(path);
+			return wfail(w);
+		}
+	}
+	preallocate(w->sfd[si], r->offset, nbytes);
+	bool ok = true;
+	for (uint64_t off = 0; ok && off < nbytes;) {
+		ssize_t k = pwrite(w->sfd[si], (const char *)data + off,
+				   nbytes - off, (off_t)(r->offset + off));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			ok = tc_err(e, "%s: write failed: %s", path,
+				  k ? strerror(errno) : "no progress");
+		else
+			off += (uint64_t)k;
+	}
+	if (ok && --w->left[si] == 0)
+		ok = shard_complete(w, si, path, e);
+	free(path);
+	return ok || wfail(w);
+}
+
+bool
+rt_cache_hashes(RtCacheWriter *w, uint64_t *hashes, RtError *e)
+{
+	const RtCachePlan *p = w->plan;
+	pthread_mutex_lock(&w->mu);
+	bool ok = !w->failed && !w->pending;
+	for (int i = 0; ok && i < p->nshards; i++) {
+		hashes[i] = 0;
+		if (p->owner[i] != w->me)
+			continue;
+		if (json_is_null(json_array_get(w->shards, (size_t)i)))
+			ok = tc_err(e, "%s: shard %d is not complete", w->dir, i);
+		else
+			hashes[i] = w->hash[i];
+	}
+	if (w->failed || w->pending)
+		tc_err(e, "%s: the cache failed earlier and cannot be completed",
+		     w->dir);
+	pthread_mutex_unlock(&w->mu);
+	return ok;
+}
+
+bool
+rt_cache_set_hashes(RtCacheWriter *w, const uint64_t *hashes, RtError *e)
+{
+	const RtCachePlan *p = w->plan;
+	for (int i = 0; i < p->nshards; i++) {
+		if (p->owner[i] == w->me)
+			continue;
+		json_t *js = plan_shard(p, i, hashes[i]);
+		if (!js || json_array_set_new(w->shards, (size_t)i, js))
+			return tc_err(e, "%s: out of memory", w->dir);
+	}
 	return true;
 }
 
@@ -595,6 +929,8 @@ rt_cache_write_alone(RtCacheWriter *w, RtCacheTicket *tk, const RtTensor *t,
 	pthread_mutex_lock(&w->mu);
 	if (ok && json_array_set_new(w->shards, (size_t)tk->shard, s))
 		ok = tc_err(e, "%s: out of memory", w->dir);
+	if (ok && w->hash)
+		w->hash[tk->shard] = hash;
 	if (!ok)
 		w->failed = true;
 	w->pending--;
@@ -654,7 +990,23 @@ add_shape(RtCacheWriter *w, const char *name, const int64_t *values, int n,
 		for (int b = 0; b < 8; b++)
 			buf[i * 8 + b] = (unsigned char)((uint64_t)values[i] >>
 							 (8 * b));
-	bool ok = place(w, name, rec, buf, (uint64_t)n * 8, e);
+	bool ok;
+	if (w->plan) {
+		json_decref(rec);
+		RtCacheTicket tk = {-1, NULL};
+		ok = place_planned(w, name, DT_I64, 1, &len, true, buf,
+				   (uint64_t)n * 8, &tk, e);
+		/* a shape large enough for a shard of its own: written here */
+		if (ok && tk.shard >= 0) {
+			RtTensor t = {.dtype = DT_I64, .ndim = 1, .shape = {len},
+				      .data = buf, .nbytes = (size_t)n * 8};
+			pthread_mutex_unlock(&w->mu);
+			ok = rt_cache_write_alone(w, &tk, &t, e);
+			pthread_mutex_lock(&w->mu);
+		}
+	} else {
+		ok = place(w, name, rec, buf, (uint64_t)n * 8, e);
+	}
 	free(buf);
 	return ok;
 }
@@ -753,8 +1105,18 @@ rt_cache_finish(RtCacheWriter *w, const char *metadata_json_extra, RtError *e)
 		     w->pending);
 		goto out;
 	}
+	if (w->joined) {
+		tc_err(e, "%s: only the process that began the cache finishes it",
+		     w->dir);
+		goto out;
+	}
 	if (!shard_close(w, e))
 		goto out;
+	for (size_t i = 0; i < json_array_size(w->shards); i++)
+		if (json_is_null(json_array_get(w->shards, i))) {
+			tc_err(e, "%s: shard %zu was not written", w->dir, i);
+			goto out;
+		}
 	json_t *meta = build_metadata(w, metadata_json_extra, e);
 	if (!meta)
 		goto out;
@@ -784,7 +1146,17 @@ rt_cache_abort(RtCacheWriter *w)
 	if (!w)
 		return;
 	shard_drop(w);
-	if (w->out.tmp)
+	if (w->plan && w->sfd)
+		for (int i = 0; i < w->plan->nshards; i++)
+			if (w->sfd[i] >= 0)
+				close(w->sfd[i]);
+	free(w->sfd);
+	free(w->left);
+	free(w->hash);
+	json_decref(w->plan_ix);
+	if (w->joined)
+		free(w->out.tmp);
+	else if (w->out.tmp)
 		rt_dir_abort(&w->out);
 	free(w->dir);
 	json_decref(w->shards);

@@ -4,7 +4,9 @@
  *
  * A value is rank-dependent when it is computed by an op that reads the
  * worker's rank (R.dist.redistribute_replica_to_shard, the part a worker
- * keeps of R.ccl.scatter_from_worker0) or from a rank-dependent value,
+ * keeps of R.ccl.scatter_from_worker0, the runtime.disco.worker_id call) or
+ * from a rank-dependent value (a var, or a symbolic variable that a
+ * match_cast binds from one, as r in begin=[r * 16]),
  * through nested blocks, branches and calls of module functions that do.
  * Collectives between workers (allreduce, allgather, broadcast) cannot run
  * in a transform that computes one worker at a time, and an op's
@@ -19,6 +21,7 @@ typedef struct {
 	Module *m;
 	int n;          /* the workers */
 	bool *tainted;  /* by Var id */
+	bool *tsym;     /* by SymVar id: bound from a rank-dependent value */
 	Diags *d;
 	int depth;
 	bool hit;       /* the expression being visited uses a tainted var */
@@ -70,8 +73,20 @@ seq_rank(Tp *t, const Expr *seq)
 		Block *bl = seq->seq.blocks[i];
 		for (int j = 0; j < bl->n; j++) {
 			Binding *b = bl->bindings[j];
-			if (expr_rank(t, b->value))
-				t->tainted[b->var->id] = true;
+			if (!expr_rank(t, b->value))
+				continue;
+			t->tainted[b->var->id] = true;
+			/* `R.match_cast(wid, R.Shape([r]))`: r is the rank */
+			if (b->cast) {
+				Vec vs = {0};
+				ir_sinfo_symvars(b->cast, &vs);
+				for (int k = 0; k < vs.n; k++) {
+					SymVar *sv = vs.items[k];
+					if (sv->id >= 0 && sv->id <= t->m->next_id)
+						t->tsym[sv->id] = true;
+				}
+				vec_free(&vs);
+			}
 		}
 	}
 	return expr_rank(t, seq->seq.body);
@@ -97,6 +112,15 @@ expr_rank(Tp *t, const Expr *e)
 	}
 	t->hit = false;
 	ir_visit_uses(e, use_var, t);
+	/* begin=[r * 16]: the attributes and shapes over the rank */
+	Vec vs = {0};
+	ir_expr_symvars(e, &vs);
+	for (int k = 0; k < vs.n; k++) {
+		SymVar *sv = vs.items[k];
+		if (sv->id >= 0 && sv->id <= t->m->next_id && t->tsym[sv->id])
+			t->hit = true;
+	}
+	vec_free(&vs);
 	return r || t->hit;
 }
 
@@ -105,8 +129,9 @@ rt_rank_dependent(Module *m, const Func *T, int nout, int n, Diags *d)
 {
 	Tp t = {.m = m, .n = n, .d = d};
 	t.tainted = calloc((size_t)m->next_id + 2, sizeof *t.tainted);
+	t.tsym = calloc((size_t)m->next_id + 2, sizeof *t.tsym);
 	bool *dep = calloc((size_t)nout + 1, sizeof *dep);
-	if (!t.tainted || !dep)
+	if (!t.tainted || !t.tsym || !dep)
 		ir_bug("out of memory");
 	int nerr = d->nerrors;
 	seq_rank(&t, T->body);
@@ -129,6 +154,7 @@ rt_rank_dependent(Module *m, const Func *T, int nout, int n, Diags *d)
 			dep[k] = expr_rank(&t, res);
 	}
 	free(t.tainted);
+	free(t.tsym);
 	if (d->nerrors > nerr) {
 		free(dep);
 		return NULL;

@@ -12,6 +12,21 @@
  * second run with the same inputs finds it up to date and does nothing.
  * The weights are checked against the transform's parameters first
  * (check.c). Only this thread touches the values' reference counts.
+ *
+ * The cache's layout is planned before anything runs when the outputs'
+ * shapes follow from the checkpoint header (rt_cache_plan: records in
+ * parameter order, worker 0's then each further worker's own): the writer
+ * puts each output at its planned place whenever it comes. Under mpirun
+ * (opts->distributed) the plan's shards are split among the processes:
+ * each runs the transform for the outputs of its shards only (the rest
+ * pruned: rt_run_stream_some), reading only the weights those need, and
+ * writes only its shards into the temporary directory that process 0
+ * created; the checkpoint's hash is shared the same way (each weight
+ * hashed by the first process that reads it). Process 0 gathers the shard
+ * hashes, writes tensor-cache.json and renames the directory into place;
+ * a failure anywhere is agreed on by all and leaves nothing. Without a
+ * plan (an output whose shape only running tells), process 0 does it all.
+ * The cache is the same, byte for byte, for any number of processes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +61,15 @@ typedef struct {
 	int nskipped;        /* shared outputs of workers after 0 */
 	int tp, rank;        /* --tensor-parallel N, the worker being run */
 	bool *dep;           /* per output: rank-dependent (tp only) */
+	/* the planned layout, and the processes sharing the work */
+	RtPlanRec *precs;    /* in cache order */
+	int *rec_worker, *rec_out; /* per record: its worker K and output k */
+	int nrecs;
+	RtCachePlan plan;
+	bool planned;
+	RtComm *comm;
+	int nprocs, me;
+	uint64_t bytes_read; /* checkpoint bytes this process read */
 	const rlx_transform_options *o;
 	double t0, last;
 	char *model_text;    /* the lifted module, printed before unbundling */
@@ -107,6 +131,7 @@ xf_load(void *ctx, int param, RtError *e)
 		return NULL;
 	rt_advise_tensor(t, MADV_WILLNEED);
 	x->bytes_in += t->nbytes;
+	x->bytes_read += t->nbytes;
 	RtValue *v = rt_value_tensor(t);
 	if (!v) {
 		rt_error(e, "out of memory");
@@ -203,89 +228,438 @@ find_transform(Xf *x, Diags *d)
 	return true;
 }
 
-/* Compiles T, runs it streaming into the cache at out and finishes the
- * cache with its metadata; false after reporting into d. */
-static bool
-run_into(Xf *x, const char *weights, const char *out, json_t *prov,
-	 RtCkptHash *h, Diags *d)
+/* ---------------------------------------------------------- the plan */
+
+/* The symbolic variable a binding of T matches the worker's rank to
+ * (`wid1 = R.match_cast(wid, R.Shape([r]))` over the worker_id call), or
+ * NULL. */
+static SymVar *
+rank_var(const Func *T)
 {
-	RtProgram *prog = rt_compile_func(x->m, x->T->name, d);
-	if (!prog)
+	const Expr *body = T->body;
+	for (int i = 0; i < body->seq.nblocks; i++) {
+		Block *bl = body->seq.blocks[i];
+		for (int j = 0; j < bl->n; j++) {
+			Binding *b = bl->bindings[j];
+			const SInfo *c = b->cast;
+			if (!c || c->kind != SI_SHAPE || c->ndim != 1 ||
+			    !c->shape || c->shape[0]->kind != PE_VAR)
+				continue;
+			const Expr *v = b->value;
+			for (int k = 0; v->kind == E_VAR && k <= i; k++)
+				for (int q = 0; q < body->seq.blocks[k]->n; q++)
+					if (body->seq.blocks[k]->bindings[q]->var ==
+					    v->var) {
+						v = body->seq.blocks[k]->bindings[q]->value;
+						break;
+					}
+			if (v->kind == E_CALL && v->call.op == OP_CALL_PURE_PACKED &&
+			    v->call.nargs > 0 && v->call.args[0]->str &&
+			    !strcmp(v->call.args[0]->str, "runtime.disco.worker_id"))
+				return c->shape[0]->var;
+		}
+	}
+	return NULL;
+}
+
+/* Record i of the plan: output k of worker K, its shape from T's result
+ * annotation under env; false when the annotation does not tell it. */
+static bool
+plan_one(Xf *x, RtSymEnv *env, const SInfo *f, int K, int k, RtPlanRec *r)
+{
+	const char *name = x->F->params[x->ninput + k]->name;
+	if (x->tp && x->dep[k])
+		name = arena_printf(&x->m->arena, "%s_shard-%d", name, K);
+	*r = (RtPlanRec){.name = name};
+	const SymVar *u;
+	if (f->kind == SI_SHAPE) {
+		if (f->ndim < 0)
+			return false;
+		*r = (RtPlanRec){.name = name, .dtype = DT_I64, .ndim = 1,
+				 .shape = {f->ndim}, .is_shape = true};
+		return true;
+	}
+	if (f->kind != SI_TENSOR || f->dtype == DT_UNKNOWN || f->ndim < 0 ||
+	    f->ndim > RT_MAX_DIMS || (f->ndim && !f->shape))
 		return false;
-	const char *model_text = x->model_text;
+	r->dtype = f->dtype;
+	r->ndim = f->ndim;
+	for (int d = 0; d < f->ndim; d++)
+		if (!rt_env_eval(env, f->shape[d], &r->shape[d], &u) ||
+		    r->shape[d] < 0)
+			return false;
+	return true;
+}
+
+/* The cache's records in order, with their shapes from T's annotations
+ * and the checkpoint's; x->planned when every one is known. */
+static void
+plan_records(Xf *x)
+{
+	const SInfo *ret = x->T->ret ? x->T->ret : x->T->body->sinfo;
+	int nw = x->tp ? x->tp : 1;
+	x->precs = calloc((size_t)x->ntotal + 1, sizeof *x->precs);
+	x->rec_worker = calloc((size_t)x->ntotal + 1, sizeof *x->rec_worker);
+	x->rec_out = calloc((size_t)x->ntotal + 1, sizeof *x->rec_out);
+	if (!x->precs || !x->rec_worker || !x->rec_out)
+		return;
+	RtSymEnv env = {.arena = &x->m->arena};
+	for (int i = 0; i < x->T->nparams; i++) {
+		const SInfo *si = x->T->params[i]->sinfo;
+		if (!si || si->kind != SI_TENSOR || !si->shape)
+			continue;
+		for (int d = 0; d < si->ndim && d < x->info[i].ndim; d++)
+			if (si->shape[d]->kind == PE_VAR &&
+			    !rt_env_has(&env, si->shape[d]->var))
+				rt_env_bind(&env, si->shape[d]->var,
+					    x->info[i].shape[d]);
+	}
+	SymVar *r = x->tp ? rank_var(x->T) : NULL;
+	int base = env.n, n = 0;
+	bool ok = ret && ret->kind == SI_TUPLE && ret->nfields == x->nout;
+	for (int K = 0; ok && K < nw; K++) {
+		env.n = base; /* the rank's binding is the last one */
+		if (r)
+			rt_env_bind(&env, r, K);
+		for (int k = 0; ok && k < x->nout; k++) {
+			if (K > 0 && !x->dep[k])
+				continue;
+			ok = plan_one(x, &env, ret->fields[k], K, k,
+				      &x->precs[n]);
+			x->rec_worker[n] = K;
+			x->rec_out[n++] = k;
+		}
+	}
+	rt_env_free(&env);
+	x->nrecs = n;
+	x->planned = ok && n == x->ntotal;
+}
+
+/* ------------------------------------------------------ the processes */
+
+/*
+ * Every process says whether it got this far; true when all did. Process 0
+ * reports for all: the others drop their diagnostics, and when another
+ * process failed first, process 0 gives its first error (one process: its
+ * own, kept).
+ */
+static bool
+agree(Xf *x, bool ok, Diags *d)
+{
+	if (x->nprocs == 1)
+		return ok;
+	uint64_t *w = calloc((size_t)x->nprocs, sizeof *w);
+	RtError e;
+	if (!w)
+		rt_comm_abort(x->comm, RLX_EINPUT);
+	w[x->me] = !ok;
+	if (!rt_comm_sum_u64(x->comm, w, (size_t)x->nprocs, &e))
+		rt_comm_abort(x->comm, RLX_EINPUT);
+	int nfail = 0, first = -1;
+	for (int q = 0; q < x->nprocs; q++)
+		if (w[q]) {
+			nfail++;
+			if (first < 0)
+				first = q;
+		}
+	free(w);
+	if (!nfail)
+		return true;
+	/* process 0 reports for all: the first failure's message goes to it
+	 * (a process's own output could be lost when mpirun ends the job) */
+	char msg[768] = "", file[256] = "";
+	for (int i = 0; x->me == first && i < d->n; i++)
+		if (d->items[i].level == DIAG_ERROR) {
+			snprintf(msg, sizeof msg, "%s", d->items[i].msg);
+			snprintf(file, sizeof file, "%s", d->items[i].file
+				 ? d->items[i].file : x->m ? x->m->src.name : "");
+			break;
+		}
+	if (first > 0 && (!rt_comm_bcast(x->comm, msg, sizeof msg, first, &e) ||
+			  !rt_comm_bcast(x->comm, file, sizeof file, first, &e)))
+		rt_comm_abort(x->comm, RLX_EINPUT);
+	if (x->me == 0 && first > 0)
+		diag_file(d, DIAG_ERROR, *file ? file : "transform",
+			  "process %d of the %d%s failed, so nothing was "
+			  "written: %s", first, x->nprocs,
+			  nfail > 1 ? " and others" : "", msg);
+	if (x->me > 0)
+		diag_clear(d);
+	return false;
+}
+
+/* The most of this value over the processes (one: itself). */
+static uint64_t
+most(Xf *x, uint64_t v)
+{
+	if (x->nprocs == 1)
+		return v;
+	uint64_t *w = calloc((size_t)x->nprocs, sizeof *w), m = v;
+	RtError e;
+	if (!w)
+		return v;
+	w[x->me] = v;
+	if (rt_comm_sum_u64(x->comm, w, (size_t)x->nprocs, &e))
+		for (int q = 0; q < x->nprocs; q++)
+			if (w[q] > m)
+				m = w[q];
+	free(w);
+	return m;
+}
+
+/* Runs T for worker K with the outputs of want (all: NULL) streaming to
+ * the queue. */
+static bool
+run_worker(Xf *x, RtProgram *prog, int K, const bool *want, RtError *e)
+{
+	RtStream s = {.load = xf_load, .emit = xf_emit, .ctx = x};
+	x->rank = K;
+	RtComm *c = rt_comm_single(K, e);
+	bool ok = c != NULL;
+	if (ok) {
+		rt_program_set_comm(prog, c);
+		ok = rt_run_stream_some(prog, &s, want, e);
+		rt_program_set_comm(prog, NULL);
+	}
+	rt_comm_close(c);
+	xf_sweep(x, true);
+	if (!ok && x->tp) {
+		char msg[sizeof e->msg];
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		rt_error(e, "worker %d of %d: %s", K, x->tp, msg);
+	}
+	return ok;
+}
+
+/* After the run: the writers drained, every output there, the checkpoint
+ * hashed (this process's part) and unchanged; false after reporting. */
+static bool
+run_end(Xf *x, bool run_ok, const RtError *re, int want, const char *weights,
+	const char *out, RtCkptHash *h, Diags *d)
+{
+	RtError we, e;
+	bool wok = rt_cache_queue_finish(x->q, run_ok, &we);
+	x->q = NULL;
+	xf_sweep(x, true);
+	xf_progress(x, true);
+	if (!run_ok)
+		diag_file(d, DIAG_ERROR, x->m->src.name, "%s", re->msg);
+	else if (!wok)
+		diag_file(d, DIAG_ERROR, out, "%s", we.msg);
+	else if (x->nemitted + x->nskipped != want)
+		diag_file(d, DIAG_ERROR, x->m->src.name,
+			  "%s produced %d of its %d outputs", x->T->name,
+			  x->nemitted + x->nskipped, want);
+	else if (!rt_ckpt_hash_rest(h, x->src, &e))
+		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+	/* a checkpoint truncated while it was read: nothing computed
+	 * from it is kept (the guard made the fault zeros and this) */
+	else if (!rt_weights_check(x->src, &e))
+		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+	else
+		return true;
+	return false;
+}
+
+/* Writes the metadata and the module, and renames the cache into place. */
+static bool
+finish(Xf *x, RtCacheWriter *cw, const char *out, json_t *prov,
+       RtCkptHash *h, Diags *d)
+{
+	char ch[17];
+	RtError e;
+	rt_ckpt_hash_hex(h, ch);
+	json_object_set_new(prov, "rlxCheckpointHash", json_string(ch));
+	char *extra = json_dumps(prov, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	bool ok = rt_cache_add_file(cw, "model.py", x->model_text,
+				    strlen(x->model_text), &e);
+	if (ok)
+		ok = rt_cache_finish(cw, extra, &e);
+	else
+		rt_cache_abort(cw);
+	free(extra);
+	if (!ok)
+		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
+	return ok;
+}
+
+/* Runs T streaming into a cache laid out as it comes, worker by worker
+ * (one process: no plan could be made) and finishes it. */
+static bool
+run_into(Xf *x, RtProgram *prog, const char *weights, const char *out,
+	 json_t *prov, RtCkptHash *h, Diags *d)
+{
 	uint64_t shard = x->o->shard_bytes ? x->o->shard_bytes : 32 << 20;
 	RtCacheOptions co = {.shard_bytes = (size_t)shard};
 	RtError e;
 	RtCacheWriter *cw = rt_cache_begin(out, &co, &e);
-	bool ok = cw != NULL;
+	if (!cw) {
+		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
+		return false;
+	}
+	if (!(x->q = rt_cache_queue_new(cw, x->ntotal, NWRITERS,
+					WRITER_BYTES))) {
+		diag_file(d, DIAG_ERROR, out, "out of memory");
+		rt_cache_abort(cw);
+		return false;
+	}
+	bool run_ok = true;
+	for (int K = 0; run_ok && K < (x->tp ? x->tp : 1); K++)
+		run_ok = run_worker(x, prog, K, NULL, &e);
+	if (!run_end(x, run_ok, &e, x->nout * (x->tp ? x->tp : 1), weights,
+		     out, h, d)) {
+		rt_cache_abort(cw);
+		return false;
+	}
+	return finish(x, cw, out, prov, h, d);
+}
+
+/* Process 0's temporary directory, to the others (NULL: it has none). */
+static char *
+share_tmp(Xf *x, RtCacheWriter *cw)
+{
+	RtError e;
+	const char *t = x->me == 0 && cw ? rt_cache_tmpdir(cw) : NULL;
+	uint64_t n = t ? strlen(t) : 0;
+	if (x->nprocs > 1 && !rt_comm_bcast(x->comm, &n, sizeof n, 0, &e))
+		rt_comm_abort(x->comm, RLX_EINPUT);
+	char *s = n ? calloc(n + 1, 1) : NULL;
+	if (!s)
+		return NULL;
+	if (t)
+		memcpy(s, t, n);
+	if (x->nprocs > 1 && !rt_comm_bcast(x->comm, s, n, 0, &e))
+		rt_comm_abort(x->comm, RLX_EINPUT);
+	return s;
+}
+
+/*
+ * Runs this process's part of the planned cache: the records of its
+ * shards, worker by worker, each run pruned to them; process 0 finishes
+ * the cache once all have written theirs. Every process calls it (the
+ * collectives are in the same order on all).
+ */
+static bool
+run_planned(Xf *x, RtProgram *prog, const char *weights, const char *out,
+	    json_t *prov, RtCkptHash *h, Diags *d)
+{
+	RtError e;
+	const RtCachePlan *pl = &x->plan;
+	int nw = x->tp ? x->tp : 1, np = x->T->nparams, mine = 0;
+	bool *want = calloc((size_t)nw * (size_t)x->nout + 1, sizeof *want);
+	bool *used = calloc((size_t)np + 1, sizeof *used);
+	int *towner = calloc((size_t)np + 1, sizeof *towner);
+	bool *tmine = calloc((size_t)np + 1, sizeof *tmine);
+	uint64_t *words = calloc((size_t)(2 * np + pl->nshards) + 1,
+				 sizeof *words);
+	bool ok = want && used && towner && tmine && words, done = false;
+	RtCacheWriter *cw = NULL;
+	snprintf(e.msg, sizeof e.msg, "out of memory");
+	/* who hashes each weight: the first process that reads it (every
+	 * process works this out for all, identically), else one in turn */
+	for (int i = 0; ok && i < np; i++)
+		towner[i] = -1;
+	x->total_in = 0; /* this process's reading, for the progress */
+	for (int q = 0; ok && q < x->nprocs; q++) {
+		memset(want, 0, (size_t)nw * (size_t)x->nout * sizeof *want);
+		for (int i = 0; i < x->nrecs; i++)
+			if (pl->owner[x->precs[i].shard] == q)
+				want[x->rec_worker[i] * x->nout + x->rec_out[i]] = true;
+		for (int K = 0; ok && K < nw; K++) {
+			ok = rt_stream_params(prog, want + K * x->nout, used, &e);
+			for (int i = 0; ok && i < np; i++)
+				if (used[i] && towner[i] < 0)
+					towner[i] = q;
+			for (int i = 0; ok && q == x->me && i < np; i++)
+				if (used[i] && !tmine[i]) {
+					tmine[i] = true; /* read here */
+					x->total_in += x->info[i].nbytes;
+				}
+		}
+	}
 	if (!ok)
 		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
-	if (ok && !(x->q = rt_cache_queue_new(cw, x->ntotal, NWRITERS,
+	for (int i = 0; ok && i < np; i++)
+		tmine[i] = (towner[i] < 0 ? i % x->nprocs : towner[i]) == x->me;
+	for (int i = 0; ok && i < x->nrecs; i++)
+		if (pl->owner[x->precs[i].shard] == x->me)
+			mine++;
+	x->ntotal = mine;
+	/* the writer: process 0 begins, the others join its directory */
+	if (ok && x->me == 0 && !(cw = rt_cache_begin_planned(out, pl, &e)))
+		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
+	if (!agree(x, ok, d))
+		goto fail;
+	char *tmp = share_tmp(x, cw);
+	if (x->me > 0 && !(cw = rt_cache_join(out, tmp, pl, x->me, &e)))
+		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
+	free(tmp);
+	if (cw && !(x->q = rt_cache_queue_new(cw, mine ? mine : 1, NWRITERS,
 					      WRITER_BYTES))) {
 		diag_file(d, DIAG_ERROR, out, "out of memory");
-		ok = false;
-	}
-	if (ok) {
-		RtStream s = {.load = xf_load, .emit = xf_emit, .ctx = x};
-		/* tensor-parallel: worker by worker, the rank bound to K (one
-		 * process playing worker K: its slices, no collectives) */
-		bool run_ok = true;
-		int nworkers = x->tp ? x->tp : 1;
-		for (x->rank = 0; run_ok && x->rank < nworkers; x->rank++) {
-			RtComm *c = rt_comm_single(x->rank, &e);
-			run_ok = c != NULL;
-			if (run_ok) {
-				rt_program_set_comm(prog, c);
-				run_ok = rt_run_stream(prog, &s, &e);
-				rt_program_set_comm(prog, NULL);
-			}
-			rt_comm_close(c);
-			xf_sweep(x, true);
-		}
-		RtError we;
-		bool wok = rt_cache_queue_finish(x->q, run_ok, &we);
-		x->q = NULL;
-		xf_sweep(x, true);
-		xf_progress(x, true);
-		ok = false;
-		if (!run_ok)
-			diag_file(d, DIAG_ERROR, x->m->src.name, "%s", e.msg);
-		else if (!wok)
-			diag_file(d, DIAG_ERROR, out, "%s", we.msg);
-		else if (x->nemitted + x->nskipped !=
-			 x->nout * (x->tp ? x->tp : 1))
-			diag_file(d, DIAG_ERROR, x->m->src.name,
-				  "%s produced %d of its %d outputs", x->T->name,
-				  x->nemitted + x->nskipped,
-				  x->nout * (x->tp ? x->tp : 1));
-		else if (!rt_ckpt_hash_rest(h, x->src, &e))
-			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
-		/* a checkpoint truncated while it was read: nothing computed
-		 * from it is kept (the guard made the fault zeros and this) */
-		else if (!rt_weights_check(x->src, &e))
-			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
-		else
-			ok = true;
-	}
-	if (ok) {
-		char ch[17];
-		rt_ckpt_hash_hex(h, ch);
-		json_object_set_new(prov, "rlxCheckpointHash", json_string(ch));
-		char *extra = json_dumps(prov, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		ok = rt_cache_add_file(cw, "model.py", model_text,
-				       strlen(model_text), &e);
-		if (ok) {
-			ok = rt_cache_finish(cw, extra, &e);
-			cw = NULL;
-		}
-		free(extra);
-		if (!ok)
-			diag_file(d, DIAG_ERROR, out, "%s", e.msg);
-	}
-	if (cw)
 		rt_cache_abort(cw);
-	rt_program_free(prog);
-	return ok;
+		cw = NULL;
+	}
+	if (!agree(x, cw != NULL, d))
+		goto fail;
+	{
+		if (x->nprocs > 1) { /* one process: hashing all since compiling */
+			rt_ckpt_hash_only(h, tmine);
+			rt_ckpt_hash_start(h);
+		}
+		bool run_ok = true;
+		memset(want, 0, (size_t)nw * (size_t)x->nout * sizeof *want);
+		for (int i = 0; i < x->nrecs; i++)
+			if (pl->owner[x->precs[i].shard] == x->me)
+				want[x->rec_worker[i] * x->nout + x->rec_out[i]] = true;
+		for (int K = 0; run_ok && K < nw; K++) {
+			bool any = false;
+			for (int k = 0; k < x->nout; k++)
+				any |= want[K * x->nout + k];
+			if (any)
+				run_ok = run_worker(x, prog, K,
+						    want + K * x->nout, &e);
+		}
+		ok = run_end(x, run_ok, &e, mine, weights, out, h, d);
+		/* this process's shards and weights, summed over all */
+		if (ok && !rt_cache_hashes(cw, words + 2 * np, &e)) {
+			diag_file(d, DIAG_ERROR, out, "%s", e.msg);
+			ok = false;
+		}
+		if (ok)
+			rt_ckpt_hash_words(h, words);
+	}
+	if (!agree(x, ok, d))
+		goto fail;
+	if (!rt_comm_sum_u64(x->comm, words, (size_t)(2 * np + pl->nshards),
+			     &e))
+		rt_comm_abort(x->comm, RLX_EINPUT);
+	x->bytes_read = most(x, x->bytes_read);
+	done = true;
+	if (x->me == 0) {
+		rt_ckpt_hash_set_words(h, words, x->info);
+		if (!rt_cache_set_hashes(cw, words + 2 * np, &e)) {
+			diag_file(d, DIAG_ERROR, out, "%s", e.msg);
+			rt_cache_abort(cw);
+			done = false;
+		} else {
+			done = finish(x, cw, out, prov, h, d);
+		}
+	} else {
+		rt_cache_abort(cw); /* joined: closes its files */
+	}
+	cw = NULL;
+	done = agree(x, done, d);
+fail:
+	rt_cache_queue_finish(x->q, false, &e);
+	x->q = NULL;
+	rt_cache_abort(cw); /* process 0's removes the directory */
+	free(want);
+	free(used);
+	free(towner);
+	free(tmine);
+	free(words);
+	return done;
 }
 
 int
@@ -295,49 +669,59 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	      rlx_diags *d)
 {
 	rlx_transform_options none = {0};
-	Xf x = {.o = opts ? opts : &none, .t0 = now_s()};
+	Xf x = {.o = opts ? opts : &none, .t0 = now_s(), .nprocs = 1};
 	rlx_transform_stats st = {0};
 	RtCkptHash *h = NULL;
 	json_t *prov = NULL;
+	RtProgram *prog = NULL;
 	int status = RLX_EINPUT;
-	x.m = rlx_parse(filename, text, len, d);
-	if (!x.m || !(x.F = rt_pick_func(x.m, x.o->func, "transform", d)) ||
-	    !find_transform(&x, d))
-		goto done;
 	RtError e;
-	if (x.o->plan_only) {
-		RtProgram *prog = rt_compile_func(x.m, x.T->name, d);
-		if (prog) {
+	if (x.o->distributed && rt_comm_launched()) {
+		if (!(x.comm = rt_comm_open(&e))) {
+			diag_file(d, DIAG_ERROR, filename, "%s", e.msg);
+			goto done;
+		}
+		x.nprocs = rt_comm_size(x.comm);
+		x.me = rt_comm_rank(x.comm);
+	}
+	bool ok = (x.m = rlx_parse(filename, text, len, d)) &&
+		  (x.F = rt_pick_func(x.m, x.o->func, "transform", d)) &&
+		  find_transform(&x, d);
+	if (ok && x.o->plan_only) { /* each process alike: nothing is shared */
+		RtProgram *pp = rt_compile_func(x.m, x.T->name, d);
+		if (pp) {
 			StrBuf b = {0};
-			rt_program_plan(prog, &b);
+			rt_program_plan(pp, &b);
 			st.plan = sb_take(&b);
 			status = RLX_OK;
 		}
-		rt_program_free(prog);
+		rt_program_free(pp);
 		goto done;
 	}
-	if (!(x.src = rt_weights_open(weights, &e))) {
+	if (ok && !(x.src = rt_weights_open(weights, &e))) {
 		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
-		goto done;
+		ok = false;
 	}
-	size_t np = (size_t)x.T->nparams + 1;
-	x.held = calloc(np, sizeof *x.held);
-	x.names = calloc(np, sizeof *x.names);
-	x.info = calloc(np, sizeof *x.info);
-	for (int i = 0; i < x.T->nparams; i++)
-		x.names[i] = x.T->params[i]->name;
-	if (rt_check_weights(x.m, x.T, 0, x.src, weights, x.o->strict, x.info, d))
-		goto done;
-	x.ntotal = x.nout;
-	if (x.o->tensor_parallel > 0) {
+	size_t np = ok ? (size_t)x.T->nparams + 1 : 1;
+	if (ok) {
+		x.held = calloc(np, sizeof *x.held);
+		x.names = calloc(np, sizeof *x.names);
+		x.info = calloc(np, sizeof *x.info);
+		for (int i = 0; i < x.T->nparams; i++)
+			x.names[i] = x.T->params[i]->name;
+		ok = !rt_check_weights(x.m, x.T, 0, x.src, weights,
+				       x.o->strict, x.info, d);
+	}
+	if (ok)
+		x.ntotal = x.nout;
+	if (ok && x.o->tensor_parallel > 0) {
 		x.tp = x.o->tensor_parallel;
-		if (!(x.dep = rt_rank_dependent(x.m, x.T, x.nout, x.tp, d)))
-			goto done;
+		ok = (x.dep = rt_rank_dependent(x.m, x.T, x.nout, x.tp, d));
 		x.ntotal = 0;
-		for (int k = 0; k < x.nout; k++)
+		for (int k = 0; ok && k < x.nout; k++)
 			x.ntotal += x.dep[k] ? x.tp : 1;
 		/* NAME_shard-K is a worker's: a shared output may not look so */
-		for (int k = 0; k < x.nout; k++) {
+		for (int k = 0; ok && k < x.nout; k++) {
 			const char *nm = x.F->params[x.ninput + k]->name;
 			const char *u = strrchr(nm, '_');
 			if (!x.dep[k] && u && !strncmp(u, "_shard-", 7)) {
@@ -345,40 +729,88 @@ rlx_transform(const char *filename, const char *text, size_t len,
 					  "'%s' is the same for every worker, but "
 					  "its name says it is one worker's "
 					  "(NAME_shard-K): rename it", nm);
-				goto done;
+				ok = false;
 			}
 		}
 	}
-	for (int i = 0; i < x.T->nparams; i++)
-		x.total_in += x.info[i].nbytes;
-	h = rt_ckpt_hash_new(weights, x.names, x.T->nparams);
 	uint64_t shard = x.o->shard_bytes ? x.o->shard_bytes : 32 << 20;
-	prov = rt_provenance(XXH3_64bits(text, len), x.F->name, x.T->name, shard,
-			     x.o->shared);
-	if (x.tp)
-		json_object_set_new(prov, "rlxTensorParallel", json_integer(x.tp));
-	bool failed;
-	if (rt_cache_up_to_date(out, prov, h, x.src, &failed, &e)) {
+	if (ok) {
+		for (int i = 0; i < x.T->nparams; i++)
+			x.total_in += x.info[i].nbytes;
+		h = rt_ckpt_hash_new(weights, x.names, x.T->nparams);
+		prov = rt_provenance(XXH3_64bits(text, len), x.F->name,
+				     x.T->name, shard, x.o->shared);
+		if (x.tp)
+			json_object_set_new(prov, "rlxTensorParallel",
+					    json_integer(x.tp));
+	}
+	/* the same input on every process: process 0 says what is wrong */
+	if (!agree(&x, ok, d))
+		goto done;
+	if (x.me > 0)
+		diag_clear(d); /* warnings too are process 0's to give */
+	/* up to date? process 0 looks, and tells the others */
+	uint64_t utd = 0; /* 1 up to date, 2 the checkpoint unreadable */
+	if (x.me == 0) {
+		bool failed;
+		if (rt_cache_up_to_date(out, prov, h, x.src, &failed, &e))
+			utd = 1;
+		else if (failed) {
+			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+			utd = 2;
+		}
+	}
+	if (x.nprocs > 1 && !rt_comm_bcast(x.comm, &utd, sizeof utd, 0, &e))
+		rt_comm_abort(x.comm, RLX_EINPUT);
+	if (utd == 1) {
 		st.up_to_date = true;
 		status = RLX_OK;
 		goto done;
 	}
-	if (failed) {
-		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+	if (utd == 2)
 		goto done;
+	plan_records(&x);
+	/* one process hashes the checkpoint while the transform compiles
+	 * (several: once the plan says which weights each reads first) */
+	if (x.nprocs == 1 || (!x.planned && x.me == 0))
+		rt_ckpt_hash_start(h);
+	ok = (prog = rt_compile_func(x.m, x.T->name, d)) != NULL;
+	if (ok) {
+		if (x.planned && !rt_cache_plan(&x.plan, x.precs, x.nrecs, shard,
+						x.nprocs, &e)) {
+			diag_file(d, DIAG_ERROR, x.m->src.name, "%s", e.msg);
+			ok = false;
+		}
 	}
-	rt_ckpt_hash_start(h);
-	if (!run_into(&x, weights, out, prov, h, d))
+	if (!agree(&x, ok, d))
+		goto done;
+	if (x.planned)
+		ok = run_planned(&x, prog, weights, out, prov, h, d);
+	else
+		ok = agree(&x, x.me > 0 ||
+			   run_into(&x, prog, weights, out, prov, h, d), d);
+	if (!ok)
 		goto done;
 	status = RLX_OK;
-	st.tensors = x.ntotal;
-	st.bytes_in = x.total_in;
+	st.tensors = x.planned ? x.nrecs : x.ntotal;
+	st.bytes_in = 0;
+	for (int i = 0; i < x.T->nparams; i++)
+		st.bytes_in += x.info[i].nbytes;
 	st.bytes_out = x.bytes_out;
+	if (x.planned) {
+		st.bytes_out = 0;
+		for (int i = 0; i < x.nrecs; i++)
+			st.bytes_out += x.precs[i].nbytes;
+	}
 	st.peak_anon = x.peak_anon;
+	st.bytes_read_max = x.bytes_read;
 done:
 	st.seconds = now_s() - x.t0;
+	st.processes = x.nprocs;
+	st.process = x.me;
 	if (stats)
 		*stats = st;
+	rt_program_free(prog);
 	rt_ckpt_hash_free(h);
 	rt_cache_queue_finish(x.q, false, &e);
 	if (x.held)
@@ -389,7 +821,18 @@ done:
 	free(x.model_text);
 	free(x.info);
 	free(x.dep);
+	free(x.precs);
+	free(x.rec_worker);
+	free(x.rec_out);
+	rt_cache_plan_free(&x.plan);
 	rt_weights_close(x.src);
 	rlx_module_free(x.m);
+	rt_comm_release(x.comm); /* MPI ends in rlx_transform_end */
 	return status;
+}
+
+void
+rlx_transform_end(void)
+{
+	rt_comm_finalize();
 }

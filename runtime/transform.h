@@ -66,6 +66,15 @@ void rt_ckpt_hash_stop(RtCkptHash *h);
 /* Waits for the thread; then hashes the rest from w (on this thread).
  * false + e when a tensor could not be read. */
 bool rt_ckpt_hash_rest(RtCkptHash *h, RtWeights *w, RtError *e);
+/* Several processes share the hashing: this one hashes only the tensors
+ * mine[i] (rt_ckpt_hash_rest included). rt_ckpt_hash_words gives the
+ * 128-bit hashes of this process's as two words each (zeros for the
+ * others', n * 2 words), so that their sum over the processes is every
+ * tensor's; rt_ckpt_hash_set_words takes that sum for the tensors hashed
+ * elsewhere (their dtypes and shapes from info, the checkpoint header's
+ * as rt_check_weights found it; declared after RtWeightInfo below). */
+void rt_ckpt_hash_only(RtCkptHash *h, const bool *mine);
+void rt_ckpt_hash_words(const RtCkptHash *h, uint64_t *words);
 /* The hash (after rt_ckpt_hash_rest succeeded), as 16 hex digits. */
 void rt_ckpt_hash_hex(const RtCkptHash *h, char hex[17]);
 void rt_ckpt_hash_free(RtCkptHash *h); /* stops the thread; NULL is fine */
@@ -112,6 +121,10 @@ typedef struct {
  * rt_check_extra's warning (an error when strict). info (f->nparams - first
  * entries, may be NULL) receives what was found. Returns the errors.
  */
+/* (ckpt_hash.c, see rt_ckpt_hash_only) */
+void rt_ckpt_hash_set_words(RtCkptHash *h, const uint64_t *words,
+			    const RtWeightInfo *info);
+
 int rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
 		     const char *wname, bool strict, RtWeightInfo *info,
 		     Diags *d);

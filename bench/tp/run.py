@@ -6,8 +6,9 @@ Tensor parallelism on Open MPI: a stack of MLP blocks in TVM's idiom
 GiB of float32 weights (default 1), random weights from `rlx init-weights`.
 
 Rows:
-  - `rlx transform --tensor-parallel 2` of the checkpoint (wall, peak RSS),
-    against the plain transform of the same checkpoint;
+  - `rlx transform` of the checkpoint on one process and under
+    `mpirun -np 2` (wall, best of 3, alternately; the two caches compared
+    file by file), plain and with `--tensor-parallel 2`;
   - the unsharded model run in one process on the checkpoint (peak RSS) against
     `mpirun -np 2 rlx run DIR` on the pre-sharded cache: each rank's peak
     RSS (target: below the single process's, near half the weights plus the
@@ -18,6 +19,7 @@ run fails. Files go to --workdir (default: a temporary directory) and are
 removed at the end.
 """
 import argparse
+import filecmp
 import os
 import resource
 import shutil
@@ -121,12 +123,26 @@ def run(rlx, mpirun, work, d, f, layers):
     mp = [mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "2"]
     env = dict(os.environ)
 
-    t1, _ = timed([rlx, "transform", j("m.py"), "--weights",
-                   j("w.safetensors"), "--quiet", "-o", j("c1")])
-    t2, _ = timed([rlx, "transform", j("tp.py"), "--weights",
-                   j("w.safetensors"), "--tensor-parallel", "2", "--quiet",
-                   "-o", j("c2")])
-    shutil.rmtree(j("c1"))
+    # the transform on 1 and on 2 processes, alternately, best of 3 (a
+    # fresh DIR each time: an up-to-date cache would be found and kept)
+    tr = {}
+    for rep in range(3):
+        for key, pre, src, extra in (
+                ("1", [], "m.py", []), ("2", mp, "m.py", []),
+                ("tp1", [], "tp.py", ["--tensor-parallel", "2"]),
+                ("tp2", mp, "tp.py", ["--tensor-parallel", "2"])):
+            out = j("c_" + key)
+            shutil.rmtree(out, ignore_errors=True)
+            t, _ = timed(pre + [rlx, "transform", j(src), "--weights",
+                                j("w.safetensors"), "--quiet", "-o", out]
+                         + extra)
+            tr[key] = min(tr.get(key, t), t)
+    same = same_tree(j("c_1"), j("c_2"))
+    same_tp = same_tree(j("c_tp1"), j("c_tp2"))
+    t1, t2 = tr["1"], tr["tp1"]
+    for key in ("1", "2", "tp2"):
+        shutil.rmtree(j("c_" + key))
+    os.rename(j("c_tp1"), j("c2"))
     one = child_rss([rlx, "run", j("m.py"), "--params", j("w.safetensors"),
                      "--input", "x=" + j("x.npy"), "-o", j("y1.npy")])
     ranks = child_rss(mp + [sys.executable, RSS, rlx, "run", j("c2"),
@@ -137,8 +153,16 @@ def run(rlx, mpirun, work, d, f, layers):
     print("tensor parallelism (%d MLP blocks %dx%d, %.2f GB float32, "
           "2 workers)" % (layers, d, f, gb))
     print("  %-44s %8s" % ("", "value"))
-    print("  %-44s %7.2fs" % ("transform (plain)", t1))
-    print("  %-44s %7.2fs" % ("transform --tensor-parallel 2", t2))
+    print("  %-44s %7.2fs" % ("transform (plain), one process", t1))
+    print("  %-44s %7.2fs  (%.2f x one process; %.2f GB/s per process; "
+          "cache %s)" % ("mpirun -np 2 transform", tr["2"], tr["2"] / t1,
+                         gb / tr["2"] / 2,
+                         "identical" if same else "DIFFERS"))
+    print("  %-44s %7.2fs" % ("transform --tensor-parallel 2, one process",
+                              t2))
+    print("  %-44s %7.2fs  (%.2f x one process; cache %s)" % (
+        "mpirun -np 2 transform --tensor-parallel 2", tr["tp2"],
+        tr["tp2"] / t2, "identical" if same_tp else "DIFFERS"))
     print("  %-44s %6.0fMB" % ("run unsharded, one process: peak RSS",
                                one[0]))
     for k, r in enumerate(ranks):
@@ -146,8 +170,16 @@ def run(rlx, mpirun, work, d, f, layers):
             "mpirun -np 2 run: rank %d peak RSS" % k, r, r / one[0]))
     print("  %-44s %8.1e  %s" % ("max rel diff, 2 ranks vs one process", diff,
                                   "ok" if diff < 1e-4 else "MISMATCH"))
-    if diff >= 1e-4:
+    if diff >= 1e-4 or not same or not same_tp:
         raise SystemExit(1)
+
+
+def same_tree(a, b):
+    """Whether directories a and b hold the same files, byte for byte."""
+    if sorted(os.listdir(a)) != sorted(os.listdir(b)):
+        return False
+    return all(filecmp.cmp(os.path.join(a, n), os.path.join(b, n),
+                           shallow=False) for n in os.listdir(a))
 
 
 if __name__ == "__main__":

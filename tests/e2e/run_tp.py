@@ -7,7 +7,9 @@ Models in TVM's idiom (R.dist.redistribute_replica_to_shard, R.ccl.*) run
 The mpirun cases are skipped when rlx was built without MPI or mpirun is
 missing. Every file is generated here, in a temporary directory.
 """
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -314,6 +316,181 @@ def mpi_transform(t, p):
          "status %d, left %s\n%s" % (st, left, err))
 
 
+# A lifted transform of many outputs for a shard cap of 1 MiB: records of
+# their own shard (>= 512 KiB), small ones packed together, a pass-through
+# weight, an empty tensor and a shape tuple; the weights each output needs
+# differ, so the processes read different parts of the checkpoint.
+SPLIT = HEAD + """    @R.function
+    def main(x: R.Tensor((1,), dtype="float32"), ab: R.Tensor((512, 1024), dtype="float32"), at: R.Tensor((1024, 256), dtype="float32"), c2: R.Tensor((1024,), dtype="float32"), d: R.Tensor((7, 3), dtype="float32"), e2: R.Tensor((0, 4), dtype="float32"), gs: R.Tensor((300, 1024), dtype="float32"), sh: R.Shape([300, 1024]), h16: R.Tensor((200, 1024), dtype="float16"), cc: R.Tensor((2048,), dtype="float32")) -> R.Tensor((1,), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        return x
+
+    @R.function
+    def main_transform_params(a: R.Tensor((256, 1024), dtype="float32"), b: R.Tensor((256, 1024), dtype="float32"), c: R.Tensor((1024,), dtype="float32"), d: R.Tensor((7, 3), dtype="float32"), e: R.Tensor((0, 4), dtype="float32"), g: R.Tensor((300, 1024), dtype="float32"), h: R.Tensor((200, 1024), dtype="float32")) -> R.Tuple(R.Tensor((512, 1024), dtype="float32"), R.Tensor((1024, 256), dtype="float32"), R.Tensor((1024,), dtype="float32"), R.Tensor((7, 3), dtype="float32"), R.Tensor((0, 4), dtype="float32"), R.Tensor((300, 1024), dtype="float32"), R.Shape([300, 1024]), R.Tensor((200, 1024), dtype="float16"), R.Tensor((2048,), dtype="float32")):
+        R.func_attr({"num_input": 0})
+        with R.dataflow():
+            ab = R.concat((a, b), axis=0)
+            at = R.permute_dims(a, axes=[1, 0])
+            c2 = R.multiply(c, c)
+            e2 = R.add(e, e)
+            gs = R.add(g, g)
+            sh = R.shape_of(gs)
+            h16 = R.astype(h, dtype="float16")
+            cc = R.concat((c, c2), axis=0)
+            gv = (ab, at, c2, d, e2, gs, sh, h16, cc)
+            R.output(gv)
+        return gv
+"""
+
+# Worker K keeps rows 16K..16K+16 of w (24 rows): worker 1's slice is out
+# of bounds, so only the process that computes worker 1 fails.
+BADRANK = HEAD + """    @R.function
+    def main(x: R.Tensor((1,), dtype="float32"), ws: R.Tensor((16, 16384), dtype="float32"), b2: R.Tensor((16384,), dtype="float32")) -> R.Tensor((1,), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        return x
+
+    @R.function
+    def main_transform_params(w: R.Tensor((24, 16384), dtype="float32"), b: R.Tensor((16384,), dtype="float32")) -> R.Tuple(R.Tensor((16, 16384), dtype="float32"), R.Tensor((16384,), dtype="float32")):
+        R.func_attr({"num_input": 0})
+        r = T.int64()
+        with R.dataflow():
+            wid = R.call_pure_packed("runtime.disco.worker_id", sinfo_args=R.Shape(ndim=1))
+            wid1 = R.match_cast(wid, R.Shape([r]))
+            ws = R.strided_slice(w, axes=[0], begin=[r * 16], end=[r * 16 + 16], assume_inbound=True)
+            b2 = R.add(b, b)
+            gv = (ws, b2)
+            R.output(gv)
+        return gv
+"""
+
+
+# Output shapes the annotations leave to the run: no plan, the cache laid
+# out as the outputs come, by process 0 alone under mpirun.
+UNPLANNED = HEAD + """    @R.function
+    def main(x: R.Tensor((1,), dtype="float32"), at: R.Tensor(dtype="float32", ndim=2), c2: R.Tensor(dtype="float32", ndim=1)) -> R.Tensor((1,), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        return x
+
+    @R.function
+    def main_transform_params(a: R.Tensor((256, 1024), dtype="float32"), c: R.Tensor((1024,), dtype="float32")) -> R.Tuple(R.Tensor(dtype="float32", ndim=2), R.Tensor(dtype="float32", ndim=1)):
+        R.func_attr({"num_input": 0})
+        with R.dataflow():
+            at: R.Tensor(dtype="float32", ndim=2) = R.permute_dims(a, axes=[1, 0])
+            c2: R.Tensor(dtype="float32", ndim=1) = R.multiply(c, c)
+            gv = (at, c2)
+            R.output(gv)
+        return gv
+"""
+
+
+def cache_tree_same(a, b):
+    """Whether two directories hold the same files, byte for byte."""
+    return os.path.isdir(b) and tree(a) == tree(b)
+
+
+def mpi_transform_split(t, p):
+    """A cache of many shards: mpirun -np 1/2/3 write it byte for byte as
+    one process does, each process reading less than the whole."""
+    rng = np.random.default_rng(3)
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    write_safetensors(p("wsplit.safetensors"), {
+        "a": f32(256, 1024), "b": f32(256, 1024), "c": f32(1024),
+        "d": f32(7, 3), "e": np.zeros((0, 4), np.float32),
+        "g": f32(300, 1024), "h": f32(200, 1024)})
+    with open(p("split.py"), "w") as f:
+        f.write(SPLIT)
+    st, out, err = rlx("transform", p("split.py"), "--weights",
+                       p("wsplit.safetensors"), "--shard-size", 1, "-o",
+                       p("split1"))
+    if not t.ok(st == 0, "transform of many shards (one process)", err):
+        return
+    top = json.load(open(p("split1/tensor-cache.json")))
+    names = [r["name"] for s in top["records"] for r in s["records"]]
+    t.ok(names == ["ab", "at", "c2", "d", "e2", "gs", "sh", "h16", "cc"] and
+         len(top["records"]) >= 5,
+         "the planned cache: records in parameter order, in %d shards"
+         % len(top["records"]), str(names))
+    total = os.path.getsize(p("wsplit.safetensors")) / (1 << 20)
+    for n in (1, 2, 3):
+        out_dir = p("split_mp%d" % n)
+        st, out, err = mpirun(n, "transform", p("split.py"), "--weights",
+                              p("wsplit.safetensors"), "--shard-size", 1,
+                              "-o", out_dir)
+        t.ok(st == 0 and cache_tree_same(p("split1"), out_dir),
+             "mpirun -np %d transform of many shards: the cache byte for "
+             "byte" % n, err + out)
+        m = re.search(r"at most ([0-9.]+) MiB of the checkpoint read by one",
+                      out)
+        if n > 1:
+            t.ok(m and float(m.group(1)) < 0.9 * total,
+                 "mpirun -np %d: no process reads the whole checkpoint" % n,
+                 "%s (checkpoint %.1f MiB)" % (out, total))
+    # without a plan: process 0 does it all, the same cache
+    with open(p("unplanned.py"), "w") as f:
+        f.write(UNPLANNED)
+    st1, _, err1 = rlx("transform", p("unplanned.py"), "--weights",
+                       p("wsplit.safetensors"), "--quiet", "-o", p("unp1"))
+    st2, out, err2 = mpirun(2, "transform", p("unplanned.py"), "--weights",
+                            p("wsplit.safetensors"), "--quiet", "-o",
+                            p("unp2"))
+    t.ok(st1 == 0 and st2 == 0 and cache_tree_same(p("unp1"), p("unp2")),
+         "mpirun -np 2 transform of shapes only the run tells: the cache of "
+         "one process", err1 + err2)
+    # what was written is what NumPy says
+    w = {k: v for k, v in zip("abcdegh", (None,) * 7)}
+    rng = np.random.default_rng(3)
+    for k, shape in (("a", (256, 1024)), ("b", (256, 1024)), ("c", (1024,)),
+                     ("d", (7, 3)), ("g", (300, 1024)), ("h", (200, 1024))):
+        w[k] = rng.standard_normal(shape).astype(np.float32)
+    want = {"ab": np.concatenate([w["a"], w["b"]]), "at": w["a"].T,
+            "c2": w["c"] * w["c"], "d": w["d"],
+            "e2": np.zeros((0, 4), np.float32), "gs": w["g"] + w["g"],
+            "sh": np.array([300, 1024], np.int64),
+            "h16": w["h"].astype(np.float16),
+            "cc": np.concatenate([w["c"], w["c"] * w["c"]])}
+    got = read_cache(p("split_mp2"))
+    bad = [k for k in want if k not in got or got[k].shape != want[k].shape
+           or not np.array_equal(got[k], want[k])]
+    t.ok(not bad, "the cache of 2 processes holds what NumPy computes",
+         "differ: %s" % bad)
+
+
+def read_cache(d):
+    """{name: array} of a tensor cache."""
+    top = json.load(open(os.path.join(d, "tensor-cache.json")))
+    out = {}
+    for sh in top["records"]:
+        raw = open(os.path.join(d, sh["dataPath"]), "rb").read()
+        for r in sh["records"]:
+            b = raw[r["byteOffset"]:r["byteOffset"] + r["nbytes"]]
+            out[r["name"]] = np.frombuffer(b, np.dtype(r["dtype"])).reshape(
+                r["shape"])
+    return out
+
+
+def mpi_transform_bad_rank(t, p):
+    """A failure on one process only fails the whole run: nothing written,
+    the old cache untouched."""
+    rng = np.random.default_rng(4)
+    write_safetensors(p("wbr.safetensors"), {
+        "w": rng.standard_normal((24, 16384)).astype(np.float32),
+        "b": rng.standard_normal(16384).astype(np.float32)})
+    with open(p("badrank.py"), "w") as f:
+        f.write(BADRANK)
+    old = p("split_mp3")  # a cache already there: must stay as it is
+    before = tree(old)
+    st, out, err = mpirun(2, "transform", p("badrank.py"), "--weights",
+                          p("wbr.safetensors"), "--tensor-parallel", 2,
+                          "--shard-size", 1, "-o", old)
+    left = [n for n in os.listdir(os.path.dirname(old))
+            if n.startswith("split_mp3") and n != "split_mp3"]
+    t.ok(st != 0 and "out of bounds" in err and "process 1 of the 2" in err
+         and tree(old) == before and not left,
+         "mpirun transform failing on process 1 only: the run fails, the "
+         "old cache untouched, no temporary left",
+         "status %d, left %s\n%s" % (st, left, err))
+
+
 def main():
     t = Tap()
     tmp = tempfile.mkdtemp(prefix="rlx_tp_")
@@ -382,6 +559,8 @@ def run_cases(t, tmp):
              "max diff %g" % d)
     rss_per_rank(t, p)
     mpi_transform(t, p)
+    mpi_transform_split(t, p)
+    mpi_transform_bad_rank(t, p)
 
     # two ranks: the allreduce is over MPI
     st, out, err = mpirun(2, "run", p("mlp2.py"), "--params",

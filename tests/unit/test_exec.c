@@ -506,6 +506,36 @@ test_stream_order(void **state)
 	prog_free(&g);
 }
 
+/* Some fields only: c (field 3) needs a and w3, a needs w1; w0 and w2
+ * are never loaded, b never computed, the other fields not emitted; the
+ * parameters a run would load say the same. */
+static void
+test_stream_some(void **state)
+{
+	(void)state;
+	Prog g = compile(transform, "main_transform_params");
+	Rec r = {.nparams = 5, .fail_load = -1};
+	RtStream s = {rec_load, rec_emit, &r};
+	RtError e;
+	bool want[5] = {false, false, false, true, false};
+	bool used[5];
+	assert_true(rt_stream_params(g.p, want, used, &e));
+	assert_true(!used[0] && used[1] && !used[2] && used[3] && !used[4]);
+	if (!rt_run_stream_some(g.p, &s, want, &e))
+		fail_msg("%s", e.msg);
+	assert_string_equal(r.log, "L1 L3 E3 ");
+	assert_true(at(r.fields[3], 1) == -3 * 5);
+	rec_free(&r);
+	/* the pass-through field alone: w0, nothing run */
+	Rec r2 = {.nparams = 5, .fail_load = -1};
+	s.ctx = &r2;
+	bool want0[5] = {true, false, false, false, false};
+	assert_true(rt_run_stream_some(g.p, &s, want0, &e));
+	assert_string_equal(r2.log, "L0 E0 ");
+	rec_free(&r2);
+	prog_free(&g);
+}
+
 /* A failing load stops the run with its message; nothing leaks. */
 static void
 test_stream_load_error(void **state)
@@ -1091,6 +1121,7 @@ main(void)
 		cmocka_unit_test(test_reshape_view),
 		cmocka_unit_test(test_unknown_shapes_and_recursion),
 		cmocka_unit_test(test_stream_order),
+		cmocka_unit_test(test_stream_some),
 		cmocka_unit_test(test_stream_load_error),
 		cmocka_unit_test(test_stream_single),
 		cmocka_unit_test(test_long_chain),

@@ -1109,11 +1109,106 @@ test_place_then_write(void **state)
 	rm_rf(base);
 }
 
+/* A planned cache (rt_cache_plan) written by 1, 2 and 3 writers, each
+ * taking its shards' records in reverse order, is the cache rt_cache_add
+ * writes from the same records in order, byte for byte: the plan follows
+ * the writer's packing rule (alone, packed, empty and shape records). */
+static void
+test_planned(void **state)
+{
+	(void)state;
+	enum { N = 14 };
+	char *base = tmpdir();
+	RtError e = {{0}};
+	RtCacheOptions o = {.shard_bytes = 1 << 16};
+	RtTensor *t[N];
+	char names[N][16];
+	RtPlanRec recs[N + 1];
+	for (int i = 0; i < N; i++) {
+		int64_t shape[] = {i % 3 == 0 ? 9000 + i : i == 5 ? 0
+				   : 600 * (i + 1)};
+		t[i] = make(i % 3 && i % 2 ? DT_U8 : DT_F32, 1, shape, i);
+		snprintf(names[i], sizeof names[i], "t%d", i);
+		recs[i] = (RtPlanRec){.name = names[i], .dtype = t[i]->dtype,
+				      .ndim = 1, .shape = {shape[0]}};
+	}
+	int64_t sv[3] = {3, 4, 5};
+	recs[N] = (RtPlanRec){.name = "shape", .dtype = DT_I64, .ndim = 1,
+			      .shape = {3}, .is_shape = true};
+	char *d0 = fmt("%s/seq", base);
+	RtCacheWriter *w = rt_cache_begin(d0, &o, &e);
+	for (int i = 0; i < N; i++)
+		assert_true(rt_cache_add(w, names[i], t[i], &e));
+	assert_true(rt_cache_add_shape(w, "shape", sv, 3, &e));
+	assert_true(rt_cache_finish(w, "{\"x\": 1}", &e));
+	char *want = cache_text(d0);
+	for (int np = 1; np <= 3; np++) {
+		RtCachePlan pl;
+		assert_true(rt_cache_plan(&pl, recs, N + 1, 1 << 16, np, &e));
+		assert_true(pl.nshards >= 6);
+		for (int s = 1; s < pl.nshards; s++)
+			assert_true(pl.owner[s] >= pl.owner[s - 1]);
+		char *d = fmt("%s/p%d", base, np);
+		RtCacheWriter *ws[3] = {rt_cache_begin_planned(d, &pl, &e)};
+		assert_non_null(ws[0]);
+		for (int q = 1; q < np; q++)
+			assert_non_null(ws[q] = rt_cache_join(d, rt_cache_tmpdir(ws[0]),
+							      &pl, q, &e));
+		for (int i = N; i >= 0; i--) {
+			RtCacheWriter *wq = ws[pl.owner[recs[i].shard]];
+			if (i == N) {
+				assert_true(rt_cache_add_shape(wq, "shape", sv, 3, &e));
+				continue;
+			}
+			/* another writer's record is refused */
+			if (np > 1) {
+				RtCacheWriter *other =
+					ws[(pl.owner[recs[i].shard] + 1) % np];
+				assert_false(rt_cache_add(other, names[i], t[i], &e));
+				assert_non_null(strstr(e.msg, "which process"));
+			}
+			assert_true(rt_cache_add(wq, names[i], t[i], &e));
+		}
+		uint64_t sum[N + 1] = {0}, h[N + 1];
+		for (int q = 0; q < np; q++) {
+			assert_true(rt_cache_hashes(ws[q], h, &e));
+			for (int s = 0; s < pl.nshards; s++)
+				sum[s] += h[s];
+		}
+		for (int q = 1; q < np; q++)
+			rt_cache_abort(ws[q]); /* joined: the files stay */
+		assert_true(rt_cache_set_hashes(ws[0], sum, &e));
+		assert_true(rt_cache_finish(ws[0], "{\"x\": 1}", &e));
+		char *got = cache_text(d);
+		assert_string_equal(got, want);
+		free(got);
+		free(d);
+		rt_cache_plan_free(&pl);
+	}
+	/* a record of another shape than planned is an error */
+	RtCachePlan pl;
+	assert_true(rt_cache_plan(&pl, recs, N + 1, 1 << 16, 1, &e));
+	char *d = fmt("%s/bad", base);
+	w = rt_cache_begin_planned(d, &pl, &e);
+	assert_false(rt_cache_add(w, names[1], t[2], &e));
+	assert_non_null(strstr(e.msg, "planned"));
+	rt_cache_abort(w);
+	assert_false(exists(d));
+	rt_cache_plan_free(&pl);
+	free(d);
+	free(want);
+	free(d0);
+	for (int i = 0; i < N; i++)
+		tfree(t[i]);
+	rm_rf(base);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_place_then_write),
+		cmocka_unit_test(test_planned),
 		cmocka_unit_test(test_large_records),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_replace),
