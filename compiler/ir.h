@@ -336,6 +336,9 @@ typedef enum {
 	AV_SINFO, /* struct info: out_sinfo=, sinfo_args= */
 	AV_RAW,   /* another Python value (a dict, T.int64(8)), kept as its
 		   * canonical text in s: read, printed, compared as text */
+	AV_IMAP,  /* an index map T.index_map(lambda i, j: (j, i)): nin
+		   * variables ivars (its own, bound by the lambda), n final
+		   * indices dims over them */
 } AttrValKind;
 
 /* An attribute value of an op call or of a function (R.func_attr). */
@@ -348,7 +351,9 @@ struct AttrVal {
 	int64_t *ints; /* INTS */
 	PExpr **dims;  /* DIMS */
 	SInfo **sis;   /* SINFO */
-	int n;         /* INTS, DIMS, SINFO */
+	int n;         /* INTS, DIMS, SINFO, IMAP */
+	SymVar **ivars; /* IMAP */
+	int nin;        /* IMAP */
 };
 
 typedef enum {
@@ -571,6 +576,8 @@ SInfo *ir_copy_sinfo(Module *m, const SInfo *si);
  *   dims                                dimensions (ints, symbolic, prim values)
  *   sinfo                               struct info, one or a list
  *   sinfos                              a tuple of struct infos (sinfo_args)
+ *   raw                                 any Python literal, kept as text
+ *   imap                                an index map (lambda i, j: (j, i))
  * and for expressions:
  *   shape  a shape (R.shape([...]), a Python tuple of dims, or a var)
  *   prim   a prim value (a number is accepted and wrapped)
@@ -597,6 +604,8 @@ typedef enum {
 	PK_SINFO,
 	PK_SINFOS,
 	PK_FUNC,
+	PK_RAW,   /* any Python literal (a list of floats), kept as its text */
+	PK_IMAP,  /* an index map: a lambda, or T.index_map(lambda ...) */
 } ParamKind;
 
 typedef struct {

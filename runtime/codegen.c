@@ -2985,7 +2985,7 @@ key_attr(StrBuf *sb, const AttrVal *v)
 			sb_printf(sb, "%s%lld", i ? "," : "", (long long)v->ints[i]);
 		sb_putc(sb, ']');
 		break;
-	case AV_DIMS: case AV_SINFO: case AV_RAW: /* no kernel reads these */
+	case AV_DIMS: case AV_SINFO: case AV_RAW: case AV_IMAP: /* as text */
 		print_attrval(sb, v);
 		break;
 	}
