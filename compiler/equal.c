@@ -315,6 +315,7 @@ attr_text(StrBuf *b, const AttrVal *v)
 	case AV_DIMS:
 	case AV_SINFO:
 	case AV_RAW:
+	case AV_IMAP:
 		print_attrval(b, v);
 		return;
 	}
@@ -349,6 +350,8 @@ attr_equal(const AttrVal *x, const AttrVal *y)
 	case AV_DIMS:
 	case AV_SINFO:
 		return x->n == y->n; /* the items: eq_attr */
+	case AV_IMAP:
+		return x->n == y->n && x->nin == y->nin; /* eq_attr */
 	}
 	return false;
 }
@@ -361,6 +364,16 @@ eq_attr(Eq *q, const AttrVal *x, const AttrVal *y, Span a, Span b,
 	if (attr_equal(x, y)) {
 		if (x->kind == AV_DIMS)
 			return eq_dims(q, x->dims, y->dims, x->n, a, b);
+		if (x->kind == AV_IMAP) { /* the lambda's variables by position */
+			for (int i = 0; i < x->nin; i++) {
+				int ia = x->ivars[i]->id, ib = y->ivars[i]->id;
+				if (sym_in_range(ia, q->na) && sym_in_range(ib, q->nb)) {
+					q->s_ab[ia] = y->ivars[i];
+					q->s_ba[ib] = x->ivars[i];
+				}
+			}
+			return eq_dims(q, x->dims, y->dims, x->n, a, b);
+		}
 		if (x->kind == AV_SINFO) {
 			for (int i = 0; i < x->n; i++)
 				if (!eq_sinfo(q, x->sis[i], y->sis[i], a, b))

@@ -864,7 +864,7 @@ conv_dim(Ctx *c, PExpr *in, PExpr *k, int64_t pads, int64_t dil,
 	return dop(m, PE_ADD, x, pe_int(a, 1));
 }
 
-/* nn.conv2d: see conv() below (any permutation of NCHW / OIHW). */
+/* nn.conv2d: see conv() below (any layout of NCHW / OIHW). */
 SInfo *
 infer_conv2d(Module *m, Expr *call, Diags *d)
 {
@@ -2565,12 +2565,22 @@ infer_pad(Module *m, Expr *call, Diags *d)
 /* ------------------------------------------------ convolution, pooling */
 
 /*
- * A layout attribute: a permutation of the canonical letters `canon`
- * ("NCHW", "OIHW", "NCW"). perm[i] is the position in the tensor of
- * canonical axis i. False after an error.
+ * A layout attribute as TVM's tir::Layout: primal axes (upper case) and
+ * packed sub-axes (a factor and the lower case letter of their primal axis:
+ * "NCHW4c" is N, C/4, H, W, C%4). The primal axes must be those of the
+ * canonical layout `canon` ("NCHW", "OIHW", "NCW"), each once; a sub-axis
+ * at most once, after nothing in particular. ax[i] is the letter at
+ * position i, fac[i] its factor (0 for a primal axis).
  */
+typedef struct {
+	int nd;
+	char ax[16];
+	int64_t fac[16];
+	const char *s;
+} Layout;
+
 static bool
-layout_perm(Ctx *c, const char *name, const char *canon, int *perm)
+layout_get(Ctx *c, const char *name, const char *canon, Layout *l)
 {
 	const AttrVal *v = attr_named(c, name);
 	if (v->kind == AV_NONE && !strcmp(name, "out_layout")) /* the data's */
@@ -2580,19 +2590,89 @@ layout_perm(Ctx *c, const char *name, const char *canon, int *perm)
 			     !strcmp(c->sig.params[i].name, "layout")))
 				v = attr(c, c->sig.params[i].slot);
 	const char *s = v->kind == AV_STR && v->s ? v->s : "";
-	size_t n = strlen(canon);
-	bool ok = strlen(s) == n;
-	for (size_t i = 0; ok && i < n; i++) {
-		const char *q = strchr(s, canon[i]);
-		ok = q && !strchr(q + 1, canon[i]);
-		if (ok)
-			perm[i] = (int)(q - s);
+	l->s = s;
+	l->nd = 0;
+	bool ok = true, packed = false;
+	for (const char *p = s; *p && ok; ) {
+		int64_t f = 0;
+		while (*p >= '0' && *p <= '9' && f < 1000000)
+			f = f * 10 + (*p++ - '0');
+		char ch = *p ? *p++ : 0;
+		bool up = ch >= 'A' && ch <= 'Z', lo = ch >= 'a' && ch <= 'z';
+		ok = l->nd < 16 && ((up && !f) || (lo && f > 0)) &&
+		     strchr(canon, up ? ch : ch - 'a' + 'A');
+		for (int i = 0; ok && i < l->nd; i++)
+			ok = l->ax[i] != ch;
+		if (ok) {
+			packed |= lo;
+			l->ax[l->nd] = ch;
+			l->fac[l->nd++] = f;
+		}
 	}
-	if (!ok)
+	for (const char *q = canon; ok && *q; q++)
+		ok = memchr(l->ax, *q, (size_t)l->nd) != NULL;
+	for (const char *p = s; *p; p++)
+		packed |= *p >= 'a' && *p <= 'z';
+	if (!ok && packed)
+		diag_error(c->d, c->call->span,
+			   "%s: %s must be a layout of \"%s\" (a permutation, or packed "
+			   "as \"%s4%c\"), got \"%s\"", c->op, name, canon, canon,
+			   canon[1] + 32, s);
+	else if (!ok)
 		diag_error(c->d, c->call->span,
 			   "%s: %s must be a permutation of \"%s\" (as \"%s\"), got \"%s\"",
 			   c->op, name, canon, canon, s);
 	return ok;
+}
+
+/* Position of letter ch in l, -1 when absent. */
+static int
+layout_pos(const Layout *l, char ch)
+{
+	for (int i = 0; i < l->nd; i++)
+		if (l->ax[i] == ch)
+			return i;
+	return -1;
+}
+
+/* The dims of t (of l's rank, known dims) in canonical axis order, each
+ * primal dim times its sub-axis (TVM's ForwardShape); NULLs when unknown. */
+static void
+layout_fwd(Ctx *c, const Layout *l, const char *canon, const SInfo *t, PExpr **out)
+{
+	int n = (int)strlen(canon);
+	for (int i = 0; i < n; i++) {
+		out[i] = NULL;
+		if (!known(t) || t->ndim != l->nd)
+			continue;
+		out[i] = t->shape[layout_pos(l, canon[i])];
+		int q = layout_pos(l, (char)(canon[i] - 'A' + 'a'));
+		if (q >= 0)
+			out[i] = dop(c->m, PE_MUL, out[i], t->shape[q]);
+	}
+}
+
+/* Canonical dims cd back into layout l (TVM's BackwardShape). */
+static PExpr **
+layout_bwd(Ctx *c, const Layout *l, const char *canon, PExpr **cd)
+{
+	PExpr **o = dims_new(c, l->nd);
+	for (int i = 0; i < l->nd; i++) {
+		char ch = l->ax[i];
+		if (l->fac[i]) {
+			o[i] = pe_int(&c->m->arena, l->fac[i]);
+			continue;
+		}
+		PExpr *x = cd[strchr(canon, ch) - canon];
+		int q = layout_pos(l, (char)(ch - 'A' + 'a'));
+		if (x && q >= 0)
+			x = dop(c->m, PE_FLOORDIV, x, pe_int(&c->m->arena, l->fac[q]));
+		o[i] = x;
+	}
+	for (int i = 0; i < l->nd; i++)
+		if (!o[i])
+			return NULL;
+	return o;
 }
 
 /* An int-list attribute of exactly n values > 0 (>= 0 when zero_ok). */
@@ -2603,7 +2683,8 @@ int_list(Ctx *c, const char *name, int n, bool zero_ok, int64_t *out)
 	/* fewer values repeat (as the parser widens them) */
 	if (v->kind != AV_INTS || v->n < 1 || v->n > n || n % v->n) {
 		diag_error(c->d, c->call->span, "%s: %s must have %s values, got %d",
-			   c->op, name, n == 4 ? "1, 2 or 4" : n == 2 ? "1 or 2" : "1",
+			   c->op, name, n == 4 ? "1, 2 or 4" : n == 2 ? "1 or 2" :
+			   n == 6 ? "1, 2, 3 or 6" : n == 3 ? "1 or 3" : "1",
 			   v->kind == AV_INTS ? v->n : 0);
 		return false;
 	}
@@ -2619,19 +2700,24 @@ int_list(Ctx *c, const char *name, int n, bool zero_ok, int64_t *out)
 	return true;
 }
 
-/* The tensor in canonical axis order (perm as layout_perm's); NULL dims
- * when unknown. */
-static void
-canon_dims(const SInfo *t, const int *perm, int n, PExpr **out)
+/* The tensor must have the rank of layout l. */
+static bool
+layout_rank(Ctx *c, const Layout *l, const SInfo *t, int i)
 {
-	for (int i = 0; i < n; i++)
-		out[i] = known(t) && t->ndim == n ? t->shape[perm[i]] : NULL;
+	if (t->ndim < 0 || t->ndim == l->nd)
+		return true;
+	diag_error(c->d, arg_span(c, i), "%s: %s must be %d-D (%s), got %s",
+		   c->op, arg_name(c, i), l->nd, l->s, infer_sinfo_str(c->m, t));
+	return false;
 }
 
+static const char *const data_canon[] = {"NCW", "NCHW", "NCDHW"};
+
 /*
- * nn.conv1d, nn.conv2d and nn.conv2d_transpose, any layout that is a
- * permutation of the canonical one (NCW/OIW, NCHW/OIHW, NCHW/IOHW). nsp
- * spatial dims; padding is (before..., after...).
+ * nn.conv1d/2d/3d and nn.conv1d/2d/3d_transpose in any layout of the
+ * canonical one (NCW/OIW, NCHW/OIHW, NCDHW/OIDHW; IO.. for the transposed),
+ * packed ones included, as TVM. nsp spatial dims; padding is (before...,
+ * after...).
  */
 static SInfo *
 conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
@@ -2641,14 +2727,15 @@ conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
 	const SInfo *x = want_tensor(&c, 0), *w = want_tensor(&c, 1);
 	if (!x || !w)
 		return NULL;
-	const char *dc = nsp == 1 ? "NCW" : "NCHW";
-	const char *kc = nsp == 1 ? "OIW" : transpose ? "IOHW" : "OIHW";
-	int dp[4], kp[4], op[4];
-	if (!layout_perm(&c, "data_layout", dc, dp) ||
-	    !layout_perm(&c, "kernel_layout", kc, kp) ||
-	    !layout_perm(&c, "out_layout", dc, op))
+	static const char *const kcs[2][3] = {{"OIW", "OIHW", "OIDHW"},
+					      {"IOW", "IOHW", "IODHW"}};
+	const char *dc = data_canon[nsp - 1], *kc = kcs[transpose][nsp - 1];
+	Layout dl, kl, ol;
+	if (!layout_get(&c, "data_layout", dc, &dl) ||
+	    !layout_get(&c, "kernel_layout", kc, &kl) ||
+	    !layout_get(&c, "out_layout", dc, &ol))
 		return NULL;
-	int64_t st[2], dil[2], pad[4], opad[2] = {0, 0};
+	int64_t st[3], dil[3], pad[6], opad[3] = {0, 0, 0};
 	if (!int_list(&c, "strides", nsp, false, st) ||
 	    !int_list(&c, "dilation", nsp, false, dil) ||
 	    !int_list(&c, "padding", 2 * nsp, true, pad) ||
@@ -2671,21 +2758,13 @@ conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
 	if (dt == DT_UNKNOWN && !binary_dtype(&c, x->dtype, w->dtype, &dt))
 		return NULL;
 	int nd = nsp + 2;
-	for (int i = 0; i < 2; i++) {
-		const SInfo *t = i ? w : x;
-		if (t->ndim >= 0 && t->ndim != nd) {
-			diag_error(d, arg_span(&c, i), "%s: %s must be %d-D (%s), got %s",
-				   c.op, arg_name(&c, i), nd,
-				   attr_named(&c, i ? "kernel_layout" : "data_layout")->s,
-				   infer_sinfo_str(m, t));
-			return NULL;
-		}
-	}
+	if (!layout_rank(&c, &dl, x, 0) || !layout_rank(&c, &kl, w, 1))
+		return NULL;
 	if (!known(x) || !known(w) || x->ndim < 0 || w->ndim < 0)
-		return tensor(&c, dt, nd, NULL);
-	PExpr *xc[4], *wc[4], *oc[4];
-	canon_dims(x, dp, nd, xc);
-	canon_dims(w, kp, nd, wc);
+		return tensor(&c, dt, ol.nd, NULL);
+	PExpr *xc[5], *wc[5], *oc[5];
+	layout_fwd(&c, &dl, dc, x, xc);
+	layout_fwd(&c, &kl, kc, w, wc);
 	Arena *a = &m->arena;
 	PExpr *cin = xc[1];
 	/* weight dims 0 and 1: O and I (regular), I and O (transposed) */
@@ -2738,14 +2817,13 @@ conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
 			diag_error(d, call->span,
 				   "%s: the output %s would be %lld: the kernel is "
 				   "larger than the padded input", c.op,
-				   i == nsp - 1 ? "width" : "height", (long long)v);
+				   i == nsp - 1 ? "width" : i == nsp - 2 ? "height" : "depth",
+				   (long long)v);
 			return NULL;
 		}
 	}
-	PExpr **o = dims_new(&c, nd);
-	for (int i = 0; i < nd; i++)
-		o[op[i]] = oc[i];
-	return tensor(&c, dt, nd, o);
+	(void)nd;
+	return tensor(&c, dt, ol.nd, layout_bwd(&c, &ol, dc, oc));
 }
 
 SInfo *
@@ -2755,45 +2833,71 @@ infer_conv1d(Module *m, Expr *call, Diags *d)
 }
 
 SInfo *
+infer_conv3d(Module *m, Expr *call, Diags *d)
+{
+	return conv(m, call, d, 3, false);
+}
+
+SInfo *
+infer_conv1d_transpose(Module *m, Expr *call, Diags *d)
+{
+	return conv(m, call, d, 1, true);
+}
+
+SInfo *
 infer_conv2d_transpose(Module *m, Expr *call, Diags *d)
 {
 	return conv(m, call, d, 2, true);
 }
 
+SInfo *
+infer_conv3d_transpose(Module *m, Expr *call, Diags *d)
+{
+	return conv(m, call, d, 3, true);
+}
+
+/* The number of spatial dims of a pool or resize op, from its name. */
+static int
+op_nsp(const Ctx *c)
+{
+	size_t n = strlen(c->op);
+	return c->op[n - 2] == '1' ? 1 : c->op[n - 2] == '3' ? 3 : 2;
+}
+
 /*
- * max_pool2d / avg_pool2d: layout a permutation of NCHW; the output dims
- * as TVM computes them: (in + pads - dil * (k - 1) - 1 [+ s - 1 with
- * ceil_mode]) // s + 1, less one when ceil_mode's last window would start
- * past the input and its front padding.
+ * max_pool1d/2d/3d, avg_pool1d/2d/3d: layout a layout of NCW / NCHW /
+ * NCDHW; the output dims as TVM computes them: (in + pads - dil * (k - 1)
+ * - 1 [+ s - 1 with ceil_mode]) // s + 1, less one when ceil_mode's last
+ * window would start past the input and its front padding.
  */
 SInfo *
-infer_pool2d(Module *m, Expr *call, Diags *d)
+infer_pool(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
 	ctx_init(&c, m, call, d);
+	int nsp = op_nsp(&c);
+	const char *canon = data_canon[nsp - 1];
 	const SInfo *x = want_tensor(&c, 0);
-	int lp[4], op[4];
-	int64_t ks[2], st[2], dil[2], pad[4];
-	if (!x || !layout_perm(&c, "layout", "NCHW", lp) ||
-	    !layout_perm(&c, "out_layout", "NCHW", op) ||
-	    !int_list(&c, "pool_size", 2, false, ks) || !int_list(&c, "strides", 2, false, st) ||
-	    !int_list(&c, "dilation", 2, false, dil) || !int_list(&c, "padding", 4, true, pad))
+	Layout ll, ol;
+	int64_t ks[3], st[3], dil[3], pad[6];
+	if (!x || !layout_get(&c, "layout", canon, &ll) ||
+	    !layout_get(&c, "out_layout", canon, &ol) ||
+	    !int_list(&c, "pool_size", nsp, false, ks) || !int_list(&c, "strides", nsp, false, st) ||
+	    !int_list(&c, "dilation", nsp, false, dil) || !int_list(&c, "padding", 2 * nsp, true, pad))
 		return NULL;
 	bool ceil_mode = attr_named(&c, "ceil_mode")->i;
-	if (x->ndim >= 0 && x->ndim != 4) {
-		diag_error(d, arg_span(&c, 0), "%s: data must be 4-D, got %s", c.op,
-			   infer_sinfo_str(m, x));
+	if (x->ndim >= 0 && x->ndim != ll.nd) {
+		diag_error(d, arg_span(&c, 0), "%s: data must be %d-D, got %s", c.op,
+			   ll.nd, infer_sinfo_str(m, x));
 		return NULL;
 	}
 	if (x->ndim < 0 || !known(x))
-		return tensor(&c, x->dtype, 4, NULL);
-	PExpr *xc[4], *oc[4];
-	canon_dims(x, lp, 4, xc);
-	oc[0] = xc[0];
-	oc[1] = xc[1];
+		return tensor(&c, x->dtype, ol.nd, NULL);
+	PExpr *xc[5];
+	layout_fwd(&c, &ll, canon, x, xc);
 	Arena *a = &m->arena;
-	for (int i = 0; i < 2; i++) {
-		int64_t pads = pad[i] + pad[i + 2], in;
+	for (int i = 0; i < nsp; i++) {
+		int64_t pads = pad[i] + pad[i + nsp], in;
 		int64_t eff = dil[i] * (ks[i] - 1) + 1;
 		if (dconst(xc[2 + i], &in)) {
 			int64_t num = in + pads - eff;
@@ -2809,50 +2913,80 @@ infer_pool2d(Module *m, Expr *call, Diags *d)
 			int64_t out = num / st[i] + 1;
 			if (ceil_mode && (out - 1) * st[i] >= in + pad[i])
 				out--;
-			oc[2 + i] = pe_int(a, out);
+			xc[2 + i] = pe_int(a, out);
 		} else if (!ceil_mode) {
-			oc[2 + i] = conv_dim(&c, xc[2 + i], pe_int(a, ks[i]), pads, dil[i], st[i]);
+			xc[2 + i] = conv_dim(&c, xc[2 + i], pe_int(a, ks[i]), pads, dil[i], st[i]);
 		} else {
-			return tensor(&c, x->dtype, 4, NULL);
+			return tensor(&c, x->dtype, ol.nd, NULL);
 		}
 	}
-	PExpr **o = dims_new(&c, 4);
-	for (int i = 0; i < 4; i++)
-		o[op[i]] = oc[i];
-	return tensor(&c, x->dtype, 4, o);
+	return tensor(&c, x->dtype, ol.nd, layout_bwd(&c, &ol, canon, xc));
 }
 
-/* adaptive_avg_pool2d(data, output_size, layout, out_layout). */
+/* adaptive_avg_pool1d/2d/3d(data, output_size, layout, out_layout). */
 SInfo *
-infer_adaptive_pool2d(Module *m, Expr *call, Diags *d)
+infer_adaptive_pool(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
 	ctx_init(&c, m, call, d);
+	int nsp = op_nsp(&c);
+	const char *canon = data_canon[nsp - 1];
 	const SInfo *x = want_tensor(&c, 0);
-	int lp[4], op[4];
-	if (!x || !layout_perm(&c, "layout", "NCHW", lp) ||
-	    !layout_perm(&c, "out_layout", "NCHW", op))
+	Layout ll, ol;
+	if (!x || !layout_get(&c, "layout", canon, &ll) ||
+	    !layout_get(&c, "out_layout", canon, &ol))
 		return NULL;
 	const AttrVal *os = attr(&c, 0);
-	int64_t sz[2];
-	if (os->kind != AV_NONE && !int_list(&c, "output_size", 2, false, sz))
+	int64_t sz[3];
+	if (os->kind != AV_NONE && !int_list(&c, "output_size", nsp, false, sz))
 		return NULL;
-	if (x->ndim >= 0 && x->ndim != 4) {
-		diag_error(d, arg_span(&c, 0), "%s: data must be 4-D, got %s", c.op,
-			   infer_sinfo_str(m, x));
+	if (x->ndim >= 0 && x->ndim != ll.nd) {
+		diag_error(d, arg_span(&c, 0), "%s: data must be %d-D, got %s", c.op,
+			   ll.nd, infer_sinfo_str(m, x));
 		return NULL;
 	}
 	if (x->ndim < 0 || !known(x))
-		return tensor(&c, x->dtype, 4, NULL);
-	PExpr *xc[4];
-	canon_dims(x, lp, 4, xc);
+		return tensor(&c, x->dtype, ol.nd, NULL);
+	PExpr *xc[5];
+	layout_fwd(&c, &ll, canon, x, xc);
 	if (os->kind != AV_NONE)
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < nsp; i++)
 			xc[2 + i] = pe_int(&m->arena, sz[i]);
-	PExpr **o = dims_new(&c, 4);
-	for (int i = 0; i < 4; i++)
-		o[op[i]] = xc[i];
-	return tensor(&c, x->dtype, 4, o);
+	return tensor(&c, x->dtype, ol.nd, layout_bwd(&c, &ol, canon, xc));
+}
+
+/*
+ * image.resize2d / resize3d(data, size, ...): data in a layout of NCHW /
+ * NCDHW; the spatial dims become size's (a shape of 2 / 3 values), the
+ * dtype out_dtype or data's, as TVM.
+ */
+SInfo *
+infer_resize(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	int nsp = op_nsp(&c);
+	const char *canon = data_canon[nsp - 1];
+	const SInfo *x = want_tensor(&c, 0), *sz = want_shape(&c, 1);
+	Layout ll;
+	if (!x || !sz || !layout_get(&c, "layout", canon, &ll))
+		return NULL;
+	if (sz->ndim >= 0 && sz->ndim != nsp) {
+		diag_error(d, arg_span(&c, 1), "%s: size must have %d values, got %s",
+			   c.op, nsp, infer_sinfo_str(m, sz));
+		return NULL;
+	}
+	const AttrVal *od = attr_named(&c, "out_dtype");
+	DType dt = od->kind == AV_DTYPE ? od->dtype : x->dtype;
+	if (!layout_rank(&c, &ll, x, 0))
+		return NULL;
+	if (x->ndim < 0 || !known(x) || !known(sz))
+		return tensor(&c, dt, ll.nd, NULL);
+	PExpr *xc[5];
+	layout_fwd(&c, &ll, canon, x, xc);
+	for (int i = 0; i < nsp; i++)
+		xc[2 + i] = sz->shape[i];
+	return tensor(&c, dt, ll.nd, layout_bwd(&c, &ll, canon, xc));
 }
 
 /* ------------------------------------------------------------- norms */
@@ -3440,4 +3574,614 @@ infer_ccl_scatter(Module *m, Expr *call, Diags *d)
 			    pe_bin(&m->arena, PE_FLOORDIV, x->shape[ax],
 				   pe_int(&m->arena, n)));
 	return tensor(&c, x->dtype, x->ndim, s);
+}
+
+/* ------------------------------------------- ops rlx reads but does not run */
+
+/* image.grid_sample(data, grid): data in NCHW (NCDHW when layout says so);
+ * the spatial dims become grid's dims 2.. (grid is (N, 2, H, W)). */
+SInfo *
+infer_grid_sample(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *g = want_tensor(&c, 1);
+	if (!x || !g)
+		return NULL;
+	const AttrVal *lv = attr_named(&c, "layout");
+	const char *canon = lv->s && !strcmp(lv->s, "NCDHW") ? "NCDHW" : "NCHW";
+	int nsp = (int)strlen(canon) - 2;
+	Layout ll;
+	if (!layout_get(&c, "layout", canon, &ll) || !layout_rank(&c, &ll, x, 0))
+		return NULL;
+	if (x->ndim < 0 || !known(x) || !known(g) || g->ndim < 2 + nsp)
+		return tensor(&c, x->dtype, ll.nd, NULL);
+	PExpr *xc[5];
+	layout_fwd(&c, &ll, canon, x, xc);
+	for (int i = 0; i < nsp; i++)
+		xc[2 + i] = g->shape[2 + i];
+	return tensor(&c, x->dtype, ll.nd, layout_bwd(&c, &ll, canon, xc));
+}
+
+/* image.affine_grid(data, size): data (N, s, s + 1) for s = 2 or 3 spatial
+ * dims (size's length); the result (N, s, *size). */
+SInfo *
+infer_affine_grid(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *sz = want_shape(&c, 1);
+	if (!x || !sz)
+		return NULL;
+	int s = sz->ndim;
+	if (s != 2 && s != 3) {
+		diag_error(d, arg_span(&c, 1), "%s: size must have 2 or 3 values, got %s",
+			   c.op, infer_sinfo_str(m, sz));
+		return NULL;
+	}
+	if (x->ndim >= 0 && x->ndim != 3) {
+		diag_error(d, arg_span(&c, 0), "%s: data must be 3-D (batch, %d, %d), got %s",
+			   c.op, s, s + 1, infer_sinfo_str(m, x));
+		return NULL;
+	}
+	int64_t v;
+	if (known(x) && x->ndim == 3 &&
+	    ((dconst(x->shape[1], &v) && v != s) || (dconst(x->shape[2], &v) && v != s + 1))) {
+		diag_error(d, arg_span(&c, 0), "%s: data must be (batch, %d, %d) for a size "
+			   "of %d values, got %s", c.op, s, s + 1, s, infer_sinfo_str(m, x));
+		return NULL;
+	}
+	if (!known(x) || x->ndim != 3 || !known(sz))
+		return tensor(&c, x->dtype, s + 2, NULL);
+	PExpr **o = dims_new(&c, s + 2);
+	o[0] = x->shape[0];
+	o[1] = pe_int(&m->arena, s);
+	for (int i = 0; i < s; i++)
+		o[2 + i] = sz->shape[i];
+	return tensor(&c, x->dtype, s + 2, o);
+}
+
+/* The struct info of argument i, when a tensor: a copy (data-shaped ops). */
+static SInfo *
+same_as(Ctx *c, int i)
+{
+	const SInfo *x = want_tensor(c, i);
+	return x ? ir_copy_sinfo(c->m, x) : NULL;
+}
+
+/* Tensors i and j must have equal known dtypes. */
+static bool
+same_dtype(Ctx *c, const SInfo *a, const SInfo *b, int j)
+{
+	if (a->dtype == DT_UNKNOWN || b->dtype == DT_UNKNOWN || a->dtype == b->dtype)
+		return true;
+	diag_error(c->d, arg_span(c, j), "%s: %s has dtype %s but %s has %s", c->op,
+		   arg_name(c, j), dtype_name(b->dtype), arg_name(c, 0), dtype_name(a->dtype));
+	return false;
+}
+
+/* A tensor argument that is data-shaped in TVM's rule, checked as one. */
+SInfo *
+infer_data_like(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	return same_as(&c, 0);
+}
+
+/* index_put(data, indices, values): data's struct info; indices a tensor
+ * or a tuple of one integer tensor per dim of data, values data's dtype. */
+SInfo *
+infer_index_put(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *v = want_tensor(&c, 2);
+	if (!x || !v || !same_dtype(&c, x, v, 2))
+		return NULL;
+	const SInfo *ix = arg_si(&c, 1);
+	int n = ix->kind == SI_TUPLE ? ix->nfields : 1;
+	for (int i = 0; i < n; i++) {
+		const SInfo *t = ix->kind == SI_TUPLE ? ix->fields[i] : ix;
+		if (t->kind != SI_TENSOR || (t->dtype != DT_UNKNOWN && !dtype_is_int(t->dtype))) {
+			diag_error(d, arg_span(&c, 1), "%s: indices must be integer tensors, got %s",
+				   c.op, infer_sinfo_str(m, ix));
+			return NULL;
+		}
+	}
+	if (x->ndim >= 0 && n != x->ndim) {
+		diag_error(d, arg_span(&c, 1), "%s: %d index tensors for data of %d dimensions",
+			   c.op, n, x->ndim);
+		return NULL;
+	}
+	return ir_copy_sinfo(m, x);
+}
+
+/* slice_scatter(input, src, start, end, step, axis): input's struct info;
+ * src of input's rank and dtype. */
+SInfo *
+infer_slice_scatter(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *s = want_tensor(&c, 1);
+	if (!x || !s || !same_dtype(&c, x, s, 1))
+		return NULL;
+	for (int i = 2; i < 5; i++)
+		if (!want_prim(&c, i))
+			return NULL;
+	int ax;
+	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+		return NULL;
+	if (x->ndim >= 0 && s->ndim >= 0 && x->ndim != s->ndim) {
+		diag_error(d, arg_span(&c, 1), "%s: src has %d dimensions but input has %d",
+			   c.op, s->ndim, x->ndim);
+		return NULL;
+	}
+	return ir_copy_sinfo(m, x);
+}
+
+/* nonzero(x): the int64 indices of x's nonzero elements, (ndim, count). */
+SInfo *
+infer_nonzero(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	if (!want_tensor(&c, 0))
+		return NULL;
+	return tensor(&c, DT_I64, 2, NULL);
+}
+
+/* tensor_to_shape(t): a 1-D integer tensor's values as a shape; its
+ * length is the shape's ndim when constant. */
+SInfo *
+infer_tensor_to_shape(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *t = want_tensor(&c, 0);
+	if (!t)
+		return NULL;
+	if (t->ndim >= 0 && t->ndim != 1) {
+		diag_error(d, arg_span(&c, 0), "%s: expects a 1-D tensor, got %s", c.op,
+			   infer_sinfo_str(m, t));
+		return NULL;
+	}
+	int64_t n;
+	if (known(t) && t->ndim == 1 && dconst(t->shape[0], &n))
+		return si_shape(&m->arena, (int)n, NULL);
+	return si_shape(&m->arena, -1, NULL);
+}
+
+/* size(x): the element count of tensor x, an int64 scalar tensor. */
+SInfo *
+infer_size(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	if (!want_tensor(&c, 0))
+		return NULL;
+	return tensor(&c, DT_I64, 0, NULL);
+}
+
+/* median(x, axis, keepdims): a reduction; over one axis the tuple
+ * (values, int64 indices), as TVM. */
+SInfo *
+infer_median(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	const int64_t *axes;
+	int na;
+	bool given = attr_ints(&c, 0, &axes, &na);
+	bool keep = attr(&c, 1)->i != 0;
+	SInfo *r = reduce(&c, x, given ? axes : NULL, na, keep, x->dtype);
+	if (!r || !given || na > 1)
+		return r;
+	SInfo *f[2] = {r, reduce(&c, x, axes, na, keep, DT_I64)};
+	return tuple_of(&c, f, 2);
+}
+
+/* nn.nll_loss(predictions, targets, weights?): predictions (N, C, d...) or
+ * (C,), targets (N, d...) integers, weights (C,); reduction "none" gives
+ * (N, d...), else a scalar. */
+SInfo *
+infer_nll_loss(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *p = want_tensor(&c, 0), *t = want_tensor(&c, 1), *w = NULL;
+	if (!p || !t || !want_int(&c, t, 1, "targets", false))
+		return NULL;
+	Expr *wa = call->call.args[2];
+	if (!(wa->kind == E_TUPLE && wa->tuple.n == 0)) {
+		if (!(w = want_tensor(&c, 2)) || !same_dtype(&c, p, w, 2))
+			return NULL;
+		if (w->ndim >= 0 && w->ndim != 1) {
+			diag_error(d, arg_span(&c, 2), "%s: weights must be 1-D, got %s",
+				   c.op, infer_sinfo_str(m, w));
+			return NULL;
+		}
+	}
+	static const char *const red[] = {"none", "mean", "sum", NULL};
+	if (!str_choice(&c, "reduction", red))
+		return NULL;
+	if (p->ndim == 0) {
+		diag_error(d, arg_span(&c, 0), "%s: predictions must have at least 1 "
+			   "dimension, got %s", c.op, infer_sinfo_str(m, p));
+		return NULL;
+	}
+	int k = p->ndim < 0 ? -1 : p->ndim <= 2 ? 0 : p->ndim - 2;
+	int kt = t->ndim < 0 ? -1 : t->ndim <= 1 ? 0 : t->ndim - 1;
+	if (k >= 0 && kt >= 0 && k != kt) {
+		diag_error(d, call->span, "%s: predictions %s and targets %s do not "
+			   "agree ((N, C, d...) and (N, d...))", c.op,
+			   infer_sinfo_str(m, p), infer_sinfo_str(m, t));
+		return NULL;
+	}
+	if (strcmp(attr_named(&c, "reduction")->s, "none"))
+		return tensor(&c, p->dtype, 0, NULL);
+	if (p->ndim < 0)
+		return tensor(&c, p->dtype, -1, NULL);
+	int n = p->ndim - 1;
+	if (!known(p))
+		return tensor(&c, p->dtype, n, NULL);
+	PExpr **o = dims_new(&c, n);
+	if (n > 0)
+		o[0] = p->shape[0];
+	for (int i = 2; i < p->ndim; i++)
+		o[i - 1] = p->shape[i];
+	return tensor(&c, p->dtype, n, o);
+}
+
+/* nn.cross_entropy_with_logits(predictions, labels): a scalar of
+ * predictions' dtype; both of the same shape. */
+SInfo *
+infer_cross_entropy(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *p = want_tensor(&c, 0), *l = want_tensor(&c, 1);
+	if (!p || !l || !same_dtype(&c, p, l, 1))
+		return NULL;
+	if (p->ndim >= 0 && l->ndim >= 0 && p->ndim != l->ndim) {
+		diag_error(d, call->span, "%s: predictions %s and labels %s differ in rank",
+			   c.op, infer_sinfo_str(m, p), infer_sinfo_str(m, l));
+		return NULL;
+	}
+	return tensor(&c, p->dtype, 0, NULL);
+}
+
+/* nn.batch_flatten(data): (N, product of the other dims). */
+SInfo *
+infer_batch_flatten(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	if (x->ndim == 0) {
+		diag_error(d, arg_span(&c, 0), "%s: data must have a batch dimension, got %s",
+			   c.op, infer_sinfo_str(m, x));
+		return NULL;
+	}
+	if (x->ndim < 0 || !known(x))
+		return tensor(&c, x->dtype, 2, NULL);
+	PExpr **o = dims_new(&c, 2);
+	o[0] = x->shape[0];
+	o[1] = dims_prod(&c, x->shape + 1, x->ndim - 1);
+	return tensor(&c, x->dtype, 2, o);
+}
+
+/* nn.pixel_shuffle(data, upscale_factor r): (..., C, H, W) to
+ * (..., C / r^2, H * r, W * r). */
+SInfo *
+infer_pixel_shuffle(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	int64_t r = attr(&c, 0)->i;
+	if (r <= 0) {
+		diag_error(d, call->span, "%s: upscale_factor must be positive, got %lld",
+			   c.op, (long long)r);
+		return NULL;
+	}
+	if (x->ndim >= 0 && x->ndim < 3) {
+		diag_error(d, arg_span(&c, 0), "%s: data must have at least 3 dimensions, got %s",
+			   c.op, infer_sinfo_str(m, x));
+		return NULL;
+	}
+	if (x->ndim < 0 || !known(x))
+		return tensor(&c, x->dtype, x->ndim, NULL);
+	int n = x->ndim;
+	int64_t ch;
+	if (dconst(x->shape[n - 3], &ch) && ch % (r * r)) {
+		diag_error(d, call->span, "%s: %lld channels are not divisible by "
+			   "upscale_factor^2 = %lld", c.op, (long long)ch, (long long)(r * r));
+		return NULL;
+	}
+	PExpr **o = dims_copy(&c, x->shape, n);
+	Arena *a = &m->arena;
+	o[n - 3] = dop(m, PE_FLOORDIV, o[n - 3], pe_int(a, r * r));
+	o[n - 2] = dop(m, PE_MUL, o[n - 2], pe_int(a, r));
+	o[n - 1] = dop(m, PE_MUL, o[n - 1], pe_int(a, r));
+	return tensor(&c, x->dtype, n, o);
+}
+
+/* bucketize(input, boundaries): input's shape, int32 or int64. */
+SInfo *
+infer_bucketize(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0), *b = want_tensor(&c, 1);
+	if (!x || !b)
+		return NULL;
+	if (b->ndim >= 0 && b->ndim != 1) {
+		diag_error(d, arg_span(&c, 1), "%s: boundaries must be 1-D, got %s", c.op,
+			   infer_sinfo_str(m, b));
+		return NULL;
+	}
+	DType dt = attr_named(&c, "out_int32")->i ? DT_I32 : DT_I64;
+	return tensor(&c, dt, x->ndim, known(x) ? dims_copy(&c, x->shape, x->ndim) : NULL);
+}
+
+/* outer(x1, x2): 1-D x1 (n,) and x2 (m,) give (n, m). */
+SInfo *
+infer_outer(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *a = want_tensor(&c, 0), *b = want_tensor(&c, 1);
+	DType dt;
+	if (!a || !b || !binary_dtype(&c, a->dtype, b->dtype, &dt))
+		return NULL;
+	for (int i = 0; i < 2; i++) {
+		const SInfo *t = i ? b : a;
+		if (t->ndim >= 0 && t->ndim != 1) {
+			diag_error(d, arg_span(&c, i), "%s: expects 1-D tensors, got %s", c.op,
+				   infer_sinfo_str(m, t));
+			return NULL;
+		}
+	}
+	if (!known(a) || !known(b) || a->ndim < 0 || b->ndim < 0)
+		return tensor(&c, dt, 2, NULL);
+	PExpr **o = dims_new(&c, 2);
+	o[0] = a->shape[0];
+	o[1] = b->shape[0];
+	return tensor(&c, dt, 2, o);
+}
+
+/* meshgrid(tensors, indexing): n 1-D tensors give n tensors of the n
+ * lengths (the first two swapped for "xy"). */
+SInfo *
+infer_meshgrid(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *t = arg_si(&c, 0);
+	if (t->kind != SI_TUPLE) {
+		diag_error(d, arg_span(&c, 0), "%s: expects a tuple of tensors, got %s",
+			   c.op, infer_sinfo_str(m, t));
+		return NULL;
+	}
+	static const char *const ix[] = {"ij", "xy", NULL};
+	if (attr(&c, 0)->kind != AV_NONE && !str_choice(&c, "indexing", ix))
+		return NULL;
+	bool xy = attr(&c, 0)->kind == AV_STR && !strcmp(attr(&c, 0)->s, "xy");
+	int n = t->nfields;
+	PExpr **o = dims_new(&c, n);
+	bool all = true;
+	for (int i = 0; i < n; i++) {
+		const SInfo *f = t->fields[i];
+		if (f->kind != SI_TENSOR || (f->ndim >= 0 && f->ndim > 1)) {
+			diag_error(d, arg_span(&c, 0), "%s: expects 1-D tensors, got %s",
+				   c.op, infer_sinfo_str(m, f));
+			return NULL;
+		}
+		o[i] = known(f) && f->ndim == 1 ? f->shape[0] : f->ndim == 0 ? pe_int(&m->arena, 1) : NULL;
+		all &= o[i] != NULL;
+	}
+	if (xy && n >= 2) {
+		PExpr *s = o[0];
+		o[0] = o[1];
+		o[1] = s;
+	}
+	SInfo **f = ARENA_ARRAY(&m->arena, SInfo *, n ? n : 1);
+	for (int i = 0; i < n; i++)
+		f[i] = tensor(&c, t->fields[0]->dtype, n, all ? dims_copy(&c, o, n) : NULL);
+	return si_tuple(&m->arena, f, n);
+}
+
+/* multinomial_from_uniform(prob (batch, n), uniform (k, 1), indices (k, 1)):
+ * (k, 1) of dtype. */
+SInfo *
+infer_multinomial(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *p = want_tensor(&c, 0), *u = want_tensor(&c, 1), *ix = want_tensor(&c, 2);
+	if (!p || !u || !ix || !want_float(&c, p, 0) || !want_int(&c, ix, 2, "sample_indices", false))
+		return NULL;
+	DType dt = attr_named(&c, "dtype")->dtype;
+	if (!known(u) || u->ndim != 2)
+		return tensor(&c, dt, 2, NULL);
+	PExpr **o = dims_new(&c, 2);
+	o[0] = u->shape[0];
+	o[1] = pe_int(&m->arena, 1);
+	return tensor(&c, dt, 2, o);
+}
+
+/* collapse_sum_to(data, shape) / collapse_sum_like(data, target): the
+ * target's shape, data's dtype. */
+SInfo *
+infer_collapse_sum(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	const SInfo *t = arg_si(&c, 1);
+	if (t->kind == SI_SHAPE)
+		return tensor(&c, x->dtype, t->ndim, known(t) ? dims_copy(&c, t->shape, t->ndim) : NULL);
+	if (!(t = want_tensor(&c, 1)))
+		return NULL;
+	return tensor(&c, x->dtype, t->ndim, known(t) ? dims_copy(&c, t->shape, t->ndim) : NULL);
+}
+
+/* grad.*_backward(output_grad, x, ...): the gradient of x, x's struct info. */
+SInfo *
+infer_grad_like(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	if (!want_tensor(&c, 0))
+		return NULL;
+	return same_as(&c, 1);
+}
+
+/* hamming_window(window_size, periodic, alpha, beta, dtype): 1-D of
+ * window_size values. */
+SInfo *
+infer_hamming_window(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *n = want_prim(&c, 0);
+	if (!n)
+		return NULL;
+	for (int i = 1; i < 4; i++)
+		if (!want_prim(&c, i))
+			return NULL;
+	DType dt = attr(&c, 0)->dtype;
+	if (!n->value)
+		return tensor(&c, dt, 1, NULL);
+	PExpr **o = dims_new(&c, 1);
+	o[0] = n->value;
+	return tensor(&c, dt, 1, o);
+}
+
+/* make_closure(func, args): an opaque closure object. */
+SInfo *
+infer_make_closure(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *t = arg_si(&c, 1);
+	if (t->kind != SI_TUPLE) {
+		diag_error(d, arg_span(&c, 1), "%s: args must be a tuple, got %s", c.op,
+			   infer_sinfo_str(m, t));
+		return NULL;
+	}
+	return si_object(&m->arena);
+}
+
+/* -------------------------------------------------------- layout_transform */
+
+/* The range [*lo, *hi] of x over the index map's variables iv (iv[k] in
+ * [0, dims[k] - 1]); false when rlx cannot bound x (not affine). */
+static bool
+imap_range(Ctx *c, const PExpr *x, SymVar **iv, PExpr **dims, int n,
+	   PExpr **lo, PExpr **hi)
+{
+	Module *m = c->m;
+	Arena *a = &m->arena;
+	PExpr *l1, *h1, *l2, *h2;
+	int64_t k, vl, vh;
+	switch (x->kind) {
+	case PE_INT:
+		*lo = *hi = pe_int(a, x->value);
+		return true;
+	case PE_VAR:
+		for (int i = 0; i < n; i++)
+			if (x->var == iv[i]) {
+				*lo = pe_int(a, 0);
+				*hi = dop(m, PE_SUB, dims[i], pe_int(a, 1));
+				return true;
+			}
+		return false;
+	case PE_ADD:
+	case PE_SUB:
+		if (!imap_range(c, x->a, iv, dims, n, &l1, &h1) ||
+		    !imap_range(c, x->b, iv, dims, n, &l2, &h2))
+			return false;
+		*lo = dop(m, x->kind, l1, x->kind == PE_ADD ? l2 : h2);
+		*hi = dop(m, x->kind, h1, x->kind == PE_ADD ? h2 : l2);
+		return true;
+	case PE_MUL: {
+		const PExpr *e = x->a;
+		if (!pe_is_const((PExpr *)x->b, &k)) {
+			if (!pe_is_const((PExpr *)x->a, &k))
+				return false;
+			e = x->b;
+		}
+		if (!imap_range(c, e, iv, dims, n, &l1, &h1))
+			return false;
+		*lo = dop(m, PE_MUL, k >= 0 ? l1 : h1, pe_int(a, k));
+		*hi = dop(m, PE_MUL, k >= 0 ? h1 : l1, pe_int(a, k));
+		return true;
+	}
+	case PE_FLOORDIV:
+	case PE_FLOORMOD:
+		if (!pe_is_const(x->b, &k) || k <= 0 ||
+		    !imap_range(c, x->a, iv, dims, n, &l1, &h1))
+			return false;
+		if (x->kind == PE_FLOORDIV) {
+			*lo = dop(m, PE_FLOORDIV, l1, pe_int(a, k));
+			*hi = dop(m, PE_FLOORDIV, h1, pe_int(a, k));
+		} else if (dconst(l1, &vl) && dconst(h1, &vh) && vl >= 0 && vh < k) {
+			*lo = l1;
+			*hi = h1;
+		} else {
+			*lo = pe_int(a, 0);
+			*hi = pe_int(a, k - 1);
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * layout_transform(x, index_map, pad_value): the index map's input rank is
+ * x's; each output dim is the extent of the range of its final index over
+ * x's index space (TVM's IndexMap::MapShape), so a split i -> (i // 4,
+ * i % 4) of 6 gives (2, 4), padded. pad_value takes x's dtype.
+ */
+SInfo *
+infer_layout_transform(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	const AttrVal *im = attr(&c, 0);
+	if (x->ndim >= 0 && x->ndim != im->nin) {
+		diag_error(d, call->span, "%s: the index map takes %d indices but x has %d "
+			   "dimensions", c.op, im->nin, x->ndim);
+		return NULL;
+	}
+	if (x->ndim < 0 || !known(x))
+		return tensor(&c, x->dtype, im->n, NULL);
+	PExpr **o = dims_new(&c, im->n);
+	for (int i = 0; i < im->n; i++) {
+		PExpr *lo, *hi;
+		if (!imap_range(&c, im->dims[i], im->ivars, x->shape, x->ndim, &lo, &hi)) {
+			diag_error(d, call->span, "%s: final index %d of the index map is not "
+				   "affine in its variables (sums, products by constants, // and "
+				   "%% by positive constants)", c.op, i);
+			return NULL;
+		}
+		o[i] = dop(m, PE_ADD, dop(m, PE_SUB, hi, lo), pe_int(&m->arena, 1));
+	}
+	return tensor(&c, x->dtype, im->n, o);
 }

@@ -336,6 +336,9 @@ typedef enum {
 	AV_SINFO, /* struct info: out_sinfo=, sinfo_args= */
 	AV_RAW,   /* another Python value (a dict, T.int64(8)), kept as its
 		   * canonical text in s: read, printed, compared as text */
+	AV_IMAP,  /* an index map T.index_map(lambda i, j: (j, i)): nin
+		   * variables ivars (its own, bound by the lambda), n final
+		   * indices dims over them */
 } AttrValKind;
 
 /* An attribute value of an op call or of a function (R.func_attr). */
@@ -348,7 +351,9 @@ struct AttrVal {
 	int64_t *ints; /* INTS */
 	PExpr **dims;  /* DIMS */
 	SInfo **sis;   /* SINFO */
-	int n;         /* INTS, DIMS, SINFO */
+	int n;         /* INTS, DIMS, SINFO, IMAP */
+	SymVar **ivars; /* IMAP */
+	int nin;        /* IMAP */
 };
 
 typedef enum {
@@ -523,6 +528,14 @@ const char *ir_expr_kind_name(ExprKind k);
 /* e's struct info: the inferred one, else its var's; NULL when unknown. */
 const SInfo *ir_expr_sinfo(const Expr *e);
 
+/*
+ * The one walk of the expression tree: calls fn on the slot of each direct
+ * child expression of e, in evaluation order (tuple items, call arguments,
+ * an if's condition then branches, a sequence's binding values then its
+ * body, a local function's body), until fn returns false; returns false
+ * then. A walker handles the kinds it cares about and hands the rest here.
+ */
+bool ir_each_child(Expr *e, bool (*fn)(Expr **child, void *ctx), void *ctx);
 /* Calls fn on every use of a Var in e, nested blocks included. */
 void ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx);
 /* Replaces every use of a Var under *slot (the slot included) by what fn
@@ -563,6 +576,8 @@ SInfo *ir_copy_sinfo(Module *m, const SInfo *si);
  *   dims                                dimensions (ints, symbolic, prim values)
  *   sinfo                               struct info, one or a list
  *   sinfos                              a tuple of struct infos (sinfo_args)
+ *   raw                                 any Python literal, kept as text
+ *   imap                                an index map (lambda i, j: (j, i))
  * and for expressions:
  *   shape  a shape (R.shape([...]), a Python tuple of dims, or a var)
  *   prim   a prim value (a number is accepted and wrapped)
@@ -589,6 +604,8 @@ typedef enum {
 	PK_SINFO,
 	PK_SINFOS,
 	PK_FUNC,
+	PK_RAW,   /* any Python literal (a list of floats), kept as its text */
+	PK_IMAP,  /* an index map: a lambda, or T.index_map(lambda ...) */
 } ParamKind;
 
 typedef struct {
@@ -648,6 +665,13 @@ enum {
 	 * elementwise tree inside its kernel (sum, max, ...: codegen's
 	 * gen_reduce reads its input element by element) */
 	OF_FUSE_INPUT = 1 << 8,
+	/* computed by the executor itself, no kernel (shape_of,
+	 * shape_to_tensor, stop_lift_params) */
+	OF_NATIVE = 1 << 9,
+	/* a COMM op whose result on worker K is worker K's slice of its
+	 * input (worker 0's): a per-worker weight transform can run it
+	 * without the other workers (runtime/tp.c) */
+	OF_WORKER_SLICE = 1 << 10,
 };
 
 typedef struct {

@@ -48,7 +48,8 @@ static const struct {
 	{"bool", PK_BOOL, true},     {"str", PK_STR, true},
 	{"dtype", PK_DTYPE, true},   {"dims", PK_DIMS, true},
 	{"sinfos", PK_SINFOS, true}, {"sinfo", PK_SINFO, true},
-	{"func", PK_FUNC, false},
+	{"func", PK_FUNC, false},    {"raw", PK_RAW, true},
+	{"imap", PK_IMAP, true},
 };
 
 /* Reads a default value written in Python syntax into v. */

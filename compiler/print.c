@@ -299,6 +299,18 @@ put_attrval(StrBuf *b, const AttrVal *v)
 	case AV_RAW:
 		sb_puts(b, v->s ? v->s : "None");
 		break;
+	case AV_IMAP:
+		sb_puts(b, "T.index_map(lambda ");
+		for (int i = 0; i < v->nin; i++)
+			sb_printf(b, "%s%s", i ? ", " : "", v->ivars[i]->name);
+		sb_puts(b, ": (");
+		for (int i = 0; i < v->n; i++) {
+			if (i)
+				sb_puts(b, ", ");
+			pe_print(b, v->dims[i]);
+		}
+		sb_puts(b, v->n == 1 ? ",))" : "))");
+		break;
 	case AV_DIMS: /* messages only: put_call renames the variables */
 		sb_putc(b, '[');
 		for (int i = 0; i < v->n; i++) {

@@ -83,6 +83,13 @@ attr_json(const AttrVal *v)
 	case AV_STR:
 	case AV_RAW:
 		return jstr(v->s);
+	case AV_IMAP: {
+		StrBuf b = {0};
+		print_attrval(&b, v);
+		json_t *s = json_string(b.p ? b.p : "");
+		sb_free(&b);
+		return s;
+	}
 	case AV_DTYPE:
 		return jstr(dtype_name(v->dtype));
 	case AV_INTS: {

@@ -71,6 +71,8 @@ static Expr *conv_leaf(B *b, Syn *x);
 static SInfo *conv_sinfo(B *b, Syn *x, bool define);
 static Expr *build_stmts(B *b, Stm *s, Stm *stop, Where w);
 static void build_local_func(B *b, Stm *s);
+static bool conv_index_map(B *b, const OpParam *q, Syn *v, const char *fname,
+			   AttrVal *out);
 
 /* ------------------------------------------------------------- helpers */
 
@@ -1407,6 +1409,12 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 			out->kind = AV_NONE;
 			return true;
 		}
+		if (q->kind == PK_DTYPE && q->has_default && q->def.kind == AV_DTYPE &&
+		    q->def.dtype == DT_UNKNOWN) {
+			out->kind = AV_DTYPE; /* out_dtype=None: "void", as TVM reads it */
+			out->dtype = DT_UNKNOWN;
+			return true;
+		}
 		diag_error(b->d, v->span, "argument '%s' of %s cannot be None",
 			   q->name, fname);
 		return false;
@@ -1532,12 +1540,117 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 				return false;
 		return true;
 	}
+	case PK_IMAP:
+		return conv_index_map(b, q, v, fname, out);
+	case PK_RAW: {
+		StrBuf t = {0};
+		bool ok = syn_text(&t, v);
+		if (ok) {
+			out->kind = AV_RAW;
+			out->s = arena_strdup(&b->m->arena, t.p);
+		}
+		sb_free(&t);
+		if (ok)
+			return true;
+		want = "a Python literal";
+		break;
+	}
 	default:
 		ir_bug("not an attribute kind %d", (int)q->kind);
 	}
 	diag_error(b->d, v->span, "argument '%s' of %s must be %s", q->name,
 		   fname, want);
 	return false;
+}
+
+/*
+ * An index map: `lambda i, j: (j, i)` or `T.index_map(lambda ...,
+ * index_dtype=...)` (the dtype is TVM's choice of index type; rlx's
+ * indices are int64). The lambda's names are its own symbolic variables,
+ * seen only in its body, over which each final index is a dimension
+ * expression.
+ */
+static bool
+conv_index_map(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
+{
+	if (v->kind == X_CALL && is_named(v, "T.index_map")) {
+		static const char *const names[] = {"mapping", "inverse_index_map", "index_dtype"};
+		Syn *arg[3];
+		if (!match_args(b, v, "T.index_map", names, 3, arg))
+			return false;
+		if (arg[1] && arg[1]->kind != X_NONE) {
+			diag_error(b->d, arg[1]->span, "an inverse_index_map is not supported "
+				   "by rlx (the inverse of an affine map is implied)");
+			return false;
+		}
+		if (arg[2] && (arg[2]->kind != X_STR || (strcmp(arg[2]->s, "int32") &&
+							 strcmp(arg[2]->s, "int64")))) {
+			diag_error(b->d, arg[2]->span, "index_dtype must be \"int32\" or \"int64\"");
+			return false;
+		}
+		if (!arg[0]) {
+			diag_error(b->d, v->span, "T.index_map needs a lambda");
+			return false;
+		}
+		v = arg[0];
+	}
+	if (v->kind != X_LAMBDA) {
+		diag_error(b->d, v->span, "argument '%s' of %s must be an index map "
+			   "(lambda i, j: (j, i))", q->name, fname);
+		return false;
+	}
+	int n0 = b->symvars.n;
+	SymVar **iv = ARENA_ARRAY(&b->m->arena, SymVar *, v->n ? v->n : 1);
+	int k = 0;
+	bool ok = true;
+	for (Syn *y = v->items; y; y = y->next, k++) {
+		for (int j = n0; j < b->symvars.n; j++)
+			if (!strcmp(((SymVar *)b->symvars.items[j])->name, y->s)) {
+				diag_error(b->d, y->span, "duplicate lambda parameter '%s'", y->s);
+				ok = false;
+			}
+		iv[k] = define_symvar(b, y->s, y->span);
+	}
+	Syn *body = v->a;
+	Syn one = {0};
+	if (body->kind != X_TUPLE) {
+		one.kind = X_TUPLE;
+		one.span = body->span;
+		one.items = body;
+		one.n = 1;
+		body = &one;
+	}
+	PExpr **fin = ARENA_ARRAY(&b->m->arena, PExpr *, body->n ? body->n : 1);
+	k = 0;
+	for (Syn *y = body->items; ok && y; y = y->next, k++) {
+		Syn *save = y->next;
+		if (!(fin[k] = conv_dim(b, y, false)))
+			ok = false;
+		y->next = save;
+		Vec vars = {0};
+		if (ok)
+			pe_collect_vars(fin[k], &vars);
+		for (int j = 0; ok && j < vars.n; j++) {
+			bool mine = false;
+			for (int i = 0; i < v->n; i++)
+				mine |= vars.items[j] == iv[i];
+			if (!mine) {
+				diag_error(b->d, y->span, "an index map may use only its own "
+					   "variables, not '%s'", ((SymVar *)vars.items[j])->name);
+				ok = false;
+			}
+		}
+		vec_free(&vars);
+	}
+	idx_truncate(&b->symvars_ix, &b->symvars, n0, symvar_name);
+	if (!ok)
+		return false;
+	out->kind = AV_IMAP;
+	out->ivars = iv;
+	out->nin = v->n;
+	out->dims = fin;
+	out->n = body->n;
+	return true;
 }
 
 /* Converts the expression argument v of op parameter q (a leaf). */
@@ -1550,6 +1663,25 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
 		return ir_expr(b->m, E_TUPLE, v->span); /* as TVM: R.tuple() */
 	switch (q->kind) {
 	case PK_SHAPE:
+		if (v->kind == X_INT || v->kind == X_NAME) {
+			/* one size for every spatial dim, as TVM's image wrappers
+			 * read it (resize2d(x, 20) is size (20, 20)) */
+			size_t n = strlen(fname);
+			int k = !strncmp(fname, "R.image.", 8) && n > 2 ? fname[n - 2] - '0' : 0;
+			if (!strcmp(fname, "R.image.affine_grid"))
+				k = 2;
+			if ((k == 2 || k == 3) && (v->kind == X_INT || !find_entry(b, v->s))) {
+				Syn *l = syn_new(b->ps, X_TUPLE, v->span);
+				for (int i = 0; i < k; i++) {
+					Syn *y = syn_new(b->ps, v->kind, v->span);
+					*y = *v;
+					y->next = NULL;
+					l->items = syn_list(l->items, y);
+				}
+				l->n = k;
+				return conv_shape_value(b, l, v->span);
+			}
+		}
 		if (v->kind == X_LIST || v->kind == X_TUPLE)
 			return conv_shape_value(b, v, v->span);
 		if (v->kind == X_NAME ||
@@ -1897,6 +2029,12 @@ conv_call(B *b, Syn *x)
 		return NULL;
 	}
 	Span csp = x->a->span;
+	/* relax.op.OP and relax.const are the Python functions that R.OP
+	 * and R.const name (TVMScript evaluates either) */
+	if (!strncmp(name, "relax.op.", 9))
+		name = arena_printf(&b->ps->ast, "R.%s", name + 9);
+	else if (!strcmp(name, "relax.const"))
+		name = "R.const";
 	if (!strncmp(name, "R.", 2)) {
 		const char *r = name + 2;
 		if (!strcmp(r, "const"))

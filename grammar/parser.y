@@ -143,14 +143,14 @@ decorate(Stm *s, Syn *decorators)
 %token DEDENT "end of block"
 %token DEF "'def'" CLASS "'class'" RETURN "'return'" IF "'if'" ELSE "'else'"
 %token WITH "'with'" FROM "'from'" IMPORT "'import'" AS "'as'" PASS "'pass'"
-%token TRUE "'True'" FALSE "'False'" NONE "'None'"
+%token TRUE "'True'" FALSE "'False'" NONE "'None'" LAMBDA "'lambda'"
 %token ARROW "'->'" FLOORDIV "'//'"
 %token <i> CMP "comparison"
 %token ERRTOK "invalid token"
 
 %type <stm> file stmts stmt simple compound suite funcdef classdef
 %type <syn> rhs expr arith term factor primary atom exprs pairs args arglist arg
-%type <syn> params param ret decorators decorator
+%type <syn> params param ret decorators decorator names
 
 %%
 
@@ -247,6 +247,13 @@ expr:
 |	arith CMP arith	{ $$ = binop(ps, @$, (int)$2, $1, $3); }
 |	arith '<' arith	{ $$ = binop(ps, @$, PE_LT, $1, $3); }
 |	arith '>' arith	{ $$ = binop(ps, @$, PE_GT, $1, $3); }
+|	LAMBDA names ':' expr	{ $$ = seq(ps, X_LAMBDA, @$, $2); $$->a = $4; }
+;
+
+/* The parameters of a lambda (T.index_map(lambda i, j: (j, i))). */
+names:
+	NAME			{ $$ = named(ps, X_NAME, @1, $1, NULL); }
+|	names ',' NAME		{ $$ = syn_list($1, named(ps, X_NAME, @3, $3, NULL)); }
 ;
 
 arith:

@@ -32,6 +32,7 @@ typedef enum {
 	X_BIN,   /* a op b, op a PExprKind (PE_ADD ... PE_FLOORMOD), SYN_TRUEDIV
 		  * or SYN_MATMUL */
 	X_NEG,   /* -a */
+	X_LAMBDA, /* lambda items: a (an index map's) */
 } SynKind;
 
 /* The op of an X_BIN for Python's `/` (not a dimension operator). */
