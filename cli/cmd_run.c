@@ -30,7 +30,7 @@ enum { MAX_REPORT = 20 };
 static const char run_help[] =
 	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"
 	"               [--func NAME] [--rank K] [--strict] [-o OUT.npy | -o DIR]\n"
-	"               [--time] [--no-cache]\n"
+	"               [--time] [--no-cache] [--print-plan]\n"
 	"\n"
 	"Runs a function of FILE (default main) on weights and .npy inputs.\n"
 	"Parameters after the num_input attribute are weights, bound by exact\n"
@@ -53,12 +53,17 @@ static const char run_help[] =
 	"                       the MPI rank\n"
 	"  -o OUT.npy           write a tensor result to OUT.npy\n"
 	"  -o DIR               write a tuple result as DIR/0.npy, DIR/1.npy,\n"
-	"                       ... (a nested tuple as DIR/1/0.npy ...)\n"
+	"                       ... (a nested tuple as DIR/1/0.npy ...) and\n"
+	"                       DIR/fields.json, each field's file and name\n"
 	"  --time               print where the run went on stderr: parse,\n"
 	"                       plan, JIT (compiled or from the code cache),\n"
 	"                       load, execute, write\n"
 	"  --no-cache           compile every kernel, neither reading nor\n"
 	"                       writing the code cache (as RLX_NO_CACHE=1)\n"
+	"  --print-plan         print how the executor runs the function (per\n"
+	"                       binding: its kernel, or the kernel it is fused\n"
+	"                       into) on stdout, and stop: no weights or\n"
+	"                       inputs needed\n"
 	"\n"
 	"Without -o the result is printed. Shapes are written as int64 arrays,\n"
 	"bfloat16 tensors as float32 (.npy has no bfloat16). Every mismatch\n"
@@ -97,6 +102,7 @@ typedef struct {
 	FILE *err;           /* messages about the inputs (not repeated by
 			      * every MPI rank: only rank 0's) */
 	bool time;           /* --time */
+	bool print_plan;     /* --print-plan */
 	/* --time: seconds of each phase */
 	double t_parse, t_compile, t_jit, t_load, t_run, t_write;
 	int jit_compiled, jit_cached;
@@ -428,8 +434,44 @@ move_into_place(Run *r)
 		if (!ok)
 			return false;
 	}
+	if (r->tuple) { /* the manifest, last: it describes the fields */
+		StrBuf a = {0}, b = {0};
+		sb_printf(&a, "%s/fields.json", r->tmp.tmp);
+		sb_printf(&b, "%s/fields.json", r->out);
+		bool ok = rename(a.p, b.p) == 0;
+		if (!ok)
+			fprintf(stderr, "rlx run: error: cannot rename %s to %s: "
+				"%s\n", a.p, b.p, strerror(errno));
+		sb_free(&a);
+		sb_free(&b);
+		if (!ok)
+			return false;
+	}
 	rt_dir_abort(&r->tmp);
 	return true;
+}
+
+/* DIR/fields.json in the temporary directory: each field's file and the
+ * name the function gives it. */
+static bool
+write_manifest(Run *r)
+{
+	const char **names = calloc((size_t)r->nresult + 1, sizeof *names);
+	bool *nested = calloc((size_t)r->nresult + 1, sizeof *nested);
+	RtError e;
+	bool ok = names && nested;
+	if (ok) {
+		rt_result_field_names(r->f, names, r->nresult);
+		for (int k = 0; k < r->nresult; k++)
+			nested[k] = r->written[k] == 2;
+		ok = rt_write_fields_manifest(r->tmp.tmp, names, nested,
+					      r->nresult, &e);
+		if (!ok)
+			fprintf(stderr, "rlx run: error: %s\n", e.msg);
+	}
+	free(names);
+	free(nested);
+	return ok;
 }
 
 /*
@@ -538,6 +580,8 @@ parse_args(Run *r, int argc, char **argv)
 							       in->name);
 		} else if (!strcmp(a, "--time")) {
 			r->time = true;
+		} else if (!strcmp(a, "--print-plan")) {
+			r->print_plan = true;
 		} else if (!strcmp(a, "--no-cache")) {
 			setenv("RLX_NO_CACHE", "1", 1); /* read by the JIT */
 		} else if (a[0] == '-' && a[1]) {
@@ -572,6 +616,26 @@ run_free(Run *r)
 	free(r->written);
 	rt_weights_close(r->w);
 	rlx_module_free(r->m);
+}
+
+/* --print-plan: compiles f and prints the executor's plan of it. */
+static int
+print_plan(rlx_module *m, const char *func)
+{
+	Diags d = {0};
+	d.src = &m->src;
+	RtProgram *p = rt_compile(m, func, &d);
+	diag_print(&d, stderr);
+	diag_clear(&d);
+	free(d.items);
+	if (!p)
+		return EXIT_INPUT;
+	StrBuf b = {0};
+	rt_program_plan(p, &b);
+	fputs(b.p ? b.p : "", stdout);
+	sb_free(&b);
+	rt_program_free(p);
+	return EXIT_OK;
 }
 
 /* Compiles and runs r->f, then writes or prints the result. */
@@ -622,7 +686,7 @@ run_it(Run *r)
 				ok = false;
 			}
 		} else {
-			ok = move_into_place(r);
+			ok = write_manifest(r) && move_into_place(r);
 		}
 	} else if (ok) {
 		if (r->tuple) {
@@ -728,6 +792,10 @@ cmd_run(int argc, char **argv)
 		rlx_diags_free(d);
 		if (bad)
 			goto done;
+	}
+	if (r.print_plan) {
+		status = print_plan(r.m, r.f->name);
+		goto done;
 	}
 	if (r.ninput < 0 || r.ninput > r.f->nparams)
 		r.ninput = r.f->nparams;

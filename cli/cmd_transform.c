@@ -18,6 +18,7 @@ static const char transform_help[] =
 	"usage: rlx transform FILE --weights PATH [--func NAME] [--shared | --shared=F1,..]\n"
 	"                     [--shard-size MiB] [--tensor-parallel N] [--strict] [--quiet]\n"
 	"                     [--no-cache] -o DIR\n"
+	"   or: rlx transform FILE [--func NAME] [--shared...] --print-plan\n"
 	"\n"
 	"Runs the weight pre-processing of FILE on a checkpoint and writes the\n"
 	"result as a tensor cache (DIR/tensor-cache.json, DIR/params_shard_N.bin)\n"
@@ -47,7 +48,11 @@ static const char transform_help[] =
 	"  --quiet           print nothing but errors\n"
 	"  --no-cache        compile every kernel, neither reading nor writing\n"
 	"                    the code cache (as RLX_NO_CACHE=1)\n"
-	"  -o DIR            the tensor cache to write\n";
+	"  -o DIR            the tensor cache to write\n"
+	"  --print-plan      print how the executor runs the transform (per\n"
+	"                    binding: its kernel, or the kernel it is fused\n"
+	"                    into) on stdout, and stop: --weights and -o are\n"
+	"                    not needed\n";
 
 typedef struct {
 	const char *file, *ckpt, *out;
@@ -72,6 +77,8 @@ parse_args(Args *a, int argc, char **argv)
 			setenv("RLX_NO_CACHE", "1", 1); /* read by the JIT */
 		} else if (!strcmp(argv[i], "--strict")) {
 			a->o.strict = true;
+		} else if (!strcmp(argv[i], "--print-plan")) {
+			a->o.plan_only = true;
 		} else if (!strcmp(argv[i], "--shared")) {
 			a->o.shared = true;
 		} else if (!strncmp(argv[i], "--shared=", 9)) {
@@ -111,6 +118,8 @@ parse_args(Args *a, int argc, char **argv)
 	}
 	if (!a->file)
 		return cli_usage_error("transform", "%s", "needs a FILE");
+	if (a->o.plan_only)
+		return -1;
 	if (!a->ckpt)
 		return cli_usage_error("transform", "%s", "needs --weights PATH");
 	if (!a->out)
@@ -177,7 +186,10 @@ cmd_transform(int argc, char **argv)
 	rlx_diags *d = rlx_diags_new();
 	status = rlx_transform(name, text, len, a.ckpt, a.out, &a.o, &st, d);
 	status = cli_finish("transform", status, d, !a.quiet);
-	if (st.process > 0) {
+	if (a.o.plan_only) {
+		if (status == EXIT_OK)
+			fputs(st.plan, stdout);
+	} else if (st.process > 0) {
 		/* process 0 prints the summary of the whole run */
 	} else if (status == EXIT_OK && !a.quiet && st.up_to_date) {
 		printf("%s is up to date\n", a.out);
@@ -193,6 +205,7 @@ cmd_transform(int argc, char **argv)
 			       "checkpoint read by one\n", st.processes,
 			       (double)st.bytes_read_max / MIB);
 	}
+	free(st.plan);
 	rlx_transform_end(); /* under mpirun: once every process has printed */
 	free(text);
 	vec_free(&a.shared_funcs);

@@ -379,112 +379,107 @@ ir_copy_expr(Module *m, const Expr *e)
 
 /* --------------------------------------------------------------- walking */
 
-void
-ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx)
+bool
+ir_each_child(Expr *e, bool (*fn)(Expr **child, void *ctx), void *ctx)
 {
 	if (!e)
-		return;
+		return true;
 	switch (e->kind) {
-	case E_VAR:
-		fn(e->var, ctx);
-		break;
 	case E_TUPLE:
 		for (int i = 0; i < e->tuple.n; i++)
-			ir_visit_uses(e->tuple.items[i], fn, ctx);
-		break;
+			if (!fn(&e->tuple.items[i], ctx))
+				return false;
+		return true;
 	case E_TUPLE_GET:
-		ir_visit_uses(e->tget.tuple, fn, ctx);
-		break;
+		return fn(&e->tget.tuple, ctx);
 	case E_CALL:
 		for (int i = 0; i < e->call.nargs; i++)
-			ir_visit_uses(e->call.args[i], fn, ctx);
-		break;
+			if (!fn(&e->call.args[i], ctx))
+				return false;
+		return true;
 	case E_CALL_FN:
 		for (int i = 0; i < e->callfn.nargs; i++)
-			ir_visit_uses(e->callfn.args[i], fn, ctx);
-		break;
+			if (!fn(&e->callfn.args[i], ctx))
+				return false;
+		return true;
 	case E_CALL_VAR:
-		ir_visit_uses(e->callv.fn, fn, ctx);
+		if (!fn(&e->callv.fn, ctx))
+			return false;
 		for (int i = 0; i < e->callv.nargs; i++)
-			ir_visit_uses(e->callv.args[i], fn, ctx);
-		break;
-	case E_FUNC: /* the variables it captures */
-		ir_visit_uses(e->fn->body, fn, ctx);
-		break;
+			if (!fn(&e->callv.args[i], ctx))
+				return false;
+		return true;
+	case E_FUNC: /* a local function: its body (the vars it captures) */
+		return fn(&e->fn->body, ctx);
 	case E_IF:
-		ir_visit_uses(e->if_.cond, fn, ctx);
-		ir_visit_uses(e->if_.then_, fn, ctx);
-		ir_visit_uses(e->if_.else_, fn, ctx);
-		break;
+		return fn(&e->if_.cond, ctx) && fn(&e->if_.then_, ctx) &&
+		       fn(&e->if_.else_, ctx);
 	case E_SEQ:
 		for (int i = 0; i < e->seq.nblocks; i++) {
-			const Block *b = e->seq.blocks[i];
+			Block *b = e->seq.blocks[i];
 			for (int k = 0; k < b->n; k++)
-				ir_visit_uses(b->bindings[k]->value, fn, ctx);
+				if (!fn(&b->bindings[k]->value, ctx))
+					return false;
 		}
-		ir_visit_uses(e->seq.body, fn, ctx);
-		break;
+		return fn(&e->seq.body, ctx);
+	case E_VAR:
 	case E_CONST:
 	case E_SHAPE:
 	case E_PRIM:
 	case E_STR:
 	case E_EXTERN:
-		break;
+		return true;
 	}
+	return true;
+}
+
+typedef struct {
+	void (*fn)(Var *v, void *ctx);
+	void *ctx;
+} VisitUses;
+
+static bool
+visit_child(Expr **child, void *ctx)
+{
+	const VisitUses *u = ctx;
+	ir_visit_uses(*child, u->fn, u->ctx);
+	return true;
+}
+
+void
+ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx)
+{
+	if (e && e->kind == E_VAR) {
+		fn(e->var, ctx);
+		return;
+	}
+	VisitUses u = {fn, ctx};
+	ir_each_child((Expr *)e, visit_child, &u); /* reads only */
+}
+
+typedef struct {
+	Expr *(*fn)(Expr *use, void *ctx);
+	void *ctx;
+} MapUses;
+
+static bool
+map_child(Expr **child, void *ctx)
+{
+	const MapUses *u = ctx;
+	ir_map_uses(child, u->fn, u->ctx);
+	return true;
 }
 
 void
 ir_map_uses(Expr **slot, Expr *(*fn)(Expr *use, void *ctx), void *ctx)
 {
 	Expr *e = *slot;
-	if (!e)
-		return;
-	switch (e->kind) {
-	case E_VAR:
+	if (e && e->kind == E_VAR) {
 		*slot = fn(e, ctx);
-		break;
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			ir_map_uses(&e->tuple.items[i], fn, ctx);
-		break;
-	case E_TUPLE_GET:
-		ir_map_uses(&e->tget.tuple, fn, ctx);
-		break;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			ir_map_uses(&e->call.args[i], fn, ctx);
-		break;
-	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			ir_map_uses(&e->callfn.args[i], fn, ctx);
-		break;
-	case E_CALL_VAR:
-		ir_map_uses(&e->callv.fn, fn, ctx);
-		for (int i = 0; i < e->callv.nargs; i++)
-			ir_map_uses(&e->callv.args[i], fn, ctx);
-		break;
-	case E_FUNC:
-		ir_map_uses(&e->fn->body, fn, ctx);
-		break;
-	case E_IF:
-		ir_map_uses(&e->if_.cond, fn, ctx);
-		ir_map_uses(&e->if_.then_, fn, ctx);
-		ir_map_uses(&e->if_.else_, fn, ctx);
-		break;
-	case E_SEQ:
-		for (int i = 0; i < e->seq.nblocks; i++)
-			for (int k = 0; k < e->seq.blocks[i]->n; k++)
-				ir_map_uses(&e->seq.blocks[i]->bindings[k]->value,
-					    fn, ctx);
-		ir_map_uses(&e->seq.body, fn, ctx);
-		break;
-	case E_CONST:
-	case E_SHAPE:
-	case E_PRIM:
-	case E_STR:
-	case E_EXTERN:
-		break;
+		return;
 	}
+	MapUses u = {fn, ctx};
+	ir_each_child(e, map_child, &u);
 }
 
 void

@@ -534,6 +534,14 @@ const char *ir_expr_kind_name(ExprKind k);
 /* e's struct info: the inferred one, else its var's; NULL when unknown. */
 const SInfo *ir_expr_sinfo(const Expr *e);
 
+/*
+ * The one walk of the expression tree: calls fn on the slot of each direct
+ * child expression of e, in evaluation order (tuple items, call arguments,
+ * an if's condition then branches, a sequence's binding values then its
+ * body, a local function's body), until fn returns false; returns false
+ * then. A walker handles the kinds it cares about and hands the rest here.
+ */
+bool ir_each_child(Expr *e, bool (*fn)(Expr **child, void *ctx), void *ctx);
 /* Calls fn on every use of a Var in e, nested blocks included. */
 void ir_visit_uses(const Expr *e, void (*fn)(Var *v, void *ctx), void *ctx);
 /* Replaces every use of a Var under *slot (the slot included) by what fn
@@ -663,6 +671,13 @@ enum {
 	 * elementwise tree inside its kernel (sum, max, ...: codegen's
 	 * gen_reduce reads its input element by element) */
 	OF_FUSE_INPUT = 1 << 8,
+	/* computed by the executor itself, no kernel (shape_of,
+	 * shape_to_tensor, stop_lift_params) */
+	OF_NATIVE = 1 << 9,
+	/* a COMM op whose result on worker K is worker K's slice of its
+	 * input (worker 0's): a per-worker weight transform can run it
+	 * without the other workers (runtime/tp.c) */
+	OF_WORKER_SLICE = 1 << 10,
 };
 
 typedef struct {

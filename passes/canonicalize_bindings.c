@@ -80,7 +80,6 @@ typedef struct {
 	Known **snap;      /* per Var.id: the values known at its binding */
 	Known *last_snap;  /* the latest snapshot, of version last_ver */
 	int last_ver;
-	int nsym;          /* counts the changes of symbolic canonicalization */
 	bool *sv_runtime;  /* per SymVar.id: used by a prim value */
 	IntVec sv_marked;  /* the ids set in sv_runtime */
 	const Block *cur;  /* NULL outside blocks and in a sequence's result */
@@ -243,40 +242,55 @@ infer_known(Canon *c, Expr *e, const Known *k)
 
 static void sym_seq(Canon *c, Expr *seq, Known *k);
 
-/*
- * TVM's re-cast at an if exit: a branch whose struct info changed (it
- * learned a variable's value) ends in a match_cast to the if's struct info,
- * which keeps the variables the branches agree on.
- */
+/* Appends binding b to seq's last block (a new one after a dataflow block). */
 static void
-recast_branch(Canon *c, const Expr *e, Expr *seq)
+append_binding(Module *m, Expr *seq, Binding *b)
 {
-	Module *m = c->m;
-	Expr *res = seq->seq.body;
-	const SInfo *bs = ir_expr_sinfo(res);
-	if (!e->sinfo || !bs || res->kind != E_VAR || si_equal(m, e->sinfo, bs))
-		return;
-	Var *nv = ir_var(m, res->var->name, e->sinfo, false, res->span);
-	Binding *b = ir_binding(m, nv, ir_var_ref(m, res->var, res->span),
-				res->span);
-	b->cast = e->sinfo;
 	Block *last = seq->seq.nblocks ? seq->seq.blocks[seq->seq.nblocks - 1]
 				       : NULL;
 	if (!last || last->dataflow) {
 		last = ARENA_NEW(&m->arena, Block);
-		last->span = res->span;
-		Block **bs2 = ARENA_ARRAY(&m->arena, Block *, seq->seq.nblocks + 1);
+		last->span = b->span;
+		Block **bs = ARENA_ARRAY(&m->arena, Block *, seq->seq.nblocks + 1);
 		if (seq->seq.nblocks)
-			memcpy(bs2, seq->seq.blocks,
+			memcpy(bs, seq->seq.blocks,
 			       sizeof(Block *) * (size_t)seq->seq.nblocks);
-		bs2[seq->seq.nblocks++] = last;
-		seq->seq.blocks = bs2;
+		bs[seq->seq.nblocks++] = last;
+		seq->seq.blocks = bs;
 	}
 	Binding **nb = ARENA_ARRAY(&m->arena, Binding *, last->n + 1);
 	if (last->n)
 		memcpy(nb, last->bindings, sizeof(Binding *) * (size_t)last->n);
 	nb[last->n++] = b;
 	last->bindings = nb;
+}
+
+/*
+ * TVM's re-cast at an if exit: a branch that learned the value of a
+ * variable of the if's struct info, and whose struct info now differs from
+ * the if's, ends in a match_cast to the if's struct info (a result that is
+ * not a variable is bound first), so the variable is symbolic again after
+ * the if. learned: the values the branch learned.
+ */
+static void
+recast_branch(Canon *c, const Expr *e, Expr *seq, const Known *learned)
+{
+	Module *m = c->m;
+	Expr *res = seq->seq.body;
+	const SInfo *bs = ir_expr_sinfo(res);
+	if (!e->sinfo || !bs || !si_mentions(e->sinfo, learned) ||
+	    res->kind == E_CONST || si_equal(m, e->sinfo, bs))
+		return;
+	if (res->kind != E_VAR) {
+		Var *tv = ir_var(m, "lv", (SInfo *)bs, false, res->span);
+		append_binding(m, seq, ir_binding(m, tv, res, res->span));
+		res = ir_var_ref(m, tv, res->span);
+	}
+	Var *nv = ir_var(m, res->var->name, e->sinfo, false, res->span);
+	Binding *b = ir_binding(m, nv, ir_var_ref(m, res->var, res->span),
+				res->span);
+	b->cast = e->sinfo;
+	append_binding(m, seq, b);
 	seq->seq.body = ir_var_ref(m, nv, res->span);
 	seq->sinfo = e->sinfo;
 }
@@ -325,16 +339,17 @@ sym_expr(Canon *c, Expr *e, Known *k)
 	}
 	case E_IF: {
 		sym_expr(c, e->if_.cond, k);
-		int n = k->n, before = c->nsym;
-		sym_seq(c, e->if_.then_, k);
-		known_cut(k, n);
-		if (c->nsym != before)
-			recast_branch(c, e, e->if_.then_);
-		before = c->nsym;
-		sym_seq(c, e->if_.else_, k);
-		known_cut(k, n);
-		if (c->nsym != before)
-			recast_branch(c, e, e->if_.else_);
+		int n = k->n;
+		for (int br = 0; br < 2; br++) {
+			Expr *seq = br ? e->if_.else_ : e->if_.then_;
+			sym_seq(c, seq, k);
+			if (k->n > n) {
+				Known learned = {.from = k->from + n,
+						 .to = k->to + n, .n = k->n - n};
+				recast_branch(c, e, seq, &learned);
+			}
+			known_cut(k, n);
+		}
 		break;
 	}
 	case E_SEQ:
@@ -481,8 +496,6 @@ sym_seq(Canon *c, Expr *seq, Known *k)
 					if (vs)
 						v->sinfo = vs;
 				}
-				if (ch || old != v->sinfo)
-					c->nsym++;
 				if (v->id < c->nids) {
 					c->a_changed[v->id] |= ch;
 					c->si_changed[v->id] |= old != v->sinfo;
@@ -886,7 +899,9 @@ rewrite_seq(Canon *c, Expr *seq)
 			b->var = nv;
 			ch |= rewrite(c, &b->value);
 			ch |= id < c->nids && c->a_changed[id];
-			if (ch) {
+			if (ch && id >= c->nids) {
+				changed = true; /* made by this pass: final */
+			} else if (ch) {
 				changed = true;
 				SInfo *vs = infer_known(
 					c, b->value, id < c->nids ? c->snap[id] : NULL);

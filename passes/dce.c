@@ -93,28 +93,22 @@ reach_func(Reach *r, int idx)
 	ivec_push(&r->todo, idx);
 }
 
+static void reach_expr(Reach *r, const Expr *e);
+
+static bool
+reach_child(Expr **child, void *ctx)
+{
+	reach_expr(ctx, *child);
+	return true;
+}
+
 /* Queues the functions e calls (in its own sequences too). */
 static void
 reach_expr(Reach *r, const Expr *e)
 {
-	if (!e)
-		return;
-	switch (e->kind) {
-	case E_CALL_FN:
+	if (e && e->kind == E_CALL_FN)
 		reach_func(r, ir_func_index(r->m, e->callfn.callee));
-		break;
-	case E_IF:
-		reach_expr(r, e->if_.then_);
-		reach_expr(r, e->if_.else_);
-		break;
-	case E_SEQ:
-		for (int i = 0; i < e->seq.nblocks; i++)
-			for (int k = 0; k < e->seq.blocks[i]->n; k++)
-				reach_expr(r, e->seq.blocks[i]->bindings[k]->value);
-		break;
-	default:
-		break;
-	}
+	ir_each_child((Expr *)e, reach_child, r); /* reads only */
 }
 
 void

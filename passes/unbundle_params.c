@@ -83,6 +83,15 @@ typedef struct {
 	Diags *d;
 } Unbundle;
 
+static void unbundle_slot(Unbundle *u, Expr **slot);
+
+static bool
+unbundle_child(Expr **child, void *ctx)
+{
+	unbundle_slot(ctx, child);
+	return true;
+}
+
 static void
 unbundle_slot(Unbundle *u, Expr **slot)
 {
@@ -108,30 +117,8 @@ unbundle_slot(Unbundle *u, Expr **slot)
 			*slot = t;
 		}
 		break;
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			unbundle_slot(u, &e->tuple.items[i]);
-		break;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			unbundle_slot(u, &e->call.args[i]);
-		break;
-	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			unbundle_slot(u, &e->callfn.args[i]);
-		break;
-	case E_IF:
-		unbundle_slot(u, &e->if_.cond);
-		unbundle_slot(u, &e->if_.then_);
-		unbundle_slot(u, &e->if_.else_);
-		break;
-	case E_SEQ:
-		for (int b = 0; b < e->seq.nblocks; b++)
-			for (int k = 0; k < e->seq.blocks[b]->n; k++)
-				unbundle_slot(u, &e->seq.blocks[b]->bindings[k]->value);
-		unbundle_slot(u, &e->seq.body);
-		break;
 	default:
+		ir_each_child(e, unbundle_child, u);
 		break;
 	}
 }

@@ -58,59 +58,11 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h> /* temporary metadata nodes for loop hints */
 
-#include "codegen.h"
+#include "codegen_impl.h"
 #include "gemm.h"
 
-enum {
-	MAXBUF = 64, /* buffers of one kernel */
-	MAXD = 8,    /* dims of one buffer (RT_MAX_DIMS) */
-	JB = 256,    /* matmul column block (the f32 accumulator row) */
-	PAR_MIN = 1 << 16, /* work (elements, or multiply-adds) worth threads */
-	PAR_BLK = 4096,    /* flat elementwise loops: elements per chunk */
-	NT_MIN_BYTES = 8 << 20, /* outputs this large bypass the caches */
-	QT = 16,            /* transpose tiles per strip of rows */
-	CC_BLK = 1 << 16,   /* concat: elements per parallel block */
-};
 
-/* A buffer of the kernel being built. */
-typedef struct {
-	DType dt;
-	int nd;
-	LLVMValueRef ptr;
-	LLVMValueRef dim[MAXD];
-	const char *tok[MAXD]; /* the dim in the key: "4", "$0", "?1.2" */
-} Buf;
 
-/* The kernel being built. */
-typedef struct {
-	LLVMContextRef c;
-	LLVMModuleRef mod;
-	LLVMBuilderRef b;
-	LLVMValueRef fn;
-	LLVMBasicBlockRef entry;
-	LLVMTypeRef i1, i8, i16, i32, i64, f16, f32, f64, ptr, vd;
-	Buf buf[MAXBUF];
-	int nin, nout;
-	Module *m;
-	Expr *e;
-	Diags *d;
-	OpSig sig;
-	/* splitting the outer loop across the pool (par_begin) */
-	LLVMValueRef lo, hi;  /* the impl's range of the outer loop */
-	LLVMValueRef split;   /* i1: may this call split it? */
-	LLVMValueRef tramp;   /* void NAME.par(ctx, lo, hi) */
-	LLVMValueRef pool;    /* the Jit's pool, a constant pointer */
-	bool par_used;
-	int gemm_isa;         /* GEMM_ISA_* of the host (rlx_gemm) */
-	/* the elementwise node being computed (elem_unary, elem_binary):
-	 * k->e's inputs' dtypes and count, and its result's dtype */
-	const DType *edt;
-	int enin;
-	DType odt;
-	/* parameters an op's kernel sets for its index map (gen_index_map) */
-	int64_t pi[4 * MAXD];
-	double pf[4];
-} K;
 
 struct Codegen {
 	Jit *jit;
@@ -124,26 +76,26 @@ struct Codegen {
 /* ------------------------------------------------------------ IR helpers */
 
 /* An i64 constant. */
-static LLVMValueRef
+LLVMValueRef
 ci(K *k, int64_t v)
 {
 	return LLVMConstInt(k->i64, (unsigned long long)v, true);
 }
 
-static LLVMValueRef
+LLVMValueRef
 add(K *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildNSWAdd(k->b, a, b, "");
 }
 
-static LLVMValueRef
+LLVMValueRef
 mul(K *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildNSWMul(k->b, a, b, "");
 }
 
 /* min(a, b) of i64 values. */
-static LLVMValueRef
+LLVMValueRef
 imin(K *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, a, b, ""),
@@ -151,7 +103,7 @@ imin(K *k, LLVMValueRef a, LLVMValueRef b)
 }
 
 /* max(a, b) of i64 values. */
-static LLVMValueRef
+LLVMValueRef
 imax(K *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSGT, a, b, ""),
@@ -159,7 +111,7 @@ imax(K *k, LLVMValueRef a, LLVMValueRef b)
 }
 
 /* Product of dims[lo..hi) (1 when empty). */
-static LLVMValueRef
+LLVMValueRef
 prod(K *k, LLVMValueRef *dims, int lo, int hi)
 {
 	LLVMValueRef p = ci(k, 1);
@@ -169,7 +121,7 @@ prod(K *k, LLVMValueRef *dims, int lo, int hi)
 }
 
 /* C-order strides of buffer b, in elements. */
-static void
+void
 strides(K *k, const Buf *b, LLVMValueRef *st)
 {
 	LLVMValueRef s = ci(k, 1);
@@ -180,7 +132,7 @@ strides(K *k, const Buf *b, LLVMValueRef *st)
 }
 
 /* A stack slot in the entry block (so mem2reg can promote it). */
-static LLVMValueRef
+LLVMValueRef
 slot(K *k, LLVMTypeRef t, int64_t n)
 {
 	LLVMBuilderRef eb = LLVMCreateBuilderInContext(k->c);
@@ -196,17 +148,9 @@ slot(K *k, LLVMTypeRef t, int64_t n)
 	return v;
 }
 
-/* A counted loop `for (i = 0; i < n; i++)`, guarded for n <= 0. */
-typedef struct {
-	LLVMBasicBlockRef body, exit;
-	LLVMValueRef i, n;
-	bool plain; /* a cold tail: neither vectorize nor unroll it */
-	bool keep;  /* vectorize it, but do not unroll it away (so that it
-		     * stays the innermost loop the vectorizer sees) */
-} Loop;
 
 /* Opens a loop `for (i = from; i < n; i++)`; returns its index, an i64. */
-static LLVMValueRef
+LLVMValueRef
 loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
 {
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(k->b);
@@ -223,7 +167,7 @@ loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
 }
 
 /* Opens a loop `for (i = 0; i < n; i++)`; returns its index, an i64. */
-static LLVMValueRef
+LLVMValueRef
 loop_begin(K *k, Loop *l, LLVMValueRef n)
 {
 	return loop_from(k, l, ci(k, 0), n);
@@ -259,7 +203,7 @@ mark_loop(K *k, LLVMValueRef br, bool plain)
 }
 
 /* Closes the loop opened by loop_begin; code continues after it. */
-static void
+void
 loop_end(K *k, Loop *l)
 {
 	LLVMValueRef next = LLVMBuildNUWAdd(k->b, l->i, ci(k, 1), "");
@@ -272,13 +216,8 @@ loop_end(K *k, Loop *l)
 	LLVMPositionBuilderAtEnd(k->b, l->exit);
 }
 
-/* A loop nest over dims[0..nd), the last innermost. */
-typedef struct {
-	Loop l[MAXD];
-	int n;
-} Nest;
 
-static void
+void
 nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx)
 {
 	ns->n = nd;
@@ -286,7 +225,7 @@ nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx)
 		idx[i] = loop_begin(k, &ns->l[i], dims[i]);
 }
 
-static void
+void
 nest_end(K *k, Nest *ns)
 {
 	for (int i = ns->n - 1; i >= 0; i--)
@@ -302,7 +241,7 @@ nest_end(K *k, Nest *ns)
  * nothing may follow the loop's loop_end but the return. At most once per
  * kernel. Closed with loop_end.
  */
-static LLVMValueRef
+LLVMValueRef
 par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
 {
 	if (k->par_used)
@@ -359,7 +298,7 @@ par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
 }
 
 /* Σ idx[i] * st[i] over i < n. */
-static LLVMValueRef
+LLVMValueRef
 dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n)
 {
 	LLVMValueRef o = ci(k, 0);
@@ -370,7 +309,7 @@ dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n)
 
 /* ------------------------------------------------------ element access */
 
-static bool
+bool
 is_unsigned(DType t)
 {
 	return t == DT_U8 || t == DT_BOOL;
@@ -394,7 +333,7 @@ stype(K *k, DType t)
 }
 
 /* How an element is computed with: f16/bf16 as f32, bool as i1. */
-static LLVMTypeRef
+LLVMTypeRef
 ctype(K *k, DType t)
 {
 	if (t == DT_BOOL)
@@ -405,7 +344,7 @@ ctype(K *k, DType t)
 }
 
 /* A constant of dtype t in its compute type. */
-static LLVMValueRef
+LLVMValueRef
 cconst(K *k, DType t, double v)
 {
 	if (dtype_is_float(t))
@@ -417,7 +356,7 @@ cconst(K *k, DType t, double v)
 }
 
 /* Converts compute value v of dtype from to dtype to (as numpy astype). */
-static LLVMValueRef
+LLVMValueRef
 cvt(K *k, LLVMValueRef v, DType from, DType to)
 {
 	LLVMTypeRef ft = ctype(k, from), tt = ctype(k, to);
@@ -454,14 +393,14 @@ cvt(K *k, LLVMValueRef v, DType from, DType to)
 }
 
 /* The address of element off of buffer b. */
-static LLVMValueRef
+LLVMValueRef
 addr(K *k, const Buf *b, LLVMValueRef off)
 {
 	return LLVMBuildInBoundsGEP2(k->b, stype(k, b->dt), b->ptr, &off, 1, "");
 }
 
 /* Loads element off of b as a compute value. */
-static LLVMValueRef
+LLVMValueRef
 ld(K *k, const Buf *b, LLVMValueRef off)
 {
 	LLVMValueRef v = LLVMBuildLoad2(k->b, stype(k, b->dt), addr(k, b, off), "");
@@ -497,7 +436,7 @@ f32_to_bf16(K *k, LLVMValueRef f)
 }
 
 /* Stores compute value v (of b's dtype) as element off of b. */
-static void
+void
 st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v)
 {
 	switch (b->dt) {
@@ -529,7 +468,7 @@ intrin(K *k, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n)
 }
 
 /* intrinsic of one float argument. */
-static LLVMValueRef
+LLVMValueRef
 fn1(K *k, const char *name, LLVMValueRef x)
 {
 	return intrin(k, name, LLVMTypeOf(x), &x, 1);
@@ -556,7 +495,7 @@ fconst(LLVMValueRef like, double v)
 }
 
 /* max or min of two compute values of dtype t; NaN wins as in numpy. */
-static LLVMValueRef
+LLVMValueRef
 vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max)
 {
 	if (!dtype_is_float(t)) {
@@ -572,7 +511,7 @@ vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max)
 }
 
 /* Allows a*b+c to become one fma. */
-static LLVMValueRef
+LLVMValueRef
 contract(LLVMValueRef v)
 {
 	if (LLVMCanValueUseFastMathFlags(v))
@@ -588,7 +527,7 @@ contract(LLVMValueRef v)
  * times 2^n built in the exponent bits of two halves. Below -87.33 the result is 0
  * (no subnormals), above 88.72 +inf; NaN stays NaN. f64 uses llvm.exp.
  */
-static LLVMValueRef
+LLVMValueRef
 fexp(K *k, LLVMValueRef x)
 {
 	LLVMTypeRef t = LLVMTypeOf(x);
@@ -628,7 +567,7 @@ fexp(K *k, LLVMValueRef x)
 
 /* Allows a sum's terms to be added in another order (so a reduction loop
  * vectorizes with several partial sums), and a*b+c to be one fma. */
-static LLVMValueRef
+LLVMValueRef
 reassoc(LLVMValueRef v)
 {
 	if (LLVMCanValueUseFastMathFlags(v))
@@ -639,28 +578,15 @@ reassoc(LLVMValueRef v)
 
 /* --------------------------------------------------------- attributes */
 
-/* The attribute or expression argument named `name` of the call. */
-static const OpParam *
-param(K *k, const char *name)
+/* Attribute p of the call (op_attr.h: by slot). */
+AttrVal
+attr(K *k, ParamName p)
 {
-	for (int i = 0; i < k->sig.nparams; i++)
-		if (!strcmp(k->sig.params[i].name, name))
-			return &k->sig.params[i];
-	ir_bug("%s has no parameter %s", op_info(k->e->call.op)->name, name);
-}
-
-/* Attribute `name`, its default when the call has fewer attrs. */
-static AttrVal
-attr(K *k, const char *name)
-{
-	const OpParam *q = param(k, name);
-	if (q->slot < k->e->call.nattrs)
-		return k->e->call.attrs[q->slot];
-	return op_default(k->m, q);
+	return *op_attr(k->e, p);
 }
 
 /* Folds a PExpr of constants; false when it has a variable. */
-static bool
+bool
 pe_const(const PExpr *x, int64_t *out)
 {
 	int64_t a, b;
@@ -703,12 +629,11 @@ pe_const(const PExpr *x, int64_t *out)
 	}
 }
 
-/* A prim argument `name` as a number; false when it is not a constant. */
+/* The prim argument p as a number; false when it is not a constant. */
 static bool
-prim_arg(K *k, const char *name, double *out)
+prim_arg(K *k, ParamName p, double *out)
 {
-	const OpParam *q = param(k, name);
-	Expr *x = q->slot < k->e->call.nargs ? k->e->call.args[q->slot] : NULL;
+	Expr *x = op_arg(k->e, p);
 	int64_t v;
 	if (!x || x->kind != E_PRIM)
 		return false;
@@ -723,7 +648,7 @@ prim_arg(K *k, const char *name, double *out)
 }
 
 /* Normalizes a possibly negative axis; false when out of range. */
-static bool
+bool
 norm_axis(int64_t a, int nd, int *out)
 {
 	if (a < 0)
@@ -735,7 +660,7 @@ norm_axis(int64_t a, int nd, int *out)
 }
 
 /* Reports that the call cannot be lowered, and why; returns false. */
-static bool
+bool
 fail(K *k, const char *why)
 {
 	diag_error(k->d, k->e->span, "cannot generate code for %s: %s",
@@ -912,9 +837,9 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 					       LLVMBuildSelect(b, lt, cconst(k, t, -1), zero, ""), "");
 		}
 	case OP_CLIP: {
-		double lo, hi;
-		prim_arg(k, "min", &lo);
-		prim_arg(k, "max", &hi);
+		double lo = 0, hi = 0; /* constants: cg_fusable and gen_body check */
+		prim_arg(k, P_min, &lo);
+		prim_arg(k, P_max, &hi);
 		x = vmax(k, x, cconst(k, t, lo), t, true);
 		return vmax(k, x, cconst(k, t, hi), t, false);
 	}
@@ -951,12 +876,12 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 	case OP_TRUNC: return fl ? fn1(k, "llvm.trunc", x) : x;
 	case OP_BITWISE_NOT: return LLVMBuildNot(b, x, "");
 	case OP_LEAKYRELU: {
-		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, attr(k, "alpha").f), "");
+		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, attr(k, P_alpha).f), "");
 		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""), x, ax, "");
 	}
 	case OP_SOFTPLUS: {
 		/* log(1 + exp(beta x)) / beta, x itself above the threshold */
-		double beta = attr(k, "beta").f, th = attr(k, "threshold").f;
+		double beta = attr(k, P_beta).f, th = attr(k, P_threshold).f;
 		LLVMValueRef bx = LLVMBuildFMul(b, x, fconst(x, beta), "");
 		LLVMValueRef sp = LLVMBuildFDiv(b, libm(k, "log1p", fexp(k, bx)), fconst(x, beta), "");
 		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, bx, fconst(x, th), ""), x, sp, "");
@@ -1006,6 +931,22 @@ idiv(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool floor_)
 	return LLVMBuildSelect(bl, bz, zero, q, "");
 }
 
+/* Comparison op's row in elem_binary's predicate tables (==, !=, <, <=, >,
+ * >=); -1 for another op. */
+static int
+cmp_index(OpKind op)
+{
+	switch (op) {
+	case OP_EQUAL: return 0;
+	case OP_NOT_EQUAL: return 1;
+	case OP_LESS: return 2;
+	case OP_LESS_EQUAL: return 3;
+	case OP_GREATER: return 4;
+	case OP_GREATER_EQUAL: return 5;
+	default: return -1;
+	}
+}
+
 /* Binary arithmetic, comparisons, logical ops, where and full. */
 static LLVMValueRef
 elem_binary(K *k, LLVMValueRef *in, DType *rdt)
@@ -1024,12 +965,13 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 		*rdt = k->edt[i];
 		return in[i];
 	}
-	if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR) {
+	if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR || op == OP_LOGICAL_XOR) {
 		*rdt = DT_BOOL;
 		LLVMValueRef x = cvt(k, in[0], k->edt[0], DT_BOOL);
 		LLVMValueRef y = cvt(k, in[1], k->edt[1], DT_BOOL);
 		return op == OP_LOGICAL_AND ? LLVMBuildAnd(b, x, y, "")
-					    : LLVMBuildOr(b, x, y, "");
+		       : op == OP_LOGICAL_OR ? LLVMBuildOr(b, x, y, "")
+					     : LLVMBuildXor(b, x, y, "");
 	}
 	if (op == OP_EWISE_FMA) {
 		*rdt = out;
@@ -1039,7 +981,8 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 			return contract(LLVMBuildFAdd(b, contract(LLVMBuildFMul(b, x, y, "")), z, ""));
 		return LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), z, "");
 	}
-	bool cmp = op >= OP_EQUAL && op <= OP_GREATER_EQUAL;
+	int ci = cmp_index(op);
+	bool cmp = ci >= 0;
 	DType t = cmp ? k->edt[0] : out;
 	LLVMValueRef x = cvt(k, in[0], k->edt[0], t);
 	LLVMValueRef y = cvt(k, in[1], k->edt[1], t);
@@ -1055,10 +998,9 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 		static const LLVMIntPredicate up[] = {
 			LLVMIntEQ, LLVMIntNE, LLVMIntULT,
 			LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
-		int i = op - OP_EQUAL;
 		if (fl)
-			return LLVMBuildFCmp(b, fp[i], x, y, "");
-		return LLVMBuildICmp(b, un ? up[i] : sp[i], x, y, "");
+			return LLVMBuildFCmp(b, fp[ci], x, y, "");
+		return LLVMBuildICmp(b, un ? up[ci] : sp[ci], x, y, "");
 	}
 	switch (op) {
 	case OP_ADD:
@@ -1137,15 +1079,9 @@ cg_fusable(const Expr *e)
 	if (e->kind != E_CALL || !elem_class(e->call.op))
 		return false;
 	if (e->call.op == OP_CLIP) {
-		OpSig sig;
-		op_sig(e->call.op, &sig);
-		for (int i = 0; i < sig.nparams; i++) {
-			const OpParam *q = &sig.params[i];
-			if ((!strcmp(q->name, "min") || !strcmp(q->name, "max")) &&
-			    (q->slot >= e->call.nargs ||
-			     !const_prim(e->call.args[q->slot])))
-				return false;
-		}
+		const Expr *lo = op_arg(e, P_min), *hi = op_arg(e, P_max);
+		if (!lo || !const_prim(lo) || !hi || !const_prim(hi))
+			return false;
 	}
 	return true;
 }
@@ -1173,7 +1109,7 @@ has_nested_call(const Expr *e)
  * computed recursively (rounded to their dtype, as storing would), its
  * tensor arguments are the next leaves (the kernel's input buffers, in
  * argument order, depth first). Runs elem_unary / elem_binary with k->e,
- * k->sig and the node's dtypes switched to e, and restores them.
+ * the node's dtypes switched to e, and restores them.
  */
 static LLVMValueRef
 elem_node(K *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
@@ -1200,19 +1136,16 @@ elem_node(K *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
 		(*next)++;
 	}
 	Expr *se = k->e;
-	OpSig ss = k->sig;
 	const DType *sedt = k->edt;
 	int senin = k->enin;
 	DType sodt = k->odt;
 	k->e = e;
-	op_sig(e->call.op, &k->sig);
 	k->edt = dts;
 	k->enin = n;
 	k->odt = e->sinfo->dtype;
 	LLVMValueRef v = elem_class(e->call.op) == 1 ? elem_unary(k, in, rdt)
 						     : elem_binary(k, in, rdt);
 	k->e = se;
-	k->sig = ss;
 	k->edt = sedt;
 	k->enin = senin;
 	k->odt = sodt;
@@ -1243,7 +1176,7 @@ gen_copy(K *k)
 }
 
 /* A constant <n x i32> shuffle mask. */
-static LLVMValueRef
+LLVMValueRef
 mask(K *k, const int *m, int n)
 {
 	LLVMValueRef v[64];
@@ -1370,7 +1303,7 @@ gen_permute(K *k)
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	int nd = in->nd, axes[MAXD];
-	AttrVal av = attr(k, "axes");
+	AttrVal av = attr(k, P_axes);
 	if (in->dt != out->dt)
 		return fail(k, "changes the dtype");
 	if (av.kind == AV_INTS) {
@@ -1484,7 +1417,7 @@ static bool
 gen_concat(K *k)
 {
 	Buf *out = &k->buf[k->nin];
-	AttrVal av = attr(k, "axis");
+	AttrVal av = attr(k, P_axis);
 	int axis = 0;
 	if (av.kind == AV_NONE)
 		return fail(k, "axis=None is not supported");
@@ -1549,7 +1482,7 @@ gen_split(K *k)
 {
 	Buf *in = &k->buf[0];
 	int axis;
-	if (!norm_axis(attr(k, "axis").i, in->nd, &axis))
+	if (!norm_axis(attr(k, P_axis).i, in->nd, &axis))
 		return fail(k, "axis out of range");
 	LLVMValueRef outer = prod(k, in->dim, 0, axis);
 	LLVMValueRef irow = prod(k, in->dim, axis, in->nd);
@@ -1574,7 +1507,7 @@ static bool
 gen_take(K *k)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *out = &k->buf[2];
-	AttrVal av = attr(k, "axis");
+	AttrVal av = attr(k, P_axis);
 	LLVMValueRef outer, n, inner;
 	if (av.kind == AV_NONE) {
 		outer = inner = ci(k, 1);
@@ -1596,7 +1529,7 @@ gen_take(K *k)
 	LLVMValueRef o = LLVMBuildUDiv(k->b, f, ni, "");
 	LLVMValueRef t = LLVMBuildURem(k->b, f, ni, "");
 	LLVMValueRef p = cvt(k, ld(k, ix, t), ix->dt, DT_I64);
-	AttrVal mode = attr(k, "mode");
+	AttrVal mode = attr(k, P_mode);
 	if (mode.kind == AV_STR && !strcmp(mode.s, "wrap")) {
 		/* p mod n, the sign of n (n > 0 when there is a row) */
 		LLVMValueRef sn = imax(k, n, ci(k, 1));
@@ -1625,8 +1558,8 @@ static bool
 gen_strided_slice(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal axes = attr(k, "axes"), beg = attr(k, "begin");
-	AttrVal strv = attr(k, "strides");
+	AttrVal axes = attr(k, P_axes), beg = attr(k, P_begin);
+	AttrVal strv = attr(k, P_strides);
 	LLVMValueRef start[MAXD], step[MAXD], xs[MAXD], idx[MAXD];
 	if (out->nd != x->nd || axes.kind != AV_INTS || beg.kind != AV_INTS ||
 	    beg.n < axes.n || (strv.kind == AV_INTS && strv.n < axes.n))
@@ -1678,7 +1611,7 @@ gen_arange(K *k)
 {
 	Buf *out = &k->buf[0];
 	double s0, s1;
-	if (!prim_arg(k, "start", &s0) || !prim_arg(k, "step", &s1))
+	if (!prim_arg(k, P_start, &s0) || !prim_arg(k, P_step, &s1))
 		return fail(k, "start and step must be constants");
 	Loop l;
 	LLVMValueRef i = loop_begin(k, &l, out->dim[0]);
@@ -1769,13 +1702,7 @@ cg_matmul_transpose(const Expr *perm)
 	    !perm->sinfo || perm->sinfo->kind != SI_TENSOR || !perm->sinfo->shape)
 		return false;
 	int nd = si->ndim;
-	const AttrVal *ax = NULL;
-	OpSig sig;
-	op_sig(OP_PERMUTE_DIMS, &sig);
-	for (int i = 0; i < sig.nparams; i++)
-		if (sig.params[i].is_attr && !strcmp(sig.params[i].name, "axes") &&
-		    sig.params[i].slot < perm->call.nattrs)
-			ax = &perm->call.attrs[sig.params[i].slot];
+	const AttrVal *ax = op_attr(perm, P_axes);
 	if (!ax || ax->kind == AV_NONE)
 		return nd == 2;
 	if (ax->kind != AV_INTS || ax->n != nd)
@@ -2021,7 +1948,7 @@ gen_reduce(K *k)
 		return fail(k, "expects one tensor");
 	bool arg = op == OP_ARGMAX || op == OP_ARGMIN;
 	bool red[MAXD] = {0};
-	AttrVal av = attr(k, "axis");
+	AttrVal av = attr(k, P_axis);
 	int nd = x->nd;
 	if (av.kind == AV_NONE) {
 		for (int i = 0; i < nd; i++)
@@ -2180,7 +2107,7 @@ gen_reduce(K *k)
 /* ------------------------------------------------ softmax, norms */
 
 /* Computes in f32 (f64 for f64 data). */
-static DType
+DType
 float_ct(DType t)
 {
 	return t == DT_F64 ? DT_F64 : DT_F32;
@@ -2192,7 +2119,7 @@ gen_softmax(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int axis;
-	if (x->nd == 0 || !norm_axis(attr(k, "axis").i, x->nd, &axis))
+	if (x->nd == 0 || !norm_axis(attr(k, P_axis).i, x->nd, &axis))
 		return fail(k, "axis out of range");
 	DType ct = float_ct(out->dt);
 	LLVMTypeRef t = ctype(k, ct);
@@ -2240,7 +2167,7 @@ gen_softmax(K *k)
 static bool
 trailing_axes(K *k, int nd, int *first)
 {
-	AttrVal av = attr(k, "axes");
+	AttrVal av = attr(k, P_axes);
 	if (av.kind != AV_INTS || av.n < 1 || av.n > nd)
 		return fail(k, "axes must be given");
 	bool seen[MAXD] = {0};
@@ -2267,11 +2194,11 @@ gen_norm(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
 	bool layer = k->e->call.op == OP_LAYER_NORM;
-	int first;
+	int first = 0; /* set unless trailing_axes fails */
 	if (!trailing_axes(k, x->nd, &first))
 		return false;
-	double eps = attr(k, "epsilon").f;
-	bool center = !layer || attr(k, "center").i, scale = !layer || attr(k, "scale").i;
+	double eps = attr(k, P_epsilon).f;
+	bool center = !layer || attr(k, P_center).i, scale = !layer || attr(k, P_scale).i;
 	DType ct = float_ct(out->dt);
 	LLVMTypeRef t = ctype(k, ct);
 	LLVMValueRef outer = prod(k, x->dim, 0, first);
@@ -2352,21 +2279,21 @@ gen_index_map(K *k, IdxFn f)
 }
 
 /* i clamped into [0, n). */
-static LLVMValueRef
+LLVMValueRef
 clampi(K *k, LLVMValueRef i, LLVMValueRef n)
 {
 	return imax(k, imin(k, i, LLVMBuildSub(k->b, n, ci(k, 1), "")), ci(k, 0));
 }
 
 /* 0 <= i < n */
-static LLVMValueRef
+LLVMValueRef
 inside(K *k, LLVMValueRef i, LLVMValueRef n)
 {
 	return LLVMBuildICmp(k->b, LLVMIntULT, i, n, "");
 }
 
 /* The dtype loads of t compute in: f32 for f16/bf16. */
-static DType
+DType
 cdt(DType t)
 {
 	return t == DT_F16 || t == DT_BF16 ? DT_F32 : t;
@@ -2383,11 +2310,12 @@ ld_at(K *k, const Buf *b, LLVMValueRef *idx)
 
 /* An integer prim argument that must be a constant. */
 static bool
-const_int_prim(K *k, const char *name, int64_t *out)
+const_int_prim(K *k, ParamName p, int64_t *out)
 {
 	double v;
-	if (!prim_arg(k, name, &v))
-		return fail(k, arena_printf(&k->m->arena, "%s must be a constant", name));
+	if (!prim_arg(k, p, &v))
+		return fail(k, arena_printf(&k->m->arena, "%s must be a constant",
+					    op_param_names[p]));
 	*out = (int64_t)v;
 	return true;
 }
@@ -2395,11 +2323,11 @@ const_int_prim(K *k, const char *name, int64_t *out)
 /* The permutation of layout attribute `name` (None: the data's layout,
  * attribute `dflt`) against canonical letters canon; perm[i] is the
  * buffer dim of canonical axis i. */
-static bool
-layout_of(K *k, const char *name, const char *dflt, const char *canon, int *perm)
+bool
+layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm)
 {
 	AttrVal v = attr(k, name);
-	if (v.kind == AV_NONE && dflt)
+	if (v.kind == AV_NONE && dflt != P_NONE)
 		v = attr(k, dflt);
 	const char *s = v.kind == AV_STR && v.s ? v.s : "";
 	size_t n = strlen(canon);
@@ -2417,7 +2345,7 @@ layout_of(K *k, const char *name, const char *dflt, const char *canon, int *perm
 /* Canonical dims and strides of b under perm (n canonical axes; b may
  * have fewer dims when lead canonical axes are absent: pad == n - b->nd
  * leading axes of extent 1). */
-static void
+void
 canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts)
 {
 	LLVMValueRef s[MAXD] = {0};
@@ -2449,7 +2377,7 @@ gen_tril(K *k)
 {
 	if (k->nin != 1 || k->buf[0].nd < 2)
 		return fail(k, "expects a tensor of at least two dimensions");
-	return const_int_prim(k, "k", &k->pi[0]) && gen_index_map(k, tril_elem);
+	return const_int_prim(k, P_k, &k->pi[0]) && gen_index_map(k, tril_elem);
 }
 
 /* eye: 1 where column - row == k. */
@@ -2464,7 +2392,7 @@ eye_elem(K *k, LLVMValueRef *idx, DType *rdt)
 static bool
 gen_eye(K *k)
 {
-	return const_int_prim(k, "k", &k->pi[0]) && gen_index_map(k, eye_elem);
+	return const_int_prim(k, P_k, &k->pi[0]) && gen_index_map(k, eye_elem);
 }
 
 /* one_hot: on_value where indices[idx without axis] == idx[axis]. */
@@ -2488,9 +2416,9 @@ gen_one_hot(K *k)
 {
 	Buf *out = &k->buf[1];
 	int ax;
-	if (!prim_arg(k, "on_value", &k->pf[0]) || !prim_arg(k, "off_value", &k->pf[1]))
+	if (!prim_arg(k, P_on_value, &k->pf[0]) || !prim_arg(k, P_off_value, &k->pf[1]))
 		return fail(k, "on_value and off_value must be constants");
-	if (!norm_axis(attr(k, "axis").i, out->nd, &ax))
+	if (!norm_axis(attr(k, P_axis).i, out->nd, &ax))
 		return fail(k, "axis out of range");
 	k->pi[0] = ax;
 	return gen_index_map(k, one_hot_elem);
@@ -2517,7 +2445,7 @@ static bool
 gen_prelu(K *k)
 {
 	int ax;
-	if (k->nin != 2 || k->buf[1].nd != 1 || !norm_axis(attr(k, "axis").i, k->buf[0].nd, &ax))
+	if (k->nin != 2 || k->buf[1].nd != 1 || !norm_axis(attr(k, P_axis).i, k->buf[0].nd, &ax))
 		return fail(k, "expects data and a 1-D alpha, and an axis in range");
 	k->pi[0] = ax;
 	return gen_index_map(k, prelu_elem);
@@ -2556,7 +2484,7 @@ gen_qdq(K *k)
 {
 	Buf *x = &k->buf[0];
 	int ax = 0;
-	if (k->nin != 3 || (x->nd && !norm_axis(attr(k, "axis").i, x->nd, &ax)))
+	if (k->nin != 3 || (x->nd && !norm_axis(attr(k, P_axis).i, x->nd, &ax)))
 		return fail(k, "expects data, scale and zero_point, and an axis in range");
 	k->pi[0] = ax;
 	return gen_index_map(k, qdq_elem);
@@ -2709,8 +2637,8 @@ gen_move(K *k)
 	case OP_TILE:
 		return gen_index_map(k, tile_elem);
 	case OP_REPEAT: {
-		AttrVal a = attr(k, "axis");
-		k->pi[0] = attr(k, "repeats").i;
+		AttrVal a = attr(k, P_axis);
+		k->pi[0] = attr(k, P_repeats).i;
 		k->pi[1] = -1;
 		if (a.kind != AV_NONE) {
 			if (!norm_axis(a.i, x->nd, &ax))
@@ -2720,22 +2648,22 @@ gen_move(K *k)
 		return gen_index_map(k, repeat_elem);
 	}
 	case OP_FLIP:
-		if (!norm_axis(attr(k, "axis").i, x->nd, &ax))
+		if (!norm_axis(attr(k, P_axis).i, x->nd, &ax))
 			return fail(k, "axis out of range");
 		k->pi[0] = ax;
 		return gen_index_map(k, flip_elem);
 	case OP_PAD: {
-		AttrVal pw = attr(k, "pad_width"), mode = attr(k, "pad_mode");
+		AttrVal pw = attr(k, P_pad_width), mode = attr(k, P_pad_mode);
 		if (pw.kind != AV_INTS || pw.n != 2 * x->nd)
 			return fail(k, "pad_width must have two values per dimension");
 		for (int i = 0; i < pw.n; i++)
 			k->pi[i] = pw.ints[i];
 		k->pi[2 * MAXD] = !strcmp(mode.s, "edge") ? 1 : !strcmp(mode.s, "reflect") ? 2 : 0;
-		k->pf[0] = attr(k, "pad_value").f;
+		k->pf[0] = attr(k, P_pad_value).f;
 		return gen_index_map(k, pad_elem);
 	}
 	case OP_GATHER_ELEMENTS:
-		if (!norm_axis(attr(k, "axis").i, x->nd, &ax))
+		if (!norm_axis(attr(k, P_axis).i, x->nd, &ax))
 			return fail(k, "axis out of range");
 		k->pi[0] = ax;
 		return gen_index_map(k, gather_elements_elem);
@@ -2746,7 +2674,7 @@ gen_move(K *k)
 					   k->e->call.args[1]->sinfo->shape
 					   ? k->e->call.args[1]->sinfo->shape[ix->nd - 1] : NULL, &l))
 			return fail(k, "the last dim of indices must be static");
-		k->pi[0] = attr(k, "batch_dims").i;
+		k->pi[0] = attr(k, P_batch_dims).i;
 		k->pi[1] = l;
 		return gen_index_map(k, gather_nd_elem);
 	}
@@ -2766,7 +2694,7 @@ gen_stack(K *k)
 {
 	Buf *out = &k->buf[k->nin];
 	int ax;
-	if (!norm_axis(attr(k, "axis").i, out->nd, &ax))
+	if (!norm_axis(attr(k, P_axis).i, out->nd, &ax))
 		return fail(k, "axis out of range");
 	Buf *in0 = &k->buf[0];
 	LLVMValueRef outer = prod(k, in0->dim, 0, ax), row = prod(k, in0->dim, ax, in0->nd);
@@ -2816,7 +2744,7 @@ static bool
 gen_scatter(K *k)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *u = &k->buf[2], *out = &k->buf[3];
-	const char *rs = attr(k, "reduction").s;
+	const char *rs = attr(k, P_reduction).s;
 	static const char *const names[] = {"update", "add", "mul", "max", "min", "mean"};
 	bool elems = k->e->call.op == OP_SCATTER_ELEMENTS;
 	int red = -1;
@@ -2836,7 +2764,7 @@ gen_scatter(K *k)
 	strides(k, out, os);
 	if (k->e->call.op == OP_SCATTER_ELEMENTS) {
 		int ax;
-		if (!norm_axis(attr(k, "axis").i, x->nd, &ax) || ix->nd != x->nd)
+		if (!norm_axis(attr(k, P_axis).i, x->nd, &ax) || ix->nd != x->nd)
 			return fail(k, "axis out of range");
 		LLVMValueRef idx[MAXD];
 		Nest ns;
@@ -2882,1027 +2810,6 @@ gen_scatter(K *k)
 	return true;
 }
 
-/* ----------------------------------------------------------- scans */
-
-/* cumsum / cumprod along axis (None: the flattened data), inclusive or
- * exclusive; rows of (outer, inner) across the pool, the scan serial. */
-static bool
-gen_scan(K *k)
-{
-	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal av = attr(k, "axis"), ex = attr(k, "exclusive");
-	bool exclusive = ex.kind == AV_BOOL && ex.i;
-	bool prodop = k->e->call.op == OP_CUMPROD;
-	LLVMValueRef outer, n, inner;
-	if (av.kind == AV_NONE) {
-		outer = inner = ci(k, 1);
-		n = prod(k, x->dim, 0, x->nd);
-	} else {
-		int ax;
-		if (!norm_axis(av.i, x->nd, &ax) || x->nd == 0)
-			return fail(k, "axis out of range");
-		outer = prod(k, x->dim, 0, ax);
-		n = x->dim[ax];
-		inner = prod(k, x->dim, ax + 1, x->nd);
-	}
-	DType t = out->dt == DT_BOOL ? DT_I64 : cdt(out->dt);
-	LLVMTypeRef at = ctype(k, t);
-	LLVMValueRef acc = slot(k, at, 1);
-	Loop lp, ls;
-	LLVMValueRef rows = mul(k, outer, inner);
-	LLVMValueRef f = par_begin(k, &lp, rows, mul(k, rows, n));
-	LLVMValueRef o = LLVMBuildUDiv(k->b, f, inner, ""), i = LLVMBuildURem(k->b, f, inner, "");
-	LLVMValueRef base = add(k, mul(k, mul(k, o, n), inner), i);
-	LLVMBuildStore(k->b, cconst(k, t, prodop ? 1 : 0), acc);
-	LLVMValueRef j = loop_begin(k, &ls, n);
-	LLVMValueRef off = add(k, base, mul(k, j, inner));
-	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, t);
-	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
-	bool fl = dtype_is_float(t);
-	LLVMValueRef nv = prodop ? (fl ? LLVMBuildFMul(k->b, cur, v, "") : LLVMBuildMul(k->b, cur, v, ""))
-				 : (fl ? LLVMBuildFAdd(k->b, cur, v, "") : LLVMBuildAdd(k->b, cur, v, ""));
-	LLVMBuildStore(k->b, nv, acc);
-	st(k, out, off, cvt(k, exclusive ? cur : nv, t, out->dt));
-	loop_end(k, &ls);
-	loop_end(k, &lp);
-	return true;
-}
-
-/* ------------------------------------------------------ statistics */
-
-/*
- * variance / std over axes (None: all), population (divide by the count),
- * two passes per kept position: the mean, then the mean squared deviation;
- * in f32 (f64 for f64).
- */
-static bool
-gen_variance(K *k)
-{
-	Buf *x = &k->buf[0], *out = &k->buf[1];
-	bool red[MAXD] = {0};
-	AttrVal av = attr(k, "axis");
-	int nd = x->nd;
-	for (int i = 0; i < (av.kind == AV_NONE ? nd : av.n); i++) {
-		int a = i;
-		if (av.kind != AV_NONE && !norm_axis(av.ints[i], nd, &a))
-			return fail(k, "axis out of range");
-		if (nd)
-			red[a] = true;
-	}
-	LLVMValueRef xs[MAXD], kd[MAXD], rd[MAXD], kst[MAXD], rst[MAXD], kidx[MAXD], ridx[MAXD];
-	int nk = 0, nr = 0;
-	strides(k, x, xs);
-	for (int i = 0; i < nd; i++) {
-		if (red[i]) {
-			rd[nr] = x->dim[i];
-			rst[nr++] = xs[i];
-		} else {
-			kd[nk] = x->dim[i];
-			kst[nk++] = xs[i];
-		}
-	}
-	DType ct = float_ct(out->dt);
-	LLVMTypeRef t = ctype(k, ct);
-	LLVMValueRef count = LLVMBuildSIToFP(k->b, prod(k, rd, 0, nr), t, "");
-	LLVMValueRef acc = slot(k, t, 1);
-	Loop lk;
-	Nest n1, n2;
-	LLVMValueRef nkept = prod(k, kd, 0, nk);
-	LLVMValueRef f = par_begin(k, &lk, nkept, mul(k, nkept, prod(k, rd, 0, nr)));
-	for (int i = nk - 1; i >= 0; i--) {
-		kidx[i] = i ? LLVMBuildURem(k->b, f, kd[i], "") : f;
-		if (i)
-			f = LLVMBuildUDiv(k->b, f, kd[i], "");
-	}
-	LLVMValueRef base = dot(k, kidx, kst, nk);
-	LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
-	nest_begin(k, &n1, rd, nr, ridx);
-	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rst, nr))), x->dt, ct);
-	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, "")), acc);
-	nest_end(k, &n1);
-	LLVMValueRef mean = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), count, "");
-	LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
-	nest_begin(k, &n2, rd, nr, ridx);
-	v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rst, nr))), x->dt, ct);
-	v = LLVMBuildFSub(k->b, v, mean, "");
-	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
-						    contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
-	nest_end(k, &n2);
-	LLVMValueRef r = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), count, "");
-	if (k->e->call.op == OP_STD)
-		r = fn1(k, "llvm.sqrt", r);
-	/* the kept index in the output: the same C order */
-	LLVMValueRef o = ci(k, 0), s = ci(k, 1);
-	for (int i = nk - 1; i >= 0; i--) {
-		o = add(k, o, mul(k, kidx[i], s));
-		s = mul(k, s, kd[i]);
-	}
-	st(k, out, o, cvt(k, r, ct, out->dt));
-	loop_end(k, &lk);
-	return true;
-}
-
-/* --------------------------------------------------------- pooling */
-
-/* Int-list attribute `name` as n values, fewer repeated (1 or 2 of 4). */
-static bool
-ints_n(K *k, const char *name, int n, int64_t *out)
-{
-	AttrVal v = attr(k, name);
-	if (v.kind != AV_INTS || v.n < 1 || v.n > n || n % v.n)
-		return false;
-	for (int i = 0; i < n; i++)
-		out[i] = v.ints[i % v.n];
-	return true;
-}
-
-
-/*
- * max_pool2d / avg_pool2d in any layout (NCHW canonical strides): a
- * parallel loop over (n, c, oh), then ow, then the window. avg divides by
- * the window's positions inside the input, or with count_include_pad
- * inside the padded input; max of an all-padding window is -inf (the
- * dtype's lowest for integers).
- */
-static bool
-gen_pool2d(K *k)
-{
-	Buf *x = &k->buf[0], *out = &k->buf[1];
-	int lp[4], op[4];
-	int64_t ks[2], stv[2], dil[2], pads[4];
-	if (x->nd != 4 || !layout_of(k, "layout", NULL, "NCHW", lp) ||
-	    !layout_of(k, "out_layout", "layout", "NCHW", op))
-		return fail(k, "expects 4-D data in a permutation of NCHW");
-	if (!ints_n(k, "pool_size", 2, ks) || !ints_n(k, "strides", 2, stv) ||
-	    !ints_n(k, "dilation", 2, dil) || !ints_n(k, "padding", 4, pads))
-		return fail(k, "bad pool_size, strides, dilation or padding");
-	struct { int64_t *ints; } pv = {pads};
-	bool avg = k->e->call.op == OP_AVG_POOL2D, cip = attr(k, "count_include_pad").i;
-	LLVMValueRef xd[4], xs[4], od[4], os[4];
-	canon_buf(k, x, lp, 4, xd, xs);
-	canon_buf(k, out, op, 4, od, os);
-	DType ct = dtype_is_float(x->dt) ? float_ct(x->dt) : x->dt;
-	bool fl = dtype_is_float(ct);
-	LLVMTypeRef t = ctype(k, ct);
-	LLVMValueRef lowest;
-	if (fl) {
-		lowest = cconst(k, ct, -INFINITY);
-	} else {
-		unsigned w = LLVMGetIntTypeWidth(t);
-		lowest = LLVMConstInt(t, is_unsigned(ct) ? 0 : 1ull << (w - 1), false);
-	}
-	if (avg && !fl)
-		return fail(k, "avg_pool2d needs float data");
-	LLVMValueRef acc = slot(k, t, 1), cnt = slot(k, k->i64, 1);
-	LLVMBuilderRef b = k->b;
-	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
-	Loop lp_, lw, lh, lq;
-	LLVMValueRef f = par_begin(k, &lp_, items, mul(k, mul(k, items, od[3]), ci(k, ks[0] * ks[1])));
-	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
-	f = LLVMBuildUDiv(b, f, od[2], "");
-	LLVMValueRef c = LLVMBuildURem(b, f, od[1], ""), n = LLVMBuildUDiv(b, f, od[1], "");
-	LLVMValueRef xbase = add(k, mul(k, n, xs[0]), mul(k, c, xs[1]));
-	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, c, os[1])), mul(k, oh, os[2]));
-	LLVMValueRef h0 = LLVMBuildSub(b, mul(k, oh, ci(k, stv[0])), ci(k, pv.ints[0]), "");
-	LLVMValueRef ow = loop_begin(k, &lw, od[3]);
-	LLVMValueRef w0 = LLVMBuildSub(b, mul(k, ow, ci(k, stv[1])), ci(k, pv.ints[1]), "");
-	LLVMBuildStore(b, avg ? cconst(k, ct, 0) : lowest, acc);
-	LLVMBuildStore(b, ci(k, 0), cnt);
-	LLVMValueRef ph = loop_begin(k, &lh, ci(k, ks[0]));
-	LLVMValueRef ih = add(k, h0, mul(k, ph, ci(k, dil[0])));
-	LLVMValueRef pq = loop_begin(k, &lq, ci(k, ks[1]));
-	LLVMValueRef iw = add(k, w0, mul(k, pq, ci(k, dil[1])));
-	LLVMValueRef in = LLVMBuildAnd(b, inside(k, ih, xd[2]), inside(k, iw, xd[3]), "");
-	LLVMValueRef off = add(k, xbase, add(k, mul(k, clampi(k, ih, xd[2]), xs[2]),
-					     mul(k, clampi(k, iw, xd[3]), xs[3])));
-	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, ct);
-	LLVMValueRef cur = LLVMBuildLoad2(b, t, acc, "");
-	LLVMValueRef nv = avg ? LLVMBuildFAdd(b, cur, v, "") : vmax(k, cur, v, ct, true);
-	LLVMBuildStore(b, LLVMBuildSelect(b, in, nv, cur, ""), acc);
-	LLVMValueRef counted = in;
-	if (cip) /* inside the padded input */
-		counted = LLVMBuildAnd(b,
-			LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, ih, ci(k, -pv.ints[0]), ""),
-				     LLVMBuildICmp(b, LLVMIntSLT, ih, add(k, xd[2], ci(k, pv.ints[2])), ""), ""),
-			LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, iw, ci(k, -pv.ints[1]), ""),
-				     LLVMBuildICmp(b, LLVMIntSLT, iw, add(k, xd[3], ci(k, pv.ints[3])), ""), ""), "");
-	LLVMBuildStore(b, add(k, LLVMBuildLoad2(b, k->i64, cnt, ""), LLVMBuildZExt(b, counted, k->i64, "")), cnt);
-	loop_end(k, &lq);
-	loop_end(k, &lh);
-	LLVMValueRef r = LLVMBuildLoad2(b, t, acc, "");
-	if (avg) {
-		LLVMValueRef nc = imax(k, LLVMBuildLoad2(b, k->i64, cnt, ""), ci(k, 1));
-		r = LLVMBuildFDiv(b, r, LLVMBuildSIToFP(b, nc, t, ""), "");
-	}
-	st(k, out, add(k, obase, mul(k, ow, os[3])), cvt(k, r, ct, out->dt));
-	loop_end(k, &lw);
-	loop_end(k, &lp_);
-	return true;
-}
-
-/* adaptive_avg_pool2d: window [floor(o H / OH), ceil((o + 1) H / OH)). */
-static bool
-gen_adaptive_pool2d(K *k)
-{
-	Buf *x = &k->buf[0], *out = &k->buf[1];
-	int lp[4], op[4];
-	if (x->nd != 4 || !layout_of(k, "layout", NULL, "NCHW", lp) ||
-	    !layout_of(k, "out_layout", "layout", "NCHW", op) || !dtype_is_float(x->dt))
-		return fail(k, "expects 4-D float data in a permutation of NCHW");
-	LLVMValueRef xd[4], xs[4], od[4], os[4];
-	canon_buf(k, x, lp, 4, xd, xs);
-	canon_buf(k, out, op, 4, od, os);
-	DType ct = float_ct(x->dt);
-	LLVMTypeRef t = ctype(k, ct);
-	LLVMBuilderRef b = k->b;
-	LLVMValueRef acc = slot(k, t, 1);
-	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
-	Loop lp_, lw, lh, lq;
-	LLVMValueRef f = par_begin(k, &lp_, items, mul(k, mul(k, items, od[3]),
-				   LLVMBuildUDiv(b, mul(k, xd[2], xd[3]), imax(k, mul(k, od[2], od[3]), ci(k, 1)), "")));
-	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
-	f = LLVMBuildUDiv(b, f, od[2], "");
-	LLVMValueRef c = LLVMBuildURem(b, f, od[1], ""), n = LLVMBuildUDiv(b, f, od[1], "");
-	LLVMValueRef xbase = add(k, mul(k, n, xs[0]), mul(k, c, xs[1]));
-	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, c, os[1])), mul(k, oh, os[2]));
-	/* floor(a * H / OH) and ceil((a + 1) * H / OH) */
-	LLVMValueRef hs = LLVMBuildUDiv(b, mul(k, oh, xd[2]), od[2], "");
-	LLVMValueRef he = LLVMBuildUDiv(b, add(k, mul(k, add(k, oh, ci(k, 1)), xd[2]),
-					      LLVMBuildSub(b, od[2], ci(k, 1), "")), od[2], "");
-	LLVMValueRef ow = loop_begin(k, &lw, od[3]);
-	LLVMValueRef ws = LLVMBuildUDiv(b, mul(k, ow, xd[3]), od[3], "");
-	LLVMValueRef we = LLVMBuildUDiv(b, add(k, mul(k, add(k, ow, ci(k, 1)), xd[3]),
-					      LLVMBuildSub(b, od[3], ci(k, 1), "")), od[3], "");
-	LLVMBuildStore(b, cconst(k, ct, 0), acc);
-	LLVMValueRef ih = add(k, hs, loop_begin(k, &lh, LLVMBuildSub(b, he, hs, "")));
-	LLVMValueRef iw = add(k, ws, loop_begin(k, &lq, LLVMBuildSub(b, we, ws, "")));
-	LLVMValueRef v = cvt(k, ld(k, x, add(k, xbase, add(k, mul(k, ih, xs[2]), mul(k, iw, xs[3])))), x->dt, ct);
-	LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
-	loop_end(k, &lq);
-	loop_end(k, &lh);
-	LLVMValueRef cntv = mul(k, LLVMBuildSub(b, he, hs, ""), LLVMBuildSub(b, we, ws, ""));
-	LLVMValueRef r = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""),
-				       LLVMBuildSIToFP(b, imax(k, cntv, ci(k, 1)), t, ""), "");
-	st(k, out, add(k, obase, mul(k, ow, os[3])), cvt(k, r, ct, out->dt));
-	loop_end(k, &lw);
-	loop_end(k, &lp_);
-	return true;
-}
-
-/* ---------------------------------------------------- convolutions */
-
-/* floor(a / s) for a constant s > 0 */
-static LLVMValueRef
-floordiv_c(K *k, LLVMValueRef a, int64_t s)
-{
-	LLVMValueRef q = LLVMBuildSDiv(k->b, a, ci(k, s), "");
-	LLVMValueRef r = LLVMBuildSRem(k->b, a, ci(k, s), "");
-	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, r, ci(k, 0), ""),
-			       LLVMBuildSub(k->b, q, ci(k, 1), ""), q, "");
-}
-
-/*
- * The regular convolution when the result's dtype is the accumulator's
- * and its W dim is innermost: each output row (n, o, oh) is zeroed, then
- * for every (c, kh, kw) the row gets x's row times one weight added over
- * the range of ow whose input column is inside x, a unit-stride loop the
- * optimizer vectorizes (for stride 1 and x's W innermost).
- */
-static bool
-conv_rows(K *k, LLVMValueRef *xd, LLVMValueRef *xs, LLVMValueRef *wd, LLVMValueRef *ws,
-	  LLVMValueRef *od, LLVMValueRef *os, const int64_t *st2, const int64_t *dil,
-	  const int64_t *pad, LLVMValueRef Og, LLVMValueRef Cg)
-{
-	Buf *x = &k->buf[0], *w = &k->buf[1], *out = &k->buf[2];
-	LLVMBuilderRef b = k->b;
-	DType acct = out->dt;
-	bool fl = dtype_is_float(acct);
-	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
-	LLVMValueRef work = mul(k, mul(k, items, od[3]), mul(k, Cg, mul(k, wd[2], wd[3])));
-	Loop lp, lz, lc, lh, lk, lw;
-	LLVMValueRef f = par_begin(k, &lp, items, work);
-	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
-	f = LLVMBuildUDiv(b, f, od[2], "");
-	LLVMValueRef o = LLVMBuildURem(b, f, od[1], ""), n = LLVMBuildUDiv(b, f, od[1], "");
-	LLVMValueRef c0 = mul(k, LLVMBuildSDiv(b, o, Og, ""), Cg);
-	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, o, os[1])), mul(k, oh, os[2]));
-	LLVMValueRef z = loop_begin(k, &lz, od[3]);
-	st(k, out, add(k, obase, z), cconst(k, acct, 0));
-	loop_end(k, &lz);
-	LLVMValueRef c = loop_begin(k, &lc, Cg);
-	LLVMValueRef xc = add(k, mul(k, n, xs[0]), mul(k, add(k, c0, c), xs[1]));
-	LLVMValueRef wc = add(k, mul(k, o, ws[0]), mul(k, c, ws[1]));
-	LLVMValueRef kh = loop_begin(k, &lh, wd[2]);
-	LLVMValueRef ih = add(k, LLVMBuildSub(b, mul(k, oh, ci(k, st2[0])), ci(k, pad[0]), ""),
-			      mul(k, kh, ci(k, dil[0])));
-	LLVMBasicBlockRef in_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "inh");
-	LLVMBasicBlockRef next_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "nexth");
-	LLVMBuildCondBr(b, inside(k, ih, xd[2]), in_h, next_h);
-	LLVMPositionBuilderAtEnd(b, in_h);
-	LLVMValueRef xr = add(k, xc, mul(k, ih, xs[2]));
-	LLVMValueRef wr = add(k, wc, mul(k, kh, ws[2]));
-	LLVMValueRef kw = loop_begin(k, &lk, wd[3]);
-	/* columns iw = ow*s - pl + kw*d inside [0, W) */
-	LLVMValueRef off = LLVMBuildSub(b, mul(k, kw, ci(k, dil[1])), ci(k, pad[1]), "");
-	/* lo = max(0, ceil(-off / s)) = max(0, -floor(off / s)) */
-	LLVMValueRef lo = imax(k, ci(k, 0), LLVMBuildSub(b, ci(k, 0), floordiv_c(k, off, st2[1]), ""));
-	LLVMValueRef hi = imin(k, od[3], add(k, floordiv_c(k, LLVMBuildSub(b, LLVMBuildSub(b, xd[3], ci(k, 1), ""),
-							       off, ""), st2[1]), ci(k, 1)));
-	LLVMValueRef wv = cvt(k, ld(k, w, add(k, wr, mul(k, kw, ws[3]))), w->dt, acct);
-	LLVMValueRef ow = loop_from(k, &lw, lo, hi);
-	lw.keep = true;
-	LLVMValueRef iw = add(k, mul(k, ow, ci(k, st2[1])), off);
-	LLVMValueRef xv = cvt(k, ld(k, x, add(k, xr, mul(k, iw, xs[3]))), x->dt, acct);
-	LLVMValueRef oo = add(k, obase, ow);
-	LLVMValueRef cur = ld(k, out, oo);
-	LLVMValueRef sum = fl ? contract(LLVMBuildFAdd(b, cur, contract(LLVMBuildFMul(b, xv, wv, "")), ""))
-			      : LLVMBuildAdd(b, cur, LLVMBuildMul(b, xv, wv, ""), "");
-	st(k, out, oo, sum);
-	loop_end(k, &lw);
-	loop_end(k, &lk);
-	LLVMBuildBr(b, next_h);
-	LLVMPositionBuilderAtEnd(b, next_h);
-	loop_end(k, &lh);
-	loop_end(k, &lc);
-	loop_end(k, &lp);
-	return true;
-}
-
-/*
- * nn.conv1d, nn.conv2d (any layouts: strides by canonical axis) and
- * nn.conv2d_transpose. A 1-D convolution is a 2-D one of height 1.
- *   regular:    out[n, o, oh, ow] = Σ_{c, kh, kw} x[n, g Cg + c, oh sh - pt +
- *               kh dh, ow sw - pl + kw dw] w[o, c, kh, kw], g = o / (O/groups)
- *   transposed: out[n, o, oh, ow] = Σ_{c in group g, kh, kw} x[n, c, ih, iw]
- *               w[c, o mod Og, kh, kw] where ih sh = oh + pt - kh dh (exactly)
- * A parallel loop over (n, o, oh), then ow, then the reduction,
- * accumulated in f32 (f64 for f64; the result's dtype for integers);
- * positions outside x read nothing.
- */
-static bool
-gen_conv(K *k)
-{
-	Buf *x = &k->buf[0], *w = &k->buf[1], *out = &k->buf[2];
-	OpKind op = k->e->call.op;
-	bool tr = op == OP_CONV2D_TRANSPOSE, one = op == OP_CONV1D;
-	int nsp = one ? 1 : 2, nd = nsp + 2;
-	if (k->nin != 2 || x->nd != nd || w->nd != nd || out->nd != nd)
-		return fail(k, "expects data and weight of the layout's rank");
-	int dp[4], kp[4], opm[4];
-	const char *dc = one ? "NCW" : "NCHW", *kc = one ? "OIW" : tr ? "IOHW" : "OIHW";
-	if (!layout_of(k, "data_layout", NULL, dc, dp) || !layout_of(k, "kernel_layout", NULL, kc, kp) ||
-	    !layout_of(k, "out_layout", "data_layout", dc, opm))
-		return fail(k, arena_printf(&k->m->arena, "layouts must be permutations of %s "
-					    "(data, result) and %s (weight)", dc, kc));
-	int64_t st2[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, opad[2] = {0, 0};
-	int64_t groups = attr(k, "groups").i, sv[2], dv[2], pv[4];
-	if (!ints_n(k, "strides", nsp, sv) || !ints_n(k, "dilation", nsp, dv) ||
-	    !ints_n(k, "padding", 2 * nsp, pv) || groups <= 0)
-		return fail(k, "bad strides, dilation, padding or groups");
-	for (int i = 0; i < nsp; i++) {
-		int j = i + 2 - nsp; /* the canonical spatial slot: 1-D uses W */
-		st2[j] = sv[i];
-		dil[j] = dv[i];
-		pad[j] = pv[i];
-		pad[j + 2] = pv[i + nsp];
-	}
-	if (tr) {
-		AttrVal ov = attr(k, "output_padding");
-		if (ov.kind == AV_INTS && ov.n == 2) {
-			opad[0] = ov.ints[0];
-			opad[1] = ov.ints[1];
-		}
-	}
-	(void)opad;
-	LLVMValueRef xd[4], xs[4], wd[4], ws[4], od[4], os[4];
-	if (one) { /* canonical (N, C, 1, W) */
-		LLVMValueRef d3[3], s3[3];
-		canon_buf(k, x, dp, 3, d3, s3);
-		xd[0] = d3[0]; xd[1] = d3[1]; xd[2] = ci(k, 1); xd[3] = d3[2];
-		xs[0] = s3[0]; xs[1] = s3[1]; xs[2] = ci(k, 0); xs[3] = s3[2];
-		canon_buf(k, w, kp, 3, d3, s3);
-		wd[0] = d3[0]; wd[1] = d3[1]; wd[2] = ci(k, 1); wd[3] = d3[2];
-		ws[0] = s3[0]; ws[1] = s3[1]; ws[2] = ci(k, 0); ws[3] = s3[2];
-		canon_buf(k, out, opm, 3, d3, s3);
-		od[0] = d3[0]; od[1] = d3[1]; od[2] = ci(k, 1); od[3] = d3[2];
-		os[0] = s3[0]; os[1] = s3[1]; os[2] = ci(k, 0); os[3] = s3[2];
-	} else {
-		canon_buf(k, x, dp, 4, xd, xs);
-		canon_buf(k, w, kp, 4, wd, ws);
-		canon_buf(k, out, opm, 4, od, os);
-	}
-	DType acct = dtype_is_float(out->dt) ? float_ct(out->dt)
-					     : out->dt == DT_BOOL ? DT_I64 : out->dt;
-	bool fl = dtype_is_float(acct);
-	LLVMTypeRef at = ctype(k, acct);
-	LLVMBuilderRef b = k->b;
-	/* weight canonical axes: (O, I) regular, (I, O) transposed */
-	LLVMValueRef Og = tr ? wd[1] : LLVMBuildSDiv(b, wd[0], ci(k, groups), "");
-	LLVMValueRef Cg = tr ? LLVMBuildSDiv(b, xd[1], ci(k, groups), "") : wd[1];
-	LLVMValueRef KH = wd[2], KW = wd[3];
-	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
-	LLVMValueRef work = mul(k, mul(k, items, od[3]), mul(k, Cg, mul(k, KH, KW)));
-	LLVMValueRef acc = slot(k, at, 1);
-	bool wlast = one ? opm[2] == 2 : opm[3] == 3;
-	if (!tr && acct == out->dt && wlast)
-		return conv_rows(k, xd, xs, wd, ws, od, os, st2, dil, pad, Og, Cg);
-	Loop lp, lw, lc, lh, lk;
-	LLVMValueRef f = par_begin(k, &lp, items, work);
-	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
-	f = LLVMBuildUDiv(b, f, od[2], "");
-	LLVMValueRef o = LLVMBuildURem(b, f, od[1], "");
-	LLVMValueRef n = LLVMBuildUDiv(b, f, od[1], "");
-	LLVMValueRef g = LLVMBuildSDiv(b, o, Og, "");
-	LLVMValueRef c0 = mul(k, g, Cg);
-	LLVMValueRef wo = tr ? LLVMBuildSRem(b, o, Og, "") : o;
-	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, o, os[1])), mul(k, oh, os[2]));
-	LLVMValueRef ow = loop_begin(k, &lw, od[3]);
-	LLVMBuildStore(b, cconst(k, acct, 0), acc);
-	LLVMValueRef c = loop_begin(k, &lc, Cg);
-	LLVMValueRef xc = add(k, mul(k, n, xs[0]), mul(k, add(k, c0, c), xs[1]));
-	LLVMValueRef wc = tr ? add(k, mul(k, add(k, c0, c), ws[0]), mul(k, wo, ws[1]))
-			     : add(k, mul(k, wo, ws[0]), mul(k, c, ws[1]));
-	LLVMValueRef kh = loop_begin(k, &lh, KH);
-	LLVMValueRef ih, okh;
-	if (tr) {
-		LLVMValueRef num = LLVMBuildSub(b, add(k, oh, ci(k, pad[0])), mul(k, kh, ci(k, dil[0])), "");
-		ih = LLVMBuildSDiv(b, num, ci(k, st2[0]), "");
-		okh = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, ci(k, 0), ""),
-				   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, ci(k, st2[0]), ""), ci(k, 0), ""), "");
-		okh = LLVMBuildAnd(b, okh, inside(k, ih, xd[2]), "");
-	} else {
-		ih = add(k, LLVMBuildSub(b, mul(k, oh, ci(k, st2[0])), ci(k, pad[0]), ""),
-			 mul(k, kh, ci(k, dil[0])));
-		okh = inside(k, ih, xd[2]);
-	}
-	/* rows outside x add nothing: skip them */
-	LLVMBasicBlockRef in_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "inh");
-	LLVMBasicBlockRef next_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "nexth");
-	LLVMBuildCondBr(b, okh, in_h, next_h);
-	LLVMPositionBuilderAtEnd(b, in_h);
-	LLVMValueRef xr = add(k, xc, mul(k, ih, xs[2]));
-	LLVMValueRef wr = add(k, wc, mul(k, kh, ws[2]));
-	LLVMValueRef kw = loop_begin(k, &lk, KW);
-	LLVMValueRef iw, inw;
-	if (tr) {
-		LLVMValueRef num = LLVMBuildSub(b, add(k, ow, ci(k, pad[1])), mul(k, kw, ci(k, dil[1])), "");
-		iw = LLVMBuildSDiv(b, num, ci(k, st2[1]), "");
-		inw = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, ci(k, 0), ""),
-				   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, ci(k, st2[1]), ""), ci(k, 0), ""), "");
-		inw = LLVMBuildAnd(b, inw, inside(k, iw, xd[3]), "");
-	} else {
-		iw = add(k, LLVMBuildSub(b, mul(k, ow, ci(k, st2[1])), ci(k, pad[1]), ""),
-			 mul(k, kw, ci(k, dil[1])));
-		inw = inside(k, iw, xd[3]);
-	}
-	LLVMValueRef xo = add(k, xr, mul(k, LLVMBuildSelect(b, inw, iw, ci(k, 0), ""), xs[3]));
-	LLVMValueRef xv = cvt(k, ld(k, x, xo), x->dt, acct);
-	xv = LLVMBuildSelect(b, inw, xv, cconst(k, acct, 0), "");
-	LLVMValueRef wv = cvt(k, ld(k, w, add(k, wr, mul(k, kw, ws[3]))), w->dt, acct);
-	LLVMValueRef cur = LLVMBuildLoad2(b, at, acc, "");
-	LLVMValueRef sum = fl ? contract(LLVMBuildFAdd(b, cur, contract(LLVMBuildFMul(b, xv, wv, "")), ""))
-			      : LLVMBuildAdd(b, cur, LLVMBuildMul(b, xv, wv, ""), "");
-	LLVMBuildStore(b, sum, acc);
-	loop_end(k, &lk);
-	LLVMBuildBr(b, next_h);
-	LLVMPositionBuilderAtEnd(b, next_h);
-	loop_end(k, &lh);
-	loop_end(k, &lc);
-	st(k, out, add(k, obase, mul(k, ow, os[3])), cvt(k, LLVMBuildLoad2(b, at, acc, ""), acct, out->dt));
-	loop_end(k, &lw);
-	loop_end(k, &lp);
-	return true;
-}
-
-/* ----------------------------------------------------------- norms */
-
-/*
- * nn.batch_norm: per channel c of axis (the parallel loop), over the
- * other dims (outer x inner): training computes the batch mean and
- * (population) variance, normalizes with them and returns the moving
- * statistics updated by momentum, as TVM's topi does; inference
- * normalizes with the moving statistics and returns them unchanged.
- */
-static bool
-gen_batch_norm(K *k)
-{
-	Buf *x = &k->buf[0], *out = &k->buf[5];
-	int ax;
-	if (k->nin != 5 || k->nout != 3 || !norm_axis(attr(k, "axis").i, x->nd, &ax) || x->nd == 0)
-		return fail(k, "expects data, 4 parameters, an axis in range and 3 results");
-	bool training = attr(k, "training").i, center = attr(k, "center").i, scale = attr(k, "scale").i;
-	double eps = attr(k, "epsilon").f, mom = attr(k, "momentum").f;
-	DType ct = float_ct(x->dt);
-	LLVMTypeRef t = ctype(k, ct);
-	LLVMBuilderRef b = k->b;
-	LLVMValueRef outer = prod(k, x->dim, 0, ax), C = x->dim[ax], inner = prod(k, x->dim, ax + 1, x->nd);
-	LLVMValueRef cnt = LLVMBuildSIToFP(b, mul(k, outer, inner), t, "");
-	LLVMValueRef acc = slot(k, t, 1);
-	Loop lc, lo, li, lo2, li2;
-	LLVMValueRef c = par_begin(k, &lc, C, mul(k, mul(k, outer, inner), C));
-	LLVMValueRef pv[4];
-	for (int i = 0; i < 4; i++)
-		pv[i] = cvt(k, ld(k, &k->buf[1 + i], c), k->buf[1 + i].dt, ct);
-	LLVMValueRef mean = pv[2], var = pv[3];
-	if (training) {
-		LLVMBuildStore(b, cconst(k, ct, 0), acc);
-		LLVMValueRef o = loop_begin(k, &lo, outer);
-		LLVMValueRef i = loop_begin(k, &li, inner);
-		LLVMValueRef v = cvt(k, ld(k, x, add(k, mul(k, add(k, mul(k, o, C), c), inner), i)), x->dt, ct);
-		LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
-		loop_end(k, &li);
-		loop_end(k, &lo);
-		mean = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cnt, "");
-		LLVMBuildStore(b, cconst(k, ct, 0), acc);
-		o = loop_begin(k, &lo2, outer);
-		i = loop_begin(k, &li2, inner);
-		v = cvt(k, ld(k, x, add(k, mul(k, add(k, mul(k, o, C), c), inner), i)), x->dt, ct);
-		v = LLVMBuildFSub(b, v, mean, "");
-		LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""),
-							 contract(LLVMBuildFMul(b, v, v, "")), "")), acc);
-		loop_end(k, &li2);
-		loop_end(k, &lo2);
-		var = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cnt, "");
-	}
-	LLVMValueRef r = LLVMBuildFDiv(b, cconst(k, ct, 1),
-				       fn1(k, "llvm.sqrt", LLVMBuildFAdd(b, var, cconst(k, ct, eps), "")), "");
-	LLVMValueRef sc = scale ? LLVMBuildFMul(b, r, pv[0], "") : r;
-	LLVMValueRef sh = center ? pv[1] : cconst(k, ct, 0);
-	Loop lo3, li3;
-	LLVMValueRef o = loop_begin(k, &lo3, outer);
-	LLVMValueRef i = loop_begin(k, &li3, inner);
-	LLVMValueRef off = add(k, mul(k, add(k, mul(k, o, C), c), inner), i);
-	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, ct);
-	v = LLVMBuildFAdd(b, LLVMBuildFMul(b, LLVMBuildFSub(b, v, mean, ""), sc, ""), sh, "");
-	st(k, out, off, cvt(k, v, ct, out->dt));
-	loop_end(k, &li3);
-	loop_end(k, &lo3);
-	LLVMValueRef nm = pv[2], nv = pv[3];
-	if (training) {
-		LLVMValueRef m1 = cconst(k, ct, 1 - mom), m = cconst(k, ct, mom);
-		nm = LLVMBuildFAdd(b, LLVMBuildFMul(b, m1, pv[2], ""), LLVMBuildFMul(b, m, mean, ""), "");
-		nv = LLVMBuildFAdd(b, LLVMBuildFMul(b, m1, pv[3], ""), LLVMBuildFMul(b, m, var, ""), "");
-	}
-	st(k, &k->buf[6], c, cvt(k, nm, ct, k->buf[6].dt));
-	st(k, &k->buf[7], c, cvt(k, nv, ct, k->buf[7].dt));
-	loop_end(k, &lc);
-	return true;
-}
-
-/*
- * nn.group_norm / nn.instance_norm (one channel per group): the data's
- * dims are batch-like (neither the channel axis nor normalized), the
- * channel axis, or normalized; for each batch position and group (the
- * parallel loop) the mean and variance over the group's channels and the
- * normalized dims, then y = (x - mean) / sqrt(var + eps) * gamma + beta.
- */
-static bool
-gen_group_norm(K *k)
-{
-	Buf *x = &k->buf[0], *out = &k->buf[3];
-	int nd = x->nd, ca;
-	bool gn = k->e->call.op == OP_GROUP_NORM;
-	AttrVal axes = attr(k, "axes");
-	if (k->nin != 3 || !norm_axis(attr(k, "channel_axis").i, nd, &ca) || axes.kind != AV_INTS)
-		return fail(k, "expects data, gamma, beta, a channel axis and axes");
-	bool normd[MAXD] = {0};
-	for (int i = 0; i < axes.n; i++) {
-		int a;
-		if (!norm_axis(axes.ints[i], nd, &a))
-			return fail(k, "axes out of range");
-		normd[a] = true;
-	}
-	int64_t G = gn ? attr(k, "num_groups").i : 0;
-	bool center = attr(k, "center").i, scale = attr(k, "scale").i;
-	double eps = attr(k, "epsilon").f;
-	LLVMValueRef xs[MAXD], bd[MAXD], bs[MAXD], rd[MAXD + 1], rs[MAXD + 1];
-	strides(k, x, xs);
-	int nb = 0, nr = 0;
-	LLVMValueRef C = x->dim[ca];
-	LLVMValueRef groups = gn ? ci(k, G) : C;
-	LLVMValueRef Cg = LLVMBuildSDiv(k->b, C, imax(k, groups, ci(k, 1)), "");
-	rd[nr] = Cg; /* the group's channels first */
-	rs[nr++] = xs[ca];
-	for (int i = 0; i < nd; i++) {
-		if (i == ca)
-			continue;
-		if (normd[i]) {
-			rd[nr] = x->dim[i];
-			rs[nr++] = xs[i];
-		} else {
-			bd[nb] = x->dim[i];
-			bs[nb++] = xs[i];
-		}
-	}
-	DType ct = float_ct(x->dt);
-	LLVMTypeRef t = ctype(k, ct);
-	LLVMBuilderRef b = k->b;
-	LLVMValueRef count = prod(k, rd, 0, nr);
-	LLVMValueRef cntf = LLVMBuildSIToFP(b, count, t, "");
-	LLVMValueRef acc = slot(k, t, 1);
-	LLVMValueRef items = mul(k, prod(k, bd, 0, nb), groups);
-	Loop lp;
-	Nest n1, n2, n3;
-	LLVMValueRef f = par_begin(k, &lp, items, mul(k, items, count));
-	LLVMValueRef g = LLVMBuildURem(b, f, groups, "");
-	f = LLVMBuildUDiv(b, f, groups, "");
-	LLVMValueRef base = mul(k, mul(k, g, Cg), xs[ca]);
-	for (int i = nb - 1; i >= 0; i--) {
-		LLVMValueRef ii = i ? LLVMBuildURem(b, f, bd[i], "") : f;
-		if (i)
-			f = LLVMBuildUDiv(b, f, bd[i], "");
-		base = add(k, base, mul(k, ii, bs[i]));
-	}
-	LLVMValueRef ridx[MAXD + 1];
-	LLVMBuildStore(b, cconst(k, ct, 0), acc);
-	nest_begin(k, &n1, rd, nr, ridx);
-	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rs, nr))), x->dt, ct);
-	LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
-	nest_end(k, &n1);
-	LLVMValueRef mean = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cntf, "");
-	LLVMBuildStore(b, cconst(k, ct, 0), acc);
-	nest_begin(k, &n2, rd, nr, ridx);
-	v = LLVMBuildFSub(b, cvt(k, ld(k, x, add(k, base, dot(k, ridx, rs, nr))), x->dt, ct), mean, "");
-	LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""),
-						 contract(LLVMBuildFMul(b, v, v, "")), "")), acc);
-	nest_end(k, &n2);
-	LLVMValueRef var = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cntf, "");
-	LLVMValueRef r = LLVMBuildFDiv(b, cconst(k, ct, 1),
-				       fn1(k, "llvm.sqrt", LLVMBuildFAdd(b, var, cconst(k, ct, eps), "")), "");
-	nest_begin(k, &n3, rd, nr, ridx);
-	LLVMValueRef off = add(k, base, dot(k, ridx, rs, nr));
-	LLVMValueRef ch = add(k, mul(k, g, Cg), ridx[0]);
-	v = LLVMBuildFMul(b, LLVMBuildFSub(b, cvt(k, ld(k, x, off), x->dt, ct), mean, ""), r, "");
-	if (scale)
-		v = LLVMBuildFMul(b, v, cvt(k, ld(k, &k->buf[1], ch), k->buf[1].dt, ct), "");
-	if (center)
-		v = LLVMBuildFAdd(b, v, cvt(k, ld(k, &k->buf[2], ch), k->buf[2].dt, ct), "");
-	st(k, out, off, cvt(k, v, ct, out->dt));
-	nest_end(k, &n3);
-	loop_end(k, &lp);
-	return true;
-}
-
-/* ------------------------------------------------------- attention */
-
-/*
- * nn.attention(q (B, Sq, Hq, D), k (B, Sk, Hk, D), v (B, Sk, Hk, Dv)
- * [, bias broadcasting to (B, Hq, Sq, Sk)]): for each (b, h, i) (the
- * parallel loop) the scores s_j = scale q.k_j + bias over the keys the
- * causal mask keeps (TopLeft: j <= i; BottomRight: j <= i + Sk - Sq),
- * a first pass for their max, a second for exp(s_j - max) summed and
- * weighting v_j into Dv accumulators; in f32 (f64 for f64). Query heads
- * share key heads in groups of Hq / Hk. Dv must be static.
- */
-static bool
-gen_attention(K *k)
-{
-	Buf *q = &k->buf[0], *kk = &k->buf[1], *v = &k->buf[2], *out = &k->buf[k->nin];
-	bool has_bias = k->nin == 4;
-	if (q->nd != 4 || kk->nd != 4 || v->nd != 4 || out->nd != 4)
-		return fail(k, "expects 4-D query, key and value");
-	if (attr(k, "window_size").kind != AV_NONE)
-		return fail(k, "window_size is not supported (TVM's own CPU legalization refuses it too)");
-	int64_t dvc;
-	const SInfo *vs = k->e->call.args[2]->sinfo;
-	if (!vs || !vs->shape || !pe_const(vs->shape[3], &dvc) || dvc < 1 || dvc > 1024)
-		return fail(k, "the value's head dim must be static (at most 1024)");
-	AttrVal cm = attr(k, "causal_mask"), sc = attr(k, "scale");
-	int causal = cm.kind == AV_STR ? (!strcmp(cm.s, "TopLeft") ? 1 : 2) : 0;
-	DType ct = float_ct(out->dt);
-	LLVMTypeRef t = ctype(k, ct);
-	LLVMBuilderRef b = k->b;
-	LLVMValueRef B = q->dim[0], Sq = q->dim[1], Hq = q->dim[2], D = q->dim[3];
-	LLVMValueRef Sk = kk->dim[1], Hk = kk->dim[2], Dv = ci(k, dvc);
-	LLVMValueRef scale = sc.kind == AV_FLOAT ? cconst(k, ct, sc.f)
-		: LLVMBuildFDiv(b, cconst(k, ct, 1), fn1(k, "llvm.sqrt", LLVMBuildSIToFP(b, D, t, "")), "");
-	LLVMValueRef grp = LLVMBuildSDiv(b, Hq, imax(k, Hk, ci(k, 1)), "");
-	LLVMValueRef accv = slot(k, t, dvc), mx = slot(k, t, 1), sum = slot(k, t, 1), dsum = slot(k, t, 1);
-	LLVMValueRef items = mul(k, mul(k, B, Hq), Sq);
-	Loop lp, l1, ld1, l2, ld2, lz, lo;
-	LLVMValueRef f = par_begin(k, &lp, items, mul(k, mul(k, items, Sk), add(k, D, Dv)));
-	LLVMValueRef i = LLVMBuildURem(b, f, Sq, "");
-	f = LLVMBuildUDiv(b, f, Sq, "");
-	LLVMValueRef h = LLVMBuildURem(b, f, Hq, ""), bb = LLVMBuildUDiv(b, f, Hq, "");
-	LLVMValueRef hk = LLVMBuildSDiv(b, h, imax(k, grp, ci(k, 1)), "");
-	LLVMValueRef qoff = mul(k, add(k, mul(k, add(k, mul(k, bb, Sq), i), Hq), h), D);
-	LLVMValueRef jn = Sk;
-	if (causal)
-		jn = imax(k, imin(k, Sk, add(k, add(k, i, ci(k, 1)),
-					   causal == 2 ? LLVMBuildSub(b, Sk, Sq, "") : ci(k, 0))), ci(k, 0));
-	/* the bias element of (bb, h, i, j), dims of 1 broadcast */
-	LLVMValueRef bbase = NULL, bsj = NULL;
-	Buf *bs = has_bias ? &k->buf[3] : NULL;
-	if (bs) {
-		LLVMValueRef st_[MAXD], ix[4] = {bb, h, i, ci(k, 0)};
-		strides(k, bs, st_);
-		bbase = ci(k, 0);
-		for (int d = 0; d < 3; d++) {
-			LLVMValueRef one = LLVMBuildICmp(b, LLVMIntEQ, bs->dim[d], ci(k, 1), "");
-			bbase = add(k, bbase, mul(k, LLVMBuildSelect(b, one, ci(k, 0), ix[d], ""), st_[d]));
-		}
-		bsj = st_[3];
-	}
-	/* score j: scale * q . k_j (+ bias) */
-	LLVMValueRef kbase = mul(k, add(k, mul(k, bb, mul(k, Sk, Hk)), hk), D);
-	LLVMValueRef krow = mul(k, Hk, D); /* key j's offset step */
-#define SCORE(lj, ldl, out_s) do { \
-		LLVMValueRef ko_ = add(k, kbase, mul(k, (lj), krow)); \
-		LLVMBuildStore(b, cconst(k, ct, 0), dsum); \
-		LLVMValueRef d_ = loop_begin(k, &(ldl), D); \
-		LLVMValueRef qv_ = cvt(k, ld(k, q, add(k, qoff, d_)), q->dt, ct); \
-		LLVMValueRef kv_ = cvt(k, ld(k, kk, add(k, ko_, d_)), kk->dt, ct); \
-		LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, dsum, ""), \
-			reassoc(LLVMBuildFMul(b, qv_, kv_, "")), "")), dsum); \
-		loop_end(k, &(ldl)); \
-		(out_s) = LLVMBuildFMul(b, LLVMBuildLoad2(b, t, dsum, ""), scale, ""); \
-		if (bs) \
-			(out_s) = LLVMBuildFAdd(b, (out_s), cvt(k, ld(k, bs, add(k, bbase, \
-				mul(k, (lj), bsj))), bs->dt, ct), ""); \
-	} while (0)
-	LLVMBuildStore(b, cconst(k, ct, -INFINITY), mx);
-	LLVMValueRef j = loop_begin(k, &l1, jn), s = NULL;
-	SCORE(j, ld1, s);
-	LLVMBuildStore(b, vmax(k, LLVMBuildLoad2(b, t, mx, ""), s, ct, true), mx);
-	loop_end(k, &l1);
-	LLVMValueRef m = LLVMBuildLoad2(b, t, mx, "");
-	LLVMBuildStore(b, cconst(k, ct, 0), sum);
-	LLVMValueRef z = loop_begin(k, &lz, Dv);
-	LLVMBuildStore(b, cconst(k, ct, 0), LLVMBuildInBoundsGEP2(b, t, accv, &z, 1, ""));
-	loop_end(k, &lz);
-	j = loop_begin(k, &l2, jn);
-	SCORE(j, ld2, s);
-#undef SCORE
-	LLVMValueRef p = fexp(k, LLVMBuildFSub(b, s, m, ""));
-	LLVMBuildStore(b, LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, sum, ""), p, ""), sum);
-	LLVMValueRef vo = mul(k, add(k, mul(k, add(k, mul(k, bb, Sk), j), Hk), hk), Dv);
-	Loop lv;
-	LLVMValueRef dd = loop_begin(k, &lv, Dv);
-	LLVMValueRef ap = LLVMBuildInBoundsGEP2(b, t, accv, &dd, 1, "");
-	LLVMValueRef vv = cvt(k, ld(k, v, add(k, vo, dd)), v->dt, ct);
-	LLVMBuildStore(b, contract(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, ap, ""),
-						  contract(LLVMBuildFMul(b, p, vv, "")), "")), ap);
-	loop_end(k, &lv);
-	loop_end(k, &l2);
-	LLVMValueRef rl = LLVMBuildFDiv(b, cconst(k, ct, 1), LLVMBuildLoad2(b, t, sum, ""), "");
-	LLVMValueRef ooff = mul(k, add(k, mul(k, add(k, mul(k, bb, Sq), i), Hq), h), Dv);
-	dd = loop_begin(k, &lo, Dv);
-	LLVMValueRef av = LLVMBuildLoad2(b, t, LLVMBuildInBoundsGEP2(b, t, accv, &dd, 1, ""), "");
-	st(k, out, add(k, ooff, dd), cvt(k, LLVMBuildFMul(b, av, rl, ""), ct, out->dt));
-	loop_end(k, &lo);
-	loop_end(k, &lp);
-	return true;
-}
-
-/* nn.dropout in inference: the data, and a mask of ones. */
-static bool
-gen_dropout(K *k)
-{
-	Buf *x = &k->buf[0], *o = &k->buf[1], *mk = &k->buf[2];
-	LLVMValueRef n = prod(k, x->dim, 0, x->nd);
-	Loop l;
-	LLVMValueRef i = loop_begin(k, &l, n);
-	st(k, o, i, cvt(k, ld(k, x, i), x->dt, o->dt));
-	st(k, mk, i, cconst(k, cdt(mk->dt), 1));
-	loop_end(k, &l);
-	return true;
-}
-
-/* --------------------------------------------------------- sorting */
-
-/* A call to the runtime's rlx_sort_index (runtime/sort.c): a malloc'ed
- * array of the n row positions in stable sorted order. */
-static LLVMValueRef
-sort_index(K *k, LLVMValueRef row, LLVMValueRef stride, DType dt, LLVMValueRef n, bool desc)
-{
-	LLVMTypeRef pt[5] = {k->ptr, k->i64, k->i32, k->i64, k->i32};
-	LLVMTypeRef ft = LLVMFunctionType(k->ptr, pt, 5, false);
-	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "rlx_sort_index");
-	if (!fn)
-		fn = LLVMAddFunction(k->mod, "rlx_sort_index", ft);
-	LLVMValueRef args[5] = {row, stride, LLVMConstInt(k->i32, (unsigned)dt, 0), n,
-				LLVMConstInt(k->i32, desc, 0)};
-	return LLVMBuildCall2(k->b, ft, fn, args, 5, "");
-}
-
-/* free(p) */
-static void
-call_free(K *k, LLVMValueRef p)
-{
-	LLVMTypeRef ft = LLVMFunctionType(k->vd, &k->ptr, 1, false);
-	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "free");
-	if (!fn)
-		fn = LLVMAddFunction(k->mod, "free", ft);
-	LLVMBuildCall2(k->b, ft, fn, &p, 1, "");
-}
-
-/*
- * sort / argsort / topk along axis: rows of (outer, inner) across the
- * pool; each row's order from rlx_sort_index (stable; NaN after every
- * number, as numpy), then the first kk of it written: the values and/or
- * the positions. topk's largest and sort's descending sort descending.
- */
-static bool
-gen_sort(K *k)
-{
-	Buf *x = &k->buf[0];
-	OpKind op = k->e->call.op;
-	int ax;
-	if (x->nd == 0 || !norm_axis(attr(k, "axis").i, x->nd, &ax))
-		return fail(k, "axis out of range");
-	bool desc = op == OP_TOPK ? attr(k, "largest").i : attr(k, "descending").i;
-	Buf *vals = NULL, *idxs = NULL;
-	if (op == OP_SORT) {
-		vals = &k->buf[1];
-	} else if (op == OP_ARGSORT) {
-		idxs = &k->buf[1];
-	} else {
-		const char *rt = attr(k, "ret_type").s;
-		if (!strcmp(rt, "both")) {
-			vals = &k->buf[1];
-			idxs = &k->buf[2];
-		} else if (!strcmp(rt, "values")) {
-			vals = &k->buf[1];
-		} else {
-			idxs = &k->buf[1];
-		}
-	}
-	Buf *o0 = vals ? vals : idxs;
-	LLVMBuilderRef b = k->b;
-	LLVMValueRef outer = prod(k, x->dim, 0, ax), n = x->dim[ax];
-	LLVMValueRef inner = prod(k, x->dim, ax + 1, x->nd), kk = o0->dim[ax];
-	LLVMValueRef rows = mul(k, outer, inner);
-	Loop lp, lj;
-	LLVMValueRef f = par_begin(k, &lp, rows, mul(k, rows, n));
-	LLVMValueRef o = LLVMBuildUDiv(b, f, inner, ""), i = LLVMBuildURem(b, f, inner, "");
-	LLVMValueRef base = add(k, mul(k, mul(k, o, n), inner), i);
-	LLVMValueRef obase = add(k, mul(k, mul(k, o, kk), inner), i);
-	LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(k->c, k->fn, "sortrow");
-	LLVMBasicBlockRef skip = LLVMAppendBasicBlockInContext(k->c, k->fn, "sortskip");
-	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, n, ci(k, 0), ""), go, skip);
-	LLVMPositionBuilderAtEnd(b, go);
-	LLVMValueRef order = sort_index(k, addr(k, x, base), inner, x->dt, n, desc);
-	LLVMValueRef j = loop_begin(k, &lj, kk);
-	LLVMValueRef pos = LLVMBuildLoad2(b, k->i64, LLVMBuildInBoundsGEP2(b, k->i64, order, &j, 1, ""), "");
-	LLVMValueRef dst = add(k, obase, mul(k, j, inner));
-	if (vals)
-		st(k, vals, dst, cvt(k, ld(k, x, add(k, base, mul(k, pos, inner))), x->dt, vals->dt));
-	if (idxs)
-		st(k, idxs, dst, cvt(k, pos, DT_I64, idxs->dt));
-	loop_end(k, &lj);
-	call_free(k, order);
-	LLVMBuildBr(b, skip);
-	LLVMPositionBuilderAtEnd(b, skip);
-	loop_end(k, &lp);
-	return true;
-}
-
-/* ---------------------------------------------------------- einsum */
-
-/*
- * einsum: for each output element (the parallel loop over the output's
- * letters) the sum over the other letters of the product of the
- * operands' elements; a letter's extent is its largest dim among the
- * operands (dims of 1 broadcast). Accumulated as matmul does. An ellipsis
- * is written out as letters first (einsum_expand, as inference does).
- */
-static bool
-gen_einsum(K *k)
-{
-	Buf *out = &k->buf[k->nin];
-	int ndims[MAXBUF];
-	char sx[256];
-	const char *why = "";
-	for (int i = 0; i < k->nin; i++)
-		ndims[i] = k->buf[i].nd;
-	if (!einsum_expand(attr(k, "subscripts").s, ndims, k->nin, sx, sizeof sx, &why))
-		return fail(k, why);
-	const char *s = sx;
-	const char *arrow = strstr(s, "->");
-	int8_t letter[MAXBUF][MAXD];
-	int nl = 0;
-	char letters[64];
-	int count[128] = {0};
-	const char *p = s;
-	for (int op = 0; op < k->nin; op++) {
-		int n = 0;
-		while (*p && *p != ',' && (!arrow || p < arrow)) {
-			char ch = *p++;
-			if (ch == ' ')
-				continue;
-			if (n >= k->buf[op].nd || (unsigned char)ch >= 128)
-				return fail(k, "bad subscripts");
-			bool seen = false;
-			for (int i = 0; i < nl; i++)
-				seen |= letters[i] == ch;
-			if (!seen) {
-				if (nl >= 63)
-					return fail(k, "too many subscripts");
-				letters[nl++] = ch;
-			}
-			count[(unsigned char)ch]++;
-			int li = 0;
-			while (letters[li] != ch)
-				li++;
-			letter[op][n++] = (int8_t)li;
-		}
-		if (n != k->buf[op].nd)
-			return fail(k, "subscripts do not match the operands");
-		if (*p == ',')
-			p++;
-	}
-	int oletter[MAXD], no = 0;
-	if (arrow) {
-		for (const char *q = arrow + 2; *q; q++) {
-			if (*q == ' ')
-				continue;
-			int li = -1;
-			for (int i = 0; i < nl; i++)
-				if (letters[i] == *q)
-					li = i;
-			if (li < 0 || no >= MAXD)
-				return fail(k, "bad output subscripts");
-			oletter[no++] = li;
-		}
-	} else {
-		for (int ch = 'A'; ch <= 'z'; ch++)
-			if (count[ch] == 1)
-				for (int i = 0; i < nl; i++)
-					if (letters[i] == ch && no < MAXD)
-						oletter[no++] = i;
-	}
-	if (no != out->nd)
-		return fail(k, "the output subscripts do not match the result");
-	bool isout[64] = {0};
-	for (int i = 0; i < no; i++)
-		isout[oletter[i]] = true;
-	/* extents and per-operand strides by letter */
-	LLVMValueRef ext[64], lst[MAXBUF][64];
-	for (int i = 0; i < nl; i++)
-		ext[i] = ci(k, 1);
-	for (int op = 0; op < k->nin; op++) {
-		Buf *bf = &k->buf[op];
-		LLVMValueRef sts[MAXD];
-		strides(k, bf, sts);
-		for (int i = 0; i < nl; i++)
-			lst[op][i] = ci(k, 0);
-		for (int d = 0; d < bf->nd; d++) {
-			int li = letter[op][d];
-			ext[li] = imax(k, ext[li], bf->dim[d]);
-			LLVMValueRef one = LLVMBuildICmp(k->b, LLVMIntEQ, bf->dim[d], ci(k, 1), "");
-			lst[op][li] = add(k, lst[op][li], LLVMBuildSelect(k->b, one, ci(k, 0), sts[d], ""));
-		}
-	}
-	for (int i = 0; i < no; i++)
-		ext[oletter[i]] = out->dim[i];
-	int rl[64], nr = 0;
-	for (int i = 0; i < nl; i++)
-		if (!isout[i])
-			rl[nr++] = i;
-	if (nr > MAXD)
-		return fail(k, "too many summed subscripts");
-	DType acct = dtype_is_float(out->dt) ? float_ct(out->dt) : out->dt == DT_BOOL ? DT_I64 : out->dt;
-	bool fl = dtype_is_float(acct);
-	LLVMTypeRef at = ctype(k, acct);
-	LLVMValueRef acc = slot(k, at, 1);
-	LLVMValueRef total = prod(k, out->dim, 0, out->nd), rdims[MAXD];
-	for (int i = 0; i < nr; i++)
-		rdims[i] = ext[rl[i]];
-	LLVMValueRef rtotal = prod(k, rdims, 0, nr);
-	Loop lp;
-	LLVMValueRef f = par_begin(k, &lp, total, mul(k, total, mul(k, rtotal, ci(k, k->nin))));
-	LLVMValueRef oidx[MAXD], flat = f;
-	for (int i = no - 1; i >= 0; i--) {
-		oidx[i] = i ? LLVMBuildURem(k->b, f, out->dim[i], "") : f;
-		if (i)
-			f = LLVMBuildUDiv(k->b, f, out->dim[i], "");
-	}
-	LLVMValueRef obase[MAXBUF];
-	for (int op = 0; op < k->nin; op++) {
-		obase[op] = ci(k, 0);
-		for (int i = 0; i < no; i++)
-			obase[op] = add(k, obase[op], mul(k, oidx[i], lst[op][oletter[i]]));
-	}
-	LLVMBuildStore(k->b, cconst(k, acct, 0), acc);
-	Nest ns;
-	LLVMValueRef ridx[MAXD];
-	nest_begin(k, &ns, rdims, nr, ridx);
-	LLVMValueRef prodv = cconst(k, acct, 1);
-	for (int op = 0; op < k->nin; op++) {
-		LLVMValueRef off = obase[op];
-		for (int i = 0; i < nr; i++)
-			off = add(k, off, mul(k, ridx[i], lst[op][rl[i]]));
-		LLVMValueRef v = cvt(k, ld(k, &k->buf[op], off), k->buf[op].dt, acct);
-		prodv = fl ? LLVMBuildFMul(k->b, prodv, v, "") : LLVMBuildMul(k->b, prodv, v, "");
-	}
-	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
-	LLVMBuildStore(k->b, fl ? reassoc(LLVMBuildFAdd(k->b, cur, prodv, "")) : LLVMBuildAdd(k->b, cur, prodv, ""), acc);
-	nest_end(k, &ns);
-	st(k, out, flat, cvt(k, LLVMBuildLoad2(k->b, at, acc, ""), acct, out->dt));
-	loop_end(k, &lp);
-	return true;
-}
-
 /* ------------------------------------------------------------ dispatch */
 
 /* Emits the body of k's kernel; false with a diagnostic. */
@@ -3922,9 +2829,9 @@ gen_body(K *k)
 		return gen_elementwise(k, elem_fused);
 	}
 	if (op == OP_FULL || op == OP_FULL_LIKE) {
-		if (k->e->call.args[param(k, "fill_value")->slot]->kind == E_PRIM) {
+		if (op_arg(k->e, P_fill_value)->kind == E_PRIM) {
 			double v;
-			if (k->nout != 1 || !prim_arg(k, "fill_value", &v))
+			if (k->nout != 1 || !prim_arg(k, P_fill_value, &v))
 				return fail(k, "fill_value must be a tensor or a constant");
 			/* a constant fill value: no input */
 			Buf *out = &k->buf[k->nin];
@@ -3938,18 +2845,15 @@ gen_body(K *k)
 	}
 	if (op == OP_CLIP) {
 		double v;
-		if (k->nin != 1 || !prim_arg(k, "min", &v) || !prim_arg(k, "max", &v))
+		if (k->nin != 1 || !prim_arg(k, P_min, &v) || !prim_arg(k, P_max, &v))
 			return fail(k, "min and max must be constants");
 		return gen_elementwise(k, elem_unary);
 	}
 	switch (op_info(op)->cls) {
-	case OC_BROADCAST: {
-		OpSig sig;
-		op_sig(op, &sig);
-		if (k->nin != sig.nargs || k->nout != 1)
+	case OC_BROADCAST:
+		if (k->nin != k->e->call.nargs || k->nout != 1)
 			return fail(k, "expects tensor operands");
 		return gen_elementwise(k, elem_binary);
-	}
 	case OC_ELEMWISE: case OC_FILL_LIKE:
 		if (k->nin != 1 || k->nout != 1)
 			return fail(k, "expects one tensor");
@@ -4450,7 +3354,6 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	k.m = m;
 	k.e = e;
 	k.d = d;
-	op_sig(e->call.op, &k.sig);
 
 	/* a name that says what it is: rlx_c0_k12_nn_softmax; the Codegen's
 	 * number keeps names of several Codegens on one Jit apart */

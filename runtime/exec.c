@@ -1,5 +1,6 @@
 /*
- * exec.c — the executor: runs a Relax function binding by binding.
+ * exec.c — the executor: runs a Relax function binding by binding, on
+ * the plan exec_plan.c made (exec.h).
  *
  * rt_compile plans the function and every function it calls: each binding
  * becomes a Step (its kernel, its branches or its callee), each Var a slot
@@ -29,90 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen.h"
-#include "rt.h"
-
-enum {
-	MAX_BUFS = 64,    /* buffers of one kernel call (as codegen's MAXBUF) */
-	MAX_DEPTH = 100,  /* nested function calls */
-	FUSE_LEAVES = 16, /* tensor operands of one fused kernel at most */
-	WHO_LEN = 160,    /* "parameter 'x'" descriptions */
-};
-
-typedef struct SeqPlan SeqPlan;
-typedef struct FnPlan FnPlan;
-
-/* Slots released at each position of a sequence, in CSR form: position p
- * (0 before the first binding, i + 1 after binding i, n + 1 after the
- * result) releases slots[off[p] .. off[p + 1]). */
-typedef struct {
-	int *off;
-	int *slots;
-} Rel;
-
-/* One binding, planned. */
-typedef struct {
-	Binding *b;
-	Expr *x;                /* what runs: b->value, or a fused tree of
-				 * elementwise calls; NULL when fused into a
-				 * later step */
-	int slot;               /* of b->var */
-	CgKernel *k;            /* op calls with a kernel */
-	SeqPlan *then_, *else_; /* E_IF */
-	FnPlan *callee;         /* E_CALL_FN */
-	int *emit;              /* streaming: result fields this var gives */
-	int nemit;
-} Step;
-
-struct SeqPlan {
-	int id;
-	Expr *seq;
-	Step *steps;
-	int n;
-	Rel rel;  /* liveness */
-	Rel srel; /* streaming liveness (top sequence only): the result
-		   * tuple's uses do not count, its fields are emitted */
-};
-
-struct FnPlan {
-	Func *f;
-	SeqPlan *top;
-	int nslots, nsyms;
-	int *sym_param;   /* the parameter whose annotation binds each sym */
-	/* streaming: the result tuple literal, when there is one */
-	Expr **fields;
-	int nfields;
-	int skip_step;    /* the step binding the tuple, -1 when none */
-	int **param_fields; /* per parameter: fields it gives, -1 ended */
-	bool *param_used; /* per parameter: used outside the result tuple */
-	int *end_fields;  /* fields that are not vars: emitted at the end */
-	int nend;
-	bool tuple_mode;
-	int *uses;        /* while planning: uses of each var id in f */
-};
-
-/* Expr* → its constant value, open addressing. */
-typedef struct {
-	const Expr *key;
-	RtValue *val;
-} ConstEntry;
-
-struct RtProgram {
-	Module *m;
-	Jit *jit;
-	Codegen *cg;
-	int *idx;        /* Var.id and SymVar.id → slot in their function */
-	int nidx;
-	FnPlan **plans;
-	int nplans;
-	FnPlan *main;
-	Vec allocs;      /* every malloc'ed piece of the plans */
-	ConstEntry *consts;
-	int nconsts, cconsts;
-	int nseqs;
-	RtPool *pool;    /* large outputs, reused once freed */
-	RtComm *comm;    /* the workers (NULL: worker 0 of 1); not owned */
-};
+#include "exec.h"
+#include "op_attr.h"
 
 /* A running function. */
 typedef struct {
@@ -325,783 +244,6 @@ value_kind_name(const RtValue *v)
 	return "a value";
 }
 
-/* ------------------------------------------------------------- planning */
-
-/* A zeroed allocation owned by the program. */
-static void *
-palloc(RtProgram *p, size_t n)
-{
-	void *x = calloc(1, n ? n : 1);
-	if (!x)
-		ir_bug("out of memory");
-	vec_push(&p->allocs, x);
-	return x;
-}
-
-/* The slot of a Var or SymVar id, -1 when it has none. */
-static int
-slot_of(const RtProgram *p, int id)
-{
-	return id >= 0 && id < p->nidx ? p->idx[id] : -1;
-}
-
-/* The plan of f, NULL when not planned yet. */
-static FnPlan *
-find_plan(RtProgram *p, const Func *f)
-{
-	for (int i = 0; i < p->nplans; i++)
-		if (p->plans[i]->f == f)
-			return p->plans[i];
-	return NULL;
-}
-
-static bool plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d);
-
-/* Does op run without a kernel (an alias of its input)? */
-static bool
-is_view_op(OpKind op)
-{
-	return op == OP_RESHAPE || op == OP_EXPAND_DIMS || op == OP_SQUEEZE ||
-	       op == OP_FLATTEN;
-}
-
-/* Counts a use of v (ctx: the uses per var id). */
-static void
-count_use(Var *v, void *ctx)
-{
-	((int *)ctx)[v->id]++;
-}
-
-/* The tensor operands of elementwise call tree e. */
-static int
-count_leaves(const Expr *e)
-{
-	int n = 0;
-	for (int i = 0; i < e->call.nargs; i++) {
-		const Expr *x = e->call.args[i];
-		if (x->kind == E_CALL)
-			n += count_leaves(x);
-		else if (x->kind == E_VAR || x->kind == E_CONST)
-			n++;
-	}
-	return n;
-}
-
-/* Does a value of dtype dt read back exactly as computed (see
- * cg_fusable)? */
-static bool
-exact_dtype(DType dt)
-{
-	return dt == DT_F32 || dt == DT_F64 || dt == DT_I32 || dt == DT_I64;
-}
-
-/* Are the shapes of a and b (tensors with shapes) the same: equal
- * constants or the same symbolic var, dim by dim? */
-static bool
-same_shape(const SInfo *a, const SInfo *b)
-{
-	if (a->ndim != b->ndim)
-		return false;
-	for (int i = 0; i < a->ndim; i++) {
-		const PExpr *x = a->shape[i], *y = b->shape[i];
-		if (x->kind == PE_INT && y->kind == PE_INT && x->value == y->value)
-			continue;
-		if (x->kind == PE_VAR && y->kind == PE_VAR && x->var == y->var)
-			continue;
-		return false;
-	}
-	return true;
-}
-
-/* Is call e's result a tensor of known shape? */
-static const SInfo *
-shaped(const Expr *e)
-{
-	const SInfo *si = e->sinfo;
-	return si && si->kind == SI_TENSOR && si->shape && si->ndim >= 0 &&
-	       si->dtype != DT_UNKNOWN ? si : NULL;
-}
-
-/* Do all tensor operands of elementwise tree e have shape si? */
-static bool
-leaves_shaped(const Expr *e, const SInfo *si)
-{
-	for (int i = 0; i < e->call.nargs; i++) {
-		const Expr *x = e->call.args[i];
-		if (x->kind == E_CALL) {
-			if (!leaves_shaped(x, si))
-				return false;
-			continue;
-		}
-		if (x->kind != E_VAR && x->kind != E_CONST)
-			continue;
-		const SInfo *xs = x->kind == E_VAR ? x->var->sinfo : x->sinfo;
-		if (!xs || xs->kind != SI_TENSOR || !xs->shape ||
-		    !same_shape(xs, si))
-			return false;
-	}
-	return true;
-}
-
-/*
- * May binding b's value be computed inside its user instead of into a
- * value of its own? Not a match_cast, and an annotated binding only when
- * the value's struct info proves the annotation (as `rlx lift` and
- * `rlx transform` print every binding), so the check run_seq makes of it
- * could not fail.
- */
-static bool
-fusable_binding(RtProgram *p, const Binding *b)
-{
-	if (b->cast)
-		return false;
-	if (!b->annotated)
-		return true;
-	return b->value && b->value->sinfo && b->var->sinfo &&
-	       si_check(p->m, b->var->sinfo, b->value->sinfo) == SI_PROVEN;
-}
-
-/*
- * Elementwise fusion: a var bound in sp to an elementwise call, used once
- * in the whole function, as a direct operand of a later elementwise call
- * of sp with the same shape, is computed inside that call's kernel
- * (cg_fusable) instead of into a tensor of its own: the later step's x
- * becomes the tree and the earlier one's NULL. The data operand of a
- * reduction fuses the same way when the tree's operands all have its
- * shape (cg_reduce_fusable). Liveness follows x, so the operands of the
- * fused call live until the kernel that reads them.
- */
-static void
-fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
-{
-	for (int j = 0; j < sp->n; j++) {
-		Step *sj = &sp->steps[j];
-		Expr *e = sj->x;
-		bool red = e && e->kind == E_CALL && cg_reduce_fusable(e->call.op);
-		const SInfo *rs = e && (red || cg_fusable(e)) ? shaped(e) : NULL;
-		if (!rs)
-			continue;
-		Expr **args = NULL;
-		int leaves = count_leaves(e);
-		for (int a = 0; a < (red ? 1 : e->call.nargs); a++) {
-			Expr *x = e->call.args[a];
-			if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
-				continue;
-			int i = j - 1;
-			while (i >= 0 && sp->steps[i].b->var != x->var)
-				i--;
-			if (i < 0)
-				continue;
-			Step *si = &sp->steps[i];
-			Expr *pe = si->x;
-			const SInfo *ps = pe && cg_fusable(pe) ? shaped(pe) : NULL;
-			if (!ps || !fusable_binding(p, si->b) ||
-			    !exact_dtype(ps->dtype) ||
-			    !(red ? leaves_shaped(pe, ps) : same_shape(ps, rs)) ||
-			    leaves - 1 + count_leaves(pe) > FUSE_LEAVES)
-				continue;
-			if (!args) {
-				args = ARENA_ARRAY(&p->m->arena, Expr *,
-						   e->call.nargs);
-				memcpy(args, e->call.args,
-				       sizeof *args * (size_t)e->call.nargs);
-			}
-			args[a] = pe;
-			leaves += count_leaves(pe) - 1;
-			si->x = NULL;
-		}
-		if (args) {
-			Expr *f = ARENA_NEW(&p->m->arena, Expr);
-			*f = *e;
-			f->call.args = args;
-			sj->x = f;
-		}
-	}
-}
-
-/*
- * Transposed-b fusion: a matmul whose b is a var bound earlier in sp to a
- * permute_dims that swaps the last two dims (cg_matmul_transpose), used
- * only there, reads the permute's input directly (x @ w.T without a
- * transposed copy of w): the matmul's step gets the permute call as its
- * argument and the permute's step computes nothing.
- */
-static void
-fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
-{
-	for (int j = 0; j < sp->n; j++) {
-		Expr *e = sp->steps[j].x;
-		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL ||
-		    e->call.nargs < 2 || !shaped(e))
-			continue;
-		Expr *x = e->call.args[1];
-		if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
-			continue;
-		int i = j - 1;
-		while (i >= 0 && sp->steps[i].b->var != x->var)
-			i--;
-		if (i < 0)
-			continue;
-		Step *si = &sp->steps[i];
-		Expr *pe = si->x;
-		if (!pe || !fusable_binding(p, si->b) || !cg_matmul_transpose(pe) ||
-		    pe->call.args[0]->kind != E_VAR)
-			continue;
-		Expr *f = ARENA_NEW(&p->m->arena, Expr);
-		*f = *e;
-		f->call.args = ARENA_ARRAY(&p->m->arena, Expr *, e->call.nargs);
-		memcpy(f->call.args, e->call.args, sizeof *f->call.args * (size_t)e->call.nargs);
-		f->call.args[1] = pe;
-		sp->steps[j].x = f;
-		si->x = NULL;
-	}
-}
-
-/* The step before j of sp that binds x, a var used only there, when its
- * value may be fused into that use; else NULL. */
-static Step *
-single_def(RtProgram *p, FnPlan *fp, SeqPlan *sp, int j, const Expr *x)
-{
-	if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
-		return NULL;
-	for (int i = j - 1; i >= 0; i--)
-		if (sp->steps[i].b->var == x->var) {
-			Step *s = &sp->steps[i];
-			return s->x && s->x->kind == E_CALL && fusable_binding(p, s->b)
-			       ? s : NULL;
-		}
-	return NULL;
-}
-
-/* A copy of call e (in p's arena) with argument i replaced by x. */
-static Expr *
-with_arg(RtProgram *p, const Expr *e, int i, Expr *x)
-{
-	Expr *f = ARENA_NEW(&p->m->arena, Expr);
-	*f = *e;
-	f->call.args = ARENA_ARRAY(&p->m->arena, Expr *, e->call.nargs);
-	memcpy(f->call.args, e->call.args, sizeof *f->call.args * (size_t)e->call.nargs);
-	f->call.args[i] = x;
-	return f;
-}
-
-/*
- * Dequantize fusion (after fuse_transpose): a matmul reading its b
- * transposed from w = reshape(multiply(astype(q, "float32"), s), [N, K])
- * (the run-time half of int8 group quantization, as examples/llama_q8.py
- * writes it: q int8 [N, G, gs], s float32 [N, G, 1]; or without the
- * reshape, q [N, K] and s [N, 1]), every intermediate used only there,
- * reads q and s themselves (cg_matmul_qweight): the multiply and reshape
- * steps compute nothing and the f32 weights are never stored.
- */
-static void
-fuse_dequant(RtProgram *p, FnPlan *fp, SeqPlan *sp)
-{
-	for (int j = 0; j < sp->n; j++) {
-		Expr *e = sp->steps[j].x;
-		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL ||
-		    e->call.nargs < 2 || e->call.args[1]->kind != E_CALL ||
-		    !cg_matmul_transpose(e->call.args[1]))
-			continue;
-		Expr *pe = e->call.args[1];
-		Step *sr = single_def(p, fp, sp, j, pe->call.args[0]), *sm = sr;
-		if (!sr)
-			continue;
-		Expr *rs = NULL;
-		if (sr->x->call.op == OP_RESHAPE && sr->x->call.nargs >= 1) {
-			rs = sr->x;
-			sm = single_def(p, fp, sp, j, rs->call.args[0]);
-			if (!sm)
-				continue;
-		}
-		Expr *mx = sm->x;
-		if (mx->call.op != OP_MULTIPLY || mx->call.nargs != 2)
-			continue;
-		if (mx->call.args[1]->kind == E_CALL) /* astype first */
-			mx = with_arg(p, with_arg(p, mx, 0, mx->call.args[1]), 1,
-				      mx->call.args[0]);
-		Expr *w = rs ? with_arg(p, rs, 0, mx) : mx;
-		Expr *pq = with_arg(p, pe, 0, w);
-		if (!cg_matmul_qweight(pq, NULL, NULL))
-			continue;
-		sp->steps[j].x = with_arg(p, e, 1, pq);
-		sr->x = NULL;
-		sm->x = NULL;
-	}
-}
-
-/* R.call_pure_packed("runtime.disco.worker_id", ...): the worker's rank as
- * a shape (1,), as TVM's disco runtime gives it. */
-static bool
-is_worker_id(const Expr *e)
-{
-	if (e->kind != E_CALL || e->call.op != OP_CALL_PURE_PACKED ||
-	    e->call.nargs < 1)
-		return false;
-	const Expr *f = e->call.args[0];
-	return (f->kind == E_STR || f->kind == E_EXTERN) && f->str &&
-	       !strcmp(f->str, "runtime.disco.worker_id");
-}
-
-/* strided_slice whose begin or strides are symbolic (r * 64, the worker's
- * slice): run by the executor, which knows the values; the kernels take
- * constant bounds. */
-static bool
-is_dyn_slice(const Expr *e)
-{
-	if (e->kind != E_CALL || e->call.op != OP_STRIDED_SLICE)
-		return false;
-	for (int i = 0; i < e->call.nattrs; i++)
-		if (e->call.attrs[i].kind == AV_DIMS)
-			return true;
-	return false;
-}
-
-/* Plans the sequence seq of fp: slots for its vars, kernels, branches and
- * callees, with elementwise chains fused (fuse_seq). Liveness comes later
- * (live_seq). */
-static SeqPlan *
-plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
-{
-	SeqPlan *sp = palloc(p, sizeof *sp);
-	sp->id = p->nseqs++;
-	sp->seq = seq;
-	int n = 0;
-	for (int i = 0; i < seq->seq.nblocks; i++)
-		n += seq->seq.blocks[i]->n;
-	sp->steps = palloc(p, sizeof *sp->steps * (size_t)n);
-	sp->n = n;
-	int k = 0;
-	for (int i = 0; i < seq->seq.nblocks; i++) {
-		Block *bl = seq->seq.blocks[i];
-		for (int j = 0; j < bl->n; j++) {
-			Step *st = &sp->steps[k++];
-			st->b = bl->bindings[j];
-			int id = st->b->var->id;
-			if (id < 0 || id >= p->nidx)
-				ir_bug("var %s has id %d", st->b->var->name, id);
-			if (p->idx[id] < 0)
-				p->idx[id] = fp->nslots++;
-			st->slot = p->idx[id];
-			Expr *e = st->b->value;
-			st->x = e;
-			switch (e->kind) {
-			case E_IF:
-				st->then_ = plan_seq(p, fp, e->if_.then_, d, ok);
-				st->else_ = plan_seq(p, fp, e->if_.else_, d, ok);
-				break;
-			case E_CALL_FN: {
-				Func *g = ir_find_func(p->m, e->callfn.callee);
-				if (!g) {
-					diag_error(d, e->span, "no function '%s'",
-						   e->callfn.callee);
-					*ok = false;
-				} else if (!plan_fn(p, g, &st->callee, d)) {
-					*ok = false;
-				}
-				break;
-			}
-			case E_FUNC:
-			case E_CALL_VAR:
-				diag_error(d, e->span, "a local function cannot "
-					   "be run by rlx yet: define it in the "
-					   "module and call it as cls.%s",
-					   e->kind == E_FUNC && e->fn->name ? e->fn->name : "f");
-				*ok = false;
-				break;
-			case E_STR:
-			case E_EXTERN:
-				diag_error(d, e->span, e->kind == E_STR
-					   ? "a string value cannot be computed at run time"
-					   : "R.ExternFunc cannot be run by rlx: it names a "
-					     "function outside the module");
-				*ok = false;
-				break;
-			default:
-				break;
-			}
-		}
-	}
-	fuse_seq(p, fp, sp);
-	fuse_transpose(p, fp, sp);
-	fuse_dequant(p, fp, sp);
-	for (int i = 0; i < n; i++) {
-		Step *st = &sp->steps[i];
-		Expr *e = st->x;
-		if (!e || e->kind != E_CALL || e->call.op == OP_STOP_LIFT_PARAMS ||
-		    e->call.op == OP_SHAPE_OF || e->call.op == OP_SHAPE_TO_TENSOR ||
-		    is_view_op(e->call.op) ||
-		    op_info(e->call.op)->cls == OC_COMM || is_worker_id(e) ||
-		    is_dyn_slice(e))
-			continue;
-		st->k = cg_kernel(p->cg, p->m, e, d);
-		if (!st->k)
-			*ok = false;
-	}
-	return sp;
-}
-
-/* Liveness bookkeeping of one sequence. */
-typedef struct {
-	RtProgram *p;
-	const int *def_seq; /* per slot: the sequence that defines it */
-	int seq;
-	int *last;          /* per slot: last position using it */
-	int pos;
-} LiveCtx;
-
-/* Records a use of v at the current position. */
-static void
-live_use(Var *v, void *ctx)
-{
-	LiveCtx *c = ctx;
-	int s = slot_of(c->p, v->id);
-	if (s >= 0 && c->def_seq[s] == c->seq && c->last[s] < c->pos)
-		c->last[s] = c->pos;
-}
-
-/* Builds the release lists of sp from last-use positions. Slots defined
- * at position def[] and never used are released right there. */
-static void
-build_rel(RtProgram *p, Rel *r, const int *last, int nslots, int npos)
-{
-	r->off = palloc(p, sizeof *r->off * (size_t)(npos + 1));
-	int count = 0;
-	for (int s = 0; s < nslots; s++)
-		if (last[s] >= 0)
-			r->off[last[s] + 1]++, count++;
-	for (int i = 0; i < npos; i++)
-		r->off[i + 1] += r->off[i];
-	r->slots = palloc(p, sizeof *r->slots * (size_t)count);
-	int *fill = calloc((size_t)npos, sizeof *fill);
-	if (!fill)
-		ir_bug("out of memory");
-	for (int s = 0; s < nslots; s++)
-		if (last[s] >= 0)
-			r->slots[r->off[last[s]] + fill[last[s]]++] = s;
-	free(fill);
-}
-
-/*
- * Liveness of sp (and, recursively, its branches). skip is a step whose
- * value's uses do not count and skip_body whether the result's do not
- * (streaming). Positions: 0 before the first binding, i + 1 after step i,
- * n + 1 after the result.
- */
-static void
-live_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq, Rel *r,
-	 int skip, bool skip_body, bool top)
-{
-	int *last = malloc(sizeof *last * (size_t)(fp->nslots ? fp->nslots : 1));
-	if (!last)
-		ir_bug("out of memory");
-	for (int s = 0; s < fp->nslots; s++)
-		last[s] = -1;
-	if (top)
-		for (int i = 0; i < fp->f->nparams; i++)
-			last[slot_of(p, fp->f->params[i]->id)] = 0;
-	for (int i = 0; i < sp->n; i++)
-		last[sp->steps[i].slot] = i + 1;
-	LiveCtx c = {p, def_seq, sp->id, last, 0};
-	for (int i = 0; i < sp->n; i++) {
-		c.pos = i + 1;
-		if (i != skip)
-			ir_visit_uses(sp->steps[i].x, live_use, &c);
-	}
-	c.pos = sp->n + 1;
-	if (!skip_body)
-		ir_visit_uses(sp->seq->seq.body, live_use, &c);
-	build_rel(p, r, last, fp->nslots, sp->n + 2);
-	free(last);
-}
-
-/* Liveness of every sequence of fp, branches included. */
-static void
-live_all(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq)
-{
-	live_seq(p, fp, sp, def_seq, &sp->rel, -1, false, sp == fp->top);
-	for (int i = 0; i < sp->n; i++)
-		if (sp->steps[i].then_) {
-			live_all(p, fp, sp->steps[i].then_, def_seq);
-			live_all(p, fp, sp->steps[i].else_, def_seq);
-		}
-}
-
-/* Fills def_seq for the vars bound in sp and its branches. */
-static void
-mark_defs(RtProgram *p, SeqPlan *sp, int *def_seq)
-{
-	for (int i = 0; i < sp->n; i++) {
-		def_seq[sp->steps[i].slot] = sp->id;
-		if (sp->steps[i].then_) {
-			mark_defs(p, sp->steps[i].then_, def_seq);
-			mark_defs(p, sp->steps[i].else_, def_seq);
-		}
-	}
-}
-
-/* Does any use in e refer to var? */
-typedef struct {
-	const Var *v;
-	bool found;
-} FindCtx;
-
-static void
-find_use(Var *v, void *ctx)
-{
-	FindCtx *c = ctx;
-	if (v == c->v)
-		c->found = true;
-}
-
-/* Appends field k to the int list *l of *n entries (program memory). */
-static void
-push_int(RtProgram *p, int **l, int *n, int k)
-{
-	int *nl = palloc(p, sizeof *nl * (size_t)(*n + 1));
-	if (*n)
-		memcpy(nl, *l, sizeof *nl * (size_t)*n);
-	nl[(*n)++] = k;
-	*l = nl;
-}
-
-/*
- * Streaming: finds the result tuple literal (the result itself, or a var
- * bound to a tuple at the top level and used nowhere else) and where each
- * field comes from; then the streaming liveness of the top sequence.
- */
-static void
-plan_stream(RtProgram *p, FnPlan *fp, const int *def_seq)
-{
-	SeqPlan *top = fp->top;
-	Expr *body = top->seq->seq.body;
-	Func *f = fp->f;
-	fp->skip_step = -1;
-	if (body->kind == E_TUPLE) {
-		fp->fields = body->tuple.items;
-		fp->nfields = body->tuple.n;
-		fp->tuple_mode = true;
-	} else if (body->kind == E_VAR) {
-		for (int i = 0; i < top->n; i++) {
-			Binding *b = top->steps[i].b;
-			if (b->var != body->var || b->value->kind != E_TUPLE ||
-			    b->cast)
-				continue;
-			FindCtx c = {b->var, false};
-			for (int j = 0; j < top->n; j++)
-				ir_visit_uses(top->steps[j].b->value, find_use, &c);
-			if (!c.found) {
-				fp->fields = b->value->tuple.items;
-				fp->nfields = b->value->tuple.n;
-				fp->skip_step = i;
-				fp->tuple_mode = true;
-			}
-			break;
-		}
-	}
-	fp->param_fields = palloc(p, sizeof *fp->param_fields * (size_t)(f->nparams + 1));
-	int *npf = palloc(p, sizeof *npf * (size_t)(f->nparams + 1));
-	fp->param_used = palloc(p, sizeof *fp->param_used * (size_t)(f->nparams + 1));
-	for (int k = 0; k < fp->nfields; k++) {
-		Expr *x = fp->fields[k];
-		int s = x->kind == E_VAR ? slot_of(p, x->var->id) : -1;
-		bool done = false;
-		for (int i = 0; s >= 0 && i < f->nparams && !done; i++)
-			if (f->params[i] == x->var) {
-				push_int(p, &fp->param_fields[i], &npf[i], k);
-				done = true;
-			}
-		for (int i = 0; s >= 0 && i < top->n && !done; i++)
-			if (top->steps[i].b->var == x->var) {
-				Step *st = &top->steps[i];
-				push_int(p, &st->emit, &st->nemit, k);
-				done = true;
-			}
-		if (!done)
-			push_int(p, &fp->end_fields, &fp->nend, k);
-	}
-	for (int i = 0; i < f->nparams; i++) {
-		push_int(p, &fp->param_fields[i], &npf[i], -1);
-		FindCtx c = {f->params[i], false};
-		for (int j = 0; j < top->n; j++)
-			if (j != fp->skip_step)
-				ir_visit_uses(top->steps[j].b->value, find_use, &c);
-		if (!fp->tuple_mode)
-			ir_visit_uses(body, find_use, &c);
-		fp->param_used[i] = c.found;
-	}
-	live_seq(p, fp, top, def_seq, &top->srel, fp->skip_step,
-		 fp->tuple_mode, true);
-}
-
-/* Records in sym_param the first parameter with a bare occurrence of each
- * symbolic var in si. */
-static void
-sym_defs(RtProgram *p, FnPlan *fp, const SInfo *si, int param)
-{
-	if (!si)
-		return;
-	PExpr **dims = NULL;
-	int n = 0;
-	if (si->kind == SI_TENSOR && si->shape)
-		dims = si->shape, n = si->ndim;
-	else if (si->kind == SI_SHAPE && si->shape)
-		dims = si->shape, n = si->ndim;
-	else if (si->kind == SI_PRIM && si->value)
-		dims = (PExpr **)&si->value, n = 1;
-	else if (si->kind == SI_TUPLE)
-		for (int i = 0; i < si->nfields; i++)
-			sym_defs(p, fp, si->fields[i], param);
-	for (int i = 0; i < n; i++)
-		if (dims[i]->kind == PE_VAR) {
-			int s = slot_of(p, dims[i]->var->id);
-			if (s >= 0 && s < fp->nsyms && fp->sym_param[s] < 0)
-				fp->sym_param[s] = param;
-		}
-}
-
-/* Plans f (once): its sequences, slots, kernels, liveness. */
-static bool
-plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d)
-{
-	FnPlan *fp = find_plan(p, f);
-	if (fp) {
-		*out = fp;
-		return true;
-	}
-	fp = palloc(p, sizeof *fp);
-	fp->f = f;
-	*out = fp;
-	p->plans = realloc(p->plans, sizeof *p->plans * (size_t)(p->nplans + 1));
-	if (!p->plans)
-		ir_bug("out of memory");
-	p->plans[p->nplans++] = fp;
-	for (int i = 0; i < f->nparams; i++) {
-		int id = f->params[i]->id;
-		if (id < 0 || id >= p->nidx)
-			ir_bug("param %s has id %d", f->params[i]->name, id);
-		p->idx[id] = fp->nslots++;
-	}
-	for (int i = 0; i < f->nsymvars; i++) {
-		int id = f->symvars[i]->id;
-		if (id < 0 || id >= p->nidx)
-			ir_bug("symvar %s has id %d", f->symvars[i]->name, id);
-		p->idx[id] = fp->nsyms++;
-	}
-	bool ok = true;
-	fp->uses = calloc((size_t)p->nidx, sizeof *fp->uses);
-	if (!fp->uses)
-		ir_bug("out of memory");
-	ir_visit_uses(f->body, count_use, fp->uses);
-	fp->top = plan_seq(p, fp, f->body, d, &ok);
-	free(fp->uses);
-	fp->uses = NULL;
-	int *def_seq = calloc((size_t)(fp->nslots ? fp->nslots : 1), sizeof *def_seq);
-	if (!def_seq)
-		ir_bug("out of memory");
-	for (int i = 0; i < f->nparams; i++)
-		def_seq[slot_of(p, f->params[i]->id)] = fp->top->id;
-	mark_defs(p, fp->top, def_seq);
-	live_all(p, fp, fp->top, def_seq);
-	plan_stream(p, fp, def_seq);
-	free(def_seq);
-	fp->sym_param = palloc(p, sizeof *fp->sym_param * (size_t)(fp->nsyms + 1));
-	for (int i = 0; i < fp->nsyms; i++)
-		fp->sym_param[i] = -1;
-	for (int i = 0; i < f->nparams; i++)
-		sym_defs(p, fp, f->params[i]->sinfo, i);
-	return ok;
-}
-
-RtProgram *
-rt_compile(Module *m, const char *func, Diags *d)
-{
-	if (!d->src)
-		d->src = &m->src;
-	Func *f = ir_find_func(m, func);
-	if (!f) {
-		diag_error(d, (Span){0, 0, 0}, "no function '%s' in the module",
-			   func);
-		return NULL;
-	}
-	RtProgram *p = calloc(1, sizeof *p);
-	if (!p)
-		return NULL;
-	p->m = m;
-	char err[512];
-	p->jit = jit_new(err, sizeof err);
-	if (!p->jit) {
-		diag_error(d, f->span, "cannot start the JIT: %s", err);
-		free(p);
-		return NULL;
-	}
-	p->cg = cg_new(p->jit);
-	p->pool = rt_pool_new(); /* NULL: plain allocations */
-	p->nidx = m->next_id + 1;
-	p->idx = malloc(sizeof *p->idx * (size_t)p->nidx);
-	if (!p->cg || !p->idx)
-		ir_bug("out of memory");
-	for (int i = 0; i < p->nidx; i++)
-		p->idx[i] = -1;
-	bool ok = plan_fn(p, f, &p->main, d);
-	if (ok && !cg_flush(p->cg, err, sizeof err)) {
-		diag_error(d, f->span, "JIT compilation failed: %s", err);
-		ok = false;
-	}
-	if (!ok) {
-		rt_program_free(p);
-		return NULL;
-	}
-	return p;
-}
-
-void
-rt_program_free(RtProgram *p)
-{
-	if (!p)
-		return;
-	for (int i = 0; i < p->cconsts; i++)
-		rt_value_release(p->consts[i].val);
-	free(p->consts);
-	cg_free(p->cg);
-	jit_free(p->jit);
-	rt_pool_release(p->pool);
-	for (int i = 0; i < p->allocs.n; i++)
-		free(p->allocs.items[i]);
-	vec_free(&p->allocs);
-	free(p->plans);
-	free(p->idx);
-	free(p);
-}
-
-void
-rt_program_set_comm(RtProgram *p, RtComm *c)
-{
-	p->comm = c;
-}
-
-const Func *
-rt_program_func(const RtProgram *p)
-{
-	return p->main->f;
-}
-
-int
-rt_program_num_kernels(const RtProgram *p)
-{
-	return cg_num_kernels(p->cg);
-}
-
-void
-rt_program_jit_stats(const RtProgram *p, int *compiled, int *cached,
-		     double *seconds)
-{
-	const JitStats *s = jit_stats(p->jit);
-	*compiled = s->misses;
-	*cached = s->hits;
-	*seconds = s->seconds;
-}
-
 /* ------------------------------------------------------------ constants */
 
 /* The value of constant x: an aligned owned copy made at first use. */
@@ -1211,7 +353,7 @@ release_at(Frame *fr, const Rel *r, int pos)
 static RtValue *
 get_var(Frame *fr, const Var *v)
 {
-	int s = slot_of(fr->p, v->id);
+	int s = exec_slot_of(fr->p, v->id);
 	if (s < 0 || s >= fr->fp->nslots) {
 		rt_error(fr->e, "variable '%s' has no value here", v->name);
 		return NULL;
@@ -1232,7 +374,7 @@ get_var(Frame *fr, const Var *v)
 static bool
 get_sym(Frame *fr, const SymVar *x, int64_t *out, bool soft)
 {
-	int s = slot_of(fr->p, x->id);
+	int s = exec_slot_of(fr->p, x->id);
 	if (s < 0 || s >= fr->fp->nsyms) {
 		if (!soft)
 			rt_error(fr->e, "symbolic variable %s does not belong to "
@@ -1344,7 +486,7 @@ check_dim(Frame *fr, const PExpr *pe, int64_t actual, int pass,
 	if (pe->kind == PE_VAR) {
 		if (pass != 1)
 			return true;
-		int s = slot_of(fr->p, pe->var->id);
+		int s = exec_slot_of(fr->p, pe->var->id);
 		if (s < 0 || s >= fr->fp->nsyms) {
 			rt_error(fr->e, "%s: symbolic variable %s does not belong "
 				 "to function '%s'", who, pe->var->name,
@@ -1804,19 +946,6 @@ broadcast_shape(Frame *fr, const Bufs *bf, int ndim, int64_t *shape,
 	return true;
 }
 
-/* The attribute `name` of call e, NULL when the op has none. */
-static const AttrVal *
-call_attr(const Expr *e, const char *name)
-{
-	OpSig sig;
-	op_sig(e->call.op, &sig);
-	for (int i = 0; i < sig.nparams; i++)
-		if (sig.params[i].is_attr && !strcmp(sig.params[i].name, name) &&
-		    sig.params[i].slot < e->call.nattrs)
-			return &e->call.attrs[sig.params[i].slot];
-	return NULL;
-}
-
 /*
  * The output shape of op call e from its input buffers, for the ops whose
  * struct info may know only the rank: elementwise ops (broadcast), the
@@ -1873,14 +1002,8 @@ runtime_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim,
 		}
 		return true;
 	}
-	case OP_SOFTMAX: case OP_LOG_SOFTMAX: case OP_RMS_NORM:
-	case OP_LAYER_NORM:
-		if (nd != ndim)
-			return false;
-		memcpy(shape, in, sizeof *shape * (size_t)nd);
-		return true;
 	case OP_PERMUTE_DIMS: {
-		const AttrVal *ax = call_attr(e, "axes");
+		const AttrVal *ax = op_attr_opt(e, P_axes);
 		if (nd != ndim || (ax && ax->kind == AV_INTS && ax->n != nd))
 			return false;
 		for (int i = 0; i < nd; i++) {
@@ -1893,10 +1016,18 @@ runtime_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim,
 		}
 		return true;
 	}
-	case OP_SUM: case OP_MEAN: case OP_MAX: case OP_MIN: case OP_PROD:
-	case OP_ARGMAX: case OP_ARGMIN: {
-		const AttrVal *ax = call_attr(e, "axis");
-		const AttrVal *kd = call_attr(e, "keepdims");
+	default:
+		break;
+	}
+	switch (op_info(op)->cls) {
+	case OC_NORM: /* the data's shape */
+		if (nd != ndim)
+			return false;
+		memcpy(shape, in, sizeof *shape * (size_t)nd);
+		return true;
+	case OC_REDUCE: {
+		const AttrVal *ax = op_attr_opt(e, P_axis);
+		const AttrVal *kd = op_attr_opt(e, P_keepdims);
 		bool keep = kd && kd->i;
 		bool red[RT_MAX_DIMS] = {false};
 		if (!ax || ax->kind == AV_NONE) {
@@ -2171,8 +1302,8 @@ call_dyn_slice(Frame *fr, Step *st, const char *who, RtValue **out)
 {
 	Expr *e = st->b->value;
 	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
-	const AttrVal *axes = call_attr(e, "axes"), *beg = call_attr(e, "begin");
-	const AttrVal *str = call_attr(e, "strides");
+	const AttrVal *axes = op_attr_opt(e, P_axes), *beg = op_attr_opt(e, P_begin);
+	const AttrVal *str = op_attr_opt(e, P_strides);
 	RtValue *x = eval_leaf(fr, e->call.args[0]);
 	if (!x)
 		return false;
@@ -2280,9 +1411,9 @@ call_comm(Frame *fr, Step *st, const char *who, RtValue **out)
 	if (ok && !(t = rt_tensor_new_in(fr->p->pool, x->t->dtype, rs->ndim,
 					 shape, fr->e)))
 		ok = false;
-	const AttrVal *nw = call_attr(e, "num_workers");
+	const AttrVal *nw = op_attr_opt(e, P_num_workers);
 	int64_t workers = nw ? nw->i : size;
-	if (ok && op != OP_CCL_ALLREDUCE && op != OP_CCL_BROADCAST_FROM_WORKER0) {
+	if (ok && nw) { /* the ops that name their number of workers */
 		bool mpi = rt_comm_is_mpi(c);
 		if (mpi && workers != size) {
 			rt_error(fr->e, "%s: %s over %lld workers, but the run "
@@ -2305,7 +1436,7 @@ call_comm(Frame *fr, Step *st, const char *who, RtValue **out)
 	if (ok) {
 		switch (op) {
 		case OP_CCL_ALLREDUCE: {
-			const char *k = call_attr(e, "op_type")->s;
+			const char *k = op_attr(e, P_op_type)->s;
 			RtReduce r = !strcmp(k, "prod") ? RT_RED_PROD
 				   : !strcmp(k, "min")  ? RT_RED_MIN
 				   : !strcmp(k, "max")  ? RT_RED_MAX
@@ -2323,7 +1454,7 @@ call_comm(Frame *fr, Step *st, const char *who, RtValue **out)
 			break;
 		case OP_CCL_SCATTER_FROM_WORKER0: {
 			/* worker 0's tensor to all, each keeps its part */
-			int axis = (int)call_attr(e, "axis")->i;
+			int axis = (int)op_attr(e, P_axis)->i;
 			if (axis < 0)
 				axis += x->t->ndim;
 			RtTensor *all = rt_tensor_new_in(fr->p->pool,
@@ -2340,7 +1471,7 @@ call_comm(Frame *fr, Step *st, const char *who, RtValue **out)
 			break;
 		}
 		default: { /* redistribute_replica_to_shard: no traffic */
-			int axis = (int)call_attr(e, "axis")->i;
+			int axis = (int)op_attr(e, P_axis)->i;
 			if (axis < 0)
 				axis += x->t->ndim;
 			slice_part(x->t, axis, workers, rank, t);
@@ -2373,12 +1504,12 @@ exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 			return call_kernel(fr, st, who, out);
 		if (op_info(e->call.op)->cls == OC_COMM)
 			return call_comm(fr, st, who, out);
-		if (is_worker_id(e)) {
+		if (exec_is_worker_id(e)) {
 			int64_t r = rt_comm_rank(fr->p->comm);
 			return (*out = rt_value_shape(&r, 1)) != NULL ||
 			       (rt_error(fr->e, "out of memory"), false);
 		}
-		if (is_dyn_slice(e))
+		if (exec_is_dyn_slice(e))
 			return call_dyn_slice(fr, st, who, out);
 		return call_native(fr, st, who, out);
 	case E_CALL_FN: {
@@ -2491,14 +1622,14 @@ bind_params(Frame *fr, RtValue **args)
 		RtValue *v = aligned(args[i], fr->e);
 		if (!v)
 			return false;
-		fr->vals[slot_of(fr->p, f->params[i]->id)] = v;
+		fr->vals[exec_slot_of(fr->p, f->params[i]->id)] = v;
 		fr->state[i] = 1;
 	}
 	for (int pass = 1; pass <= 2; pass++)
 		for (int i = 0; i < f->nparams; i++) {
 			param_who(fr, i, who);
 			if (!check_si(fr, f->params[i]->sinfo,
-				      fr->vals[slot_of(fr->p, f->params[i]->id)],
+				      fr->vals[exec_slot_of(fr->p, f->params[i]->id)],
 				      pass, who))
 				return false;
 		}

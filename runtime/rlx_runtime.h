@@ -67,6 +67,10 @@ typedef struct {
 	 * with final set at the end of the run. NULL: none. */
 	void (*progress)(const rlx_progress *p, bool final, void *ctx);
 	void *progress_ctx;
+	/* Only lift and compile the transform, and put the executor's plan
+	 * of it in stats->plan (`--print-plan`): no checkpoint is read
+	 * (weights may be NULL) and nothing is written (out may be NULL). */
+	bool plan_only;
 } rlx_transform_options;
 
 typedef struct {
@@ -78,6 +82,10 @@ typedef struct {
 				    * working set, without mapped checkpoint
 				    * pages) seen when an output was written
 				    * (by this process) */
+	char *plan;                /* plan_only: the plan, one line per
+				    * binding (which kernel computes it, or
+				    * the kernel it is fused into);
+				    * malloc'ed, the caller frees; else NULL */
 	int processes, process;    /* how many shared the work; which this is */
 	uint64_t bytes_read_max;   /* the most checkpoint bytes one process read */
 } rlx_transform_stats;

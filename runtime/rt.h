@@ -74,6 +74,11 @@ RtTensor *rt_tensor_new_in(RtPool *p, DType dt, int ndim,
 /* What p holds now: bytes handed out (used), kept for reuse (kept), and
  * the most ever handed out at once (peak). Any pointer may be NULL. */
 void rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak);
+/* The pool's buffers for rt_tensor_new_in and rt_tensor_free: at least
+ * need bytes (*cap: how many), NULL when out of memory; and giving one
+ * back (bufpool.c). */
+void *rt_pool_get(RtPool *p, size_t need, size_t *cap);
+void rt_pool_put(RtPool *p, void *data, size_t cap);
 int64_t rt_numel(const RtTensor *t);
 /* The process's anonymous resident memory now (RssAnon of
  * /proc/self/status: heap, pools, stacks; not mapped file pages), in
@@ -299,7 +304,7 @@ RtTensor *rt_npy_parse(const void *buf, size_t len, const char *name,
 /* Writes t as format 1.0 (64-byte aligned header), atomically. */
 bool rt_npy_write(const char *path, const RtTensor *t, RtError *e);
 
-/* ---- exec.c */
+/* ---- exec_plan.c (planning), exec.c (running) */
 
 /*
  * Values at run time: tensors, tuples, shape tuples and scalars. Values are
@@ -363,6 +368,16 @@ RtTensor *rt_value_npy_tensor(const RtValue *v, RtError *e);
 char *rt_field_path(const char *dir, int k, bool is_tuple);
 /* v under path: a .npy file, or a directory of its fields for a tuple. */
 bool rt_value_write(const char *path, const RtValue *v, RtError *e);
+/* The names of the fields of f's tuple result, where the function names
+ * them: names[k] is the variable (or parameter) the result tuple literal
+ * holds at k, NULL for a field that is no variable or when the result is
+ * no tuple literal (directly or through a binding). n fields. */
+void rt_result_field_names(const Func *f, const char **names, int n);
+/* dir/fields.json, the manifest of a tuple result written as dir/K.npy:
+ * {"fields": [{"index": K, "path": "K.npy" (or "K" for a nested tuple),
+ * "name": NAME or null}, ...]} (docs/formats.md). */
+bool rt_write_fields_manifest(const char *dir, const char *const *names,
+			      const bool *is_tuple, int n, RtError *e);
 /* "NAME: dtype (shape)" and, up to 1000 elements, the values as nested
  * lists; a tuple field by field as NAME[K]. */
 void rt_value_print(StrBuf *b, const char *name, const RtValue *v);
@@ -394,6 +409,12 @@ void rt_program_free(RtProgram *p);
  * over; c outlives p. Without one, the program is worker 0 of 1. */
 typedef struct RtComm RtComm;
 void rt_program_set_comm(RtProgram *p, RtComm *c);
+/* The executor's plan of p, for --print-plan: for each function, each
+ * binding (the top level of the body; the branches of an if indented) with
+ * the expression that runs for it and what runs it: a kernel (with the
+ * calls fused into it as nested calls), "fused into V" (computed inside
+ * V's kernel, no tensor of its own), a view, the executor, a callee. */
+void rt_program_plan(const RtProgram *p, StrBuf *b);
 const Func *rt_program_func(const RtProgram *p);
 int rt_program_num_kernels(const RtProgram *p);
 /* The JIT's work for p: modules compiled and found in the code cache,
@@ -471,7 +492,7 @@ bool rt_run_stream_some(RtProgram *p, const RtStream *s, const bool *want,
 bool rt_stream_params(RtProgram *p, const bool *want, bool *used,
 		      RtError *e);
 
-/* --------------------------------------------------------- tensor_cache.c */
+/* ---------------------------- tensor_cache_write.c, tensor_cache_read.c */
 
 /*
  * The tvmjs tensor cache (docs/formats.md): DIR/tensor-cache.json and

@@ -993,8 +993,107 @@ cache_tp(RtWeights *w, RtError *e)
 	return tp;
 }
 
-/* Opens a weight source: a tensor-cache directory, a `*.index.json`
- * sharded checkpoint, else one safetensors file. NULL + e. */
+/* qsort order of C strings. */
+static int
+cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Does dir hold the JSON of a tensor cache (new or old name)? */
+static bool
+is_cache_dir(const char *dir)
+{
+	static const char *const names[] = {"tensor-cache.json", "ndarray-cache.json"};
+	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+		StrBuf b = {0};
+		sb_printf(&b, "%s/%s", dir, names[i]);
+		struct stat sb;
+		bool found = stat(b.p, &sb) == 0;
+		sb_free(&b);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The checkpoint of a Hugging Face model folder (a directory that is not a
+ * tensor cache): its model.safetensors.index.json, else its only
+ * *.safetensors.index.json, else its only *.safetensors file. A malloc'ed
+ * path, or NULL + e naming what the folder holds.
+ */
+/* What hf_checkpoint finds in the folder. */
+typedef struct {
+	bool main_index; /* model.safetensors.index.json */
+	Vec idx, st;     /* other *.safetensors.index.json, *.safetensors */
+} HfFolder;
+
+static bool
+hf_entry(void *ctx, const char *n, bool is_dir)
+{
+	HfFolder *h = ctx;
+	if (is_dir || n[0] == '.')
+		return true;
+	if (!strcmp(n, "model.safetensors.index.json"))
+		h->main_index = true;
+	else if (ends_with(n, ".safetensors.index.json"))
+		vec_push(&h->idx, xstrdup(n));
+	else if (ends_with(n, ".safetensors"))
+		vec_push(&h->st, xstrdup(n));
+	return true;
+}
+
+static char *
+hf_checkpoint(const char *dir, RtError *e)
+{
+	HfFolder h = {0};
+	bool listed = rt_dir_list(dir, hf_entry, &h, e);
+	Vec idx = h.idx, st = h.st;
+	bool main_index = h.main_index;
+	const char *pick = main_index ? "model.safetensors.index.json"
+			   : idx.n == 1 ? idx.items[0]
+			   : idx.n == 0 && st.n == 1 ? st.items[0] : NULL;
+	char *path = NULL;
+	if (!listed) {
+		/* e says why */
+	} else if (pick) {
+		StrBuf b = {0};
+		sb_printf(&b, "%s/%s", dir, pick);
+		path = sb_take(&b);
+	} else {
+		Vec *v = idx.n ? &idx : &st;
+		qsort(v->items, (size_t)v->n, sizeof *v->items, cmp_cstr);
+		StrBuf b = {0};
+		for (int i = 0; i < v->n && i < 4; i++)
+			sb_printf(&b, "%s%s", i ? ", " : "", (char *)v->items[i]);
+		if (v->n > 4)
+			sb_printf(&b, ", ... (%d in all)", v->n);
+		if (v->n == 0)
+			rt_error(e, "%s: not a tensor cache (no tensor-cache.json) "
+				 "nor a checkpoint folder (no *.safetensors file)",
+				 dir);
+		else
+			rt_error(e, "%s: not a tensor cache (no tensor-cache.json), "
+				 "and a checkpoint folder without "
+				 "model.safetensors.index.json but %d %s files (%s): "
+				 "name the one to read", dir, v->n,
+				 idx.n ? "*.safetensors.index.json" : ".safetensors",
+				 b.p);
+		sb_free(&b);
+	}
+	for (int i = 0; i < idx.n; i++)
+		free(idx.items[i]);
+	for (int i = 0; i < st.n; i++)
+		free(st.items[i]);
+	vec_free(&idx);
+	vec_free(&st);
+	return path;
+}
+
+/* Opens a weight source: a tensor-cache directory, a Hugging Face
+ * checkpoint folder (hf_checkpoint), a `*.index.json` sharded checkpoint,
+ * else one safetensors file. NULL + e. */
 RtWeights *
 rt_weights_open(const char *path, RtError *e)
 {
@@ -1006,6 +1105,16 @@ rt_weights_open(const char *path, RtError *e)
 	}
 	struct stat sb;
 	bool ok;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && !is_cache_dir(path)) {
+		char *file = hf_checkpoint(path, e);
+		if (!file) {
+			rt_weights_close(w);
+			return NULL;
+		}
+		free(w->path);
+		w->path = file;
+		path = file;
+	}
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		w->cache = rt_cache_open(path, e);
 		ok = w->cache != NULL && (w->tp = cache_tp(w, e)) >= 0;

@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "op_attr.h"
 #include "transform.h"
 
 typedef struct {
@@ -49,8 +50,7 @@ call_rank(Tp *t, const Expr *e)
 		return false;
 	OpKind op = e->call.op;
 	const char *name = op_info(op)->name;
-	if (op != OP_DIST_REDISTRIBUTE_REPLICA_TO_SHARD &&
-	    op != OP_CCL_SCATTER_FROM_WORKER0) {
+	if (!(op_info(op)->flags & OF_WORKER_SLICE)) {
 		diag_error(t->d, e->span, "R.%s in the weight transform: with "
 			   "--tensor-parallel the transform runs one worker "
 			   "at a time, so it cannot talk to the others (keep "
@@ -58,16 +58,10 @@ call_rank(Tp *t, const Expr *e)
 			   name);
 		return true;
 	}
-	OpSig sig;
-	op_sig(op, &sig);
-	for (int i = 0; i < sig.nparams; i++)
-		if (sig.params[i].is_attr &&
-		    !strcmp(sig.params[i].name, "num_workers") &&
-		    e->call.attrs[sig.params[i].slot].i != t->n)
-			diag_error(t->d, e->span, "R.%s over %lld workers, but "
-				   "--tensor-parallel is %d", name,
-				   (long long)e->call.attrs[sig.params[i].slot].i,
-				   t->n);
+	const AttrVal *nw = op_attr_opt(e, P_num_workers);
+	if (nw && nw->i != t->n)
+		diag_error(t->d, e->span, "R.%s over %lld workers, but "
+			   "--tensor-parallel is %d", name, (long long)nw->i, t->n);
 	return true;
 }
 

@@ -687,6 +687,17 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	bool ok = (x.m = rlx_parse(filename, text, len, d)) &&
 		  (x.F = rt_pick_func(x.m, x.o->func, "transform", d)) &&
 		  find_transform(&x, d);
+	if (ok && x.o->plan_only) { /* each process alike: nothing is shared */
+		RtProgram *pp = rt_compile_func(x.m, x.T->name, d);
+		if (pp) {
+			StrBuf b = {0};
+			rt_program_plan(pp, &b);
+			st.plan = sb_take(&b);
+			status = RLX_OK;
+		}
+		rt_program_free(pp);
+		goto done;
+	}
 	if (ok && !(x.src = rt_weights_open(weights, &e))) {
 		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
 		ok = false;

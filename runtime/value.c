@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "rt.h"
 
 void
@@ -220,6 +222,55 @@ rt_value_write(const char *path, const RtValue *v, RtError *e)
 	if (!ok)
 		rt_error(e, "cannot write %s: %s", path, we.msg);
 	rt_tensor_free(t);
+	return ok;
+}
+
+void
+rt_result_field_names(const Func *f, const char **names, int n)
+{
+	for (int k = 0; k < n; k++)
+		names[k] = NULL;
+	const Expr *r = f->body ? f->body->seq.body : NULL;
+	if (r && r->kind == E_VAR) { /* gv = (a, b); return gv */
+		const Expr *seq = f->body, *bound = NULL;
+		for (int i = 0; i < seq->seq.nblocks; i++)
+			for (int j = 0; j < seq->seq.blocks[i]->n; j++) {
+				const Binding *b = seq->seq.blocks[i]->bindings[j];
+				if (b->var == r->var && !b->cast)
+					bound = b->value;
+			}
+		r = bound;
+	}
+	if (!r || r->kind != E_TUPLE)
+		return;
+	for (int k = 0; k < n && k < r->tuple.n; k++)
+		if (r->tuple.items[k]->kind == E_VAR)
+			names[k] = r->tuple.items[k]->var->name;
+}
+
+bool
+rt_write_fields_manifest(const char *dir, const char *const *names,
+			 const bool *is_tuple, int n, RtError *e)
+{
+	json_t *fields = json_array(), *doc = json_object();
+	for (int k = 0; k < n; k++) {
+		json_t *f = json_object();
+		char path[32];
+		snprintf(path, sizeof path, "%d%s", k, is_tuple[k] ? "" : ".npy");
+		json_object_set_new(f, "index", json_integer(k));
+		json_object_set_new(f, "path", json_string(path));
+		json_object_set_new(f, "name", names[k] ? json_string(names[k])
+							: json_null());
+		json_array_append_new(fields, f);
+	}
+	json_object_set_new(doc, "fields", fields);
+	StrBuf b = {0};
+	sb_printf(&b, "%s/fields.json", dir);
+	bool ok = json_dump_file(doc, b.p, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0;
+	if (!ok)
+		rt_error(e, "cannot write %s: %s", b.p, strerror(errno));
+	sb_free(&b);
+	json_decref(doc);
 	return ok;
 }
 

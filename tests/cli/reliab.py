@@ -485,7 +485,7 @@ def main():
     rc, _, err = rlx("run", "lifted.py", "--func", "main_transform_params",
                      "--params", "w1.safetensors", "-o", "tp/")
     check("-o tp/: a tuple result", rc == 0 and listdir("tp") ==
-          ["0.npy", "1.npy", "2.npy", "3.npy"], err)
+          ["0.npy", "1.npy", "2.npy", "3.npy", "fields.json"], err)
     rc, _, err = rlx("run", "m.py", "--params", "w1.safetensors", "--input",
                      "x=x.npy", "-o", "td//")
     check("-o td//: a tensor result goes to td/0.npy", rc == 0 and

@@ -175,7 +175,7 @@ def main():
         d = p("outdir")
         for i in range(2):
             rc, _, se = rlx("run", cast, "--input", "x=" + p("x8.npy"), "-o", d)
-            t.ok(rc == 0 and sorted(os.listdir(d)) == ["0.npy", "1.npy"] and
+            t.ok(rc == 0 and sorted(os.listdir(d)) == ["0.npy", "1.npy", "fields.json"] and
                  (np.load(os.path.join(d, "1.npy")) == -1).all(),
                  "tuple result to DIR (%s)" % ("new" if i == 0 else "existing"), se)
 

@@ -4,7 +4,7 @@ a first run compiles and writes one object file, a second run loads it
 (`--time` says so) and gives the same bytes; a corrupt or truncated file is
 ignored and rewritten; RLX_NO_CACHE=1 and --no-cache neither read nor write;
 four runs at once on an empty cache all succeed and leave whole files only.
-Verified-shard stamps (runtime/tensor_cache.c): a run on a tensor cache
+Verified-shard stamps (runtime/tensor_cache_read.c): a run on a tensor cache
 older than 2 s leaves a stamp per shard, a second run keeps it, and a shard
 changed in place (same size) is still caught by its hash.
 Every run has its own XDG_CACHE_HOME under a temporary directory, never the

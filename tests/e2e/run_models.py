@@ -17,6 +17,7 @@
 """
 import json
 import os
+import shutil
 import re
 import sys
 import tempfile
@@ -136,6 +137,27 @@ def test_mlp(t, tmp):
     if t.ok(rc == 0, "mlp: sharded checkpoint", se):
         t.ok(np.array_equal(np.load(out2), np.load(out)), "mlp: sharded gives the same result")
 
+    # --params DIR of a Hugging Face checkpoint folder: its index, else its
+    # only .safetensors file; two files and no index: which one is asked
+    hf = os.path.join(tmp, "hf-sharded")
+    os.mkdir(hf)
+    for f in ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
+              "model.safetensors.index.json"):
+        shutil.copy(os.path.join(tmp, f), hf)
+    hf1 = os.path.join(tmp, "hf-single")
+    os.mkdir(hf1)
+    shutil.copy(st, os.path.join(hf1, "model.safetensors"))
+    for name, d in (("sharded", hf), ("single file", hf1)):
+        o = os.path.join(tmp, "y-hf.npy")
+        rc, _, se = rlx("run", model, "--params", d, "--input", "x=" + xp, "-o", o)
+        if t.ok(rc == 0, "mlp: --params DIR, a %s checkpoint folder" % name, se):
+            t.ok(np.array_equal(np.load(o), np.load(out)),
+                 "mlp: the %s folder gives the same result" % name)
+    shutil.copy(st, os.path.join(hf1, "other.safetensors"))
+    rc, _, se = rlx("run", model, "--params", hf1, "--input", "x=" + xp)
+    t.ok(rc == 1 and "model.safetensors, other.safetensors" in se and "name the one" in se,
+         "mlp: a folder of two .safetensors files and no index: exit 1 naming both", se)
+
     # lifted: transform on the checkpoint, then the lifted main
     lifted = os.path.join(tmp, "lifted.py")
     rc, so, se = rlx("lift", model, "-o", lifted)
@@ -150,6 +172,11 @@ def test_mlp(t, tmp):
     # the lifted main's weights after x, in order: the transform's fields
     params = [a or b for a, b in re.findall(r"(?:`([^`]+)`|(\w+)): R\.", line)][1:]
     fields = [np.load(os.path.join(tp, "%d.npy" % i)) for i in range(len(params))]
+    with open(os.path.join(tp, "fields.json")) as f:
+        man = json.load(f)["fields"]
+    t.ok([(m["index"], m["path"], m["name"]) for m in man] ==
+         [(i, "%d.npy" % i, p) for i, p in enumerate(params)],
+         "mlp: -o DIR's fields.json maps each field to its file and its name", man)
     t.ok(np.array_equal(fields[1], np.concatenate([w[pre + "mlp.gate_proj.weight"],
                                                   w[pre + "mlp.up_proj.weight"]]).T),
          "mlp: transformed gate_up_t is the concatenated transpose")

@@ -243,7 +243,7 @@ def cases_for(op):
         f = getattr(np, op)
         return binary(op, f, cmpd, kind=("grid", "grid"), out="bool") + \
             binary(op, f, ["bool"], out="bool")
-    if op in ("logical_and", "logical_or"):
+    if op in ("logical_and", "logical_or", "logical_xor"):
         return binary(op, getattr(np, op), ["bool"], out="bool")
     if op == "logical_not":
         return unary(op, np.logical_not, ["bool"], out="bool")
@@ -1275,7 +1275,7 @@ def module_text(cases):
 def load(path):
     """A result field: an array, or a tuple of them from a directory."""
     if os.path.isdir(path):
-        n = len(os.listdir(path))
+        n = len([f for f in os.listdir(path) if f != "fields.json"])
         return tuple(load(os.path.join(path, "%d%s" % (i, "" if os.path.isdir(
             os.path.join(path, str(i))) else ".npy"))) for i in range(n))
     return np.load(path)

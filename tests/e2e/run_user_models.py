@@ -54,7 +54,8 @@ def run(t, name, model, weights, inputs, tmp, func=None):
     if not t.ok(rc == 0, "%s: rlx run" % name, se):
         return None
     if os.path.isdir(out):
-        return [np.load(os.path.join(out, "%d.npy" % i)) for i in range(len(os.listdir(out)))]
+        n = len([f for f in os.listdir(out) if f != "fields.json"])
+        return [np.load(os.path.join(out, "%d.npy" % i)) for i in range(n)]
     return [np.load(out)]
 
 

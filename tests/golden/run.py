@@ -314,6 +314,37 @@ def docs_test(tap):
             ["%d passes" % len(names)] + ["no section '## %s'" % n for n in missing])
 
 
+def layout_test(tap):
+    """docs/architecture.md keeps up with the tree: it names every source
+    file of the layers (a file `x.[ch]` names x.c and x.h), and every file
+    its checklists ("How to add an op", "How to add a pass") point to
+    exists."""
+    doc = read_text(os.path.join(SRCDIR, "docs", "architecture.md")) or ""
+    missing = []
+    for d in ("compiler", "grammar", "passes", "runtime", "cli"):
+        for f in sorted(os.listdir(os.path.join(SRCDIR, d))):
+            stem, ext = os.path.splitext(f)
+            if ext not in (".c", ".h", ".l", ".y", ".def"):
+                continue
+            if f in doc or (ext in (".c", ".h") and stem + ".[ch]" in doc):
+                continue
+            if d == "cli" and f.startswith("cmd_") and "cmd_*.c" in doc:
+                continue
+            missing.append("%s/%s is not named in docs/architecture.md" % (d, f))
+    tap.add(bool(doc) and not missing,
+            "docs/architecture.md names every source file", missing)
+    gone = []
+    for title in ("### How to add an op", "### How to add a pass"):
+        part = doc.split(title, 1)[-1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+        if title not in doc:
+            gone.append("no section '%s'" % title)
+        for path in re.findall(r"`((?:compiler|grammar|passes|runtime|cli|tests|docs)/[\w./-]+)`", part):
+            if "NAME" not in path and not os.path.exists(os.path.join(SRCDIR, path)):
+                gone.append("%s: %s does not exist" % (title[4:], path))
+    tap.add(bool(doc) and not gone,
+            "the checklists of docs/architecture.md point to files that exist", gone)
+
+
 def run_roundtrip(names, update):
     tap = Tap()
     with tempfile.TemporaryDirectory(prefix="rlx-golden-") as tmpdir:
@@ -323,6 +354,7 @@ def run_roundtrip(names, update):
     if not names:
         coverage_test(tap)
         docs_test(tap)
+        layout_test(tap)
     return tap.finish()
 
 
@@ -393,6 +425,18 @@ def located_in_both(a, b):
 VALID = read_text(os.path.join(HERE, "cli", "valid.py"))
 ANY = None  # in CLI_CASES: stdout/stderr not checked
 
+# Unannotated bindings: lv, used once, is computed inside gv's kernel.
+PLAN_SRC = """@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")):
+        with R.dataflow():
+            lv = R.add(x, y)
+            gv = R.multiply(lv, y)
+            R.output(gv)
+        return gv
+"""
+
 # (name, argv, stdin, exit code, stdout regex, stderr regex). A regex is
 # searched for (re.search, multi-line); "" requires the stream to be empty.
 # {tmp} in argv is a scratch directory holding nul.py (a file with NUL bytes).
@@ -460,6 +504,21 @@ CLI_CASES = [
     ("equal different modules",
      ["equal", "cli/alpha_a.py", "cli/different.py"], None, 1, "",
      located_in_both("alpha_a.py", "different.py")),
+    ("run --print-plan shows the fusion", ["run", "-", "--print-plan"],
+     PLAN_SRC, 0,
+     r"^# plan of main: 2 bindings, 1 kernel call, 1 fused into a later kernel\n"
+     r" +lv = R\.add\(x, y\) +# fused into gv\n"
+     r" +gv = R\.multiply\(R\.add\(x, y\), y\) +# kernel \S+ "
+     r"\(1 operand computed inside\)\n", ""),
+    ("run --print-plan fuses through proven annotations",
+     ["run", "cli/valid.py", "--print-plan"], None, 0,
+     r"^# plan of main: 2 bindings, 1 kernel call, 1 fused into a later kernel\n"
+     r" +lv = R\.add\(x, y\) +# fused into gv\n", ""),
+    ("transform --print-plan needs no weights",
+     ["transform", "cli/dotted.py", "--print-plan"], None, 0,
+     r"^# plan of main_transform_params: 2 bindings, 1 kernel call.*\n"
+     r" +model\.layers\.0\.mlp\.up_proj\.weight\.T = R\.permute_dims\(.*# kernel ",
+     ""),
     ("run refuses an extern op", ["run", "cli/extern.py", "-o", "{tmp}/o.npy"],
      None, 1, "", r"^cli/extern\.py:11:13: error: R\.call_dps_packed cannot be run"),
 ]

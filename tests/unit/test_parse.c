@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "ir.h"
+#include "op_attr.h"
 #include "parse.h"
 
 /* Parses text that must be accepted. */
@@ -452,6 +453,22 @@ test_op_arguments(void **state)
 	assert_int_equal(e->call.args[1]->cdata.dtype, DT_F16);
 	assert_int_equal(*(uint16_t *)e->call.args[1]->cdata.data, 0x3e00);
 	assert_int_equal(e->call.attrs[0].kind, AV_NONE);
+
+	/* the same attributes by name, through the generated slot table */
+	e = bind_at(f, 0, 1)->value; /* sum(x, axis=1, keepdims=True) */
+	assert_ptr_equal(op_attr(e, P_axis), &e->call.attrs[0]);
+	assert_int_equal(op_attr(e, P_keepdims)->i, 1);
+	assert_null(op_attr_opt(e, P_epsilon));
+	assert_true(op_has_param(OP_SUM, P_axis));
+	assert_false(op_has_param(OP_SUM, P_axes));
+	assert_ptr_equal(op_arg(e, P_x), e->call.args[0]);
+	assert_null(op_arg(e, P_axis)); /* an attribute, not an argument */
+	e = bind_at(f, 0, 5)->value; /* clip(x, 0, 6) */
+	assert_int_equal(op_arg(e, P_max)->prim.value->value, 6);
+	assert_null(op_attr_opt(e, P_max));
+	e = bind_at(f, 0, 9)->value; /* conv2d: the 5th attribute */
+	assert_string_equal(op_attr(e, P_data_layout)->s, "NCHW");
+	assert_string_equal(op_param_names[P_data_layout], "data_layout");
 	ir_module_free(m);
 }
 

@@ -831,9 +831,11 @@ test_sharded_bad(void **state)
 	RtWeights *w = rt_weights_open(t->path, &e);
 	assert_non_null(w);
 	rt_weights_close(w);
-	/* a directory is a tensor cache; this one has no tensor-cache.json */
+	/* a directory without tensor-cache.json is a checkpoint folder; this
+	 * one has several indexes and no model.safetensors.index.json */
 	assert_null(rt_weights_open(t->dir, &e));
 	assert_non_null(strstr(e.msg, "not a tensor cache"));
+	assert_non_null(strstr(e.msg, "name the one to read"));
 	assert_null(rt_weights_open(at(t, "none.safetensors.index.json"), &e));
 	assert_non_null(strstr(e.msg, "cannot open"));
 }

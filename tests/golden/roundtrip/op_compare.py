@@ -5,7 +5,7 @@
 @I.ir_module
 class Module:
     @R.function
-    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((3,), dtype="float32")) -> R.Tuple(R.Tensor((2, 3), dtype="bool"), R.Tensor((2, 3), dtype="bool"), R.Tensor((2, 3), dtype="bool")):
+    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((3,), dtype="float32")) -> R.Tuple(R.Tensor((2, 3), dtype="bool"), R.Tensor((2, 3), dtype="bool"), R.Tensor((2, 3), dtype="bool"), R.Tensor((2, 3), dtype="bool")):
         with R.dataflow():
             lv: R.Tensor((2, 3), dtype="bool") = R.equal(x, y)
             lv1: R.Tensor((2, 3), dtype="bool") = R.not_equal(x, y)
@@ -16,5 +16,6 @@ class Module:
             gv: R.Tensor((2, 3), dtype="bool") = R.logical_and(lv, lv1)
             gv1: R.Tensor((2, 3), dtype="bool") = R.logical_or(lv2, lv3)
             gv2: R.Tensor((2, 3), dtype="bool") = R.logical_not(lv4)
-            R.output(gv, gv1, gv2)
-        return (gv, gv1, gv2)
+            gv3: R.Tensor((2, 3), dtype="bool") = R.logical_xor(lv, lv5)
+            R.output(gv, gv1, gv2, gv3)
+        return (gv, gv1, gv2, gv3)

@@ -1,0 +1,203 @@
+/*
+ * bufpool.c — pools of large tensor buffers in huge pages (RtPool, rt.h):
+ * a freed buffer is kept for the next tensor that fits it while what the
+ * pool has mapped stays within its peak use, so a model's intermediates
+ * reuse the same pages instead of faulting fresh ones. Thread safe.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "rt.h"
+
+enum { HUGE_PAGE = 2 << 20 };
+
+/* A free buffer of a pool. */
+typedef struct {
+	void *data;
+	size_t cap;
+} PoolBuf;
+
+struct RtPool {
+	pthread_mutex_t mu;
+	int refs;          /* the creator's + one per buffer handed out */
+	PoolBuf *free_;    /* kept buffers, oldest first */
+	int nfree, cfree;
+	size_t kept;       /* bytes in free_ */
+	size_t used, peak; /* bytes handed out now, and at most */
+};
+
+/* A new pool with one reference (the creator's); NULL when out of
+ * memory. */
+RtPool *
+rt_pool_new(void)
+{
+	RtPool *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	if (pthread_mutex_init(&p->mu, NULL)) {
+		free(p);
+		return NULL;
+	}
+	p->refs = 1;
+	return p;
+}
+
+/* Unmaps the kept buffers and frees p (no reference left). */
+static void
+pool_destroy(RtPool *p)
+{
+	for (int i = 0; i < p->nfree; i++)
+		munmap(p->free_[i].data, p->free_[i].cap);
+	free(p->free_);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}
+
+/* Drops one reference to p (under no lock); the last one destroys it. */
+static void
+pool_unref(RtPool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	bool last = --p->refs == 0;
+	pthread_mutex_unlock(&p->mu);
+	if (last)
+		pool_destroy(p);
+}
+
+/* Drops the creator's reference: the kept buffers go now, the pool when
+ * its last buffer comes back. */
+void
+rt_pool_release(RtPool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	for (int i = 0; i < p->nfree; i++)
+		munmap(p->free_[i].data, p->free_[i].cap);
+	p->nfree = 0;
+	p->kept = 0;
+	pthread_mutex_unlock(&p->mu);
+	pool_unref(p);
+}
+
+/* cap fresh bytes (a multiple of HUGE_PAGE) at a HUGE_PAGE boundary,
+ * advised to use huge pages; NULL when the mapping fails. */
+static void *
+map_huge(size_t cap)
+{
+	size_t len = cap + HUGE_PAGE;
+	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	uintptr_t a = ((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	char *d = (char *)a;
+	if (d > m)
+		munmap(m, (size_t)(d - m));
+	if (d + cap < m + len)
+		munmap(d + cap, (size_t)(m + len - (d + cap)));
+	madvise(d, cap, MADV_HUGEPAGE);
+	return d;
+}
+
+/* A buffer of at least need bytes: the smallest kept one that fits
+ * without wasting more than a quarter of it, else a fresh mapping (kept
+ * buffers that fit nothing are unmapped first while the pool keeps more
+ * than it may). *cap is the buffer's size. */
+void *
+rt_pool_get(RtPool *p, size_t need, size_t *cap)
+{
+	size_t want = (need + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+	pthread_mutex_lock(&p->mu);
+	int best = -1;
+	for (int i = 0; i < p->nfree; i++) {
+		size_t c = p->free_[i].cap;
+		if (c >= want && c - want <= c / 4 &&
+		    (best < 0 || c < p->free_[best].cap))
+			best = i;
+	}
+	void *d = NULL;
+	if (best >= 0) {
+		d = p->free_[best].data;
+		*cap = p->free_[best].cap;
+		p->kept -= *cap;
+		memmove(&p->free_[best], &p->free_[best + 1],
+			sizeof *p->free_ * (size_t)(p->nfree - best - 1));
+		p->nfree--;
+	} else {
+		/* what is kept and does not fit makes room, oldest first */
+		size_t limit = p->peak > RT_POOL_KEEP_MIN ? p->peak
+							  : RT_POOL_KEEP_MIN;
+		while (p->nfree && p->kept + p->used + want > limit) {
+			munmap(p->free_[0].data, p->free_[0].cap);
+			p->kept -= p->free_[0].cap;
+			memmove(&p->free_[0], &p->free_[1],
+				sizeof *p->free_ * (size_t)(p->nfree - 1));
+			p->nfree--;
+		}
+	}
+	if (d) {
+		p->used += *cap;
+		p->refs++;
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (d)
+		return d;
+	d = map_huge(want);
+	if (!d)
+		return NULL;
+	*cap = want;
+	pthread_mutex_lock(&p->mu);
+	p->used += want;
+	if (p->used > p->peak)
+		p->peak = p->used;
+	p->refs++;
+	pthread_mutex_unlock(&p->mu);
+	return d;
+}
+
+/* Gives a buffer back: kept while what the pool has mapped stays within
+ * its peak use (and the creator still holds it), else unmapped. */
+void
+rt_pool_put(RtPool *p, void *data, size_t cap)
+{
+	pthread_mutex_lock(&p->mu);
+	p->used -= cap;
+	size_t limit = p->peak > RT_POOL_KEEP_MIN ? p->peak : RT_POOL_KEEP_MIN;
+	bool keep = p->refs > 1 && p->kept + p->used + cap <= limit;
+	if (keep && p->nfree == p->cfree) {
+		int nc = p->cfree ? 2 * p->cfree : 8;
+		PoolBuf *f = realloc(p->free_, sizeof *f * (size_t)nc);
+		if (f) {
+			p->free_ = f;
+			p->cfree = nc;
+		} else {
+			keep = false;
+		}
+	}
+	if (keep) {
+		p->free_[p->nfree++] = (PoolBuf){data, cap};
+		p->kept += cap;
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (!keep)
+		munmap(data, cap);
+	pool_unref(p);
+}
+
+/* The pool's byte counts, read under its lock. */
+void
+rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak)
+{
+	pthread_mutex_lock(&p->mu);
+	if (used)
+		*used = p->used;
+	if (kept)
+		*kept = p->kept;
+	if (peak)
+		*peak = p->peak;
+	pthread_mutex_unlock(&p->mu);
+}

@@ -1,0 +1,136 @@
+/*
+ * codegen_impl.h — what the kernel generators share, internal to the
+ * codegen files: codegen.c (the helpers, elementwise, data movement,
+ * matmul, reductions, dispatch, signatures, the cache) and codegen_nn.c
+ * (scans, statistics, pooling, convolutions, norms, attention, sorting,
+ * einsum). The kernel ABI and the helpers are described at the top of
+ * codegen.c. The helpers keep their short names; they are internal to the
+ * static library (librlx exports only rlx_*).
+ */
+#ifndef RLX_CODEGEN_IMPL_H
+#define RLX_CODEGEN_IMPL_H
+
+#include <llvm-c/Core.h>
+
+#include "codegen.h"
+#include "op_attr.h"
+
+enum {
+	MAXBUF = 64, /* buffers of one kernel */
+	MAXD = 8,    /* dims of one buffer (RT_MAX_DIMS) */
+	JB = 256,    /* matmul column block (the f32 accumulator row) */
+	PAR_MIN = 1 << 16, /* work (elements, or multiply-adds) worth threads */
+	PAR_BLK = 4096,    /* flat elementwise loops: elements per chunk */
+	NT_MIN_BYTES = 8 << 20, /* outputs this large bypass the caches */
+	QT = 16,            /* transpose tiles per strip of rows */
+	CC_BLK = 1 << 16,   /* concat: elements per parallel block */
+};
+
+/* A buffer of the kernel being built. */
+typedef struct {
+	DType dt;
+	int nd;
+	LLVMValueRef ptr;
+	LLVMValueRef dim[MAXD];
+	const char *tok[MAXD]; /* the dim in the key: "4", "$0", "?1.2" */
+} Buf;
+
+/* The kernel being built. */
+typedef struct {
+	LLVMContextRef c;
+	LLVMModuleRef mod;
+	LLVMBuilderRef b;
+	LLVMValueRef fn;
+	LLVMBasicBlockRef entry;
+	LLVMTypeRef i1, i8, i16, i32, i64, f16, f32, f64, ptr, vd;
+	Buf buf[MAXBUF];
+	int nin, nout;
+	Module *m;
+	Expr *e;
+	Diags *d;
+	/* splitting the outer loop across the pool (par_begin) */
+	LLVMValueRef lo, hi;  /* the impl's range of the outer loop */
+	LLVMValueRef split;   /* i1: may this call split it? */
+	LLVMValueRef tramp;   /* void NAME.par(ctx, lo, hi) */
+	LLVMValueRef pool;    /* the Jit's pool, a constant pointer */
+	bool par_used;
+	int gemm_isa;         /* GEMM_ISA_* of the host (rlx_gemm) */
+	/* the elementwise node being computed (elem_unary, elem_binary):
+	 * k->e's inputs' dtypes and count, and its result's dtype */
+	const DType *edt;
+	int enin;
+	DType odt;
+	/* parameters an op's kernel sets for its index map (gen_index_map) */
+	int64_t pi[4 * MAXD];
+	double pf[4];
+} K;
+
+/* A counted loop `for (i = 0; i < n; i++)`, guarded for n <= 0. */
+typedef struct {
+	LLVMBasicBlockRef body, exit;
+	LLVMValueRef i, n;
+	bool plain; /* a cold tail: neither vectorize nor unroll it */
+	bool keep;  /* vectorize it, but do not unroll it away (so that it
+		     * stays the innermost loop the vectorizer sees) */
+} Loop;
+
+/* A loop nest over dims[0..nd), the last innermost. */
+typedef struct {
+	Loop l[MAXD];
+	int n;
+} Nest;
+
+/* codegen.c: the helpers the generators use */
+LLVMValueRef add(K *k, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef addr(K *k, const Buf *b, LLVMValueRef off);
+AttrVal attr(K *k, ParamName p);
+void canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts);
+LLVMValueRef cconst(K *k, DType t, double v);
+DType cdt(DType t);
+LLVMValueRef ci(K *k, int64_t v);
+LLVMValueRef clampi(K *k, LLVMValueRef i, LLVMValueRef n);
+LLVMValueRef contract(LLVMValueRef v);
+LLVMTypeRef ctype(K *k, DType t);
+LLVMValueRef cvt(K *k, LLVMValueRef v, DType from, DType to);
+LLVMValueRef dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n);
+bool fail(K *k, const char *why);
+LLVMValueRef fexp(K *k, LLVMValueRef x);
+DType float_ct(DType t);
+LLVMValueRef fn1(K *k, const char *name, LLVMValueRef x);
+LLVMValueRef imax(K *k, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef imin(K *k, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef inside(K *k, LLVMValueRef i, LLVMValueRef n);
+bool is_unsigned(DType t);
+bool layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm);
+LLVMValueRef ld(K *k, const Buf *b, LLVMValueRef off);
+LLVMValueRef loop_begin(K *k, Loop *l, LLVMValueRef n);
+void loop_end(K *k, Loop *l);
+LLVMValueRef loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n);
+LLVMValueRef mask(K *k, const int *m, int n);
+LLVMValueRef mul(K *k, LLVMValueRef a, LLVMValueRef b);
+void nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx);
+void nest_end(K *k, Nest *ns);
+bool norm_axis(int64_t a, int nd, int *out);
+LLVMValueRef par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work);
+bool pe_const(const PExpr *x, int64_t *out);
+LLVMValueRef prod(K *k, LLVMValueRef *dims, int lo, int hi);
+LLVMValueRef reassoc(LLVMValueRef v);
+LLVMValueRef slot(K *k, LLVMTypeRef t, int64_t n);
+void st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v);
+void strides(K *k, const Buf *b, LLVMValueRef *st);
+LLVMValueRef vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max);
+
+/* codegen_nn.c: the generators dispatched by gen_body */
+bool gen_adaptive_pool2d(K *k);
+bool gen_attention(K *k);
+bool gen_batch_norm(K *k);
+bool gen_conv(K *k);
+bool gen_dropout(K *k);
+bool gen_einsum(K *k);
+bool gen_group_norm(K *k);
+bool gen_pool2d(K *k);
+bool gen_scan(K *k);
+bool gen_sort(K *k);
+bool gen_variance(K *k);
+
+#endif

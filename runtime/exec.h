@@ -1,0 +1,106 @@
+/*
+ * exec.h — the executor's plan, shared by its two halves: exec_plan.c
+ * (rt_compile: steps, slots, fusion, liveness, streaming; --print-plan)
+ * and exec.c (values, frames, checks, running). Internal to runtime/.
+ */
+#ifndef RLX_EXEC_H
+#define RLX_EXEC_H
+
+#include "codegen.h"
+#include "rt.h"
+
+enum {
+	MAX_BUFS = 64,    /* buffers of one kernel call (as codegen's MAXBUF) */
+	MAX_DEPTH = 100,  /* nested function calls */
+	FUSE_LEAVES = 16, /* tensor operands of one fused kernel at most */
+	WHO_LEN = 160,    /* "parameter 'x'" descriptions */
+};
+
+typedef struct SeqPlan SeqPlan;
+typedef struct FnPlan FnPlan;
+
+/* Slots released at each position of a sequence, in CSR form: position p
+ * (0 before the first binding, i + 1 after binding i, n + 1 after the
+ * result) releases slots[off[p] .. off[p + 1]). */
+typedef struct {
+	int *off;
+	int *slots;
+} Rel;
+
+/* One binding, planned. */
+typedef struct {
+	Binding *b;
+	Expr *x;                /* what runs: b->value, or a fused tree of
+				 * elementwise calls; NULL when fused into a
+				 * later step */
+	int slot;               /* of b->var */
+	CgKernel *k;            /* op calls with a kernel */
+	SeqPlan *then_, *else_; /* E_IF */
+	FnPlan *callee;         /* E_CALL_FN */
+	int *emit;              /* streaming: result fields this var gives */
+	int nemit;
+	const Binding *into;    /* fused: the binding whose kernel computes
+				 * it (--print-plan) */
+} Step;
+
+struct SeqPlan {
+	int id;
+	Expr *seq;
+	Step *steps;
+	int n;
+	Rel rel;  /* liveness */
+	Rel srel; /* streaming liveness (top sequence only): the result
+		   * tuple's uses do not count, its fields are emitted */
+};
+
+struct FnPlan {
+	Func *f;
+	SeqPlan *top;
+	int nslots, nsyms;
+	int *sym_param;   /* the parameter whose annotation binds each sym */
+	/* streaming: the result tuple literal, when there is one */
+	Expr **fields;
+	int nfields;
+	int skip_step;    /* the step binding the tuple, -1 when none */
+	int **param_fields; /* per parameter: fields it gives, -1 ended */
+	bool *param_used; /* per parameter: used outside the result tuple */
+	int *end_fields;  /* fields that are not vars: emitted at the end */
+	int nend;
+	bool tuple_mode;
+	int *uses;        /* while planning: uses of each var id in f */
+};
+
+/* Expr* → its constant value, open addressing. */
+typedef struct {
+	const Expr *key;
+	RtValue *val;
+} ConstEntry;
+
+struct RtProgram {
+	Module *m;
+	Jit *jit;
+	Codegen *cg;
+	int *idx;        /* Var.id and SymVar.id → slot in their function */
+	int nidx;
+	FnPlan **plans;
+	int nplans;
+	FnPlan *main;
+	Vec allocs;      /* every malloc'ed piece of the plans */
+	ConstEntry *consts;
+	int nconsts, cconsts;
+	int nseqs;
+	RtPool *pool;    /* large outputs, reused once freed */
+	RtComm *comm;    /* the workers (NULL: worker 0 of 1); not owned */
+};
+
+/* The slot of a Var or SymVar id, -1 when it has none. */
+int exec_slot_of(const RtProgram *p, int id);
+/* R.call_pure_packed("runtime.disco.worker_id", ...): the worker's rank as
+ * a shape (1,), as TVM's disco runtime gives it. */
+bool exec_is_worker_id(const Expr *e);
+/* strided_slice whose begin or strides are symbolic (r * 64, the worker's
+ * slice): run by the executor, which knows the values; the kernels take
+ * constant bounds. */
+bool exec_is_dyn_slice(const Expr *e);
+
+#endif

@@ -1,0 +1,861 @@
+/*
+ * exec_plan.c — the executor's planning (rt_compile): each binding of the
+ * function and of every function it calls becomes a Step (its kernel, its
+ * branches or its callee), each Var a slot of a frame, each SymVar a slot
+ * of the frame's symbolic values; elementwise chains and transposed matmul
+ * operands are fused; liveness is computed up front (for every position of
+ * a sequence, the slots whose last use it is); the streaming plan says
+ * which parameters and result fields each step loads and emits.
+ * rt_program_plan prints the plan (--print-plan). Running is exec.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+#include "op_attr.h"
+
+/* ------------------------------------------------------------- planning */
+
+/* A zeroed allocation owned by the program. */
+static void *
+palloc(RtProgram *p, size_t n)
+{
+	void *x = calloc(1, n ? n : 1);
+	if (!x)
+		ir_bug("out of memory");
+	vec_push(&p->allocs, x);
+	return x;
+}
+
+/* The slot of a Var or SymVar id, -1 when it has none. */
+int
+exec_slot_of(const RtProgram *p, int id)
+{
+	return id >= 0 && id < p->nidx ? p->idx[id] : -1;
+}
+
+/* The plan of f, NULL when not planned yet. */
+static FnPlan *
+find_plan(RtProgram *p, const Func *f)
+{
+	for (int i = 0; i < p->nplans; i++)
+		if (p->plans[i]->f == f)
+			return p->plans[i];
+	return NULL;
+}
+
+static bool plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d);
+
+/* Does op run without a kernel (a view: an alias of its input)? */
+static bool
+is_view_op(OpKind op)
+{
+	return op_info(op)->cls == OC_VIEW;
+}
+
+/* Counts a use of v (ctx: the uses per var id). */
+static void
+count_use(Var *v, void *ctx)
+{
+	((int *)ctx)[v->id]++;
+}
+
+/* The tensor operands of elementwise call tree e. */
+static int
+count_leaves(const Expr *e)
+{
+	int n = 0;
+	for (int i = 0; i < e->call.nargs; i++) {
+		const Expr *x = e->call.args[i];
+		if (x->kind == E_CALL)
+			n += count_leaves(x);
+		else if (x->kind == E_VAR || x->kind == E_CONST)
+			n++;
+	}
+	return n;
+}
+
+/* Does a value of dtype dt read back exactly as computed (see
+ * cg_fusable)? */
+static bool
+exact_dtype(DType dt)
+{
+	return dt == DT_F32 || dt == DT_F64 || dt == DT_I32 || dt == DT_I64;
+}
+
+/* Are the shapes of a and b (tensors with shapes) the same: equal
+ * constants or the same symbolic var, dim by dim? */
+static bool
+same_shape(const SInfo *a, const SInfo *b)
+{
+	if (a->ndim != b->ndim)
+		return false;
+	for (int i = 0; i < a->ndim; i++) {
+		const PExpr *x = a->shape[i], *y = b->shape[i];
+		if (x->kind == PE_INT && y->kind == PE_INT && x->value == y->value)
+			continue;
+		if (x->kind == PE_VAR && y->kind == PE_VAR && x->var == y->var)
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/* Is call e's result a tensor of known shape? */
+static const SInfo *
+shaped(const Expr *e)
+{
+	const SInfo *si = e->sinfo;
+	return si && si->kind == SI_TENSOR && si->shape && si->ndim >= 0 &&
+	       si->dtype != DT_UNKNOWN ? si : NULL;
+}
+
+/* Do all tensor operands of elementwise tree e have shape si? */
+static bool
+leaves_shaped(const Expr *e, const SInfo *si)
+{
+	for (int i = 0; i < e->call.nargs; i++) {
+		const Expr *x = e->call.args[i];
+		if (x->kind == E_CALL) {
+			if (!leaves_shaped(x, si))
+				return false;
+			continue;
+		}
+		if (x->kind != E_VAR && x->kind != E_CONST)
+			continue;
+		const SInfo *xs = x->kind == E_VAR ? x->var->sinfo : x->sinfo;
+		if (!xs || xs->kind != SI_TENSOR || !xs->shape ||
+		    !same_shape(xs, si))
+			return false;
+	}
+	return true;
+}
+
+/* Must the value of binding b be checked at run time: a match_cast, or an
+ * annotation that inference could not prove the value satisfies? (A
+ * proven one, as TVM's printer writes on every binding, checks nothing.)
+ * A binding that must be checked is not fused away. */
+static bool
+checked(RtProgram *p, const Binding *b)
+{
+	if (b->cast)
+		return true;
+	if (!b->annotated)
+		return false;
+	const SInfo *v = b->value->sinfo;
+	return !v || si_check(p->m, b->var->sinfo, v) != SI_PROVEN;
+}
+
+/* The step before j of sp that binds x, a var used only there, when its
+ * value may be fused into that use; else NULL. */
+static Step *
+single_def(RtProgram *p, FnPlan *fp, SeqPlan *sp, int j, const Expr *x)
+{
+	if (x->kind != E_VAR || fp->uses[x->var->id] != 1)
+		return NULL;
+	for (int i = j - 1; i >= 0; i--)
+		if (sp->steps[i].b->var == x->var) {
+			Step *s = &sp->steps[i];
+			return s->x && s->x->kind == E_CALL && !checked(p, s->b)
+			       ? s : NULL;
+		}
+	return NULL;
+}
+
+/* A copy of call e (in p's arena) with argument i replaced by x. */
+static Expr *
+with_arg(RtProgram *p, const Expr *e, int i, Expr *x)
+{
+	Expr *f = ARENA_NEW(&p->m->arena, Expr);
+	*f = *e;
+	f->call.args = ARENA_ARRAY(&p->m->arena, Expr *, e->call.nargs);
+	memcpy(f->call.args, e->call.args, sizeof *f->call.args * (size_t)e->call.nargs);
+	f->call.args[i] = x;
+	return f;
+}
+
+/*
+ * Elementwise fusion: a var bound in sp to an elementwise call, used once
+ * in the whole function, as a direct operand of a later elementwise call
+ * of sp with the same shape, is computed inside that call's kernel
+ * (cg_fusable) instead of into a tensor of its own: the later step's x
+ * becomes the tree and the earlier one's NULL. The data operand of a
+ * reduction fuses the same way when the tree's operands all have its
+ * shape (cg_reduce_fusable). Liveness follows x, so the operands of the
+ * fused call live until the kernel that reads them.
+ */
+static void
+fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
+{
+	for (int j = 0; j < sp->n; j++) {
+		Step *sj = &sp->steps[j];
+		Expr *e = sj->x;
+		bool red = e && e->kind == E_CALL && cg_reduce_fusable(e->call.op);
+		const SInfo *rs = e && (red || cg_fusable(e)) ? shaped(e) : NULL;
+		if (!rs)
+			continue;
+		Expr **args = NULL;
+		int leaves = count_leaves(e);
+		for (int a = 0; a < (red ? 1 : e->call.nargs); a++) {
+			Step *si = single_def(p, fp, sp, j, e->call.args[a]);
+			Expr *pe = si ? si->x : NULL;
+			const SInfo *ps = pe && cg_fusable(pe) ? shaped(pe) : NULL;
+			if (!ps ||
+			    !exact_dtype(ps->dtype) ||
+			    !(red ? leaves_shaped(pe, ps) : same_shape(ps, rs)) ||
+			    leaves - 1 + count_leaves(pe) > FUSE_LEAVES)
+				continue;
+			if (!args) {
+				args = ARENA_ARRAY(&p->m->arena, Expr *,
+						   e->call.nargs);
+				memcpy(args, e->call.args,
+				       sizeof *args * (size_t)e->call.nargs);
+			}
+			args[a] = pe;
+			leaves += count_leaves(pe) - 1;
+			si->x = NULL;
+			si->into = sj->b;
+		}
+		if (args) {
+			Expr *f = ARENA_NEW(&p->m->arena, Expr);
+			*f = *e;
+			f->call.args = args;
+			sj->x = f;
+		}
+	}
+}
+
+/*
+ * Transposed-b fusion: a matmul whose b is a var bound earlier in sp to a
+ * permute_dims that swaps the last two dims (cg_matmul_transpose), used
+ * only there, reads the permute's input directly (x @ w.T without a
+ * transposed copy of w): the matmul's step gets the permute call as its
+ * argument and the permute's step computes nothing.
+ */
+static void
+fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
+{
+	for (int j = 0; j < sp->n; j++) {
+		Expr *e = sp->steps[j].x;
+		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL ||
+		    e->call.nargs < 2 || !shaped(e))
+			continue;
+		Step *si = single_def(p, fp, sp, j, e->call.args[1]);
+		Expr *pe = si ? si->x : NULL;
+		if (!pe || !cg_matmul_transpose(pe) ||
+		    pe->call.args[0]->kind != E_VAR)
+			continue;
+		sp->steps[j].x = with_arg(p, e, 1, pe);
+		si->x = NULL;
+		si->into = sp->steps[j].b;
+	}
+}
+
+/*
+ * Dequantize fusion (after fuse_transpose): a matmul reading its b
+ * transposed from w = reshape(multiply(astype(q, "float32"), s), [N, K])
+ * (the run-time half of int8 group quantization, as examples/llama_q8.py
+ * writes it: q int8 [N, G, gs], s float32 [N, G, 1]; or without the
+ * reshape, q [N, K] and s [N, 1]), every intermediate used only there,
+ * reads q and s themselves (cg_matmul_qweight): the multiply and reshape
+ * steps compute nothing and the f32 weights are never stored.
+ */
+static void
+fuse_dequant(RtProgram *p, FnPlan *fp, SeqPlan *sp)
+{
+	for (int j = 0; j < sp->n; j++) {
+		Expr *e = sp->steps[j].x;
+		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL ||
+		    e->call.nargs < 2 || e->call.args[1]->kind != E_CALL ||
+		    !cg_matmul_transpose(e->call.args[1]))
+			continue;
+		Expr *pe = e->call.args[1];
+		Step *sr = single_def(p, fp, sp, j, pe->call.args[0]), *sm = sr;
+		if (!sr)
+			continue;
+		Expr *rs = NULL;
+		if (sr->x->call.op == OP_RESHAPE && sr->x->call.nargs >= 1) {
+			rs = sr->x;
+			sm = single_def(p, fp, sp, j, rs->call.args[0]);
+			if (!sm)
+				continue;
+		}
+		Expr *mx = sm->x;
+		if (mx->call.op != OP_MULTIPLY || mx->call.nargs != 2)
+			continue;
+		if (mx->call.args[1]->kind == E_CALL) /* astype first */
+			mx = with_arg(p, with_arg(p, mx, 0, mx->call.args[1]), 1,
+				      mx->call.args[0]);
+		Expr *w = rs ? with_arg(p, rs, 0, mx) : mx;
+		Expr *pq = with_arg(p, pe, 0, w);
+		if (!cg_matmul_qweight(pq, NULL, NULL))
+			continue;
+		sp->steps[j].x = with_arg(p, e, 1, pq);
+		sr->x = NULL;
+		sm->x = NULL;
+		sr->into = sm->into = sp->steps[j].b;
+	}
+}
+
+/* R.call_pure_packed("runtime.disco.worker_id", ...): the worker's rank as
+ * a shape (1,), as TVM's disco runtime gives it. */
+bool
+exec_is_worker_id(const Expr *e)
+{
+	if (e->kind != E_CALL || e->call.op != OP_CALL_PURE_PACKED ||
+	    e->call.nargs < 1)
+		return false;
+	const Expr *f = e->call.args[0];
+	return (f->kind == E_STR || f->kind == E_EXTERN) && f->str &&
+	       !strcmp(f->str, "runtime.disco.worker_id");
+}
+
+/* strided_slice whose begin or strides are symbolic (r * 64, the worker's
+ * slice): run by the executor, which knows the values; the kernels take
+ * constant bounds. */
+bool
+exec_is_dyn_slice(const Expr *e)
+{
+	if (e->kind != E_CALL || e->call.op != OP_STRIDED_SLICE)
+		return false;
+	for (int i = 0; i < e->call.nattrs; i++)
+		if (e->call.attrs[i].kind == AV_DIMS)
+			return true;
+	return false;
+}
+
+/* Plans the sequence seq of fp: slots for its vars, kernels, branches and
+ * callees, with elementwise chains fused (fuse_seq). Liveness comes later
+ * (live_seq). */
+static SeqPlan *
+plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
+{
+	SeqPlan *sp = palloc(p, sizeof *sp);
+	sp->id = p->nseqs++;
+	sp->seq = seq;
+	int n = 0;
+	for (int i = 0; i < seq->seq.nblocks; i++)
+		n += seq->seq.blocks[i]->n;
+	sp->steps = palloc(p, sizeof *sp->steps * (size_t)n);
+	sp->n = n;
+	int k = 0;
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		Block *bl = seq->seq.blocks[i];
+		for (int j = 0; j < bl->n; j++) {
+			Step *st = &sp->steps[k++];
+			st->b = bl->bindings[j];
+			int id = st->b->var->id;
+			if (id < 0 || id >= p->nidx)
+				ir_bug("var %s has id %d", st->b->var->name, id);
+			if (p->idx[id] < 0)
+				p->idx[id] = fp->nslots++;
+			st->slot = p->idx[id];
+			Expr *e = st->b->value;
+			st->x = e;
+			switch (e->kind) {
+			case E_IF:
+				st->then_ = plan_seq(p, fp, e->if_.then_, d, ok);
+				st->else_ = plan_seq(p, fp, e->if_.else_, d, ok);
+				break;
+			case E_CALL_FN: {
+				Func *g = ir_find_func(p->m, e->callfn.callee);
+				if (!g) {
+					diag_error(d, e->span, "no function '%s'",
+						   e->callfn.callee);
+					*ok = false;
+				} else if (!plan_fn(p, g, &st->callee, d)) {
+					*ok = false;
+				}
+				break;
+			}
+			case E_FUNC:
+			case E_CALL_VAR:
+				diag_error(d, e->span, "a local function cannot "
+					   "be run by rlx yet: define it in the "
+					   "module and call it as cls.%s",
+					   e->kind == E_FUNC && e->fn->name ? e->fn->name : "f");
+				*ok = false;
+				break;
+			case E_STR:
+			case E_EXTERN:
+				diag_error(d, e->span, e->kind == E_STR
+					   ? "a string value cannot be computed at run time"
+					   : "R.ExternFunc cannot be run by rlx: it names a "
+					     "function outside the module");
+				*ok = false;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	fuse_seq(p, fp, sp);
+	fuse_transpose(p, fp, sp);
+	fuse_dequant(p, fp, sp);
+	for (int i = 0; i < n; i++) {
+		Step *st = &sp->steps[i];
+		Expr *e = st->x;
+		if (!e || e->kind != E_CALL ||
+		    (op_info(e->call.op)->flags & OF_NATIVE) ||
+		    is_view_op(e->call.op) ||
+		    op_info(e->call.op)->cls == OC_COMM || exec_is_worker_id(e) ||
+		    exec_is_dyn_slice(e))
+			continue;
+		st->k = cg_kernel(p->cg, p->m, e, d);
+		if (!st->k)
+			*ok = false;
+	}
+	return sp;
+}
+
+/* Liveness bookkeeping of one sequence. */
+typedef struct {
+	RtProgram *p;
+	const int *def_seq; /* per slot: the sequence that defines it */
+	int seq;
+	int *last;          /* per slot: last position using it */
+	int pos;
+} LiveCtx;
+
+/* Records a use of v at the current position. */
+static void
+live_use(Var *v, void *ctx)
+{
+	LiveCtx *c = ctx;
+	int s = exec_slot_of(c->p, v->id);
+	if (s >= 0 && c->def_seq[s] == c->seq && c->last[s] < c->pos)
+		c->last[s] = c->pos;
+}
+
+/* Builds the release lists of sp from last-use positions. Slots defined
+ * at position def[] and never used are released right there. */
+static void
+build_rel(RtProgram *p, Rel *r, const int *last, int nslots, int npos)
+{
+	r->off = palloc(p, sizeof *r->off * (size_t)(npos + 1));
+	int count = 0;
+	for (int s = 0; s < nslots; s++)
+		if (last[s] >= 0)
+			r->off[last[s] + 1]++, count++;
+	for (int i = 0; i < npos; i++)
+		r->off[i + 1] += r->off[i];
+	r->slots = palloc(p, sizeof *r->slots * (size_t)count);
+	int *fill = calloc((size_t)npos, sizeof *fill);
+	if (!fill)
+		ir_bug("out of memory");
+	for (int s = 0; s < nslots; s++)
+		if (last[s] >= 0)
+			r->slots[r->off[last[s]] + fill[last[s]]++] = s;
+	free(fill);
+}
+
+/*
+ * Liveness of sp (and, recursively, its branches). skip is a step whose
+ * value's uses do not count and skip_body whether the result's do not
+ * (streaming). Positions: 0 before the first binding, i + 1 after step i,
+ * n + 1 after the result.
+ */
+static void
+live_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq, Rel *r,
+	 int skip, bool skip_body, bool top)
+{
+	int *last = malloc(sizeof *last * (size_t)(fp->nslots ? fp->nslots : 1));
+	if (!last)
+		ir_bug("out of memory");
+	for (int s = 0; s < fp->nslots; s++)
+		last[s] = -1;
+	if (top)
+		for (int i = 0; i < fp->f->nparams; i++)
+			last[exec_slot_of(p, fp->f->params[i]->id)] = 0;
+	for (int i = 0; i < sp->n; i++)
+		last[sp->steps[i].slot] = i + 1;
+	LiveCtx c = {p, def_seq, sp->id, last, 0};
+	for (int i = 0; i < sp->n; i++) {
+		c.pos = i + 1;
+		if (i != skip)
+			ir_visit_uses(sp->steps[i].x, live_use, &c);
+	}
+	c.pos = sp->n + 1;
+	if (!skip_body)
+		ir_visit_uses(sp->seq->seq.body, live_use, &c);
+	build_rel(p, r, last, fp->nslots, sp->n + 2);
+	free(last);
+}
+
+/* Liveness of every sequence of fp, branches included. */
+static void
+live_all(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq)
+{
+	live_seq(p, fp, sp, def_seq, &sp->rel, -1, false, sp == fp->top);
+	for (int i = 0; i < sp->n; i++)
+		if (sp->steps[i].then_) {
+			live_all(p, fp, sp->steps[i].then_, def_seq);
+			live_all(p, fp, sp->steps[i].else_, def_seq);
+		}
+}
+
+/* Fills def_seq for the vars bound in sp and its branches. */
+static void
+mark_defs(RtProgram *p, SeqPlan *sp, int *def_seq)
+{
+	for (int i = 0; i < sp->n; i++) {
+		def_seq[sp->steps[i].slot] = sp->id;
+		if (sp->steps[i].then_) {
+			mark_defs(p, sp->steps[i].then_, def_seq);
+			mark_defs(p, sp->steps[i].else_, def_seq);
+		}
+	}
+}
+
+/* Does any use in e refer to var? */
+typedef struct {
+	const Var *v;
+	bool found;
+} FindCtx;
+
+static void
+find_use(Var *v, void *ctx)
+{
+	FindCtx *c = ctx;
+	if (v == c->v)
+		c->found = true;
+}
+
+/* Appends field k to the int list *l of *n entries (program memory). */
+static void
+push_int(RtProgram *p, int **l, int *n, int k)
+{
+	int *nl = palloc(p, sizeof *nl * (size_t)(*n + 1));
+	if (*n)
+		memcpy(nl, *l, sizeof *nl * (size_t)*n);
+	nl[(*n)++] = k;
+	*l = nl;
+}
+
+/*
+ * Streaming: finds the result tuple literal (the result itself, or a var
+ * bound to a tuple at the top level and used nowhere else) and where each
+ * field comes from; then the streaming liveness of the top sequence.
+ */
+static void
+plan_stream(RtProgram *p, FnPlan *fp, const int *def_seq)
+{
+	SeqPlan *top = fp->top;
+	Expr *body = top->seq->seq.body;
+	Func *f = fp->f;
+	fp->skip_step = -1;
+	if (body->kind == E_TUPLE) {
+		fp->fields = body->tuple.items;
+		fp->nfields = body->tuple.n;
+		fp->tuple_mode = true;
+	} else if (body->kind == E_VAR) {
+		for (int i = 0; i < top->n; i++) {
+			Binding *b = top->steps[i].b;
+			if (b->var != body->var || b->value->kind != E_TUPLE ||
+			    b->cast)
+				continue;
+			FindCtx c = {b->var, false};
+			for (int j = 0; j < top->n; j++)
+				ir_visit_uses(top->steps[j].b->value, find_use, &c);
+			if (!c.found) {
+				fp->fields = b->value->tuple.items;
+				fp->nfields = b->value->tuple.n;
+				fp->skip_step = i;
+				fp->tuple_mode = true;
+			}
+			break;
+		}
+	}
+	fp->param_fields = palloc(p, sizeof *fp->param_fields * (size_t)(f->nparams + 1));
+	int *npf = palloc(p, sizeof *npf * (size_t)(f->nparams + 1));
+	fp->param_used = palloc(p, sizeof *fp->param_used * (size_t)(f->nparams + 1));
+	for (int k = 0; k < fp->nfields; k++) {
+		Expr *x = fp->fields[k];
+		int s = x->kind == E_VAR ? exec_slot_of(p, x->var->id) : -1;
+		bool done = false;
+		for (int i = 0; s >= 0 && i < f->nparams && !done; i++)
+			if (f->params[i] == x->var) {
+				push_int(p, &fp->param_fields[i], &npf[i], k);
+				done = true;
+			}
+		for (int i = 0; s >= 0 && i < top->n && !done; i++)
+			if (top->steps[i].b->var == x->var) {
+				Step *st = &top->steps[i];
+				push_int(p, &st->emit, &st->nemit, k);
+				done = true;
+			}
+		if (!done)
+			push_int(p, &fp->end_fields, &fp->nend, k);
+	}
+	for (int i = 0; i < f->nparams; i++) {
+		push_int(p, &fp->param_fields[i], &npf[i], -1);
+		FindCtx c = {f->params[i], false};
+		for (int j = 0; j < top->n; j++)
+			if (j != fp->skip_step)
+				ir_visit_uses(top->steps[j].b->value, find_use, &c);
+		if (!fp->tuple_mode)
+			ir_visit_uses(body, find_use, &c);
+		fp->param_used[i] = c.found;
+	}
+	live_seq(p, fp, top, def_seq, &top->srel, fp->skip_step,
+		 fp->tuple_mode, true);
+}
+
+/* Records in sym_param the first parameter with a bare occurrence of each
+ * symbolic var in si. */
+static void
+sym_defs(RtProgram *p, FnPlan *fp, const SInfo *si, int param)
+{
+	if (!si)
+		return;
+	PExpr **dims = NULL;
+	int n = 0;
+	if (si->kind == SI_TENSOR && si->shape)
+		dims = si->shape, n = si->ndim;
+	else if (si->kind == SI_SHAPE && si->shape)
+		dims = si->shape, n = si->ndim;
+	else if (si->kind == SI_PRIM && si->value)
+		dims = (PExpr **)&si->value, n = 1;
+	else if (si->kind == SI_TUPLE)
+		for (int i = 0; i < si->nfields; i++)
+			sym_defs(p, fp, si->fields[i], param);
+	for (int i = 0; i < n; i++)
+		if (dims[i]->kind == PE_VAR) {
+			int s = exec_slot_of(p, dims[i]->var->id);
+			if (s >= 0 && s < fp->nsyms && fp->sym_param[s] < 0)
+				fp->sym_param[s] = param;
+		}
+}
+
+/* Plans f (once): its sequences, slots, kernels, liveness. */
+static bool
+plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d)
+{
+	FnPlan *fp = find_plan(p, f);
+	if (fp) {
+		*out = fp;
+		return true;
+	}
+	fp = palloc(p, sizeof *fp);
+	fp->f = f;
+	*out = fp;
+	p->plans = realloc(p->plans, sizeof *p->plans * (size_t)(p->nplans + 1));
+	if (!p->plans)
+		ir_bug("out of memory");
+	p->plans[p->nplans++] = fp;
+	for (int i = 0; i < f->nparams; i++) {
+		int id = f->params[i]->id;
+		if (id < 0 || id >= p->nidx)
+			ir_bug("param %s has id %d", f->params[i]->name, id);
+		p->idx[id] = fp->nslots++;
+	}
+	for (int i = 0; i < f->nsymvars; i++) {
+		int id = f->symvars[i]->id;
+		if (id < 0 || id >= p->nidx)
+			ir_bug("symvar %s has id %d", f->symvars[i]->name, id);
+		p->idx[id] = fp->nsyms++;
+	}
+	bool ok = true;
+	fp->uses = calloc((size_t)p->nidx, sizeof *fp->uses);
+	if (!fp->uses)
+		ir_bug("out of memory");
+	ir_visit_uses(f->body, count_use, fp->uses);
+	fp->top = plan_seq(p, fp, f->body, d, &ok);
+	free(fp->uses);
+	fp->uses = NULL;
+	int *def_seq = calloc((size_t)(fp->nslots ? fp->nslots : 1), sizeof *def_seq);
+	if (!def_seq)
+		ir_bug("out of memory");
+	for (int i = 0; i < f->nparams; i++)
+		def_seq[exec_slot_of(p, f->params[i]->id)] = fp->top->id;
+	mark_defs(p, fp->top, def_seq);
+	live_all(p, fp, fp->top, def_seq);
+	plan_stream(p, fp, def_seq);
+	free(def_seq);
+	fp->sym_param = palloc(p, sizeof *fp->sym_param * (size_t)(fp->nsyms + 1));
+	for (int i = 0; i < fp->nsyms; i++)
+		fp->sym_param[i] = -1;
+	for (int i = 0; i < f->nparams; i++)
+		sym_defs(p, fp, f->params[i]->sinfo, i);
+	return ok;
+}
+
+RtProgram *
+rt_compile(Module *m, const char *func, Diags *d)
+{
+	if (!d->src)
+		d->src = &m->src;
+	Func *f = ir_find_func(m, func);
+	if (!f) {
+		diag_error(d, (Span){0, 0, 0}, "no function '%s' in the module",
+			   func);
+		return NULL;
+	}
+	RtProgram *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->m = m;
+	char err[512];
+	p->jit = jit_new(err, sizeof err);
+	if (!p->jit) {
+		diag_error(d, f->span, "cannot start the JIT: %s", err);
+		free(p);
+		return NULL;
+	}
+	p->cg = cg_new(p->jit);
+	p->pool = rt_pool_new(); /* NULL: plain allocations */
+	p->nidx = m->next_id + 1;
+	p->idx = malloc(sizeof *p->idx * (size_t)p->nidx);
+	if (!p->cg || !p->idx)
+		ir_bug("out of memory");
+	for (int i = 0; i < p->nidx; i++)
+		p->idx[i] = -1;
+	bool ok = plan_fn(p, f, &p->main, d);
+	if (ok && !cg_flush(p->cg, err, sizeof err)) {
+		diag_error(d, f->span, "JIT compilation failed: %s", err);
+		ok = false;
+	}
+	if (!ok) {
+		rt_program_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void
+rt_program_free(RtProgram *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->cconsts; i++)
+		rt_value_release(p->consts[i].val);
+	free(p->consts);
+	cg_free(p->cg);
+	jit_free(p->jit);
+	rt_pool_release(p->pool);
+	for (int i = 0; i < p->allocs.n; i++)
+		free(p->allocs.items[i]);
+	vec_free(&p->allocs);
+	free(p->plans);
+	free(p->idx);
+	free(p);
+}
+
+/* --print-plan: what step st of a sequence does, after its expression. */
+static void
+plan_what(const Step *st, StrBuf *b)
+{
+	const Expr *e = st->x;
+	if (!e) {
+		sb_printf(b, "fused into %s", st->into ? st->into->var->name : "?");
+		return;
+	}
+	if (st->k) {
+		int fused = 0;
+		for (int i = 0; i < e->call.nargs; i++)
+			fused += e->call.args[i]->kind == E_CALL;
+		sb_printf(b, "kernel %s", st->k->name);
+		if (fused)
+			sb_printf(b, " (%d operand%s computed inside)", fused,
+				  fused == 1 ? "" : "s");
+		return;
+	}
+	switch (e->kind) {
+	case E_CALL:
+		sb_puts(b, is_view_op(e->call.op) ? "view of its input"
+			   : op_info(e->call.op)->cls == OC_COMM ? "collective"
+								 : "executor");
+		return;
+	case E_CALL_FN:
+		sb_printf(b, "call %s", st->callee->f->name);
+		return;
+	case E_IF:
+		sb_puts(b, "branch");
+		return;
+	default:
+		sb_puts(b, "value");
+		return;
+	}
+}
+
+static void plan_seq_print(const SeqPlan *sp, int ind, StrBuf *b);
+
+/* --print-plan: one step, its expression as run, then what runs it. */
+static void
+plan_step_print(const Step *st, int ind, StrBuf *b)
+{
+	size_t start = b->len;
+	sb_printf(b, "%*s%s = ", ind, "", st->b->var->name);
+	const Expr *e = st->x ? st->x : st->b->value;
+	if (e->kind == E_IF) {
+		sb_puts(b, "if ");
+		print_expr(b, e->if_.cond);
+	} else {
+		print_expr(b, e);
+	}
+	size_t w = b->len - start;
+	sb_printf(b, "%*s# ", w < 60 ? (int)(60 - w) : 1, "");
+	plan_what(st, b);
+	sb_putc(b, '\n');
+	if (e->kind == E_IF) {
+		plan_seq_print(st->then_, ind + 4, b);
+		sb_printf(b, "%*selse\n", ind, "");
+		plan_seq_print(st->else_, ind + 4, b);
+	}
+}
+
+static void
+plan_seq_print(const SeqPlan *sp, int ind, StrBuf *b)
+{
+	for (int i = 0; i < sp->n; i++)
+		plan_step_print(&sp->steps[i], ind, b);
+}
+
+void
+rt_program_plan(const RtProgram *p, StrBuf *b)
+{
+	for (int i = 0; i < p->nplans; i++) {
+		const FnPlan *fp = p->plans[i];
+		int steps = 0, kernels = 0, fused = 0;
+		for (int j = 0; j < fp->top->n; j++) {
+			const Step *st = &fp->top->steps[j];
+			steps++;
+			kernels += st->k != NULL;
+			fused += st->x == NULL;
+		}
+		sb_printf(b, "# plan of %s: %d binding%s, %d kernel call%s, %d "
+			  "fused into a later kernel\n", fp->f->name, steps,
+			  steps == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s",
+			  fused);
+		plan_seq_print(fp->top, 4, b);
+	}
+}
+
+void
+rt_program_set_comm(RtProgram *p, RtComm *c)
+{
+	p->comm = c;
+}
+
+const Func *
+rt_program_func(const RtProgram *p)
+{
+	return p->main->f;
+}
+
+int
+rt_program_num_kernels(const RtProgram *p)
+{
+	return cg_num_kernels(p->cg);
+}
+
+void
+rt_program_jit_stats(const RtProgram *p, int *compiled, int *cached,
+		     double *seconds)
+{
+	const JitStats *s = jit_stats(p->jit);
+	*compiled = s->misses;
+	*cached = s->hits;
+	*seconds = s->seconds;
+}
