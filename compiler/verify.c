@@ -554,8 +554,10 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 		v->f = g;
 		for (int i = 0; i < g->nparams; i++) {
 			var_define(v, g->params[i], pick(g->params[i]->span, here, here));
-			si_defining(v, g->params[i]->sinfo, here);
+			si_define(v, g->params[i]->sinfo, here, 0);
 		}
+		for (int i = 0; i < g->nparams; i++)
+			si_uses(v, g->params[i]->sinfo, here, 0);
 		walk_seq(v, g->body, depth + 1);
 		scope_pop(v, mark);
 		v->f = outer;
@@ -865,8 +867,14 @@ walk_func(Verifier *v, Func *f, int fi)
 				    "dataflow variable", nm(p->name),
 				    nm(f->name));
 			var_define(v, p, at);
-			si_defining(v, p->sinfo, at);
+			si_define(v, p->sinfo, at, 0);
 		}
+		/* as TVM's parser: every parameter's bare dims are defined
+		 * before any use ("m - 1" may precede the shape that says "m") */
+		for (int i = 0; i < f->nparams; i++)
+			if (f->params[i])
+				si_uses(v, f->params[i]->sinfo,
+					pick(f->params[i]->span, f->span, f->span), 0);
 	}
 	if (!f->body) {
 		err(v, f->span, "function %s has no body", nm(f->name));

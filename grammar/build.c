@@ -2983,6 +2983,19 @@ build_func(B *b, Stm *s)
 	for (Syn *p = s->params; p; p = p->next)
 		use_name(b, p->s);
 	collect_names(b, s->body);
+	/* As TVM's parser, the bare dimension names of every parameter's
+	 * annotation are defined before any is read, so "m - 1" may come
+	 * before the parameter whose shape says "m": a first reading of them
+	 * all defines the names (its errors are dropped), the second is the
+	 * real one. */
+	Diags *real = b->d, *real_ps = b->ps->d, *scratch = rlx_diags_new();
+	b->d = b->ps->d = scratch; /* dimension strings report through ps */
+	for (Syn *p = s->params; p; p = p->next)
+		if (p->a)
+			(void)conv_sinfo(b, p->a, true);
+	b->d = real;
+	b->ps->d = real_ps;
+	rlx_diags_free(scratch);
 	Vec params = {0};
 	for (Syn *p = s->params; p; p = p->next) {
 		if (find_entry(b, p->s))
