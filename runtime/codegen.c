@@ -659,6 +659,27 @@ norm_axis(int64_t a, int nd, int *out)
 	return true;
 }
 
+/* The extents around an axis attribute of x: outer (the dims before it),
+ * n (its own), inner (after it); None is the flattened data (1, all, 1).
+ * False when the axis is out of range. */
+bool
+axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer, LLVMValueRef *n,
+	     LLVMValueRef *inner)
+{
+	if (av.kind == AV_NONE) {
+		*outer = *inner = ci(k, 1);
+		*n = prod(k, x->dim, 0, x->nd);
+		return true;
+	}
+	int ax;
+	if (!norm_axis(av.i, x->nd, &ax) || x->nd == 0)
+		return false;
+	*outer = prod(k, x->dim, 0, ax);
+	*n = x->dim[ax];
+	*inner = prod(k, x->dim, ax + 1, x->nd);
+	return true;
+}
+
 /* Reports that the call cannot be lowered, and why; returns false. */
 bool
 fail(K *k, const char *why)
@@ -1507,19 +1528,9 @@ static bool
 gen_take(K *k)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *out = &k->buf[2];
-	AttrVal av = attr(k, P_axis);
 	LLVMValueRef outer, n, inner;
-	if (av.kind == AV_NONE) {
-		outer = inner = ci(k, 1);
-		n = prod(k, x->dim, 0, x->nd);
-	} else {
-		int axis;
-		if (!norm_axis(av.i, x->nd, &axis) || x->nd == 0)
-			return fail(k, "axis out of range");
-		outer = prod(k, x->dim, 0, axis);
-		n = x->dim[axis];
-		inner = prod(k, x->dim, axis + 1, x->nd);
-	}
+	if (!axis_extents(k, x, attr(k, P_axis), &outer, &n, &inner))
+		return fail(k, "axis out of range");
 	if (!dtype_is_int(ix->dt))
 		return fail(k, "indices must be integers");
 	LLVMValueRef ni = prod(k, ix->dim, 0, ix->nd);

@@ -111,6 +111,8 @@ LLVMValueRef mul(K *k, LLVMValueRef a, LLVMValueRef b);
 void nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx);
 void nest_end(K *k, Nest *ns);
 bool norm_axis(int64_t a, int nd, int *out);
+bool axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer,
+		  LLVMValueRef *n, LLVMValueRef *inner);
 LLVMValueRef par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work);
 bool pe_const(const PExpr *x, int64_t *out);
 LLVMValueRef prod(K *k, LLVMValueRef *dims, int lo, int hi);

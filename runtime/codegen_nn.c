@@ -23,17 +23,8 @@ gen_scan(K *k)
 	bool exclusive = ex.kind == AV_BOOL && ex.i;
 	bool prodop = k->e->call.op == OP_CUMPROD;
 	LLVMValueRef outer, n, inner;
-	if (av.kind == AV_NONE) {
-		outer = inner = ci(k, 1);
-		n = prod(k, x->dim, 0, x->nd);
-	} else {
-		int ax;
-		if (!norm_axis(av.i, x->nd, &ax) || x->nd == 0)
-			return fail(k, "axis out of range");
-		outer = prod(k, x->dim, 0, ax);
-		n = x->dim[ax];
-		inner = prod(k, x->dim, ax + 1, x->nd);
-	}
+	if (!axis_extents(k, x, av, &outer, &n, &inner))
+		return fail(k, "axis out of range");
 	DType t = out->dt == DT_BOOL ? DT_I64 : cdt(out->dt);
 	LLVMTypeRef at = ctype(k, t);
 	LLVMValueRef acc = slot(k, at, 1);
