@@ -1169,9 +1169,10 @@ infer_concat(Module *m, Expr *call, Diags *d)
 }
 
 /*
- * split: an int splits axis into that many equal parts (an error when a
- * known length is not divisible; a symbolic one gives ceil division as in
- * TVM); a list of indices splits at them. The result is a tuple.
+ * split: an int n splits axis into n parts of ceildiv(length, n), the last
+ * taking what is left (TVM's rule: 10 into 3 is 4, 4, 2; an error when
+ * nothing is left, as 5 into 4); a list of indices splits at them. The
+ * result is a tuple.
  */
 SInfo *
 infer_split(Module *m, Expr *call, Diags *d)
@@ -1226,19 +1227,29 @@ infer_split(Module *m, Expr *call, Diags *d)
 	PExpr *len = x->shape[ax];
 	int64_t lv;
 	bool lconst = dconst(len, &lv);
-	if (sections && lconst && lv % nsec) {
-		diag_error(d, call->span,
-			   "%s: axis %d of length %lld is not divisible into "
-			   "%lld sections",
-			   c.op, ax, (long long)lv, (long long)nsec);
-		return NULL;
+	PExpr *each = NULL, *rest = NULL;
+	if (sections) {
+		each = dop(m, PE_FLOORDIV,
+			   dop(m, PE_ADD, len, pe_int(&m->arena, nsec - 1)),
+			   pe_int(&m->arena, nsec));
+		rest = dop(m, PE_SUB, len,
+			   dop(m, PE_MUL, each, pe_int(&m->arena, nsec - 1)));
+		int64_t ev = lconst ? (lv + nsec - 1) / nsec : 0;
+		if (lconst && lv - ev * (nsec - 1) < 0) {
+			diag_error(d, call->span,
+				   "%s: axis %d of length %lld does not split "
+				   "into %lld sections (ceildiv(%lld, %lld) = "
+				   "%lld each would leave %lld for the last)",
+				   c.op, ax, (long long)lv, (long long)nsec,
+				   (long long)lv, (long long)nsec, (long long)ev,
+				   (long long)(lv - ev * (nsec - 1)));
+			return NULL;
+		}
 	}
 	for (int i = 0; i < n; i++) {
 		PExpr *piece;
 		if (sections) {
-			piece = dop(m, PE_FLOORDIV,
-				    dop(m, PE_ADD, len, pe_int(&m->arena, nsec - 1)),
-				    pe_int(&m->arena, nsec));
+			piece = i < n - 1 ? each : rest;
 		} else if (lconst) {
 			int64_t l = i == 0 ? 0 : idx[i - 1];
 			int64_t r = i == nidx ? lv : idx[i];
@@ -1443,8 +1454,9 @@ infer_expand_dims(Module *m, Expr *call, Diags *d)
 }
 
 /*
- * squeeze: the given axes must have length 1 (a symbolic length is
- * assumed to be 1, as in TVM); None removes every dim known to be 1.
+ * squeeze: removes the given axes of length 1 (a symbolic length is
+ * assumed to be 1; a known length other than 1 is skipped, as in TVM and
+ * PyTorch); None removes every dim known to be 1.
  */
 SInfo *
 infer_squeeze(Module *m, Expr *call, Diags *d)
@@ -1477,12 +1489,9 @@ infer_squeeze(Module *m, Expr *call, Diags *d)
 			return NULL;
 		for (int i = 0; i < na; i++) {
 			int64_t v;
-			if (known(x) && dconst(x->shape[ax[i]], &v) && v != 1) {
-				diag_error(d, call->span,
-					   "%s: axis %d has length %lld, not 1",
-					   c.op, ax[i], (long long)v);
-				return NULL;
-			}
+			/* TVM (and PyTorch) skip an axis whose length is not 1 */
+			if (known(x) && dconst(x->shape[ax[i]], &v) && v != 1)
+				continue;
 			drop[ax[i]] = true;
 		}
 	}
@@ -2534,7 +2543,8 @@ infer_pad(Module *m, Expr *call, Diags *d)
 	Ctx c;
 	ctx_init(&c, m, call, d);
 	const SInfo *x = want_tensor(&c, 0);
-	static const char *const modes[] = {"constant", "edge", "reflect", NULL};
+	static const char *const modes[] = {"constant", "edge", "reflect", "replicate",
+					    "circular", NULL};
 	if (!x || !str_choice(&c, "pad_mode", modes))
 		return NULL;
 	const int64_t *p;
@@ -4292,4 +4302,265 @@ infer_to_vdevice(Module *m, Expr *call, Diags *d)
 	SInfo *r = ir_copy_sinfo(m, x);
 	r->vdevice = v;
 	return r;
+}
+
+/* =================================================================
+ * Vision and set operators (TVM's src/relax/op/vision and
+ * src/relax/op/tensor/set.cc): read, checked and printed; no kernel.
+ * ================================================================= */
+
+/* Argument i must be a tensor of rank nd (or unknown rank). */
+static const SInfo *
+want_rank(Ctx *c, int i, int nd)
+{
+	const SInfo *t = want_tensor(c, i);
+	if (t && t->ndim >= 0 && t->ndim != nd) {
+		diag_error(c->d, arg_span(c, i), "%s: %s must be %d-D, got %s", c->op,
+			   arg_name(c, i), nd, infer_sinfo_str(c->m, t));
+		return NULL;
+	}
+	return t;
+}
+
+/* Dim k of t, or NULL when not known. */
+static PExpr *
+dim_of(const SInfo *t, int k)
+{
+	return known(t) && t->ndim > k ? t->shape[k] : NULL;
+}
+
+/* The tensor (dims d0.., NULL for unknown) of rank nd; dims unknown when
+ * any is. */
+static SInfo *
+tensor_dims(Ctx *c, DType dt, int nd, PExpr **d)
+{
+	for (int i = 0; i < nd; i++)
+		if (!d[i])
+			return tensor(c, dt, nd, NULL);
+	PExpr **o = dims_new(c, nd);
+	memcpy(o, d, sizeof(PExpr *) * (size_t)nd);
+	return tensor(c, dt, nd, o);
+}
+
+/* An int attribute in [lo, n) when dim n is a known constant. */
+static bool
+index_in(Ctx *c, const char *name, int64_t lo, PExpr *dim)
+{
+	int64_t n, v = attr_named(c, name)->i;
+	if (!dconst(dim, &n) || (v >= lo && v < n))
+		return true;
+	diag_error(c->d, c->call->span, "%s: %s must be in [%lld, %lld), got %lld", c->op,
+		   name, (long long)lo, (long long)n, (long long)v);
+	return false;
+}
+
+/* vision.roi_pool(data (N, C, H, W), rois (R, 5)): (R, C, ph, pw). */
+SInfo *
+infer_roi_pool(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_rank(&c, 0, 4), *r = want_rank(&c, 1, 2);
+	if (!x || !r)
+		return NULL;
+	static const char *const lays[] = {"NCHW", NULL};
+	int64_t v, ps[2];
+	if (!str_choice(&c, "layout", lays) || !int_list(&c, "pooled_size", 2, false, ps))
+		return NULL;
+	if (dconst(dim_of(r, 1), &v) && v != 5) {
+		diag_error(d, arg_span(&c, 1), "%s: rois must be (num_rois, 5), got %s", c.op,
+			   infer_sinfo_str(m, r));
+		return NULL;
+	}
+	if (!known(x) || !known(r) || x->ndim < 0 || r->ndim < 0)
+		return tensor(&c, x->dtype, 4, NULL);
+	PExpr *o[4] = {r->shape[0], x->shape[1], pe_int(&m->arena, ps[0]),
+		       pe_int(&m->arena, ps[1])};
+	return tensor_dims(&c, x->dtype, 4, o);
+}
+
+/* vision.get_valid_counts(data (B, N, L)): (B,) int32 counts, the data,
+ * (B, N) int32 indices. */
+SInfo *
+infer_get_valid_counts(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_rank(&c, 0, 3);
+	if (!x)
+		return NULL;
+	PExpr *b = dim_of(x, 0), *n = dim_of(x, 1), *l = dim_of(x, 2);
+	if (!index_in(&c, "score_index", 0, l) || !index_in(&c, "id_index", -1, l))
+		return NULL;
+	SInfo *f[3];
+	PExpr *o0[1] = {b}, *o1[3] = {b, n, l}, *o2[2] = {b, n};
+	f[0] = known(x) ? tensor_dims(&c, DT_I32, 1, o0) : tensor(&c, DT_I32, 1, NULL);
+	f[1] = known(x) ? tensor_dims(&c, x->dtype, 3, o1) : tensor(&c, x->dtype, 3, NULL);
+	f[2] = known(x) ? tensor_dims(&c, DT_I32, 2, o2) : tensor(&c, DT_I32, 2, NULL);
+	return tuple_of(&c, f, 3);
+}
+
+/* The dims of a and b that must be equal, by infer_dim_rel. */
+static bool
+dims_agree(Ctx *c, PExpr *a, PExpr *b, const char *what)
+{
+	if (!a || !b || infer_dim_rel(c->m, a, b) != DIM_DIFFER)
+		return true;
+	diag_error(c->d, c->call->span, "%s: %s", c->op, what);
+	return false;
+}
+
+/* vision.non_max_suppression(data (B, N, L), valid_count (B,) int32,
+ * indices (B, N) int32): return_indices gives (B, N) int32 box indices and
+ * (B, 1) int32 counts (soft NMS, soft_nms_sigma > 0, the boxes first);
+ * otherwise the data's struct info. */
+SInfo *
+infer_nms(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_rank(&c, 0, 3), *vc = want_rank(&c, 1, 1),
+		    *ix = want_rank(&c, 2, 2);
+	if (!x || !vc || !ix)
+		return NULL;
+	for (int i = 1; i < 3; i++) {
+		const SInfo *t = i == 1 ? vc : ix;
+		if (t->dtype != DT_UNKNOWN && t->dtype != DT_I32) {
+			diag_error(d, arg_span(&c, i), "%s: %s must be int32, got %s", c.op,
+				   arg_name(&c, i), infer_sinfo_str(m, t));
+			return NULL;
+		}
+	}
+	PExpr *b = dim_of(x, 0), *n = dim_of(x, 1), *l = dim_of(x, 2);
+	if (!dims_agree(&c, dim_of(vc, 0), b, "valid_count must have shape (batch_size,)") ||
+	    !dims_agree(&c, dim_of(ix, 0), b, "indices must have shape (batch_size, num_anchors)") ||
+	    !dims_agree(&c, dim_of(ix, 1), n, "indices must have shape (batch_size, num_anchors)"))
+		return NULL;
+	if (!index_in(&c, "score_index", 0, l) || !index_in(&c, "id_index", -1, l))
+		return NULL;
+	int64_t cs = attr_named(&c, "coord_start")->i, lv;
+	if (dconst(l, &lv) && (cs < 0 || cs + 3 >= lv)) {
+		diag_error(d, call->span, "%s: coord_start %lld does not leave four box "
+			   "coordinates in elements of length %lld", c.op, (long long)cs,
+			   (long long)lv);
+		return NULL;
+	}
+	if (!attr_named(&c, "return_indices")->i)
+		return ir_copy_sinfo(m, x);
+	bool soft = attr_named(&c, "soft_nms_sigma")->f > 0.0;
+	SInfo *f[3];
+	int k = 0;
+	PExpr *o1[2] = {b, n}, *o2[2] = {b, pe_int(&m->arena, 1)};
+	if (soft)
+		f[k++] = known(x) ? ir_copy_sinfo(m, x) : tensor(&c, x->dtype, 3, NULL);
+	f[k++] = known(x) ? tensor_dims(&c, DT_I32, 2, o1) : tensor(&c, DT_I32, 2, NULL);
+	f[k++] = known(x) ? tensor_dims(&c, DT_I32, 2, o2) : tensor(&c, DT_I32, 2, NULL);
+	return tuple_of(&c, f, k);
+}
+
+/* vision.multibox_transform_loc(cls_pred (B, C, N), loc_pred (B, 4 N),
+ * anchor (1, N, 4)): boxes (B, N, 4) and scores (B, C, N). */
+SInfo *
+infer_multibox_transform_loc(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *cl = want_rank(&c, 0, 3), *lo = want_rank(&c, 1, 2),
+		    *an = want_rank(&c, 2, 3);
+	if (!cl || !lo || !an)
+		return NULL;
+	for (int i = 1; i < 3; i++) {
+		const SInfo *t = i == 1 ? lo : an;
+		if (cl->dtype != DT_UNKNOWN && t->dtype != DT_UNKNOWN && t->dtype != cl->dtype) {
+			diag_error(d, arg_span(&c, i), "%s: %s must have cls_pred's dtype %s, got %s",
+				   c.op, arg_name(&c, i), dtype_name(cl->dtype),
+				   infer_sinfo_str(m, t));
+			return NULL;
+		}
+	}
+	int64_t v, w;
+	if (dconst(dim_of(lo, 1), &v) && v % 4) {
+		diag_error(d, arg_span(&c, 1), "%s: loc_pred.shape[1] must be divisible by 4, "
+			   "got %lld", c.op, (long long)v);
+		return NULL;
+	}
+	if (dconst(dim_of(cl, 0), &v) && dconst(dim_of(lo, 0), &w) && v != w) {
+		diag_error(d, call->span, "%s: cls_pred and loc_pred have batches %lld and %lld",
+			   c.op, (long long)v, (long long)w);
+		return NULL;
+	}
+	if ((dconst(dim_of(an, 0), &v) && v != 1) || (dconst(dim_of(an, 2), &w) && w != 4)) {
+		diag_error(d, arg_span(&c, 2), "%s: anchor must be (1, N, 4), got %s", c.op,
+			   infer_sinfo_str(m, an));
+		return NULL;
+	}
+	if (!known(cl)) {
+		SInfo *f[2] = {tensor(&c, cl->dtype, 3, NULL), tensor(&c, cl->dtype, 3, NULL)};
+		return tuple_of(&c, f, 2);
+	}
+	PExpr *b = cl->shape[0], *nc = cl->shape[1], *n = cl->shape[2];
+	int64_t nv;
+	if (dconst(n, &nv) && dconst(dim_of(lo, 1), &v) && v != 4 * nv) {
+		diag_error(d, arg_span(&c, 1), "%s: loc_pred.shape[1] must be 4 * %lld, got %lld",
+			   c.op, (long long)nv, (long long)v);
+		return NULL;
+	}
+	if (dconst(n, &nv) && dconst(dim_of(an, 1), &v) && v != nv) {
+		diag_error(d, arg_span(&c, 2), "%s: anchor.shape[1] must be %lld, got %lld",
+			   c.op, (long long)nv, (long long)v);
+		return NULL;
+	}
+	PExpr *o1[3] = {b, n, pe_int(&m->arena, 4)}, *o2[3] = {b, nc, n};
+	SInfo *f[2] = {tensor_dims(&c, cl->dtype, 3, o1), tensor_dims(&c, cl->dtype, 3, o2)};
+	return tuple_of(&c, f, 2);
+}
+
+/* Prim argument i as a known integer or bool constant. */
+static bool
+prim_flag(Ctx *c, int i, int64_t *v)
+{
+	const Expr *e = c->call->call.args[i];
+	const SInfo *si = ir_expr_sinfo(e);
+	if (e->kind == E_PRIM && !dtype_is_float(e->prim.dtype) && dconst(e->prim.value, v))
+		return true;
+	if (si && si->kind == SI_PRIM && dconst(si->value, v))
+		return true;
+	diag_error(c->d, arg_span(c, i), "%s: %s must be a constant (R.prim_value(True))",
+		   c->op, arg_name(c, i));
+	return false;
+}
+
+/* unique(x, sorted, return_index, return_inverse, return_counts, axis):
+ * the unique values (1-D; x's rank along an axis; (1,) of a 0-d x), then
+ * one int64 1-D tensor for each flag set; a tuple when there is more than
+ * the values. */
+SInfo *
+infer_unique(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *x = want_tensor(&c, 0);
+	if (!x)
+		return NULL;
+	int64_t fl[4], ax = 0;
+	for (int i = 0; i < 4; i++)
+		if (!prim_flag(&c, 1 + i, &fl[i]))
+			return NULL;
+	bool has_axis = call->call.nargs > 5 && !(call->call.args[5]->kind == E_TUPLE &&
+						   call->call.args[5]->tuple.n == 0);
+	if (has_axis) {
+		int a;
+		if (!prim_flag(&c, 5, &ax) || (x->ndim >= 0 && !norm_axis(&c, ax, x->ndim, &a)))
+			return NULL;
+	}
+	PExpr *one[1] = {pe_int(&m->arena, 1)};
+	SInfo *f[4];
+	int k = 0;
+	f[k++] = x->ndim == 0 ? tensor_dims(&c, x->dtype, 1, one)
+		 : tensor(&c, x->dtype, has_axis ? x->ndim : 1, NULL);
+	for (int i = 1; i < 4; i++)
+		if (fl[i])
+			f[k++] = x->ndim == 0 ? tensor_dims(&c, DT_I64, 1, one)
+				 : tensor(&c, DT_I64, 1, NULL);
+	return k == 1 ? f[0] : tuple_of(&c, f, k);
 }

@@ -59,6 +59,8 @@ parse_default(const char *text, ParamKind kind, AttrVal *v)
 	memset(v, 0, sizeof *v);
 	if (!strcmp(text, "None")) {
 		v->kind = AV_NONE;
+	} else if (kind == PK_RAW) {
+		v->kind = AV_RAW; /* s: the def_text copy (op_default) */
 	} else if (!strcmp(text, "True") || !strcmp(text, "False")) {
 		v->kind = AV_BOOL;
 		v->i = text[0] == 'T';
@@ -134,9 +136,9 @@ op_sig(OpKind op, OpSig *out)
 			const char *s = p;
 			int depth = 0;
 			while (*p && (depth > 0 || *p != ',')) {
-				if (*p == '[')
+				if (*p == '[' || *p == '(')
 					depth++;
-				else if (*p == ']')
+				else if (*p == ']' || *p == ')')
 					depth--;
 				p++;
 			}
@@ -171,6 +173,8 @@ op_default(Module *m, const OpParam *q)
 	const char *t = q->def_text;
 	if (v.kind == AV_STR) {
 		v.s = arena_strndup(&m->arena, t + 1, strlen(t) - 2);
+	} else if (v.kind == AV_RAW) {
+		v.s = arena_strdup(&m->arena, t);
 	} else if (v.kind == AV_INTS) {
 		int64_t tmp[16];
 		int n = 0;

@@ -1766,7 +1766,8 @@ conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
  * than its default is repeated to the default's length (strides=2 of
  * conv2d is [2, 2], padding=(1, 2) is [1, 2, 1, 2]: [top, left, bottom,
  * right]), so that `padding=(1, 1)` prints as TVM prints it; an
- * adaptive pool's output_size=7 is [7, 7].
+ * adaptive pool's output_size=7 is [7, 7], a pooled_size=7 of roi_align or
+ * roi_pool too.
  */
 static void
 widen_lists(B *b, Expr *e, const OpSig *sig)
@@ -1781,8 +1782,9 @@ widen_lists(B *b, Expr *e, const OpSig *sig)
 		int want = 0;
 		if (q->has_default && q->def.kind == AV_INTS)
 			want = op_default(b->m, q).n;
-		if (e->call.op == OP_ADAPTIVE_AVG_POOL2D && !strcmp(q->name, "output_size"))
-			want = 2;
+		if ((e->call.op == OP_ADAPTIVE_AVG_POOL2D && !strcmp(q->name, "output_size")) ||
+		    !strcmp(q->name, "pooled_size"))
+			want = 2; /* roi_align, roi_pool: (n, n) */
 		if (want <= v->n || want % v->n)
 			continue;
 		int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t, want);
@@ -1805,7 +1807,10 @@ default_prim(B *b, const OpParam *q, Span sp)
 		return NULL;
 	Expr *e = ir_expr(b->m, E_PRIM, sp);
 	e->span.line = 0; /* made up */
-	if (strchr(q->def_text, '.')) {
+	if (!strcmp(q->def_text, "True") || !strcmp(q->def_text, "False")) {
+		e->prim.dtype = DT_BOOL;
+		e->prim.value = pe_int(&b->m->arena, q->def_text[0] == 'T');
+	} else if (strchr(q->def_text, '.')) {
 		e->prim.dtype = DT_F32;
 		e->prim.f = strtod(q->def_text, NULL);
 	} else {
@@ -1835,7 +1840,8 @@ absent(const Expr *x)
 /*
  * What TVM's Python wrappers do to a call before building it: arange(n)
  * is arange(0, n, 1) and its dtype, when not given, int64 for integer
- * arguments and float32 otherwise; eye(n) is eye(n, n); out_layout=None
+ * arguments and float32 otherwise; eye(n) is eye(n, n); unique without an
+ * axis has five arguments; out_layout=None
  * is the data's layout.
  */
 static bool
@@ -1857,6 +1863,8 @@ op_normalize(B *b, Expr *e, const OpSig *sig, Span sp, const char *fname)
 		}
 	} else if (e->call.op == OP_EYE && e->call.nargs == 3 && absent(a[1])) {
 		a[1] = ir_copy_expr(b->m, a[0]);
+	} else if (e->call.op == OP_UNIQUE && e->call.nargs == 6 && absent(a[5])) {
+		e->call.nargs = 5; /* TVM's unique has no axis argument for None */
 	}
 	int out_l = -1, in_l = -1;
 	for (int i = 0; i < sig->nparams; i++) {
@@ -1943,9 +1951,9 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 			/* a missing argument: its default, else R.tuple(), as
 			 * TVM writes it */
 			Expr *a = ir_expr(b->m, E_TUPLE, x->span);
-			if (q->kind == PK_PRIM && q->def.kind == AV_INT) {
+			if (q->kind == PK_PRIM && (q->def.kind == AV_INT || q->def.kind == AV_BOOL)) {
 				a->kind = E_PRIM;
-				a->prim.dtype = DT_I64;
+				a->prim.dtype = q->def.kind == AV_BOOL ? DT_BOOL : DT_I64;
 				a->prim.value = pe_int(&b->m->arena, q->def.i);
 			}
 			e->call.args[q->slot] = a;

@@ -2545,8 +2545,8 @@ flip_elem(K *k, LLVMValueRef *idx, DType *rdt)
 	return ld_at(k, x, xi);
 }
 
-/* nn.pad: modes constant (pad_value), edge (clamp), reflect (mirror
- * without repeating the edge). */
+/* nn.pad: modes constant (pad_value), edge or replicate (clamp), reflect
+ * (mirror without repeating the edge), circular (wrap around). */
 static LLVMValueRef
 pad_elem(K *k, LLVMValueRef *idx, DType *rdt)
 {
@@ -2562,6 +2562,11 @@ pad_elem(K *k, LLVMValueRef *idx, DType *rdt)
 			LLVMValueRef over = LLVMBuildICmp(b, LLVMIntSGE, j, n, "");
 			LLVMValueRef m = LLVMBuildSub(b, mul(k, ci(k, 2), LLVMBuildSub(b, n, ci(k, 1), "")), j, "");
 			j = LLVMBuildSelect(b, over, m, j, "");
+		} else if (k->pi[2 * MAXD] == 3) { /* circular: j mod n, in [0, n) */
+			LLVMValueRef sn = imax(k, n, ci(k, 1));
+			LLVMValueRef r = LLVMBuildSRem(b, j, sn, "");
+			LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, r, ci(k, 0), "");
+			j = LLVMBuildSelect(b, neg, add(k, r, sn), r, "");
 		} else if (k->pi[2 * MAXD] == 0) {
 			in = LLVMBuildAnd(b, in, inside(k, j, n), "");
 		}
@@ -2669,7 +2674,8 @@ gen_move(K *k)
 			return fail(k, "pad_width must have two values per dimension");
 		for (int i = 0; i < pw.n; i++)
 			k->pi[i] = pw.ints[i];
-		k->pi[2 * MAXD] = !strcmp(mode.s, "edge") ? 1 : !strcmp(mode.s, "reflect") ? 2 : 0;
+		k->pi[2 * MAXD] = !strcmp(mode.s, "edge") || !strcmp(mode.s, "replicate") ? 1
+				: !strcmp(mode.s, "reflect") ? 2 : !strcmp(mode.s, "circular") ? 3 : 0;
 		k->pf[0] = attr(k, P_pad_value).f;
 		return gen_index_map(k, pad_elem);
 	}

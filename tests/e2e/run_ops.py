@@ -430,11 +430,16 @@ def cases_for(op):
     if op == "split":
         cs = []
         for dt in ["float32", "int8"]:
+            # an int n: parts of ceildiv(len, n), the last what is left (TVM's rule:
+            # 10 into 3 is 4, 4, 2, where NumPy's array_split gives 4, 3, 3)
             for s, ios, ax in [((4, 9), 3, 1), ((7, 2), [2, 5], 0), ((6,), 2, 0),
-                               ((4, 9), [0, 9], 1)]:
+                               ((4, 9), [0, 9], 1), ((10, 2), 3, 0)]:
                 cs.append(Case("%s %s %s axis=%d" % (dt, s, ios, ax), [(dt, s, "n")],
                                "R.split({0}, indices_or_sections=%s, axis=%d)" % (ios, ax),
-                               lambda x, ios=ios, ax=ax: tuple(np.split(x, ios, axis=ax)), dt))
+                               lambda x, ios=ios, ax=ax: tuple(np.split(
+                                   x, ios if isinstance(ios, list) else
+                                   [-(-x.shape[ax] // ios) * i for i in range(1, ios)],
+                                   axis=ax)), dt))
         return cs
     if op == "strided_slice":
         cs = []
@@ -477,9 +482,12 @@ def cases_for(op):
     if op == "squeeze":
         return [Case("%s %s axis=%s" % (dt, s, ax), [(dt, s, "n")],
                      "R.squeeze({0}%s)" % ("" if ax is None else ", axis=%s" % ax),
-                     lambda x, ax=ax: np.squeeze(x, None if ax is None else tuple(ax)), dt)
+                     lambda x, ax=ax: np.squeeze(x, None if ax is None else
+                                                 tuple(a for a in ax if x.shape[a] == 1)), dt)
                 for dt in ["float32", "int8"]
-                for s, ax in [((1, 3, 1), None), ((1, 3, 1), [2]), ((1,), None), ((2, 1, 0), [1])]]
+                # an axis whose length is not 1 is skipped (TVM, PyTorch)
+                for s, ax in [((1, 3, 1), None), ((1, 3, 1), [2]), ((1,), None), ((2, 1, 0), [1]),
+                              ((1, 3, 1), [0, 1])]]
     if op == "broadcast_to":
         return [Case("%s %s -> %s" % (dt, s, t), [(dt, s, "n")],
                      "R.broadcast_to({0}, %s)" % (t,),
@@ -1012,12 +1020,15 @@ def more_cases(op):
             for s, pw, mode, val in [((2, 3), [1, 1, 2, 0], "constant", 0.0), ((2, 3), [0, 2, 1, 1], "constant", 1.5),
                                      ((3, 4), [2, 1, 1, 2], "edge", 0.0), ((3, 4), [2, 1, 1, 2], "reflect", 0.0),
                                      ((1, 2, 3, 3), [0, 0, 0, 0, 1, 1, 1, 1], "constant", -2.0),
-                                     ((0, 2), [1, 0, 0, 1], "constant", 3.0)]:
+                                     ((0, 2), [1, 0, 0, 1], "constant", 3.0),
+                                     ((3, 4), [2, 1, 1, 2], "replicate", 0.0),
+                                     ((2, 3), [1, 2, 2, 3], "circular", 0.0)]:
                 if mode == "reflect" and 0 in s:
                     continue
                 v = int(val) if dt.startswith("int") else val
                 ref = (lambda x, pw=pw, mode=mode, v=v: np.pad(
-                    x, [(pw[2 * i], pw[2 * i + 1]) for i in range(x.ndim)], mode=mode,
+                    x, [(pw[2 * i], pw[2 * i + 1]) for i in range(x.ndim)],
+                    mode={"replicate": "edge", "circular": "wrap"}.get(mode, mode),
                     **({"constant_values": v} if mode == "constant" else {})))
                 cs.append(Case("%s %s %s %s %s" % (dt, s, pw, mode, val), [(dt, s, "n")],
                                'R.nn.pad({0}, pad_width=%s, pad_mode="%s", pad_value=%s)' % (pw, mode, val),

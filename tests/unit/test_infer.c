@@ -782,7 +782,18 @@ test_split(void **state)
 		is_tensor(r->fields[i], DT_F32, 2, true, L(2), L(4));
 	e = CALL(f, "split", V(f, ten(f, DT_F32, 2, I(f, 6), I(f, 4))), NULL);
 	set_int(e, "indices_or_sections", 4);
-	err(f, e, "R.split: axis 0 of length 6 is not divisible into 4 sections");
+	r = ok(f, e); /* TVM: ceildiv(6, 4) = 2 each, the last what is left */
+	assert_int_equal(r->nfields, 4);
+	is_tensor(r->fields[0], DT_F32, 2, true, L(2), L(4));
+	is_tensor(r->fields[3], DT_F32, 2, true, L(0), L(4));
+	e = CALL(f, "split", V(f, ten(f, DT_F32, 2, I(f, 10), I(f, 4))), NULL);
+	set_int(e, "indices_or_sections", 3);
+	r = ok(f, e);
+	is_tensor(r->fields[1], DT_F32, 2, true, L(4), L(4));
+	is_tensor(r->fields[2], DT_F32, 2, true, L(2), L(4));
+	e = CALL(f, "split", V(f, ten(f, DT_F32, 2, I(f, 5), I(f, 4))), NULL);
+	set_int(e, "indices_or_sections", 4);
+	err(f, e, "R.split: axis 0 of length 5 does not split into 4 sections");
 	e = CALL(f, "split", V(f, ten(f, DT_F32, 2, I(f, 6), I(f, 10))), NULL);
 	set_ints(f, e, "indices_or_sections", 2, 2, 7);
 	set_int(e, "axis", -1);
@@ -914,8 +925,10 @@ test_expand_squeeze(void **state)
 	set_ints(f, e, "axis", 1, 1);
 	is_tensor(ok(f, e), DT_F32, 2, true, L(1), L(3)); /* n assumed 1 */
 	e = CALL(f, "squeeze", V(f, ten(f, DT_F32, 3, I(f, 1), n, I(f, 3))), NULL);
-	set_ints(f, e, "axis", 1, -1);
-	err(f, e, "R.squeeze: axis 2 has length 3, not 1");
+	set_ints(f, e, "axis", 2, 0, -1); /* TVM skips axis 2, of length 3 */
+	r = ok(f, e);
+	is_tensor(r, DT_F32, 2, true, L(-99), L(3));
+	assert_ptr_equal(r->shape[0], n);
 	e = CALL(f, "squeeze", V(f, ten_nd(f, DT_F32, 3)), NULL);
 	is_tensor(ok(f, e), DT_F32, -1, false);
 	e = CALL(f, "squeeze", V(f, ten_nd(f, DT_F32, 3)), NULL);
@@ -1306,9 +1319,11 @@ test_module_errors(void **state)
 	gp[0] = a;
 	Expr *gbody = seq(f, block(f, false, 0), ir_var_ref(m, a, sp0));
 	gbody->seq.nblocks = 0;
+	/* a return annotation is taken as written, as TVM does, even where
+	 * the body's (3,) disagrees: g returns (4,) */
 	add_func(f, "g", 1, gp, gbody, ten(f, DT_F32, 1, I(f, 4)));
-	assert_int_equal(infer_module(m, &f->d), 1);
-	assert_non_null(strstr(f->d.items[0].msg, "g: the return value's"));
+	assert_int_equal(infer_module(m, &f->d), 0);
+	is_tensor(m->funcs[m->nfuncs - 1]->ret, DT_F32, 1, true, L(4));
 
 	Expr *call = ir_expr(m, E_CALL_FN, sp0);
 	call->callfn.callee = "g";
