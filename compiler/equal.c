@@ -548,6 +548,7 @@ eq_expr(Eq *q, const Expr *x, const Expr *y)
 				"prim value");
 	case E_STR:
 	case E_EXTERN:
+	case E_GLOBAL:
 		if (x->dtype_imm != y->dtype_imm)
 			return differ(q, a, b, "%s vs %s", x->dtype_imm ? "R.dtype" : "R.str",
 				      y->dtype_imm ? "R.dtype" : "R.str");

@@ -497,6 +497,37 @@ infer_call_fn(Infer *in, Expr *e)
 	return ret;
 }
 
+/*
+ * E_GLOBAL (cls.f as a value, TVM's GlobalVar): f's R.Callable, its
+ * parameters and return with f's symbolic variables erased (they are f's,
+ * not the referring function's). A function being inferred (recursion)
+ * contributes its return annotation, else R.Any.
+ */
+static SInfo *
+infer_global(Infer *in, Expr *e)
+{
+	Module *m = in->m;
+	int idx = e->str ? ir_func_index(m, e->str) : -1;
+	if (idx < 0) {
+		diag_error(in->d, e->span, "unknown function cls.%s",
+			   e->str ? e->str : "?");
+		return NULL;
+	}
+	Func *f = m->funcs[idx];
+	SInfo *ret = f->ret;
+	if (!ret && in->fstate && in->fstate[idx] == 0)
+		ret = infer_func(in, f, idx);
+	if (!ret)
+		ret = si_object(&m->arena);
+	SInfo **ps = ARENA_ARRAY(&m->arena, SInfo *, f->nparams ? f->nparams : 1);
+	for (int i = 0; i < f->nparams; i++)
+		ps[i] = si_erase(m, f->params[i]->sinfo ? f->params[i]->sinfo
+						       : si_object(&m->arena),
+				 NULL, 0);
+	return si_func(&m->arena, ps, f->nparams, si_erase(m, ret, NULL, 0),
+		       f->pure);
+}
+
 /* Whether si can be an `if` condition: a bool scalar. */
 static bool
 cond_ok(const SInfo *si)
@@ -661,6 +692,9 @@ infer(Infer *in, Expr *e)
 	case E_STR:
 	case E_EXTERN:
 		r = si_object(a);
+		break;
+	case E_GLOBAL:
+		r = infer_global(in, e);
 		break;
 	case E_CALL:
 		r = infer_call(in, e);

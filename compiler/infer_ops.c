@@ -4079,21 +4079,6 @@ infer_hamming_window(Module *m, Expr *call, Diags *d)
 	return tensor(&c, dt, 1, o);
 }
 
-/* make_closure(func, args): an opaque closure object. */
-SInfo *
-infer_make_closure(Module *m, Expr *call, Diags *d)
-{
-	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *t = arg_si(&c, 1);
-	if (t->kind != SI_TUPLE) {
-		diag_error(d, arg_span(&c, 1), "%s: args must be a tuple, got %s", c.op,
-			   infer_sinfo_str(m, t));
-		return NULL;
-	}
-	return si_object(&m->arena);
-}
-
 /* -------------------------------------------------------- layout_transform */
 
 /* The range [*lo, *hi] of x over the index map's variables iv (iv[k] in
@@ -4563,4 +4548,57 @@ infer_unique(Module *m, Expr *call, Diags *d)
 			f[k++] = x->ndim == 0 ? tensor_dims(&c, DT_I64, 1, one)
 				 : tensor(&c, DT_I64, 1, NULL);
 	return k == 1 ? f[0] : tuple_of(&c, f, k);
+}
+
+/* =================================================================
+ * Closures (TVM's src/relax/op/op.cc): read, checked and printed; rlx
+ * run refuses them.
+ * ================================================================= */
+
+/* Argument i must be a tuple (the captured or passed values). */
+static bool
+want_tuple(Ctx *c, int i)
+{
+	const SInfo *si = arg_si(c, i);
+	if (si->kind == SI_TUPLE)
+		return true;
+	diag_error(c->d, arg_span(c, i), "%s: %s must be a tuple, got %s", c->op,
+		   arg_name(c, i), infer_sinfo_str(c->m, si));
+	return false;
+}
+
+/* make_closure(func, args): func a function (cls.f), args the captured
+ * values; the closure is an opaque object, as TVM infers it. */
+SInfo *
+infer_make_closure(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *f = arg_si(&c, 0);
+	if (f->kind != SI_FUNC && f->kind != SI_OBJECT) {
+		diag_error(d, arg_span(&c, 0), "%s: func must be a function (cls.f), got %s",
+			   c.op, infer_sinfo_str(m, f));
+		return NULL;
+	}
+	if (!want_tuple(&c, 1))
+		return NULL;
+	return si_object(&m->arena);
+}
+
+/* invoke_closure / invoke_pure_closure(closure, args, ty_args): what
+ * ty_args says (one: it, several: their tuple, none: an object). */
+SInfo *
+infer_invoke_closure(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const SInfo *f = arg_si(&c, 0);
+	if (f->kind != SI_FUNC && f->kind != SI_OBJECT) {
+		diag_error(d, arg_span(&c, 0), "%s: closure must be a closure (R.make_closure), got %s",
+			   c.op, infer_sinfo_str(m, f));
+		return NULL;
+	}
+	if (!want_tuple(&c, 1))
+		return NULL;
+	return infer_packed(m, call, d);
 }

@@ -163,7 +163,7 @@ ir_binding(Module *m, Var *v, Expr *value, Span sp)
 static const char *const expr_kind_names[] = {
 	"var", "constant", "tuple", "tuple index", "shape", "prim value",
 	"string", "op call", "function call", "if", "sequence",
-	"extern function", "function", "call",
+	"extern function", "function", "call", "global function",
 };
 
 const char *
@@ -372,6 +372,7 @@ ir_copy_expr(Module *m, const Expr *e)
 	case E_PRIM:
 	case E_STR:
 	case E_EXTERN:
+	case E_GLOBAL:
 		break;
 	}
 	return c;
@@ -428,6 +429,7 @@ ir_each_child(Expr *e, bool (*fn)(Expr **child, void *ctx), void *ctx)
 	case E_PRIM:
 	case E_STR:
 	case E_EXTERN:
+	case E_GLOBAL:
 		return true;
 	}
 	return true;
@@ -709,6 +711,7 @@ subst_expr(const Subst *s, Expr *e)
 	case E_CONST:
 	case E_STR:
 	case E_EXTERN:
+	case E_GLOBAL:
 		break;
 	}
 }

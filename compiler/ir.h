@@ -385,6 +385,8 @@ typedef enum {
 	E_EXTERN,    /* R.ExternFunc("name"): a function outside the module (str) */
 	E_FUNC,      /* a function defined in a function body (fn) */
 	E_CALL_VAR,  /* f(args): a call through a variable (callv) */
+	E_GLOBAL,    /* cls.f as a value: the module function named str (TVM's
+		      * GlobalVar), its struct info an R.Callable */
 } ExprKind;
 
 /* A Relax variable: Var or DataflowVar. Names need not be unique. */
@@ -426,7 +428,7 @@ struct Expr {
 			PExpr *value; /* integer values */
 			double f;     /* float values, when dtype is a float */
 		} prim;
-		const char *str; /* E_STR, E_EXTERN */
+		const char *str; /* E_STR, E_EXTERN, E_GLOBAL */
 		struct { /* E_CALL: args and attrs in the op's signature order */
 			OpKind op;
 			Expr **args;

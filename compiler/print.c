@@ -736,6 +736,10 @@ put_expr(Printer *p, const Expr *e)
 		put_quoted(b, e->str, strlen(e->str));
 		sb_putc(b, ')');
 		break;
+	case E_GLOBAL:
+		sb_puts(b, "cls.");
+		put_plain_name(p, e->str ? e->str : "");
+		break;
 	case E_CALL_FN:
 		sb_puts(b, "cls.");
 		put_plain_name(p, e->callfn.callee ? e->callfn.callee : "");

@@ -197,6 +197,7 @@ expr_json(const Expr *e)
 		break;
 	case E_STR:
 	case E_EXTERN:
+	case E_GLOBAL:
 		json_object_set_new(j, "value", jstr(e->str));
 		break;
 	case E_CALL: {

@@ -388,6 +388,7 @@ is_leaf(const Expr *e, int depth)
 	case E_PRIM:
 	case E_STR:
 	case E_EXTERN:
+	case E_GLOBAL:
 		return true;
 	case E_TUPLE:
 		if (e->tuple.n > 0 && !e->tuple.items)
@@ -542,6 +543,11 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 	case E_CONST:
 	case E_STR:
 	case E_EXTERN:
+		return;
+	case E_GLOBAL:
+		if (!e->str || !ir_find_func(v->m, e->str))
+			err(v, here, "function reference to '%s', which is not "
+			    "in the module", e->str ? e->str : "?");
 		return;
 	case E_FUNC: {
 		/* a local function: its parameters and body in a scope of

@@ -365,6 +365,7 @@ is_leaf(const Expr *e)
 	case E_PRIM:
 	case E_STR:
 	case E_EXTERN:
+	case E_GLOBAL:
 		return true;
 	case E_TUPLE:
 		for (int i = 0; i < e->tuple.n; i++)
@@ -2052,6 +2053,48 @@ conv_linear(B *b, Syn *x, const char *fname)
 	return e;
 }
 
+/*
+ * A module function's name: `cls.f`, or `Module.f` with the class's own
+ * name as TVM's parser allows, gives "f" and *global; another name comes
+ * back unchanged (*global false); NULL after an error (no such function,
+ * with the nearest as a hint).
+ */
+static const char *
+global_name(B *b, const char *name, Span sp, bool *global)
+{
+	*global = false;
+	const char *dot = strchr(name, '.');
+	if (dot && !strchr(dot + 1, '.') && b->m->name &&
+	    !strncmp(name, b->m->name, (size_t)(dot - name)) &&
+	    !b->m->name[dot - name])
+		name = arena_printf(&b->ps->ast, "cls.%s", dot + 1);
+	if (strncmp(name, "cls.", 4) || strchr(name + 4, '.'))
+		return name;
+	if (!idx_find(&b->funcs_ix, &b->funcs, name + 4, str_name)) {
+		const char *hint = NULL;
+		int best = 99;
+		/* (no hint search once errors are too many to be read) */
+		for (int i = 0; i < b->funcs.n && b->d->nerrors < DIAG_PRINT_LIMIT; i++) {
+			const char *f = b->funcs.items[i];
+			int d = str_edit_distance(name + 4, f);
+			if (d < best && str_close_enough(f, d)) {
+				best = d;
+				hint = f;
+			}
+		}
+		if (hint)
+			diag_error(b->d, sp,
+				   "unknown function '%s' in the module; did you mean cls.%s?",
+				   name + 4, hint);
+		else
+			diag_error(b->d, sp, "unknown function '%s' in the module",
+				   name + 4);
+		return NULL;
+	}
+	*global = true;
+	return name + 4;
+}
+
 /* A call: R.const, R.shape, ..., R.OP, cls.f. */
 static Expr *
 conv_call(B *b, Syn *x)
@@ -2158,37 +2201,13 @@ conv_call(B *b, Syn *x)
 		}
 		return conv_opcall(b, x, op, name);
 	}
-	/* Module.f(x), the class named as TVM's parser allows: cls.f */
-	const char *dot = strchr(name, '.');
-	if (dot && !strchr(dot + 1, '.') && b->m->name &&
-	    !strncmp(name, b->m->name, (size_t)(dot - name)) &&
-	    !b->m->name[dot - name])
-		name = arena_printf(&b->ps->ast, "cls.%s", dot + 1);
-	if (!strncmp(name, "cls.", 4) && !strchr(name + 4, '.')) {
-		if (!idx_find(&b->funcs_ix, &b->funcs, name + 4, str_name)) {
-			const char *hint = NULL;
-			int best = 99;
-			/* (no hint search once errors are too many to be read) */
-			for (int i = 0; i < b->funcs.n && b->d->nerrors < DIAG_PRINT_LIMIT; i++) {
-				const char *f = b->funcs.items[i];
-				int d = str_edit_distance(name + 4, f);
-				if (d < best && str_close_enough(f, d)) {
-					best = d;
-					hint = f;
-				}
-			}
-			if (hint)
-				diag_error(b->d, csp,
-					   "unknown function '%s' in the module; did you mean cls.%s?",
-					   name + 4, hint);
-			else
-				diag_error(b->d, csp,
-					   "unknown function '%s' in the module",
-					   name + 4);
-			return NULL;
-		}
+	bool global;
+	name = global_name(b, name, csp, &global);
+	if (!name)
+		return NULL;
+	if (global) {
 		Expr *e = ir_expr(b->m, E_CALL_FN, x->span);
-		e->callfn.callee = arena_strdup(&b->m->arena, name + 4);
+		e->callfn.callee = arena_strdup(&b->m->arena, name);
 		e->callfn.nargs = x->n;
 		e->callfn.args = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
 		int i = 0;
@@ -2299,6 +2318,19 @@ conv_value(B *b, Syn *x)
 	case X_NAME: {
 		Var *v = lookup(b, x);
 		return v ? ir_var_ref(b->m, v, x->span) : NULL;
+	}
+	case X_ATTR: { /* cls.f or Module.f as a value: TVM's GlobalVar */
+		const char *name = callee_name(b, x);
+		bool global = false;
+		if (name && !(name = global_name(b, name, x->span, &global)))
+			return NULL;
+		if (!global) {
+			diag_error(b->d, x->span, "unexpected expression");
+			return NULL;
+		}
+		Expr *e = ir_expr(b->m, E_GLOBAL, x->span);
+		e->str = arena_strdup(&b->m->arena, name);
+		return e;
 	}
 	case X_TUPLE:
 	case X_LIST: {

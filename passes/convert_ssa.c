@@ -218,6 +218,7 @@ rewrite_expr(Ssa *s, Expr *e)
 	case E_CONST:
 	case E_STR:
 	case E_EXTERN:
+	case E_GLOBAL:
 		break;
 	}
 }

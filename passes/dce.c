@@ -102,12 +102,15 @@ reach_child(Expr **child, void *ctx)
 	return true;
 }
 
-/* Queues the functions e calls (in its own sequences too). */
+/* Queues the functions e calls or refers to (cls.f as a value), in its
+ * own sequences too. */
 static void
 reach_expr(Reach *r, const Expr *e)
 {
 	if (e && e->kind == E_CALL_FN)
 		reach_func(r, ir_func_index(r->m, e->callfn.callee));
+	if (e && e->kind == E_GLOBAL)
+		reach_func(r, ir_func_index(r->m, e->str));
 	ir_each_child((Expr *)e, reach_child, r); /* reads only */
 }
 

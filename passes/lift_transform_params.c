@@ -940,6 +940,7 @@ key_expr(StrBuf *b, const SharedFn *sf, const Expr *e)
 	case E_PRIM:
 	case E_STR:
 	case E_EXTERN:
+	case E_GLOBAL:
 		print_expr(b, e);
 		return true;
 	case E_TUPLE:

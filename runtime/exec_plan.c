@@ -325,6 +325,30 @@ exec_is_dyn_slice(const Expr *e)
 	return false;
 }
 
+/* The first function reference (cls.f as a value) in tuple value e. */
+static const Expr *
+find_global(const Expr *e)
+{
+	if (e && e->kind == E_GLOBAL)
+		return e;
+	if (e && e->kind == E_TUPLE)
+		for (int i = 0; i < e->tuple.n; i++) {
+			const Expr *g = find_global(e->tuple.items[i]);
+			if (g)
+				return g;
+		}
+	return NULL;
+}
+
+/* Refuses a function reference: rlx does not run functions as values. */
+static void
+refuse_global(const Expr *g, Diags *d, bool *ok)
+{
+	diag_error(d, g->span, "a function as a value (cls.%s) cannot be run by rlx "
+		   "yet: call it as cls.%s(...)", g->str, g->str);
+	*ok = false;
+}
+
 /* Plans the sequence seq of fp: slots for its vars, kernels, branches and
  * callees, with elementwise chains fused (fuse_seq). Liveness comes later
  * (live_seq). */
@@ -385,11 +409,18 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 					     "function outside the module");
 				*ok = false;
 				break;
+			case E_GLOBAL:
+			case E_TUPLE:
+				if (find_global(e))
+					refuse_global(find_global(e), d, ok);
+				break;
 			default:
 				break;
 			}
 		}
 	}
+	if (find_global(seq->seq.body))
+		refuse_global(find_global(seq->seq.body), d, ok);
 	fuse_seq(p, fp, sp);
 	fuse_transpose(p, fp, sp);
 	fuse_dequant(p, fp, sp);
