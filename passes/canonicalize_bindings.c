@@ -1081,9 +1081,8 @@ canon_func(Canon *c, Func *f, Var **vars)
 }
 
 int
-pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d)
+pass_canonicalize_bindings(Module *m, Diags *d)
 {
-	(void)o;
 	return pass_canonicalize_funcs(m, m->funcs, m->nfuncs, d);
 }
 

@@ -270,9 +270,8 @@ fresh_symvars(Ssa *s, Func *f)
 }
 
 int
-pass_convert_ssa(Module *m, const PassOptions *o, Diags *d)
+pass_convert_ssa(Module *m, Diags *d)
 {
-	(void)o;
 	(void)d;
 	int n = m->next_id;
 	Ssa s = {.m = m,

@@ -1236,7 +1236,7 @@ by_name(const void *a, const void *b)
 }
 
 int
-pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
+pass_lift_transform_params(Module *m, const PassLiftOptions *o, Diags *d)
 {
 	int errors = 0;
 	int nf = m->nfuncs;
@@ -1275,6 +1275,6 @@ pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
 	}
 	free(sel);
 	if (!errors)
-		errors = pass_convert_ssa(m, o, d);
+		errors = pass_convert_ssa(m, d);
 	return errors;
 }
