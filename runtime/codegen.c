@@ -1941,6 +1941,95 @@ gen_matmul(K *k)
 
 /* ------------------------------------------------------- reductions */
 
+/* The axes the axis attribute reduces (None: all of them) as flags;
+ * false after cg_fail. */
+static bool
+reduced_axes(K *k, int nd, bool *red)
+{
+	AttrVal av = cg_attr(k, P_axis);
+	if (av.kind == AV_NONE) {
+		for (int i = 0; i < nd; i++)
+			red[i] = true;
+		return true;
+	}
+	int n = av.kind == AV_INTS ? av.n : 1;
+	for (int i = 0; i < n; i++) {
+		int a;
+		if (!cg_norm_axis(av.kind == AV_INTS ? av.ints[i] : av.i, nd, &a))
+			return cg_fail(k, "axis out of range");
+		if (nd)
+			red[a] = true;
+	}
+	return true;
+}
+
+/* The accumulator's start for reduction op in type acct: 0, 1, or the
+ * identity of max / min (-inf, +inf, or the integer type's limits). */
+static LLVMValueRef
+reduce_init(K *k, OpKind op, DType acct)
+{
+	bool fl = dtype_is_float(acct);
+	bool mx = op == OP_MAX || op == OP_ARGMAX;
+	if (!fl && (mx || op == OP_MIN || op == OP_ARGMIN)) {
+		LLVMTypeRef at = cg_ctype(k, acct);
+		unsigned w = LLVMGetIntTypeWidth(at);
+		unsigned long long lo = cg_is_unsigned(acct) ? 0 : 1ull << (w - 1);
+		unsigned long long hi = cg_is_unsigned(acct) ? ~0ull : (1ull << (w - 1)) - 1;
+		return LLVMConstInt(at, mx ? lo : hi, false);
+	}
+	double init;
+	switch (op) {
+	case OP_SUM: case OP_MEAN: init = 0; break;
+	case OP_PROD: init = 1; break;
+	case OP_MAX: case OP_ARGMAX: init = fl ? -INFINITY : 0; break;
+	default: init = fl ? INFINITY : 0; break;
+	}
+	return cg_cconst(k, acct, init);
+}
+
+/* One step of reduction op: the accumulator after cur meets v (both in
+ * acct). For argmax / argmin, r is v's flat index in the reduced dims and
+ * best the slot of the best index so far, updated here. */
+static LLVMValueRef
+reduce_step(K *k, OpKind op, DType acct, LLVMValueRef cur, LLVMValueRef v,
+	    LLVMValueRef r, LLVMValueRef best)
+{
+	bool fl = dtype_is_float(acct);
+	switch (op) {
+	case OP_SUM: case OP_MEAN:
+		return fl ? cg_reassoc(LLVMBuildFAdd(k->b, cur, v, "")) : LLVMBuildAdd(k->b, cur, v, "");
+	case OP_PROD:
+		return fl ? cg_reassoc(LLVMBuildFMul(k->b, cur, v, "")) : LLVMBuildMul(k->b, cur, v, "");
+	case OP_MAX: case OP_MIN:
+		if (fl) { /* NaN wins as in vmax; a form the vectorizer reduces */
+			LLVMValueRef mv[2] = {cur, v};
+			return intrin(k, op == OP_MAX ? "llvm.maximum" : "llvm.minimum",
+				      cg_ctype(k, acct), mv, 2);
+		}
+		return cg_vmax(k, cur, v, acct, op == OP_MAX);
+	default: /* argmax, argmin: the first best, the first NaN */
+		break;
+	}
+	LLVMValueRef better;
+	bool mx = op == OP_ARGMAX;
+	if (fl) {
+		better = LLVMBuildFCmp(k->b, mx ? LLVMRealOGT : LLVMRealOLT, v, cur, "");
+		LLVMValueRef vn = LLVMBuildFCmp(k->b, LLVMRealUNO, v, v, "");
+		LLVMValueRef cn = LLVMBuildFCmp(k->b, LLVMRealORD, cur, cur, "");
+		better = LLVMBuildOr(k->b, better, LLVMBuildAnd(k->b, vn, cn, ""), "");
+	} else {
+		LLVMIntPredicate p = cg_is_unsigned(acct) ? (mx ? LLVMIntUGT : LLVMIntULT)
+						       : (mx ? LLVMIntSGT : LLVMIntSLT);
+		better = LLVMBuildICmp(k->b, p, v, cur, "");
+	}
+	/* the first element always counts, so -inf/NaN-only rows work */
+	better = LLVMBuildOr(k->b, better,
+			     LLVMBuildICmp(k->b, LLVMIntEQ, r, cg_ci(k, 0), ""), "");
+	LLVMValueRef ob = LLVMBuildLoad2(k->b, k->i64, best, "");
+	LLVMBuildStore(k->b, LLVMBuildSelect(k->b, better, r, ob, ""), best);
+	return LLVMBuildSelect(k->b, better, v, cur, "");
+}
+
 /*
  * sum mean max min prod argmax argmin: for every kept position (outer
  * nest over the kept dims), a reduction nest over the reduced dims into an
@@ -1959,21 +2048,9 @@ gen_reduce(K *k)
 		return cg_fail(k, "expects one tensor");
 	bool arg = op == OP_ARGMAX || op == OP_ARGMIN;
 	bool red[MAXD] = {0};
-	AttrVal av = cg_attr(k, P_axis);
 	int nd = x->nd;
-	if (av.kind == AV_NONE) {
-		for (int i = 0; i < nd; i++)
-			red[i] = true;
-	} else {
-		int n = av.kind == AV_INTS ? av.n : 1;
-		for (int i = 0; i < n; i++) {
-			int a;
-			if (!cg_norm_axis(av.kind == AV_INTS ? av.ints[i] : av.i, nd, &a))
-				return cg_fail(k, "axis out of range");
-			if (nd)
-				red[a] = true;
-		}
-	}
+	if (!reduced_axes(k, nd, red))
+		return false;
 	LLVMValueRef xs[MAXD], kd[MAXD], rd[MAXD], kidx[MAXD], ridx[MAXD];
 	LLVMValueRef kst[MAXD], rst[MAXD], kflat[MAXD], rflat[MAXD];
 	int nk = 0, nr = 0;
@@ -2007,24 +2084,10 @@ gen_reduce(K *k)
 		acct = DT_I64;
 	if (vt == DT_F16 || vt == DT_BF16)
 		vt = DT_F32;
-	double init;
 	bool fl = dtype_is_float(acct);
-	switch (op) {
-	case OP_SUM: case OP_MEAN: init = 0; break;
-	case OP_PROD: init = 1; break;
-	case OP_MAX: case OP_ARGMAX: init = fl ? -INFINITY : 0; break;
-	default: init = fl ? INFINITY : 0; break;
-	}
 	LLVMTypeRef at = cg_ctype(k, acct);
 	LLVMValueRef acc = cg_slot(k, at, 1), best = cg_slot(k, k->i64, 1);
-	LLVMValueRef initv = cg_cconst(k, acct, init);
-	if (!fl && (op == OP_MAX || op == OP_ARGMAX || op == OP_MIN || op == OP_ARGMIN)) {
-		unsigned w = LLVMGetIntTypeWidth(at);
-		bool mx = op == OP_MAX || op == OP_ARGMAX;
-		unsigned long long lo = cg_is_unsigned(acct) ? 0 : 1ull << (w - 1);
-		unsigned long long hi = cg_is_unsigned(acct) ? ~0ull : (1ull << (w - 1)) - 1;
-		initv = LLVMConstInt(at, mx ? lo : hi, false);
-	}
+	LLVMValueRef initv = reduce_init(k, op, acct);
 	Nest rn;
 	Loop lk;
 	LLVMValueRef f = cg_par_begin(k, &lk, cg_prod(k, kd, 0, nk),
@@ -2057,46 +2120,8 @@ gen_reduce(K *k)
 	}
 	LLVMValueRef v = cg_cvt(k, raw, xdt, acct);
 	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
-	LLVMValueRef nv;
-	switch (op) {
-	case OP_SUM: case OP_MEAN:
-		nv = fl ? cg_reassoc(LLVMBuildFAdd(k->b, cur, v, "")) : LLVMBuildAdd(k->b, cur, v, "");
-		break;
-	case OP_PROD:
-		nv = fl ? cg_reassoc(LLVMBuildFMul(k->b, cur, v, "")) : LLVMBuildMul(k->b, cur, v, "");
-		break;
-	case OP_MAX: case OP_MIN:
-		if (fl) { /* NaN wins as in vmax; a form the vectorizer reduces */
-			LLVMValueRef mv[2] = {cur, v};
-			nv = intrin(k, op == OP_MAX ? "llvm.maximum" : "llvm.minimum", at, mv, 2);
-		} else {
-			nv = cg_vmax(k, cur, v, acct, op == OP_MAX);
-		}
-		break;
-	default: { /* argmax, argmin: the first best, the first NaN */
-		LLVMValueRef better;
-		bool mx = op == OP_ARGMAX;
-		if (fl) {
-			better = LLVMBuildFCmp(k->b, mx ? LLVMRealOGT : LLVMRealOLT, v, cur, "");
-			LLVMValueRef vn = LLVMBuildFCmp(k->b, LLVMRealUNO, v, v, "");
-			LLVMValueRef cn = LLVMBuildFCmp(k->b, LLVMRealORD, cur, cur, "");
-			better = LLVMBuildOr(k->b, better, LLVMBuildAnd(k->b, vn, cn, ""), "");
-		} else {
-			LLVMIntPredicate p = cg_is_unsigned(acct) ? (mx ? LLVMIntUGT : LLVMIntULT)
-							       : (mx ? LLVMIntSGT : LLVMIntSLT);
-			better = LLVMBuildICmp(k->b, p, v, cur, "");
-		}
-		/* the first element always counts, so -inf/NaN-only rows work */
-		LLVMValueRef r = cg_dot(k, ridx, rflat, nr);
-		better = LLVMBuildOr(k->b, better,
-				     LLVMBuildICmp(k->b, LLVMIntEQ, r, cg_ci(k, 0), ""), "");
-		LLVMValueRef ob = LLVMBuildLoad2(k->b, k->i64, best, "");
-		LLVMBuildStore(k->b, LLVMBuildSelect(k->b, better, r, ob, ""), best);
-		nv = LLVMBuildSelect(k->b, better, v, cur, "");
-		break;
-	}
-	}
-	LLVMBuildStore(k->b, nv, acc);
+	LLVMValueRef r = arg ? cg_dot(k, ridx, rflat, nr) : NULL;
+	LLVMBuildStore(k->b, reduce_step(k, op, acct, cur, v, r, best), acc);
 	cg_nest_end(k, &rn);
 	LLVMValueRef res = LLVMBuildLoad2(k->b, at, acc, "");
 	DType rt = acct;
