@@ -4551,3 +4551,27 @@ infer_invoke_closure(Module *m, Expr *call, Diags *d)
 		return NULL;
 	return infer_packed(m, call, d);
 }
+
+/* nn.attention_var_len(queries, keys, values, seqstart_q, max_seqlen_q,
+ * seqstart_k, max_seqlen_k): attention over sequences packed into one
+ * batch; q, k, v and the result as nn.attention's (TVM's
+ * InferTypeAttention), the starts 1-D tensors, the lengths tensors. */
+SInfo *
+infer_attention_var_len(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	for (int i = 3; i < call->call.nargs; i++) {
+		const SInfo *t = want_tensor(&c, i);
+		if (!t)
+			return NULL;
+		if ((i == 3 || i == 5) && t->ndim >= 0 && t->ndim != 1) {
+			diag_error(d, arg_span(&c, i), "%s: %s must be 1-D, got %s", c.op,
+				   arg_name(&c, i), infer_sinfo_str(m, t));
+			return NULL;
+		}
+	}
+	Expr qkv = *call; /* the three tensors, checked as nn.attention's */
+	qkv.call.nargs = 3;
+	return infer_attention(m, &qkv, d);
+}

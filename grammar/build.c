@@ -193,10 +193,17 @@ bld_int_item(const Syn *x, int64_t *out)
 	return false;
 }
 
-/* A number literal (int, float, float("inf"), possibly negated). */
+/* A number literal (int, float, float("inf"), math.inf, possibly
+ * negated). */
 bool
 bld_num_lit(const Syn *x, double *out, bool *is_float)
 {
+	if (x->kind == X_ATTR && x->a->kind == X_NAME && !strcmp(x->a->s, "math") &&
+	    (!strcmp(x->s, "inf") || !strcmp(x->s, "nan"))) {
+		*out = x->s[0] == 'i' ? HUGE_VAL : NAN;
+		*is_float = true;
+		return true;
+	}
 	if (x->kind == X_NEG) {
 		if (!bld_num_lit(x->a, out, is_float))
 			return false;
@@ -966,6 +973,30 @@ build_branch(B *b, Stm *body, Stm **last)
 	while (l->next)
 		l = l->next;
 	*last = l;
+	Stm *dl = NULL; /* a branch ending in a dataflow block: its last assignment */
+	if (l->kind == S_WITH && l->value && bld_is_named(l->value, "R.dataflow"))
+		for (Stm *t = l->body; t; t = t->next)
+			if (t->kind == S_ASSIGN && t->target->kind == X_NAME)
+				dl = t;
+	if (dl) {
+		/* TVM: the branch's value is the variable its last binding
+		 * defines, here an output of the block */
+		build_stmts(b, body, NULL, W_BRANCH);
+		Entry *en = bld_find_entry(b, dl->target->s);
+		Expr *res = NULL;
+		*last = dl;
+		if (!en || en->dead)
+			diag_error(b->d, dl->target->span,
+				   "'%s' ends the branch but is not an output of its dataflow "
+				   "block (R.output(%s))", dl->target->s, dl->target->s);
+		else
+			res = ir_var_ref(b->m, en->var, dl->target->span);
+		Expr *seq = finish_seq(b, res, body->span);
+		vec_free(&sb.blocks);
+		vec_free(&sb.cur);
+		b->sb = outer;
+		return res ? seq : NULL;
+	}
 	build_stmts(b, body, l, W_BRANCH);
 	Expr *res = NULL;
 	if (l->kind != S_ASSIGN) {

@@ -392,6 +392,21 @@ bld_conv_sinfo(B *b, Syn *x, bool define)
 		s = si_object(&b->m->arena);
 	} else if (!strcmp(name, "R.Callable")) {
 		s = conv_callable_sinfo(b, x, define);
+	} else if (x->kind == X_ATTR && x->a->kind == X_NAME &&
+		   (!strcmp(x->s, "ty") || !strcmp(x->s, "struct_info")) &&
+		   bld_find_entry(b, x->a->s)) {
+		/* `v.ty` (TVMScript evaluates it: the variable's struct info),
+		 * as TVM's tests write ty_args=[v.ty] */
+		Var *v = bld_lookup(b, x->a);
+		if (!v)
+			return NULL;
+		if (!v->sinfo) {
+			diag_error(b->d, x->span, "%s.%s needs the struct info of '%s' "
+				   "written (annotate it where it is defined)",
+				   x->a->s, x->s, x->a->s);
+			return NULL;
+		}
+		s = ir_copy_sinfo(b->m, v->sinfo);
 	} else {
 		diag_error(b->d, x->span,
 			   "unknown struct info annotation '%s' (expected R.Tensor, R.Tuple, R.Shape, R.Prim, R.Any or R.Callable)",

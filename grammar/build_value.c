@@ -334,6 +334,13 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 	const char *want = "";
 	switch (q->kind) {
 	case PK_INT:
+		/* T.int32(8), T.IntImm("int32", 8): an IntImm attribute */
+		if (v->kind == X_CALL && (bld_is_named(v, "T.int32") || bld_is_named(v, "T.int64")) &&
+		    v->n == 1 && v->items->kind != X_KWARG)
+			v = v->items;
+		else if (v->kind == X_CALL && bld_is_named(v, "T.IntImm") && v->n == 2 &&
+			 v->items->kind == X_STR && v->items->next->kind != X_KWARG)
+			v = v->items->next;
 		if (bld_int_lit(v, &i)) {
 			out->kind = AV_INT;
 			out->i = i;
@@ -375,6 +382,11 @@ conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 					  : "an integer or a list of integers";
 		break;
 	case PK_FLOAT:
+		/* T.float32(0.5), as TVM's tests write a FloatImm attribute */
+		if (v->kind == X_CALL && v->n == 1 && v->items->kind != X_KWARG &&
+		    (bld_is_named(v, "T.float32") || bld_is_named(v, "T.float64") ||
+		     bld_is_named(v, "T.float16")))
+			v = v->items;
 		if (bld_num_lit(v, &d, &isf)) {
 			out->kind = AV_FLOAT;
 			out->f = d;
@@ -728,7 +740,8 @@ absent(const Expr *x)
  * What TVM's Python wrappers do to a call before building it: arange(n)
  * is arange(0, n, 1) and its dtype, when not given, int64 for integer
  * arguments and float32 otherwise; eye(n) is eye(n, n); unique without an
- * axis has five arguments; out_layout=None
+ * axis has five arguments; attention_var_len's seqstart_k and max_seqlen_k
+ * are the queries' when left out; out_layout=None
  * is the data's layout.
  */
 static bool
@@ -752,6 +765,12 @@ op_normalize(B *b, Expr *e, const OpSig *sig, Span sp, const char *fname)
 		a[1] = ir_copy_expr(b->m, a[0]);
 	} else if (e->call.op == OP_UNIQUE && e->call.nargs == 6 && absent(a[5])) {
 		e->call.nargs = 5; /* TVM's unique has no axis argument for None */
+	} else if (e->call.op == OP_ATTENTION_VAR_LEN && e->call.nargs == 7) {
+		/* the keys' sequence starts and length default to the queries' */
+		if (absent(a[5]))
+			a[5] = ir_copy_expr(b->m, a[3]);
+		if (absent(a[6]))
+			a[6] = ir_copy_expr(b->m, a[4]);
 	}
 	int out_l = -1, in_l = -1;
 	for (int i = 0; i < sig->nparams; i++) {
@@ -1046,6 +1065,23 @@ conv_call(B *b, Syn *x)
 			}
 			return e;
 		}
+		if (!strcmp(r, "TupleGetItem")) { /* the class, called: t[i] */
+			int64_t i;
+			if (x->n != 2 || x->items->kind == X_KWARG ||
+			    x->items->next->kind == X_KWARG ||
+			    !bld_int_lit(x->items->next, &i) || i < 0 || i > 1 << 30) {
+				diag_error(b->d, x->span, "R.TupleGetItem takes a tuple "
+					   "and a non-negative integer index");
+				return NULL;
+			}
+			Expr *t = bld_conv_leaf(b, x->items);
+			if (!t)
+				return NULL;
+			Expr *e = ir_expr(b->m, E_TUPLE_GET, x->span);
+			e->tget.tuple = t;
+			e->tget.index = (int)i;
+			return e;
+		}
 		if (!strcmp(r, "ExternFunc")) {
 			Syn *a = x->n >= 1 ? x->items : NULL;
 			if (!a || a->kind != X_STR) {
@@ -1224,8 +1260,14 @@ bld_conv_value(B *b, Syn *x)
 		e->tuple.n = x->n;
 		e->tuple.items = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
 		int i = 0;
+		double d;
+		bool isf;
+		/* a Python number or bool in a tuple is a prim value, as TVM's
+		 * convert_to_expr makes it ([x, 16, True]) */
 		for (Syn *y = x->items; y; y = y->next, i++)
-			if (!(e->tuple.items[i] = bld_conv_leaf(b, y)))
+			if (!(e->tuple.items[i] = y->kind == X_TRUE || y->kind == X_FALSE ||
+						      bld_num_lit(y, &d, &isf)
+						      ? bld_conv_prim(b, y) : bld_conv_leaf(b, y)))
 				return NULL;
 		return e;
 	}
