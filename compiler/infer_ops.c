@@ -3698,8 +3698,7 @@ SInfo *
 infer_nonzero(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	if (!want_tensor(&c, 0))
+	if (!ctx_tensor(&c, m, call, d))
 		return NULL;
 	return tensor(&c, DT_I64, 2, NULL);
 }
@@ -3729,8 +3728,7 @@ SInfo *
 infer_size(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	if (!want_tensor(&c, 0))
+	if (!ctx_tensor(&c, m, call, d))
 		return NULL;
 	return tensor(&c, DT_I64, 0, NULL);
 }
@@ -4004,8 +4002,7 @@ SInfo *
 infer_grad_like(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	if (!want_tensor(&c, 0))
+	if (!ctx_tensor(&c, m, call, d))
 		return NULL;
 	return same_as(&c, 1);
 }
