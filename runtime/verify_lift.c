@@ -115,15 +115,9 @@ prepare(Vf *v, const char *filename, const char *text, size_t len, Diags *d)
 	const char *name = v->m0->src.name;
 	const char *tname = o->shared ? "transform_params"
 		: arena_printf(&v->m0->arena, "%s_transform_params", v->F0->name);
-	bool listed = !o->nshared_funcs;
-	for (int i = 0; i < o->nshared_funcs; i++)
-		listed |= !strcmp(o->shared_funcs[i], v->F0->name);
-	if (!listed) {
-		diag_file(d, DIAG_ERROR, NULL, "--shared: '%s' is not one of the "
-			  "functions listed; verify checks a function that the "
-			  "shared transform serves", v->F0->name);
+	if (o->shared && !rt_shared_serves(o->shared_funcs, o->nshared_funcs,
+					   v->F0->name, d))
 		return RLX_EOPTIONS;
-	}
 	if (ir_find_func(v->m0, tname)) {
 		diag_file(d, DIAG_ERROR, name, "the module already has %s; verify "
 			  "needs the module before lifting", tname);

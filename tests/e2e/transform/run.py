@@ -392,6 +392,10 @@ def case_verify_shared(tmp):
     p = rlx("verify", model, "--weights", ck, "--func", "func_c",
             "--shared=func_a,func_b", expect=2)
     check("func_c" in p.stderr and "--shared" in p.stderr, p.stderr)
+    out = os.path.join(tmp, "cache")
+    p = rlx("transform", model, "--weights", ck, "--func", "func_c",
+            "--shared=func_a,func_b", "-o", out, expect=2)
+    check("func_c" in p.stderr and not os.path.exists(out), p.stderr)
 
 
 def case_init_weights(tmp):
