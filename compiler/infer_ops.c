@@ -489,7 +489,12 @@ binary(Module *m, Expr *call, Diags *d, int kind)
 			}
 		}
 	}
-	if (!binary_dtype(&c, a->dtype, b->dtype, &dt))
+	/* TVM's InferBinaryArithOpOutDtype: a bool operand may meet another
+	 * dtype, the result then has the left one's */
+	if ((a->dtype == DT_BOOL) != (b->dtype == DT_BOOL) && a->dtype != DT_UNKNOWN &&
+	    b->dtype != DT_UNKNOWN)
+		dt = a->dtype;
+	else if (!binary_dtype(&c, a->dtype, b->dtype, &dt))
 		return NULL;
 	if (kind != 0)
 		dt = DT_BOOL;

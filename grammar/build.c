@@ -1429,9 +1429,31 @@ build_class(B *b, Stm *cls)
 			sb_free(&t);
 			continue;
 		}
+		if (s->kind == S_ASSIGN && !s->ann && s->target->kind == X_NAME &&
+		    s->value->kind == X_CALL && bld_is_named(s->value, "R.ExternFunc")) {
+			/* `my_ext = R.ExternFunc("my_ext"[, R.Callable(...)])`: an
+			 * external function of the module (TVM's ExternFunc member),
+			 * kept as its text like the module attributes */
+			Syn *a0 = s->value->n >= 1 ? s->value->items : NULL;
+			Syn *a1 = a0 && s->value->n == 2 ? a0->next : NULL;
+			StrBuf t = {0};
+			if (!a0 || a0->kind != X_STR || s->value->n > 2 ||
+			    (a1 && (a1->kind == X_KWARG || !bld_is_named(a1, "R.Callable")))) {
+				diag_error(b->d, s->value->span, "R.ExternFunc takes the "
+					   "function's name as a string and an optional R.Callable");
+			} else if ((!a1 || bld_conv_sinfo(b, a1, false)) &&
+				   bld_syn_text(&t, s->value)) {
+				char *line = arena_printf(&b->m->arena, "%s = %s", s->target->s, t.p);
+				vec_push(&decls, line);
+			}
+			sb_free(&t);
+			continue;
+		}
 		if (s->kind != S_DEF) {
 			diag_error(b->d, s->span,
-				   "only @R.function definitions may appear in an @I.ir_module class");
+				   "only @R.function definitions (and I.module_attrs, "
+				   "I.module_global_infos, NAME = R.ExternFunc(...)) may appear "
+				   "in an @I.ir_module class");
 			continue;
 		}
 		Func *f = build_func(b, s);

@@ -1004,7 +1004,9 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 	}
 	int ci = cmp_index(op);
 	bool cmp = ci >= 0;
-	DType t = cmp ? k->edt[0] : out;
+	/* a comparison compares in the left operand's dtype, or in the other's
+	 * when the left is bool (TVM lets a bool operand meet another dtype) */
+	DType t = !cmp ? out : k->edt[0] == DT_BOOL ? k->edt[1] : k->edt[0];
 	LLVMValueRef x = cg_cvt(k, in[0], k->edt[0], t);
 	LLVMValueRef y = cg_cvt(k, in[1], k->edt[1], t);
 	bool fl = dtype_is_float(t), un = cg_is_unsigned(t);

@@ -241,8 +241,11 @@ def cases_for(op):
                 binary(op, lambda a, b: np.power(a, b), ["int32"], kind=("small", "small")))
     if op in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
         f = getattr(np, op)
+        # a bool operand may meet another dtype (TVM), compared as the other
+        mixed = [Case("bool float32 (2, 3) (3,)", [("bool", (2, 3), "n"), ("float32", (3,), "n")],
+                      "R.%s({0}, {1})" % op, lambda x, y, f=f: f(x, y), "bool")]
         return binary(op, f, cmpd, kind=("grid", "grid"), out="bool") + \
-            binary(op, f, ["bool"], out="bool")
+            binary(op, f, ["bool"], out="bool") + mixed
     if op in ("logical_and", "logical_or", "logical_xor"):
         return binary(op, getattr(np, op), ["bool"], out="bool")
     if op == "logical_not":

@@ -391,6 +391,13 @@ test_compare_logical(void **state)
 	err(f, CALL(f, "equal", V(f, ten(f, DT_I32, 1, I(f, 4))),
 		    V(f, ten(f, DT_F32, 1, I(f, 4))), NULL),
 	    "R.equal: dtypes int32 and float32 differ");
+	/* TVM: a bool operand may meet another dtype; the left one's wins */
+	r = ok(f, CALL(f, "greater", V(f, ten(f, DT_BOOL, 1, I(f, 4))),
+		       V(f, ten(f, DT_F32, 1, I(f, 4))), NULL));
+	is_tensor(r, DT_BOOL, 1, true, L(4));
+	r = ok(f, CALL(f, "add", V(f, ten(f, DT_F32, 1, I(f, 4))),
+		       V(f, ten(f, DT_BOOL, 1, I(f, 4))), NULL));
+	is_tensor(r, DT_F32, 1, true, L(4));
 	r = ok(f, CALL(f, "logical_and", V(f, ten(f, DT_BOOL, 1, I(f, 4))),
 		       V(f, ten(f, DT_BOOL, 2, I(f, 3), I(f, 1))), NULL));
 	is_tensor(r, DT_BOOL, 2, true, L(3), L(4));
