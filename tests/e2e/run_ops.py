@@ -797,8 +797,28 @@ def np_batch_norm(x, g, b, mm, mv, axis, eps, training, momentum=0.1):
     return (y, mm, mv)
 
 
+def np_argsort(x, axis, desc):
+    """Stable positions; descending: NaN first, then the numbers from the
+    largest, equal ones (0 and -0 among them) in their order."""
+    if x.dtype == np.bool_:
+        x = x.astype(np.int8)
+    if not desc:
+        return np.argsort(x, axis=axis, kind="stable")
+    if x.dtype.kind == "f":
+        nan = np.isnan(x)
+        neg = -np.where(nan, 0, x.astype(np.float64))
+        x2 = np.moveaxis(neg, axis, -1)
+        n2 = np.moveaxis(~nan, axis, -1)
+        order = np.empty(x2.shape, dtype=np.int64)
+        for i in np.ndindex(x2.shape[:-1]):
+            order[i] = np.lexsort((x2[i], n2[i]))
+        return np.moveaxis(order, -1, axis)
+    return np.argsort(-x.astype(np.int64), axis=axis, kind="stable")
+
+
 def np_topk(x, k, axis, ret, largest, dt):
-    order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+    """NaN counts as the largest (as PyTorch's topk; rlx's descending sort)."""
+    order = np_argsort(x, axis, largest)
     n = x.shape[axis]
     kk = n if k < 1 else min(k, n)
     idx = np.take(order, np.arange(kk), axis=axis)
@@ -990,6 +1010,36 @@ def more_cases(op):
                     call, out = 'R.argsort({0}, axis=%d, descending=%s, dtype="int64")' % (ax, desc), "int64"
                 cs.append(Case("%s %s axis=%d descending=%s" % (dt, s, ax, desc), [(dt, s, "perm")],
                                call, ref, out))
+        # rows long enough for the radix sort, ties (stable positions),
+        # NaN, +-inf and -0 (NaN last ascending, first descending)
+        for dt in FLOATS + ["int32", "int64", "int8", "uint8", "bool"]:
+            kinds = ["n"] + (["inf"] if dt in FLOATS else [])
+            for kind in kinds:
+                for s, ax, desc in [((3, 1000), -1, False), ((3, 1000), 1, True), ((700, 2), 0, False),
+                                    ((2, 300, 2), 1, True), (("n", 129), 1, False)]:
+                    if dt == "bool" and kind != "n":
+                        continue
+                    if op == "sort":
+                        ref = (lambda x, ax=ax, desc=desc: np.flip(np.sort(x, axis=ax), axis=ax) if desc
+                               else np.sort(x, axis=ax))
+                        call, out = "R.sort({0}, axis=%d, descending=%s)" % (ax, desc), dt
+                    else:
+                        ref = lambda x, ax=ax, desc=desc: np_argsort(x, ax, desc)
+                        call, out = 'R.argsort({0}, axis=%d, descending=%s, dtype="int32")' % (ax, desc), "int32"
+                    cs.append(Case("%s %s %s axis=%d descending=%s" % (dt, kind, s, ax, desc),
+                                   [(dt, s, kind)], call, ref, out))
+        # a row long enough to go by its top bits into buckets first
+        for dt, kind in [("float32", "n"), ("float32", "inf"), ("int32", "n"), ("float64", "n"),
+                         ("float16", "n")]:
+            for desc in (False, True):
+                s = (1, 70000)
+                if op == "sort":
+                    ref = (lambda x, desc=desc: np.flip(np.sort(x, axis=1), axis=1) if desc else np.sort(x, axis=1))
+                    call, out = "R.sort({0}, axis=1, descending=%s)" % desc, dt
+                else:
+                    ref = lambda x, desc=desc: np_argsort(x, 1, desc)
+                    call, out = 'R.argsort({0}, axis=1, descending=%s, dtype="int64")' % desc, "int64"
+                cs.append(Case("%s %s %s descending=%s" % (dt, kind, s, desc), [(dt, s, kind)], call, ref, out))
         return cs
     if op == "topk":
         cs = []
@@ -1002,6 +1052,20 @@ def more_cases(op):
                 cs.append(Case("%s %s k=%d axis=%d %s largest=%s" % (dt, s, k, ax, ret, lg), [(dt, s, "perm")],
                                call, lambda x, k=k, ax=ax, ret=ret, lg=lg: np_topk(x, k, ax, ret, lg, np.int32),
                                out))
+        # long rows with ties: the first of equal elements first
+        for dt in ["float32", "float16", "bfloat16", "float64", "int32", "int64", "int8"]:
+            # the last rows are long enough that topk selects before it sorts
+            for s, k, ax, ret, lg in [((3, 1000), 10, -1, "both", True), ((3, 1000), 5, 1, "both", False),
+                                      ((500, 2), 7, 0, "indices", True), ((2, 5000), 7, 1, "both", True),
+                                      ((2, 5000), 100, 1, "values", False), ((3000, 2), 3, 0, "both", False)]:
+                call = 'R.topk({0}, k=%d, axis=%d, ret_type="%s", largest=%s, dtype="int64")' % (k, ax, ret, lg)
+                out = "int64" if ret == "indices" else (dt, "int64") if ret == "both" else dt
+                for kind in (["grid", "n", "inf"] if dt in FLOATS and s[0] == 2 else
+                             ["grid" if dt in FLOATS else "n"]):
+                    cs.append(Case("%s %s %s k=%d axis=%d %s largest=%s ties" % (dt, kind, s, k, ax, ret, lg),
+                                   [(dt, s, kind)], call,
+                                   lambda x, k=k, ax=ax, ret=ret, lg=lg: np_topk(x, k, ax, ret, lg, np.int64),
+                                   out))
         return cs
     if op == "layout_transform":
         maps = [("lambda i, j: (j, i)", [((3, 5), (5, 3)), ((0, 4), (4, 0)), ((1, 1), (1, 1)),
