@@ -2638,7 +2638,10 @@ im_inverse(K *k, ImInv *im)
 		qsort(im->t[f], (size_t)n, sizeof im->t[f][0], im_cmp_c);
 		for (int j = 0; j + 1 < n; j++) {
 			int64_t e = im_digit_extent(k, &im->t[f][j]);
-			if (e < 0 || im->t[f][j + 1].c < im->t[f][j].c * e)
+			if (e < 0)
+				return fail(k, arena_printf(ar, "final index %d of the index map "
+					"adds to an index whose extent is symbolic", f));
+			if (im->t[f][j + 1].c < im->t[f][j].c * e)
 				return fail(k, arena_printf(ar, "the index map is not one-to-one: the "
 					"terms of final index %d overlap", f));
 		}
