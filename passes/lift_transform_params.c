@@ -1215,6 +1215,191 @@ build_union(Module *m, SharedFn *sf, int n, const Vec *outs, const int *owner,
 	return t;
 }
 
+/* How many functions lift each key: count[key] (nk keys), malloc'ed. */
+static int *
+key_counts(const SharedFn *sf, int n, int nk)
+{
+	int *count = calloc((size_t)nk + 1, sizeof(int));
+	for (int i = 0; i < n; i++) {
+		bool *seen = calloc((size_t)nk + 1, sizeof(bool));
+		for (int k = 0; k < sf[i].keys.n; k++) {
+			int id = (int)(intptr_t)sf[i].keys.items[k];
+			if (id >= 0 && !seen[id]) {
+				seen[id] = true;
+				count[id]++;
+			}
+		}
+		free(seen);
+	}
+	return count;
+}
+
+/* Classifies each function again: only the shared bindings (keys lifted
+ * in all n functions; in the union, every lifted one) are computable. */
+static void
+reclassify_shared(SharedFn *sf, int n, const int *count, bool uni, int nids)
+{
+	bool *allow = calloc((size_t)nids + 1, sizeof(bool));
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		for (int v = 0; v < nids; v++)
+			allow[v] = sf[i].key_of[v] >= 0 &&
+				   (uni || count[sf[i].key_of[v]] == n);
+		lift_reset(l);
+		l->allow = allow;
+		classify_func(l);
+		l->allow = NULL;
+	}
+	free(allow);
+}
+
+/* The transform's outputs: weight positions any function needs (key
+ * -1 - position), then shared keys any function needs, in binding order,
+ * function by function (all of them are the first function's but in the
+ * union); owner[o] is the function whose var outs[o] is. */
+static void
+shared_outputs(SharedFn *sf, int n, int nk, int nids, Vec *outs,
+	       Vec *out_keys, Vec *owner)
+{
+	Lift *l0 = &sf[0].l;
+	Func *f0 = l0->f;
+	int nw = f0->nparams - l0->ninput;
+	bool *wneed = calloc((size_t)nw + 1, sizeof(bool));
+	bool *kneed = calloc((size_t)nk + 1, sizeof(bool));
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		for (int k = 0; k < nw; k++)
+			wneed[k] |= l->rt[l->f->params[l->ninput + k]->id];
+		for (int v = 0; v < nids; v++)
+			if (l->rt[v] && l->kind[v] == K_LIFT && l->param_dep[v])
+				kneed[sf[i].key_of[v]] = true;
+	}
+	for (int k = 0; k < nw; k++)
+		if (wneed[k]) {
+			vec_push(outs, f0->params[l0->ninput + k]);
+			vec_push(out_keys, (void *)(intptr_t)(-1 - k));
+			vec_push(owner, (void *)(intptr_t)0);
+		}
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		Expr *body = l->f->body;
+		for (int b = 0; b < body->seq.nblocks; b++)
+			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
+				Var *v = body->seq.blocks[b]->bindings[k]->var;
+				int key = sf[i].key_of[v->id];
+				if (l->kind[v->id] == K_LIFT &&
+				    l->param_dep[v->id] && kneed[key]) {
+					kneed[key] = false; /* once per key */
+					vec_push(outs, v);
+					vec_push(out_keys, (void *)(intptr_t)key);
+					vec_push(owner, (void *)(intptr_t)i);
+				}
+			}
+	}
+	free(wneed);
+	free(kneed);
+}
+
+/* Symbolic variables needed at run time must be carried by outputs: an
+ * error for each function that needs one only its weights define. */
+static int
+check_shared_symvars(SharedFn *sf, int n, Vec *outs, Diags *d)
+{
+	int errors = 0;
+	for (int i = 0; i < n; i++) {
+		Vec extra = {0};
+		lift_extra(&sf[i].l, outs, &extra);
+		if (extra.n) {
+			diag_error(d, sf[i].l.f->span,
+				   "--shared: %s needs at run time a symbolic "
+				   "dimension that only its weights define; lift "
+				   "it without --shared",
+				   sf[i].l.f->name);
+			errors++;
+		}
+		vec_free(&extra);
+	}
+	return errors;
+}
+
+/* The shared transform, built from the first function (the union: from
+ * each, outs[o] from function owner[o]). */
+static Func *
+shared_transform(Module *m, SharedFn *sf, int n, bool uni, Vec *outs,
+		 const Vec *owner, Diags *d)
+{
+	if (!uni) {
+		Vec none = {0};
+		return build_transform(&sf[0].l, "transform_params", outs, &none,
+				       NULL, d);
+	}
+	int *own = malloc(sizeof(int) * ((size_t)owner->n + 1));
+	if (!own)
+		ir_bug("out of memory");
+	for (int o = 0; o < owner->n; o++)
+		own[o] = (int)(intptr_t)owner->items[o];
+	Func *t = build_union(m, sf, n, outs, own, d);
+	free(own);
+	diag_note(d, sf[0].l.f->span,
+		  "--shared: the functions share no pre-processing; the "
+		  "shared transform computes what each of them lifts");
+	return t;
+}
+
+/* Rewrites one function to take every output of the shared transform,
+ * named as in the first function: its weights and its bindings of each
+ * output's key read the parameter instead. */
+static int
+take_shared(Module *m, SharedFn *sfi, const Vec *outs, const Vec *out_keys,
+	    Diags *d)
+{
+	Lift *l = &sfi->l;
+	Func *f = l->f;
+	int nids = m->next_id;
+	Var **outp = ARENA_ARRAY(&m->arena, Var *, outs->n + 1);
+	Vec bindv = {0};
+	int *bindp = ARENA_ARRAY(&m->arena, int, nids + outs->n + 1);
+	for (int o = 0; o < outs->n; o++) {
+		outp[o] = copy_var(m, outs->items[o], false);
+		int key = (int)(intptr_t)out_keys->items[o];
+		if (key < 0) {
+			Var *w = f->params[l->ninput + (-1 - key)];
+			if (l->rt[w->id]) {
+				bindp[bindv.n] = o;
+				vec_push(&bindv, w);
+			}
+			continue;
+		}
+		Expr *body = f->body;
+		for (int b = 0; b < body->seq.nblocks; b++)
+			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
+				Var *v = body->seq.blocks[b]->bindings[k]->var;
+				if (sfi->key_of[v->id] == key &&
+				    l->kind[v->id] == K_LIFT) {
+					bindp[bindv.n] = o;
+					vec_push(&bindv, v);
+				}
+			}
+	}
+	rewrite_runtime(l, NULL, outp, outs->n, (Var **)bindv.items, bindp,
+			bindv.n);
+	vec_free(&bindv);
+	order_symvars(m, f, NULL, 0);
+	return clean(m, &f, 1, false, d);
+}
+
+/* The shared transform t goes first in the module. */
+static void
+prepend_func(Module *m, Func *t)
+{
+	Func **nfs = ARENA_ARRAY(&m->arena, Func *, m->nfuncs + 1);
+	nfs[0] = t;
+	for (int i = 0; i < m->nfuncs; i++)
+		nfs[i + 1] = m->funcs[i];
+	m->funcs = nfs;
+	m->nfuncs++;
+}
+
 /* Lifts fs[0..n) into one shared transform_params. */
 static int
 lift_shared(Module *m, Func **fs, int n, Diags *d)
@@ -1236,161 +1421,26 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 	}
 	/* The intersection: keys lifted in every function. */
 	int nk = kt.keys.n;
-	int *count = calloc((size_t)nk + 1, sizeof(int));
-	for (int i = 0; i < n; i++) {
-		bool *seen = calloc((size_t)nk + 1, sizeof(bool));
-		for (int k = 0; k < sf[i].keys.n; k++) {
-			int id = (int)(intptr_t)sf[i].keys.items[k];
-			if (id >= 0 && !seen[id]) {
-				seen[id] = true;
-				count[id]++;
-			}
-		}
-		free(seen);
-	}
+	int *count = key_counts(sf, n, nk);
 	int shared_count = 0;
 	for (int k = 0; k < nk; k++)
 		shared_count += count[k] == n;
-	int errors = 0;
-	bool *wneed = NULL, *kneed = NULL;
-	Vec outs = {0}, out_keys = {0}, owner = {0};
 	bool uni = shared_count == 0; /* nothing in common: the union */
-	/* Classify again: only the shared bindings are computable. */
-	bool *allow = calloc(sz, sizeof(bool));
-	for (int i = 0; i < n; i++) {
-		Lift *l = &sf[i].l;
-		for (int v = 0; v < nids; v++)
-			allow[v] = sf[i].key_of[v] >= 0 &&
-				   (uni || count[sf[i].key_of[v]] == n);
-		lift_reset(l);
-		l->allow = allow;
-		classify_func(l);
-		l->allow = NULL;
+	Vec outs = {0}, out_keys = {0}, owner = {0};
+	reclassify_shared(sf, n, count, uni, nids);
+	shared_outputs(sf, n, nk, nids, &outs, &out_keys, &owner);
+	int errors = check_shared_symvars(sf, n, &outs, d);
+	if (!errors) {
+		Func *t = shared_transform(m, sf, n, uni, &outs, &owner, d);
+		errors += clean(m, &t, 1, true, d);
+		/* each function takes every output, named as in the first */
+		for (int i = 0; i < n; i++)
+			errors += take_shared(m, &sf[i], &outs, &out_keys, d);
+		prepend_func(m, t);
 	}
-	free(allow);
-	/* Outputs: weight positions any function needs, then shared keys any
-	 * function needs, in binding order, function by function (all of them
-	 * are the first function's but in the union). */
-	int nw = fs[0]->nparams - sf[0].l.ninput;
-	wneed = calloc((size_t)nw + 1, sizeof(bool));
-	kneed = calloc((size_t)nk + 1, sizeof(bool));
-	for (int i = 0; i < n; i++) {
-		Lift *l = &sf[i].l;
-		for (int k = 0; k < nw; k++)
-			wneed[k] |= l->rt[l->f->params[l->ninput + k]->id];
-		for (int v = 0; v < nids; v++)
-			if (l->rt[v] && l->kind[v] == K_LIFT && l->param_dep[v])
-				kneed[sf[i].key_of[v]] = true;
-	}
-	Lift *l0 = &sf[0].l;
-	Func *f0 = fs[0];
-	for (int k = 0; k < nw; k++)
-		if (wneed[k]) {
-			vec_push(&outs, f0->params[l0->ninput + k]);
-			vec_push(&out_keys, (void *)(intptr_t)(-1 - k));
-			vec_push(&owner, (void *)(intptr_t)0);
-		}
-	for (int i = 0; i < n; i++) {
-		Lift *l = &sf[i].l;
-		Expr *body = fs[i]->body;
-		for (int b = 0; b < body->seq.nblocks; b++)
-			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
-				Var *v = body->seq.blocks[b]->bindings[k]->var;
-				int key = sf[i].key_of[v->id];
-				if (l->kind[v->id] == K_LIFT &&
-				    l->param_dep[v->id] && kneed[key]) {
-					kneed[key] = false; /* once per key */
-					vec_push(&outs, v);
-					vec_push(&out_keys, (void *)(intptr_t)key);
-					vec_push(&owner, (void *)(intptr_t)i);
-				}
-			}
-	}
-	/* Symbolic variables needed at run time must be carried by outputs. */
-	for (int i = 0; i < n; i++) {
-		Vec extra = {0};
-		lift_extra(&sf[i].l, &outs, &extra);
-		if (extra.n) {
-			diag_error(d, sf[i].l.f->span,
-				   "--shared: %s needs at run time a symbolic "
-				   "dimension that only its weights define; lift "
-				   "it without --shared",
-				   sf[i].l.f->name);
-			errors++;
-		}
-		vec_free(&extra);
-	}
-	if (errors)
-		goto out;
-
-	/* The transform, built from the first function (the union: from
-	 * each). */
-	Func *t;
-	if (uni) {
-		int *own = malloc(sizeof(int) * ((size_t)owner.n + 1));
-		if (!own)
-			ir_bug("out of memory");
-		for (int o = 0; o < owner.n; o++)
-			own[o] = (int)(intptr_t)owner.items[o];
-		t = build_union(m, sf, n, &outs, own, d);
-		free(own);
-		diag_note(d, fs[0]->span,
-			  "--shared: the functions share no pre-processing; the "
-			  "shared transform computes what each of them lifts");
-	} else {
-		Vec none = {0};
-		t = build_transform(l0, "transform_params", &outs, &none, NULL,
-				    d);
-	}
-	errors += clean(m, &t, 1, true, d);
-
-	/* Each function takes every output, named as in the first. */
-	for (int i = 0; i < n; i++) {
-		Lift *l = &sf[i].l;
-		Func *f = l->f;
-		Var **outp = ARENA_ARRAY(&m->arena, Var *, outs.n + 1);
-		Vec bindv = {0};
-		int *bindp = ARENA_ARRAY(&m->arena, int, nids + outs.n + 1);
-		for (int o = 0; o < outs.n; o++) {
-			outp[o] = copy_var(m, outs.items[o], false);
-			int key = (int)(intptr_t)out_keys.items[o];
-			if (key < 0) {
-				Var *w = f->params[l->ninput + (-1 - key)];
-				if (l->rt[w->id]) {
-					bindp[bindv.n] = o;
-					vec_push(&bindv, w);
-				}
-				continue;
-			}
-			Expr *body = f->body;
-			for (int b = 0; b < body->seq.nblocks; b++)
-				for (int k = 0; k < body->seq.blocks[b]->n; k++) {
-					Var *v = body->seq.blocks[b]->bindings[k]->var;
-					if (sf[i].key_of[v->id] == key &&
-					    l->kind[v->id] == K_LIFT) {
-						bindp[bindv.n] = o;
-						vec_push(&bindv, v);
-					}
-				}
-		}
-		rewrite_runtime(l, NULL, outp, outs.n, (Var **)bindv.items,
-				bindp, bindv.n);
-		vec_free(&bindv);
-		order_symvars(m, f, NULL, 0);
-		errors += clean(m, &f, 1, false, d);
-	}
-	Func **nfs = ARENA_ARRAY(&m->arena, Func *, m->nfuncs + 1);
-	nfs[0] = t;
-	for (int i = 0; i < m->nfuncs; i++)
-		nfs[i + 1] = m->funcs[i];
-	m->funcs = nfs;
-	m->nfuncs++;
-out:
 	vec_free(&outs);
 	vec_free(&out_keys);
 	vec_free(&owner);
-	free(wneed);
-	free(kneed);
 	free(count);
 	for (int i = 0; i < n; i++) {
 		lift_free(&sf[i].l);
@@ -1418,7 +1468,7 @@ by_name(const void *a, const void *b)
 }
 
 int
-pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
+pass_lift_transform_params(Module *m, const PassLiftOptions *o, Diags *d)
 {
 	int errors = 0;
 	int nf = m->nfuncs;
@@ -1457,6 +1507,6 @@ pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
 	}
 	free(sel);
 	if (!errors)
-		errors = pass_convert_ssa(m, o, d);
+		errors = pass_convert_ssa(m, d);
 	return errors;
 }

@@ -64,7 +64,7 @@ typedef struct {
 	int64_t pi[4 * MAXD];
 	double pf[4];
 	LLVMValueRef pv[4];
-	/* integer prim arguments known only at run time (prim_i64): their
+	/* integer prim arguments known only at run time (cg_prim_i64): their
 	 * values follow the buffers' dims (ndim_bufs entries) in dims */
 	LLVMValueRef dims;
 	int ndim_bufs;
@@ -89,47 +89,47 @@ typedef struct {
 } Nest;
 
 /* codegen.c: the helpers the generators use */
-LLVMValueRef add(K *k, LLVMValueRef a, LLVMValueRef b);
-LLVMValueRef addr(K *k, const Buf *b, LLVMValueRef off);
-AttrVal attr(K *k, ParamName p);
-void canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts);
-LLVMValueRef cconst(K *k, DType t, double v);
-DType cdt(DType t);
-LLVMValueRef ci(K *k, int64_t v);
-LLVMValueRef clampi(K *k, LLVMValueRef i, LLVMValueRef n);
-LLVMValueRef contract(LLVMValueRef v);
-LLVMTypeRef ctype(K *k, DType t);
-LLVMValueRef cvt(K *k, LLVMValueRef v, DType from, DType to);
-LLVMValueRef dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n);
-bool fail(K *k, const char *why);
-LLVMValueRef fexp(K *k, LLVMValueRef x);
-DType float_ct(DType t);
-LLVMValueRef fn1(K *k, const char *name, LLVMValueRef x);
-LLVMValueRef imax(K *k, LLVMValueRef a, LLVMValueRef b);
-LLVMValueRef imin(K *k, LLVMValueRef a, LLVMValueRef b);
-LLVMValueRef inside(K *k, LLVMValueRef i, LLVMValueRef n);
-bool is_unsigned(DType t);
-bool layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm);
-LLVMValueRef ld(K *k, const Buf *b, LLVMValueRef off);
-LLVMValueRef loop_begin(K *k, Loop *l, LLVMValueRef n);
-void loop_end(K *k, Loop *l);
-LLVMValueRef loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n);
-LLVMValueRef mask(K *k, const int *m, int n);
-LLVMValueRef mul(K *k, LLVMValueRef a, LLVMValueRef b);
-void nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx);
-void nest_end(K *k, Nest *ns);
-bool norm_axis(int64_t a, int nd, int *out);
-bool axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer,
+LLVMValueRef cg_add(K *k, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_addr(K *k, const Buf *b, LLVMValueRef off);
+AttrVal cg_attr(K *k, ParamName p);
+void cg_canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts);
+LLVMValueRef cg_cconst(K *k, DType t, double v);
+DType cg_cdt(DType t);
+LLVMValueRef cg_ci(K *k, int64_t v);
+LLVMValueRef cg_clampi(K *k, LLVMValueRef i, LLVMValueRef n);
+LLVMValueRef cg_contract(LLVMValueRef v);
+LLVMTypeRef cg_ctype(K *k, DType t);
+LLVMValueRef cg_cvt(K *k, LLVMValueRef v, DType from, DType to);
+LLVMValueRef cg_dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n);
+bool cg_fail(K *k, const char *why);
+LLVMValueRef cg_fexp(K *k, LLVMValueRef x);
+DType cg_float_ct(DType t);
+LLVMValueRef cg_fn1(K *k, const char *name, LLVMValueRef x);
+LLVMValueRef cg_imax(K *k, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_imin(K *k, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_inside(K *k, LLVMValueRef i, LLVMValueRef n);
+bool cg_is_unsigned(DType t);
+bool cg_layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm);
+LLVMValueRef cg_ld(K *k, const Buf *b, LLVMValueRef off);
+LLVMValueRef cg_loop_begin(K *k, Loop *l, LLVMValueRef n);
+void cg_loop_end(K *k, Loop *l);
+LLVMValueRef cg_loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n);
+LLVMValueRef cg_mask(K *k, const int *m, int n);
+LLVMValueRef cg_mul(K *k, LLVMValueRef a, LLVMValueRef b);
+void cg_nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx);
+void cg_nest_end(K *k, Nest *ns);
+bool cg_norm_axis(int64_t a, int nd, int *out);
+bool cg_axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer,
 		  LLVMValueRef *n, LLVMValueRef *inner);
-LLVMValueRef par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work);
-bool pe_const(const PExpr *x, int64_t *out);
-LLVMValueRef prim_i64(K *k, ParamName p);
-LLVMValueRef prod(K *k, LLVMValueRef *dims, int lo, int hi);
-LLVMValueRef reassoc(LLVMValueRef v);
-LLVMValueRef slot(K *k, LLVMTypeRef t, int64_t n);
-void st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v);
-void strides(K *k, const Buf *b, LLVMValueRef *st);
-LLVMValueRef vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max);
+LLVMValueRef cg_par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work);
+bool cg_pe_const(const PExpr *x, int64_t *out);
+LLVMValueRef cg_prim_i64(K *k, ParamName p);
+LLVMValueRef cg_prod(K *k, LLVMValueRef *dims, int lo, int hi);
+LLVMValueRef cg_reassoc(LLVMValueRef v);
+LLVMValueRef cg_slot(K *k, LLVMTypeRef t, int64_t n);
+void cg_st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v);
+void cg_strides(K *k, const Buf *b, LLVMValueRef *st);
+LLVMValueRef cg_vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max);
 
 /* codegen_nn.c: the generators dispatched by gen_body */
 bool gen_adaptive_pool2d(K *k);

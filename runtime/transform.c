@@ -198,8 +198,8 @@ find_transform(Xf *x, Diags *d)
 	if (!ir_find_func(x->m, tname)) {
 		wnames = rt_lift_weight_names(x->m, x->F, o->shared,
 					      o->shared_funcs, o->nshared_funcs);
-		if (rt_lift_module(x->m, o->shared, o->shared_funcs,
-				   o->nshared_funcs, d))
+		if (rt_lift_tidy(x->m, o->shared, o->shared_funcs,
+				 o->nshared_funcs, d))
 			return false;
 	}
 	x->F = ir_find_func(x->m, fname);

@@ -123,7 +123,7 @@ prepare(Vf *v, const char *filename, const char *text, size_t len, Diags *d)
 	rlx_diags *scratch = rlx_diags_new();
 	v->m1 = rlx_parse(filename, text, len, scratch);
 	rlx_diags_free(scratch);
-	if (!v->m1 || rt_lift_module(v->m1, false, NULL, 0, d))
+	if (!v->m1 || rt_lift_tidy(v->m1, false, NULL, 0, d))
 		return RLX_EINPUT;
 	v->F1 = ir_find_func(v->m1, v->F0->name);
 	v->T1 = ir_find_func(v->m1, tname);
