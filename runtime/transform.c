@@ -662,6 +662,122 @@ fail:
 	return done;
 }
 
+/* Opens the checkpoint and checks it against the transform's weights
+ * (x->info gets what was found); false after errors. */
+static bool
+open_checkpoint(Xf *x, const char *weights, Diags *d)
+{
+	RtError e;
+	if (!(x->src = rt_weights_open(weights, &e))) {
+		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+		return false;
+	}
+	size_t np = (size_t)x->T->nparams + 1;
+	x->held = calloc(np, sizeof *x->held);
+	x->names = calloc(np, sizeof *x->names);
+	x->info = calloc(np, sizeof *x->info);
+	if (!x->held || !x->names || !x->info)
+		ir_bug("out of memory");
+	for (int i = 0; i < x->T->nparams; i++)
+		x->names[i] = x->T->params[i]->name;
+	if (rt_check_weights(x->m, x->T, 0, x->src, weights, x->o->strict,
+			     x->info, d))
+		return false;
+	x->ntotal = x->nout;
+	return true;
+}
+
+/* --tensor-parallel N: which outputs depend on the worker (stored once
+ * per worker), the count of records; false after errors. */
+static bool
+plan_workers(Xf *x, Diags *d)
+{
+	if (x->o->tensor_parallel <= 0)
+		return true;
+	x->tp = x->o->tensor_parallel;
+	if (!(x->dep = rt_rank_dependent(x->m, x->T, x->nout, x->tp, d)))
+		return false;
+	x->ntotal = 0;
+	for (int k = 0; k < x->nout; k++)
+		x->ntotal += x->dep[k] ? x->tp : 1;
+	/* NAME_shard-K is a worker's: a shared output may not look so */
+	bool ok = true;
+	for (int k = 0; k < x->nout; k++) {
+		const char *nm = x->F->params[x->ninput + k]->name;
+		const char *u = strrchr(nm, '_');
+		if (!x->dep[k] && u && !strncmp(u, "_shard-", 7)) {
+			diag_file(d, DIAG_ERROR, x->m->src.name,
+				  "'%s' is the same for every worker, but its "
+				  "name says it is one worker's (NAME_shard-K): "
+				  "rename it", nm);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* Does out already hold this transform? Process 0 looks and tells the
+ * others: 0 no, 1 up to date, 2 the checkpoint could not be read. */
+static uint64_t
+up_to_date(Xf *x, const char *out, json_t *prov, RtCkptHash *h,
+	   const char *weights, Diags *d)
+{
+	uint64_t utd = 0;
+	RtError e;
+	if (x->me == 0) {
+		bool failed;
+		if (rt_cache_up_to_date(out, prov, h, x->src, &failed, &e))
+			utd = 1;
+		else if (failed) {
+			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+			utd = 2;
+		}
+	}
+	if (x->nprocs > 1 && !rt_comm_bcast(x->comm, &utd, sizeof utd, 0, &e))
+		rt_comm_abort(x->comm, RLX_EINPUT);
+	return utd;
+}
+
+/* The counts of a transform that went well. */
+static void
+final_stats(const Xf *x, rlx_transform_stats *st)
+{
+	st->tensors = x->planned ? x->nrecs : x->ntotal;
+	st->bytes_in = 0;
+	for (int i = 0; i < x->T->nparams; i++)
+		st->bytes_in += x->info[i].nbytes;
+	st->bytes_out = x->bytes_out;
+	if (x->planned) {
+		st->bytes_out = 0;
+		for (int i = 0; i < x->nrecs; i++)
+			st->bytes_out += x->precs[i].nbytes;
+	}
+	st->peak_anon = x->peak_anon;
+	st->bytes_read_max = x->bytes_read;
+}
+
+/* Frees what a transform holds (its writers stopped without draining). */
+static void
+xf_free(Xf *x)
+{
+	RtError e;
+	rt_cache_queue_finish(x->q, false, &e);
+	if (x->held)
+		xf_sweep(x, true);
+	free(x->held);
+	free(x->names);
+	free(x->model_text);
+	free(x->info);
+	free(x->dep);
+	free(x->precs);
+	free(x->rec_worker);
+	free(x->rec_out);
+	rt_cache_plan_free(&x->plan);
+	rt_weights_close(x->src);
+	rlx_module_free(x->m);
+	rt_comm_release(x->comm); /* MPI ends in rlx_transform_end */
+}
+
 int
 rlx_transform(const char *filename, const char *text, size_t len,
 	      const char *weights, const char *out,
@@ -698,41 +814,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 		rt_program_free(pp);
 		goto done;
 	}
-	if (ok && !(x.src = rt_weights_open(weights, &e))) {
-		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
-		ok = false;
-	}
-	size_t np = ok ? (size_t)x.T->nparams + 1 : 1;
-	if (ok) {
-		x.held = calloc(np, sizeof *x.held);
-		x.names = calloc(np, sizeof *x.names);
-		x.info = calloc(np, sizeof *x.info);
-		for (int i = 0; i < x.T->nparams; i++)
-			x.names[i] = x.T->params[i]->name;
-		ok = !rt_check_weights(x.m, x.T, 0, x.src, weights,
-				       x.o->strict, x.info, d);
-	}
-	if (ok)
-		x.ntotal = x.nout;
-	if (ok && x.o->tensor_parallel > 0) {
-		x.tp = x.o->tensor_parallel;
-		ok = (x.dep = rt_rank_dependent(x.m, x.T, x.nout, x.tp, d));
-		x.ntotal = 0;
-		for (int k = 0; ok && k < x.nout; k++)
-			x.ntotal += x.dep[k] ? x.tp : 1;
-		/* NAME_shard-K is a worker's: a shared output may not look so */
-		for (int k = 0; ok && k < x.nout; k++) {
-			const char *nm = x.F->params[x.ninput + k]->name;
-			const char *u = strrchr(nm, '_');
-			if (!x.dep[k] && u && !strncmp(u, "_shard-", 7)) {
-				diag_file(d, DIAG_ERROR, x.m->src.name,
-					  "'%s' is the same for every worker, but "
-					  "its name says it is one worker's "
-					  "(NAME_shard-K): rename it", nm);
-				ok = false;
-			}
-		}
-	}
+	ok = ok && open_checkpoint(&x, weights, d) && plan_workers(&x, d);
 	uint64_t shard = x.o->shard_bytes ? x.o->shard_bytes : 32 << 20;
 	if (ok) {
 		for (int i = 0; i < x.T->nparams; i++)
@@ -749,19 +831,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 		goto done;
 	if (x.me > 0)
 		diag_clear(d); /* warnings too are process 0's to give */
-	/* up to date? process 0 looks, and tells the others */
-	uint64_t utd = 0; /* 1 up to date, 2 the checkpoint unreadable */
-	if (x.me == 0) {
-		bool failed;
-		if (rt_cache_up_to_date(out, prov, h, x.src, &failed, &e))
-			utd = 1;
-		else if (failed) {
-			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
-			utd = 2;
-		}
-	}
-	if (x.nprocs > 1 && !rt_comm_bcast(x.comm, &utd, sizeof utd, 0, &e))
-		rt_comm_abort(x.comm, RLX_EINPUT);
+	uint64_t utd = up_to_date(&x, out, prov, h, weights, d);
 	if (utd == 1) {
 		st.up_to_date = true;
 		status = RLX_OK;
@@ -792,18 +862,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	if (!ok)
 		goto done;
 	status = RLX_OK;
-	st.tensors = x.planned ? x.nrecs : x.ntotal;
-	st.bytes_in = 0;
-	for (int i = 0; i < x.T->nparams; i++)
-		st.bytes_in += x.info[i].nbytes;
-	st.bytes_out = x.bytes_out;
-	if (x.planned) {
-		st.bytes_out = 0;
-		for (int i = 0; i < x.nrecs; i++)
-			st.bytes_out += x.precs[i].nbytes;
-	}
-	st.peak_anon = x.peak_anon;
-	st.bytes_read_max = x.bytes_read;
+	final_stats(&x, &st);
 done:
 	st.seconds = now_s() - x.t0;
 	st.processes = x.nprocs;
@@ -812,22 +871,8 @@ done:
 		*stats = st;
 	rt_program_free(prog);
 	rt_ckpt_hash_free(h);
-	rt_cache_queue_finish(x.q, false, &e);
-	if (x.held)
-		xf_sweep(&x, true);
 	json_decref(prov);
-	free(x.held);
-	free(x.names);
-	free(x.model_text);
-	free(x.info);
-	free(x.dep);
-	free(x.precs);
-	free(x.rec_worker);
-	free(x.rec_out);
-	rt_cache_plan_free(&x.plan);
-	rt_weights_close(x.src);
-	rlx_module_free(x.m);
-	rt_comm_release(x.comm); /* MPI ends in rlx_transform_end */
+	xf_free(&x);
 	return status;
 }
 
