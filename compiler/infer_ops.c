@@ -3688,8 +3688,7 @@ SInfo *
 infer_nonzero(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	if (!want_tensor(&c, 0))
+	if (!ctx_tensor(&c, m, call, d))
 		return NULL;
 	return tensor(&c, DT_I64, 2, NULL);
 }
@@ -3719,8 +3718,7 @@ SInfo *
 infer_size(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	if (!want_tensor(&c, 0))
+	if (!ctx_tensor(&c, m, call, d))
 		return NULL;
 	return tensor(&c, DT_I64, 0, NULL);
 }
@@ -3994,8 +3992,7 @@ SInfo *
 infer_grad_like(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	if (!want_tensor(&c, 0))
+	if (!ctx_tensor(&c, m, call, d))
 		return NULL;
 	return same_as(&c, 1);
 }

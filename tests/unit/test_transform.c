@@ -3,8 +3,8 @@
  * pieces (runtime/transform.h), each alone: the cache writer queue against
  * the sequential writer, the checkpoint hasher with and without its thread,
  * the weights check's findings, the up-to-date check, values to and from
- * .npy (value.c), and rlx_transform, rlx_init_weights, rlx_verify_lift and
- * rlx_run called as a C user would.
+ * .npy (value.c), and rlx_transform, rlx_init_weights, rlx_verify_lift,
+ * rlx_run and rlx_lift called as a C user would.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -714,6 +714,80 @@ test_rlx_run(void **state)
 	tmp_free(&t);
 }
 
+/* ------------------------------------------------------------------ lift */
+
+static const char bind_model[] =
+	"@I.ir_module\n"
+	"class Module:\n"
+	"    @R.function\n"
+	"    def main(x: R.Tensor((2,), \"float32\"), scale: R.Tensor((2,), \"float32\"),\n"
+	"             w: R.Tensor((2,), \"float32\")) -> R.Tensor((2,), \"float32\"):\n"
+	"        R.func_attr({\"num_input\": 2})\n"
+	"        with R.dataflow():\n"
+	"            ws = R.multiply(w, scale)\n"
+	"            y = R.add(x, ws)\n"
+	"            R.output(y)\n"
+	"        return y\n";
+
+/* rlx_lift as a C user calls it: the lift pipeline, a --bind array read
+ * from a .npy file joining the transform, a missing file and a bad
+ * module reported through the diagnostics. */
+static void
+test_rlx_lift(void **state)
+{
+	(void)state;
+	Tmp t;
+	tmp_new(&t);
+	rlx_diags *d = rlx_diags_new();
+	rlx_module *m = rlx_lift("m.py", bind_model, sizeof bind_model - 1, NULL, d);
+	assert_non_null(m);
+	char *text = rlx_print(m, NULL);
+	assert_non_null(strstr(text, "def main_transform_params"));
+	assert_non_null(strstr(text, "R.multiply(w, scale)")); /* scale: an input */
+	free(text);
+	rlx_module_free(m);
+	rlx_diags_free(d);
+
+	int64_t two = 2;
+	RtError e;
+	RtTensor *sc = rt_tensor_new(DT_F32, 1, &two, &e);
+	((float *)sc->data)[0] = 0.5f;
+	((float *)sc->data)[1] = 2.0f;
+	assert_true(rt_npy_write(at(&t, "s.npy"), sc, &e));
+	rt_tensor_free(sc);
+	char value[600];
+	snprintf(value, sizeof value, "@%s", at(&t, "s.npy"));
+	const char *bn[] = {"scale"}, *bv[] = {value};
+	rlx_lift_options o = {.bind_names = bn, .bind_values = bv, .nbinds = 1,
+			      .tidy = true};
+	d = rlx_diags_new();
+	m = rlx_lift("m.py", bind_model, sizeof bind_model - 1, &o, d);
+	assert_non_null(m);
+	text = rlx_print(m, NULL);
+	const char *tp = strstr(text, "def main_transform_params");
+	assert_non_null(tp);
+	assert_non_null(strstr(tp, "R.const([0.5, 2.0], \"float32\")"));
+	assert_non_null(strstr(text, "\"num_input\": 1"));
+	free(text);
+	rlx_module_free(m);
+	rlx_diags_free(d);
+
+	/* a --bind file that is not there: an error naming the binding */
+	snprintf(value, sizeof value, "@%s", at(&t, "none.npy"));
+	d = rlx_diags_new();
+	assert_null(rlx_lift("m.py", bind_model, sizeof bind_model - 1, &o, d));
+	assert_non_null(strstr(first_msg(d, DIAG_ERROR), "--bind scale"));
+	rlx_diags_free(d);
+
+	/* the module's errors, located */
+	d = rlx_diags_new();
+	assert_null(rlx_lift("bad.py", "x = 1\n", 6, NULL, d));
+	assert_true(rlx_diags_errors(d) > 0);
+	assert_string_equal(d->items[0].file, "bad.py");
+	rlx_diags_free(d);
+	tmp_free(&t);
+}
+
 /* ------------------------------------------------------- value <-> .npy */
 
 /* Values written as .npy and read back for an annotation: a shape tuple,
@@ -800,6 +874,7 @@ main(void)
 		cmocka_unit_test(test_up_to_date),
 		cmocka_unit_test(test_init_and_verify),
 		cmocka_unit_test(test_rlx_run),
+		cmocka_unit_test(test_rlx_lift),
 		cmocka_unit_test(test_value_npy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
