@@ -533,6 +533,69 @@ share_tmp(Xf *x, RtCacheWriter *cw)
 	return s;
 }
 
+/* want[K * nout + k]: whether process q writes output k of worker K. */
+static void
+wanted_by(const Xf *x, int q, bool *want)
+{
+	int nw = x->tp ? x->tp : 1;
+	memset(want, 0, (size_t)nw * (size_t)x->nout * sizeof *want);
+	for (int i = 0; i < x->nrecs; i++)
+		if (x->plan.owner[x->precs[i].shard] == q)
+			want[x->rec_worker[i] * x->nout + x->rec_out[i]] = true;
+}
+
+/*
+ * Who hashes each weight (tmine: this process): the first process that
+ * reads it (every process works this out for all, identically), else one
+ * in turn; x->total_in gets what this process reads, for the progress.
+ * want, used and towner are scratch. false + e when a run cannot be
+ * planned.
+ */
+static bool
+plan_hashers(Xf *x, RtProgram *prog, bool *want, bool *used, int *towner,
+	     bool *tmine, RtError *e)
+{
+	int nw = x->tp ? x->tp : 1, np = x->T->nparams;
+	for (int i = 0; i < np; i++)
+		towner[i] = -1;
+	x->total_in = 0;
+	for (int q = 0; q < x->nprocs; q++) {
+		wanted_by(x, q, want);
+		for (int K = 0; K < nw; K++) {
+			if (!rt_stream_params(prog, want + K * x->nout, used, e))
+				return false;
+			for (int i = 0; i < np; i++)
+				if (used[i] && towner[i] < 0)
+					towner[i] = q;
+			for (int i = 0; q == x->me && i < np; i++)
+				if (used[i] && !tmine[i]) {
+					tmine[i] = true; /* read here */
+					x->total_in += x->info[i].nbytes;
+				}
+		}
+	}
+	for (int i = 0; i < np; i++)
+		tmine[i] = (towner[i] < 0 ? i % x->nprocs : towner[i]) == x->me;
+	return true;
+}
+
+/* Runs this process's records, worker by worker, each run pruned to
+ * them (want: scratch); false + e after a failure. */
+static bool
+run_mine(Xf *x, RtProgram *prog, bool *want, RtError *e)
+{
+	int nw = x->tp ? x->tp : 1;
+	wanted_by(x, x->me, want);
+	for (int K = 0; K < nw; K++) {
+		bool any = false;
+		for (int k = 0; k < x->nout; k++)
+			any |= want[K * x->nout + k];
+		if (any && !run_worker(x, prog, K, want + K * x->nout, e))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Runs this process's part of the planned cache: the records of its
  * shards, worker by worker, each run pruned to them; process 0 finishes
@@ -555,32 +618,10 @@ run_planned(Xf *x, RtProgram *prog, const char *weights, const char *out,
 	bool ok = want && used && towner && tmine && words, done = false;
 	RtCacheWriter *cw = NULL;
 	snprintf(e.msg, sizeof e.msg, "out of memory");
-	/* who hashes each weight: the first process that reads it (every
-	 * process works this out for all, identically), else one in turn */
-	for (int i = 0; ok && i < np; i++)
-		towner[i] = -1;
-	x->total_in = 0; /* this process's reading, for the progress */
-	for (int q = 0; ok && q < x->nprocs; q++) {
-		memset(want, 0, (size_t)nw * (size_t)x->nout * sizeof *want);
-		for (int i = 0; i < x->nrecs; i++)
-			if (pl->owner[x->precs[i].shard] == q)
-				want[x->rec_worker[i] * x->nout + x->rec_out[i]] = true;
-		for (int K = 0; ok && K < nw; K++) {
-			ok = rt_stream_params(prog, want + K * x->nout, used, &e);
-			for (int i = 0; ok && i < np; i++)
-				if (used[i] && towner[i] < 0)
-					towner[i] = q;
-			for (int i = 0; ok && q == x->me && i < np; i++)
-				if (used[i] && !tmine[i]) {
-					tmine[i] = true; /* read here */
-					x->total_in += x->info[i].nbytes;
-				}
-		}
-	}
+	if (ok)
+		ok = plan_hashers(x, prog, want, used, towner, tmine, &e);
 	if (!ok)
 		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
-	for (int i = 0; ok && i < np; i++)
-		tmine[i] = (towner[i] < 0 ? i % x->nprocs : towner[i]) == x->me;
 	for (int i = 0; ok && i < x->nrecs; i++)
 		if (pl->owner[x->precs[i].shard] == x->me)
 			mine++;
@@ -602,33 +643,19 @@ run_planned(Xf *x, RtProgram *prog, const char *weights, const char *out,
 	}
 	if (!agree(x, cw != NULL, d))
 		goto fail;
-	{
-		if (x->nprocs > 1) { /* one process: hashing all since compiling */
-			rt_ckpt_hash_only(h, tmine);
-			rt_ckpt_hash_start(h);
-		}
-		bool run_ok = true;
-		memset(want, 0, (size_t)nw * (size_t)x->nout * sizeof *want);
-		for (int i = 0; i < x->nrecs; i++)
-			if (pl->owner[x->precs[i].shard] == x->me)
-				want[x->rec_worker[i] * x->nout + x->rec_out[i]] = true;
-		for (int K = 0; run_ok && K < nw; K++) {
-			bool any = false;
-			for (int k = 0; k < x->nout; k++)
-				any |= want[K * x->nout + k];
-			if (any)
-				run_ok = run_worker(x, prog, K,
-						    want + K * x->nout, &e);
-		}
-		ok = run_end(x, run_ok, &e, mine, weights, out, h, d);
-		/* this process's shards and weights, summed over all */
-		if (ok && !rt_cache_hashes(cw, words + 2 * np, &e)) {
-			diag_file(d, DIAG_ERROR, out, "%s", e.msg);
-			ok = false;
-		}
-		if (ok)
-			rt_ckpt_hash_words(h, words);
+	if (x->nprocs > 1) { /* one process: hashing all since compiling */
+		rt_ckpt_hash_only(h, tmine);
+		rt_ckpt_hash_start(h);
 	}
+	ok = run_end(x, run_mine(x, prog, want, &e), &e, mine, weights, out, h,
+		     d);
+	/* this process's shards and weights, summed over all */
+	if (ok && !rt_cache_hashes(cw, words + 2 * np, &e)) {
+		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
+		ok = false;
+	}
+	if (ok)
+		rt_ckpt_hash_words(h, words);
 	if (!agree(x, ok, d))
 		goto fail;
 	if (!rt_comm_sum_u64(x->comm, words, (size_t)(2 * np + pl->nshards),
