@@ -71,6 +71,19 @@ rt_lift_tidy(Module *m, bool shared, const char *const *shared_funcs,
 	return rt_lift_module(m, &o, true, d);
 }
 
+bool
+rt_shared_serves(const char *const *list, int n, const char *fname, Diags *d)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(list[i], fname))
+			return true;
+	if (n)
+		diag_file(d, DIAG_ERROR, NULL, "--shared: '%s' is not one of the "
+			  "functions listed; the shared transform serves only "
+			  "those", fname);
+	return !n;
+}
+
 /* The --bind values for bind-params: "@FILE.npy" read into arrays[i]
  * (the pass knows no files). false after an error naming the binding. */
 static bool

@@ -153,6 +153,9 @@ typedef struct {
 	const char *const *input_paths;
 	int ninputs;
 	bool strict;                /* as in rlx_transform_options */
+	bool shared;                /* lift one shared transform_params */
+	const char *const *shared_funcs; /* ...of these (NULL: all), func */
+	int nshared_funcs;               /* among them */
 } rlx_verify_options;
 
 typedef struct {

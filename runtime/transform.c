@@ -828,8 +828,14 @@ rlx_transform(const char *filename, const char *text, size_t len,
 		x.me = rt_comm_rank(x.comm);
 	}
 	bool ok = (x.m = rlx_parse(filename, text, len, d)) &&
-		  (x.F = rt_pick_func(x.m, x.o->func, "transform", d)) &&
-		  find_transform(&x, d);
+		  (x.F = rt_pick_func(x.m, x.o->func, "transform", d));
+	if (ok && x.o->shared && !rt_shared_serves(x.o->shared_funcs,
+						   x.o->nshared_funcs,
+						   x.F->name, d)) {
+		status = RLX_EOPTIONS;
+		goto done;
+	}
+	ok = ok && find_transform(&x, d);
 	if (ok && x.o->plan_only) { /* each process alike: nothing is shared */
 		RtProgram *pp = rt_compile_func(x.m, x.T->name, d);
 		if (pp) {

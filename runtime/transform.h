@@ -163,6 +163,10 @@ Func *rt_pick_func(Module *m, const char *name, const char *cmd, Diags *d);
  * tidy: rlx's clean-ups around it, as `rlx lift --tidy` and `rlx
  * transform`. The errors. */
 int rt_lift_module(Module *m, const PassOptions *o, bool tidy, Diags *d);
+/* Whether --shared=list (n names; n == 0: every function) serves the
+ * function fname; else an error naming it. */
+bool rt_shared_serves(const char *const *list, int n, const char *fname,
+		      Diags *d);
 /* Lifting as the engines do it: tidy, with o's --shared choice. */
 int rt_lift_tidy(Module *m, bool shared, const char *const *shared_funcs,
 		 int nshared, Diags *d);
