@@ -1,12 +1,13 @@
 /*
  * cmd_lift.c — `rlx lift FILE [--shared...] [--bind NAME=VALUE]... [--tidy]
- * [-o OUT]`: the lift pipeline, then the module printed.
+ * [-o OUT]`: the lift pipeline (rlx_lift, runtime/func.c), then the module
+ * printed.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
-#include "pass.h"
+#include "rlx_runtime.h"
 #include "rt.h"
 #include "cli.h"
 
@@ -32,125 +33,100 @@ static const char lift_help[] =
 	"  -o OUT             write the module to OUT instead of standard output\n"
 	"  --tvm-names        write names TVM's parser accepts (dots become _)\n";
 
-/* Writes text to path atomically (temporary file, then rename). */
-static bool
-write_file_atomic(const char *path, const char *text)
+/* What the command needs. */
+typedef struct {
+	const char *file, *out;
+	rlx_print_options popts;
+	rlx_lift_options o;
+	Vec names, values, shared; /* --bind NAME=VALUE, --shared=F1,... */
+} Args;
+
+/* Parses argv into a; an exit status when the command is done already. */
+static int
+parse_args(Args *a, int argc, char **argv)
 {
+	const char *val;
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			fputs(lift_help, stdout);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "--shared")) {
+			a->o.shared = true;
+		} else if (!strcmp(argv[i], "--tidy")) {
+			a->o.tidy = true;
+		} else if (!strncmp(argv[i], "--shared=", 9)) {
+			a->o.shared = true;
+			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
+				vec_push(&a->shared, t);
+		} else if ((val = cli_opt_value(argc, argv, &i, "--bind"))) {
+			char *eq = strchr(val, '=');
+			if (!eq || eq == val || !eq[1])
+				return cli_usage_error("lift", "%s", "--bind needs NAME=VALUE");
+			*eq = 0;
+			vec_push(&a->names, (void *)val);
+			vec_push(&a->values, eq + 1);
+		} else if ((val = cli_opt_value(argc, argv, &i, "-o"))) {
+			if (!*val)
+				return cli_usage_error("lift", "%s", "-o needs a file");
+			a->out = val;
+		} else if (!strcmp(argv[i], "--tvm-names")) {
+			a->popts.tvm_names = true;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_unknown_option("lift", lift_help, argv[i]);
+		} else if (a->file) {
+			return cli_usage_error("lift", "unexpected argument %s", argv[i]);
+		} else {
+			a->file = argv[i];
+		}
+	}
+	if (!a->file)
+		return cli_usage_error("lift", "%s", "needs a FILE");
+	return -1;
+}
+
+/* Writes the lifted module to a->out (atomically) or standard output. */
+static int
+put_module(const Args *a, const rlx_module *m)
+{
+	char *text = rlx_print(m, &a->popts);
+	int status = EXIT_OK;
 	RtError e;
-	bool ok = rt_file_put(path, text, strlen(text), &e);
-	if (!ok)
+	if (!a->out)
+		fputs(text, stdout);
+	else if (!rt_file_put(a->out, text, strlen(text), &e)) {
 		fprintf(stderr, "rlx: error: %s\n", e.msg);
-	return ok;
+		status = EXIT_INPUT;
+	}
+	free(text);
+	return status;
 }
 
 int
 cmd_lift(int argc, char **argv)
 {
-	const char *file = NULL, *out = NULL;
-	rlx_print_options popts = {0};
-	PassOptions o = {.verify_each = true};
-	Vec binds = {0}, shared = {0};
-	bool tidy = false;
-	int status = EXIT_OK;
-	const char *val;
-	for (int i = 1; i < argc && status == EXIT_OK; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(lift_help, stdout);
-			goto done;
-		} else if (!strcmp(argv[i], "--shared")) {
-			o.shared = true;
-		} else if (!strcmp(argv[i], "--tidy")) {
-			tidy = true;
-		} else if (!strncmp(argv[i], "--shared=", 9)) {
-			o.shared = true;
-			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
-				vec_push(&shared, t);
-		} else if ((val = cli_opt_value(argc, argv, &i, "--bind"))) {
-			char *eq = strchr(val, '=');
-			if (!eq || eq == val || !eq[1]) {
-				status = cli_usage_error("lift", "%s", "--bind needs NAME=VALUE");
-				break;
-			}
-			*eq = 0;
-			PassBinding *b = malloc(sizeof *b);
-			*b = (PassBinding){.name = val, .value = eq + 1};
-			vec_push(&binds, b);
-		} else if ((val = cli_opt_value(argc, argv, &i, "-o"))) {
-			if (!*val) {
-				status = cli_usage_error("lift", "%s", "-o needs a file");
-				break;
-			}
-			out = val;
-		} else if (!strcmp(argv[i], "--tvm-names")) {
-			popts.tvm_names = true;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			status = cli_unknown_option("lift", lift_help, argv[i]);
-		} else if (file) {
-			status = cli_usage_error("lift", "unexpected argument %s", argv[i]);
-		} else {
-			file = argv[i];
-		}
-	}
-	if (status == EXIT_OK && !file)
-		status = cli_usage_error("lift", "%s", "needs a FILE");
-	if (status != EXIT_OK)
-		goto done;
-	PassBinding *bv = calloc((size_t)binds.n + 1, sizeof *bv);
-	RtTensor **arrays = calloc((size_t)binds.n + 1, sizeof *arrays);
-	for (int i = 0; i < binds.n; i++) {
-		bv[i] = *(PassBinding *)binds.items[i];
-		if (bv[i].value[0] != '@')
-			continue;
-		RtError e;
-		arrays[i] = rt_npy_read(bv[i].value + 1, &e);
-		if (!arrays[i]) {
-			fprintf(stderr, "rlx lift: error: --bind %s: %s\n", bv[i].name,
-				e.msg);
-			status = EXIT_INPUT;
-			goto free_arrays;
-		}
-		bv[i].data = arrays[i]->data;
-		bv[i].dtype = arrays[i]->dtype;
-		bv[i].ndim = arrays[i]->ndim;
-		bv[i].shape = arrays[i]->shape;
-	}
-	o.binds = bv;
-	o.nbinds = binds.n;
-	o.shared_funcs = (const char **)shared.items;
-	o.nshared_funcs = shared.n;
-
-	rlx_module *m = cli_load_module(file);
-	if (!m) {
+	Args a = {0};
+	int status = parse_args(&a, argc, argv);
+	size_t len;
+	const char *name;
+	char *text = status < 0 ? cli_read_text(a.file, &len, &name) : NULL;
+	if (status < 0 && !text)
 		status = EXIT_INPUT;
-	} else {
-		const Pass *list[8];
-		int n = pass_lift_pipeline(list, o.nbinds > 0, tidy);
+	if (status < 0) {
+		a.o.bind_names = (const char *const *)a.names.items;
+		a.o.bind_values = (const char *const *)a.values.items;
+		a.o.nbinds = a.names.n;
+		a.o.shared_funcs = (const char *const *)a.shared.items;
+		a.o.nshared_funcs = a.shared.n;
 		rlx_diags *d = rlx_diags_new();
-		if (pass_run(m, list, n, &o, d, NULL, NULL))
-			status = EXIT_INPUT;
-		rlx_diags_print(d, stderr);
-		rlx_diags_free(d);
-		if (status == EXIT_OK) {
-			char *text = rlx_print(m, &popts);
-			if (out) {
-				if (!write_file_atomic(out, text))
-					status = EXIT_INPUT;
-			} else {
-				fputs(text, stdout);
-			}
-			free(text);
-		}
+		rlx_module *m = rlx_lift(name, text, len, &a.o, d);
+		status = cli_finish("lift", m ? EXIT_OK : EXIT_INPUT, d, true);
+		if (m)
+			status = put_module(&a, m);
 		rlx_module_free(m);
 	}
-free_arrays:
-	for (int i = 0; i < binds.n; i++)
-		rt_tensor_free(arrays[i]);
-	free(arrays);
-	free(bv);
-done:
-	for (int i = 0; i < binds.n; i++)
-		free(binds.items[i]);
-	vec_free(&binds);
-	vec_free(&shared);
+	free(text);
+	vec_free(&a.names);
+	vec_free(&a.values);
+	vec_free(&a.shared);
 	return status;
 }

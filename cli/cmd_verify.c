@@ -13,7 +13,7 @@
 
 static const char verify_help[] =
 	"usage: rlx verify FILE --weights PATH [--func NAME] [--input NAME=FILE.npy]...\n"
-	"                  [--dim NAME=VALUE]... [--seed N] [--strict]\n"
+	"                  [--dim NAME=VALUE]... [--seed N] [--strict] [--shared[=F1,F2,...]]\n"
 	"\n"
 	"Runs the function F of FILE on the raw weights of PATH, then lifts FILE,\n"
 	"runs F_transform_params on the same weights and the lifted F on its\n"
@@ -30,12 +30,14 @@ static const char verify_help[] =
 	"  --dim NAME=VALUE        a symbolic input dimension (default 4)\n"
 	"  --seed N                the seed of the random inputs (default 0)\n"
 	"  --strict                checkpoint tensors that are no weight of the\n"
-	"                          function are an error (else a warning)\n";
+	"                          function are an error (else a warning)\n"
+	"  --shared[=F1,F2,...]    lift as `rlx lift --shared`: F against the one\n"
+	"                          transform_params (F among the listed functions)\n";
 
 typedef struct {
 	const char *file, *ckpt;
 	CliDims dims;
-	Vec names, paths;
+	Vec names, paths, shared; /* --input NAME=FILE, --shared=F1,... */
 	rlx_verify_options o;
 } Args;
 
@@ -50,6 +52,12 @@ parse_args(Args *a, int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--strict")) {
 			a->o.strict = true;
+		} else if (!strcmp(argv[i], "--shared")) {
+			a->o.shared = true;
+		} else if (!strncmp(argv[i], "--shared=", 9)) {
+			a->o.shared = true;
+			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
+				vec_push(&a->shared, t);
 		} else if ((v = cli_weights_value(argc, argv, &i))) {
 			if (!*v)
 				return cli_usage_error("verify", "%s", "--weights needs a PATH");
@@ -104,6 +112,8 @@ cmd_verify(int argc, char **argv)
 		a.o.input_names = (const char *const *)a.names.items;
 		a.o.input_paths = (const char *const *)a.paths.items;
 		a.o.ninputs = a.names.n;
+		a.o.shared_funcs = (const char *const *)a.shared.items;
+		a.o.nshared_funcs = a.shared.n;
 		rlx_verify_result res;
 		rlx_diags *d = rlx_diags_new();
 		status = rlx_verify_lift(name, text, len, a.ckpt, &a.o, &res, d);
@@ -121,5 +131,6 @@ cmd_verify(int argc, char **argv)
 	cli_dims_free(&a.dims);
 	vec_free(&a.names);
 	vec_free(&a.paths);
+	vec_free(&a.shared);
 	return status;
 }

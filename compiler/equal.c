@@ -216,6 +216,14 @@ eq_sinfo(Eq *q, const SInfo *x, const SInfo *y, Span fa, Span fb)
 		if (x->kind == SI_TENSOR && x->dtype != y->dtype)
 			return differ(q, a, b, "dtype %s vs %s",
 				      dtype_name(x->dtype), dtype_name(y->dtype));
+		if (x->kind == SI_TENSOR && !!x->vdevice != !!y->vdevice)
+			return differ(q, a, b, "vdevice %s vs %s",
+				      x->vdevice ? x->vdevice : "none",
+				      y->vdevice ? y->vdevice : "none");
+		if (x->kind == SI_TENSOR && x->vdevice &&
+		    strcmp(x->vdevice, y->vdevice))
+			return differ(q, a, b, "vdevice %s vs %s", x->vdevice,
+				      y->vdevice);
 		if (x->ndim != y->ndim)
 			return differ(q, a, b, "ndim %d vs %d", x->ndim, y->ndim);
 		return eq_dims(q, x->shape, y->shape, x->ndim, a, b);

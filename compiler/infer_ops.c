@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "op_attr.h"
 
 /* One rule's view of its call. */
 typedef struct {
@@ -64,18 +65,27 @@ arg_span(const Ctx *c, int i)
 	return sp.line > 0 ? sp : c->call->span;
 }
 
-/* Attribute slot j. */
+/* Attribute p of the call, by its name in the op's signature (P_name,
+ * op_params.h, generated from ops.def): a signature that changes cannot
+ * silently shift what a rule reads. */
 static const AttrVal *
-attr(const Ctx *c, int j)
+attr(const Ctx *c, ParamName p)
+{
+	return op_attr(c->call, p);
+}
+
+/* The attribute in slot j, for the rules that scan all of them. */
+static const AttrVal *
+attr_slot(const Ctx *c, int j)
 {
 	return &c->call->call.attrs[j];
 }
 
-/* Attribute j as an int list: AV_INTS, or one AV_INT; false for None. */
+/* Attribute p as an int list: AV_INTS, or one AV_INT; false for None. */
 static bool
-attr_ints(const Ctx *c, int j, const int64_t **v, int *n)
+attr_ints(const Ctx *c, ParamName p, const int64_t **v, int *n)
 {
-	const AttrVal *a = attr(c, j);
+	const AttrVal *a = attr(c, p);
 	if (a->kind == AV_INTS) {
 		*v = a->ints;
 		*n = a->n;
@@ -91,12 +101,12 @@ attr_ints(const Ctx *c, int j, const int64_t **v, int *n)
 	return false;
 }
 
-/* Attribute j as dims (AV_DIMS, or AV_INTS / AV_INT as constants); false
+/* Attribute p as dims (AV_DIMS, or AV_INTS / AV_INT as constants); false
  * for None. */
 static bool
-attr_dims(const Ctx *c, int j, PExpr ***v, int *n)
+attr_dims(const Ctx *c, ParamName p, PExpr ***v, int *n)
 {
-	const AttrVal *a = attr(c, j);
+	const AttrVal *a = attr(c, p);
 	*v = NULL;
 	*n = 0;
 	if (a->kind == AV_DIMS) {
@@ -105,7 +115,7 @@ attr_dims(const Ctx *c, int j, PExpr ***v, int *n)
 		return true;
 	}
 	const int64_t *xs;
-	if (!attr_ints(c, j, &xs, n))
+	if (!attr_ints(c, p, &xs, n))
 		return false;
 	*v = ARENA_ARRAY(&c->m->arena, PExpr *, *n ? *n : 1);
 	for (int i = 0; i < *n; i++)
@@ -128,6 +138,15 @@ want_tensor(Ctx *c, int i)
 			   "%s: expects a tensor for %s, got %s", c->op,
 			   arg_name(c, i), infer_sinfo_str(c->m, si));
 	return NULL;
+}
+
+/* The start of the rules of one tensor operand: reads call into c and
+ * returns argument 0, which must be a tensor (NULL after an error). */
+static const SInfo *
+ctx_tensor(Ctx *c, Module *m, Expr *call, Diags *d)
+{
+	ctx_init(c, m, call, d);
+	return want_tensor(c, 0);
 }
 
 /* Argument i, which must be a shape; NULL after an error. */
@@ -505,8 +524,7 @@ SInfo *
 infer_logical_not(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	if (x->dtype != DT_UNKNOWN && x->dtype != DT_BOOL) {
@@ -554,8 +572,7 @@ SInfo *
 infer_unary(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	return x ? ir_copy_sinfo(m, x) : NULL;
 }
 
@@ -570,8 +587,7 @@ SInfo *
 infer_unary_float(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x || !want_float(&c, x, 0))
 		return NULL;
 	return ir_copy_sinfo(m, x);
@@ -643,7 +659,7 @@ infer_packed(Module *m, Expr *call, Diags *d)
 	Ctx c;
 	ctx_init(&c, m, call, d);
 	for (int j = 0; j < call->call.nattrs; j++) {
-		const AttrVal *v = attr(&c, j);
+		const AttrVal *v = attr_slot(&c, j);
 		if (v->kind != AV_SINFO)
 			continue;
 		if (v->n == 1)
@@ -694,8 +710,8 @@ infer_alloc_tensor(Module *m, Expr *call, Diags *d)
 	PExpr **dims = shape_dims(&c, si, &ndim);
 	DType dt = DT_UNKNOWN;
 	for (int j = 0; j < call->call.nattrs; j++)
-		if (attr(&c, j)->kind == AV_DTYPE)
-			dt = attr(&c, j)->dtype;
+		if (attr_slot(&c, j)->kind == AV_DTYPE)
+			dt = attr_slot(&c, j)->dtype;
 	return tensor(&c, dt, ndim, dims);
 }
 
@@ -708,12 +724,11 @@ SInfo *
 infer_mem_view(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	const SInfo *s = arg_si(&c, 1);
-	DType dt = attr(&c, 0)->kind == AV_DTYPE ? attr(&c, 0)->dtype : x->dtype;
+	DType dt = attr(&c, P_dtype)->kind == AV_DTYPE ? attr(&c, P_dtype)->dtype : x->dtype;
 	if (s->kind == SI_TUPLE && !s->nfields)
 		return tensor(&c, dt, x->ndim, known(x) ? x->shape : NULL);
 	if (!want_shape(&c, 1))
@@ -727,8 +742,7 @@ SInfo *
 infer_clip(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x || !want_prim(&c, 1) || !want_prim(&c, 2))
 		return NULL;
 	return ir_copy_sinfo(m, x);
@@ -740,12 +754,11 @@ SInfo *
 infer_softmax(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x || !want_float(&c, x, 0))
 		return NULL;
 	int ax;
-	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
 	return ir_copy_sinfo(m, x);
 }
@@ -811,13 +824,12 @@ static SInfo *
 norm(Module *m, Expr *call, Diags *d, int nparams)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x || !want_float(&c, x, 0))
 		return NULL;
 	const int64_t *axes;
 	int n;
-	attr_ints(&c, 0, &axes, &n);
+	attr_ints(&c, P_axes, &axes, &n);
 	int ax[64];
 	if (n > 64) {
 		diag_error(d, call->span, "%s: too many axes", c.op);
@@ -877,11 +889,10 @@ SInfo *
 infer_matmul(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *a = want_tensor(&c, 0), *b = want_tensor(&c, 1);
+	const SInfo *a = ctx_tensor(&c, m, call, d), *b = want_tensor(&c, 1);
 	if (!a || !b)
 		return NULL;
-	DType dt = attr(&c, 0)->kind == AV_DTYPE ? attr(&c, 0)->dtype
+	DType dt = attr(&c, P_out_dtype)->kind == AV_DTYPE ? attr(&c, P_out_dtype)->dtype
 						 : DT_UNKNOWN;
 	if (dt == DT_UNKNOWN && !binary_dtype(&c, a->dtype, b->dtype, &dt))
 		return NULL;
@@ -935,13 +946,12 @@ SInfo *
 infer_permute_dims(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	const int64_t *axes;
 	int n;
-	bool given = attr_ints(&c, 0, &axes, &n);
+	bool given = attr_ints(&c, P_axes, &axes, &n);
 	if (x->ndim < 0)
 		return tensor(&c, x->dtype, given ? n : -1, NULL);
 	int nd = x->ndim;
@@ -987,8 +997,7 @@ SInfo *
 infer_reshape(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *s = want_shape(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *s = want_shape(&c, 1);
 	if (!x || !s)
 		return NULL;
 	if (s->ndim < 0)
@@ -1050,11 +1059,10 @@ SInfo *
 infer_astype(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
-	return tensor(&c, attr(&c, 0)->dtype, x->ndim, x->shape);
+	return tensor(&c, attr(&c, P_dtype)->dtype, x->ndim, x->shape);
 }
 
 /*
@@ -1100,7 +1108,7 @@ infer_concat(Module *m, Expr *call, Diags *d)
 			dt = f->dtype;
 		}
 		if (f->ndim >= 0 && ndim >= 0 && f->ndim != ndim &&
-		    attr(&c, 0)->kind != AV_NONE) {
+		    attr(&c, P_axis)->kind != AV_NONE) {
 			diag_error(d, arg_span(&c, 0),
 				   "%s: tensors have %d and %d dimensions",
 				   c.op, ndim, f->ndim);
@@ -1114,7 +1122,7 @@ infer_concat(Module *m, Expr *call, Diags *d)
 	for (int i = 0; i < t->nfields; i++)
 		if (t->fields[i]->dtype == DT_UNKNOWN)
 			dt = DT_UNKNOWN;
-	const AttrVal *av = attr(&c, 0);
+	const AttrVal *av = attr(&c, P_axis);
 	if (av->kind == AV_NONE) {
 		if (!all_known)
 			return tensor(&c, dt, 1, NULL);
@@ -1177,17 +1185,16 @@ SInfo *
 infer_split(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
-	const AttrVal *ios = attr(&c, 0);
+	const AttrVal *ios = attr(&c, P_indices_or_sections);
 	bool sections = ios->kind == AV_INT;
 	int64_t nsec = sections ? ios->i : 0;
 	const int64_t *idx = NULL;
 	int nidx = 0;
 	if (!sections)
-		attr_ints(&c, 0, &idx, &nidx);
+		attr_ints(&c, P_indices_or_sections, &idx, &nidx);
 	if (sections && nsec <= 0) {
 		diag_error(d, call->span,
 			   "%s: the number of sections must be positive, got "
@@ -1214,7 +1221,7 @@ infer_split(Module *m, Expr *call, Diags *d)
 				   c.op);
 			return NULL;
 		}
-		if (!norm_axis(&c, attr(&c, 1)->i, x->ndim, &ax))
+		if (!norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 			return NULL;
 	}
 	SInfo **f = ARENA_ARRAY(&m->arena, SInfo *, n);
@@ -1289,18 +1296,17 @@ SInfo *
 infer_strided_slice(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	const int64_t *axes;
 	PExpr **beg, **end, **str = NULL;
 	int na, nb, ne, ns = 0;
-	attr_ints(&c, 0, &axes, &na);
-	attr_dims(&c, 1, &beg, &nb);
-	attr_dims(&c, 2, &end, &ne);
-	bool has_str = attr_dims(&c, 3, &str, &ns);
-	bool inbound = attr(&c, 4)->kind == AV_BOOL && attr(&c, 4)->i;
+	attr_ints(&c, P_axes, &axes, &na);
+	attr_dims(&c, P_begin, &beg, &nb);
+	attr_dims(&c, P_end, &end, &ne);
+	bool has_str = attr_dims(&c, P_strides, &str, &ns);
+	bool inbound = attr(&c, P_assume_inbound)->kind == AV_BOOL && attr(&c, P_assume_inbound)->i;
 	if (nb != na || ne != na || (has_str && ns != na)) {
 		diag_error(d, call->span,
 			   "%s: axes, begin, end%s must have the same length, "
@@ -1370,8 +1376,7 @@ SInfo *
 infer_take(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *ix = operand(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *ix = operand(&c, 1);
 	if (!x || !ix)
 		return NULL;
 	if (ix->dtype != DT_UNKNOWN && !dtype_is_int(ix->dtype)) {
@@ -1380,7 +1385,7 @@ infer_take(Module *m, Expr *call, Diags *d)
 			   infer_sinfo_str(m, arg_si(&c, 1)));
 		return NULL;
 	}
-	const AttrVal *mode = attr(&c, 1);
+	const AttrVal *mode = attr(&c, P_mode);
 	if (mode->kind != AV_STR || (strcmp(mode->s, "fast") && strcmp(mode->s, "clip") &&
 				     strcmp(mode->s, "wrap"))) {
 		diag_error(d, call->span,
@@ -1388,7 +1393,7 @@ infer_take(Module *m, Expr *call, Diags *d)
 			   c.op, mode->kind == AV_STR ? mode->s : "");
 		return NULL;
 	}
-	const AttrVal *av = attr(&c, 0);
+	const AttrVal *av = attr(&c, P_axis);
 	if (av->kind == AV_NONE)
 		return tensor(&c, x->dtype, ix->ndim, known(ix) ? ix->shape : NULL);
 	if (x->ndim < 0 || ix->ndim < 0)
@@ -1419,13 +1424,12 @@ SInfo *
 infer_expand_dims(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	const int64_t *axes;
 	int na;
-	attr_ints(&c, 0, &axes, &na);
+	attr_ints(&c, P_axis, &axes, &na);
 	if (x->ndim < 0)
 		return tensor(&c, x->dtype, -1, NULL);
 	int n = x->ndim + na, ax[64];
@@ -1450,13 +1454,12 @@ SInfo *
 infer_squeeze(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	const int64_t *axes;
 	int na;
-	bool given = attr_ints(&c, 0, &axes, &na);
+	bool given = attr_ints(&c, P_axis, &axes, &na);
 	if (x->ndim < 0)
 		return tensor(&c, x->dtype, -1, NULL);
 	if (x->ndim > 64) {
@@ -1502,8 +1505,7 @@ SInfo *
 infer_broadcast_to(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *s = want_shape(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *s = want_shape(&c, 1);
 	if (!x || !s)
 		return NULL;
 	if (s->ndim < 0)
@@ -1542,8 +1544,7 @@ SInfo *
 infer_flatten(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	if (x->ndim < 0 || !known(x))
@@ -1599,14 +1600,13 @@ SInfo *
 infer_reduce(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	const int64_t *axes;
 	int na;
-	bool given = attr_ints(&c, 0, &axes, &na);
-	return reduce(&c, x, given ? axes : NULL, na, attr(&c, 1)->i != 0,
+	bool given = attr_ints(&c, P_axis, &axes, &na);
+	return reduce(&c, x, given ? axes : NULL, na, attr(&c, P_keepdims)->i != 0,
 		      x->dtype);
 }
 
@@ -1614,13 +1614,12 @@ SInfo *
 infer_argreduce(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
-	const AttrVal *av = attr(&c, 0);
+	const AttrVal *av = attr(&c, P_axis);
 	return reduce(&c, x, av->kind == AV_NONE ? NULL : &av->i, 1,
-		      attr(&c, 1)->i != 0, DT_I64);
+		      attr(&c, P_keepdims)->i != 0, DT_I64);
 }
 
 /* ------------------------------------------------------------ creation */
@@ -1649,7 +1648,7 @@ infer_fill_shape(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
 	ctx_init(&c, m, call, d);
-	return from_shape(&c, 0, attr(&c, 0)->dtype);
+	return from_shape(&c, 0, attr(&c, P_dtype)->dtype);
 }
 
 /* The fill value (argument i) must be a 0-d tensor (or a prim value). */
@@ -1676,7 +1675,7 @@ infer_full(Module *m, Expr *call, Diags *d)
 	const SInfo *v = fill_value(&c, 1);
 	if (!v)
 		return NULL;
-	const AttrVal *av = attr(&c, 0);
+	const AttrVal *av = attr(&c, P_dtype);
 	return from_shape(&c, 0, av->kind == AV_DTYPE ? av->dtype : v->dtype);
 }
 
@@ -1684,11 +1683,10 @@ SInfo *
 infer_fill_like(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
-	const AttrVal *av = attr(&c, 0);
+	const AttrVal *av = attr(&c, P_dtype);
 	DType dt = av->kind == AV_DTYPE && av->dtype != DT_UNKNOWN ? av->dtype
 								  : x->dtype;
 	return tensor(&c, dt, x->ndim, x->shape);
@@ -1698,11 +1696,10 @@ SInfo *
 infer_full_like(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x || !fill_value(&c, 1))
 		return NULL;
-	const AttrVal *av = attr(&c, 0);
+	const AttrVal *av = attr(&c, P_dtype);
 	DType dt = av->kind == AV_DTYPE && av->dtype != DT_UNKNOWN ? av->dtype
 								  : x->dtype;
 	return tensor(&c, dt, x->ndim, x->shape);
@@ -1739,8 +1736,8 @@ infer_arange(Module *m, Expr *call, Diags *d)
 	for (int i = 0; i < 3; i++)
 		if (!(s[i] = want_prim(&c, i)))
 			return NULL;
-	DType dt = attr(&c, 0)->dtype;
-	if (attr(&c, 0)->kind == AV_NONE) /* as the parser: from the args */
+	DType dt = attr(&c, P_dtype)->dtype;
+	if (attr(&c, P_dtype)->kind == AV_NONE) /* as the parser: from the args */
 		dt = dtype_is_float(s[0]->dtype) || dtype_is_float(s[1]->dtype) ||
 		     dtype_is_float(s[2]->dtype) ? DT_F32 : DT_I64;
 	double v[3];
@@ -1779,22 +1776,13 @@ infer_arange(Module *m, Expr *call, Diags *d)
  * movement, convolutions and pooling, norms, attention, quantization).
  * ================================================================= */
 
-/* The attribute named `name` (its slot in the signature). */
-static const AttrVal *
-attr_named(const Ctx *c, const char *name)
-{
-	for (int i = 0; i < c->sig.nparams; i++)
-		if (c->sig.params[i].is_attr && !strcmp(c->sig.params[i].name, name))
-			return attr(c, c->sig.params[i].slot);
-	ir_bug("%s has no attribute %s", c->op, name);
-}
-
 /* String attribute `name` is one of the NULL-terminated `ok`; else an
  * error listing them. */
 static bool
-str_choice(Ctx *c, const char *name, const char *const *ok)
+str_choice(Ctx *c, ParamName p, const char *const *ok)
 {
-	const AttrVal *v = attr_named(c, name);
+	const AttrVal *v = attr(c, p);
+	const char *name = op_param_names[p];
 	const char *s = v->kind == AV_STR && v->s ? v->s : "";
 	StrBuf b = {0};
 	for (int i = 0; ok[i]; i++) {
@@ -1867,8 +1855,7 @@ SInfo *
 infer_unary_check(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	return x ? tensor(&c, DT_BOOL, x->ndim, x->shape) : NULL;
 }
 
@@ -1928,8 +1915,7 @@ SInfo *
 infer_prelu(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *a = want_tensor(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *a = want_tensor(&c, 1);
 	if (!x || !a || !want_float(&c, x, 0))
 		return NULL;
 	if (a->dtype != DT_UNKNOWN && x->dtype != DT_UNKNOWN && a->dtype != x->dtype) {
@@ -1938,7 +1924,7 @@ infer_prelu(Module *m, Expr *call, Diags *d)
 		return NULL;
 	}
 	int ax = 0;
-	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
 	if (a->ndim >= 0 && a->ndim != 1) {
 		diag_error(d, arg_span(&c, 1), "%s: alpha must be 1-D, got %s", c.op,
@@ -1964,8 +1950,7 @@ SInfo *
 infer_tril(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *k = want_prim(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *k = want_prim(&c, 1);
 	if (!x || !k)
 		return NULL;
 	if (k->dtype != DT_UNKNOWN && !dtype_is_int(k->dtype)) {
@@ -2010,7 +1995,7 @@ infer_eye(Module *m, Expr *call, Diags *d)
 			all &= s->value != NULL;
 		}
 	}
-	return tensor(&c, attr(&c, 0)->dtype, 2, all ? o : NULL);
+	return tensor(&c, attr(&c, P_dtype)->dtype, 2, all ? o : NULL);
 }
 
 /*
@@ -2021,8 +2006,7 @@ SInfo *
 infer_one_hot(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *ix = want_tensor(&c, 0), *on = want_prim(&c, 1),
+	const SInfo *ix = ctx_tensor(&c, m, call, d), *on = want_prim(&c, 1),
 		    *off = want_prim(&c, 2);
 	if (!ix || !on || !off || !want_int(&c, ix, 0, "indices", false))
 		return NULL;
@@ -2032,7 +2016,7 @@ infer_one_hot(Module *m, Expr *call, Diags *d)
 			   c.op, dtype_name(on->dtype), dtype_name(off->dtype));
 		return NULL;
 	}
-	int64_t depth = attr(&c, 0)->i;
+	int64_t depth = attr(&c, P_depth)->i;
 	if (depth <= 0) {
 		diag_error(d, call->span, "%s: depth must be positive, got %lld",
 			   c.op, (long long)depth);
@@ -2041,7 +2025,7 @@ infer_one_hot(Module *m, Expr *call, Diags *d)
 	if (ix->ndim < 0)
 		return tensor(&c, on->dtype, -1, NULL);
 	int n = ix->ndim + 1, ax;
-	if (!norm_axis(&c, attr(&c, 1)->i, n, &ax))
+	if (!norm_axis(&c, attr(&c, P_axis)->i, n, &ax))
 		return NULL;
 	if (!known(ix))
 		return tensor(&c, on->dtype, n, NULL);
@@ -2056,8 +2040,7 @@ SInfo *
 infer_shape_of(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	return si_shape(&m->arena, x->ndim,
@@ -2088,13 +2071,12 @@ SInfo *
 infer_scan(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
-	const AttrVal *dv = attr(&c, 1);
+	const AttrVal *dv = attr(&c, P_dtype);
 	DType dt = dv->kind == AV_DTYPE && dv->dtype != DT_UNKNOWN ? dv->dtype : x->dtype;
-	if (attr(&c, 0)->kind == AV_NONE) {
+	if (attr(&c, P_axis)->kind == AV_NONE) {
 		if (!known(x) || x->ndim < 0)
 			return tensor(&c, dt, 1, NULL);
 		PExpr **o = dims_new(&c, 1);
@@ -2102,7 +2084,7 @@ infer_scan(Module *m, Expr *call, Diags *d)
 		return tensor(&c, dt, 1, o);
 	}
 	int ax;
-	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
 	return tensor(&c, dt, x->ndim, known(x) ? x->shape : NULL);
 }
@@ -2112,16 +2094,15 @@ SInfo *
 infer_sort(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	int ax;
-	if (x->ndim >= 0 && x->ndim > 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+	if (x->ndim >= 0 && x->ndim > 0 && !norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
 	if (call->call.op == OP_SORT)
 		return ir_copy_sinfo(m, x);
-	const AttrVal *dv = attr(&c, 2);
+	const AttrVal *dv = attr(&c, P_dtype);
 	if (dv->dtype != DT_UNKNOWN && !dtype_is_int(dv->dtype)) {
 		diag_error(d, call->span, "%s: dtype must be an integer type, got %s",
 			   c.op, dtype_name(dv->dtype));
@@ -2141,13 +2122,12 @@ SInfo *
 infer_topk(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	static const char *const rets[] = {"both", "values", "indices", NULL};
-	if (!x || !str_choice(&c, "ret_type", rets))
+	if (!x || !str_choice(&c, P_ret_type, rets))
 		return NULL;
-	int64_t k = attr(&c, 0)->i;
-	const AttrVal *dv = attr(&c, 4);
+	int64_t k = attr(&c, P_k)->i;
+	const AttrVal *dv = attr(&c, P_dtype);
 	if (dv->dtype != DT_UNKNOWN && !dtype_is_int(dv->dtype)) {
 		diag_error(d, call->span, "%s: dtype must be an integer type, got %s",
 			   c.op, dtype_name(dv->dtype));
@@ -2159,7 +2139,7 @@ infer_topk(Module *m, Expr *call, Diags *d)
 		diag_error(d, call->span, "%s: cannot take the top k of a 0-d tensor", c.op);
 		return NULL;
 	}
-	if (x->ndim > 0 && !norm_axis(&c, attr(&c, 1)->i, x->ndim, &ax))
+	if (x->ndim > 0 && !norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
 	PExpr **o = NULL;
 	if (x->ndim > 0 && known(x)) {
@@ -2169,7 +2149,7 @@ infer_topk(Module *m, Expr *call, Diags *d)
 			o[ax] = pe_int(&m->arena, k);
 	}
 	SInfo *f[2] = {tensor(&c, x->dtype, x->ndim, o), tensor(&c, it, x->ndim, o)};
-	const char *rt = attr(&c, 2)->s;
+	const char *rt = attr(&c, P_ret_type)->s;
 	if (!strcmp(rt, "values"))
 		return f[0];
 	if (!strcmp(rt, "indices"))
@@ -2185,13 +2165,12 @@ SInfo *
 infer_tile(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	const int64_t *r;
 	int l;
-	attr_ints(&c, 0, &r, &l);
+	attr_ints(&c, P_repeats, &r, &l);
 	for (int i = 0; i < l; i++)
 		if (r[i] < 0) {
 			diag_error(d, call->span, "%s: repeats must not be negative, got %s",
@@ -2221,18 +2200,17 @@ SInfo *
 infer_repeat(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
-	int64_t r = attr(&c, 0)->i;
+	int64_t r = attr(&c, P_repeats)->i;
 	if (r < 0) {
 		diag_error(d, call->span, "%s: repeats must not be negative, got %lld",
 			   c.op, (long long)r);
 		return NULL;
 	}
 	PExpr *rp = pe_int(&m->arena, r);
-	if (attr(&c, 1)->kind == AV_NONE) {
+	if (attr(&c, P_axis)->kind == AV_NONE) {
 		if (!known(x) || x->ndim < 0)
 			return tensor(&c, x->dtype, 1, NULL);
 		PExpr **o = dims_new(&c, 1);
@@ -2242,7 +2220,7 @@ infer_repeat(Module *m, Expr *call, Diags *d)
 	if (x->ndim < 0)
 		return tensor(&c, x->dtype, -1, NULL);
 	int ax;
-	if (x->ndim == 0 || !norm_axis(&c, attr(&c, 1)->i, x->ndim, &ax)) {
+	if (x->ndim == 0 || !norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax)) {
 		if (x->ndim == 0)
 			diag_error(d, call->span, "%s: a 0-d tensor has no axis", c.op);
 		return NULL;
@@ -2259,10 +2237,9 @@ SInfo *
 infer_flip(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	int ax;
-	if (!x || (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax)))
+	if (!x || (x->ndim >= 0 && !norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax)))
 		return NULL;
 	return ir_copy_sinfo(m, x);
 }
@@ -2314,7 +2291,7 @@ infer_stack(Module *m, Expr *call, Diags *d)
 	if (ndim < 0)
 		return tensor(&c, dt, -1, NULL);
 	int n = ndim + 1, ax;
-	if (!norm_axis(&c, attr(&c, 0)->i, n, &ax))
+	if (!norm_axis(&c, attr(&c, P_axis)->i, n, &ax))
 		return NULL;
 	if (!shape)
 		return tensor(&c, dt, n, NULL);
@@ -2346,14 +2323,13 @@ SInfo *
 infer_gather_elements(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *ix = want_tensor(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *ix = want_tensor(&c, 1);
 	if (!x || !ix || !want_int(&c, ix, 1, "indices", false))
 		return NULL;
 	if (x->ndim < 0 || ix->ndim < 0)
 		return tensor(&c, x->dtype, -1, NULL);
 	int ax;
-	if (!norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+	if (!norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
 	if (x->ndim != ix->ndim) {
 		diag_error(d, call->span,
@@ -2373,11 +2349,10 @@ SInfo *
 infer_gather_nd(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *ix = want_tensor(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *ix = want_tensor(&c, 1);
 	if (!x || !ix || !want_int(&c, ix, 1, "indices", false))
 		return NULL;
-	int64_t bd = attr(&c, 0)->i;
+	int64_t bd = attr(&c, P_batch_dims)->i;
 	if (x->ndim < 0 || ix->ndim < 0)
 		return tensor(&c, x->dtype, -1, NULL);
 	if (bd < 0 || bd > x->ndim || bd > ix->ndim - 1) {
@@ -2425,7 +2400,7 @@ scatter_common(Ctx *c, const SInfo **x, const SInfo **ix, const SInfo **u)
 			   c->op, dtype_name((*x)->dtype), dtype_name((*u)->dtype));
 		return false;
 	}
-	return str_choice(c, "reduction", scatter_reductions);
+	return str_choice(c, P_reduction, scatter_reductions);
 }
 
 /* scatter_elements(data, indices, updates, axis, reduction): data's
@@ -2441,7 +2416,7 @@ infer_scatter_elements(Module *m, Expr *call, Diags *d)
 	if (x->ndim < 0)
 		return ir_copy_sinfo(m, x);
 	int ax;
-	if (!norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+	if (!norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
 	if ((ix->ndim >= 0 && ix->ndim != x->ndim) || (u->ndim >= 0 && u->ndim != x->ndim)) {
 		diag_error(d, call->span,
@@ -2505,8 +2480,7 @@ SInfo *
 infer_dynamic_strided_slice(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	for (int i = 1; i < 4; i++) {
@@ -2532,14 +2506,13 @@ SInfo *
 infer_pad(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	static const char *const modes[] = {"constant", "edge", "reflect", NULL};
-	if (!x || !str_choice(&c, "pad_mode", modes))
+	if (!x || !str_choice(&c, P_pad_mode, modes))
 		return NULL;
 	const int64_t *p;
 	int n;
-	attr_ints(&c, 0, &p, &n);
+	attr_ints(&c, P_pad_width, &p, &n);
 	for (int i = 0; i < n; i++)
 		if (p[i] < 0) {
 			diag_error(d, call->span, "%s: pad_width must not be negative, got %s",
@@ -2580,15 +2553,14 @@ typedef struct {
 } Layout;
 
 static bool
-layout_get(Ctx *c, const char *name, const char *canon, Layout *l)
+layout_get(Ctx *c, ParamName pn, const char *canon, Layout *l)
 {
-	const AttrVal *v = attr_named(c, name);
-	if (v->kind == AV_NONE && !strcmp(name, "out_layout")) /* the data's */
-		for (int i = 0; i < c->sig.nparams; i++)
-			if (c->sig.params[i].is_attr &&
-			    (!strcmp(c->sig.params[i].name, "data_layout") ||
-			     !strcmp(c->sig.params[i].name, "layout")))
-				v = attr(c, c->sig.params[i].slot);
+	const AttrVal *v = attr(c, pn);
+	const char *name = op_param_names[pn];
+	if (v->kind == AV_NONE && pn == P_out_layout) { /* the data's */
+		const AttrVal *dl = op_attr_opt(c->call, P_data_layout);
+		v = dl ? dl : attr(c, P_layout);
+	}
 	const char *s = v->kind == AV_STR && v->s ? v->s : "";
 	l->s = s;
 	l->nd = 0;
@@ -2677,9 +2649,10 @@ layout_bwd(Ctx *c, const Layout *l, const char *canon, PExpr **cd)
 
 /* An int-list attribute of exactly n values > 0 (>= 0 when zero_ok). */
 static bool
-int_list(Ctx *c, const char *name, int n, bool zero_ok, int64_t *out)
+int_list(Ctx *c, ParamName p, int n, bool zero_ok, int64_t *out)
 {
-	const AttrVal *v = attr_named(c, name);
+	const AttrVal *v = attr(c, p);
+	const char *name = op_param_names[p];
 	/* fewer values repeat (as the parser widens them) */
 	if (v->kind != AV_INTS || v->n < 1 || v->n > n || n % v->n) {
 		diag_error(c->d, c->call->span, "%s: %s must have %s values, got %d",
@@ -2723,25 +2696,24 @@ static SInfo *
 conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *w = want_tensor(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *w = want_tensor(&c, 1);
 	if (!x || !w)
 		return NULL;
 	static const char *const kcs[2][3] = {{"OIW", "OIHW", "OIDHW"},
 					      {"IOW", "IOHW", "IODHW"}};
 	const char *dc = data_canon[nsp - 1], *kc = kcs[transpose][nsp - 1];
 	Layout dl, kl, ol;
-	if (!layout_get(&c, "data_layout", dc, &dl) ||
-	    !layout_get(&c, "kernel_layout", kc, &kl) ||
-	    !layout_get(&c, "out_layout", dc, &ol))
+	if (!layout_get(&c, P_data_layout, dc, &dl) ||
+	    !layout_get(&c, P_kernel_layout, kc, &kl) ||
+	    !layout_get(&c, P_out_layout, dc, &ol))
 		return NULL;
 	int64_t st[3], dil[3], pad[6], opad[3] = {0, 0, 0};
-	if (!int_list(&c, "strides", nsp, false, st) ||
-	    !int_list(&c, "dilation", nsp, false, dil) ||
-	    !int_list(&c, "padding", 2 * nsp, true, pad) ||
-	    (transpose && !int_list(&c, "output_padding", nsp, true, opad)))
+	if (!int_list(&c, P_strides, nsp, false, st) ||
+	    !int_list(&c, P_dilation, nsp, false, dil) ||
+	    !int_list(&c, P_padding, 2 * nsp, true, pad) ||
+	    (transpose && !int_list(&c, P_output_padding, nsp, true, opad)))
 		return NULL;
-	int64_t groups = attr_named(&c, "groups")->i;
+	int64_t groups = attr(&c, P_groups)->i;
 	if (groups <= 0) {
 		diag_error(d, call->span, "%s: groups must be positive, got %lld",
 			   c.op, (long long)groups);
@@ -2753,7 +2725,7 @@ conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
 				   "strides or dilation", c.op);
 			return NULL;
 		}
-	const AttrVal *od = attr_named(&c, "out_dtype");
+	const AttrVal *od = attr(&c, P_out_dtype);
 	DType dt = od->kind == AV_DTYPE ? od->dtype : DT_UNKNOWN;
 	if (dt == DT_UNKNOWN && !binary_dtype(&c, x->dtype, w->dtype, &dt))
 		return NULL;
@@ -2880,12 +2852,12 @@ infer_pool(Module *m, Expr *call, Diags *d)
 	const SInfo *x = want_tensor(&c, 0);
 	Layout ll, ol;
 	int64_t ks[3], st[3], dil[3], pad[6];
-	if (!x || !layout_get(&c, "layout", canon, &ll) ||
-	    !layout_get(&c, "out_layout", canon, &ol) ||
-	    !int_list(&c, "pool_size", nsp, false, ks) || !int_list(&c, "strides", nsp, false, st) ||
-	    !int_list(&c, "dilation", nsp, false, dil) || !int_list(&c, "padding", 2 * nsp, true, pad))
+	if (!x || !layout_get(&c, P_layout, canon, &ll) ||
+	    !layout_get(&c, P_out_layout, canon, &ol) ||
+	    !int_list(&c, P_pool_size, nsp, false, ks) || !int_list(&c, P_strides, nsp, false, st) ||
+	    !int_list(&c, P_dilation, nsp, false, dil) || !int_list(&c, P_padding, 2 * nsp, true, pad))
 		return NULL;
-	bool ceil_mode = attr_named(&c, "ceil_mode")->i;
+	bool ceil_mode = attr(&c, P_ceil_mode)->i;
 	if (x->ndim >= 0 && x->ndim != ll.nd) {
 		diag_error(d, arg_span(&c, 0), "%s: data must be %d-D, got %s", c.op,
 			   ll.nd, infer_sinfo_str(m, x));
@@ -2933,12 +2905,12 @@ infer_adaptive_pool(Module *m, Expr *call, Diags *d)
 	const char *canon = data_canon[nsp - 1];
 	const SInfo *x = want_tensor(&c, 0);
 	Layout ll, ol;
-	if (!x || !layout_get(&c, "layout", canon, &ll) ||
-	    !layout_get(&c, "out_layout", canon, &ol))
+	if (!x || !layout_get(&c, P_layout, canon, &ll) ||
+	    !layout_get(&c, P_out_layout, canon, &ol))
 		return NULL;
-	const AttrVal *os = attr(&c, 0);
+	const AttrVal *os = attr(&c, P_output_size);
 	int64_t sz[3];
-	if (os->kind != AV_NONE && !int_list(&c, "output_size", nsp, false, sz))
+	if (os->kind != AV_NONE && !int_list(&c, P_output_size, nsp, false, sz))
 		return NULL;
 	if (x->ndim >= 0 && x->ndim != ll.nd) {
 		diag_error(d, arg_span(&c, 0), "%s: data must be %d-D, got %s", c.op,
@@ -2969,14 +2941,14 @@ infer_resize(Module *m, Expr *call, Diags *d)
 	const char *canon = data_canon[nsp - 1];
 	const SInfo *x = want_tensor(&c, 0), *sz = want_shape(&c, 1);
 	Layout ll;
-	if (!x || !sz || !layout_get(&c, "layout", canon, &ll))
+	if (!x || !sz || !layout_get(&c, P_layout, canon, &ll))
 		return NULL;
 	if (sz->ndim >= 0 && sz->ndim != nsp) {
 		diag_error(d, arg_span(&c, 1), "%s: size must have %d values, got %s",
 			   c.op, nsp, infer_sinfo_str(m, sz));
 		return NULL;
 	}
-	const AttrVal *od = attr_named(&c, "out_dtype");
+	const AttrVal *od = attr(&c, P_out_dtype);
 	DType dt = od->kind == AV_DTYPE ? od->dtype : x->dtype;
 	if (!layout_rank(&c, &ll, x, 0))
 		return NULL;
@@ -3001,12 +2973,11 @@ SInfo *
 infer_batch_norm(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x || !want_float(&c, x, 0))
 		return NULL;
 	int ax = 0;
-	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
 	for (int i = 1; i <= 4; i++)
 		if (!norm_param(&c, x, &ax, 1, i))
@@ -3022,11 +2993,10 @@ static SInfo *
 channel_norm(Module *m, Expr *call, Diags *d, bool groups)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x || !want_float(&c, x, 0))
 		return NULL;
-	int64_t ng = groups ? attr_named(&c, "num_groups")->i : 1;
+	int64_t ng = groups ? attr(&c, P_num_groups)->i : 1;
 	if (ng <= 0) {
 		diag_error(d, call->span, "%s: num_groups must be positive, got %lld",
 			   c.op, (long long)ng);
@@ -3034,10 +3004,10 @@ channel_norm(Module *m, Expr *call, Diags *d, bool groups)
 	}
 	int ca = 0, ax[64];
 	if (x->ndim >= 0) {
-		const AttrVal *av = attr_named(&c, "axes");
+		const AttrVal *av = attr(&c, P_axes);
 		const int64_t *axes = av->kind == AV_INTS ? av->ints : &av->i;
 		int na = av->kind == AV_INTS ? av->n : 1;
-		if (!norm_axis(&c, attr_named(&c, "channel_axis")->i, x->ndim, &ca) ||
+		if (!norm_axis(&c, attr(&c, P_channel_axis)->i, x->ndim, &ca) ||
 		    na > 64 || !norm_axes(&c, axes, na, x->ndim, ax))
 			return NULL;
 		for (int i = 0; i < na; i++)
@@ -3078,11 +3048,10 @@ SInfo *
 infer_dropout(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
-	double r = attr(&c, 0)->f;
+	double r = attr(&c, P_rate)->f;
 	if (!(r >= 0 && r < 1)) {
 		diag_error(d, call->span, "%s: rate must be in [0, 1), got %g", c.op, r);
 		return NULL;
@@ -3125,7 +3094,7 @@ infer_attention(Module *m, Expr *call, Diags *d)
 	}
 	if (!want_float(&c, t[0], 0))
 		return NULL;
-	if (attr(&c, 1)->kind != AV_NONE && !str_choice(&c, "causal_mask", masks))
+	if (attr(&c, P_causal_mask)->kind != AV_NONE && !str_choice(&c, P_causal_mask, masks))
 		return NULL;
 	for (int i = 0; i < 3; i++)
 		if (t[i]->ndim < 0 || !known(t[i]))
@@ -3306,7 +3275,7 @@ infer_einsum(Module *m, Expr *call, Diags *d)
 		}
 		dt = f->dtype;
 	}
-	const char *s0 = attr(&c, 0)->s ? attr(&c, 0)->s : "";
+	const char *s0 = attr(&c, P_subscripts)->s ? attr(&c, P_subscripts)->s : "";
 	int ndims[64];
 	char sx[256];
 	const char *why = NULL;
@@ -3416,7 +3385,7 @@ infer_qdq(Module *m, Expr *call, Diags *d)
 		    *z = want_tensor(&c, 2);
 	if (!x || !s || !z)
 		return NULL;
-	DType od = attr(&c, 1)->dtype;
+	DType od = attr(&c, P_out_dtype)->dtype;
 	bool ok = q ? (od == DT_I8 || od == DT_U8 || od == DT_I16)
 		    : (od == DT_F16 || od == DT_F32);
 	if (!ok) {
@@ -3445,7 +3414,7 @@ infer_qdq(Module *m, Expr *call, Diags *d)
 		return NULL;
 	}
 	int ax = 0;
-	if (x->ndim > 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+	if (x->ndim > 0 && !norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
 	for (int i = 1; i <= 2; i++) {
 		const SInfo *p = i == 1 ? s : z;
@@ -3478,9 +3447,9 @@ infer_qdq(Module *m, Expr *call, Diags *d)
  * op_type is one of TVM's reductions (TVM checks it only when lowering).
  */
 static bool
-want_workers(Ctx *c, int j)
+want_workers(Ctx *c)
 {
-	int64_t n = attr(c, j)->i;
+	int64_t n = attr(c, P_num_workers)->i;
 	if (n > 0)
 		return true;
 	diag_error(c->d, c->call->span,
@@ -3494,14 +3463,13 @@ SInfo *
 infer_ccl_same(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	if (call->call.op == OP_CCL_ALLREDUCE) {
 		static const char *const kinds[] = {"sum", "prod", "min",
 						    "max", "avg"};
-		const char *k = attr(&c, 0)->s ? attr(&c, 0)->s : "";
+		const char *k = attr(&c, P_op_type)->s ? attr(&c, P_op_type)->s : "";
 		bool ok = false;
 		for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
 			ok |= !strcmp(k, kinds[i]);
@@ -3522,9 +3490,8 @@ SInfo *
 infer_ccl_allgather(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
-	if (!x || !want_workers(&c, 0))
+	const SInfo *x = ctx_tensor(&c, m, call, d);
+	if (!x || !want_workers(&c))
 		return NULL;
 	if (x->ndim == 0) {
 		diag_error(d, call->span, "%s: cannot gather 0-d tensors",
@@ -3537,7 +3504,7 @@ infer_ccl_allgather(Module *m, Expr *call, Diags *d)
 	memcpy(s, x->shape, sizeof *s * (size_t)x->ndim);
 	s[0] = pe_simplify(&m->arena,
 			   pe_bin(&m->arena, PE_MUL, x->shape[0],
-				  pe_int(&m->arena, attr(&c, 0)->i)));
+				  pe_int(&m->arena, attr(&c, P_num_workers)->i)));
 	return tensor(&c, x->dtype, x->ndim, s);
 }
 
@@ -3548,9 +3515,8 @@ SInfo *
 infer_ccl_scatter(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
-	if (!x || !want_workers(&c, 0))
+	const SInfo *x = ctx_tensor(&c, m, call, d);
+	if (!x || !want_workers(&c))
 		return NULL;
 	if (!known(x)) {
 		diag_error(d, call->span, "%s: the input's shape must be known, "
@@ -3558,9 +3524,9 @@ infer_ccl_scatter(Module *m, Expr *call, Diags *d)
 		return NULL;
 	}
 	int ax;
-	if (!norm_axis(&c, attr(&c, 1)->i, x->ndim, &ax))
+	if (!norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
-	int64_t n = attr(&c, 0)->i, len;
+	int64_t n = attr(&c, P_num_workers)->i, len;
 	if (dconst(x->shape[ax], &len) && len % n) {
 		diag_error(d, call->span,
 			   "%s: axis %d of length %lld is not divisible by "
@@ -3584,15 +3550,14 @@ SInfo *
 infer_grid_sample(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *g = want_tensor(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *g = want_tensor(&c, 1);
 	if (!x || !g)
 		return NULL;
-	const AttrVal *lv = attr_named(&c, "layout");
+	const AttrVal *lv = attr(&c, P_layout);
 	const char *canon = lv->s && !strcmp(lv->s, "NCDHW") ? "NCDHW" : "NCHW";
 	int nsp = (int)strlen(canon) - 2;
 	Layout ll;
-	if (!layout_get(&c, "layout", canon, &ll) || !layout_rank(&c, &ll, x, 0))
+	if (!layout_get(&c, P_layout, canon, &ll) || !layout_rank(&c, &ll, x, 0))
 		return NULL;
 	if (x->ndim < 0 || !known(x) || !known(g) || g->ndim < 2 + nsp)
 		return tensor(&c, x->dtype, ll.nd, NULL);
@@ -3609,8 +3574,7 @@ SInfo *
 infer_affine_grid(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *sz = want_shape(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *sz = want_shape(&c, 1);
 	if (!x || !sz)
 		return NULL;
 	int s = sz->ndim;
@@ -3675,8 +3639,7 @@ SInfo *
 infer_index_put(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *v = want_tensor(&c, 2);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *v = want_tensor(&c, 2);
 	if (!x || !v || !same_dtype(&c, x, v, 2))
 		return NULL;
 	const SInfo *ix = arg_si(&c, 1);
@@ -3703,15 +3666,14 @@ SInfo *
 infer_slice_scatter(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *s = want_tensor(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *s = want_tensor(&c, 1);
 	if (!x || !s || !same_dtype(&c, x, s, 1))
 		return NULL;
 	for (int i = 2; i < 5; i++)
 		if (!want_prim(&c, i))
 			return NULL;
 	int ax;
-	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, 0)->i, x->ndim, &ax))
+	if (x->ndim >= 0 && !norm_axis(&c, attr(&c, P_axis)->i, x->ndim, &ax))
 		return NULL;
 	if (x->ndim >= 0 && s->ndim >= 0 && x->ndim != s->ndim) {
 		diag_error(d, arg_span(&c, 1), "%s: src has %d dimensions but input has %d",
@@ -3726,8 +3688,7 @@ SInfo *
 infer_nonzero(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	if (!want_tensor(&c, 0))
+	if (!ctx_tensor(&c, m, call, d))
 		return NULL;
 	return tensor(&c, DT_I64, 2, NULL);
 }
@@ -3738,8 +3699,7 @@ SInfo *
 infer_tensor_to_shape(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *t = want_tensor(&c, 0);
+	const SInfo *t = ctx_tensor(&c, m, call, d);
 	if (!t)
 		return NULL;
 	if (t->ndim >= 0 && t->ndim != 1) {
@@ -3758,8 +3718,7 @@ SInfo *
 infer_size(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	if (!want_tensor(&c, 0))
+	if (!ctx_tensor(&c, m, call, d))
 		return NULL;
 	return tensor(&c, DT_I64, 0, NULL);
 }
@@ -3770,14 +3729,13 @@ SInfo *
 infer_median(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	const int64_t *axes;
 	int na;
-	bool given = attr_ints(&c, 0, &axes, &na);
-	bool keep = attr(&c, 1)->i != 0;
+	bool given = attr_ints(&c, P_axis, &axes, &na);
+	bool keep = attr(&c, P_keepdims)->i != 0;
 	SInfo *r = reduce(&c, x, given ? axes : NULL, na, keep, x->dtype);
 	if (!r || !given || na > 1)
 		return r;
@@ -3792,8 +3750,7 @@ SInfo *
 infer_nll_loss(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *p = want_tensor(&c, 0), *t = want_tensor(&c, 1), *w = NULL;
+	const SInfo *p = ctx_tensor(&c, m, call, d), *t = want_tensor(&c, 1), *w = NULL;
 	if (!p || !t || !want_int(&c, t, 1, "targets", false))
 		return NULL;
 	Expr *wa = call->call.args[2];
@@ -3807,7 +3764,7 @@ infer_nll_loss(Module *m, Expr *call, Diags *d)
 		}
 	}
 	static const char *const red[] = {"none", "mean", "sum", NULL};
-	if (!str_choice(&c, "reduction", red))
+	if (!str_choice(&c, P_reduction, red))
 		return NULL;
 	if (p->ndim == 0) {
 		diag_error(d, arg_span(&c, 0), "%s: predictions must have at least 1 "
@@ -3822,7 +3779,7 @@ infer_nll_loss(Module *m, Expr *call, Diags *d)
 			   infer_sinfo_str(m, p), infer_sinfo_str(m, t));
 		return NULL;
 	}
-	if (strcmp(attr_named(&c, "reduction")->s, "none"))
+	if (strcmp(attr(&c, P_reduction)->s, "none"))
 		return tensor(&c, p->dtype, 0, NULL);
 	if (p->ndim < 0)
 		return tensor(&c, p->dtype, -1, NULL);
@@ -3843,8 +3800,7 @@ SInfo *
 infer_cross_entropy(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *p = want_tensor(&c, 0), *l = want_tensor(&c, 1);
+	const SInfo *p = ctx_tensor(&c, m, call, d), *l = want_tensor(&c, 1);
 	if (!p || !l || !same_dtype(&c, p, l, 1))
 		return NULL;
 	if (p->ndim >= 0 && l->ndim >= 0 && p->ndim != l->ndim) {
@@ -3860,8 +3816,7 @@ SInfo *
 infer_batch_flatten(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	if (x->ndim == 0) {
@@ -3883,11 +3838,10 @@ SInfo *
 infer_pixel_shuffle(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
-	int64_t r = attr(&c, 0)->i;
+	int64_t r = attr(&c, P_upscale_factor)->i;
 	if (r <= 0) {
 		diag_error(d, call->span, "%s: upscale_factor must be positive, got %lld",
 			   c.op, (long long)r);
@@ -3920,8 +3874,7 @@ SInfo *
 infer_bucketize(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *b = want_tensor(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *b = want_tensor(&c, 1);
 	if (!x || !b)
 		return NULL;
 	if (b->ndim >= 0 && b->ndim != 1) {
@@ -3929,7 +3882,7 @@ infer_bucketize(Module *m, Expr *call, Diags *d)
 			   infer_sinfo_str(m, b));
 		return NULL;
 	}
-	DType dt = attr_named(&c, "out_int32")->i ? DT_I32 : DT_I64;
+	DType dt = attr(&c, P_out_int32)->i ? DT_I32 : DT_I64;
 	return tensor(&c, dt, x->ndim, known(x) ? dims_copy(&c, x->shape, x->ndim) : NULL);
 }
 
@@ -3938,8 +3891,7 @@ SInfo *
 infer_outer(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *a = want_tensor(&c, 0), *b = want_tensor(&c, 1);
+	const SInfo *a = ctx_tensor(&c, m, call, d), *b = want_tensor(&c, 1);
 	DType dt;
 	if (!a || !b || !binary_dtype(&c, a->dtype, b->dtype, &dt))
 		return NULL;
@@ -3973,9 +3925,9 @@ infer_meshgrid(Module *m, Expr *call, Diags *d)
 		return NULL;
 	}
 	static const char *const ix[] = {"ij", "xy", NULL};
-	if (attr(&c, 0)->kind != AV_NONE && !str_choice(&c, "indexing", ix))
+	if (attr(&c, P_indexing)->kind != AV_NONE && !str_choice(&c, P_indexing, ix))
 		return NULL;
-	bool xy = attr(&c, 0)->kind == AV_STR && !strcmp(attr(&c, 0)->s, "xy");
+	bool xy = attr(&c, P_indexing)->kind == AV_STR && !strcmp(attr(&c, P_indexing)->s, "xy");
 	int n = t->nfields;
 	PExpr **o = dims_new(&c, n);
 	bool all = true;
@@ -4006,11 +3958,10 @@ SInfo *
 infer_multinomial(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *p = want_tensor(&c, 0), *u = want_tensor(&c, 1), *ix = want_tensor(&c, 2);
+	const SInfo *p = ctx_tensor(&c, m, call, d), *u = want_tensor(&c, 1), *ix = want_tensor(&c, 2);
 	if (!p || !u || !ix || !want_float(&c, p, 0) || !want_int(&c, ix, 2, "sample_indices", false))
 		return NULL;
-	DType dt = attr_named(&c, "dtype")->dtype;
+	DType dt = attr(&c, P_dtype)->dtype;
 	if (!known(u) || u->ndim != 2)
 		return tensor(&c, dt, 2, NULL);
 	PExpr **o = dims_new(&c, 2);
@@ -4025,8 +3976,7 @@ SInfo *
 infer_collapse_sum(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
 	const SInfo *t = arg_si(&c, 1);
@@ -4042,8 +3992,7 @@ SInfo *
 infer_grad_like(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	if (!want_tensor(&c, 0))
+	if (!ctx_tensor(&c, m, call, d))
 		return NULL;
 	return same_as(&c, 1);
 }
@@ -4061,7 +4010,7 @@ infer_hamming_window(Module *m, Expr *call, Diags *d)
 	for (int i = 1; i < 4; i++)
 		if (!want_prim(&c, i))
 			return NULL;
-	DType dt = attr(&c, 0)->dtype;
+	DType dt = attr(&c, P_dtype)->dtype;
 	if (!n->value)
 		return tensor(&c, dt, 1, NULL);
 	PExpr **o = dims_new(&c, 1);
@@ -4160,11 +4109,10 @@ SInfo *
 infer_layout_transform(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
-	const AttrVal *im = attr(&c, 0);
+	const AttrVal *im = attr(&c, P_index_map);
 	if (x->ndim >= 0 && x->ndim != im->nin) {
 		diag_error(d, call->span, "%s: the index map takes %d indices but x has %d "
 			   "dimensions", c.op, im->nin, x->ndim);
@@ -4192,8 +4140,7 @@ SInfo *
 infer_roi_align(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0), *r = want_tensor(&c, 1);
+	const SInfo *x = ctx_tensor(&c, m, call, d), *r = want_tensor(&c, 1);
 	if (!x || !r)
 		return NULL;
 	if ((x->ndim >= 0 && x->ndim != 4) || (r->ndim >= 0 && r->ndim != 2)) {
@@ -4203,8 +4150,8 @@ infer_roi_align(Module *m, Expr *call, Diags *d)
 	}
 	static const char *const lays[] = {"NCHW", "NHWC", NULL};
 	static const char *const modes[] = {"avg", "max", NULL};
-	const AttrVal *mode = attr_named(&c, "mode");
-	if (!str_choice(&c, "layout", lays) || (mode->kind == AV_STR && !str_choice(&c, "mode", modes)))
+	const AttrVal *mode = attr(&c, P_mode);
+	if (!str_choice(&c, P_layout, lays) || (mode->kind == AV_STR && !str_choice(&c, P_mode, modes)))
 		return NULL;
 	int64_t v, ps[2];
 	if (known(r) && r->ndim == 2 && dconst(r->shape[1], &v) && v != 5) {
@@ -4212,11 +4159,11 @@ infer_roi_align(Module *m, Expr *call, Diags *d)
 			   infer_sinfo_str(m, r));
 		return NULL;
 	}
-	if (!int_list(&c, "pooled_size", 2, false, ps))
+	if (!int_list(&c, P_pooled_size, 2, false, ps))
 		return NULL;
 	if (!known(x) || !known(r) || x->ndim != 4 || r->ndim != 2)
 		return tensor(&c, x->dtype, 4, NULL);
-	bool nchw = !strcmp(attr_named(&c, "layout")->s, "NCHW");
+	bool nchw = !strcmp(attr(&c, P_layout)->s, "NCHW");
 	PExpr **o = dims_new(&c, 4);
 	o[0] = r->shape[0];
 	o[nchw ? 1 : 3] = x->shape[nchw ? 1 : 3];
@@ -4232,8 +4179,7 @@ SInfo *
 infer_all_class_nms(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *bx = want_tensor(&c, 0), *sc = want_tensor(&c, 1);
+	const SInfo *bx = ctx_tensor(&c, m, call, d), *sc = want_tensor(&c, 1);
 	if (!bx || !sc)
 		return NULL;
 	if (bx->ndim != 3 || sc->ndim != 3) {
@@ -4242,9 +4188,9 @@ infer_all_class_nms(Module *m, Expr *call, Diags *d)
 		return NULL;
 	}
 	static const char *const fmts[] = {"onnx", "tensorflow", NULL};
-	if (!str_choice(&c, "output_format", fmts))
+	if (!str_choice(&c, P_output_format, fmts))
 		return NULL;
-	bool onnx = !strcmp(attr_named(&c, "output_format")->s, "onnx");
+	bool onnx = !strcmp(attr(&c, P_output_format)->s, "onnx");
 	Arena *a = &m->arena;
 	PExpr *b = known(bx) ? bx->shape[0] : NULL, *nb = known(bx) ? bx->shape[1] : NULL;
 	PExpr *nc = known(sc) ? sc->shape[1] : NULL;
@@ -4279,14 +4225,13 @@ SInfo *
 infer_to_vdevice(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	ctx_init(&c, m, call, d);
-	const SInfo *x = want_tensor(&c, 0);
+	const SInfo *x = ctx_tensor(&c, m, call, d);
 	if (!x)
 		return NULL;
-	const char *v = ir_vdevice_canon(&m->arena, attr(&c, 0)->s ? attr(&c, 0)->s : "");
+	const char *v = ir_vdevice_canon(&m->arena, attr(&c, P_dst_vdevice)->s ? attr(&c, P_dst_vdevice)->s : "");
 	if (!v) {
 		diag_error(d, call->span, "%s: dst_vdevice must be \"KIND\", \"KIND:INDEX\" "
-			   "or \"KIND:INDEX:SCOPE\", got \"%s\"", c.op, attr(&c, 0)->s);
+			   "or \"KIND:INDEX:SCOPE\", got \"%s\"", c.op, attr(&c, P_dst_vdevice)->s);
 		return NULL;
 	}
 	SInfo *r = ir_copy_sinfo(m, x);

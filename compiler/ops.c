@@ -11,11 +11,20 @@
 
 #include "ir.h"
 
+/* gen_params (compiler/meson.build) compiles this file alone, without the
+ * rules: it writes op_params.h, which the rules (infer_ops.c) read. */
+#ifdef RLX_OPS_WITHOUT_RULES
+#define RULE(infer) NULL
+#else
+#define RULE(infer) infer
+#endif
+
 /* ORDER: OpKind */
 static const OpInfo op_table[OP_COUNT] = {
 	[OP_NONE] = {"", "", NULL, OC_OTHER, 0},
 #define OP(id, name, sig, infer, cls) \
-	[OP_##id] = {name, sig, infer, (OpClass)((cls) & OC_MASK), (cls) & ~OC_MASK},
+	[OP_##id] = {name, sig, RULE(infer), (OpClass)((cls) & OC_MASK), \
+		     (cls) & ~OC_MASK},
 #include "ops.def"
 #undef OP
 };

@@ -1,78 +1,19 @@
 /*
- * build.c — the syntax tree to IR: name resolution (shadowing, DataflowVar
- * scopes, symbolic variables), struct-info annotations, op calls matched
- * against the op table's signatures, and normalization to A-normal form
- * (call arguments are leaves; other values are bound to fresh lv vars).
- * Every error is reported at its node and building goes on, so that one
- * run reports what it can.
+ * build.c — the syntax tree to IR, with build_sinfo.c (dimensions and
+ * struct-info annotations) and build_value.c (values, op calls matched
+ * against the op table's signatures, normalization to A-normal form):
+ * name resolution (shadowing, DataflowVar scopes, symbolic variables),
+ * blocks, statements, functions and build_module. Every error is reported
+ * at its node and building goes on, so that one run reports what it can.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "syntax.h"
+#include "build.h"
 
-/* A name in scope. */
-typedef struct {
-	const char *name;
-	Var *var;
-	bool dead; /* a DataflowVar of a dataflow block that has ended */
-	int index; /* in the scope */
-} Entry;
-
-/* The blocks of the E_SEQ being built and its open block. */
-typedef struct {
-	Vec blocks;
-	Vec cur; /* Binding* of the open block */
-	bool df; /* the open block is a dataflow block */
-	Span span;
-} SeqB;
-
-typedef enum { W_FUNC, W_DF, W_BRANCH } Where;
-
-/*
- * A hash index over the names of a Vec used as a stack (the scope, the used
- * names), so that a function of n bindings is built in O(n), not O(n^2).
- * Each bucket chains its items newest first; popping items unlinks them.
- */
-typedef struct {
-	int *head; /* per bucket: 1 + index of the newest item, 0 none */
-	int *prev; /* per item: 1 + index of the previous item of its bucket */
-	int nb;    /* buckets, a power of two */
-	int cap;   /* entries of prev */
-	int n;     /* items indexed */
-} NameIdx;
-
-typedef const char *(*NameOf)(const void *item);
-
-typedef struct {
-	PState *ps;
-	Module *m;
-	Diags *d;
-	Vec funcs;     /* const char *: the names of the module's functions */
-	NameIdx funcs_ix;
-	/* per function */
-	Func *f;
-	Vec scope;     /* Entry* */
-	NameIdx scope_ix;
-	Vec symvars;   /* SymVar* */
-	NameIdx symvars_ix;
-	Vec used;      /* const char *: names the function uses */
-	NameIdx used_ix;
-	Vec attrs;     /* FuncAttr* */
-	int lv_next, gv_next;
-	int df_mark;   /* scope index where the dataflow block began */
-	bool stray_return; /* a misplaced return was reported */
-	SeqB *sb;
-} B;
-
-static Expr *conv_value(B *b, Syn *x);
-static Expr *conv_leaf(B *b, Syn *x);
-static SInfo *conv_sinfo(B *b, Syn *x, bool define);
 static Expr *build_stmts(B *b, Stm *s, Stm *stop, Where w);
 static void build_local_func(B *b, Stm *s);
-static bool conv_index_map(B *b, const OpParam *q, Syn *v, const char *fname,
-			   AttrVal *out);
 
 /* ------------------------------------------------------------- helpers */
 
@@ -92,8 +33,8 @@ dotted(const Syn *x, StrBuf *out)
 }
 
 /* Whether x is the dotted name `name` or a call of it. */
-static bool
-is_named(const Syn *x, const char *name)
+bool
+bld_is_named(const Syn *x, const char *name)
 {
 	if (x->kind == X_CALL)
 		x = x->a;
@@ -104,8 +45,8 @@ is_named(const Syn *x, const char *name)
 }
 
 /* The dotted name of a call's callee (or of x itself) in the tree arena. */
-static const char *
-callee_name(B *b, const Syn *x)
+const char *
+bld_callee_name(B *b, const Syn *x)
 {
 	if (x->kind == X_CALL)
 		x = x->a;
@@ -118,8 +59,8 @@ callee_name(B *b, const Syn *x)
 }
 
 /* An integer literal, possibly negated. */
-static bool
-int_lit(const Syn *x, int64_t *out)
+bool
+bld_int_lit(const Syn *x, int64_t *out)
 {
 	if (x->kind == X_INT) {
 		*out = x->i;
@@ -157,8 +98,8 @@ quoted(StrBuf *out, const char *s)
  * commas and colons, strings in double quotes. False when x holds what has
  * no text here (an operator other than unary minus on a number).
  */
-static bool
-syn_text(StrBuf *out, const Syn *x)
+bool
+bld_syn_text(StrBuf *out, const Syn *x)
 {
 	const char *open = "(", *close = ")";
 	switch (x->kind) {
@@ -192,17 +133,17 @@ syn_text(StrBuf *out, const Syn *x)
 	case X_NONE: sb_puts(out, "None"); return true;
 	case X_NEG:
 		sb_putc(out, '-');
-		return syn_text(out, x->a);
+		return bld_syn_text(out, x->a);
 	case X_ATTR:
-		if (!syn_text(out, x->a))
+		if (!bld_syn_text(out, x->a))
 			return false;
 		sb_printf(out, ".%s", x->s);
 		return true;
 	case X_KWARG:
 		sb_printf(out, "%s=", x->s);
-		return syn_text(out, x->a);
+		return bld_syn_text(out, x->a);
 	case X_CALL:
-		if (!syn_text(out, x->a))
+		if (!bld_syn_text(out, x->a))
 			return false;
 		break;
 	case X_LIST:
@@ -213,10 +154,10 @@ syn_text(StrBuf *out, const Syn *x)
 		for (const Syn *k = x->items; k && k->next; k = k->next->next) {
 			if (k != x->items)
 				sb_puts(out, ", ");
-			if (!syn_text(out, k))
+			if (!bld_syn_text(out, k))
 				return false;
 			sb_puts(out, ": ");
-			if (!syn_text(out, k->next))
+			if (!bld_syn_text(out, k->next))
 				return false;
 		}
 		sb_putc(out, '}');
@@ -230,7 +171,7 @@ syn_text(StrBuf *out, const Syn *x)
 	for (const Syn *y = x->items; y; y = y->next) {
 		if (y != x->items)
 			sb_puts(out, ", ");
-		if (!syn_text(out, y))
+		if (!bld_syn_text(out, y))
 			return false;
 	}
 	if (x->kind == X_TUPLE && x->n == 1)
@@ -240,24 +181,24 @@ syn_text(StrBuf *out, const Syn *x)
 }
 
 /* An integer in an int list: a literal, T.int64(3) or R.prim_value(3). */
-static bool
-int_item(const Syn *x, int64_t *out)
+bool
+bld_int_item(const Syn *x, int64_t *out)
 {
-	if (int_lit(x, out))
+	if (bld_int_lit(x, out))
 		return true;
 	if (x->kind == X_CALL && x->n == 1 && x->items->kind != X_KWARG &&
-	    (is_named(x, "R.prim_value") || is_named(x, "T.int64") ||
-	     is_named(x, "T.int32")))
-		return int_item(x->items, out);
+	    (bld_is_named(x, "R.prim_value") || bld_is_named(x, "T.int64") ||
+	     bld_is_named(x, "T.int32")))
+		return bld_int_item(x->items, out);
 	return false;
 }
 
 /* A number literal (int, float, float("inf"), possibly negated). */
-static bool
-num_lit(const Syn *x, double *out, bool *is_float)
+bool
+bld_num_lit(const Syn *x, double *out, bool *is_float)
 {
 	if (x->kind == X_NEG) {
-		if (!num_lit(x->a, out, is_float))
+		if (!bld_num_lit(x->a, out, is_float))
 			return false;
 		*out = -*out;
 		return true;
@@ -288,8 +229,8 @@ num_lit(const Syn *x, double *out, bool *is_float)
  * does; out[i] gets the argument of names[i] or NULL. Reports unknown
  * keywords, duplicates and surplus arguments.
  */
-static bool
-match_args(B *b, const Syn *call, const char *fname, const char *const *names,
+bool
+bld_match_args(B *b, const Syn *call, const char *fname, const char *const *names,
 	   int n, Syn **out)
 {
 	bool ok = true, kw = false;
@@ -355,8 +296,8 @@ match_args(B *b, const Syn *call, const char *fname, const char *const *names,
 }
 
 /* Whether e may be a call argument. */
-static bool
-is_leaf(const Expr *e)
+bool
+bld_is_leaf(const Expr *e)
 {
 	switch (e->kind) {
 	case E_VAR:
@@ -368,7 +309,7 @@ is_leaf(const Expr *e)
 		return true;
 	case E_TUPLE:
 		for (int i = 0; i < e->tuple.n; i++)
-			if (!is_leaf(e->tuple.items[i]))
+			if (!bld_is_leaf(e->tuple.items[i]))
 				return false;
 		return true;
 	default:
@@ -384,8 +325,8 @@ is_leaf(const Expr *e)
  * (R.permute), else the closest by edit distance over the op table
  * (whole names or their last parts).
  */
-static const char *
-suggest_op(B *b, const char *r)
+const char *
+bld_suggest_op(B *b, const char *r)
 {
 	const char *best = NULL;
 	int bestd = 99;
@@ -426,8 +367,8 @@ static const struct {
 };
 
 /* The dtype nearest to an unknown dtype string, or NULL. */
-static const char *
-suggest_dtype(const char *s)
+const char *
+bld_suggest_dtype(const char *s)
 {
 	char low[32];
 	size_t n = strlen(s);
@@ -487,8 +428,8 @@ idx_push(NameIdx *ix, const Vec *v, NameOf name)
 }
 
 /* Drops the items of v from n on, from the index and from v. */
-static void
-idx_truncate(NameIdx *ix, Vec *v, int n, NameOf name)
+void
+bld_idx_truncate(NameIdx *ix, Vec *v, int n, NameOf name)
 {
 	for (int i = ix->n - 1; i >= n; i--) {
 		unsigned k = (unsigned)str_hash(name(v->items[i])) & (unsigned)(ix->nb - 1);
@@ -500,8 +441,8 @@ idx_truncate(NameIdx *ix, Vec *v, int n, NameOf name)
 }
 
 /* The newest item of v named name, or NULL. */
-static void *
-idx_find(const NameIdx *ix, const Vec *v, const char *name, NameOf nameof)
+void *
+bld_idx_find(const NameIdx *ix, const Vec *v, const char *name, NameOf nameof)
 {
 	if (!ix->nb)
 		return NULL;
@@ -520,8 +461,8 @@ idx_free(NameIdx *ix)
 	*ix = (NameIdx){0};
 }
 
-static const char *
-str_name(const void *item)
+const char *
+bld_str_name(const void *item)
 {
 	return item;
 }
@@ -536,13 +477,13 @@ entry_name(const void *item)
 static void
 scope_truncate(B *b, int n)
 {
-	idx_truncate(&b->scope_ix, &b->scope, n, entry_name);
+	bld_idx_truncate(&b->scope_ix, &b->scope, n, entry_name);
 }
 
 static bool
 name_used(B *b, const char *name)
 {
-	return idx_find(&b->used_ix, &b->used, name, str_name) != NULL;
+	return bld_idx_find(&b->used_ix, &b->used, name, bld_str_name) != NULL;
 }
 
 static void
@@ -553,7 +494,7 @@ use_name(B *b, const char *name)
 		return;
 	if (!name_used(b, name)) {
 		vec_push(&b->used, (void *)name);
-		idx_push(&b->used_ix, &b->used, str_name);
+		idx_push(&b->used_ix, &b->used, bld_str_name);
 	}
 }
 
@@ -609,31 +550,31 @@ bind_poisoned(B *b, const char *name, Span sp)
 }
 
 /* The scope entry of name, or NULL. */
-static Entry *
-find_entry(B *b, const char *name)
+Entry *
+bld_find_entry(B *b, const char *name)
 {
-	return idx_find(&b->scope_ix, &b->scope, name, entry_name);
+	return bld_idx_find(&b->scope_ix, &b->scope, name, entry_name);
 }
 
 /* The symbolic variable of this function named name, or NULL. */
-static const char *
-symvar_name(const void *item)
+const char *
+bld_symvar_name(const void *item)
 {
 	return ((const SymVar *)item)->name;
 }
 
-static SymVar *
-find_symvar(B *b, const char *name)
+SymVar *
+bld_find_symvar(B *b, const char *name)
 {
-	return idx_find(&b->symvars_ix, &b->symvars, name, symvar_name);
+	return bld_idx_find(&b->symvars_ix, &b->symvars, name, bld_symvar_name);
 }
 
-static SymVar *
-define_symvar(B *b, const char *name, Span sp)
+SymVar *
+bld_define_symvar(B *b, const char *name, Span sp)
 {
 	SymVar *v = ir_symvar(b->m, name, sp);
 	vec_push(&b->symvars, v);
-	idx_push(&b->symvars_ix, &b->symvars, symvar_name);
+	idx_push(&b->symvars_ix, &b->symvars, bld_symvar_name);
 	return v;
 }
 
@@ -659,10 +600,10 @@ suggest_name(B *b, const char *name)
 }
 
 /* The variable a name refers to, with an error when there is none. */
-static Var *
-lookup(B *b, const Syn *x)
+Var *
+bld_lookup(B *b, const Syn *x)
 {
-	Entry *e = find_entry(b, x->s);
+	Entry *e = bld_find_entry(b, x->s);
 	if (e && e->dead) {
 		diag_error(b->d, x->span,
 			   "'%s' is a DataflowVar of a dataflow block that has ended",
@@ -671,7 +612,7 @@ lookup(B *b, const Syn *x)
 	}
 	if (e)
 		return e->var;
-	if (find_symvar(b, x->s))
+	if (bld_find_symvar(b, x->s))
 		diag_error(b->d, x->span,
 			   "symbolic variable '%s' used as a value (write R.prim_value(%s) or R.shape([%s]))",
 			   x->s, x->s, x->s);
@@ -724,1626 +665,12 @@ finish_seq(B *b, Expr *body, Span sp)
 }
 
 /* Binds a non-leaf value to a fresh variable in the open block. */
-static Expr *
-bind_fresh(B *b, Expr *e, const char *prefix, int *next)
+Expr *
+bld_bind_fresh(B *b, Expr *e, const char *prefix, int *next)
 {
 	Var *v = ir_var(b->m, fresh(b, prefix, next), NULL, b->sb->df, e->span);
 	emit(b, ir_binding(b->m, v, e, e->span));
 	return ir_var_ref(b->m, v, e->span);
-}
-
-/* ------------------------------------------------------- dimensions */
-
-/* A dimension expression; bare undefined names are defined if `define`. */
-static PExpr *
-conv_dim_raw(B *b, Syn *x, bool define, bool bare)
-{
-	Arena *a = &b->m->arena;
-	PExpr *p = NULL;
-	int64_t v;
-	switch (x->kind) {
-	case X_INT:
-		p = pe_int(a, x->i);
-		break;
-	case X_NEG:
-		if (int_lit(x, &v)) {
-			p = pe_int(a, v);
-		} else {
-			PExpr *y = conv_dim_raw(b, x->a, define, false);
-			if (!y)
-				return NULL;
-			p = pe_bin(a, PE_SUB, pe_int(a, 0), y);
-		}
-		break;
-	case X_STR: {
-		Syn *y = syn_parse_dim(b->ps, x->s, x->span);
-		if (!y)
-			return NULL;
-		if (y->kind == X_NAME || !bare)
-			y->span = x->span;
-		return conv_dim_raw(b, y, define, bare);
-	}
-	case X_NAME: {
-		SymVar *s = find_symvar(b, x->s);
-		if (!s && define && bare)
-			s = define_symvar(b, x->s, x->span);
-		if (!s) {
-			if (find_entry(b, x->s))
-				diag_error(b->d, x->span,
-					   "'%s' is not a symbolic variable",
-					   x->s);
-			else
-				diag_error(b->d, x->span,
-					   "undefined symbolic variable '%s'",
-					   x->s);
-			return NULL;
-		}
-		p = pe_var(a, s);
-		break;
-	}
-	case X_BIN: {
-		if (x->op == SYN_TRUEDIV || x->op == SYN_MATMUL) {
-			diag_error(b->d, x->span, x->op == SYN_MATMUL
-				   ? "'@' in a dimension expression"
-				   : "'/' in a dimension expression (write '//' for floor division)");
-			return NULL;
-		}
-		PExpr *l = conv_dim_raw(b, x->a, define, false);
-		PExpr *r = l ? conv_dim_raw(b, x->b, define, false) : NULL;
-		if (!r)
-			return NULL;
-		if ((x->op == PE_FLOORDIV || x->op == PE_FLOORMOD) &&
-		    pe_is_const(pe_simplify(a, r), &v) && v == 0) {
-			diag_error(b->d, x->span,
-				   "division by zero in a dimension expression");
-			return NULL;
-		}
-		p = pe_bin(a, (PExprKind)x->op, l, r);
-		break;
-	}
-	case X_CALL:
-		if ((is_named(x, "T.min") || is_named(x, "T.max")) &&
-		    x->n == 2 && x->items->kind != X_KWARG &&
-		    x->items->next->kind != X_KWARG) {
-			PExpr *l = conv_dim_raw(b, x->items, define, false);
-			PExpr *r = l ? conv_dim_raw(b, x->items->next, define,
-						    false)
-				     : NULL;
-			if (!r)
-				return NULL;
-			p = pe_bin(a, is_named(x, "T.min") ? PE_MIN : PE_MAX, l, r);
-			break;
-		}
-		if (is_named(x, "T.int64") && x->n == 1 &&
-		    x->items->kind != X_KWARG) {
-			/* T.int64(16), T.int64(n): the dimension itself */
-			p = conv_dim_raw(b, x->items, define, bare);
-			if (!p)
-				return NULL;
-			break;
-		}
-		/* fall through */
-	default:
-		if (x->kind == X_FLOAT)
-			diag_error(b->d, x->span,
-				   "a dimension must be an integer, got %g",
-				   x->f);
-		else
-			diag_error(b->d, x->span,
-				   "expected a dimension (an integer, a symbolic variable or an expression of them)");
-		return NULL;
-	}
-	p->span = x->span;
-	return p;
-}
-
-/* A dimension in canonical form. */
-static PExpr *
-conv_dim(B *b, Syn *x, bool define)
-{
-	PExpr *p = conv_dim_raw(b, x, define, true);
-	if (!p)
-		return NULL;
-	PExpr *s = pe_simplify(&b->m->arena, p);
-	if (s != p && s->span.line == 0)
-		s->span = p->span;
-	return s;
-}
-
-/* A list or tuple of dimensions; n gets the count. */
-static PExpr **
-conv_dims(B *b, Syn *x, bool define, int *n, bool *ok)
-{
-	*n = x->n;
-	PExpr **v = ARENA_ARRAY(&b->m->arena, PExpr *, x->n ? x->n : 1);
-	int i = 0;
-	for (Syn *y = x->items; y; y = y->next, i++) {
-		v[i] = conv_dim(b, y, define);
-		if (!v[i])
-			*ok = false;
-	}
-	return v;
-}
-
-/* Dimensions of an annotation: as conv_dims, and none is negative. */
-static PExpr **
-conv_ann_dims(B *b, Syn *x, bool define, int *n, bool *ok)
-{
-	PExpr **v = conv_dims(b, x, define, n, ok);
-	int i = 0;
-	for (Syn *y = x->items; y; y = y->next, i++) {
-		int64_t c;
-		if (v[i] && pe_is_const(v[i], &c) && c < 0) {
-			diag_error(b->d, y->span,
-				   "dimension %lld is negative; a dimension is a size, at least 0",
-				   (long long)c);
-			*ok = false;
-		}
-	}
-	return v;
-}
-
-/* A dtype string; reports unknown ones. */
-static bool
-conv_dtype(B *b, Syn *x, DType *out)
-{
-	if (x->kind != X_STR) {
-		diag_error(b->d, x->span, "expected a dtype string");
-		return false;
-	}
-	if (!dtype_parse(x->s, out)) {
-		const char *hint = suggest_dtype(x->s);
-		if (hint)
-			diag_error(b->d, x->span,
-				   "unknown dtype '%s'; did you mean \"%s\"?",
-				   x->s, hint);
-		else
-			diag_error(b->d, x->span,
-				   "unknown dtype '%s' (rlx knows bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)",
-				   x->s);
-		return false;
-	}
-	return true;
-}
-
-/* --------------------------------------------------------- struct info */
-
-static SInfo *
-conv_tensor_sinfo(B *b, Syn *x, bool define)
-{
-	static const char *const names[] = {"shape", "dtype", "vdevice", "ndim"};
-	Syn *a4[4] = {0}, *arg[3] = {0};
-	const char *vdev = NULL;
-	if (x->kind == X_CALL) {
-		if (!match_args(b, x, "R.Tensor", names, 4, a4))
-			return NULL;
-		arg[0] = a4[0];
-		arg[1] = a4[1];
-		arg[2] = a4[3];
-		if (a4[2] && a4[2]->kind != X_NONE) { /* TVM's virtual device */
-			if (a4[2]->kind != X_STR ||
-			    !(vdev = ir_vdevice_canon(&b->m->arena, a4[2]->s))) {
-				diag_error(b->d, a4[2]->span, "vdevice must be a string "
-					   "\"KIND\", \"KIND:INDEX\" or \"KIND:INDEX:SCOPE\" "
-					   "(\"llvm\", \"cuda:1\")");
-				return NULL;
-			}
-		}
-		if (arg[0] && arg[0]->kind == X_STR && !arg[1]) {
-			arg[1] = arg[0]; /* R.Tensor("float32") */
-			arg[0] = NULL;
-		}
-	}
-	DType dt = DT_UNKNOWN;
-	int ndim = -1;
-	PExpr **shape = NULL;
-	bool ok = true;
-	if (arg[1] && arg[1]->kind != X_NONE && !conv_dtype(b, arg[1], &dt))
-		ok = false;
-	if (arg[0] && arg[0]->kind != X_NONE) {
-		if (arg[0]->kind != X_TUPLE && arg[0]->kind != X_LIST) {
-			diag_error(b->d, arg[0]->span,
-				   "expected a tuple of dimensions");
-			return NULL;
-		}
-		shape = conv_ann_dims(b, arg[0], define, &ndim, &ok);
-	}
-	if (arg[2]) {
-		int64_t v;
-		if (!int_lit(arg[2], &v) || v < -1) {
-			diag_error(b->d, arg[2]->span,
-				   "ndim must be an integer");
-			return NULL;
-		}
-		if (shape && v != ndim && v != -1) {
-			diag_error(b->d, arg[2]->span,
-				   "ndim %lld does not match the shape's %d dimensions",
-				   (long long)v, ndim);
-			return NULL;
-		}
-		ndim = (int)v;
-	}
-	if (!ok)
-		return NULL;
-	SInfo *si = si_tensor(&b->m->arena, dt, ndim, shape);
-	si->vdevice = vdev;
-	return si;
-}
-
-static SInfo *
-conv_shape_sinfo(B *b, Syn *x, bool define)
-{
-	static const char *const names[] = {"values", "ndim"};
-	Syn *arg[2] = {0};
-	if (x->kind == X_CALL && !match_args(b, x, "R.Shape", names, 2, arg))
-		return NULL;
-	int ndim = -1;
-	PExpr **values = NULL;
-	bool ok = true;
-	if (arg[0] && arg[0]->kind != X_NONE) {
-		if (arg[0]->kind != X_TUPLE && arg[0]->kind != X_LIST) {
-			diag_error(b->d, arg[0]->span,
-				   "expected a list of dimensions");
-			return NULL;
-		}
-		values = conv_ann_dims(b, arg[0], define, &ndim, &ok);
-	}
-	if (arg[1]) {
-		int64_t v;
-		if (!int_lit(arg[1], &v) || v < -1 ||
-		    (values && v != ndim && v != -1)) {
-			diag_error(b->d, arg[1]->span, "bad ndim for R.Shape");
-			return NULL;
-		}
-		ndim = (int)v;
-	}
-	return ok ? si_shape(&b->m->arena, ndim, values) : NULL;
-}
-
-static SInfo *
-conv_prim_sinfo(B *b, Syn *x, bool define)
-{
-	static const char *const names[] = {"dtype", "value"};
-	Syn *arg[2] = {0};
-	if (x->kind == X_CALL && !match_args(b, x, "R.Prim", names, 2, arg))
-		return NULL;
-	DType dt = DT_UNKNOWN;
-	PExpr *value = NULL;
-	if (arg[0] && !conv_dtype(b, arg[0], &dt))
-		return NULL;
-	if (arg[1]) {
-		value = conv_dim(b, arg[1], define);
-		if (!value)
-			return NULL;
-		if (!arg[0])
-			dt = DT_I64;
-	}
-	return si_prim(&b->m->arena, dt, value);
-}
-
-/* The struct info of a list of annotations; n gets the count. */
-static SInfo **
-conv_sinfos(B *b, Syn *items, int n, bool define, bool *ok)
-{
-	SInfo **v = ARENA_ARRAY(&b->m->arena, SInfo *, n ? n : 1);
-	int i = 0;
-	for (Syn *y = items; y; y = y->next, i++) {
-		if (y->kind == X_KWARG) {
-			diag_error(b->d, y->span, "unexpected keyword argument '%s'",
-				   y->s);
-			*ok = false;
-			continue;
-		}
-		v[i] = conv_sinfo(b, y, define);
-		if (!v[i])
-			*ok = false;
-	}
-	return v;
-}
-
-static SInfo *
-conv_callable_sinfo(B *b, Syn *x, bool define)
-{
-	static const char *const names[] = {"params", "ret", "purity"};
-	Syn *arg[3] = {0};
-	if (x->kind == X_CALL &&
-	    !match_args(b, x, "R.Callable", names, 3, arg))
-		return NULL;
-	bool ok = true, pure = true;
-	SInfo **params = NULL;
-	int n = 0;
-	if (arg[0]) {
-		if (arg[0]->kind != X_TUPLE && arg[0]->kind != X_LIST) {
-			diag_error(b->d, arg[0]->span,
-				   "expected a tuple of parameter annotations");
-			return NULL;
-		}
-		n = arg[0]->n;
-		params = conv_sinfos(b, arg[0]->items, n, define, &ok);
-	}
-	SInfo *ret = arg[1] ? conv_sinfo(b, arg[1], define) : si_object(&b->m->arena);
-	if (!ret)
-		ok = false;
-	if (arg[2]) {
-		if (arg[2]->kind != X_TRUE && arg[2]->kind != X_FALSE) {
-			diag_error(b->d, arg[2]->span, "purity must be True or False");
-			return NULL;
-		}
-		pure = arg[2]->kind == X_TRUE;
-	}
-	return ok ? si_func(&b->m->arena, params, n, ret, pure) : NULL;
-}
-
-/* An annotation; define: bare undefined dimension names define SymVars. */
-static SInfo *
-conv_sinfo(B *b, Syn *x, bool define)
-{
-	const char *name = NULL;
-	if (x->kind == X_CALL || x->kind == X_ATTR)
-		name = callee_name(b, x);
-	SInfo *s = NULL;
-	if (!name) {
-		if (x->kind == X_NONE)
-			diag_error(b->d, x->span,
-				   "None is not a struct info annotation: a Relax function always returns a value (write R.Tuple for an empty tuple, or leave the annotation out)");
-		else
-			diag_error(b->d, x->span, "expected a struct info annotation (R.Tensor, R.Tuple, ...)");
-		return NULL;
-	}
-	if (!strcmp(name, "R.Tensor")) {
-		s = conv_tensor_sinfo(b, x, define);
-	} else if (!strcmp(name, "R.Shape")) {
-		s = conv_shape_sinfo(b, x, define);
-	} else if (!strcmp(name, "R.Prim")) {
-		s = conv_prim_sinfo(b, x, define);
-	} else if (!strcmp(name, "R.Tuple")) {
-		bool ok = true;
-		int n = x->kind == X_CALL ? x->n : 0;
-		Syn *items = x->kind == X_CALL ? x->items : NULL;
-		if (n == 1 && items->kind == X_LIST) { /* R.Tuple([A, B]) */
-			n = items->n;
-			items = items->items;
-		}
-		SInfo **f = conv_sinfos(b, items, n, define, &ok);
-		s = ok ? si_tuple(&b->m->arena, f, n) : NULL;
-	} else if (!strcmp(name, "R.Any") || !strcmp(name, "R.Object")) {
-		if (x->kind == X_CALL && x->n) {
-			diag_error(b->d, x->items->span,
-				   "%s takes no arguments", name);
-			return NULL;
-		}
-		s = si_object(&b->m->arena);
-	} else if (!strcmp(name, "R.Callable")) {
-		s = conv_callable_sinfo(b, x, define);
-	} else {
-		diag_error(b->d, x->span,
-			   "unknown struct info annotation '%s' (expected R.Tensor, R.Tuple, R.Shape, R.Prim, R.Any or R.Callable)",
-			   name);
-		return NULL;
-	}
-	if (s)
-		s->span = x->span;
-	return s;
-}
-
-/* --------------------------------------------------------------- values */
-
-/* Little-endian IEEE half of d (round to nearest even). */
-static uint16_t
-f16_bits(double d)
-{
-	float f = (float)d;
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	uint32_t sign = (x >> 16) & 0x8000, mant = x & 0x7fffff;
-	int fexp = (int)((x >> 23) & 0xff);
-	if (fexp == 0xff)
-		return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
-	int exp = fexp - 127 + 15;
-	if (exp >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (exp <= 0) {
-		if (exp < -10)
-			return (uint16_t)sign;
-		mant |= 0x800000;
-		int shift = 14 - exp;
-		uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1);
-		uint32_t mid = 1u << (shift - 1);
-		if (rem > mid || (rem == mid && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	uint32_t h = sign | ((uint32_t)exp << 10) | (mant >> 13);
-	uint32_t rem = mant & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-		h++;
-	return (uint16_t)h;
-}
-
-/* bfloat16 of d (round to nearest even). */
-static uint16_t
-bf16_bits(double d)
-{
-	float f = (float)d;
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	if (isnan(f))
-		return (uint16_t)(((x >> 16) & 0x8000) | 0x7fc0);
-	x += 0x7fff + ((x >> 16) & 1);
-	return (uint16_t)(x >> 16);
-}
-
-/* Stores element i of value (iv when integral, else fv) as dtype t. */
-static void
-put_elem(void *data, size_t i, DType t, int64_t iv, double fv, bool isf)
-{
-	double d = isf ? fv : (double)iv;
-	switch (t) {
-	case DT_BOOL: ((uint8_t *)data)[i] = isf ? fv != 0 : iv != 0; break;
-	case DT_I8: ((int8_t *)data)[i] = (int8_t)iv; break;
-	case DT_I16: ((int16_t *)data)[i] = (int16_t)iv; break;
-	case DT_I32: ((int32_t *)data)[i] = (int32_t)iv; break;
-	case DT_I64: ((int64_t *)data)[i] = iv; break;
-	case DT_U8: ((uint8_t *)data)[i] = (uint8_t)iv; break;
-	case DT_F16: ((uint16_t *)data)[i] = f16_bits(d); break;
-	case DT_BF16: ((uint16_t *)data)[i] = bf16_bits(d); break;
-	case DT_F32:
-		/* Beyond float's range the conversion is undefined: infinity,
-		 * as IEEE rounding (and numpy) gives. */
-		((float *)data)[i] = fabs(d) >= 0x1.ffffffp127 && !isnan(d)
-					     ? (float)copysign(INFINITY, d)
-					     : (float)d;
-		break;
-	case DT_F64: ((double *)data)[i] = d; break;
-	default: ir_bug("bad constant dtype %d", (int)t);
-	}
-}
-
-/* Whether the integer v fits in the integer dtype t (any v for others:
- * bool takes v != 0, floats round). */
-static bool
-int_fits(DType t, int64_t v)
-{
-	switch (t) {
-	case DT_I8: return v >= INT8_MIN && v <= INT8_MAX;
-	case DT_I16: return v >= INT16_MIN && v <= INT16_MAX;
-	case DT_I32: return v >= INT32_MIN && v <= INT32_MAX;
-	case DT_U8: return v >= 0 && v <= UINT8_MAX;
-	default: return true;
-	}
-}
-
-/* Elements of a constant while it is read. */
-typedef struct {
-	int64_t shape[8];
-	int ndim;
-	Vec elems; /* Syn* of the scalars */
-	bool any_float, all_bool;
-} ConstRead;
-
-/* Checks that v is a nested list of the shape and collects its scalars. */
-static bool
-const_flatten(B *b, Syn *v, int level, ConstRead *cr)
-{
-	if (level < cr->ndim) {
-		if ((v->kind != X_LIST && v->kind != X_TUPLE) ||
-		    v->n != cr->shape[level]) {
-			diag_error(b->d, v->span,
-				   "constant is not a rectangular nested list");
-			return false;
-		}
-		for (Syn *y = v->items; y; y = y->next)
-			if (!const_flatten(b, y, level + 1, cr))
-				return false;
-		return true;
-	}
-	double d;
-	bool isf = false;
-	if (v->kind == X_TRUE || v->kind == X_FALSE) {
-		vec_push(&cr->elems, v);
-		return true;
-	}
-	if (!num_lit(v, &d, &isf)) {
-		diag_error(b->d, v->span, "expected a number in R.const");
-		return false;
-	}
-	cr->all_bool = false;
-	cr->any_float |= isf;
-	vec_push(&cr->elems, v);
-	return true;
-}
-
-/* R.const(value, dtype): a tensor held in host memory. */
-static Expr *
-conv_const(B *b, Syn *x)
-{
-	static const char *const names[] = {"value", "dtype"};
-	Syn *arg[2];
-	if (!match_args(b, x, "R.const", names, 2, arg))
-		return NULL;
-	if (!arg[0]) {
-		diag_error(b->d, x->span, "R.const needs a value");
-		return NULL;
-	}
-	ConstRead cr = {.all_bool = true};
-	for (Syn *v = arg[0]; v->kind == X_LIST || v->kind == X_TUPLE;
-	     v = v->items) {
-		if (cr.ndim == (int)ARRAY_LEN(cr.shape)) {
-			diag_error(b->d, v->span, "constant has too many dimensions");
-			return NULL;
-		}
-		cr.shape[cr.ndim++] = v->n;
-		if (!v->n)
-			break;
-	}
-	if (!const_flatten(b, arg[0], 0, &cr)) {
-		vec_free(&cr.elems);
-		return NULL;
-	}
-	/* TVM's relax.const: Python ints are int32, floats float32 */
-	DType t = cr.any_float ? DT_F32 : cr.all_bool && cr.elems.n ? DT_BOOL
-		: cr.elems.n ? DT_I32 : DT_F32;
-	if (arg[1] && !conv_dtype(b, arg[1], &t)) {
-		vec_free(&cr.elems);
-		return NULL;
-	}
-	if (t == DT_UNKNOWN) {
-		diag_error(b->d, arg[1]->span, "R.const needs a known dtype");
-		vec_free(&cr.elems);
-		return NULL;
-	}
-	Expr *e = ir_expr(b->m, E_CONST, x->span);
-	e->cdata.dtype = t;
-	e->cdata.ndim = cr.ndim;
-	e->cdata.shape = arena_memdup(&b->m->arena, cr.shape,
-				      sizeof(int64_t) * (size_t)cr.ndim);
-	size_t esize = (size_t)(dtype_bits(t) / 8);
-	e->cdata.data = arena_alloc(&b->m->arena,
-				    esize * (size_t)(cr.elems.n ? cr.elems.n : 1));
-	bool ok = true;
-	for (int i = 0; i < cr.elems.n; i++) {
-		Syn *v = cr.elems.items[i];
-		double d = 0;
-		bool isf = false;
-		int64_t iv = 0;
-		if (v->kind == X_TRUE || v->kind == X_FALSE)
-			iv = v->kind == X_TRUE;
-		else if (!int_lit(v, &iv))
-			num_lit(v, &d, &isf);
-		if (isf && !dtype_is_float(t)) {
-			diag_error(b->d, v->span,
-				   "float value in a constant of dtype %s",
-				   dtype_name(t));
-			ok = false;
-			break;
-		}
-		if (!isf && !int_fits(t, iv)) {
-			diag_error(b->d, v->span,
-				   "%lld is out of range for a constant of dtype %s",
-				   (long long)iv, dtype_name(t));
-			ok = false;
-			break;
-		}
-		put_elem(e->cdata.data, (size_t)i, t, iv, d, isf);
-	}
-	vec_free(&cr.elems);
-	return ok ? e : NULL;
-}
-
-/* A prim value: numbers, T.DTYPE(v), symbolic expressions. */
-static Expr *
-conv_prim(B *b, Syn *x)
-{
-	Expr *e = ir_expr(b->m, E_PRIM, x->span);
-	double d;
-	bool isf = false;
-	if (x->kind == X_TRUE || x->kind == X_FALSE) {
-		e->prim.dtype = DT_BOOL;
-		e->prim.value = pe_int(&b->m->arena, x->kind == X_TRUE);
-		return e;
-	}
-	if (x->kind == X_CALL && x->a->kind == X_ATTR &&
-	    x->a->a->kind == X_NAME && !strcmp(x->a->a->s, "T") &&
-	    !is_named(x, "T.min") && !is_named(x, "T.max")) {
-		DType t;
-		if (!dtype_parse(x->a->s, &t) || t == DT_UNKNOWN) {
-			diag_error(b->d, x->a->span, "unknown dtype '%s'", x->a->s);
-			return NULL;
-		}
-		if (x->n != 1 || x->items->kind == X_KWARG) {
-			diag_error(b->d, x->span, "T.%s takes one value",
-				   x->a->s);
-			return NULL;
-		}
-		e->prim.dtype = t;
-		x = x->items;
-		if (dtype_is_float(t)) {
-			char *end = NULL;
-			if (x->kind == X_STR) { /* T.float64("inf"), as TVM prints it */
-				d = strtod(x->s, &end);
-				if (*x->s && !*end && (isinf(d) || isnan(d))) {
-					e->prim.f = d;
-					return e;
-				}
-			}
-			if (!num_lit(x, &d, &isf)) {
-				diag_error(b->d, x->span, "expected a number");
-				return NULL;
-			}
-			e->prim.f = d;
-			return e;
-		}
-		if (t == DT_BOOL && (x->kind == X_TRUE || x->kind == X_FALSE)) {
-			e->prim.value = pe_int(&b->m->arena, x->kind == X_TRUE);
-			return e;
-		}
-	} else if (num_lit(x, &d, &isf) && isf) {
-		e->prim.dtype = DT_F32;
-		e->prim.f = d;
-		return e;
-	} else {
-		e->prim.dtype = DT_I64;
-	}
-	e->prim.value = conv_dim(b, x, false);
-	if (e->prim.value && PE_IS_CMP(e->prim.value->kind))
-		e->prim.dtype = DT_BOOL; /* R.prim_value(n % 16 == 0) */
-	return e->prim.value ? e : NULL;
-}
-
-/* An E_SHAPE of a list or tuple of dimensions. */
-static Expr *
-conv_shape_value(B *b, Syn *list, Span sp)
-{
-	if (list->kind != X_LIST && list->kind != X_TUPLE) {
-		diag_error(b->d, list->span, "expected a list of dimensions");
-		return NULL;
-	}
-	bool ok = true;
-	Expr *e = ir_expr(b->m, E_SHAPE, sp);
-	e->shape.values = conv_dims(b, list, false, &e->shape.n, &ok);
-	return ok ? e : NULL;
-}
-
-/* The single positional argument of a builtin call. */
-static Syn *
-one_arg(B *b, Syn *x, const char *fname)
-{
-	if (x->n != 1 || x->items->kind == X_KWARG) {
-		diag_error(b->d, x->span, "%s takes one positional argument",
-			   fname);
-		return NULL;
-	}
-	return x->items;
-}
-
-/* Converts the attribute argument v of op parameter q. */
-static bool
-conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
-{
-	memset(out, 0, sizeof *out);
-	int64_t i;
-	double d;
-	bool isf = false;
-	if (v->kind == X_CALL && v->n == 1 && v->items->kind == X_STR &&
-	    ((q->kind == PK_STR && is_named(v, "R.str")) ||
-	     (q->kind == PK_DTYPE && is_named(v, "R.dtype"))))
-		v = v->items; /* R.str("global"), R.dtype("float32") */
-	if (v->kind == X_NONE || (q->optional && v->kind == X_CALL && !v->n &&
-				  is_named(v, "R.tuple"))) {
-		if (q->optional) {
-			out->kind = AV_NONE;
-			return true;
-		}
-		if (q->kind == PK_DTYPE && q->has_default && q->def.kind == AV_DTYPE &&
-		    q->def.dtype == DT_UNKNOWN) {
-			out->kind = AV_DTYPE; /* out_dtype=None: "void", as TVM reads it */
-			out->dtype = DT_UNKNOWN;
-			return true;
-		}
-		diag_error(b->d, v->span, "argument '%s' of %s cannot be None",
-			   q->name, fname);
-		return false;
-	}
-	const char *want = "";
-	switch (q->kind) {
-	case PK_INT:
-		if (int_lit(v, &i)) {
-			out->kind = AV_INT;
-			out->i = i;
-			return true;
-		}
-		want = "an integer";
-		break;
-	case PK_INTS:
-	case PK_INT_OR_INTS:
-		if (int_lit(v, &i)) {
-			if (q->kind == PK_INT_OR_INTS) {
-				out->kind = AV_INT;
-				out->i = i;
-				return true;
-			}
-			out->kind = AV_INTS;
-			out->n = 1;
-			out->ints = arena_memdup(&b->m->arena, &i, sizeof i);
-			return true;
-		}
-		if (v->kind == X_LIST || v->kind == X_TUPLE) {
-			int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t,
-						  v->n ? v->n : 1);
-			int k = 0;
-			for (Syn *y = v->items; y; y = y->next, k++) {
-				if (!int_item(y, &xs[k])) {
-					diag_error(b->d, y->span,
-						   "argument '%s' of %s must be a list of integers",
-						   q->name, fname);
-					return false;
-				}
-			}
-			out->kind = AV_INTS;
-			out->ints = xs;
-			out->n = v->n;
-			return true;
-		}
-		want = q->kind == PK_INTS ? "a list of integers"
-					  : "an integer or a list of integers";
-		break;
-	case PK_FLOAT:
-		if (num_lit(v, &d, &isf)) {
-			out->kind = AV_FLOAT;
-			out->f = d;
-			return true;
-		}
-		want = "a number";
-		break;
-	case PK_BOOL:
-		if (v->kind == X_TRUE || v->kind == X_FALSE) {
-			out->kind = AV_BOOL;
-			out->i = v->kind == X_TRUE;
-			return true;
-		}
-		want = "True or False";
-		break;
-	case PK_STR:
-		if (v->kind == X_STR) {
-			out->kind = AV_STR;
-			out->s = arena_strdup(&b->m->arena, v->s);
-			return true;
-		}
-		want = "a string";
-		break;
-	case PK_DTYPE:
-		if (v->kind == X_STR) {
-			out->kind = AV_DTYPE;
-			return conv_dtype(b, v, &out->dtype);
-		}
-		want = "a dtype string";
-		break;
-	case PK_DIMS: {
-		Syn one = *v;
-		if (v->kind != X_LIST && v->kind != X_TUPLE) {
-			one.kind = X_LIST; /* a single dimension */
-			one.items = arena_memdup(&b->ps->ast, v, sizeof *v);
-			one.items->next = NULL;
-			one.n = 1;
-			v = &one;
-		}
-		PExpr **xs = ARENA_ARRAY(&b->m->arena, PExpr *, v->n ? v->n : 1);
-		bool all_const = true;
-		int k = 0;
-		for (Syn *y = v->items; y; y = y->next, k++) {
-			int64_t c;
-			Syn *z = y;
-			if (z->kind == X_CALL && z->n == 1 &&
-			    is_named(z, "R.prim_value"))
-				z = z->items;
-			if (!(xs[k] = conv_dim(b, z, false)))
-				return false;
-			all_const &= pe_is_const(xs[k], &c);
-		}
-		out->n = v->n;
-		if (!all_const) {
-			out->kind = AV_DIMS;
-			out->dims = xs;
-			return true;
-		}
-		out->kind = AV_INTS;
-		out->ints = ARENA_ARRAY(&b->m->arena, int64_t, v->n ? v->n : 1);
-		for (int j = 0; j < v->n; j++)
-			pe_is_const(xs[j], &out->ints[j]);
-		return true;
-	}
-	case PK_SINFO:
-	case PK_SINFOS: {
-		bool list = v->kind == X_LIST || v->kind == X_TUPLE;
-		int n = list ? v->n : 1;
-		out->kind = AV_SINFO;
-		out->n = n;
-		out->sis = ARENA_ARRAY(&b->m->arena, SInfo *, n ? n : 1);
-		int k = 0;
-		for (Syn *y = list ? v->items : v; y && k < n; y = y->next, k++)
-			if (!(out->sis[k] = conv_sinfo(b, y, false)))
-				return false;
-		return true;
-	}
-	case PK_IMAP:
-		return conv_index_map(b, q, v, fname, out);
-	case PK_RAW: {
-		StrBuf t = {0};
-		bool ok = syn_text(&t, v);
-		if (ok) {
-			out->kind = AV_RAW;
-			out->s = arena_strdup(&b->m->arena, t.p);
-		}
-		sb_free(&t);
-		if (ok)
-			return true;
-		want = "a Python literal";
-		break;
-	}
-	default:
-		ir_bug("not an attribute kind %d", (int)q->kind);
-	}
-	diag_error(b->d, v->span, "argument '%s' of %s must be %s", q->name,
-		   fname, want);
-	return false;
-}
-
-/*
- * An index map: `lambda i, j: (j, i)` or `T.index_map(lambda ...,
- * index_dtype=...)` (the dtype is TVM's choice of index type; rlx's
- * indices are int64). The lambda's names are its own symbolic variables,
- * seen only in its body, over which each final index is a dimension
- * expression.
- */
-static bool
-conv_index_map(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
-{
-	if (v->kind == X_CALL && is_named(v, "T.index_map")) {
-		static const char *const names[] = {"mapping", "inverse_index_map", "index_dtype"};
-		Syn *arg[3];
-		if (!match_args(b, v, "T.index_map", names, 3, arg))
-			return false;
-		if (arg[1] && arg[1]->kind != X_NONE) {
-			diag_error(b->d, arg[1]->span, "an inverse_index_map is not supported "
-				   "by rlx (the inverse of an affine map is implied)");
-			return false;
-		}
-		if (arg[2] && (arg[2]->kind != X_STR || (strcmp(arg[2]->s, "int32") &&
-							 strcmp(arg[2]->s, "int64")))) {
-			diag_error(b->d, arg[2]->span, "index_dtype must be \"int32\" or \"int64\"");
-			return false;
-		}
-		if (!arg[0]) {
-			diag_error(b->d, v->span, "T.index_map needs a lambda");
-			return false;
-		}
-		v = arg[0];
-	}
-	if (v->kind != X_LAMBDA) {
-		diag_error(b->d, v->span, "argument '%s' of %s must be an index map "
-			   "(lambda i, j: (j, i))", q->name, fname);
-		return false;
-	}
-	int n0 = b->symvars.n;
-	SymVar **iv = ARENA_ARRAY(&b->m->arena, SymVar *, v->n ? v->n : 1);
-	int k = 0;
-	bool ok = true;
-	for (Syn *y = v->items; y; y = y->next, k++) {
-		for (int j = n0; j < b->symvars.n; j++)
-			if (!strcmp(((SymVar *)b->symvars.items[j])->name, y->s)) {
-				diag_error(b->d, y->span, "duplicate lambda parameter '%s'", y->s);
-				ok = false;
-			}
-		iv[k] = define_symvar(b, y->s, y->span);
-	}
-	Syn *body = v->a;
-	Syn one = {0};
-	if (body->kind != X_TUPLE) {
-		one.kind = X_TUPLE;
-		one.span = body->span;
-		one.items = body;
-		one.n = 1;
-		body = &one;
-	}
-	PExpr **fin = ARENA_ARRAY(&b->m->arena, PExpr *, body->n ? body->n : 1);
-	k = 0;
-	for (Syn *y = body->items; ok && y; y = y->next, k++) {
-		Syn *save = y->next;
-		if (!(fin[k] = conv_dim(b, y, false)))
-			ok = false;
-		y->next = save;
-		Vec vars = {0};
-		if (ok)
-			pe_collect_vars(fin[k], &vars);
-		for (int j = 0; ok && j < vars.n; j++) {
-			bool mine = false;
-			for (int i = 0; i < v->n; i++)
-				mine |= vars.items[j] == iv[i];
-			if (!mine) {
-				diag_error(b->d, y->span, "an index map may use only its own "
-					   "variables, not '%s'", ((SymVar *)vars.items[j])->name);
-				ok = false;
-			}
-		}
-		vec_free(&vars);
-	}
-	idx_truncate(&b->symvars_ix, &b->symvars, n0, symvar_name);
-	if (!ok)
-		return false;
-	out->kind = AV_IMAP;
-	out->ivars = iv;
-	out->nin = v->n;
-	out->dims = fin;
-	out->n = body->n;
-	return true;
-}
-
-/* Converts the expression argument v of op parameter q (a leaf). */
-static Expr *
-conv_param(B *b, const OpParam *q, Syn *v, const char *fname)
-{
-	if (q->optional && (v->kind == X_NONE ||
-			    (v->kind == X_TUPLE && !v->n) ||
-			    (v->kind == X_CALL && !v->n && is_named(v, "R.tuple"))))
-		return ir_expr(b->m, E_TUPLE, v->span); /* as TVM: R.tuple() */
-	switch (q->kind) {
-	case PK_SHAPE:
-		if (v->kind == X_INT || v->kind == X_NAME) {
-			/* one size for every spatial dim, as TVM's image wrappers
-			 * read it (resize2d(x, 20) is size (20, 20)) */
-			size_t n = strlen(fname);
-			int k = !strncmp(fname, "R.image.", 8) && n > 2 ? fname[n - 2] - '0' : 0;
-			if (!strcmp(fname, "R.image.affine_grid"))
-				k = 2;
-			if ((k == 2 || k == 3) && (v->kind == X_INT || !find_entry(b, v->s))) {
-				Syn *l = syn_new(b->ps, X_TUPLE, v->span);
-				for (int i = 0; i < k; i++) {
-					Syn *y = syn_new(b->ps, v->kind, v->span);
-					*y = *v;
-					y->next = NULL;
-					l->items = syn_list(l->items, y);
-				}
-				l->n = k;
-				return conv_shape_value(b, l, v->span);
-			}
-		}
-		if (v->kind == X_LIST || v->kind == X_TUPLE)
-			return conv_shape_value(b, v, v->span);
-		if (v->kind == X_NAME ||
-		    (v->kind == X_CALL && (is_named(v, "R.shape") ||
-					   is_named(v, "R.ShapeExpr"))))
-			return conv_leaf(b, v);
-		diag_error(b->d, v->span, "argument '%s' of %s must be a shape",
-			   q->name, fname);
-		return NULL;
-	case PK_FUNC:
-		if (v->kind == X_STR ||
-		    (v->kind == X_CALL && is_named(v, "R.ExternFunc"))) {
-			Syn *n = v->kind == X_STR ? v : v->n >= 1 ? v->items : NULL;
-			if (!n || n->kind != X_STR) {
-				diag_error(b->d, v->span,
-					   "R.ExternFunc takes the function's name as a string");
-				return NULL;
-			}
-			Expr *e = ir_expr(b->m, E_EXTERN, v->span);
-			e->str = arena_strdup(&b->m->arena, n->s);
-			return e;
-		}
-		return conv_leaf(b, v);
-	case PK_PRIM:
-		if (v->kind == X_NAME && find_entry(b, v->s))
-			return conv_leaf(b, v);
-		if (v->kind == X_CALL && !is_named(v, "T.min") &&
-		    !is_named(v, "T.max") && !(v->a->kind == X_ATTR &&
-		    v->a->a->kind == X_NAME && !strcmp(v->a->a->s, "T")))
-			return conv_leaf(b, v);
-		return conv_prim(b, v);
-	default:
-		if (q->variadic && (v->kind == X_INT || v->kind == X_NEG ||
-				    v->kind == X_FLOAT || v->kind == X_TRUE ||
-				    v->kind == X_FALSE))
-			return conv_prim(b, v); /* R.call_packed("f", x, 2) */
-		if (q->variadic && v->kind == X_STR) {
-			Expr *e = ir_expr(b->m, E_STR, v->span);
-			e->str = arena_strdup(&b->m->arena, v->s);
-			return e;
-		}
-		if (v->kind == X_INT || v->kind == X_FLOAT ||
-		    v->kind == X_NEG || v->kind == X_TRUE ||
-		    v->kind == X_FALSE || v->kind == X_NONE ||
-		    v->kind == X_STR) {
-			diag_error(b->d, v->span,
-				   "argument '%s' of %s must be an expression, not a Python value (use R.const)",
-				   q->name, fname);
-			return NULL;
-		}
-		return conv_leaf(b, v);
-	}
-}
-
-/*
- * Int-list attributes as TVM's Python wrappers write them: a list shorter
- * than its default is repeated to the default's length (strides=2 of
- * conv2d is [2, 2], padding=(1, 2) is [1, 2, 1, 2]: [top, left, bottom,
- * right]), so that `padding=(1, 1)` prints as TVM prints it; an
- * adaptive pool's output_size=7 is [7, 7].
- */
-static void
-widen_lists(B *b, Expr *e, const OpSig *sig)
-{
-	for (int k = 0; k < sig->nparams; k++) {
-		const OpParam *q = &sig->params[k];
-		if (!q->is_attr)
-			continue;
-		AttrVal *v = &e->call.attrs[q->slot];
-		if (v->kind != AV_INTS || v->n < 1)
-			continue;
-		int want = 0;
-		if (q->has_default && q->def.kind == AV_INTS)
-			want = op_default(b->m, q).n;
-		if (e->call.op == OP_ADAPTIVE_AVG_POOL2D && !strcmp(q->name, "output_size"))
-			want = 2;
-		if (want <= v->n || want % v->n)
-			continue;
-		int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t, want);
-		for (int i = 0; i < want; i++)
-			xs[i] = v->ints[i % v->n];
-		v->ints = xs;
-		v->n = want;
-	}
-}
-
-/*
- * The value of a prim parameter left out of a call: its default
- * (`k:prim=0`), or NULL for `None` and for an optional expression
- * (op_normalize decides).
- */
-static Expr *
-default_prim(B *b, const OpParam *q, Span sp)
-{
-	if (!q->has_default || !strcmp(q->def_text, "None"))
-		return NULL;
-	Expr *e = ir_expr(b->m, E_PRIM, sp);
-	e->span.line = 0; /* made up */
-	if (strchr(q->def_text, '.')) {
-		e->prim.dtype = DT_F32;
-		e->prim.f = strtod(q->def_text, NULL);
-	} else {
-		e->prim.dtype = DT_I64;
-		e->prim.value = pe_int(&b->m->arena, strtoll(q->def_text, NULL, 10));
-	}
-	return e;
-}
-
-/* Is prim argument x written as an integer (not a float)? */
-static bool
-int_prim(const Expr *x)
-{
-	if (x->kind == E_PRIM)
-		return !dtype_is_float(x->prim.dtype);
-	const SInfo *si = ir_expr_sinfo(x);
-	return !si || si->kind != SI_PRIM || !dtype_is_float(si->dtype);
-}
-
-/* Is x a left-out optional argument (R.tuple(), as TVM writes one)? */
-static bool
-absent(const Expr *x)
-{
-	return !x || (x->kind == E_TUPLE && x->tuple.n == 0);
-}
-
-/*
- * What TVM's Python wrappers do to a call before building it: arange(n)
- * is arange(0, n, 1) and its dtype, when not given, int64 for integer
- * arguments and float32 otherwise; eye(n) is eye(n, n); out_layout=None
- * is the data's layout.
- */
-static bool
-op_normalize(B *b, Expr *e, const OpSig *sig, Span sp, const char *fname)
-{
-	Expr **a = e->call.args;
-	(void)fname;
-	if (e->call.op == OP_ARANGE && e->call.nargs == 3) {
-		if (absent(a[1])) {
-			a[1] = a[0];
-			OpParam zero = {.has_default = true, .def_text = "0"};
-			a[0] = default_prim(b, &zero, sp);
-		}
-		AttrVal *dt = &e->call.attrs[0];
-		if (dt->kind == AV_NONE) {
-			dt->kind = AV_DTYPE;
-			dt->dtype = int_prim(a[0]) && int_prim(a[1]) && int_prim(a[2])
-					    ? DT_I64 : DT_F32;
-		}
-	} else if (e->call.op == OP_EYE && e->call.nargs == 3 && absent(a[1])) {
-		a[1] = ir_copy_expr(b->m, a[0]);
-	}
-	int out_l = -1, in_l = -1;
-	for (int i = 0; i < sig->nparams; i++) {
-		const OpParam *q = &sig->params[i];
-		if (q->is_attr && !strcmp(q->name, "out_layout"))
-			out_l = q->slot;
-		if (q->is_attr && (!strcmp(q->name, "data_layout") || !strcmp(q->name, "layout")))
-			in_l = q->slot;
-	}
-	if (out_l >= 0 && in_l >= 0 && e->call.attrs[out_l].kind == AV_NONE)
-		e->call.attrs[out_l] = e->call.attrs[in_l];
-	return true;
-}
-
-/* R.OP(args): matched against the op's signature. */
-static Expr *
-conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
-{
-	OpSig sig;
-	op_sig(op, &sig);
-	const char *names[ARRAY_LEN(sig.params)];
-	Syn *arg[ARRAY_LEN(sig.params)];
-	int nv = 0, vi = -1; /* the variadic parameter and its arguments */
-	Syn *rest = NULL;
-	for (int i = 0; i < sig.nparams; i++) {
-		names[i] = sig.params[i].name;
-		if (sig.params[i].variadic)
-			vi = i;
-		/* TVM's older spellings of ty_args and out_ty */
-		const char *old = !strcmp(names[i], "ty_args") ? "sinfo_args"
-				: !strcmp(names[i], "out_ty") ? "out_sinfo" : NULL;
-		for (Syn *a = x->items; old && a; a = a->next)
-			if (a->kind == X_KWARG && !strcmp(a->s, old))
-				a->s = names[i];
-	}
-	Syn xc = *x;
-	if (vi >= 0) {
-		/* positional arguments from the variadic one on are its own;
-		 * the parameters after it are keyword-only */
-		Syn *head = NULL, **tail = &head;
-		int pos = 0;
-		for (Syn *a = x->items; a; a = a->next, pos++) {
-			Syn *c = arena_memdup(&b->ps->ast, a, sizeof *a);
-			c->next = NULL;
-			if (a->kind != X_KWARG && pos >= vi) {
-				Syn **t = &rest;
-				while (*t)
-					t = &(*t)->next;
-				*t = c;
-				nv++;
-				continue;
-			}
-			*tail = c;
-			tail = &c->next;
-		}
-		xc.items = head;
-		xc.n = syn_len(head);
-		names[vi] = "*"; /* matches no keyword */
-	}
-	if (!match_args(b, &xc, fname, names, sig.nparams, arg))
-		return NULL;
-	if (vi >= 0)
-		arg[vi] = rest;
-	int nargs = sig.nargs - (vi >= 0) + nv;
-	Expr *e = ir_expr(b->m, E_CALL, x->span);
-	e->call.op = op;
-	e->call.nargs = nargs;
-	e->call.nattrs = sig.nattrs;
-	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, nargs ? nargs : 1);
-	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal,
-				    sig.nattrs ? sig.nattrs : 1);
-	bool ok = true;
-	for (int i = 0; i < sig.nparams; i++) {
-		const OpParam *q = &sig.params[i];
-		if (q->variadic) {
-			int k = q->slot;
-			for (Syn *a = arg[i]; a; a = a->next, k++) {
-				e->call.args[k] = conv_param(b, q, a, fname);
-				ok &= e->call.args[k] != NULL;
-			}
-			continue;
-		}
-		if (!arg[i] && !q->is_attr && (q->optional || q->has_default)) {
-			/* a missing argument: its default, else R.tuple(), as
-			 * TVM writes it */
-			Expr *a = ir_expr(b->m, E_TUPLE, x->span);
-			if (q->kind == PK_PRIM && q->def.kind == AV_INT) {
-				a->kind = E_PRIM;
-				a->prim.dtype = DT_I64;
-				a->prim.value = pe_int(&b->m->arena, q->def.i);
-			}
-			e->call.args[q->slot] = a;
-			continue;
-		}
-		if (!arg[i]) {
-			if (q->is_attr && q->has_default) {
-				e->call.attrs[q->slot] = op_default(b->m, q);
-				continue;
-			}
-			if (!q->is_attr && (q->optional || q->has_default)) {
-				/* a prim default, or left to op_normalize */
-				e->call.args[q->slot] = default_prim(b, q, x->span);
-				continue;
-			}
-			diag_error(b->d, x->span,
-				   "%s missing required argument '%s' (%s takes %s)",
-				   fname, q->name, fname, op_info(op)->sig);
-			ok = false;
-		} else if (q->is_attr) {
-			ok &= conv_attr(b, q, arg[i], fname,
-					&e->call.attrs[q->slot]);
-		} else {
-			e->call.args[q->slot] = conv_param(b, q, arg[i], fname);
-			ok &= e->call.args[q->slot] != NULL;
-		}
-	}
-	if (ok)
-		widen_lists(b, e, &sig);
-	if (ok)
-		ok = op_normalize(b, e, &sig, x->span, fname);
-	return ok ? e : NULL;
-}
-
-/* A call of op with the given arguments and its default attributes. */
-static Expr *
-make_call(B *b, OpKind op, Expr **args, int nargs, Span sp)
-{
-	OpSig sig;
-	op_sig(op, &sig);
-	Expr *e = ir_expr(b->m, E_CALL, sp);
-	e->call.op = op;
-	e->call.nargs = nargs;
-	e->call.nattrs = sig.nattrs;
-	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, nargs);
-	memcpy(e->call.args, args, sizeof *args * (size_t)nargs);
-	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal, sig.nattrs ? sig.nattrs : 1);
-	for (int i = 0; i < sig.nparams; i++)
-		if (sig.params[i].is_attr)
-			e->call.attrs[sig.params[i].slot] = op_default(b->m, &sig.params[i]);
-	return e;
-}
-
-/*
- * R.linear(data, weight, bias=None, out_dtype=None): not an op in Relax
- * but, as TVM's Python wrapper builds it, matmul(data,
- * permute_dims(weight)) plus bias when given (the nested calls are
- * normalized into bindings like any others).
- */
-static Expr *
-conv_linear(B *b, Syn *x, const char *fname)
-{
-	static const char *const names[] = {"data", "weight", "bias", "out_dtype"};
-	Syn *arg[4];
-	if (!match_args(b, x, fname, names, 4, arg))
-		return NULL;
-	if (!arg[0] || !arg[1]) {
-		diag_error(b->d, x->span, "%s missing required argument '%s' "
-			   "(%s takes data, weight, bias=None, out_dtype=None)",
-			   fname, arg[0] ? "weight" : "data", fname);
-		return NULL;
-	}
-	bool has_bias = arg[2] && arg[2]->kind != X_NONE;
-	Expr *data = conv_leaf(b, arg[0]), *w = conv_leaf(b, arg[1]);
-	Expr *bias = has_bias ? conv_leaf(b, arg[2]) : NULL;
-	if (!data || !w || (has_bias && !bias))
-		return NULL;
-	Expr *wt = bind_fresh(b, make_call(b, OP_PERMUTE_DIMS, &w, 1, x->span),
-			      "lv", &b->lv_next);
-	Expr *mm[2] = {data, wt};
-	Expr *e = make_call(b, OP_MATMUL, mm, 2, x->span);
-	if (arg[3] && arg[3]->kind != X_NONE) {
-		if (arg[3]->kind != X_STR) {
-			diag_error(b->d, arg[3]->span,
-				   "argument 'out_dtype' of %s must be a dtype string", fname);
-			return NULL;
-		}
-		e->call.attrs[0].kind = AV_DTYPE;
-		if (!conv_dtype(b, arg[3], &e->call.attrs[0].dtype))
-			return NULL;
-	}
-	if (bias) {
-		Expr *ab[2] = {bind_fresh(b, e, "lv", &b->lv_next), bias};
-		e = make_call(b, OP_ADD, ab, 2, x->span);
-	}
-	return e;
-}
-
-/* A call: R.const, R.shape, ..., R.OP, cls.f. */
-static Expr *
-conv_call(B *b, Syn *x)
-{
-	const char *name = callee_name(b, x);
-	if (!name) {
-		diag_error(b->d, x->a->span, "unsupported call");
-		return NULL;
-	}
-	Span csp = x->a->span;
-	/* relax.op.OP and relax.const are the Python functions that R.OP
-	 * and R.const name (TVMScript evaluates either) */
-	if (!strncmp(name, "relax.op.", 9))
-		name = arena_printf(&b->ps->ast, "R.%s", name + 9);
-	else if (!strcmp(name, "relax.const"))
-		name = "R.const";
-	if (!strncmp(name, "R.", 2)) {
-		const char *r = name + 2;
-		if (!strcmp(r, "const"))
-			return conv_const(b, x);
-		if (!strcmp(r, "shape") || !strcmp(r, "ShapeExpr")) {
-			Syn *a = one_arg(b, x, name);
-			return a ? conv_shape_value(b, a, x->span) : NULL;
-		}
-		if (!strcmp(r, "prim_value")) {
-			Syn *a = one_arg(b, x, name);
-			if (!a)
-				return NULL;
-			Expr *e = conv_prim(b, a);
-			if (e)
-				e->span = x->span;
-			return e;
-		}
-		if (!strcmp(r, "str") || !strcmp(r, "dtype")) {
-			Syn *a = one_arg(b, x, name);
-			if (!a)
-				return NULL;
-			DType t;
-			if (a->kind != X_STR) {
-				diag_error(b->d, a->span, "%s takes a string", name);
-				return NULL;
-			}
-			if (r[0] == 'd' && !conv_dtype(b, a, &t))
-				return NULL;
-			Expr *e = ir_expr(b->m, E_STR, x->span);
-			e->str = arena_strdup(&b->m->arena, a->s);
-			e->dtype_imm = r[0] == 'd'; /* a DataTypeImm */
-			return e;
-		}
-		if (!strcmp(r, "tuple")) {
-			Expr *e = ir_expr(b->m, E_TUPLE, x->span);
-			e->tuple.n = x->n;
-			e->tuple.items = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
-			int i = 0;
-			for (Syn *a = x->items; a; a = a->next, i++) {
-				if (a->kind == X_KWARG ||
-				    !(e->tuple.items[i] = conv_leaf(b, a))) {
-					if (a->kind == X_KWARG)
-						diag_error(b->d, a->span,
-							   "R.tuple takes no keyword arguments");
-					return NULL;
-				}
-			}
-			return e;
-		}
-		if (!strcmp(r, "ExternFunc")) {
-			Syn *a = x->n >= 1 ? x->items : NULL;
-			if (!a || a->kind != X_STR) {
-				diag_error(b->d, x->span,
-					   "R.ExternFunc takes the function's name as a string");
-				return NULL;
-			}
-			Expr *e = ir_expr(b->m, E_EXTERN, x->span);
-			e->str = arena_strdup(&b->m->arena, a->s);
-			return e;
-		}
-		if (!strcmp(r, "match_cast")) {
-			diag_error(b->d, csp, "R.match_cast must be the whole value of an assignment");
-			return NULL;
-		}
-		if (!strcmp(r, "output") || !strcmp(r, "func_attr") ||
-		    !strcmp(r, "dataflow")) {
-			diag_error(b->d, csp, "%s is a statement, not a value", name);
-			return NULL;
-		}
-		if (!strcmp(r, "linear"))
-			return conv_linear(b, x, name);
-		OpKind op = op_lookup(r);
-		if (op == OP_NONE) {
-			const char *hint = suggest_op(b, r);
-			if (!strncmp(r, "call_", 5))
-				diag_error(b->d, csp,
-					   "unknown operator %s: rlx has no TIR or packed functions, only the Relax operators of docs/language.md",
-					   name);
-			else if (hint)
-				diag_error(b->d, csp,
-					   "unknown operator %s; did you mean R.%s?",
-					   name, hint);
-			else
-				diag_error(b->d, csp,
-					   "unknown operator %s (the operators rlx knows are listed in docs/language.md)",
-					   name);
-			return NULL;
-		}
-		return conv_opcall(b, x, op, name);
-	}
-	/* Module.f(x), the class named as TVM's parser allows: cls.f */
-	const char *dot = strchr(name, '.');
-	if (dot && !strchr(dot + 1, '.') && b->m->name &&
-	    !strncmp(name, b->m->name, (size_t)(dot - name)) &&
-	    !b->m->name[dot - name])
-		name = arena_printf(&b->ps->ast, "cls.%s", dot + 1);
-	if (!strncmp(name, "cls.", 4) && !strchr(name + 4, '.')) {
-		if (!idx_find(&b->funcs_ix, &b->funcs, name + 4, str_name)) {
-			const char *hint = NULL;
-			int best = 99;
-			/* (no hint search once errors are too many to be read) */
-			for (int i = 0; i < b->funcs.n && b->d->nerrors < DIAG_PRINT_LIMIT; i++) {
-				const char *f = b->funcs.items[i];
-				int d = str_edit_distance(name + 4, f);
-				if (d < best && str_close_enough(f, d)) {
-					best = d;
-					hint = f;
-				}
-			}
-			if (hint)
-				diag_error(b->d, csp,
-					   "unknown function '%s' in the module; did you mean cls.%s?",
-					   name + 4, hint);
-			else
-				diag_error(b->d, csp,
-					   "unknown function '%s' in the module",
-					   name + 4);
-			return NULL;
-		}
-		Expr *e = ir_expr(b->m, E_CALL_FN, x->span);
-		e->callfn.callee = arena_strdup(&b->m->arena, name + 4);
-		e->callfn.nargs = x->n;
-		e->callfn.args = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
-		int i = 0;
-		for (Syn *a = x->items; a; a = a->next, i++) {
-			if (a->kind == X_KWARG) {
-				diag_error(b->d, a->span,
-					   "keyword arguments are not supported in calls of module functions");
-				return NULL;
-			}
-			if (!(e->callfn.args[i] = conv_leaf(b, a)))
-				return NULL;
-		}
-		return e;
-	}
-	Entry *fe = x->a->kind == X_NAME ? find_entry(b, name) : NULL;
-	if (fe && !fe->dead) {
-		/* a call through a variable: a local function, a parameter */
-		Expr *e = ir_expr(b->m, E_CALL_VAR, x->span);
-		e->callv.fn = ir_var_ref(b->m, fe->var, x->a->span);
-		e->callv.nargs = x->n;
-		e->callv.args = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
-		int i = 0;
-		for (Syn *a = x->items; a; a = a->next, i++) {
-			if (a->kind == X_KWARG) {
-				diag_error(b->d, a->span,
-					   "keyword arguments are not supported in calls of functions");
-				return NULL;
-			}
-			if (!(e->callv.args[i] = conv_leaf(b, a)))
-				return NULL;
-		}
-		return e;
-	}
-	diag_error(b->d, csp, "unsupported call '%s'", name);
-	return NULL;
-}
-
-/*
- * A Python operator on Relax values, as TVM's parser reads it: `a + b` is
- * R.add(a, b), and likewise `-` subtract, `*` multiply, `/` divide, `//`
- * floor_divide, unary `-` negative. A number literal operand is refused
- * (Relax has no implicit constants), with the usual message.
- */
-static Expr *
-conv_operator(B *b, Syn *x)
-{
-	int64_t iv;
-	double dv;
-	bool isf;
-	if (int_lit(x, &iv) || num_lit(x, &dv, &isf)) {
-		diag_error(b->d, x->span,
-			   "a Python value is not a Relax expression (use R.const or R.prim_value)");
-		return NULL;
-	}
-	OpKind op;
-	if (x->kind == X_NEG) {
-		op = OP_NEGATIVE;
-	} else {
-		switch (x->op) {
-		case PE_ADD: op = OP_ADD; break;
-		case PE_SUB: op = OP_SUBTRACT; break;
-		case PE_MUL: op = OP_MULTIPLY; break;
-		case PE_FLOORDIV: op = OP_FLOOR_DIVIDE; break;
-		case SYN_TRUEDIV: op = OP_DIVIDE; break;
-		case SYN_MATMUL: op = OP_MATMUL; break;
-		default:
-			if (PE_IS_CMP(x->op))
-				diag_error(b->d, x->span,
-					   "a comparison of Relax values is not an expression (use R.equal, R.less, ...; comparisons are for symbolic dimensions, as in 'if n == 16:')");
-			else
-				diag_error(b->d, x->span,
-					   "operator '%%' on Relax values is not supported");
-			return NULL;
-		}
-	}
-	OpSig sig;
-	op_sig(op, &sig);
-	Expr *e = ir_expr(b->m, E_CALL, x->span);
-	e->call.op = op;
-	e->call.nargs = sig.nargs;
-	e->call.nattrs = sig.nattrs; /* defaults: matmul's out_dtype */
-	e->call.args = ARENA_ARRAY(&b->m->arena, Expr *, 2);
-	e->call.attrs = ARENA_ARRAY(&b->m->arena, AttrVal, 1);
-	for (int i = 0; i < sig.nparams; i++)
-		if (sig.params[i].is_attr)
-			e->call.attrs[sig.params[i].slot] = op_default(b->m, &sig.params[i]);
-	Syn *operand[2] = {x->a, x->b};
-	const char *fname = x->kind == X_NEG ? "unary '-'" : "operator";
-	for (int i = 0; i < sig.nargs; i++) {
-		Syn *v = operand[i];
-		if (int_lit(v, &iv) || num_lit(v, &dv, &isf)) {
-			diag_error(b->d, v->span,
-				   "an operand of %s must be a Relax expression, not a Python number (use R.const)",
-				   fname);
-			return NULL;
-		}
-		if (!(e->call.args[i] = conv_leaf(b, v)))
-			return NULL;
-	}
-	return e;
-}
-
-/* An expression in value position (not necessarily a leaf). */
-static Expr *
-conv_value(B *b, Syn *x)
-{
-	switch (x->kind) {
-	case X_NAME: {
-		Var *v = lookup(b, x);
-		return v ? ir_var_ref(b->m, v, x->span) : NULL;
-	}
-	case X_TUPLE:
-	case X_LIST: {
-		Expr *e = ir_expr(b->m, E_TUPLE, x->span);
-		e->tuple.n = x->n;
-		e->tuple.items = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
-		int i = 0;
-		for (Syn *y = x->items; y; y = y->next, i++)
-			if (!(e->tuple.items[i] = conv_leaf(b, y)))
-				return NULL;
-		return e;
-	}
-	case X_INDEX: {
-		int64_t i;
-		if (!int_lit(x->b, &i) || i < 0 || i > 1 << 30) {
-			diag_error(b->d, x->b->span,
-				   "a tuple index must be a non-negative integer");
-			return NULL;
-		}
-		Expr *t = conv_leaf(b, x->a);
-		if (!t)
-			return NULL;
-		Expr *e = ir_expr(b->m, E_TUPLE_GET, x->span);
-		e->tget.tuple = t;
-		e->tget.index = (int)i;
-		return e;
-	}
-	case X_CALL:
-		return conv_call(b, x);
-	case X_INT:
-	case X_FLOAT:
-	case X_TRUE:
-	case X_FALSE:
-		diag_error(b->d, x->span,
-			   "a Python value is not a Relax expression (use R.const or R.prim_value)");
-		return NULL;
-	case X_BIN:
-	case X_NEG:
-		return conv_operator(b, x);
-	default:
-		diag_error(b->d, x->span, "unexpected expression");
-		return NULL;
-	}
-}
-
-/* An expression as a call argument: non-leaves are bound to lv vars. */
-static Expr *
-conv_leaf(B *b, Syn *x)
-{
-	Expr *e = conv_value(b, x);
-	if (!e || is_leaf(e))
-		return e;
-	return bind_fresh(b, e, "lv", &b->lv_next);
 }
 
 /* ----------------------------------------------------------- statements */
@@ -2353,7 +680,7 @@ static void
 build_symvar_decl(B *b, Stm *s, Where w)
 {
 	Syn *x = s->value;
-	if (!is_named(x, "T.int64")) {
+	if (!bld_is_named(x, "T.int64")) {
 		diag_error(b->d, x->span,
 			   "only T.int64() symbolic variables are supported");
 		return;
@@ -2368,8 +695,8 @@ build_symvar_decl(B *b, Stm *s, Where w)
 			   "a symbolic variable declaration takes no annotation");
 		return;
 	}
-	if (!find_symvar(b, s->target->s))
-		define_symvar(b, s->target->s, s->target->span);
+	if (!bld_find_symvar(b, s->target->s))
+		bld_define_symvar(b, s->target->s, s->target->span);
 }
 
 /* `y = R.match_cast(x, SINFO)`. */
@@ -2378,16 +705,16 @@ build_match_cast(B *b, Stm *s)
 {
 	static const char *const names[] = {"value", "struct_info"};
 	Syn *arg[2];
-	if (!match_args(b, s->value, "R.match_cast", names, 2, arg))
+	if (!bld_match_args(b, s->value, "R.match_cast", names, 2, arg))
 		return NULL;
 	if (!arg[0] || !arg[1]) {
 		diag_error(b->d, s->value->span,
 			   "R.match_cast needs a value and a struct info");
 		return NULL;
 	}
-	Expr *v = conv_leaf(b, arg[0]);
-	SInfo *cast = conv_sinfo(b, arg[1], true);
-	SInfo *ann = s->ann ? conv_sinfo(b, s->ann, false) : NULL;
+	Expr *v = bld_conv_leaf(b, arg[0]);
+	SInfo *cast = bld_conv_sinfo(b, arg[1], true);
+	SInfo *ann = s->ann ? bld_conv_sinfo(b, s->ann, false) : NULL;
 	if (!v || !cast || (s->ann && !ann))
 		return NULL;
 	Var *y = ir_var(b->m, s->target->s, ann, b->sb->df, s->target->span);
@@ -2433,7 +760,7 @@ build_symvar_decls(B *b, Stm *s, Where w)
 		return false;
 	for (Syn *x = t->items, *y = v->items; x; x = x->next, y = y->next)
 		if (x->kind != X_NAME || y->kind != X_CALL ||
-		    !is_named(y, "T.int64"))
+		    !bld_is_named(y, "T.int64"))
 			return false;
 	for (Syn *x = t->items, *y = v->items; x; x = x->next, y = y->next) {
 		Stm one = *s;
@@ -2459,8 +786,8 @@ build_unpack(B *b, Stm *s)
 			return false;
 	if (s->value->kind == X_TUPLE) /* m, n = T.int64(), T.int64() and the like */
 		return false;
-	Expr *e = conv_value(b, s->value);
-	Expr *t = e ? (is_leaf(e) ? e : bind_fresh(b, e, "lv", &b->lv_next)) : NULL;
+	Expr *e = bld_conv_value(b, s->value);
+	Expr *t = e ? (bld_is_leaf(e) ? e : bld_bind_fresh(b, e, "lv", &b->lv_next)) : NULL;
 	int i = 0;
 	for (Syn *x = s->target->items; x; x = x->next, i++) {
 		if (!t) {
@@ -2489,7 +816,7 @@ build_assign(B *b, Stm *s, Where w)
 		build_symvar_decl(b, s, w);
 		return;
 	}
-	if (x->kind == X_CALL && is_named(x, "R.match_cast")) {
+	if (x->kind == X_CALL && bld_is_named(x, "R.match_cast")) {
 		Var *y = build_match_cast(b, s);
 		if (y)
 			bind_name(b, y);
@@ -2497,8 +824,8 @@ build_assign(B *b, Stm *s, Where w)
 			bind_poisoned(b, s->target->s, s->target->span);
 		return;
 	}
-	Expr *e = conv_value(b, x);
-	SInfo *ann = s->ann ? conv_sinfo(b, s->ann, false) : NULL;
+	Expr *e = bld_conv_value(b, x);
+	SInfo *ann = s->ann ? bld_conv_sinfo(b, s->ann, false) : NULL;
 	if (!e || (s->ann && !ann)) {
 		bind_poisoned(b, s->target->s, s->target->span);
 		return;
@@ -2514,7 +841,7 @@ build_assign(B *b, Stm *s, Where w)
 static void
 build_func_attr(B *b, Syn *x)
 {
-	Syn *d = one_arg(b, x, "R.func_attr");
+	Syn *d = bld_one_arg(b, x, "R.func_attr");
 	if (!d)
 		return;
 	if (d->kind != X_DICT) {
@@ -2537,9 +864,9 @@ build_func_attr(B *b, Syn *x)
 		} else if (v->kind == X_STR) {
 			fa->val.kind = AV_STR;
 			fa->val.s = arena_strdup(&b->m->arena, v->s);
-		} else if (int_lit(v, &fa->val.i)) {
+		} else if (bld_int_lit(v, &fa->val.i)) {
 			fa->val.kind = AV_INT;
-		} else if (num_lit(v, &f, &isf)) {
+		} else if (bld_num_lit(v, &f, &isf)) {
 			fa->val.kind = AV_FLOAT;
 			fa->val.f = f;
 		} else if (v->kind == X_DICT || v->kind == X_LIST ||
@@ -2547,7 +874,7 @@ build_func_attr(B *b, Syn *x)
 			   v->kind == X_NONE) {
 			/* {"s27": 2}, T.int64(65536): kept as text */
 			StrBuf t = {0};
-			bool ok = syn_text(&t, v);
+			bool ok = bld_syn_text(&t, v);
 			fa->val.kind = AV_RAW;
 			fa->val.s = arena_strdup(&b->m->arena, t.p ? t.p : "");
 			sb_free(&t);
@@ -2584,7 +911,7 @@ build_output(B *b, Syn *x)
 			diag_error(b->d, a->span, "R.output takes variable names");
 			continue;
 		}
-		Entry *e = find_entry(b, a->s);
+		Entry *e = bld_find_entry(b, a->s);
 		if (e && e->index < b->df_mark)
 			e = NULL; /* not defined in this block */
 		if (!e)
@@ -2600,7 +927,7 @@ build_output(B *b, Syn *x)
 static void
 build_with(B *b, Stm *s, Where w)
 {
-	if (!is_named(s->value, "R.dataflow") || s->value->kind != X_CALL ||
+	if (!bld_is_named(s->value, "R.dataflow") || s->value->kind != X_CALL ||
 	    s->value->n) {
 		diag_error(b->d, s->value->span,
 			   "only 'with R.dataflow():' is supported");
@@ -2644,14 +971,14 @@ build_branch(B *b, Stm *body, Stm **last)
 		diag_error(b->d, l->span,
 			   "the last statement of an if branch must assign the if's variable");
 	} else if (check_target(b, l)) {
-		if (l->value->kind == X_CALL && is_named(l->value, "R.match_cast")) {
+		if (l->value->kind == X_CALL && bld_is_named(l->value, "R.match_cast")) {
 			Var *y = build_match_cast(b, l);
 			if (y)
 				res = ir_var_ref(b->m, y, l->target->span);
 		} else {
-			Expr *e = conv_value(b, l->value);
-			SInfo *ann = l->ann ? conv_sinfo(b, l->ann, false) : NULL;
-			if (e && is_leaf(e)) {
+			Expr *e = bld_conv_value(b, l->value);
+			SInfo *ann = l->ann ? bld_conv_sinfo(b, l->ann, false) : NULL;
+			if (e && bld_is_leaf(e)) {
 				res = e;
 			} else if (e && (!l->ann || ann)) {
 				Var *y = ir_var(b->m, l->target->s, ann, false,
@@ -2684,8 +1011,8 @@ build_if(B *b, Stm *s, Where w)
 	}
 	Syn *cx = s->value;
 	/* if N == 16: a comparison of symbolic dims is a bool prim value */
-	Expr *cond = cx->kind == X_BIN && PE_IS_CMP(cx->op) ? conv_prim(b, cx)
-							    : conv_leaf(b, cx);
+	Expr *cond = cx->kind == X_BIN && PE_IS_CMP(cx->op) ? bld_conv_prim(b, cx)
+							    : bld_conv_leaf(b, cx);
 	int mark = b->scope.n;
 	Stm *lt, *le;
 	Expr *then_ = build_branch(b, s->body, &lt);
@@ -2721,9 +1048,9 @@ build_return(B *b, Stm *s)
 		diag_error(b->d, s->span, "return needs a value");
 		return NULL;
 	}
-	Expr *e = conv_value(b, s->value);
-	if (e && !is_leaf(e))
-		e = bind_fresh(b, e, "gv", &b->gv_next);
+	Expr *e = bld_conv_value(b, s->value);
+	if (e && !bld_is_leaf(e))
+		e = bld_bind_fresh(b, e, "gv", &b->gv_next);
 	return e;
 }
 
@@ -2737,7 +1064,7 @@ is_cls_alias(B *b, const Stm *s)
 {
 	return s->target->kind == X_NAME && !strcmp(s->target->s, "cls") &&
 	       !s->ann && s->value && s->value->kind == X_NAME &&
-	       !find_entry(b, s->value->s);
+	       !bld_find_entry(b, s->value->s);
 }
 
 /*
@@ -2763,14 +1090,14 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 			if (s->value->kind == X_STR) {
 				/* a docstring or a bare string: no effect */
 			} else if (s->value->kind == X_CALL &&
-			    is_named(s->value, "R.func_attr")) {
+			    bld_is_named(s->value, "R.func_attr")) {
 				if (w != W_FUNC)
 					diag_error(b->d, s->span,
 						   "R.func_attr must be at the top level of a function");
 				else
 					build_func_attr(b, s->value);
 			} else if (s->value->kind == X_CALL &&
-				   is_named(s->value, "R.output")) {
+				   bld_is_named(s->value, "R.output")) {
 				if (w != W_DF)
 					diag_error(b->d, s->span,
 						   "R.output outside a dataflow block");
@@ -2779,7 +1106,7 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 					 * after an error: no follow-on errors */
 					Stm *n = s->next;
 					if (n && n->kind == S_EXPR &&
-					    is_named(n->value, "R.output"))
+					    bld_is_named(n->value, "R.output"))
 						diag_error(b->d, n->span,
 							   "a second R.output in this dataflow block: name all the outputs in one R.output(a, b, ...)");
 					else if (n && n->kind != S_RETURN)
@@ -2788,7 +1115,7 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 					build_output(b, s->value);
 				}
 			} else if (s->value->kind == X_CALL &&
-				   is_named(s->value, "T.prim_func")) {
+				   bld_is_named(s->value, "T.prim_func")) {
 				diag_error(b->d, s->span, "T.prim_func is not supported by rlx");
 			} else if (s->value->kind == X_CALL) {
 				/* R.print(x): a binding of an unused `_`, as
@@ -2884,7 +1211,7 @@ build_local_func(B *b, Stm *s)
 			ok = false;
 			continue;
 		}
-		SInfo *si = conv_sinfo(b, p->a, true);
+		SInfo *si = bld_conv_sinfo(b, p->a, true);
 		ok &= si != NULL;
 		Var *v = ir_var(b->m, p->s, si, false, p->span);
 		vec_push(&params, v);
@@ -2892,7 +1219,7 @@ build_local_func(B *b, Stm *s)
 	}
 	g->nparams = params.n;
 	g->params = (Var **)vec_to_arena(&params, &b->m->arena);
-	if (s->ann && !(g->ret = conv_sinfo(b, s->ann, true)))
+	if (s->ann && !(g->ret = bld_conv_sinfo(b, s->ann, true)))
 		ok = false;
 	b->f = g;
 	SeqB sb = {0};
@@ -2929,12 +1256,12 @@ func_decorators(B *b, Stm *s, Func *f)
 {
 	bool seen = false;
 	for (Syn *x = s->decorators; x; x = x->next) {
-		if (is_named(x, "T.prim_func")) {
+		if (bld_is_named(x, "T.prim_func")) {
 			diag_error(b->d, x->span, "T.prim_func is not supported by rlx");
 			return false;
 		}
-		if (!is_named(x, "R.function")) {
-			const char *n = callee_name(b, x);
+		if (!bld_is_named(x, "R.function")) {
+			const char *n = bld_callee_name(b, x);
 			diag_error(b->d, x->span, "unsupported decorator '@%s'",
 				   n ? n : "...");
 			return false;
@@ -2974,8 +1301,8 @@ build_func(B *b, Stm *s)
 		return NULL;
 	b->f = f;
 	scope_truncate(b, 0);
-	idx_truncate(&b->used_ix, &b->used, 0, str_name);
-	idx_truncate(&b->symvars_ix, &b->symvars, 0, symvar_name);
+	bld_idx_truncate(&b->used_ix, &b->used, 0, bld_str_name);
+	bld_idx_truncate(&b->symvars_ix, &b->symvars, 0, bld_symvar_name);
 	b->attrs.n = 0;
 	b->lv_next = b->gv_next = 0;
 	b->df_mark = 0;
@@ -2992,13 +1319,13 @@ build_func(B *b, Stm *s)
 	b->d = b->ps->d = scratch; /* dimension strings report through ps */
 	for (Syn *p = s->params; p; p = p->next)
 		if (p->a)
-			(void)conv_sinfo(b, p->a, true);
+			(void)bld_conv_sinfo(b, p->a, true);
 	b->d = real;
 	b->ps->d = real_ps;
 	rlx_diags_free(scratch);
 	Vec params = {0};
 	for (Syn *p = s->params; p; p = p->next) {
-		if (find_entry(b, p->s))
+		if (bld_find_entry(b, p->s))
 			diag_error(b->d, p->span,
 				   "duplicate parameter '%s' in function '%s'",
 				   p->s, s->name);
@@ -3009,7 +1336,7 @@ build_func(B *b, Stm *s)
 			bind_poisoned(b, p->s, p->span);
 			continue;
 		}
-		SInfo *si = conv_sinfo(b, p->a, true);
+		SInfo *si = bld_conv_sinfo(b, p->a, true);
 		Var *v = ir_var(b->m, p->s, si, false, p->span);
 		vec_push(&params, v);
 		bind_name(b, v);
@@ -3017,7 +1344,7 @@ build_func(B *b, Stm *s)
 	f->nparams = params.n;
 	f->params = (Var **)vec_to_arena(&params, &b->m->arena);
 	if (s->ann)
-		f->ret = conv_sinfo(b, s->ann, true);
+		f->ret = bld_conv_sinfo(b, s->ann, true);
 	SeqB sb = {0};
 	b->sb = &sb;
 	Expr *body = build_stmts(b, s->body, NULL, W_FUNC);
@@ -3044,11 +1371,11 @@ build_class(B *b, Stm *cls)
 	for (Stm *s = cls->body; s; s = s->next) {
 		if (s->kind != S_DEF)
 			continue;
-		if (idx_find(&b->funcs_ix, &b->funcs, s->name, str_name))
+		if (bld_idx_find(&b->funcs_ix, &b->funcs, s->name, bld_str_name))
 			diag_error(b->d, s->span, "function '%s' is defined twice",
 				   s->name);
 		vec_push(&b->funcs, (void *)s->name);
-		idx_push(&b->funcs_ix, &b->funcs, str_name);
+		idx_push(&b->funcs_ix, &b->funcs, bld_str_name);
 	}
 	Vec funcs = {0}, decls = {0};
 	for (Stm *s = cls->body; s; s = s->next) {
@@ -3056,15 +1383,15 @@ build_class(B *b, Stm *cls)
 		    (s->kind == S_EXPR && s->value->kind == X_STR))
 			continue; /* pass, a docstring */
 		if (s->kind == S_EXPR && s->value->kind == X_CALL &&
-		    (is_named(s->value, "I.module_attrs") ||
-		     is_named(s->value, "I.module_global_infos"))) {
+		    (bld_is_named(s->value, "I.module_attrs") ||
+		     bld_is_named(s->value, "I.module_global_infos"))) {
 			/* kept as their text, printed back after the class line */
 			StrBuf t = {0};
-			if (!syn_text(&t, s->value) || s->value->n != 1 ||
+			if (!bld_syn_text(&t, s->value) || s->value->n != 1 ||
 			    s->value->items->kind != X_DICT)
 				diag_error(b->d, s->span,
 					   "%s takes a dict of Python literals",
-					   callee_name(b, s->value));
+					   bld_callee_name(b, s->value));
 			else
 				vec_push(&decls, arena_strdup(&b->m->arena, t.p));
 			sb_free(&t);
@@ -3108,8 +1435,8 @@ build_module(PState *ps)
 		case S_CLASS: {
 			bool ok = false;
 			for (Syn *x = s->decorators; x; x = x->next)
-				ok |= is_named(x, "I.ir_module") ||
-				      is_named(x, "tvm.script.ir_module");
+				ok |= bld_is_named(x, "I.ir_module") ||
+				      bld_is_named(x, "tvm.script.ir_module");
 			if (!ok)
 				diag_error(b.d, s->span,
 					   "class '%s' needs the @I.ir_module decorator",
@@ -3123,7 +1450,7 @@ build_module(PState *ps)
 		}
 		case S_DEF: {
 			Syn *x = s->decorators;
-			while (x && !is_named(x, "T.prim_func"))
+			while (x && !bld_is_named(x, "T.prim_func"))
 				x = x->next;
 			if (x)
 				diag_error(b.d, x->span, "T.prim_func is not supported by rlx");

@@ -131,7 +131,7 @@ Syn *syn_parse_dim(PState *ps, const char *text, Span sp);
 /* lexer.l: runs the parser over text; returns yyparse's result. */
 int syn_parse_text(PState *ps, const char *text, size_t len);
 
-/* build.c: the syntax tree to IR. */
+/* build.c (with build_sinfo.c, build_value.c): the syntax tree to IR. */
 void build_module(PState *ps);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * bind_params.c — bind-params: fix configuration values at compile time.
  *
- * Rewrites, for each `NAME=VALUE` of PassOptions.binds (`rlx lift --bind`):
+ * Rewrites, for each `NAME=VALUE` of PassBindOptions.binds (`rlx lift --bind`):
  *  - a parameter NAME of a function becomes the constant VALUE: the
  *    parameter is removed, its uses read an R.const of the parameter's dtype
  *    (a scalar tensor or an R.Prim), and num_input shrinks when the parameter
@@ -187,7 +187,7 @@ bind_array(Module *m, Func *f, int pi, const PassBinding *pb, Diags *d)
 }
 
 int
-pass_bind_params(Module *m, const PassOptions *o, Diags *d)
+pass_bind_params(Module *m, const PassBindOptions *o, Diags *d)
 {
 	int errors = 0;
 	for (int b = 0; b < o->nbinds; b++) {

@@ -295,6 +295,22 @@ recast_branch(Canon *c, const Expr *e, Expr *seq, const Known *learned)
 	seq->sinfo = e->sinfo;
 }
 
+static void sym_expr(Canon *c, Expr *e, Known *k);
+
+/* sym_expr over ir_each_child */
+typedef struct {
+	Canon *c;
+	Known *k;
+} SymWalk;
+
+static bool
+sym_child(Expr **child, void *ctx)
+{
+	SymWalk *w = ctx;
+	sym_expr(w->c, *child, w->k);
+	return true;
+}
+
 /* Substitutes the known values into e's struct info and shapes (not into
  * prim values: those are runtime uses); recurses into if branches. */
 static void
@@ -306,29 +322,9 @@ sym_expr(Canon *c, Expr *e, Known *k)
 	else
 		e->sinfo = subst_si(c, e->sinfo, k);
 	switch (e->kind) {
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			sym_expr(c, e->tuple.items[i], k);
-		break;
-	case E_TUPLE_GET:
-		sym_expr(c, e->tget.tuple, k);
-		break;
 	case E_SHAPE:
 		for (int i = 0; i < e->shape.n; i++)
 			e->shape.values[i] = subst_pe(c, e->shape.values[i], k);
-		break;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			sym_expr(c, e->call.args[i], k);
-		break;
-	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			sym_expr(c, e->callfn.args[i], k);
-		break;
-	case E_CALL_VAR:
-		sym_expr(c, e->callv.fn, k);
-		for (int i = 0; i < e->callv.nargs; i++)
-			sym_expr(c, e->callv.args[i], k);
 		break;
 	case E_FUNC: {
 		/* what its body learns stays in it */
@@ -355,7 +351,8 @@ sym_expr(Canon *c, Expr *e, Known *k)
 	case E_SEQ:
 		sym_seq(c, e, k);
 		break;
-	default:
+	default: /* tuples, calls: their operands */
+		ir_each_child(e, sym_child, &(SymWalk){c, k});
 		break;
 	}
 }
@@ -507,76 +504,37 @@ sym_seq(Canon *c, Expr *seq, Known *k)
 }
 
 /* Symbolic variables used by prim values (runtime uses). */
+static void prim_uses(Canon *c, const Expr *e);
+
+static bool
+prim_uses_child(Expr **child, void *ctx)
+{
+	prim_uses(ctx, *child);
+	return true;
+}
+
 static void
 prim_uses(Canon *c, const Expr *e)
 {
 	if (!e)
 		return;
-	switch (e->kind) {
-	case E_PRIM:
-		if (e->prim.value) {
-			Vec vs = {0};
-			pe_collect_vars(e->prim.value, &vs);
-			for (int i = 0; i < vs.n; i++) {
-				int id = ((SymVar *)vs.items[i])->id;
-				if (!c->sv_runtime[id])
-					ivec_push(&c->sv_marked, id);
-				c->sv_runtime[id] = true;
-			}
-			vec_free(&vs);
-		}
-		break;
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			prim_uses(c, e->tuple.items[i]);
-		break;
-	case E_TUPLE_GET:
-		prim_uses(c, e->tget.tuple);
-		break;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			prim_uses(c, e->call.args[i]);
-		for (int i = 0; i < e->call.nattrs; i++) {
-			const AttrVal *a = &e->call.attrs[i];
-			if (a->kind != AV_DIMS)
-				continue; /* strided_slice's begin/end: prim values */
-			Vec vs = {0};
+	Vec vs = {0};
+	if (e->kind == E_PRIM && e->prim.value)
+		pe_collect_vars(e->prim.value, &vs);
+	ir_each_child((Expr *)e, prim_uses_child, c);
+	for (int i = 0; e->kind == E_CALL && i < e->call.nattrs; i++) {
+		const AttrVal *a = &e->call.attrs[i];
+		if (a->kind == AV_DIMS) /* strided_slice's begin/end: prim values */
 			for (int j = 0; j < a->n; j++)
 				pe_collect_vars(a->dims[j], &vs);
-			for (int j = 0; j < vs.n; j++) {
-				int id = ((SymVar *)vs.items[j])->id;
-				if (!c->sv_runtime[id])
-					ivec_push(&c->sv_marked, id);
-				c->sv_runtime[id] = true;
-			}
-			vec_free(&vs);
-		}
-		break;
-	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			prim_uses(c, e->callfn.args[i]);
-		break;
-	case E_CALL_VAR:
-		for (int i = 0; i < e->callv.nargs; i++)
-			prim_uses(c, e->callv.args[i]);
-		break;
-	case E_FUNC:
-		prim_uses(c, e->fn->body);
-		break;
-	case E_IF:
-		prim_uses(c, e->if_.cond);
-		prim_uses(c, e->if_.then_);
-		prim_uses(c, e->if_.else_);
-		break;
-	case E_SEQ:
-		for (int i = 0; i < e->seq.nblocks; i++)
-			for (int j = 0; j < e->seq.blocks[i]->n; j++)
-				prim_uses(c, e->seq.blocks[i]->bindings[j]->value);
-		prim_uses(c, e->seq.body);
-		break;
-	default:
-		break;
 	}
+	for (int i = 0; i < vs.n; i++) {
+		int id = ((SymVar *)vs.items[i])->id;
+		if (!c->sv_runtime[id])
+			ivec_push(&c->sv_marked, id);
+		c->sv_runtime[id] = true;
+	}
+	vec_free(&vs);
 }
 
 /* ------------------------------------------------------------- planning */
@@ -1081,9 +1039,8 @@ canon_func(Canon *c, Func *f, Var **vars)
 }
 
 int
-pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d)
+pass_canonicalize_bindings(Module *m, Diags *d)
 {
-	(void)o;
 	return pass_canonicalize_funcs(m, m->funcs, m->nfuncs, d);
 }
 

@@ -166,6 +166,13 @@ rewrite_seq(Ssa *s, Expr *seq)
 	seq->sinfo = subst_sinfo(s, seq->sinfo);
 }
 
+static bool
+rewrite_child(Expr **child, void *ctx)
+{
+	rewrite_expr(ctx, *child);
+	return true;
+}
+
 static void
 rewrite_expr(Ssa *s, Expr *e)
 {
@@ -177,13 +184,6 @@ rewrite_expr(Ssa *s, Expr *e)
 		if (e->var->id < s->n && s->var_map[e->var->id])
 			e->var = s->var_map[e->var->id];
 		break;
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			rewrite_expr(s, e->tuple.items[i]);
-		break;
-	case E_TUPLE_GET:
-		rewrite_expr(s, e->tget.tuple);
-		break;
 	case E_SHAPE:
 		for (int i = 0; i < e->shape.n; i++)
 			e->shape.values[i] = subst_pe(s, e->shape.values[i]);
@@ -191,18 +191,12 @@ rewrite_expr(Ssa *s, Expr *e)
 	case E_PRIM:
 		e->prim.value = subst_pe(s, e->prim.value);
 		break;
+	case E_TUPLE:
+	case E_TUPLE_GET:
 	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			rewrite_expr(s, e->call.args[i]);
-		break;
 	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			rewrite_expr(s, e->callfn.args[i]);
-		break;
 	case E_CALL_VAR:
-		rewrite_expr(s, e->callv.fn);
-		for (int i = 0; i < e->callv.nargs; i++)
-			rewrite_expr(s, e->callv.args[i]);
+		ir_each_child(e, rewrite_child, s);
 		break;
 	case E_FUNC: /* its parameters are its own: only the body's uses */
 		rewrite_seq(s, e->fn->body);
@@ -270,9 +264,8 @@ fresh_symvars(Ssa *s, Func *f)
 }
 
 int
-pass_convert_ssa(Module *m, const PassOptions *o, Diags *d)
+pass_convert_ssa(Module *m, Diags *d)
 {
-	(void)o;
 	(void)d;
 	int n = m->next_id;
 	Ssa s = {.m = m,

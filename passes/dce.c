@@ -123,9 +123,8 @@ pass_dce_func(Module *m, Func *f)
 }
 
 int
-pass_dead_code_elimination(Module *m, const PassOptions *o, Diags *d)
+pass_dead_code_elimination(Module *m, Diags *d)
 {
-	(void)o;
 	(void)d;
 	Counts c = {calloc((size_t)m->next_id + 1, sizeof(int))};
 	for (int i = 0; i < m->nfuncs; i++) {

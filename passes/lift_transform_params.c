@@ -35,7 +35,8 @@
  * Beyond TVM: a computable value that F returns is passed to F (TVM #17231);
  * a weight whose annotation uses symbolic variables from the runtime inputs
  * is an R.Tensor(ndim=...) in the transform; `--shared` with nothing in
- * common lifts each function on its own. See the shared transform section.
+ * common lifts the union (what TVM's test of the case expects, an xfail).
+ * See the shared transform section.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -530,11 +531,14 @@ bundle_use(Expr *use, void *ctx)
  * `params`, a tuple of f's weights; one dataflow block with the computable
  * bindings (copied) and `w = params[i]` before each use of a weight; the
  * result (shape of `extra` when non-empty, outs...). Canonicalized, its dead
- * bindings removed.
+ * bindings removed. `given` (NULL: none) maps a var of f, by id, to a var
+ * that already computes it (another function's, in the union): its binding
+ * is not copied and its uses read that var; the copies made are recorded in
+ * it.
  */
 static Func *
 build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
-		Diags *d)
+		Var **given, Diags *d)
 {
 	Module *m = l->m;
 	Func *f = l->f;
@@ -560,7 +564,8 @@ build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
 	t->attrs = attrs_num_input_zero(m, &t->nattrs);
 
 	Bundle bu = {m, l, params, calloc((size_t)l->nids + 1, sizeof(int)),
-		     calloc((size_t)l->nids + 1, sizeof(Var *)), {0}, d};
+		     given ? given : calloc((size_t)l->nids + 1, sizeof(Var *)),
+		     {0}, d};
 	if (!bu.widx || !bu.copy)
 		ir_bug("out of memory");
 	for (int i = 0; i < nw; i++)
@@ -569,7 +574,7 @@ build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
 		Block *b = body->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
 			Binding *bd = b->bindings[k];
-			if (l->kind[bd->var->id] != K_LIFT)
+			if (l->kind[bd->var->id] != K_LIFT || bu.copy[bd->var->id])
 				continue;
 			Var *c = copy_var(m, bd->var, true);
 			Expr *val = ir_copy_expr(m, bd->value);
@@ -598,7 +603,8 @@ build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
 		tup->tuple.items[tup->tuple.n++] = bundle_use(use, &bu);
 	}
 	free(bu.widx);
-	free(bu.copy);
+	if (!given)
+		free(bu.copy);
 	infer_expr(m, tup, d);
 	t->ret = tup->sinfo;
 	Expr *result = tup; /* the empty tuple stays inline (TVM's normal form) */
@@ -812,7 +818,7 @@ lift_func(Module *m, Func *f, Diags *d)
 	if (old && identity)
 		goto out;
 
-	Func *t = build_transform(&l, tname, &outs, &extra, d);
+	Func *t = build_transform(&l, tname, &outs, &extra, NULL, d);
 
 	Var *shape = NULL;
 	if (extra.n) {
@@ -868,10 +874,13 @@ out:
  * (in parameter order), then the lifted values any function uses; every
  * function takes all of them, with the names the first function gives them.
  *
- * When the functions share no pre-processing at all, a shared transform
- * would only pass the weights through and each function would lose its own
- * lifting (TVM raises "not implemented" here). rlx then lifts each function
- * on its own, as without --shared, and says so in a note.
+ * When the functions share no pre-processing at all, the intersection is
+ * empty and a shared transform would only pass the weights through, each
+ * function losing its own lifting (TVM's pass does this; its own test of the
+ * case, an xfail, expects the union instead). rlx then lifts the union: every
+ * binding that some function lifts is computed by the one transform, each
+ * function's outputs after the previous function's, and every function takes
+ * all of them; a note says so. See build_union for the transform's order.
  */
 
 typedef struct {
@@ -1021,11 +1030,23 @@ weights_match(Module *m, Func **fs, int n, Diags *d)
 				StrBuf sa = {0}, sb = {0};
 				print_sinfo(&sa, a->sinfo);
 				print_sinfo(&sb, b->sinfo);
-				diag_error(d, b->span,
-					   "--shared: weight %d of %s is %s, but "
-					   "weight %d of %s is %s",
-					   k, f->name, sb.p ? sb.p : "?", k,
-					   f0->name, sa.p ? sa.p : "?");
+				if (sa.p && sb.p && !strcmp(sa.p, sb.p))
+					/* same text: symbolic dimensions, one
+					 * variable per function */
+					diag_error(d, b->span,
+						   "--shared: weight %d is %s in "
+						   "both %s and %s, but its symbolic "
+						   "dimensions are each function's "
+						   "own; a shared transform needs "
+						   "static weight shapes (lift "
+						   "without --shared)",
+						   k, sb.p, f0->name, f->name);
+				else
+					diag_error(d, b->span,
+						   "--shared: weight %d of %s is %s, "
+						   "but weight %d of %s is %s",
+						   k, f->name, sb.p ? sb.p : "?", k,
+						   f0->name, sa.p ? sa.p : "?");
 				sb_free(&sa);
 				sb_free(&sb);
 				ok = false;
@@ -1050,6 +1071,335 @@ lift_reset(Lift *l)
 	memset(l->sv_rt, 0, n * sizeof(bool));
 }
 
+/* A use of `from` (a transform's tuple parameter) becomes a use of `to`. */
+typedef struct {
+	Var *from, *to;
+} Rename;
+
+static Expr *
+rename_use(Expr *use, void *ctx)
+{
+	Rename *r = ctx;
+	if (use->var == r->from)
+		use->var = r->to;
+	return use;
+}
+
+/* While ordering the union: the last weight position that uses read. */
+typedef struct {
+	const int *lastw; /* per Var.id: last weight position read, or -1 */
+	int max;
+} LastW;
+
+static Expr *
+last_weight_use(Expr *use, void *ctx)
+{
+	LastW *lw = ctx;
+	if (lw->lastw[use->var->id] > lw->max)
+		lw->max = lw->lastw[use->var->id];
+	return use;
+}
+
+/*
+ * The union transform (--shared, nothing in common): function i's own
+ * transform is built for the outputs it contributes (owner[o] == i; the
+ * weights needed raw are the first function's), then the transforms are
+ * merged over one `params`. Bindings are ordered by the last weight position
+ * they read, directly (`w = params[i]`) or through what they use, ties in
+ * function and binding order: a binding never reads an earlier position than
+ * the bindings it uses, so the order is valid, and it does not depend on
+ * which function computed what. The result is the outputs in order. The
+ * weight shapes are static (weights_match), so no transform defines
+ * symbolic variables and one `params` serves all.
+ */
+static Func *
+build_union(Module *m, SharedFn *sf, int n, const Vec *outs, const int *owner,
+	    Diags *d)
+{
+	Vec none = {0}, bs = {0}, items = {0};
+	Func *t = NULL;
+	Var *params = NULL;
+	int nids = sf[0].l.nids, nk = 0;
+	for (int v = 0; v < nids; v++)
+		for (int i = 0; i < n; i++)
+			if (sf[i].key_of[v] >= nk)
+				nk = sf[i].key_of[v] + 1;
+	Var **given = calloc((size_t)nids + 1, sizeof(Var *));
+	Var **by_key = calloc((size_t)nk + 1, sizeof(Var *));
+	if (!given || !by_key)
+		ir_bug("out of memory");
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		/* What an earlier function computes is not computed again. */
+		for (int v = 0; v < nids; v++)
+			if (l->kind[v] == K_LIFT && sf[i].key_of[v] >= 0)
+				given[v] = by_key[sf[i].key_of[v]];
+		Vec mine = {0};
+		for (int o = 0; o < outs->n; o++)
+			if (owner[o] == i)
+				vec_push(&mine, outs->items[o]);
+		Func *ti = NULL;
+		if (i == 0 || mine.n)
+			ti = build_transform(l, "transform_params", &mine, &none,
+					     given, d);
+		vec_free(&mine);
+		for (int v = 0; v < nids; v++)
+			if (l->kind[v] == K_LIFT && sf[i].key_of[v] >= 0 &&
+			    given[v] && !by_key[sf[i].key_of[v]])
+				by_key[sf[i].key_of[v]] = given[v];
+		if (!ti)
+			continue;
+		if (!t) {
+			t = ti;
+			params = ti->params[0];
+		}
+		Rename r = {ti->params[0], params};
+		Block *b = ti->body->seq.blocks[0];
+		int nb = b->n;
+		if (ti->body->seq.body->kind == E_VAR) { /* gv = (outs...) last */
+			Expr *tup = b->bindings[--nb]->value;
+			for (int k = 0; k < tup->tuple.n; k++)
+				vec_push(&items, tup->tuple.items[k]);
+		}
+		for (int k = 0; k < nb; k++) {
+			ir_map_uses(&b->bindings[k]->value, rename_use, &r);
+			vec_push(&bs, b->bindings[k]);
+		}
+	}
+	free(given);
+	free(by_key);
+	/* Order by the last weight position read (stable). */
+	int *lastw = malloc(sizeof(int) * ((size_t)m->next_id + 1));
+	int *key = malloc(sizeof(int) * ((size_t)bs.n + 1));
+	if (!lastw || !key)
+		ir_bug("out of memory");
+	for (int v = 0; v <= m->next_id; v++)
+		lastw[v] = -1;
+	for (int k = 0; k < bs.n; k++) {
+		Binding *bd = bs.items[k];
+		LastW lw = {lastw, -1};
+		if (bd->value->kind == E_TUPLE_GET &&
+		    bd->value->tget.tuple->kind == E_VAR &&
+		    bd->value->tget.tuple->var == params)
+			lw.max = bd->value->tget.index;
+		else
+			ir_map_uses(&bd->value, last_weight_use, &lw);
+		lastw[bd->var->id] = key[k] = lw.max;
+	}
+	for (int k = 1; k < bs.n; k++) /* insertion sort: stable, n small */
+		for (int j = k; j > 0 && key[j - 1] > key[j]; j--) {
+			int tk = key[j];
+			key[j] = key[j - 1];
+			key[j - 1] = tk;
+			void *tb = bs.items[j];
+			bs.items[j] = bs.items[j - 1];
+			bs.items[j - 1] = tb;
+		}
+	free(lastw);
+	free(key);
+	Expr *tup = ir_expr(m, E_TUPLE, t->span);
+	tup->tuple.n = items.n;
+	tup->tuple.items = (Expr **)vec_to_arena(&items, &m->arena);
+	infer_expr(m, tup, d);
+	t->ret = tup->sinfo;
+	Expr *result = tup;
+	if (tup->tuple.n) {
+		Var *gv = ir_var(m, "gv", tup->sinfo, false, t->span);
+		vec_push(&bs, ir_binding(m, gv, tup, t->span));
+		result = ir_var_ref(m, gv, t->span);
+	}
+	Block *tb = t->body->seq.blocks[0];
+	tb->n = bs.n;
+	tb->bindings = (Binding **)vec_to_arena(&bs, &m->arena);
+	t->body = seq_of(m, t->body->seq.blocks, 1, result, t->span);
+	return t;
+}
+
+/* How many functions lift each key: count[key] (nk keys), malloc'ed. */
+static int *
+key_counts(const SharedFn *sf, int n, int nk)
+{
+	int *count = calloc((size_t)nk + 1, sizeof(int));
+	for (int i = 0; i < n; i++) {
+		bool *seen = calloc((size_t)nk + 1, sizeof(bool));
+		for (int k = 0; k < sf[i].keys.n; k++) {
+			int id = (int)(intptr_t)sf[i].keys.items[k];
+			if (id >= 0 && !seen[id]) {
+				seen[id] = true;
+				count[id]++;
+			}
+		}
+		free(seen);
+	}
+	return count;
+}
+
+/* Classifies each function again: only the shared bindings (keys lifted
+ * in all n functions; in the union, every lifted one) are computable. */
+static void
+reclassify_shared(SharedFn *sf, int n, const int *count, bool uni, int nids)
+{
+	bool *allow = calloc((size_t)nids + 1, sizeof(bool));
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		for (int v = 0; v < nids; v++)
+			allow[v] = sf[i].key_of[v] >= 0 &&
+				   (uni || count[sf[i].key_of[v]] == n);
+		lift_reset(l);
+		l->allow = allow;
+		classify_func(l);
+		l->allow = NULL;
+	}
+	free(allow);
+}
+
+/* The transform's outputs: weight positions any function needs (key
+ * -1 - position), then shared keys any function needs, in binding order,
+ * function by function (all of them are the first function's but in the
+ * union); owner[o] is the function whose var outs[o] is. */
+static void
+shared_outputs(SharedFn *sf, int n, int nk, int nids, Vec *outs,
+	       Vec *out_keys, Vec *owner)
+{
+	Lift *l0 = &sf[0].l;
+	Func *f0 = l0->f;
+	int nw = f0->nparams - l0->ninput;
+	bool *wneed = calloc((size_t)nw + 1, sizeof(bool));
+	bool *kneed = calloc((size_t)nk + 1, sizeof(bool));
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		for (int k = 0; k < nw; k++)
+			wneed[k] |= l->rt[l->f->params[l->ninput + k]->id];
+		for (int v = 0; v < nids; v++)
+			if (l->rt[v] && l->kind[v] == K_LIFT && l->param_dep[v])
+				kneed[sf[i].key_of[v]] = true;
+	}
+	for (int k = 0; k < nw; k++)
+		if (wneed[k]) {
+			vec_push(outs, f0->params[l0->ninput + k]);
+			vec_push(out_keys, (void *)(intptr_t)(-1 - k));
+			vec_push(owner, (void *)(intptr_t)0);
+		}
+	for (int i = 0; i < n; i++) {
+		Lift *l = &sf[i].l;
+		Expr *body = l->f->body;
+		for (int b = 0; b < body->seq.nblocks; b++)
+			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
+				Var *v = body->seq.blocks[b]->bindings[k]->var;
+				int key = sf[i].key_of[v->id];
+				if (l->kind[v->id] == K_LIFT &&
+				    l->param_dep[v->id] && kneed[key]) {
+					kneed[key] = false; /* once per key */
+					vec_push(outs, v);
+					vec_push(out_keys, (void *)(intptr_t)key);
+					vec_push(owner, (void *)(intptr_t)i);
+				}
+			}
+	}
+	free(wneed);
+	free(kneed);
+}
+
+/* Symbolic variables needed at run time must be carried by outputs: an
+ * error for each function that needs one only its weights define. */
+static int
+check_shared_symvars(SharedFn *sf, int n, Vec *outs, Diags *d)
+{
+	int errors = 0;
+	for (int i = 0; i < n; i++) {
+		Vec extra = {0};
+		lift_extra(&sf[i].l, outs, &extra);
+		if (extra.n) {
+			diag_error(d, sf[i].l.f->span,
+				   "--shared: %s needs at run time a symbolic "
+				   "dimension that only its weights define; lift "
+				   "it without --shared",
+				   sf[i].l.f->name);
+			errors++;
+		}
+		vec_free(&extra);
+	}
+	return errors;
+}
+
+/* The shared transform, built from the first function (the union: from
+ * each, outs[o] from function owner[o]). */
+static Func *
+shared_transform(Module *m, SharedFn *sf, int n, bool uni, Vec *outs,
+		 const Vec *owner, Diags *d)
+{
+	if (!uni) {
+		Vec none = {0};
+		return build_transform(&sf[0].l, "transform_params", outs, &none,
+				       NULL, d);
+	}
+	int *own = malloc(sizeof(int) * ((size_t)owner->n + 1));
+	if (!own)
+		ir_bug("out of memory");
+	for (int o = 0; o < owner->n; o++)
+		own[o] = (int)(intptr_t)owner->items[o];
+	Func *t = build_union(m, sf, n, outs, own, d);
+	free(own);
+	diag_note(d, sf[0].l.f->span,
+		  "--shared: the functions share no pre-processing; the "
+		  "shared transform computes what each of them lifts");
+	return t;
+}
+
+/* Rewrites one function to take every output of the shared transform,
+ * named as in the first function: its weights and its bindings of each
+ * output's key read the parameter instead. */
+static int
+take_shared(Module *m, SharedFn *sfi, const Vec *outs, const Vec *out_keys,
+	    Diags *d)
+{
+	Lift *l = &sfi->l;
+	Func *f = l->f;
+	int nids = m->next_id;
+	Var **outp = ARENA_ARRAY(&m->arena, Var *, outs->n + 1);
+	Vec bindv = {0};
+	int *bindp = ARENA_ARRAY(&m->arena, int, nids + outs->n + 1);
+	for (int o = 0; o < outs->n; o++) {
+		outp[o] = copy_var(m, outs->items[o], false);
+		int key = (int)(intptr_t)out_keys->items[o];
+		if (key < 0) {
+			Var *w = f->params[l->ninput + (-1 - key)];
+			if (l->rt[w->id]) {
+				bindp[bindv.n] = o;
+				vec_push(&bindv, w);
+			}
+			continue;
+		}
+		Expr *body = f->body;
+		for (int b = 0; b < body->seq.nblocks; b++)
+			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
+				Var *v = body->seq.blocks[b]->bindings[k]->var;
+				if (sfi->key_of[v->id] == key &&
+				    l->kind[v->id] == K_LIFT) {
+					bindp[bindv.n] = o;
+					vec_push(&bindv, v);
+				}
+			}
+	}
+	rewrite_runtime(l, NULL, outp, outs->n, (Var **)bindv.items, bindp,
+			bindv.n);
+	vec_free(&bindv);
+	order_symvars(m, f, NULL, 0);
+	return clean(m, &f, 1, false, d);
+}
+
+/* The shared transform t goes first in the module. */
+static void
+prepend_func(Module *m, Func *t)
+{
+	Func **nfs = ARENA_ARRAY(&m->arena, Func *, m->nfuncs + 1);
+	nfs[0] = t;
+	for (int i = 0; i < m->nfuncs; i++)
+		nfs[i + 1] = m->funcs[i];
+	m->funcs = nfs;
+	m->nfuncs++;
+}
+
 /* Lifts fs[0..n) into one shared transform_params. */
 static int
 lift_shared(Module *m, Func **fs, int n, Diags *d)
@@ -1071,144 +1421,26 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 	}
 	/* The intersection: keys lifted in every function. */
 	int nk = kt.keys.n;
-	int *count = calloc((size_t)nk + 1, sizeof(int));
-	for (int i = 0; i < n; i++) {
-		bool *seen = calloc((size_t)nk + 1, sizeof(bool));
-		for (int k = 0; k < sf[i].keys.n; k++) {
-			int id = (int)(intptr_t)sf[i].keys.items[k];
-			if (id >= 0 && !seen[id]) {
-				seen[id] = true;
-				count[id]++;
-			}
-		}
-		free(seen);
-	}
+	int *count = key_counts(sf, n, nk);
 	int shared_count = 0;
 	for (int k = 0; k < nk; k++)
 		shared_count += count[k] == n;
-	int errors = 0;
-	bool *wneed = NULL, *kneed = NULL;
-	Vec outs = {0}, out_keys = {0};
-	if (shared_count == 0) {
-		diag_note(d, fs[0]->span,
-			  "--shared: the functions share no pre-processing; each "
-			  "is lifted into its own transform");
-		for (int i = 0; i < n && !errors; i++)
-			errors += lift_func(m, fs[i], d);
-		goto out;
+	bool uni = shared_count == 0; /* nothing in common: the union */
+	Vec outs = {0}, out_keys = {0}, owner = {0};
+	reclassify_shared(sf, n, count, uni, nids);
+	shared_outputs(sf, n, nk, nids, &outs, &out_keys, &owner);
+	int errors = check_shared_symvars(sf, n, &outs, d);
+	if (!errors) {
+		Func *t = shared_transform(m, sf, n, uni, &outs, &owner, d);
+		errors += clean(m, &t, 1, true, d);
+		/* each function takes every output, named as in the first */
+		for (int i = 0; i < n; i++)
+			errors += take_shared(m, &sf[i], &outs, &out_keys, d);
+		prepend_func(m, t);
 	}
-	/* Classify again: only the shared bindings are computable. */
-	bool *allow = calloc(sz, sizeof(bool));
-	for (int i = 0; i < n; i++) {
-		Lift *l = &sf[i].l;
-		for (int v = 0; v < nids; v++)
-			allow[v] = sf[i].key_of[v] >= 0 && count[sf[i].key_of[v]] == n;
-		lift_reset(l);
-		l->allow = allow;
-		classify_func(l);
-		l->allow = NULL;
-	}
-	free(allow);
-	/* Outputs: weight positions any function needs, then shared keys any
-	 * function needs, in the first function's binding order. */
-	int nw = fs[0]->nparams - sf[0].l.ninput;
-	wneed = calloc((size_t)nw + 1, sizeof(bool));
-	kneed = calloc((size_t)nk + 1, sizeof(bool));
-	for (int i = 0; i < n; i++) {
-		Lift *l = &sf[i].l;
-		for (int k = 0; k < nw; k++)
-			wneed[k] |= l->rt[l->f->params[l->ninput + k]->id];
-		for (int v = 0; v < nids; v++)
-			if (l->rt[v] && l->kind[v] == K_LIFT && l->param_dep[v])
-				kneed[sf[i].key_of[v]] = true;
-	}
-	Lift *l0 = &sf[0].l;
-	Func *f0 = fs[0];
-	Expr *body0 = f0->body;
-	for (int k = 0; k < nw; k++)
-		if (wneed[k]) {
-			vec_push(&outs, f0->params[l0->ninput + k]);
-			vec_push(&out_keys, (void *)(intptr_t)(-1 - k));
-		}
-	for (int b = 0; b < body0->seq.nblocks; b++)
-		for (int k = 0; k < body0->seq.blocks[b]->n; k++) {
-			Var *v = body0->seq.blocks[b]->bindings[k]->var;
-			int key = sf[0].key_of[v->id];
-			if (l0->kind[v->id] == K_LIFT && l0->param_dep[v->id] &&
-			    kneed[key]) {
-				kneed[key] = false; /* once per key */
-				vec_push(&outs, v);
-				vec_push(&out_keys, (void *)(intptr_t)key);
-			}
-		}
-	/* Symbolic variables needed at run time must be carried by outputs. */
-	for (int i = 0; i < n; i++) {
-		Vec extra = {0};
-		lift_extra(&sf[i].l, &outs, &extra);
-		if (extra.n) {
-			diag_error(d, sf[i].l.f->span,
-				   "--shared: %s needs at run time a symbolic "
-				   "dimension that only its weights define; lift "
-				   "it without --shared",
-				   sf[i].l.f->name);
-			errors++;
-		}
-		vec_free(&extra);
-	}
-	if (errors)
-		goto out;
-
-	/* The transform, built from the first function. */
-	Vec none = {0};
-	Func *t = build_transform(l0, "transform_params", &outs, &none, d);
-	errors += clean(m, &t, 1, true, d);
-
-	/* Each function takes every output, named as in the first. */
-	for (int i = 0; i < n; i++) {
-		Lift *l = &sf[i].l;
-		Func *f = l->f;
-		Var **outp = ARENA_ARRAY(&m->arena, Var *, outs.n + 1);
-		Vec bindv = {0};
-		int *bindp = ARENA_ARRAY(&m->arena, int, nids + outs.n + 1);
-		for (int o = 0; o < outs.n; o++) {
-			outp[o] = copy_var(m, outs.items[o], false);
-			int key = (int)(intptr_t)out_keys.items[o];
-			if (key < 0) {
-				Var *w = f->params[l->ninput + (-1 - key)];
-				if (l->rt[w->id]) {
-					bindp[bindv.n] = o;
-					vec_push(&bindv, w);
-				}
-				continue;
-			}
-			Expr *body = f->body;
-			for (int b = 0; b < body->seq.nblocks; b++)
-				for (int k = 0; k < body->seq.blocks[b]->n; k++) {
-					Var *v = body->seq.blocks[b]->bindings[k]->var;
-					if (sf[i].key_of[v->id] == key &&
-					    l->kind[v->id] == K_LIFT) {
-						bindp[bindv.n] = o;
-						vec_push(&bindv, v);
-					}
-				}
-		}
-		rewrite_runtime(l, NULL, outp, outs.n, (Var **)bindv.items,
-				bindp, bindv.n);
-		vec_free(&bindv);
-		order_symvars(m, f, NULL, 0);
-		errors += clean(m, &f, 1, false, d);
-	}
-	Func **nfs = ARENA_ARRAY(&m->arena, Func *, m->nfuncs + 1);
-	nfs[0] = t;
-	for (int i = 0; i < m->nfuncs; i++)
-		nfs[i + 1] = m->funcs[i];
-	m->funcs = nfs;
-	m->nfuncs++;
-out:
 	vec_free(&outs);
 	vec_free(&out_keys);
-	free(wneed);
-	free(kneed);
+	vec_free(&owner);
 	free(count);
 	for (int i = 0; i < n; i++) {
 		lift_free(&sf[i].l);
@@ -1236,7 +1468,7 @@ by_name(const void *a, const void *b)
 }
 
 int
-pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
+pass_lift_transform_params(Module *m, const PassLiftOptions *o, Diags *d)
 {
 	int errors = 0;
 	int nf = m->nfuncs;
@@ -1275,6 +1507,6 @@ pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d)
 	}
 	free(sel);
 	if (!errors)
-		errors = pass_convert_ssa(m, o, d);
+		errors = pass_convert_ssa(m, d);
 	return errors;
 }

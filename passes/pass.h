@@ -24,18 +24,31 @@ typedef struct {
 	const int64_t *shape;
 } PassBinding;
 
+/* Each pass that takes options declares them; the others take none. */
+
+/* lift-transform-params (lift_transform_params.c) */
 typedef struct {
-	/* lift-transform-params */
 	bool shared;               /* one transform_params for all functions */
 	const char **shared_funcs; /* NULL: every function with num_input */
 	int nshared_funcs;
-	/* bind-params */
+} PassLiftOptions;
+
+/* bind-params (bind_params.c) */
+typedef struct {
 	const PassBinding *binds;
 	int nbinds;
+} PassBindOptions;
+
+/* What a pipeline is run with: each pass's options, filled by the caller
+ * (the CLI, the engines), and the pipeline's own. */
+typedef struct {
+	PassLiftOptions lift;
+	PassBindOptions bind;
 	/* the verifier runs after every pass (always on in test builds) */
 	bool verify_each;
 } PassOptions;
 
+/* A row of the pass table: fn hands the pass its own options. */
 typedef int (*PassFn)(Module *m, const PassOptions *o, Diags *d);
 
 typedef struct {
@@ -96,11 +109,11 @@ bool pass_is_bundled(const Func *t);
 void pass_weight_names(const Module *m, const Func *t, const char **names);
 void pass_unbundle_params(Module *m, Func *t, const char **names, Diags *d);
 
-/* The passes, one per file. */
-int pass_convert_ssa(Module *m, const PassOptions *o, Diags *d);
-int pass_canonicalize_bindings(Module *m, const PassOptions *o, Diags *d);
-int pass_lift_transform_params(Module *m, const PassOptions *o, Diags *d);
-int pass_bind_params(Module *m, const PassOptions *o, Diags *d);
-int pass_dead_code_elimination(Module *m, const PassOptions *o, Diags *d);
+/* The passes, one per file, each with its own options (if any). */
+int pass_convert_ssa(Module *m, Diags *d);
+int pass_canonicalize_bindings(Module *m, Diags *d);
+int pass_lift_transform_params(Module *m, const PassLiftOptions *o, Diags *d);
+int pass_bind_params(Module *m, const PassBindOptions *o, Diags *d);
+int pass_dead_code_elimination(Module *m, Diags *d);
 
 #endif

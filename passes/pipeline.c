@@ -10,16 +10,50 @@
 
 #include "pass.h"
 
+/* Each pass with its own options out of the pipeline's. */
+static int
+convert_ssa(Module *m, const PassOptions *o, Diags *d)
+{
+	(void)o;
+	return pass_convert_ssa(m, d);
+}
+
+static int
+canonicalize_bindings(Module *m, const PassOptions *o, Diags *d)
+{
+	(void)o;
+	return pass_canonicalize_bindings(m, d);
+}
+
+static int
+bind_params(Module *m, const PassOptions *o, Diags *d)
+{
+	return pass_bind_params(m, &o->bind, d);
+}
+
+static int
+lift_transform_params(Module *m, const PassOptions *o, Diags *d)
+{
+	return pass_lift_transform_params(m, &o->lift, d);
+}
+
+static int
+dead_code_elimination(Module *m, const PassOptions *o, Diags *d)
+{
+	(void)o;
+	return pass_dead_code_elimination(m, d);
+}
+
 static const Pass passes[] = {
-	{"convert-ssa", pass_convert_ssa,
+	{"convert-ssa", convert_ssa,
 	 "make every variable and symbolic variable defined once, module-wide"},
-	{"canonicalize-bindings", pass_canonicalize_bindings,
+	{"canonicalize-bindings", canonicalize_bindings,
 	 "remove trivial bindings, keeping the human-readable names"},
-	{"bind-params", pass_bind_params,
+	{"bind-params", bind_params,
 	 "bind parameters or symbolic variables to constants (--bind)"},
-	{"lift-transform-params", pass_lift_transform_params,
+	{"lift-transform-params", lift_transform_params,
 	 "move weight pre-processing into F_transform_params"},
-	{"dead-code-elimination", pass_dead_code_elimination,
+	{"dead-code-elimination", dead_code_elimination,
 	 "remove unused pure bindings and uncalled private functions"},
 };
 

@@ -3,8 +3,9 @@
  * function, before anything runs. Every parameter present, a tensor, with
  * the dtype and shape of its annotation (symbolic dimensions bound from the
  * first tensor that has them as a bare dimension, checked where they
- * recur); tensors the function does not take are one warning naming them
- * (TVM ignores them too). Also the symbolic-variable environment the check
+ * recur; a shape tuple of a tensor cache for an R.Shape parameter, with its
+ * count of values); tensors the function does not take are one warning
+ * naming them (TVM ignores them too). Also the symbolic-variable environment the check
  * and the weight and input makers share.
  */
 #include <stdlib.h>
@@ -76,6 +77,29 @@ matches(RtSymEnv *env, const SInfo *si, const RtWeightInfo *w)
 	return match;
 }
 
+/* A shape tuple of a tensor cache (a transform's output) for R.Shape
+ * parameter p: as many values as the annotation has. */
+static void
+check_shape(Module *m, const Func *f, const Var *p, RtWeights *w,
+	    const char *wname, RtWeightInfo *info, Diags *d)
+{
+	RtWeightInfo wi = {.dt = DT_I64, .ndim = 1};
+	RtError e;
+	if (!rt_weights_info(w, p->name, NULL, &wi.ndim, wi.shape, &e)) {
+		diag_file(d, DIAG_ERROR, wname, "%s", e.msg);
+		return;
+	}
+	wi.ndim = 1;
+	wi.nbytes = (uint64_t)wi.shape[0] * sizeof(int64_t);
+	if (info)
+		*info = wi;
+	if (p->sinfo->ndim >= 0 && wi.shape[0] != p->sinfo->ndim)
+		diag_file(d, DIAG_ERROR, wname, "shape tuple '%s' has %lld "
+			  "values, but %s expects %s", p->name,
+			  (long long)wi.shape[0], f->name,
+			  infer_sinfo_str(m, p->sinfo));
+}
+
 /* The one policy of run, transform and verify for checkpoint tensors that
  * are no weight of f (see transform.h). */
 int
@@ -114,6 +138,11 @@ rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
 		const Var *p = f->params[i];
 		const SInfo *si = p->sinfo;
 		RtWeightInfo wi = {0};
+		if (si && si->kind == SI_SHAPE && rt_weights_is_shape(w, p->name)) {
+			check_shape(m, f, p, w, wname, info ? &info[i - first] : NULL,
+				    d);
+			continue;
+		}
 		if (!rt_weights_has(w, p->name)) {
 			if (nmissing++ < 8)
 				sb_printf(&missing, "%s'%s'", nmissing > 1 ? ", " : "",

@@ -29,7 +29,7 @@
  *
  * Threads. The impl also takes the range [lo, hi) of its outer loop and a
  * flag saying whether it may split it. A generator opens its outer loop
- * with par_begin (or par_nest): when the flag is set and the work is at
+ * with cg_par_begin (or par_nest): when the flag is set and the work is at
  * least PAR_MIN, the impl packs its arguments and calls
  * rlx_parallel_for(pool, ctx, n, NAME.par) on the Jit's thread pool
  * (runtime/pool.h; the pool is read from the symbol rlx_jit_pool, which
@@ -77,26 +77,26 @@ struct Codegen {
 
 /* An i64 constant. */
 LLVMValueRef
-ci(K *k, int64_t v)
+cg_ci(K *k, int64_t v)
 {
 	return LLVMConstInt(k->i64, (unsigned long long)v, true);
 }
 
 LLVMValueRef
-add(K *k, LLVMValueRef a, LLVMValueRef b)
+cg_add(K *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildNSWAdd(k->b, a, b, "");
 }
 
 LLVMValueRef
-mul(K *k, LLVMValueRef a, LLVMValueRef b)
+cg_mul(K *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildNSWMul(k->b, a, b, "");
 }
 
 /* min(a, b) of i64 values. */
 LLVMValueRef
-imin(K *k, LLVMValueRef a, LLVMValueRef b)
+cg_imin(K *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, a, b, ""),
 			       a, b, "");
@@ -104,7 +104,7 @@ imin(K *k, LLVMValueRef a, LLVMValueRef b)
 
 /* max(a, b) of i64 values. */
 LLVMValueRef
-imax(K *k, LLVMValueRef a, LLVMValueRef b)
+cg_imax(K *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSGT, a, b, ""),
 			       a, b, "");
@@ -112,28 +112,28 @@ imax(K *k, LLVMValueRef a, LLVMValueRef b)
 
 /* Product of dims[lo..hi) (1 when empty). */
 LLVMValueRef
-prod(K *k, LLVMValueRef *dims, int lo, int hi)
+cg_prod(K *k, LLVMValueRef *dims, int lo, int hi)
 {
-	LLVMValueRef p = ci(k, 1);
+	LLVMValueRef p = cg_ci(k, 1);
 	for (int i = lo; i < hi; i++)
-		p = mul(k, p, dims[i]);
+		p = cg_mul(k, p, dims[i]);
 	return p;
 }
 
 /* C-order strides of buffer b, in elements. */
 void
-strides(K *k, const Buf *b, LLVMValueRef *st)
+cg_strides(K *k, const Buf *b, LLVMValueRef *st)
 {
-	LLVMValueRef s = ci(k, 1);
+	LLVMValueRef s = cg_ci(k, 1);
 	for (int i = b->nd - 1; i >= 0; i--) {
 		st[i] = s;
-		s = mul(k, s, b->dim[i]);
+		s = cg_mul(k, s, b->dim[i]);
 	}
 }
 
 /* A stack slot in the entry block (so mem2reg can promote it). */
 LLVMValueRef
-slot(K *k, LLVMTypeRef t, int64_t n)
+cg_slot(K *k, LLVMTypeRef t, int64_t n)
 {
 	LLVMBuilderRef eb = LLVMCreateBuilderInContext(k->c);
 	LLVMValueRef first = LLVMGetFirstInstruction(k->entry);
@@ -151,7 +151,7 @@ slot(K *k, LLVMTypeRef t, int64_t n)
 
 /* Opens a loop `for (i = from; i < n; i++)`; returns its index, an i64. */
 LLVMValueRef
-loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
+cg_loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
 {
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(k->b);
 	l->body = LLVMAppendBasicBlockInContext(k->c, k->fn, "body");
@@ -168,9 +168,9 @@ loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
 
 /* Opens a loop `for (i = 0; i < n; i++)`; returns its index, an i64. */
 LLVMValueRef
-loop_begin(K *k, Loop *l, LLVMValueRef n)
+cg_loop_begin(K *k, Loop *l, LLVMValueRef n)
 {
-	return loop_from(k, l, ci(k, 0), n);
+	return cg_loop_from(k, l, cg_ci(k, 0), n);
 }
 
 /* A string metadata node with an optional i32 operand. */
@@ -204,9 +204,9 @@ mark_loop(K *k, LLVMValueRef br, bool plain)
 
 /* Closes the loop opened by loop_begin; code continues after it. */
 void
-loop_end(K *k, Loop *l)
+cg_loop_end(K *k, Loop *l)
 {
-	LLVMValueRef next = LLVMBuildNUWAdd(k->b, l->i, ci(k, 1), "");
+	LLVMValueRef next = LLVMBuildNUWAdd(k->b, l->i, cg_ci(k, 1), "");
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(k->b);
 	LLVMAddIncoming(l->i, &next, &latch, 1);
 	LLVMValueRef br = LLVMBuildCondBr(k->b,
@@ -218,18 +218,18 @@ loop_end(K *k, Loop *l)
 
 
 void
-nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx)
+cg_nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx)
 {
 	ns->n = nd;
 	for (int i = 0; i < nd; i++)
-		idx[i] = loop_begin(k, &ns->l[i], dims[i]);
+		idx[i] = cg_loop_begin(k, &ns->l[i], dims[i]);
 }
 
 void
-nest_end(K *k, Nest *ns)
+cg_nest_end(K *k, Nest *ns)
 {
 	for (int i = ns->n - 1; i >= 0; i--)
-		loop_end(k, &ns->l[i]);
+		cg_loop_end(k, &ns->l[i]);
 }
 
 /*
@@ -242,15 +242,15 @@ nest_end(K *k, Nest *ns)
  * kernel. Closed with loop_end.
  */
 LLVMValueRef
-par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
+cg_par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
 {
 	if (k->par_used)
 		ir_bug("two parallel loops in one kernel");
 	k->par_used = true;
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef big = LLVMBuildAnd(b, k->split,
-		LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, n, ci(k, 1), ""),
-			     LLVMBuildICmp(b, LLVMIntSGE, work, ci(k, PAR_MIN), ""),
+		LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, n, cg_ci(k, 1), ""),
+			     LLVMBuildICmp(b, LLVMIntSGE, work, cg_ci(k, PAR_MIN), ""),
 			     ""), "");
 	LLVMBasicBlockRef par = LLVMAppendBasicBlockInContext(k->c, k->fn, "par");
 	LLVMBasicBlockRef ser = LLVMAppendBasicBlockInContext(k->c, k->fn, "serial");
@@ -258,9 +258,9 @@ par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
 	/* par: the buffers and dims into a context, the pool runs NAME.par */
 	LLVMPositionBuilderAtEnd(b, par);
 	int nb = k->nin + k->nout;
-	LLVMValueRef ctx = slot(k, k->ptr, nb + 1);
+	LLVMValueRef ctx = cg_slot(k, k->ptr, nb + 1);
 	for (int i = 0; i <= nb; i++) {
-		LLVMValueRef o = ci(k, i);
+		LLVMValueRef o = cg_ci(k, i);
 		LLVMBuildStore(b, LLVMGetParam(k->fn, (unsigned)i),
 			       LLVMBuildInBoundsGEP2(b, k->ptr, ctx, &o, 1, ""));
 	}
@@ -274,19 +274,19 @@ par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
 	LLVMBuildRetVoid(b);
 	/* serial: this call's part of the range */
 	LLVMPositionBuilderAtEnd(b, ser);
-	return loop_from(k, l, imax(k, k->lo, ci(k, 0)), imin(k, k->hi, n));
+	return cg_loop_from(k, l, cg_imax(k, k->lo, cg_ci(k, 0)), cg_imin(k, k->hi, n));
 }
 
 /*
  * The outer loops of a nest over dims[0..nd-1) flattened into one
  * parallel loop (the last dim is left to the caller); idx[0..nd-1) get
- * the indices back by division. nd >= 1. Closed with loop_end(l).
+ * the indices back by division. nd >= 1. Closed with cg_loop_end(l).
  */
 static void
 par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
 	 LLVMValueRef work)
 {
-	LLVMValueRef f = par_begin(k, l, prod(k, dims, 0, nd - 1), work);
+	LLVMValueRef f = cg_par_begin(k, l, cg_prod(k, dims, 0, nd - 1), work);
 	for (int i = nd - 2; i >= 0; i--) {
 		if (i == 0) {
 			idx[0] = f;
@@ -299,18 +299,18 @@ par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
 
 /* Σ idx[i] * st[i] over i < n. */
 LLVMValueRef
-dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n)
+cg_dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n)
 {
-	LLVMValueRef o = ci(k, 0);
+	LLVMValueRef o = cg_ci(k, 0);
 	for (int i = 0; i < n; i++)
-		o = add(k, o, mul(k, idx[i], st[i]));
+		o = cg_add(k, o, cg_mul(k, idx[i], st[i]));
 	return o;
 }
 
 /* ------------------------------------------------------ element access */
 
 bool
-is_unsigned(DType t)
+cg_is_unsigned(DType t)
 {
 	return t == DT_U8 || t == DT_BOOL;
 }
@@ -334,7 +334,7 @@ stype(K *k, DType t)
 
 /* How an element is computed with: f16/bf16 as f32, bool as i1. */
 LLVMTypeRef
-ctype(K *k, DType t)
+cg_ctype(K *k, DType t)
 {
 	if (t == DT_BOOL)
 		return k->i1;
@@ -345,21 +345,21 @@ ctype(K *k, DType t)
 
 /* A constant of dtype t in its compute type. */
 LLVMValueRef
-cconst(K *k, DType t, double v)
+cg_cconst(K *k, DType t, double v)
 {
 	if (dtype_is_float(t))
-		return LLVMConstReal(ctype(k, t), v);
+		return LLVMConstReal(cg_ctype(k, t), v);
 	if (t == DT_BOOL)
 		return LLVMConstInt(k->i1, v != 0, false);
-	return LLVMConstInt(ctype(k, t), (unsigned long long)(long long)v,
+	return LLVMConstInt(cg_ctype(k, t), (unsigned long long)(long long)v,
 			    true);
 }
 
 /* Converts compute value v of dtype from to dtype to (as numpy astype). */
 LLVMValueRef
-cvt(K *k, LLVMValueRef v, DType from, DType to)
+cg_cvt(K *k, LLVMValueRef v, DType from, DType to)
 {
-	LLVMTypeRef ft = ctype(k, from), tt = ctype(k, to);
+	LLVMTypeRef ft = cg_ctype(k, from), tt = cg_ctype(k, to);
 	bool ff = dtype_is_float(from), tf = dtype_is_float(to);
 	if (ff && tf) {
 		if (ft == tt)
@@ -377,10 +377,10 @@ cvt(K *k, LLVMValueRef v, DType from, DType to)
 				     LLVMConstInt(ft, 0, false), "");
 	}
 	if (ff) /* float to int */
-		return is_unsigned(to) ? LLVMBuildFPToUI(k->b, v, tt, "")
+		return cg_is_unsigned(to) ? LLVMBuildFPToUI(k->b, v, tt, "")
 				       : LLVMBuildFPToSI(k->b, v, tt, "");
 	if (tf) /* int or bool to float */
-		return is_unsigned(from) ? LLVMBuildUIToFP(k->b, v, tt, "")
+		return cg_is_unsigned(from) ? LLVMBuildUIToFP(k->b, v, tt, "")
 					 : LLVMBuildSIToFP(k->b, v, tt, "");
 	/* int to int */
 	unsigned fw = LLVMGetIntTypeWidth(ft), tw = LLVMGetIntTypeWidth(tt);
@@ -388,22 +388,22 @@ cvt(K *k, LLVMValueRef v, DType from, DType to)
 		return v;
 	if (fw > tw)
 		return LLVMBuildTrunc(k->b, v, tt, "");
-	return is_unsigned(from) ? LLVMBuildZExt(k->b, v, tt, "")
+	return cg_is_unsigned(from) ? LLVMBuildZExt(k->b, v, tt, "")
 				 : LLVMBuildSExt(k->b, v, tt, "");
 }
 
 /* The address of element off of buffer b. */
 LLVMValueRef
-addr(K *k, const Buf *b, LLVMValueRef off)
+cg_addr(K *k, const Buf *b, LLVMValueRef off)
 {
 	return LLVMBuildInBoundsGEP2(k->b, stype(k, b->dt), b->ptr, &off, 1, "");
 }
 
 /* Loads element off of b as a compute value. */
 LLVMValueRef
-ld(K *k, const Buf *b, LLVMValueRef off)
+cg_ld(K *k, const Buf *b, LLVMValueRef off)
 {
-	LLVMValueRef v = LLVMBuildLoad2(k->b, stype(k, b->dt), addr(k, b, off), "");
+	LLVMValueRef v = LLVMBuildLoad2(k->b, stype(k, b->dt), cg_addr(k, b, off), "");
 	switch (b->dt) {
 	case DT_BOOL:
 		return LLVMBuildICmp(k->b, LLVMIntNE, v, LLVMConstInt(k->i8, 0, 0), "");
@@ -437,7 +437,7 @@ f32_to_bf16(K *k, LLVMValueRef f)
 
 /* Stores compute value v (of b's dtype) as element off of b. */
 void
-st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v)
+cg_st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v)
 {
 	switch (b->dt) {
 	case DT_BOOL:
@@ -452,7 +452,7 @@ st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v)
 	default:
 		break;
 	}
-	LLVMBuildStore(k->b, v, addr(k, b, off));
+	LLVMBuildStore(k->b, v, cg_addr(k, b, off));
 }
 
 /* A call to the intrinsic `name` overloaded on t. */
@@ -469,7 +469,7 @@ intrin(K *k, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n)
 
 /* intrinsic of one float argument. */
 LLVMValueRef
-fn1(K *k, const char *name, LLVMValueRef x)
+cg_fn1(K *k, const char *name, LLVMValueRef x)
 {
 	return intrin(k, name, LLVMTypeOf(x), &x, 1);
 }
@@ -496,10 +496,10 @@ fconst(LLVMValueRef like, double v)
 
 /* max or min of two compute values of dtype t; NaN wins as in numpy. */
 LLVMValueRef
-vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max)
+cg_vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max)
 {
 	if (!dtype_is_float(t)) {
-		LLVMIntPredicate p = is_unsigned(t) ? (is_max ? LLVMIntUGT : LLVMIntULT)
+		LLVMIntPredicate p = cg_is_unsigned(t) ? (is_max ? LLVMIntUGT : LLVMIntULT)
 						    : (is_max ? LLVMIntSGT : LLVMIntSLT);
 		return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, p, a, b, ""), a, b, "");
 	}
@@ -512,7 +512,7 @@ vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max)
 
 /* Allows a*b+c to become one fma. */
 LLVMValueRef
-contract(LLVMValueRef v)
+cg_contract(LLVMValueRef v)
 {
 	if (LLVMCanValueUseFastMathFlags(v))
 		LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
@@ -528,16 +528,16 @@ contract(LLVMValueRef v)
  * (no subnormals), above 88.72 +inf; NaN stays NaN. f64 uses llvm.exp.
  */
 LLVMValueRef
-fexp(K *k, LLVMValueRef x)
+cg_fexp(K *k, LLVMValueRef x)
 {
 	LLVMTypeRef t = LLVMTypeOf(x);
 	if (t != k->f32)
-		return fn1(k, "llvm.exp", x);
+		return cg_fn1(k, "llvm.exp", x);
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef lo = fconst(x, -87.33), hi = fconst(x, 88.72);
 	LLVMValueRef xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, lo, ""), lo, x, "");
 	xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, xc, hi, ""), hi, xc, "");
-	LLVMValueRef n = fn1(k, "llvm.rint",
+	LLVMValueRef n = cg_fn1(k, "llvm.rint",
 			     LLVMBuildFMul(b, xc, fconst(x, 1.44269504088896341), ""));
 	LLVMValueRef r = LLVMBuildFSub(b, xc, LLVMBuildFMul(b, n, fconst(x, 0.693359375), ""), "");
 	r = LLVMBuildFSub(b, r, LLVMBuildFMul(b, n, fconst(x, -2.12194440e-4), ""), "");
@@ -546,7 +546,7 @@ fexp(K *k, LLVMValueRef x)
 				   1.0 / 6, 0.5, 1.0, 1.0};
 	LLVMValueRef p = fconst(x, c[0]);
 	for (size_t i = 1; i < ARRAY_LEN(c); i++)
-		p = contract(LLVMBuildFAdd(b, contract(LLVMBuildFMul(b, p, r, "")),
+		p = cg_contract(LLVMBuildFAdd(b, cg_contract(LLVMBuildFMul(b, p, r, "")),
 					   fconst(x, c[i]), ""));
 	/* 2^n as 2^h * 2^(n-h), h = n/2: both normal for n in [-126, 128] */
 	LLVMValueRef ni = LLVMBuildFPToSI(b, n, k->i32, "");
@@ -568,7 +568,7 @@ fexp(K *k, LLVMValueRef x)
 /* Allows a sum's terms to be added in another order (so a reduction loop
  * vectorizes with several partial sums), and a*b+c to be one fma. */
 LLVMValueRef
-reassoc(LLVMValueRef v)
+cg_reassoc(LLVMValueRef v)
 {
 	if (LLVMCanValueUseFastMathFlags(v))
 		LLVMSetFastMathFlags(v, LLVMFastMathAllowReassoc |
@@ -580,14 +580,14 @@ reassoc(LLVMValueRef v)
 
 /* Attribute p of the call (op_attr.h: by slot). */
 AttrVal
-attr(K *k, ParamName p)
+cg_attr(K *k, ParamName p)
 {
 	return *op_attr(k->e, p);
 }
 
 /* Folds a PExpr of constants; false when it has a variable. */
 bool
-pe_const(const PExpr *x, int64_t *out)
+cg_pe_const(const PExpr *x, int64_t *out)
 {
 	int64_t a, b;
 	switch (x->kind) {
@@ -597,7 +597,7 @@ pe_const(const PExpr *x, int64_t *out)
 	case PE_VAR:
 		return false;
 	default:
-		if (!pe_const(x->a, &a) || !pe_const(x->b, &b))
+		if (!cg_pe_const(x->a, &a) || !cg_pe_const(x->b, &b))
 			return false;
 		break;
 	}
@@ -641,7 +641,7 @@ prim_arg(K *k, ParamName p, double *out)
 		*out = x->prim.f;
 		return true;
 	}
-	if (!x->prim.value || !pe_const(x->prim.value, &v))
+	if (!x->prim.value || !cg_pe_const(x->prim.value, &v))
 		return false;
 	*out = (double)v;
 	return true;
@@ -649,7 +649,7 @@ prim_arg(K *k, ParamName p, double *out)
 
 /* Normalizes a possibly negative axis; false when out of range. */
 bool
-norm_axis(int64_t a, int nd, int *out)
+cg_norm_axis(int64_t a, int nd, int *out)
 {
 	if (a < 0)
 		a += nd;
@@ -663,26 +663,26 @@ norm_axis(int64_t a, int nd, int *out)
  * n (its own), inner (after it); None is the flattened data (1, all, 1).
  * False when the axis is out of range. */
 bool
-axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer, LLVMValueRef *n,
+cg_axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer, LLVMValueRef *n,
 	     LLVMValueRef *inner)
 {
 	if (av.kind == AV_NONE) {
-		*outer = *inner = ci(k, 1);
-		*n = prod(k, x->dim, 0, x->nd);
+		*outer = *inner = cg_ci(k, 1);
+		*n = cg_prod(k, x->dim, 0, x->nd);
 		return true;
 	}
 	int ax;
-	if (!norm_axis(av.i, x->nd, &ax) || x->nd == 0)
+	if (!cg_norm_axis(av.i, x->nd, &ax) || x->nd == 0)
 		return false;
-	*outer = prod(k, x->dim, 0, ax);
+	*outer = cg_prod(k, x->dim, 0, ax);
 	*n = x->dim[ax];
-	*inner = prod(k, x->dim, ax + 1, x->nd);
+	*inner = cg_prod(k, x->dim, ax + 1, x->nd);
 	return true;
 }
 
 /* Reports that the call cannot be lowered, and why; returns false. */
 bool
-fail(K *k, const char *why)
+cg_fail(K *k, const char *why)
 {
 	diag_error(k->d, k->e->span, "cannot generate code for %s: %s",
 		   op_info(k->e->call.op)->name, why);
@@ -726,41 +726,41 @@ gen_elementwise(K *k, ElemFn f)
 	bool flat = true;
 	for (int i = 0; i < k->nin; i++)
 		flat = flat && same_dims(&k->buf[i], out);
-	LLVMValueRef total = prod(k, out->dim, 0, out->nd);
+	LLVMValueRef total = cg_prod(k, out->dim, 0, out->nd);
 	if (flat) {
 		/* blocks of PAR_BLK elements across the pool */
 		Loop lb, l;
-		LLVMValueRef nblk = LLVMBuildSDiv(k->b, add(k, total, ci(k, PAR_BLK - 1)),
-						  ci(k, PAR_BLK), "");
-		LLVMValueRef j0 = mul(k, par_begin(k, &lb, nblk, total), ci(k, PAR_BLK));
-		LLVMValueRef j = loop_from(k, &l, j0, imin(k, add(k, j0, ci(k, PAR_BLK)), total));
+		LLVMValueRef nblk = LLVMBuildSDiv(k->b, cg_add(k, total, cg_ci(k, PAR_BLK - 1)),
+						  cg_ci(k, PAR_BLK), "");
+		LLVMValueRef j0 = cg_mul(k, cg_par_begin(k, &lb, nblk, total), cg_ci(k, PAR_BLK));
+		LLVMValueRef j = cg_loop_from(k, &l, j0, cg_imin(k, cg_add(k, j0, cg_ci(k, PAR_BLK)), total));
 		for (int i = 0; i < k->nin; i++)
-			in[i] = ld(k, &k->buf[i], j);
+			in[i] = cg_ld(k, &k->buf[i], j);
 		LLVMValueRef v = f(k, in, &rdt);
-		st(k, out, j, cvt(k, v, rdt, out->dt));
-		loop_end(k, &l);
-		loop_end(k, &lb);
+		cg_st(k, out, j, cg_cvt(k, v, rdt, out->dt));
+		cg_loop_end(k, &l);
+		cg_loop_end(k, &lb);
 		return true;
 	}
 	/* Strides of each input by output dim, 0 where broadcast. */
 	LLVMValueRef ist[MAXBUF][MAXD], ost[MAXD];
-	strides(k, out, ost);
+	cg_strides(k, out, ost);
 	for (int i = 0; i < k->nin; i++) {
 		Buf *b = &k->buf[i];
 		LLVMValueRef s[MAXD];
 		int lead = out->nd - b->nd;
 		if (lead < 0)
-			return fail(k, "an input has more dims than the result");
-		strides(k, b, s);
+			return cg_fail(k, "an input has more dims than the result");
+		cg_strides(k, b, s);
 		for (int j = 0; j < out->nd; j++) {
 			if (j < lead) {
-				ist[i][j] = ci(k, 0);
+				ist[i][j] = cg_ci(k, 0);
 			} else if (!strcmp(b->tok[j - lead], out->tok[j])) {
 				ist[i][j] = s[j - lead];
 			} else {
 				LLVMValueRef one = LLVMBuildICmp(
-					k->b, LLVMIntEQ, b->dim[j - lead], ci(k, 1), "");
-				ist[i][j] = LLVMBuildSelect(k->b, one, ci(k, 0),
+					k->b, LLVMIntEQ, b->dim[j - lead], cg_ci(k, 1), "");
+				ist[i][j] = LLVMBuildSelect(k->b, one, cg_ci(k, 0),
 							    s[j - lead], "");
 			}
 		}
@@ -770,13 +770,13 @@ gen_elementwise(K *k, ElemFn f)
 	Loop lo, li;
 	int nd = out->nd;
 	par_nest(k, &lo, out->dim, nd, idx, total);
-	idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
+	idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
 	for (int i = 0; i < k->nin; i++)
-		in[i] = ld(k, &k->buf[i], dot(k, idx, ist[i], nd));
+		in[i] = cg_ld(k, &k->buf[i], cg_dot(k, idx, ist[i], nd));
 	LLVMValueRef v = f(k, in, &rdt);
-	st(k, out, dot(k, idx, ost, nd), cvt(k, v, rdt, out->dt));
-	loop_end(k, &li);
-	loop_end(k, &lo);
+	cg_st(k, out, cg_dot(k, idx, ost, nd), cg_cvt(k, v, rdt, out->dt));
+	cg_loop_end(k, &li);
+	cg_loop_end(k, &lo);
 	return true;
 }
 
@@ -787,7 +787,7 @@ static const double SQRT_2_PI = 0.79788456080286535588;
 static LLVMValueRef
 sigmoid(K *k, LLVMValueRef x)
 {
-	LLVMValueRef e = fexp(k, LLVMBuildFNeg(k->b, x, ""));
+	LLVMValueRef e = cg_fexp(k, LLVMBuildFNeg(k->b, x, ""));
 	return LLVMBuildFDiv(k->b, fconst(x, 1),
 			     LLVMBuildFAdd(k->b, fconst(x, 1), e, ""), "");
 }
@@ -802,7 +802,7 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 	*rdt = t;
 	if (op == OP_LOGICAL_NOT) {
 		*rdt = DT_BOOL;
-		return LLVMBuildNot(b, cvt(k, in[0], k->edt[0], DT_BOOL), "");
+		return LLVMBuildNot(b, cg_cvt(k, in[0], k->edt[0], DT_BOOL), "");
 	}
 	if (op == OP_ISNAN || op == OP_ISINF || op == OP_ISFINITE) {
 		/* tested in the input's dtype; integers are finite numbers */
@@ -812,63 +812,63 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 			return LLVMConstInt(k->i1, op == OP_ISFINITE, 0);
 		if (op == OP_ISNAN)
 			return LLVMBuildFCmp(b, LLVMRealUNO, v, v, "");
-		LLVMValueRef a = fn1(k, "llvm.fabs", v);
+		LLVMValueRef a = cg_fn1(k, "llvm.fabs", v);
 		return LLVMBuildFCmp(b, op == OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, a,
 				     fconst(a, INFINITY), "");
 	}
-	LLVMValueRef x = k->enin ? cvt(k, in[0], k->edt[0], t) : NULL;
+	LLVMValueRef x = k->enin ? cg_cvt(k, in[0], k->edt[0], t) : NULL;
 	bool fl = dtype_is_float(t);
-	LLVMValueRef zero = cconst(k, t, 0), one = cconst(k, t, 1);
+	LLVMValueRef zero = cg_cconst(k, t, 0), one = cg_cconst(k, t, 1);
 	switch (op) {
 	case OP_NEGATIVE:
 		return fl ? LLVMBuildFNeg(b, x, "") : LLVMBuildSub(b, zero, x, "");
 	case OP_ABS:
 		if (fl)
-			return fn1(k, "llvm.fabs", x);
-		if (is_unsigned(t))
+			return cg_fn1(k, "llvm.fabs", x);
+		if (cg_is_unsigned(t))
 			return x;
 		return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""),
 				       LLVMBuildSub(b, zero, x, ""), x, "");
-	case OP_EXP: return fexp(k, x);
-	case OP_LOG: return fn1(k, "llvm.log", x);
-	case OP_SQRT: return fn1(k, "llvm.sqrt", x);
+	case OP_EXP: return cg_fexp(k, x);
+	case OP_LOG: return cg_fn1(k, "llvm.log", x);
+	case OP_SQRT: return cg_fn1(k, "llvm.sqrt", x);
 	case OP_RSQRT:
-		return LLVMBuildFDiv(b, one, fn1(k, "llvm.sqrt", x), "");
-	case OP_SIN: return fn1(k, "llvm.sin", x);
-	case OP_COS: return fn1(k, "llvm.cos", x);
+		return LLVMBuildFDiv(b, one, cg_fn1(k, "llvm.sqrt", x), "");
+	case OP_SIN: return cg_fn1(k, "llvm.sin", x);
+	case OP_COS: return cg_fn1(k, "llvm.cos", x);
 	case OP_TANH: return libm(k, "tanh", x);
 	case OP_ERF: return libm(k, "erf", x);
 	case OP_SIGMOID: return sigmoid(k, x);
-	case OP_ROUND: return fl ? fn1(k, "llvm.roundeven", x) : x;
-	case OP_FLOOR: return fl ? fn1(k, "llvm.floor", x) : x;
-	case OP_CEIL: return fl ? fn1(k, "llvm.ceil", x) : x;
+	case OP_ROUND: return fl ? cg_fn1(k, "llvm.roundeven", x) : x;
+	case OP_FLOOR: return fl ? cg_fn1(k, "llvm.floor", x) : x;
+	case OP_CEIL: return fl ? cg_fn1(k, "llvm.ceil", x) : x;
 	case OP_SIGN:
 		if (fl) {
 			LLVMValueRef neg = LLVMBuildSelect(
 				b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""),
-				cconst(k, t, -1), x, "");
+				cg_cconst(k, t, -1), x, "");
 			return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""),
 					       one, neg, "");
 		} else {
-			LLVMValueRef gt = LLVMBuildICmp(b, is_unsigned(t) ? LLVMIntUGT : LLVMIntSGT, x, zero, "");
+			LLVMValueRef gt = LLVMBuildICmp(b, cg_is_unsigned(t) ? LLVMIntUGT : LLVMIntSGT, x, zero, "");
 			LLVMValueRef lt = LLVMBuildICmp(b, LLVMIntSLT, x, zero, "");
-			if (is_unsigned(t))
+			if (cg_is_unsigned(t))
 				lt = LLVMConstInt(k->i1, 0, 0);
 			return LLVMBuildSelect(b, gt, one,
-					       LLVMBuildSelect(b, lt, cconst(k, t, -1), zero, ""), "");
+					       LLVMBuildSelect(b, lt, cg_cconst(k, t, -1), zero, ""), "");
 		}
 	case OP_CLIP: {
 		double lo = 0, hi = 0; /* constants: cg_fusable and gen_body check */
 		prim_arg(k, P_min, &lo);
 		prim_arg(k, P_max, &hi);
-		x = vmax(k, x, cconst(k, t, lo), t, true);
-		return vmax(k, x, cconst(k, t, hi), t, false);
+		x = cg_vmax(k, x, cg_cconst(k, t, lo), t, true);
+		return cg_vmax(k, x, cg_cconst(k, t, hi), t, false);
 	}
 	case OP_RELU:
 		if (fl)
 			return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""),
 					       zero, x, "");
-		return vmax(k, x, zero, t, true);
+		return cg_vmax(k, x, zero, t, true);
 	case OP_SILU:
 		return LLVMBuildFMul(b, x, sigmoid(k, x), "");
 	case OP_GELU: {
@@ -894,23 +894,23 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 	case OP_ASINH: return libm(k, "asinh", x);
 	case OP_ACOSH: return libm(k, "acosh", x);
 	case OP_ATANH: return libm(k, "atanh", x);
-	case OP_TRUNC: return fl ? fn1(k, "llvm.trunc", x) : x;
+	case OP_TRUNC: return fl ? cg_fn1(k, "llvm.trunc", x) : x;
 	case OP_BITWISE_NOT: return LLVMBuildNot(b, x, "");
 	case OP_LEAKYRELU: {
-		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, attr(k, P_alpha).f), "");
+		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, cg_attr(k, P_alpha).f), "");
 		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""), x, ax, "");
 	}
 	case OP_SOFTPLUS: {
 		/* log(1 + exp(beta x)) / beta, x itself above the threshold */
-		double beta = attr(k, P_beta).f, th = attr(k, P_threshold).f;
+		double beta = cg_attr(k, P_beta).f, th = cg_attr(k, P_threshold).f;
 		LLVMValueRef bx = LLVMBuildFMul(b, x, fconst(x, beta), "");
-		LLVMValueRef sp = LLVMBuildFDiv(b, libm(k, "log1p", fexp(k, bx)), fconst(x, beta), "");
+		LLVMValueRef sp = LLVMBuildFDiv(b, libm(k, "log1p", cg_fexp(k, bx)), fconst(x, beta), "");
 		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, bx, fconst(x, th), ""), x, sp, "");
 	}
 	case OP_SELU: {
 		/* scale * (x > 0 ? x : alpha * (exp(x) - 1)) */
 		LLVMValueRef neg = LLVMBuildFMul(b, fconst(x, 1.6732632423543772848),
-			LLVMBuildFSub(b, fexp(k, x), one, ""), "");
+			LLVMBuildFSub(b, cg_fexp(k, x), one, ""), "");
 		LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, x, zero, "");
 		return LLVMBuildFMul(b, LLVMBuildSelect(b, pos, x, neg, ""),
 				     fconst(x, 1.0507009873554804934), "");
@@ -931,14 +931,14 @@ static LLVMValueRef
 idiv(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool floor_)
 {
 	LLVMBuilderRef bl = k->b;
-	LLVMValueRef zero = cconst(k, t, 0);
+	LLVMValueRef zero = cg_cconst(k, t, 0);
 	LLVMValueRef bz = LLVMBuildICmp(bl, LLVMIntEQ, b, zero, "");
-	LLVMValueRef safe = LLVMBuildSelect(bl, bz, cconst(k, t, 1), b, "");
-	if (is_unsigned(t))
+	LLVMValueRef safe = LLVMBuildSelect(bl, bz, cg_cconst(k, t, 1), b, "");
+	if (cg_is_unsigned(t))
 		return LLVMBuildSelect(bl, bz, zero, LLVMBuildUDiv(bl, a, safe, ""), "");
 	/* INT_MIN / -1 overflows: divide by 1 and negate instead. */
-	LLVMValueRef m1 = LLVMBuildICmp(bl, LLVMIntEQ, safe, cconst(k, t, -1), "");
-	safe = LLVMBuildSelect(bl, m1, cconst(k, t, 1), safe, "");
+	LLVMValueRef m1 = LLVMBuildICmp(bl, LLVMIntEQ, safe, cg_cconst(k, t, -1), "");
+	safe = LLVMBuildSelect(bl, m1, cg_cconst(k, t, 1), safe, "");
 	LLVMValueRef q = LLVMBuildSDiv(bl, a, safe, "");
 	q = LLVMBuildSelect(bl, m1, LLVMBuildSub(bl, zero, q, ""), q, "");
 	if (floor_) {
@@ -947,7 +947,7 @@ idiv(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool floor_)
 		LLVMValueRef sgn = LLVMBuildXor(bl, LLVMBuildICmp(bl, LLVMIntSLT, r, zero, ""),
 						LLVMBuildICmp(bl, LLVMIntSLT, b, zero, ""), "");
 		LLVMValueRef adj = LLVMBuildAnd(bl, rn, sgn, "");
-		q = LLVMBuildSelect(bl, adj, LLVMBuildSub(bl, q, cconst(k, t, 1), ""), q, "");
+		q = LLVMBuildSelect(bl, adj, LLVMBuildSub(bl, q, cg_cconst(k, t, 1), ""), q, "");
 	}
 	return LLVMBuildSelect(bl, bz, zero, q, "");
 }
@@ -977,9 +977,9 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 	DType out = k->odt;
 	if (op == OP_WHERE) {
 		*rdt = out;
-		return LLVMBuildSelect(b, cvt(k, in[0], k->edt[0], DT_BOOL),
-				       cvt(k, in[1], k->edt[1], out),
-				       cvt(k, in[2], k->edt[2], out), "");
+		return LLVMBuildSelect(b, cg_cvt(k, in[0], k->edt[0], DT_BOOL),
+				       cg_cvt(k, in[1], k->edt[1], out),
+				       cg_cvt(k, in[2], k->edt[2], out), "");
 	}
 	if (op == OP_FULL || op == OP_FULL_LIKE) {
 		int i = k->enin - 1; /* fill_value, a tensor */
@@ -988,26 +988,26 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 	}
 	if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR || op == OP_LOGICAL_XOR) {
 		*rdt = DT_BOOL;
-		LLVMValueRef x = cvt(k, in[0], k->edt[0], DT_BOOL);
-		LLVMValueRef y = cvt(k, in[1], k->edt[1], DT_BOOL);
+		LLVMValueRef x = cg_cvt(k, in[0], k->edt[0], DT_BOOL);
+		LLVMValueRef y = cg_cvt(k, in[1], k->edt[1], DT_BOOL);
 		return op == OP_LOGICAL_AND ? LLVMBuildAnd(b, x, y, "")
 		       : op == OP_LOGICAL_OR ? LLVMBuildOr(b, x, y, "")
 					     : LLVMBuildXor(b, x, y, "");
 	}
 	if (op == OP_EWISE_FMA) {
 		*rdt = out;
-		LLVMValueRef x = cvt(k, in[0], k->edt[0], out), y = cvt(k, in[1], k->edt[1], out);
-		LLVMValueRef z = cvt(k, in[2], k->edt[2], out);
+		LLVMValueRef x = cg_cvt(k, in[0], k->edt[0], out), y = cg_cvt(k, in[1], k->edt[1], out);
+		LLVMValueRef z = cg_cvt(k, in[2], k->edt[2], out);
 		if (dtype_is_float(out))
-			return contract(LLVMBuildFAdd(b, contract(LLVMBuildFMul(b, x, y, "")), z, ""));
+			return cg_contract(LLVMBuildFAdd(b, cg_contract(LLVMBuildFMul(b, x, y, "")), z, ""));
 		return LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), z, "");
 	}
 	int ci = cmp_index(op);
 	bool cmp = ci >= 0;
 	DType t = cmp ? k->edt[0] : out;
-	LLVMValueRef x = cvt(k, in[0], k->edt[0], t);
-	LLVMValueRef y = cvt(k, in[1], k->edt[1], t);
-	bool fl = dtype_is_float(t), un = is_unsigned(t);
+	LLVMValueRef x = cg_cvt(k, in[0], k->edt[0], t);
+	LLVMValueRef y = cg_cvt(k, in[1], k->edt[1], t);
+	bool fl = dtype_is_float(t), un = cg_is_unsigned(t);
 	*rdt = cmp ? DT_BOOL : t;
 	if (cmp) {
 		static const LLVMRealPredicate fp[] = {
@@ -1033,7 +1033,7 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 	case OP_DIVIDE:
 		return fl ? LLVMBuildFDiv(b, x, y, "") : idiv(k, x, y, t, false);
 	case OP_FLOOR_DIVIDE:
-		return fl ? fn1(k, "llvm.floor", LLVMBuildFDiv(b, x, y, ""))
+		return fl ? cg_fn1(k, "llvm.floor", LLVMBuildFDiv(b, x, y, ""))
 			  : idiv(k, x, y, t, true);
 	case OP_POWER: {
 		LLVMValueRef args[2];
@@ -1042,8 +1042,8 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 			args[1] = y;
 			return intrin(k, "llvm.pow", LLVMTypeOf(x), args, 2);
 		}
-		args[0] = cvt(k, x, t, DT_F64);
-		args[1] = cvt(k, y, t, DT_F64);
+		args[0] = cg_cvt(k, x, t, DT_F64);
+		args[1] = cg_cvt(k, y, t, DT_F64);
 		*rdt = DT_F64;
 		return intrin(k, "llvm.pow", k->f64, args, 2);
 	}
@@ -1063,8 +1063,8 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 	case OP_BITWISE_AND: return LLVMBuildAnd(b, x, y, "");
 	case OP_BITWISE_OR: return LLVMBuildOr(b, x, y, "");
 	case OP_BITWISE_XOR: return LLVMBuildXor(b, x, y, "");
-	case OP_MAXIMUM: return vmax(k, x, y, t, true);
-	case OP_MINIMUM: return vmax(k, x, y, t, false);
+	case OP_MAXIMUM: return cg_vmax(k, x, y, t, true);
+	case OP_MINIMUM: return cg_vmax(k, x, y, t, false);
 	default: ir_bug("not a binary op");
 	}
 }
@@ -1090,7 +1090,7 @@ const_prim(const Expr *x)
 	int64_t v;
 	return x && x->kind == E_PRIM &&
 	       (dtype_is_float(x->prim.dtype) ||
-		(x->prim.value && pe_const(x->prim.value, &v)));
+		(x->prim.value && cg_pe_const(x->prim.value, &v)));
 }
 
 /* Can op call e be a node of a fused elementwise kernel (see codegen.h)? */
@@ -1143,7 +1143,7 @@ elem_node(K *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
 		if (x->kind == E_CALL) {
 			DType r;
 			LLVMValueRef v = elem_node(k, x, leaves, next, &r);
-			in[n] = cvt(k, v, r, x->sinfo->dtype);
+			in[n] = cg_cvt(k, v, r, x->sinfo->dtype);
 			dts[n++] = x->sinfo->dtype;
 			continue;
 		}
@@ -1189,16 +1189,16 @@ gen_copy(K *k)
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	if (in->dt != out->dt)
-		return fail(k, "changes the dtype");
-	LLVMValueRef n = mul(k, prod(k, out->dim, 0, out->nd),
-			     ci(k, (dtype_bits(out->dt) + 7) / 8));
+		return cg_fail(k, "changes the dtype");
+	LLVMValueRef n = cg_mul(k, cg_prod(k, out->dim, 0, out->nd),
+			     cg_ci(k, (dtype_bits(out->dt) + 7) / 8));
 	LLVMBuildMemCpy(k->b, out->ptr, 64, in->ptr, 64, n);
 	return true;
 }
 
 /* A constant <n x i32> shuffle mask. */
 LLVMValueRef
-mask(K *k, const int *m, int n)
+cg_mask(K *k, const int *m, int n)
 {
 	LLVMValueRef v[64];
 	for (int i = 0; i < n; i++)
@@ -1230,7 +1230,7 @@ transpose_regs(K *k, LLVMValueRef *r, int n)
 			ma[p] = (p & d) ? n + p - d : p;
 			mb[p] = (p & d) ? n + p : p + d;
 		}
-		LLVMValueRef mav = mask(k, ma, n), mbv = mask(k, mb, n);
+		LLVMValueRef mav = cg_mask(k, ma, n), mbv = cg_mask(k, mb, n);
 		for (int i = 0; i < n; i++) {
 			if (i & d)
 				continue;
@@ -1256,20 +1256,20 @@ transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	unsigned bytes = LLVMGetIntTypeWidth(et) / 8;
-	LLVMValueRef tv = ci(k, T);
+	LLVMValueRef tv = cg_ci(k, T);
 	Loop lt, lq;
-	LLVMValueRef r0 = mul(k, loop_begin(k, &lt, ntile), tv);
-	LLVMValueRef q = add(k, q0, mul(k, loop_begin(k, &lq, nqt), tv));
+	LLVMValueRef r0 = cg_mul(k, cg_loop_begin(k, &lt, ntile), tv);
+	LLVMValueRef q = cg_add(k, q0, cg_mul(k, cg_loop_begin(k, &lq, nqt), tv));
 	LLVMValueRef rows[64];
-	LLVMValueRef ib = add(k, ibase, q), ob = add(k, obase, r0);
+	LLVMValueRef ib = cg_add(k, ibase, q), ob = cg_add(k, obase, r0);
 	for (int v = 0; v < T; v++) {
-		LLVMValueRef o = add(k, ib, mul(k, add(k, r0, ci(k, v)), sr));
+		LLVMValueRef o = cg_add(k, ib, cg_mul(k, cg_add(k, r0, cg_ci(k, v)), sr));
 		rows[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &o, 1, ""),
 				bytes);
 	}
 	transpose_regs(k, rows, T);
 	for (int v = 0; v < T; v++) {
-		LLVMValueRef o = add(k, ob, mul(k, add(k, q, ci(k, v)), oq));
+		LLVMValueRef o = cg_add(k, ob, cg_mul(k, cg_add(k, q, cg_ci(k, v)), oq));
 		LLVMValueRef p = LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &o, 1, "");
 		LLVMValueRef s = LLVMBuildStore(k->b, rows[v], p);
 		LLVMSetAlignment(s, nt ? bytes * (unsigned)T : bytes);
@@ -1280,8 +1280,8 @@ transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
 		}
 	}
 	lq.plain = true; /* at most QT trips */
-	loop_end(k, &lq);
-	loop_end(k, &lt);
+	cg_loop_end(k, &lq);
+	cg_loop_end(k, &lt);
 }
 
 /* Element-by-element copy of a transpose's rows q in [qa, qb) of q, cols
@@ -1293,16 +1293,16 @@ transpose_edge(K *k, LLVMTypeRef et, LLVMValueRef qa, LLVMValueRef qb,
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	Loop lq, lr;
-	LLVMValueRef q = loop_from(k, &lq, qa, qb);
-	LLVMValueRef r = loop_from(k, &lr, ra, Dr);
-	LLVMValueRef io = add(k, add(k, ibase, q), mul(k, r, sr));
-	LLVMValueRef oo = add(k, add(k, obase, r), mul(k, q, oq));
+	LLVMValueRef q = cg_loop_from(k, &lq, qa, qb);
+	LLVMValueRef r = cg_loop_from(k, &lr, ra, Dr);
+	LLVMValueRef io = cg_add(k, cg_add(k, ibase, q), cg_mul(k, r, sr));
+	LLVMValueRef oo = cg_add(k, cg_add(k, obase, r), cg_mul(k, q, oq));
 	LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, et,
 		LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &io, 1, ""), ""),
 		LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &oo, 1, ""));
 	lq.plain = lr.plain = true;
-	loop_end(k, &lr);
-	loop_end(k, &lq);
+	cg_loop_end(k, &lr);
+	cg_loop_end(k, &lq);
 }
 
 /*
@@ -1324,36 +1324,36 @@ gen_permute(K *k)
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	int nd = in->nd, axes[MAXD];
-	AttrVal av = attr(k, P_axes);
+	AttrVal av = cg_attr(k, P_axes);
 	if (in->dt != out->dt)
-		return fail(k, "changes the dtype");
+		return cg_fail(k, "changes the dtype");
 	if (av.kind == AV_INTS) {
 		if (av.n != nd)
-			return fail(k, "axes must name every dim");
+			return cg_fail(k, "axes must name every dim");
 		for (int i = 0; i < nd; i++)
-			if (!norm_axis(av.ints[i], nd, &axes[i]))
-				return fail(k, "axis out of range");
+			if (!cg_norm_axis(av.ints[i], nd, &axes[i]))
+				return cg_fail(k, "axis out of range");
 	} else {
 		for (int i = 0; i < nd; i++)
 			axes[i] = nd - 1 - i;
 	}
 	LLVMValueRef ist[MAXD], s[MAXD], ost[MAXD], idx[MAXD];
-	strides(k, in, ist);
-	strides(k, out, ost);
+	cg_strides(k, in, ist);
+	cg_strides(k, out, ost);
 	for (int j = 0; j < nd; j++)
 		s[j] = ist[axes[j]];
-	LLVMValueRef total = prod(k, out->dim, 0, nd);
+	LLVMValueRef total = cg_prod(k, out->dim, 0, nd);
 	if (nd == 0) {
-		st(k, out, ci(k, 0), ld(k, in, ci(k, 0)));
+		cg_st(k, out, cg_ci(k, 0), cg_ld(k, in, cg_ci(k, 0)));
 		return true;
 	}
 	if (axes[nd - 1] == nd - 1) {
 		Loop lo, li;
 		par_nest(k, &lo, out->dim, nd, idx, total);
-		idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
-		st(k, out, dot(k, idx, ost, nd), ld(k, in, dot(k, idx, s, nd)));
-		loop_end(k, &li);
-		loop_end(k, &lo);
+		idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
+		cg_st(k, out, cg_dot(k, idx, ost, nd), cg_ld(k, in, cg_dot(k, idx, s, nd)));
+		cg_loop_end(k, &li);
+		cg_loop_end(k, &lo);
 		return true;
 	}
 	int q = 0, r = nd - 1;
@@ -1368,29 +1368,29 @@ gen_permute(K *k)
 	for (int j = 0; j < nd; j++)
 		if (j != q && j != r)
 			oth[no++] = j;
-	LLVMValueRef tv = ci(k, T), qs = ci(k, QT * T);
+	LLVMValueRef tv = cg_ci(k, T), qs = cg_ci(k, QT * T);
 	LLVMValueRef Dq = out->dim[q], Dr = out->dim[r];
-	LLVMValueRef nbq = LLVMBuildSDiv(k->b, add(k, Dq, ci(k, QT * T - 1)), qs, "");
+	LLVMValueRef nbq = LLVMBuildSDiv(k->b, cg_add(k, Dq, cg_ci(k, QT * T - 1)), qs, "");
 	LLVMValueRef nitems = nbq;
 	for (int i = 0; i < no; i++)
-		nitems = mul(k, nitems, out->dim[oth[i]]);
+		nitems = cg_mul(k, nitems, out->dim[oth[i]]);
 	Loop lp;
-	LLVMValueRef f = par_begin(k, &lp, nitems, total);
+	LLVMValueRef f = cg_par_begin(k, &lp, nitems, total);
 	LLVMValueRef bq = LLVMBuildURem(k->b, f, nbq, "");
 	f = LLVMBuildUDiv(k->b, f, nbq, "");
-	LLVMValueRef ibase = ci(k, 0), obase = ci(k, 0);
+	LLVMValueRef ibase = cg_ci(k, 0), obase = cg_ci(k, 0);
 	for (int i = no - 1; i >= 0; i--) {
 		LLVMValueRef d = out->dim[oth[i]];
 		LLVMValueRef x = i ? LLVMBuildURem(k->b, f, d, "") : f;
 		if (i)
 			f = LLVMBuildUDiv(k->b, f, d, "");
-		ibase = add(k, ibase, mul(k, x, s[oth[i]]));
-		obase = add(k, obase, mul(k, x, ost[oth[i]]));
+		ibase = cg_add(k, ibase, cg_mul(k, x, s[oth[i]]));
+		obase = cg_add(k, obase, cg_mul(k, x, ost[oth[i]]));
 	}
-	LLVMValueRef q0 = mul(k, bq, qs);
-	LLVMValueRef qn = imin(k, qs, LLVMBuildSub(k->b, Dq, q0, ""));
+	LLVMValueRef q0 = cg_mul(k, bq, qs);
+	LLVMValueRef qn = cg_imin(k, qs, LLVMBuildSub(k->b, Dq, q0, ""));
 	LLVMValueRef nqt = LLVMBuildSDiv(k->b, qn, tv, "");
-	LLVMValueRef qt_end = add(k, q0, mul(k, nqt, tv));
+	LLVMValueRef qt_end = cg_add(k, q0, cg_mul(k, nqt, tv));
 	LLVMValueRef ntile = LLVMBuildSDiv(k->b, Dr, tv, "");
 	LLVMValueRef sr = s[r], oq = ost[q];
 	/* When each tile row is a whole aligned cache line (Dr % T == 0,
@@ -1400,9 +1400,9 @@ gen_permute(K *k)
 	if (bytes * T == 64) {
 		LLVMValueRef nt = LLVMBuildAnd(k->b,
 			LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSRem(k->b, Dr, tv, ""),
-				      ci(k, 0), ""),
+				      cg_ci(k, 0), ""),
 			LLVMBuildICmp(k->b, LLVMIntSGE, total,
-				      ci(k, NT_MIN_BYTES / bytes), ""), "");
+				      cg_ci(k, NT_MIN_BYTES / bytes), ""), "");
 		LLVMBasicBlockRef bnt = LLVMAppendBasicBlockInContext(k->c, k->fn, "nt");
 		LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(k->c, k->fn, "t");
 		LLVMBasicBlockRef btail = LLVMAppendBasicBlockInContext(k->c, k->fn, "tail");
@@ -1421,9 +1421,9 @@ gen_permute(K *k)
 		transpose_tiles(k, vt, et, T, ntile, nqt, ibase, obase, q0, sr, oq, false);
 	}
 	/* the r tail of the tiled rows, then the rows that fill no tile */
-	transpose_edge(k, et, q0, qt_end, mul(k, ntile, tv), Dr, ibase, obase, sr, oq);
-	transpose_edge(k, et, qt_end, add(k, q0, qn), ci(k, 0), Dr, ibase, obase, sr, oq);
-	loop_end(k, &lp);
+	transpose_edge(k, et, q0, qt_end, cg_mul(k, ntile, tv), Dr, ibase, obase, sr, oq);
+	transpose_edge(k, et, qt_end, cg_add(k, q0, qn), cg_ci(k, 0), Dr, ibase, obase, sr, oq);
+	cg_loop_end(k, &lp);
 	return true;
 }
 
@@ -1438,54 +1438,54 @@ static bool
 gen_concat(K *k)
 {
 	Buf *out = &k->buf[k->nin];
-	AttrVal av = attr(k, P_axis);
+	AttrVal av = cg_attr(k, P_axis);
 	int axis = 0;
 	if (av.kind == AV_NONE)
-		return fail(k, "axis=None is not supported");
-	if (!norm_axis(av.i, out->nd, &axis))
-		return fail(k, "axis out of range");
+		return cg_fail(k, "axis=None is not supported");
+	if (!cg_norm_axis(av.i, out->nd, &axis))
+		return cg_fail(k, "axis out of range");
 	LLVMBuilderRef b = k->b;
-	LLVMValueRef outer = prod(k, out->dim, 0, axis);
-	LLVMValueRef orow = prod(k, out->dim, axis, out->nd);
+	LLVMValueRef outer = cg_prod(k, out->dim, 0, axis);
+	LLVMValueRef orow = cg_prod(k, out->dim, axis, out->nd);
 	LLVMValueRef rows[MAXBUF], nblk[MAXBUF], offs[MAXBUF];
-	LLVMValueRef nb = ci(k, 0), off = ci(k, 0);
+	LLVMValueRef nb = cg_ci(k, 0), off = cg_ci(k, 0);
 	for (int i = 0; i < k->nin; i++) {
 		Buf *in = &k->buf[i];
-		rows[i] = prod(k, in->dim, axis, in->nd);
-		nblk[i] = LLVMBuildSDiv(b, add(k, rows[i], ci(k, CC_BLK - 1)),
-					ci(k, CC_BLK), "");
+		rows[i] = cg_prod(k, in->dim, axis, in->nd);
+		nblk[i] = LLVMBuildSDiv(b, cg_add(k, rows[i], cg_ci(k, CC_BLK - 1)),
+					cg_ci(k, CC_BLK), "");
 		offs[i] = off;
-		off = add(k, off, rows[i]);
-		nb = add(k, nb, nblk[i]);
+		off = cg_add(k, off, rows[i]);
+		nb = cg_add(k, nb, nblk[i]);
 	}
 	Loop lp;
-	LLVMValueRef f = par_begin(k, &lp, mul(k, outer, nb), mul(k, outer, orow));
+	LLVMValueRef f = cg_par_begin(k, &lp, cg_mul(k, outer, nb), cg_mul(k, outer, orow));
 	LLVMValueRef o = LLVMBuildUDiv(b, f, nb, "");
 	LLVMValueRef blk = LLVMBuildURem(b, f, nb, "");
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(k->c, k->fn, "cdone");
-	LLVMValueRef first = ci(k, 0);
+	LLVMValueRef first = cg_ci(k, 0);
 	for (int i = 0; i < k->nin; i++) {
 		Buf *in = &k->buf[i];
-		LLVMValueRef last = add(k, first, nblk[i]);
+		LLVMValueRef last = cg_add(k, first, nblk[i]);
 		LLVMBasicBlockRef here = LLVMAppendBasicBlockInContext(k->c, k->fn, "cin");
 		LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(k->c, k->fn, "cnext");
 		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, blk, last, ""),
 				here, next);
 		LLVMPositionBuilderAtEnd(b, here);
-		LLVMValueRef j0 = mul(k, LLVMBuildSub(b, blk, first, ""), ci(k, CC_BLK));
-		LLVMValueRef j1 = imin(k, add(k, j0, ci(k, CC_BLK)), rows[i]);
-		LLVMValueRef ioff = add(k, mul(k, o, rows[i]), j0);
-		LLVMValueRef ooff = add(k, add(k, mul(k, o, orow), offs[i]), j0);
+		LLVMValueRef j0 = cg_mul(k, LLVMBuildSub(b, blk, first, ""), cg_ci(k, CC_BLK));
+		LLVMValueRef j1 = cg_imin(k, cg_add(k, j0, cg_ci(k, CC_BLK)), rows[i]);
+		LLVMValueRef ioff = cg_add(k, cg_mul(k, o, rows[i]), j0);
+		LLVMValueRef ooff = cg_add(k, cg_add(k, cg_mul(k, o, orow), offs[i]), j0);
 		if (in->dt == out->dt && dtype_bits(in->dt) % 8 == 0) {
 			int bytes = dtype_bits(in->dt) / 8;
-			LLVMBuildMemCpy(b, addr(k, out, ooff), 1, addr(k, in, ioff), 1,
-					mul(k, LLVMBuildSub(b, j1, j0, ""), ci(k, bytes)));
+			LLVMBuildMemCpy(b, cg_addr(k, out, ooff), 1, cg_addr(k, in, ioff), 1,
+					cg_mul(k, LLVMBuildSub(b, j1, j0, ""), cg_ci(k, bytes)));
 		} else {
 			Loop li;
-			LLVMValueRef j = loop_begin(k, &li, LLVMBuildSub(b, j1, j0, ""));
-			LLVMValueRef v = ld(k, in, add(k, ioff, j));
-			st(k, out, add(k, ooff, j), cvt(k, v, in->dt, out->dt));
-			loop_end(k, &li);
+			LLVMValueRef j = cg_loop_begin(k, &li, LLVMBuildSub(b, j1, j0, ""));
+			LLVMValueRef v = cg_ld(k, in, cg_add(k, ioff, j));
+			cg_st(k, out, cg_add(k, ooff, j), cg_cvt(k, v, in->dt, out->dt));
+			cg_loop_end(k, &li);
 		}
 		LLVMBuildBr(b, done);
 		LLVMPositionBuilderAtEnd(b, next);
@@ -1493,7 +1493,7 @@ gen_concat(K *k)
 	}
 	LLVMBuildBr(b, done);
 	LLVMPositionBuilderAtEnd(b, done);
-	loop_end(k, &lp);
+	cg_loop_end(k, &lp);
 	return true;
 }
 
@@ -1503,22 +1503,22 @@ gen_split(K *k)
 {
 	Buf *in = &k->buf[0];
 	int axis;
-	if (!norm_axis(attr(k, P_axis).i, in->nd, &axis))
-		return fail(k, "axis out of range");
-	LLVMValueRef outer = prod(k, in->dim, 0, axis);
-	LLVMValueRef irow = prod(k, in->dim, axis, in->nd);
-	LLVMValueRef off = ci(k, 0);
+	if (!cg_norm_axis(cg_attr(k, P_axis).i, in->nd, &axis))
+		return cg_fail(k, "axis out of range");
+	LLVMValueRef outer = cg_prod(k, in->dim, 0, axis);
+	LLVMValueRef irow = cg_prod(k, in->dim, axis, in->nd);
+	LLVMValueRef off = cg_ci(k, 0);
 	for (int i = 0; i < k->nout; i++) {
 		Buf *b = &k->buf[k->nin + i];
-		LLVMValueRef row = prod(k, b->dim, axis, b->nd);
+		LLVMValueRef row = cg_prod(k, b->dim, axis, b->nd);
 		Loop lo, li;
-		LLVMValueRef o = loop_begin(k, &lo, outer);
-		LLVMValueRef j = loop_begin(k, &li, row);
-		LLVMValueRef v = ld(k, in, add(k, add(k, mul(k, o, irow), off), j));
-		st(k, b, add(k, mul(k, o, row), j), cvt(k, v, in->dt, b->dt));
-		loop_end(k, &li);
-		loop_end(k, &lo);
-		off = add(k, off, row);
+		LLVMValueRef o = cg_loop_begin(k, &lo, outer);
+		LLVMValueRef j = cg_loop_begin(k, &li, row);
+		LLVMValueRef v = cg_ld(k, in, cg_add(k, cg_add(k, cg_mul(k, o, irow), off), j));
+		cg_st(k, b, cg_add(k, cg_mul(k, o, row), j), cg_cvt(k, v, in->dt, b->dt));
+		cg_loop_end(k, &li);
+		cg_loop_end(k, &lo);
+		off = cg_add(k, off, row);
 	}
 	return true;
 }
@@ -1529,37 +1529,37 @@ gen_take(K *k)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *out = &k->buf[2];
 	LLVMValueRef outer, n, inner;
-	if (!axis_extents(k, x, attr(k, P_axis), &outer, &n, &inner))
-		return fail(k, "axis out of range");
+	if (!cg_axis_extents(k, x, cg_attr(k, P_axis), &outer, &n, &inner))
+		return cg_fail(k, "axis out of range");
 	if (!dtype_is_int(ix->dt))
-		return fail(k, "indices must be integers");
-	LLVMValueRef ni = prod(k, ix->dim, 0, ix->nd);
+		return cg_fail(k, "indices must be integers");
+	LLVMValueRef ni = cg_prod(k, ix->dim, 0, ix->nd);
 	Loop lo, li;
-	LLVMValueRef rows = mul(k, outer, ni);
-	LLVMValueRef f = par_begin(k, &lo, rows, mul(k, rows, inner));
+	LLVMValueRef rows = cg_mul(k, outer, ni);
+	LLVMValueRef f = cg_par_begin(k, &lo, rows, cg_mul(k, rows, inner));
 	LLVMValueRef o = LLVMBuildUDiv(k->b, f, ni, "");
 	LLVMValueRef t = LLVMBuildURem(k->b, f, ni, "");
-	LLVMValueRef p = cvt(k, ld(k, ix, t), ix->dt, DT_I64);
-	AttrVal mode = attr(k, P_mode);
+	LLVMValueRef p = cg_cvt(k, cg_ld(k, ix, t), ix->dt, DT_I64);
+	AttrVal mode = cg_attr(k, P_mode);
 	if (mode.kind == AV_STR && !strcmp(mode.s, "wrap")) {
 		/* p mod n, the sign of n (n > 0 when there is a row) */
-		LLVMValueRef sn = imax(k, n, ci(k, 1));
+		LLVMValueRef sn = cg_imax(k, n, cg_ci(k, 1));
 		LLVMValueRef r = LLVMBuildSRem(k->b, p, sn, "");
-		LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, r, ci(k, 0), "");
-		p = LLVMBuildSelect(k->b, neg, add(k, r, sn), r, "");
+		LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, r, cg_ci(k, 0), "");
+		p = LLVMBuildSelect(k->b, neg, cg_add(k, r, sn), r, "");
 	} else if (!(mode.kind == AV_STR && !strcmp(mode.s, "clip"))) {
 		/* fast: in range by contract; negative counts from the end */
-		LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), "");
-		p = LLVMBuildSelect(k->b, neg, add(k, p, n), p, "");
+		LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), "");
+		p = LLVMBuildSelect(k->b, neg, cg_add(k, p, n), p, "");
 	}
 	/* clip (and, for safety, fast): into [0, n) */
-	p = imax(k, imin(k, p, LLVMBuildSub(k->b, n, ci(k, 1), "")), ci(k, 0));
-	LLVMValueRef src = mul(k, add(k, mul(k, o, n), p), inner);
-	LLVMValueRef dst = mul(k, add(k, mul(k, o, ni), t), inner);
-	LLVMValueRef i = loop_begin(k, &li, inner);
-	st(k, out, add(k, dst, i), cvt(k, ld(k, x, add(k, src, i)), x->dt, out->dt));
-	loop_end(k, &li);
-	loop_end(k, &lo);
+	p = cg_imax(k, cg_imin(k, p, LLVMBuildSub(k->b, n, cg_ci(k, 1), "")), cg_ci(k, 0));
+	LLVMValueRef src = cg_mul(k, cg_add(k, cg_mul(k, o, n), p), inner);
+	LLVMValueRef dst = cg_mul(k, cg_add(k, cg_mul(k, o, ni), t), inner);
+	LLVMValueRef i = cg_loop_begin(k, &li, inner);
+	cg_st(k, out, cg_add(k, dst, i), cg_cvt(k, cg_ld(k, x, cg_add(k, src, i)), x->dt, out->dt));
+	cg_loop_end(k, &li);
+	cg_loop_end(k, &lo);
 	return true;
 }
 
@@ -1569,50 +1569,50 @@ static bool
 gen_strided_slice(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal axes = attr(k, P_axes), beg = attr(k, P_begin);
-	AttrVal strv = attr(k, P_strides);
+	AttrVal axes = cg_attr(k, P_axes), beg = cg_attr(k, P_begin);
+	AttrVal strv = cg_attr(k, P_strides);
 	LLVMValueRef start[MAXD], step[MAXD], xs[MAXD], idx[MAXD];
 	if (out->nd != x->nd || axes.kind != AV_INTS || beg.kind != AV_INTS ||
 	    beg.n < axes.n || (strv.kind == AV_INTS && strv.n < axes.n))
-		return fail(k, "malformed attributes");
+		return cg_fail(k, "malformed attributes");
 	for (int d = 0; d < x->nd; d++) {
-		start[d] = ci(k, 0);
-		step[d] = ci(k, 1);
+		start[d] = cg_ci(k, 0);
+		step[d] = cg_ci(k, 1);
 	}
 	for (int p = 0; p < axes.n; p++) {
 		int d;
-		if (!norm_axis(axes.ints[p], x->nd, &d))
-			return fail(k, "axis out of range");
+		if (!cg_norm_axis(axes.ints[p], x->nd, &d))
+			return cg_fail(k, "axis out of range");
 		int64_t s = strv.kind == AV_INTS ? strv.ints[p] : 1;
 		if (s == 0)
-			return fail(k, "a stride is 0");
-		LLVMValueRef n = x->dim[d], b = ci(k, beg.ints[p]);
-		b = beg.ints[p] < 0 ? add(k, b, n) : b;
+			return cg_fail(k, "a stride is 0");
+		LLVMValueRef n = x->dim[d], b = cg_ci(k, beg.ints[p]);
+		b = beg.ints[p] < 0 ? cg_add(k, b, n) : b;
 		if (s > 0)
-			b = imin(k, imax(k, b, ci(k, 0)), n);
+			b = cg_imin(k, cg_imax(k, b, cg_ci(k, 0)), n);
 		else
-			b = imin(k, imax(k, b, ci(k, -1)),
-				 LLVMBuildSub(k->b, n, ci(k, 1), ""));
+			b = cg_imin(k, cg_imax(k, b, cg_ci(k, -1)),
+				 LLVMBuildSub(k->b, n, cg_ci(k, 1), ""));
 		start[d] = b;
-		step[d] = ci(k, s);
+		step[d] = cg_ci(k, s);
 	}
-	strides(k, x, xs);
+	cg_strides(k, x, xs);
 	LLVMValueRef ost[MAXD];
-	strides(k, out, ost);
+	cg_strides(k, out, ost);
 	if (out->nd == 0) {
-		st(k, out, ci(k, 0), ld(k, x, ci(k, 0)));
+		cg_st(k, out, cg_ci(k, 0), cg_ld(k, x, cg_ci(k, 0)));
 		return true;
 	}
 	Loop lo, li;
 	int nd = out->nd;
-	par_nest(k, &lo, out->dim, nd, idx, prod(k, out->dim, 0, nd));
-	idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
-	LLVMValueRef src = ci(k, 0);
+	par_nest(k, &lo, out->dim, nd, idx, cg_prod(k, out->dim, 0, nd));
+	idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
+	LLVMValueRef src = cg_ci(k, 0);
 	for (int d = 0; d < x->nd; d++)
-		src = add(k, src, mul(k, add(k, start[d], mul(k, idx[d], step[d])), xs[d]));
-	st(k, out, dot(k, idx, ost, nd), ld(k, x, src));
-	loop_end(k, &li);
-	loop_end(k, &lo);
+		src = cg_add(k, src, cg_mul(k, cg_add(k, start[d], cg_mul(k, idx[d], step[d])), xs[d]));
+	cg_st(k, out, cg_dot(k, idx, ost, nd), cg_ld(k, x, src));
+	cg_loop_end(k, &li);
+	cg_loop_end(k, &lo);
 	return true;
 }
 
@@ -1623,21 +1623,21 @@ gen_arange(K *k)
 	Buf *out = &k->buf[0];
 	double s0, s1;
 	if (!prim_arg(k, P_start, &s0) || !prim_arg(k, P_step, &s1))
-		return fail(k, "start and step must be constants");
+		return cg_fail(k, "start and step must be constants");
 	Loop l;
-	LLVMValueRef i = loop_begin(k, &l, out->dim[0]);
+	LLVMValueRef i = cg_loop_begin(k, &l, out->dim[0]);
 	LLVMValueRef v;
 	if (dtype_is_float(out->dt)) {
 		v = LLVMBuildSIToFP(k->b, i, k->f64, "");
 		v = LLVMBuildFAdd(k->b, LLVMConstReal(k->f64, s0),
 				  LLVMBuildFMul(k->b, v, LLVMConstReal(k->f64, s1), ""), "");
-		v = cvt(k, v, DT_F64, out->dt);
+		v = cg_cvt(k, v, DT_F64, out->dt);
 	} else {
-		v = add(k, ci(k, (int64_t)s0), mul(k, i, ci(k, (int64_t)s1)));
-		v = cvt(k, v, DT_I64, out->dt);
+		v = cg_add(k, cg_ci(k, (int64_t)s0), cg_mul(k, i, cg_ci(k, (int64_t)s1)));
+		v = cg_cvt(k, v, DT_I64, out->dt);
 	}
-	st(k, out, i, v);
-	loop_end(k, &l);
+	cg_st(k, out, i, v);
+	cg_loop_end(k, &l);
 	return true;
 }
 
@@ -1659,16 +1659,16 @@ mm_batch(K *k, Buf *a, Buf *bb, Buf *c, MmBatch *mb)
 	if (cnb < anb || cnb < bnb)
 		return false;
 	LLVMValueRef sa[MAXD], sb[MAXD];
-	strides(k, a, sa);
-	strides(k, bb, sb);
+	cg_strides(k, a, sa);
+	cg_strides(k, bb, sb);
 	for (int j = 0; j < cnb; j++) {
 		int ja = j - (cnb - anb), jb = j - (cnb - bnb);
-		mb->as[j] = ja < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
-			LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[ja], ci(k, 1), ""),
-			ci(k, 0), sa[ja], "");
-		mb->bs[j] = jb < 0 ? ci(k, 0) : LLVMBuildSelect(k->b,
-			LLVMBuildICmp(k->b, LLVMIntEQ, bb->dim[jb], ci(k, 1), ""),
-			ci(k, 0), sb[jb], "");
+		mb->as[j] = ja < 0 ? cg_ci(k, 0) : LLVMBuildSelect(k->b,
+			LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[ja], cg_ci(k, 1), ""),
+			cg_ci(k, 0), sa[ja], "");
+		mb->bs[j] = jb < 0 ? cg_ci(k, 0) : LLVMBuildSelect(k->b,
+			LLVMBuildICmp(k->b, LLVMIntEQ, bb->dim[jb], cg_ci(k, 1), ""),
+			cg_ci(k, 0), sb[jb], "");
 	}
 	mb->cnb = cnb;
 	return true;
@@ -1681,13 +1681,13 @@ mm_batch_offsets(K *k, const MmBatch *mb, LLVMValueRef f, LLVMValueRef *abase,
 		 LLVMValueRef *bbase)
 {
 	Buf *c = &k->buf[2];
-	*abase = *bbase = ci(k, 0);
+	*abase = *bbase = cg_ci(k, 0);
 	for (int j = mb->cnb - 1; j >= 0; j--) {
 		LLVMValueRef x = j ? LLVMBuildURem(k->b, f, c->dim[j], "") : f;
 		if (j)
 			f = LLVMBuildUDiv(k->b, f, c->dim[j], "");
-		*abase = add(k, *abase, mul(k, x, mb->as[j]));
-		*bbase = add(k, *bbase, mul(k, x, mb->bs[j]));
+		*abase = cg_add(k, *abase, cg_mul(k, x, mb->as[j]));
+		*bbase = cg_add(k, *bbase, cg_mul(k, x, mb->bs[j]));
 	}
 }
 
@@ -1733,7 +1733,7 @@ static bool
 same_dim(const PExpr *x, const PExpr *y)
 {
 	int64_t a, b;
-	if (pe_const(x, &a) && pe_const(y, &b))
+	if (cg_pe_const(x, &a) && cg_pe_const(y, &b))
 		return a == b;
 	return x->kind == PE_VAR && y->kind == PE_VAR && x->var == y->var;
 }
@@ -1774,7 +1774,7 @@ cg_matmul_qweight(const Expr *perm, const Expr **qp, const Expr **sp)
 	const SInfo *qs = leaf_tensor(c->call.args[0], DT_I8, nd);
 	const SInfo *ss = leaf_tensor(s, DT_F32, nd);
 	int64_t one;
-	if (!qs || !ss || !pe_const(ss->shape[nd - 1], &one) || one != 1)
+	if (!qs || !ss || !cg_pe_const(ss->shape[nd - 1], &one) || one != 1)
 		return false;
 	for (int i = 0; i < nd - 1; i++)
 		if (!same_dim(qs->shape[i], ss->shape[i]))
@@ -1803,15 +1803,15 @@ gen_matmul_call(K *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
 		const Buf *sc, LLVMValueRef gs)
 {
 	if (mb->cnb > RTG_MAXB)
-		return fail(k, "too many batch dims");
-	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
+		return cg_fail(k, "too many batch dims");
+	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : cg_ci(k, 1);
 	LLVMValueRef Kd = a->dim[a->nd - 1];
-	LLVMValueRef N = bb->nd == 1 ? ci(k, 1) :
+	LLVMValueRef N = bb->nd == 1 ? cg_ci(k, 1) :
 			 bb->dim[bb->nd - (transb ? 2 : 1)];
-	LLVMValueRef g = slot(k, k->i64, RTG_SLOTS);
+	LLVMValueRef g = cg_slot(k, k->i64, RTG_SLOTS);
 	LLVMTypeRef gt = LLVMArrayType2(k->i64, RTG_SLOTS);
 #define FIELD(i, v) do { \
-		LLVMValueRef ix[2] = {ci(k, 0), ci(k, (i))}; \
+		LLVMValueRef ix[2] = {cg_ci(k, 0), cg_ci(k, (i))}; \
 		LLVMBuildStore(k->b, (v), LLVMBuildInBoundsGEP2(k->b, gt, g, ix, 2, "")); \
 	} while (0)
 	FIELD(RTG_M, M);
@@ -1820,11 +1820,11 @@ gen_matmul_call(K *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
 	FIELD(RTG_A, a->ptr);
 	FIELD(RTG_B, bb->ptr);
 	FIELD(RTG_C, c->ptr);
-	FIELD(RTG_ADT, ci(k, gemm_dtype(a->dt)));
-	FIELD(RTG_BDT, ci(k, sc ? RT_GEMM_Q8 : gemm_dtype(bb->dt)));
-	FIELD(RTG_CDT, ci(k, gemm_dtype(c->dt)));
-	FIELD(RTG_TRANSB, ci(k, transb));
-	FIELD(RTG_NB, ci(k, mb->cnb));
+	FIELD(RTG_ADT, cg_ci(k, gemm_dtype(a->dt)));
+	FIELD(RTG_BDT, cg_ci(k, sc ? RT_GEMM_Q8 : gemm_dtype(bb->dt)));
+	FIELD(RTG_CDT, cg_ci(k, gemm_dtype(c->dt)));
+	FIELD(RTG_TRANSB, cg_ci(k, transb));
+	FIELD(RTG_NB, cg_ci(k, mb->cnb));
 	for (int j = 0; j < mb->cnb; j++) {
 		FIELD(RTG_BDIM + j, c->dim[j]);
 		FIELD(RTG_AS + j, mb->as[j]);
@@ -1840,7 +1840,7 @@ gen_matmul_call(K *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
 	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "rlx_gemm");
 	if (!fn)
 		fn = LLVMAddFunction(k->mod, "rlx_gemm", ft);
-	LLVMValueRef args[3] = {k->pool, ci(k, k->gemm_isa), g};
+	LLVMValueRef args[3] = {k->pool, cg_ci(k, k->gemm_isa), g};
 	LLVMBuildCall2(k->b, ft, fn, args, 3, "");
 	return true;
 }
@@ -1857,7 +1857,7 @@ gen_matmul(K *k)
 {
 	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
 	if (a->nd < 1 || bb->nd < 1)
-		return fail(k, "operands must have at least one dim");
+		return cg_fail(k, "operands must have at least one dim");
 	MmBatch mb;
 	if (cg_matmul_qweight(k->e->call.args[1], NULL, NULL)) {
 		/* int8 q [N, G, gs] (or [N, K]) and its scales s: b is q read
@@ -1866,80 +1866,169 @@ gen_matmul(K *k)
 		c = &k->buf[3];
 		w.nd = 2;
 		if (q->nd == 3)
-			w.dim[1] = mul(k, q->dim[1], q->dim[2]);
+			w.dim[1] = cg_mul(k, q->dim[1], q->dim[2]);
 		if (gemm_dtype(a->dt) < 0 || gemm_dtype(c->dt) < 0)
-			return fail(k, "int8 weights need float operands");
+			return cg_fail(k, "int8 weights need float operands");
 		if (!mm_batch(k, a, &w, c, &mb))
-			return fail(k, "result has too few dims");
+			return cg_fail(k, "result has too few dims");
 		return gen_matmul_call(k, a, &w, c, &mb, true, sc, q->dim[q->nd - 1]);
 	}
 	if (!mm_batch(k, a, bb, c, &mb))
-		return fail(k, "result has too few dims");
+		return cg_fail(k, "result has too few dims");
 	bool transb = k->e->call.args[1]->kind == E_CALL;
 	if (gemm_dtype(a->dt) >= 0 && gemm_dtype(bb->dt) >= 0 &&
 	    gemm_dtype(c->dt) >= 0)
 		return gen_matmul_call(k, a, bb, c, &mb, transb, NULL, NULL);
 	if (transb || k->e->call.args[0]->kind == E_CALL)
-		return fail(k, "a transposed operand needs float dtypes");
-	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : ci(k, 1);
+		return cg_fail(k, "a transposed operand needs float dtypes");
+	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : cg_ci(k, 1);
 	LLVMValueRef Kd = a->dim[a->nd - 1];
-	LLVMValueRef N = bb->nd > 1 ? bb->dim[bb->nd - 1] : ci(k, 1);
+	LLVMValueRef N = bb->nd > 1 ? bb->dim[bb->nd - 1] : cg_ci(k, 1);
 	DType acct = dtype_is_float(c->dt) && c->dt != DT_F64 ? DT_F32 : c->dt;
-	LLVMTypeRef at = ctype(k, acct);
-	LLVMValueRef acc = slot(k, at, JB);
+	LLVMTypeRef at = cg_ctype(k, acct);
+	LLVMValueRef acc = cg_slot(k, at, JB);
 	LLVMTypeRef acca = LLVMArrayType2(at, JB);
-	LLVMValueRef nbatch = prod(k, c->dim, 0, mb.cnb);
-	LLVMValueRef rows = mul(k, nbatch, M);
+	LLVMValueRef nbatch = cg_prod(k, c->dim, 0, mb.cnb);
+	LLVMValueRef rows = cg_mul(k, nbatch, M);
 	Loop lp, lb, lz, lk, lj, ls;
-	LLVMValueRef f = par_begin(k, &lp, rows, mul(k, rows, mul(k, N, Kd)));
+	LLVMValueRef f = cg_par_begin(k, &lp, rows, cg_mul(k, rows, cg_mul(k, N, Kd)));
 	LLVMValueRef i = LLVMBuildURem(k->b, f, M, "");
 	LLVMValueRef bt = LLVMBuildUDiv(k->b, f, M, "");
 	LLVMValueRef abase, bbase;
 	mm_batch_offsets(k, &mb, bt, &abase, &bbase);
-	LLVMValueRef cbase = mul(k, bt, mul(k, M, N));
-	LLVMValueRef nb = LLVMBuildSDiv(k->b, add(k, N, ci(k, JB - 1)), ci(k, JB), "");
-	LLVMValueRef j0 = mul(k, loop_begin(k, &lb, nb), ci(k, JB));
-	LLVMValueRef jn = imin(k, ci(k, JB), LLVMBuildSub(k->b, N, j0, ""));
-	LLVMValueRef zero = ci(k, 0);
+	LLVMValueRef cbase = cg_mul(k, bt, cg_mul(k, M, N));
+	LLVMValueRef nb = LLVMBuildSDiv(k->b, cg_add(k, N, cg_ci(k, JB - 1)), cg_ci(k, JB), "");
+	LLVMValueRef j0 = cg_mul(k, cg_loop_begin(k, &lb, nb), cg_ci(k, JB));
+	LLVMValueRef jn = cg_imin(k, cg_ci(k, JB), LLVMBuildSub(k->b, N, j0, ""));
+	LLVMValueRef zero = cg_ci(k, 0);
 	/* acc[0..jn) = 0 */
-	LLVMValueRef j = loop_begin(k, &lz, jn);
+	LLVMValueRef j = cg_loop_begin(k, &lz, jn);
 	LLVMValueRef gi[2] = {zero, j};
-	LLVMBuildStore(k->b, cconst(k, acct, 0),
+	LLVMBuildStore(k->b, cg_cconst(k, acct, 0),
 		       LLVMBuildInBoundsGEP2(k->b, acca, acc, gi, 2, ""));
-	loop_end(k, &lz);
+	cg_loop_end(k, &lz);
 	/* acc[j] += a[i, kk] * b[kk, j0 + j] */
-	LLVMValueRef kk = loop_begin(k, &lk, Kd);
-	LLVMValueRef av = cvt(k, ld(k, a, add(k, abase, add(k, mul(k, i, Kd), kk))),
+	LLVMValueRef kk = cg_loop_begin(k, &lk, Kd);
+	LLVMValueRef av = cg_cvt(k, cg_ld(k, a, cg_add(k, abase, cg_add(k, cg_mul(k, i, Kd), kk))),
 			      a->dt, acct);
-	LLVMValueRef brow = add(k, bbase, add(k, mul(k, kk, N), j0));
-	j = loop_begin(k, &lj, jn);
-	LLVMValueRef bv = cvt(k, ld(k, bb, add(k, brow, j)), bb->dt, acct);
+	LLVMValueRef brow = cg_add(k, bbase, cg_add(k, cg_mul(k, kk, N), j0));
+	j = cg_loop_begin(k, &lj, jn);
+	LLVMValueRef bv = cg_cvt(k, cg_ld(k, bb, cg_add(k, brow, j)), bb->dt, acct);
 	gi[1] = j;
 	LLVMValueRef p = LLVMBuildInBoundsGEP2(k->b, acca, acc, gi, 2, "");
 	LLVMValueRef s;
 	if (dtype_is_float(acct))
-		s = contract(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, at, p, ""),
-					   contract(LLVMBuildFMul(k->b, av, bv, "")), ""));
+		s = cg_contract(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, at, p, ""),
+					   cg_contract(LLVMBuildFMul(k->b, av, bv, "")), ""));
 	else
 		s = LLVMBuildAdd(k->b, LLVMBuildLoad2(k->b, at, p, ""),
 				 LLVMBuildMul(k->b, av, bv, ""), "");
 	LLVMBuildStore(k->b, s, p);
-	loop_end(k, &lj);
-	loop_end(k, &lk);
+	cg_loop_end(k, &lj);
+	cg_loop_end(k, &lk);
 	/* c[i, j0 + j] = acc[j] */
-	j = loop_begin(k, &ls, jn);
+	j = cg_loop_begin(k, &ls, jn);
 	gi[1] = j;
 	LLVMValueRef v = LLVMBuildLoad2(k->b, at,
 		LLVMBuildInBoundsGEP2(k->b, acca, acc, gi, 2, ""), "");
-	st(k, c, add(k, cbase, add(k, mul(k, i, N), add(k, j0, j))),
-	   cvt(k, v, acct, c->dt));
-	loop_end(k, &ls);
-	loop_end(k, &lb);
-	loop_end(k, &lp);
+	cg_st(k, c, cg_add(k, cbase, cg_add(k, cg_mul(k, i, N), cg_add(k, j0, j))),
+	   cg_cvt(k, v, acct, c->dt));
+	cg_loop_end(k, &ls);
+	cg_loop_end(k, &lb);
+	cg_loop_end(k, &lp);
 	return true;
 }
 
 /* ------------------------------------------------------- reductions */
+
+/* The axes the axis attribute reduces (None: all of them) as flags;
+ * false after cg_fail. */
+static bool
+reduced_axes(K *k, int nd, bool *red)
+{
+	AttrVal av = cg_attr(k, P_axis);
+	if (av.kind == AV_NONE) {
+		for (int i = 0; i < nd; i++)
+			red[i] = true;
+		return true;
+	}
+	int n = av.kind == AV_INTS ? av.n : 1;
+	for (int i = 0; i < n; i++) {
+		int a;
+		if (!cg_norm_axis(av.kind == AV_INTS ? av.ints[i] : av.i, nd, &a))
+			return cg_fail(k, "axis out of range");
+		if (nd)
+			red[a] = true;
+	}
+	return true;
+}
+
+/* The accumulator's start for reduction op in type acct: 0, 1, or the
+ * identity of max / min (-inf, +inf, or the integer type's limits). */
+static LLVMValueRef
+reduce_init(K *k, OpKind op, DType acct)
+{
+	bool fl = dtype_is_float(acct);
+	bool mx = op == OP_MAX || op == OP_ARGMAX;
+	if (!fl && (mx || op == OP_MIN || op == OP_ARGMIN)) {
+		LLVMTypeRef at = cg_ctype(k, acct);
+		unsigned w = LLVMGetIntTypeWidth(at);
+		unsigned long long lo = cg_is_unsigned(acct) ? 0 : 1ull << (w - 1);
+		unsigned long long hi = cg_is_unsigned(acct) ? ~0ull : (1ull << (w - 1)) - 1;
+		return LLVMConstInt(at, mx ? lo : hi, false);
+	}
+	double init;
+	switch (op) {
+	case OP_SUM: case OP_MEAN: init = 0; break;
+	case OP_PROD: init = 1; break;
+	case OP_MAX: case OP_ARGMAX: init = fl ? -INFINITY : 0; break;
+	default: init = fl ? INFINITY : 0; break;
+	}
+	return cg_cconst(k, acct, init);
+}
+
+/* One step of reduction op: the accumulator after cur meets v (both in
+ * acct). For argmax / argmin, r is v's flat index in the reduced dims and
+ * best the slot of the best index so far, updated here. */
+static LLVMValueRef
+reduce_step(K *k, OpKind op, DType acct, LLVMValueRef cur, LLVMValueRef v,
+	    LLVMValueRef r, LLVMValueRef best)
+{
+	bool fl = dtype_is_float(acct);
+	switch (op) {
+	case OP_SUM: case OP_MEAN:
+		return fl ? cg_reassoc(LLVMBuildFAdd(k->b, cur, v, "")) : LLVMBuildAdd(k->b, cur, v, "");
+	case OP_PROD:
+		return fl ? cg_reassoc(LLVMBuildFMul(k->b, cur, v, "")) : LLVMBuildMul(k->b, cur, v, "");
+	case OP_MAX: case OP_MIN:
+		if (fl) { /* NaN wins as in vmax; a form the vectorizer reduces */
+			LLVMValueRef mv[2] = {cur, v};
+			return intrin(k, op == OP_MAX ? "llvm.maximum" : "llvm.minimum",
+				      cg_ctype(k, acct), mv, 2);
+		}
+		return cg_vmax(k, cur, v, acct, op == OP_MAX);
+	default: /* argmax, argmin: the first best, the first NaN */
+		break;
+	}
+	LLVMValueRef better;
+	bool mx = op == OP_ARGMAX;
+	if (fl) {
+		better = LLVMBuildFCmp(k->b, mx ? LLVMRealOGT : LLVMRealOLT, v, cur, "");
+		LLVMValueRef vn = LLVMBuildFCmp(k->b, LLVMRealUNO, v, v, "");
+		LLVMValueRef cn = LLVMBuildFCmp(k->b, LLVMRealORD, cur, cur, "");
+		better = LLVMBuildOr(k->b, better, LLVMBuildAnd(k->b, vn, cn, ""), "");
+	} else {
+		LLVMIntPredicate p = cg_is_unsigned(acct) ? (mx ? LLVMIntUGT : LLVMIntULT)
+						       : (mx ? LLVMIntSGT : LLVMIntSLT);
+		better = LLVMBuildICmp(k->b, p, v, cur, "");
+	}
+	/* the first element always counts, so -inf/NaN-only rows work */
+	better = LLVMBuildOr(k->b, better,
+			     LLVMBuildICmp(k->b, LLVMIntEQ, r, cg_ci(k, 0), ""), "");
+	LLVMValueRef ob = LLVMBuildLoad2(k->b, k->i64, best, "");
+	LLVMBuildStore(k->b, LLVMBuildSelect(k->b, better, r, ob, ""), best);
+	return LLVMBuildSelect(k->b, better, v, cur, "");
+}
 
 /*
  * sum mean max min prod argmax argmin: for every kept position (outer
@@ -1956,28 +2045,16 @@ gen_reduce(K *k)
 	Expr *tree = k->e->call.args[0]->kind == E_CALL ? k->e->call.args[0] : NULL;
 	DType xdt = tree ? tree->sinfo->dtype : x->dt;
 	if (!tree && k->nin != 1)
-		return fail(k, "expects one tensor");
+		return cg_fail(k, "expects one tensor");
 	bool arg = op == OP_ARGMAX || op == OP_ARGMIN;
 	bool red[MAXD] = {0};
-	AttrVal av = attr(k, P_axis);
 	int nd = x->nd;
-	if (av.kind == AV_NONE) {
-		for (int i = 0; i < nd; i++)
-			red[i] = true;
-	} else {
-		int n = av.kind == AV_INTS ? av.n : 1;
-		for (int i = 0; i < n; i++) {
-			int a;
-			if (!norm_axis(av.kind == AV_INTS ? av.ints[i] : av.i, nd, &a))
-				return fail(k, "axis out of range");
-			if (nd)
-				red[a] = true;
-		}
-	}
+	if (!reduced_axes(k, nd, red))
+		return false;
 	LLVMValueRef xs[MAXD], kd[MAXD], rd[MAXD], kidx[MAXD], ridx[MAXD];
 	LLVMValueRef kst[MAXD], rst[MAXD], kflat[MAXD], rflat[MAXD];
 	int nk = 0, nr = 0;
-	strides(k, x, xs);
+	cg_strides(k, x, xs);
 	for (int i = 0; i < nd; i++) {
 		if (red[i]) {
 			rd[nr] = x->dim[i];
@@ -1988,15 +2065,15 @@ gen_reduce(K *k)
 		}
 	}
 	/* C-order strides within the kept and the reduced dims */
-	LLVMValueRef s = ci(k, 1);
+	LLVMValueRef s = cg_ci(k, 1);
 	for (int i = nk - 1; i >= 0; i--) {
 		kflat[i] = s;
-		s = mul(k, s, kd[i]);
+		s = cg_mul(k, s, kd[i]);
 	}
-	s = ci(k, 1);
+	s = cg_ci(k, 1);
 	for (int i = nr - 1; i >= 0; i--) {
 		rflat[i] = s;
-		s = mul(k, s, rd[i]);
+		s = cg_mul(k, s, rd[i]);
 	}
 	LLVMValueRef count = s;
 	DType vt = xdt; /* type of compared values (arg ops, max, min) */
@@ -2007,97 +2084,45 @@ gen_reduce(K *k)
 		acct = DT_I64;
 	if (vt == DT_F16 || vt == DT_BF16)
 		vt = DT_F32;
-	double init;
 	bool fl = dtype_is_float(acct);
-	switch (op) {
-	case OP_SUM: case OP_MEAN: init = 0; break;
-	case OP_PROD: init = 1; break;
-	case OP_MAX: case OP_ARGMAX: init = fl ? -INFINITY : 0; break;
-	default: init = fl ? INFINITY : 0; break;
-	}
-	LLVMTypeRef at = ctype(k, acct);
-	LLVMValueRef acc = slot(k, at, 1), best = slot(k, k->i64, 1);
-	LLVMValueRef initv = cconst(k, acct, init);
-	if (!fl && (op == OP_MAX || op == OP_ARGMAX || op == OP_MIN || op == OP_ARGMIN)) {
-		unsigned w = LLVMGetIntTypeWidth(at);
-		bool mx = op == OP_MAX || op == OP_ARGMAX;
-		unsigned long long lo = is_unsigned(acct) ? 0 : 1ull << (w - 1);
-		unsigned long long hi = is_unsigned(acct) ? ~0ull : (1ull << (w - 1)) - 1;
-		initv = LLVMConstInt(at, mx ? lo : hi, false);
-	}
+	LLVMTypeRef at = cg_ctype(k, acct);
+	LLVMValueRef acc = cg_slot(k, at, 1), best = cg_slot(k, k->i64, 1);
+	LLVMValueRef initv = reduce_init(k, op, acct);
 	Nest rn;
 	Loop lk;
-	LLVMValueRef f = par_begin(k, &lk, prod(k, kd, 0, nk),
-				   mul(k, prod(k, kd, 0, nk), count));
+	LLVMValueRef f = cg_par_begin(k, &lk, cg_prod(k, kd, 0, nk),
+				   cg_mul(k, cg_prod(k, kd, 0, nk), count));
 	for (int i = nk - 1; i >= 0; i--) {
 		kidx[i] = i ? LLVMBuildURem(k->b, f, kd[i], "") : f;
 		if (i)
 			f = LLVMBuildUDiv(k->b, f, kd[i], "");
 	}
-	LLVMValueRef base = dot(k, kidx, kst, nk);
+	LLVMValueRef base = cg_dot(k, kidx, kst, nk);
 	LLVMBuildStore(k->b, initv, acc);
-	LLVMBuildStore(k->b, ci(k, 0), best);
-	nest_begin(k, &rn, rd, nr, ridx);
+	LLVMBuildStore(k->b, cg_ci(k, 0), best);
+	cg_nest_begin(k, &rn, rd, nr, ridx);
 	/* reducing along the last dim: the vectorizer must see that loop
 	 * (contiguous loads, a vector accumulator) rather than unroll it away
 	 * and vectorize the kept dims with strided gathers */
 	if (nr && red[nd - 1] && !arg)
 		rn.l[nr - 1].keep = true;
-	LLVMValueRef off = add(k, base, dot(k, ridx, rst, nr)), raw;
+	LLVMValueRef off = cg_add(k, base, cg_dot(k, ridx, rst, nr)), raw;
 	if (tree) {
 		LLVMValueRef lv[MAXBUF];
 		for (int i = 0; i < k->nin; i++)
-			lv[i] = ld(k, &k->buf[i], off);
+			lv[i] = cg_ld(k, &k->buf[i], off);
 		int next = 0;
 		DType r;
 		LLVMValueRef tv = elem_node(k, tree, lv, &next, &r);
-		raw = cvt(k, tv, r, xdt);
+		raw = cg_cvt(k, tv, r, xdt);
 	} else {
-		raw = ld(k, x, off);
+		raw = cg_ld(k, x, off);
 	}
-	LLVMValueRef v = cvt(k, raw, xdt, acct);
+	LLVMValueRef v = cg_cvt(k, raw, xdt, acct);
 	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
-	LLVMValueRef nv;
-	switch (op) {
-	case OP_SUM: case OP_MEAN:
-		nv = fl ? reassoc(LLVMBuildFAdd(k->b, cur, v, "")) : LLVMBuildAdd(k->b, cur, v, "");
-		break;
-	case OP_PROD:
-		nv = fl ? reassoc(LLVMBuildFMul(k->b, cur, v, "")) : LLVMBuildMul(k->b, cur, v, "");
-		break;
-	case OP_MAX: case OP_MIN:
-		if (fl) { /* NaN wins as in vmax; a form the vectorizer reduces */
-			LLVMValueRef mv[2] = {cur, v};
-			nv = intrin(k, op == OP_MAX ? "llvm.maximum" : "llvm.minimum", at, mv, 2);
-		} else {
-			nv = vmax(k, cur, v, acct, op == OP_MAX);
-		}
-		break;
-	default: { /* argmax, argmin: the first best, the first NaN */
-		LLVMValueRef better;
-		bool mx = op == OP_ARGMAX;
-		if (fl) {
-			better = LLVMBuildFCmp(k->b, mx ? LLVMRealOGT : LLVMRealOLT, v, cur, "");
-			LLVMValueRef vn = LLVMBuildFCmp(k->b, LLVMRealUNO, v, v, "");
-			LLVMValueRef cn = LLVMBuildFCmp(k->b, LLVMRealORD, cur, cur, "");
-			better = LLVMBuildOr(k->b, better, LLVMBuildAnd(k->b, vn, cn, ""), "");
-		} else {
-			LLVMIntPredicate p = is_unsigned(acct) ? (mx ? LLVMIntUGT : LLVMIntULT)
-							       : (mx ? LLVMIntSGT : LLVMIntSLT);
-			better = LLVMBuildICmp(k->b, p, v, cur, "");
-		}
-		/* the first element always counts, so -inf/NaN-only rows work */
-		LLVMValueRef r = dot(k, ridx, rflat, nr);
-		better = LLVMBuildOr(k->b, better,
-				     LLVMBuildICmp(k->b, LLVMIntEQ, r, ci(k, 0), ""), "");
-		LLVMValueRef ob = LLVMBuildLoad2(k->b, k->i64, best, "");
-		LLVMBuildStore(k->b, LLVMBuildSelect(k->b, better, r, ob, ""), best);
-		nv = LLVMBuildSelect(k->b, better, v, cur, "");
-		break;
-	}
-	}
-	LLVMBuildStore(k->b, nv, acc);
-	nest_end(k, &rn);
+	LLVMValueRef r = arg ? cg_dot(k, ridx, rflat, nr) : NULL;
+	LLVMBuildStore(k->b, reduce_step(k, op, acct, cur, v, r, best), acc);
+	cg_nest_end(k, &rn);
 	LLVMValueRef res = LLVMBuildLoad2(k->b, at, acc, "");
 	DType rt = acct;
 	if (arg) {
@@ -2107,11 +2132,11 @@ gen_reduce(K *k)
 		if (fl)
 			res = LLVMBuildFDiv(k->b, res, LLVMBuildSIToFP(k->b, count, at, ""), "");
 		else
-			res = idiv(k, res, cvt(k, count, DT_I64, acct), acct, false);
+			res = idiv(k, res, cg_cvt(k, count, DT_I64, acct), acct, false);
 	}
 	(void)vt;
-	st(k, out, dot(k, kidx, kflat, nk), cvt(k, res, rt, out->dt));
-	loop_end(k, &lk);
+	cg_st(k, out, cg_dot(k, kidx, kflat, nk), cg_cvt(k, res, rt, out->dt));
+	cg_loop_end(k, &lk);
 	return true;
 }
 
@@ -2119,7 +2144,7 @@ gen_reduce(K *k)
 
 /* Computes in f32 (f64 for f64 data). */
 DType
-float_ct(DType t)
+cg_float_ct(DType t)
 {
 	return t == DT_F64 ? DT_F64 : DT_F32;
 }
@@ -2130,47 +2155,47 @@ gen_softmax(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int axis;
-	if (x->nd == 0 || !norm_axis(attr(k, P_axis).i, x->nd, &axis))
-		return fail(k, "axis out of range");
-	DType ct = float_ct(out->dt);
-	LLVMTypeRef t = ctype(k, ct);
-	LLVMValueRef outer = prod(k, x->dim, 0, axis), n = x->dim[axis];
-	LLVMValueRef inner = prod(k, x->dim, axis + 1, x->nd);
-	LLVMValueRef mx = slot(k, t, 1), sum = slot(k, t, 1);
+	if (x->nd == 0 || !cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &axis))
+		return cg_fail(k, "axis out of range");
+	DType ct = cg_float_ct(out->dt);
+	LLVMTypeRef t = cg_ctype(k, ct);
+	LLVMValueRef outer = cg_prod(k, x->dim, 0, axis), n = x->dim[axis];
+	LLVMValueRef inner = cg_prod(k, x->dim, axis + 1, x->nd);
+	LLVMValueRef mx = cg_slot(k, t, 1), sum = cg_slot(k, t, 1);
 	Loop lo, l1, l2, l3;
-	LLVMValueRef f = par_begin(k, &lo, mul(k, outer, inner),
-				   mul(k, mul(k, outer, inner), n));
+	LLVMValueRef f = cg_par_begin(k, &lo, cg_mul(k, outer, inner),
+				   cg_mul(k, cg_mul(k, outer, inner), n));
 	LLVMValueRef o = LLVMBuildUDiv(k->b, f, inner, "");
 	LLVMValueRef i = LLVMBuildURem(k->b, f, inner, "");
-	LLVMValueRef base = add(k, mul(k, mul(k, o, n), inner), i);
-	LLVMBuildStore(k->b, cconst(k, ct, -INFINITY), mx);
-	LLVMBuildStore(k->b, cconst(k, ct, 0), sum);
-	LLVMValueRef j = loop_begin(k, &l1, n);
-	LLVMValueRef off = add(k, base, mul(k, j, inner));
-	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, ct);
-	LLVMBuildStore(k->b, vmax(k, LLVMBuildLoad2(k->b, t, mx, ""), v, ct, true), mx);
-	loop_end(k, &l1);
+	LLVMValueRef base = cg_add(k, cg_mul(k, cg_mul(k, o, n), inner), i);
+	LLVMBuildStore(k->b, cg_cconst(k, ct, -INFINITY), mx);
+	LLVMBuildStore(k->b, cg_cconst(k, ct, 0), sum);
+	LLVMValueRef j = cg_loop_begin(k, &l1, n);
+	LLVMValueRef off = cg_add(k, base, cg_mul(k, j, inner));
+	LLVMValueRef v = cg_cvt(k, cg_ld(k, x, off), x->dt, ct);
+	LLVMBuildStore(k->b, cg_vmax(k, LLVMBuildLoad2(k->b, t, mx, ""), v, ct, true), mx);
+	cg_loop_end(k, &l1);
 	LLVMValueRef m = LLVMBuildLoad2(k->b, t, mx, "");
-	j = loop_begin(k, &l2, n);
-	off = add(k, base, mul(k, j, inner));
-	v = cvt(k, ld(k, x, off), x->dt, ct);
-	LLVMValueRef e = fexp(k, LLVMBuildFSub(k->b, v, m, ""));
-	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, sum, ""), e, "")), sum);
-	loop_end(k, &l2);
+	j = cg_loop_begin(k, &l2, n);
+	off = cg_add(k, base, cg_mul(k, j, inner));
+	v = cg_cvt(k, cg_ld(k, x, off), x->dt, ct);
+	LLVMValueRef e = cg_fexp(k, LLVMBuildFSub(k->b, v, m, ""));
+	LLVMBuildStore(k->b, cg_reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, sum, ""), e, "")), sum);
+	cg_loop_end(k, &l2);
 	LLVMValueRef s = LLVMBuildLoad2(k->b, t, sum, "");
-	LLVMValueRef rs = LLVMBuildFDiv(k->b, cconst(k, ct, 1), s, "");
-	LLVMValueRef ls = LLVMBuildFAdd(k->b, m, fn1(k, "llvm.log", s), "");
-	j = loop_begin(k, &l3, n);
-	off = add(k, base, mul(k, j, inner));
-	v = cvt(k, ld(k, x, off), x->dt, ct);
+	LLVMValueRef rs = LLVMBuildFDiv(k->b, cg_cconst(k, ct, 1), s, "");
+	LLVMValueRef ls = LLVMBuildFAdd(k->b, m, cg_fn1(k, "llvm.log", s), "");
+	j = cg_loop_begin(k, &l3, n);
+	off = cg_add(k, base, cg_mul(k, j, inner));
+	v = cg_cvt(k, cg_ld(k, x, off), x->dt, ct);
 	LLVMValueRef r;
 	if (k->e->call.op == OP_SOFTMAX)
-		r = LLVMBuildFMul(k->b, fexp(k, LLVMBuildFSub(k->b, v, m, "")), rs, "");
+		r = LLVMBuildFMul(k->b, cg_fexp(k, LLVMBuildFSub(k->b, v, m, "")), rs, "");
 	else
 		r = LLVMBuildFSub(k->b, v, ls, "");
-	st(k, out, off, cvt(k, r, ct, out->dt));
-	loop_end(k, &l3);
-	loop_end(k, &lo);
+	cg_st(k, out, off, cg_cvt(k, r, ct, out->dt));
+	cg_loop_end(k, &l3);
+	cg_loop_end(k, &lo);
 	return true;
 }
 
@@ -2178,20 +2203,20 @@ gen_softmax(K *k)
 static bool
 trailing_axes(K *k, int nd, int *first)
 {
-	AttrVal av = attr(k, P_axes);
+	AttrVal av = cg_attr(k, P_axes);
 	if (av.kind != AV_INTS || av.n < 1 || av.n > nd)
-		return fail(k, "axes must be given");
+		return cg_fail(k, "axes must be given");
 	bool seen[MAXD] = {0};
 	for (int i = 0; i < av.n; i++) {
 		int a;
-		if (!norm_axis(av.ints[i], nd, &a) || seen[a])
-			return fail(k, "bad axes");
+		if (!cg_norm_axis(av.ints[i], nd, &a) || seen[a])
+			return cg_fail(k, "bad axes");
 		seen[a] = true;
 	}
 	*first = nd - av.n;
 	for (int i = *first; i < nd; i++)
 		if (!seen[i])
-			return fail(k, "only trailing axes are supported");
+			return cg_fail(k, "only trailing axes are supported");
 	return true;
 }
 
@@ -2208,46 +2233,46 @@ gen_norm(K *k)
 	int first = 0; /* set unless trailing_axes fails */
 	if (!trailing_axes(k, x->nd, &first))
 		return false;
-	double eps = attr(k, P_epsilon).f;
-	bool center = !layer || attr(k, P_center).i, scale = !layer || attr(k, P_scale).i;
-	DType ct = float_ct(out->dt);
-	LLVMTypeRef t = ctype(k, ct);
-	LLVMValueRef outer = prod(k, x->dim, 0, first);
-	LLVMValueRef n = prod(k, x->dim, first, x->nd);
+	double eps = cg_attr(k, P_epsilon).f;
+	bool center = !layer || cg_attr(k, P_center).i, scale = !layer || cg_attr(k, P_scale).i;
+	DType ct = cg_float_ct(out->dt);
+	LLVMTypeRef t = cg_ctype(k, ct);
+	LLVMValueRef outer = cg_prod(k, x->dim, 0, first);
+	LLVMValueRef n = cg_prod(k, x->dim, first, x->nd);
 	LLVMValueRef nf = LLVMBuildSIToFP(k->b, n, t, "");
-	LLVMValueRef acc = slot(k, t, 1);
+	LLVMValueRef acc = cg_slot(k, t, 1);
 	Loop lo, l1, l2, l3;
-	LLVMValueRef o = par_begin(k, &lo, outer, mul(k, outer, n));
-	LLVMValueRef base = mul(k, o, n);
-	LLVMValueRef mean = cconst(k, ct, 0);
+	LLVMValueRef o = cg_par_begin(k, &lo, outer, cg_mul(k, outer, n));
+	LLVMValueRef base = cg_mul(k, o, n);
+	LLVMValueRef mean = cg_cconst(k, ct, 0);
 	if (layer) {
-		LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
-		LLVMValueRef j = loop_begin(k, &l1, n);
-		LLVMValueRef v = cvt(k, ld(k, x, add(k, base, j)), x->dt, ct);
-		LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, "")), acc);
-		loop_end(k, &l1);
+		LLVMBuildStore(k->b, cg_cconst(k, ct, 0), acc);
+		LLVMValueRef j = cg_loop_begin(k, &l1, n);
+		LLVMValueRef v = cg_cvt(k, cg_ld(k, x, cg_add(k, base, j)), x->dt, ct);
+		LLVMBuildStore(k->b, cg_reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, "")), acc);
+		cg_loop_end(k, &l1);
 		mean = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), nf, "");
 	}
-	LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
-	LLVMValueRef j = loop_begin(k, &l2, n);
-	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, j)), x->dt, ct);
+	LLVMBuildStore(k->b, cg_cconst(k, ct, 0), acc);
+	LLVMValueRef j = cg_loop_begin(k, &l2, n);
+	LLVMValueRef v = cg_cvt(k, cg_ld(k, x, cg_add(k, base, j)), x->dt, ct);
 	v = LLVMBuildFSub(k->b, v, mean, "");
-	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
-						    contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
-	loop_end(k, &l2);
+	LLVMBuildStore(k->b, cg_reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
+						    cg_contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
+	cg_loop_end(k, &l2);
 	LLVMValueRef var = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), nf, "");
-	LLVMValueRef r = LLVMBuildFDiv(k->b, cconst(k, ct, 1),
-		fn1(k, "llvm.sqrt", LLVMBuildFAdd(k->b, var, cconst(k, ct, eps), "")), "");
-	j = loop_begin(k, &l3, n);
-	v = cvt(k, ld(k, x, add(k, base, j)), x->dt, ct);
+	LLVMValueRef r = LLVMBuildFDiv(k->b, cg_cconst(k, ct, 1),
+		cg_fn1(k, "llvm.sqrt", LLVMBuildFAdd(k->b, var, cg_cconst(k, ct, eps), "")), "");
+	j = cg_loop_begin(k, &l3, n);
+	v = cg_cvt(k, cg_ld(k, x, cg_add(k, base, j)), x->dt, ct);
 	v = LLVMBuildFMul(k->b, LLVMBuildFSub(k->b, v, mean, ""), r, "");
 	if (scale)
-		v = LLVMBuildFMul(k->b, v, cvt(k, ld(k, &k->buf[1], j), k->buf[1].dt, ct), "");
+		v = LLVMBuildFMul(k->b, v, cg_cvt(k, cg_ld(k, &k->buf[1], j), k->buf[1].dt, ct), "");
 	if (layer && center)
-		v = LLVMBuildFAdd(k->b, v, cvt(k, ld(k, &k->buf[2], j), k->buf[2].dt, ct), "");
-	st(k, out, add(k, base, j), cvt(k, v, ct, out->dt));
-	loop_end(k, &l3);
-	loop_end(k, &lo);
+		v = LLVMBuildFAdd(k->b, v, cg_cvt(k, cg_ld(k, &k->buf[2], j), k->buf[2].dt, ct), "");
+	cg_st(k, out, cg_add(k, base, j), cg_cvt(k, v, ct, out->dt));
+	cg_loop_end(k, &l3);
+	cg_loop_end(k, &lo);
 	return true;
 }
 
@@ -2273,39 +2298,39 @@ gen_index_map(K *k, IdxFn f)
 	int nd = out->nd;
 	LLVMValueRef idx[MAXD], ost[MAXD];
 	DType rdt;
-	strides(k, out, ost);
+	cg_strides(k, out, ost);
 	if (nd == 0) {
 		LLVMValueRef v = f(k, idx, &rdt);
-		st(k, out, ci(k, 0), cvt(k, v, rdt, out->dt));
+		cg_st(k, out, cg_ci(k, 0), cg_cvt(k, v, rdt, out->dt));
 		return true;
 	}
 	Loop lo, li;
-	par_nest(k, &lo, out->dim, nd, idx, prod(k, out->dim, 0, nd));
-	idx[nd - 1] = loop_begin(k, &li, out->dim[nd - 1]);
+	par_nest(k, &lo, out->dim, nd, idx, cg_prod(k, out->dim, 0, nd));
+	idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
 	LLVMValueRef v = f(k, idx, &rdt);
-	st(k, out, dot(k, idx, ost, nd), cvt(k, v, rdt, out->dt));
-	loop_end(k, &li);
-	loop_end(k, &lo);
+	cg_st(k, out, cg_dot(k, idx, ost, nd), cg_cvt(k, v, rdt, out->dt));
+	cg_loop_end(k, &li);
+	cg_loop_end(k, &lo);
 	return true;
 }
 
 /* i clamped into [0, n). */
 LLVMValueRef
-clampi(K *k, LLVMValueRef i, LLVMValueRef n)
+cg_clampi(K *k, LLVMValueRef i, LLVMValueRef n)
 {
-	return imax(k, imin(k, i, LLVMBuildSub(k->b, n, ci(k, 1), "")), ci(k, 0));
+	return cg_imax(k, cg_imin(k, i, LLVMBuildSub(k->b, n, cg_ci(k, 1), "")), cg_ci(k, 0));
 }
 
 /* 0 <= i < n */
 LLVMValueRef
-inside(K *k, LLVMValueRef i, LLVMValueRef n)
+cg_inside(K *k, LLVMValueRef i, LLVMValueRef n)
 {
 	return LLVMBuildICmp(k->b, LLVMIntULT, i, n, "");
 }
 
 /* The dtype loads of t compute in: f32 for f16/bf16. */
 DType
-cdt(DType t)
+cg_cdt(DType t)
 {
 	return t == DT_F16 || t == DT_BF16 ? DT_F32 : t;
 }
@@ -2315,8 +2340,8 @@ static LLVMValueRef
 ld_at(K *k, const Buf *b, LLVMValueRef *idx)
 {
 	LLVMValueRef s[MAXD];
-	strides(k, b, s);
-	return ld(k, b, dot(k, idx, s, b->nd));
+	cg_strides(k, b, s);
+	return cg_ld(k, b, cg_dot(k, idx, s, b->nd));
 }
 
 /* An integer prim argument that must be a constant. */
@@ -2325,7 +2350,7 @@ const_int_prim(K *k, ParamName p, int64_t *out)
 {
 	double v;
 	if (!prim_arg(k, p, &v))
-		return fail(k, arena_printf(&k->m->arena, "%s must be a constant",
+		return cg_fail(k, arena_printf(&k->m->arena, "%s must be a constant",
 					    op_param_names[p]));
 	*out = (int64_t)v;
 	return true;
@@ -2335,11 +2360,11 @@ const_int_prim(K *k, ParamName p, int64_t *out)
  * attribute `dflt`) against canonical letters canon; perm[i] is the
  * buffer dim of canonical axis i. */
 bool
-layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm)
+cg_layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm)
 {
-	AttrVal v = attr(k, name);
+	AttrVal v = cg_attr(k, name);
 	if (v.kind == AV_NONE && dflt != P_NONE)
-		v = attr(k, dflt);
+		v = cg_attr(k, dflt);
 	const char *s = v.kind == AV_STR && v.s ? v.s : "";
 	size_t n = strlen(canon);
 	if (strlen(s) != n)
@@ -2357,10 +2382,10 @@ layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm)
  * have fewer dims when lead canonical axes are absent: pad == n - b->nd
  * leading axes of extent 1). */
 void
-canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts)
+cg_canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts)
 {
 	LLVMValueRef s[MAXD] = {0};
-	strides(k, b, s);
+	cg_strides(k, b, s);
 	for (int i = 0; i < n; i++) {
 		dims[i] = b->dim[perm[i]];
 		sts[i] = s[perm[i]];
@@ -2375,19 +2400,19 @@ tril_elem(K *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0];
 	int nd = x->nd;
-	*rdt = cdt(x->dt);
+	*rdt = cg_cdt(x->dt);
 	LLVMValueRef v = ld_at(k, x, idx);
 	LLVMValueRef d = LLVMBuildSub(k->b, idx[nd - 1], idx[nd - 2], "");
 	LLVMValueRef keep = LLVMBuildICmp(k->b, k->e->call.op == OP_TRIL ? LLVMIntSLE : LLVMIntSGE,
-					  d, ci(k, k->pi[0]), "");
-	return LLVMBuildSelect(k->b, keep, v, cconst(k, *rdt, 0), "");
+					  d, cg_ci(k, k->pi[0]), "");
+	return LLVMBuildSelect(k->b, keep, v, cg_cconst(k, *rdt, 0), "");
 }
 
 static bool
 gen_tril(K *k)
 {
 	if (k->nin != 1 || k->buf[0].nd < 2)
-		return fail(k, "expects a tensor of at least two dimensions");
+		return cg_fail(k, "expects a tensor of at least two dimensions");
 	return const_int_prim(k, P_k, &k->pi[0]) && gen_index_map(k, tril_elem);
 }
 
@@ -2397,7 +2422,7 @@ eye_elem(K *k, LLVMValueRef *idx, DType *rdt)
 {
 	*rdt = DT_BOOL;
 	return LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSub(k->b, idx[1], idx[0], ""),
-			     ci(k, k->pi[0]), "");
+			     cg_ci(k, k->pi[0]), "");
 }
 
 static bool
@@ -2416,7 +2441,7 @@ one_hot_elem(K *k, LLVMValueRef *idx, DType *rdt)
 	for (int i = 0, j = 0; i < out->nd; i++)
 		if (i != ax)
 			ii[j++] = idx[i];
-	LLVMValueRef v = cvt(k, ld_at(k, ix, ii), ix->dt, DT_I64);
+	LLVMValueRef v = cg_cvt(k, ld_at(k, ix, ii), ix->dt, DT_I64);
 	*rdt = DT_F64;
 	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntEQ, v, idx[ax], ""),
 			       LLVMConstReal(k->f64, k->pf[0]), LLVMConstReal(k->f64, k->pf[1]), "");
@@ -2428,9 +2453,9 @@ gen_one_hot(K *k)
 	Buf *out = &k->buf[1];
 	int ax;
 	if (!prim_arg(k, P_on_value, &k->pf[0]) || !prim_arg(k, P_off_value, &k->pf[1]))
-		return fail(k, "on_value and off_value must be constants");
-	if (!norm_axis(attr(k, P_axis).i, out->nd, &ax))
-		return fail(k, "axis out of range");
+		return cg_fail(k, "on_value and off_value must be constants");
+	if (!cg_norm_axis(cg_attr(k, P_axis).i, out->nd, &ax))
+		return cg_fail(k, "axis out of range");
 	k->pi[0] = ax;
 	return gen_index_map(k, one_hot_elem);
 }
@@ -2442,13 +2467,13 @@ static LLVMValueRef
 prelu_elem(K *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0], *a = &k->buf[1];
-	DType ct = float_ct(x->dt);
+	DType ct = cg_float_ct(x->dt);
 	*rdt = ct;
-	LLVMValueRef v = cvt(k, ld_at(k, x, idx), x->dt, ct);
-	LLVMValueRef one = LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[0], ci(k, 1), "");
-	LLVMValueRef ai = LLVMBuildSelect(k->b, one, ci(k, 0), idx[k->pi[0]], "");
-	LLVMValueRef av = cvt(k, ld(k, a, ai), a->dt, ct);
-	LLVMValueRef pos = LLVMBuildFCmp(k->b, LLVMRealOGT, v, cconst(k, ct, 0), "");
+	LLVMValueRef v = cg_cvt(k, ld_at(k, x, idx), x->dt, ct);
+	LLVMValueRef one = LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[0], cg_ci(k, 1), "");
+	LLVMValueRef ai = LLVMBuildSelect(k->b, one, cg_ci(k, 0), idx[k->pi[0]], "");
+	LLVMValueRef av = cg_cvt(k, cg_ld(k, a, ai), a->dt, ct);
+	LLVMValueRef pos = LLVMBuildFCmp(k->b, LLVMRealOGT, v, cg_cconst(k, ct, 0), "");
 	return LLVMBuildSelect(k->b, pos, v, LLVMBuildFMul(k->b, v, av, ""), "");
 }
 
@@ -2456,8 +2481,8 @@ static bool
 gen_prelu(K *k)
 {
 	int ax;
-	if (k->nin != 2 || k->buf[1].nd != 1 || !norm_axis(attr(k, P_axis).i, k->buf[0].nd, &ax))
-		return fail(k, "expects data and a 1-D alpha, and an axis in range");
+	if (k->nin != 2 || k->buf[1].nd != 1 || !cg_norm_axis(cg_attr(k, P_axis).i, k->buf[0].nd, &ax))
+		return cg_fail(k, "expects data and a 1-D alpha, and an axis in range");
 	k->pi[0] = ax;
 	return gen_index_map(k, prelu_elem);
 }
@@ -2472,22 +2497,22 @@ qdq_elem(K *k, LLVMValueRef *idx, DType *rdt)
 	LLVMValueRef sv[2];
 	for (int i = 0; i < 2; i++) {
 		Buf *p = i ? z : s;
-		LLVMValueRef n = prod(k, p->dim, 0, p->nd);
-		LLVMValueRef pi = x->nd ? LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, n, ci(k, 1), ""),
-							  ci(k, 0), idx[k->pi[0]], "")
-					: ci(k, 0);
-		sv[i] = cvt(k, ld(k, p, pi), p->dt, DT_F32);
+		LLVMValueRef n = cg_prod(k, p->dim, 0, p->nd);
+		LLVMValueRef pi = x->nd ? LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, n, cg_ci(k, 1), ""),
+							  cg_ci(k, 0), idx[k->pi[0]], "")
+					: cg_ci(k, 0);
+		sv[i] = cg_cvt(k, cg_ld(k, p, pi), p->dt, DT_F32);
 	}
-	LLVMValueRef v = cvt(k, ld_at(k, x, idx), x->dt, DT_F32);
+	LLVMValueRef v = cg_cvt(k, ld_at(k, x, idx), x->dt, DT_F32);
 	*rdt = DT_F32;
 	if (k->e->call.op == OP_DEQUANTIZE)
 		return LLVMBuildFMul(b, LLVMBuildFSub(b, v, sv[1], ""), sv[0], "");
-	LLVMValueRef q = fn1(k, "llvm.roundeven", LLVMBuildFDiv(b, v, sv[0], ""));
+	LLVMValueRef q = cg_fn1(k, "llvm.roundeven", LLVMBuildFDiv(b, v, sv[0], ""));
 	q = LLVMBuildFAdd(b, q, sv[1], "");
 	double lo = out->dt == DT_U8 ? 0 : out->dt == DT_I8 ? -128 : -32768;
 	double hi = out->dt == DT_U8 ? 255 : out->dt == DT_I8 ? 127 : 32767;
-	q = vmax(k, q, LLVMConstReal(k->f32, lo), DT_F32, true);
-	return vmax(k, q, LLVMConstReal(k->f32, hi), DT_F32, false);
+	q = cg_vmax(k, q, LLVMConstReal(k->f32, lo), DT_F32, true);
+	return cg_vmax(k, q, LLVMConstReal(k->f32, hi), DT_F32, false);
 }
 
 static bool
@@ -2495,8 +2520,8 @@ gen_qdq(K *k)
 {
 	Buf *x = &k->buf[0];
 	int ax = 0;
-	if (k->nin != 3 || (x->nd && !norm_axis(attr(k, P_axis).i, x->nd, &ax)))
-		return fail(k, "expects data, scale and zero_point, and an axis in range");
+	if (k->nin != 3 || (x->nd && !cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax)))
+		return cg_fail(k, "expects data, scale and zero_point, and an axis in range");
 	k->pi[0] = ax;
 	return gen_index_map(k, qdq_elem);
 }
@@ -2511,8 +2536,8 @@ tile_elem(K *k, LLVMValueRef *idx, DType *rdt)
 	LLVMValueRef xi[MAXD];
 	int lead = out->nd - x->nd;
 	for (int i = 0; i < x->nd; i++)
-		xi[i] = LLVMBuildURem(k->b, idx[lead + i], imax(k, x->dim[i], ci(k, 1)), "");
-	*rdt = cdt(x->dt);
+		xi[i] = LLVMBuildURem(k->b, idx[lead + i], cg_imax(k, x->dim[i], cg_ci(k, 1)), "");
+	*rdt = cg_cdt(x->dt);
 	return ld_at(k, x, xi);
 }
 
@@ -2521,10 +2546,10 @@ static LLVMValueRef
 repeat_elem(K *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0];
-	LLVMValueRef r = ci(k, k->pi[0] > 0 ? k->pi[0] : 1);
-	*rdt = cdt(x->dt);
+	LLVMValueRef r = cg_ci(k, k->pi[0] > 0 ? k->pi[0] : 1);
+	*rdt = cg_cdt(x->dt);
 	if (k->pi[1] < 0)
-		return ld(k, x, LLVMBuildUDiv(k->b, idx[0], r, ""));
+		return cg_ld(k, x, LLVMBuildUDiv(k->b, idx[0], r, ""));
 	LLVMValueRef xi[MAXD];
 	for (int i = 0; i < x->nd; i++)
 		xi[i] = i == k->pi[1] ? LLVMBuildUDiv(k->b, idx[i], r, "") : idx[i];
@@ -2539,9 +2564,9 @@ flip_elem(K *k, LLVMValueRef *idx, DType *rdt)
 	LLVMValueRef xi[MAXD];
 	int ax = (int)k->pi[0];
 	for (int i = 0; i < x->nd; i++)
-		xi[i] = i == ax ? LLVMBuildSub(k->b, LLVMBuildSub(k->b, x->dim[i], ci(k, 1), ""),
+		xi[i] = i == ax ? LLVMBuildSub(k->b, LLVMBuildSub(k->b, x->dim[i], cg_ci(k, 1), ""),
 					       idx[i], "") : idx[i];
-	*rdt = cdt(x->dt);
+	*rdt = cg_cdt(x->dt);
 	return ld_at(k, x, xi);
 }
 
@@ -2555,23 +2580,23 @@ pad_elem(K *k, LLVMValueRef *idx, DType *rdt)
 	LLVMValueRef xi[MAXD], in = LLVMConstInt(k->i1, 1, 0);
 	for (int i = 0; i < x->nd; i++) {
 		LLVMValueRef n = x->dim[i];
-		LLVMValueRef j = LLVMBuildSub(b, idx[i], ci(k, k->pi[2 * i]), "");
+		LLVMValueRef j = LLVMBuildSub(b, idx[i], cg_ci(k, k->pi[2 * i]), "");
 		if (k->pi[2 * MAXD] == 2) { /* reflect */
-			j = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, j, ci(k, 0), ""),
-					    LLVMBuildSub(b, ci(k, 0), j, ""), j, "");
+			j = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, j, cg_ci(k, 0), ""),
+					    LLVMBuildSub(b, cg_ci(k, 0), j, ""), j, "");
 			LLVMValueRef over = LLVMBuildICmp(b, LLVMIntSGE, j, n, "");
-			LLVMValueRef m = LLVMBuildSub(b, mul(k, ci(k, 2), LLVMBuildSub(b, n, ci(k, 1), "")), j, "");
+			LLVMValueRef m = LLVMBuildSub(b, cg_mul(k, cg_ci(k, 2), LLVMBuildSub(b, n, cg_ci(k, 1), "")), j, "");
 			j = LLVMBuildSelect(b, over, m, j, "");
 		} else if (k->pi[2 * MAXD] == 0) {
-			in = LLVMBuildAnd(b, in, inside(k, j, n), "");
+			in = LLVMBuildAnd(b, in, cg_inside(k, j, n), "");
 		}
-		xi[i] = clampi(k, j, n);
+		xi[i] = cg_clampi(k, j, n);
 	}
-	*rdt = cdt(x->dt);
+	*rdt = cg_cdt(x->dt);
 	LLVMValueRef v = ld_at(k, x, xi);
 	if (k->pi[2 * MAXD] != 0)
 		return v;
-	return LLVMBuildSelect(b, in, v, cconst(k, *rdt, k->pf[0]), "");
+	return LLVMBuildSelect(b, in, v, cg_cconst(k, *rdt, k->pf[0]), "");
 }
 
 /* gather_elements: out[i] = x[i with axis replaced by indices[i]]. */
@@ -2580,13 +2605,13 @@ gather_elements_elem(K *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1];
 	int ax = (int)k->pi[0];
-	LLVMValueRef p = cvt(k, ld_at(k, ix, idx), ix->dt, DT_I64);
+	LLVMValueRef p = cg_cvt(k, ld_at(k, ix, idx), ix->dt, DT_I64);
 	LLVMValueRef n = x->dim[ax];
-	p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), ""), add(k, p, n), p, "");
+	p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), ""), cg_add(k, p, n), p, "");
 	LLVMValueRef xi[MAXD];
 	for (int i = 0; i < x->nd; i++)
-		xi[i] = i == ax ? clampi(k, p, n) : idx[i];
-	*rdt = cdt(x->dt);
+		xi[i] = i == ax ? cg_clampi(k, p, n) : idx[i];
+	*rdt = cg_cdt(x->dt);
 	return ld_at(k, x, xi);
 }
 
@@ -2603,15 +2628,15 @@ gather_nd_elem(K *k, LLVMValueRef *idx, DType *rdt)
 	for (int i = 0; i < bd; i++)
 		xi[n++] = idx[i];
 	for (int c = 0; c < l; c++) {
-		ii[lead] = ci(k, c);
-		LLVMValueRef p = cvt(k, ld_at(k, ix, ii), ix->dt, DT_I64);
+		ii[lead] = cg_ci(k, c);
+		LLVMValueRef p = cg_cvt(k, ld_at(k, ix, ii), ix->dt, DT_I64);
 		LLVMValueRef d = x->dim[n];
-		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), ""), add(k, p, d), p, "");
-		xi[n++] = clampi(k, p, d);
+		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), ""), cg_add(k, p, d), p, "");
+		xi[n++] = cg_clampi(k, p, d);
 	}
 	for (int i = lead; n < x->nd; i++)
 		xi[n++] = idx[i];
-	*rdt = cdt(x->dt);
+	*rdt = cg_cdt(x->dt);
 	return ld_at(k, x, xi);
 }
 
@@ -2625,16 +2650,16 @@ dyn_slice_elem(K *k, LLVMValueRef *idx, DType *rdt)
 	LLVMValueRef xi[MAXD];
 	for (int d = 0; d < x->nd; d++) {
 		LLVMValueRef n = x->dim[d];
-		LLVMValueRef bg = cvt(k, ld(k, bb, ci(k, d)), bb->dt, DT_I64);
-		LLVMValueRef s = cvt(k, ld(k, sb, ci(k, d)), sb->dt, DT_I64);
-		bg = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, bg, ci(k, 0), ""), add(k, bg, n), bg, "");
-		LLVMValueRef pos = LLVMBuildICmp(b, LLVMIntSGT, s, ci(k, 0), "");
-		LLVMValueRef bp = imin(k, imax(k, bg, ci(k, 0)), n);
-		LLVMValueRef bn = imin(k, imax(k, bg, ci(k, -1)), LLVMBuildSub(b, n, ci(k, 1), ""));
+		LLVMValueRef bg = cg_cvt(k, cg_ld(k, bb, cg_ci(k, d)), bb->dt, DT_I64);
+		LLVMValueRef s = cg_cvt(k, cg_ld(k, sb, cg_ci(k, d)), sb->dt, DT_I64);
+		bg = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, bg, cg_ci(k, 0), ""), cg_add(k, bg, n), bg, "");
+		LLVMValueRef pos = LLVMBuildICmp(b, LLVMIntSGT, s, cg_ci(k, 0), "");
+		LLVMValueRef bp = cg_imin(k, cg_imax(k, bg, cg_ci(k, 0)), n);
+		LLVMValueRef bn = cg_imin(k, cg_imax(k, bg, cg_ci(k, -1)), LLVMBuildSub(b, n, cg_ci(k, 1), ""));
 		bg = LLVMBuildSelect(b, pos, bp, bn, "");
-		xi[d] = clampi(k, add(k, bg, mul(k, idx[d], s)), n);
+		xi[d] = cg_clampi(k, cg_add(k, bg, cg_mul(k, idx[d], s)), n);
 	}
-	*rdt = cdt(x->dt);
+	*rdt = cg_cdt(x->dt);
 	return ld_at(k, x, xi);
 }
 
@@ -2648,53 +2673,53 @@ gen_move(K *k)
 	case OP_TILE:
 		return gen_index_map(k, tile_elem);
 	case OP_REPEAT: {
-		AttrVal a = attr(k, P_axis);
-		k->pi[0] = attr(k, P_repeats).i;
+		AttrVal a = cg_attr(k, P_axis);
+		k->pi[0] = cg_attr(k, P_repeats).i;
 		k->pi[1] = -1;
 		if (a.kind != AV_NONE) {
-			if (!norm_axis(a.i, x->nd, &ax))
-				return fail(k, "axis out of range");
+			if (!cg_norm_axis(a.i, x->nd, &ax))
+				return cg_fail(k, "axis out of range");
 			k->pi[1] = ax;
 		}
 		return gen_index_map(k, repeat_elem);
 	}
 	case OP_FLIP:
-		if (!norm_axis(attr(k, P_axis).i, x->nd, &ax))
-			return fail(k, "axis out of range");
+		if (!cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax))
+			return cg_fail(k, "axis out of range");
 		k->pi[0] = ax;
 		return gen_index_map(k, flip_elem);
 	case OP_PAD: {
-		AttrVal pw = attr(k, P_pad_width), mode = attr(k, P_pad_mode);
+		AttrVal pw = cg_attr(k, P_pad_width), mode = cg_attr(k, P_pad_mode);
 		if (pw.kind != AV_INTS || pw.n != 2 * x->nd)
-			return fail(k, "pad_width must have two values per dimension");
+			return cg_fail(k, "pad_width must have two values per dimension");
 		for (int i = 0; i < pw.n; i++)
 			k->pi[i] = pw.ints[i];
 		k->pi[2 * MAXD] = !strcmp(mode.s, "edge") ? 1 : !strcmp(mode.s, "reflect") ? 2 : 0;
-		k->pf[0] = attr(k, P_pad_value).f;
+		k->pf[0] = cg_attr(k, P_pad_value).f;
 		return gen_index_map(k, pad_elem);
 	}
 	case OP_GATHER_ELEMENTS:
-		if (!norm_axis(attr(k, P_axis).i, x->nd, &ax))
-			return fail(k, "axis out of range");
+		if (!cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax))
+			return cg_fail(k, "axis out of range");
 		k->pi[0] = ax;
 		return gen_index_map(k, gather_elements_elem);
 	case OP_GATHER_ND: {
 		Buf *ix = &k->buf[1];
 		int64_t l;
-		if (ix->nd < 1 || !pe_const(ix->nd && k->e->call.args[1]->sinfo &&
+		if (ix->nd < 1 || !cg_pe_const(ix->nd && k->e->call.args[1]->sinfo &&
 					   k->e->call.args[1]->sinfo->shape
 					   ? k->e->call.args[1]->sinfo->shape[ix->nd - 1] : NULL, &l))
-			return fail(k, "the last dim of indices must be static");
-		k->pi[0] = attr(k, P_batch_dims).i;
+			return cg_fail(k, "the last dim of indices must be static");
+		k->pi[0] = cg_attr(k, P_batch_dims).i;
 		k->pi[1] = l;
 		return gen_index_map(k, gather_nd_elem);
 	}
 	case OP_DYNAMIC_STRIDED_SLICE:
 		if (out->nd != x->nd)
-			return fail(k, "malformed");
+			return cg_fail(k, "malformed");
 		return gen_index_map(k, dyn_slice_elem);
 	default:
-		return fail(k, "not a movement op");
+		return cg_fail(k, "not a movement op");
 	}
 }
 
@@ -2705,21 +2730,21 @@ gen_stack(K *k)
 {
 	Buf *out = &k->buf[k->nin];
 	int ax;
-	if (!norm_axis(attr(k, P_axis).i, out->nd, &ax))
-		return fail(k, "axis out of range");
+	if (!cg_norm_axis(cg_attr(k, P_axis).i, out->nd, &ax))
+		return cg_fail(k, "axis out of range");
 	Buf *in0 = &k->buf[0];
-	LLVMValueRef outer = prod(k, in0->dim, 0, ax), row = prod(k, in0->dim, ax, in0->nd);
-	LLVMValueRef nin = ci(k, k->nin);
+	LLVMValueRef outer = cg_prod(k, in0->dim, 0, ax), row = cg_prod(k, in0->dim, ax, in0->nd);
+	LLVMValueRef nin = cg_ci(k, k->nin);
 	for (int i = 0; i < k->nin; i++) {
 		Buf *in = &k->buf[i];
 		Loop lo, li;
-		LLVMValueRef o = loop_begin(k, &lo, outer);
-		LLVMValueRef j = loop_begin(k, &li, row);
-		LLVMValueRef v = ld(k, in, add(k, mul(k, o, row), j));
-		LLVMValueRef dst = add(k, mul(k, add(k, mul(k, o, nin), ci(k, i)), row), j);
-		st(k, out, dst, cvt(k, v, in->dt, out->dt));
-		loop_end(k, &li);
-		loop_end(k, &lo);
+		LLVMValueRef o = cg_loop_begin(k, &lo, outer);
+		LLVMValueRef j = cg_loop_begin(k, &li, row);
+		LLVMValueRef v = cg_ld(k, in, cg_add(k, cg_mul(k, o, row), j));
+		LLVMValueRef dst = cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, o, nin), cg_ci(k, i)), row), j);
+		cg_st(k, out, dst, cg_cvt(k, v, in->dt, out->dt));
+		cg_loop_end(k, &li);
+		cg_loop_end(k, &lo);
 	}
 	return true;
 }
@@ -2743,8 +2768,8 @@ scatter_combine(K *k, int red, LLVMValueRef old, LLVMValueRef u, DType t)
 			: LLVMBuildSDiv(k->b, sum, LLVMConstInt(LLVMTypeOf(old), 2, 0), "");
 	case 1: return fl ? LLVMBuildFAdd(k->b, old, u, "") : LLVMBuildAdd(k->b, old, u, "");
 	case 2: return fl ? LLVMBuildFMul(k->b, old, u, "") : LLVMBuildMul(k->b, old, u, "");
-	case 3: return vmax(k, old, u, t, true);
-	case 4: return vmax(k, old, u, t, false);
+	case 3: return cg_vmax(k, old, u, t, true);
+	case 4: return cg_vmax(k, old, u, t, false);
 	default: return u;
 	}
 }
@@ -2755,7 +2780,7 @@ static bool
 gen_scatter(K *k)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *u = &k->buf[2], *out = &k->buf[3];
-	const char *rs = attr(k, P_reduction).s;
+	const char *rs = cg_attr(k, P_reduction).s;
 	static const char *const names[] = {"update", "add", "mul", "max", "min", "mean"};
 	bool elems = k->e->call.op == OP_SCATTER_ELEMENTS;
 	int red = -1;
@@ -2763,60 +2788,60 @@ gen_scatter(K *k)
 		if (!strcmp(rs, names[i]))
 			red = i;
 	if (red < 0)
-		return fail(k, elems ? "reduction must be update, add, mul, mean, max or min"
+		return cg_fail(k, elems ? "reduction must be update, add, mul, mean, max or min"
 				     : "reduction must be update, add, mul, max or min");
 	if (x->dt != out->dt || u->dt != out->dt)
-		return fail(k, "data, updates and the result must have one dtype");
-	LLVMValueRef total = prod(k, x->dim, 0, x->nd);
+		return cg_fail(k, "data, updates and the result must have one dtype");
+	LLVMValueRef total = cg_prod(k, x->dim, 0, x->nd);
 	LLVMBuildMemCpy(k->b, out->ptr, 64, x->ptr, 64,
-			mul(k, total, ci(k, dtype_bits(x->dt) / 8)));
-	DType t = cdt(out->dt);
+			cg_mul(k, total, cg_ci(k, dtype_bits(x->dt) / 8)));
+	DType t = cg_cdt(out->dt);
 	LLVMValueRef os[MAXD];
-	strides(k, out, os);
+	cg_strides(k, out, os);
 	if (k->e->call.op == OP_SCATTER_ELEMENTS) {
 		int ax;
-		if (!norm_axis(attr(k, P_axis).i, x->nd, &ax) || ix->nd != x->nd)
-			return fail(k, "axis out of range");
+		if (!cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax) || ix->nd != x->nd)
+			return cg_fail(k, "axis out of range");
 		LLVMValueRef idx[MAXD];
 		Nest ns;
-		nest_begin(k, &ns, ix->dim, ix->nd, idx);
-		LLVMValueRef p = cvt(k, ld_at(k, ix, idx), ix->dt, DT_I64);
+		cg_nest_begin(k, &ns, ix->dim, ix->nd, idx);
+		LLVMValueRef p = cg_cvt(k, ld_at(k, ix, idx), ix->dt, DT_I64);
 		LLVMValueRef n = x->dim[ax];
-		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), ""), add(k, p, n), p, "");
+		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), ""), cg_add(k, p, n), p, "");
 		LLVMValueRef oi[MAXD];
 		for (int i = 0; i < x->nd; i++)
-			oi[i] = i == ax ? clampi(k, p, n) : idx[i];
-		LLVMValueRef off = dot(k, oi, os, x->nd);
-		LLVMValueRef uv = cvt(k, ld_at(k, u, idx), u->dt, t);
-		st(k, out, off, scatter_combine(k, red, ld(k, out, off), uv, t));
-		nest_end(k, &ns);
+			oi[i] = i == ax ? cg_clampi(k, p, n) : idx[i];
+		LLVMValueRef off = cg_dot(k, oi, os, x->nd);
+		LLVMValueRef uv = cg_cvt(k, ld_at(k, u, idx), u->dt, t);
+		cg_st(k, out, off, scatter_combine(k, red, cg_ld(k, out, off), uv, t));
+		cg_nest_end(k, &ns);
 		return true;
 	}
 	/* scatter_nd: indices (m.., l), updates (m.., rest of data) */
 	int64_t l;
 	const SInfo *isi = k->e->call.args[1]->sinfo;
-	if (ix->nd < 1 || !isi || !isi->shape || !pe_const(isi->shape[ix->nd - 1], &l) ||
+	if (ix->nd < 1 || !isi || !isi->shape || !cg_pe_const(isi->shape[ix->nd - 1], &l) ||
 	    l > x->nd)
-		return fail(k, "the last dim of indices must be static");
+		return cg_fail(k, "the last dim of indices must be static");
 	int lead = ix->nd - 1;
-	LLVMValueRef m = prod(k, ix->dim, 0, lead), rest = prod(k, x->dim, (int)l, x->nd);
+	LLVMValueRef m = cg_prod(k, ix->dim, 0, lead), rest = cg_prod(k, x->dim, (int)l, x->nd);
 	LLVMValueRef ist[MAXD];
-	strides(k, ix, ist);
+	cg_strides(k, ix, ist);
 	Loop lm, lr;
-	LLVMValueRef j = loop_begin(k, &lm, m);
-	LLVMValueRef base = ci(k, 0);
+	LLVMValueRef j = cg_loop_begin(k, &lm, m);
+	LLVMValueRef base = cg_ci(k, 0);
 	for (int c = 0; c < l; c++) {
-		LLVMValueRef p = cvt(k, ld(k, ix, add(k, mul(k, j, ci(k, l)), ci(k, c))), ix->dt, DT_I64);
+		LLVMValueRef p = cg_cvt(k, cg_ld(k, ix, cg_add(k, cg_mul(k, j, cg_ci(k, l)), cg_ci(k, c))), ix->dt, DT_I64);
 		LLVMValueRef n = x->dim[c];
-		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, ci(k, 0), ""), add(k, p, n), p, "");
-		base = add(k, base, mul(k, clampi(k, p, n), os[c]));
+		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), ""), cg_add(k, p, n), p, "");
+		base = cg_add(k, base, cg_mul(k, cg_clampi(k, p, n), os[c]));
 	}
-	LLVMValueRef r = loop_begin(k, &lr, rest);
-	LLVMValueRef off = add(k, base, r);
-	LLVMValueRef uv = cvt(k, ld(k, u, add(k, mul(k, j, rest), r)), u->dt, t);
-	st(k, out, off, scatter_combine(k, red, ld(k, out, off), uv, t));
-	loop_end(k, &lr);
-	loop_end(k, &lm);
+	LLVMValueRef r = cg_loop_begin(k, &lr, rest);
+	LLVMValueRef off = cg_add(k, base, r);
+	LLVMValueRef uv = cg_cvt(k, cg_ld(k, u, cg_add(k, cg_mul(k, j, rest), r)), u->dt, t);
+	cg_st(k, out, off, scatter_combine(k, red, cg_ld(k, out, off), uv, t));
+	cg_loop_end(k, &lr);
+	cg_loop_end(k, &lm);
 	(void)ist;
 	return true;
 }
@@ -2832,24 +2857,24 @@ gen_body(K *k)
 		return gen_matmul(k);
 	if (has_nested_call(k->e)) {
 		if (k->nout != 1)
-			return fail(k, "a fused kernel has one output");
+			return cg_fail(k, "a fused kernel has one output");
 		if (cg_reduce_fusable(op))
 			return gen_reduce(k);
 		if (!elem_class(op))
-			return fail(k, "cannot take a fused operand");
+			return cg_fail(k, "cannot take a fused operand");
 		return gen_elementwise(k, elem_fused);
 	}
 	if (op == OP_FULL || op == OP_FULL_LIKE) {
 		if (op_arg(k->e, P_fill_value)->kind == E_PRIM) {
 			double v;
 			if (k->nout != 1 || !prim_arg(k, P_fill_value, &v))
-				return fail(k, "fill_value must be a tensor or a constant");
+				return cg_fail(k, "fill_value must be a tensor or a constant");
 			/* a constant fill value: no input */
 			Buf *out = &k->buf[k->nin];
 			Loop l;
-			LLVMValueRef i = loop_begin(k, &l, prod(k, out->dim, 0, out->nd));
-			st(k, out, i, cconst(k, out->dt == DT_F16 || out->dt == DT_BF16 ? DT_F32 : out->dt, v));
-			loop_end(k, &l);
+			LLVMValueRef i = cg_loop_begin(k, &l, cg_prod(k, out->dim, 0, out->nd));
+			cg_st(k, out, i, cg_cconst(k, out->dt == DT_F16 || out->dt == DT_BF16 ? DT_F32 : out->dt, v));
+			cg_loop_end(k, &l);
 			return true;
 		}
 		return gen_elementwise(k, elem_binary);
@@ -2857,17 +2882,17 @@ gen_body(K *k)
 	if (op == OP_CLIP) {
 		double v;
 		if (k->nin != 1 || !prim_arg(k, P_min, &v) || !prim_arg(k, P_max, &v))
-			return fail(k, "min and max must be constants");
+			return cg_fail(k, "min and max must be constants");
 		return gen_elementwise(k, elem_unary);
 	}
 	switch (op_info(op)->cls) {
 	case OC_BROADCAST:
 		if (k->nin != k->e->call.nargs || k->nout != 1)
-			return fail(k, "expects tensor operands");
+			return cg_fail(k, "expects tensor operands");
 		return gen_elementwise(k, elem_binary);
 	case OC_ELEMWISE: case OC_FILL_LIKE:
 		if (k->nin != 1 || k->nout != 1)
-			return fail(k, "expects one tensor");
+			return cg_fail(k, "expects one tensor");
 		return gen_elementwise(k, elem_unary);
 	case OC_VIEW: /* the same elements in C order */
 		return gen_copy(k);
@@ -2877,7 +2902,7 @@ gen_body(K *k)
 	switch (op) {
 	case OP_BROADCAST_TO: case OP_STOP_LIFT_PARAMS:
 		if (k->nin != 1 || k->nout != 1)
-			return fail(k, "expects one tensor");
+			return cg_fail(k, "expects one tensor");
 		return gen_elementwise(k, elem_unary);
 	case OP_ZEROS: case OP_ONES:
 		return gen_elementwise(k, elem_unary);
@@ -2942,7 +2967,7 @@ gen_body(K *k)
 	case OP_EINSUM:
 		return gen_einsum(k);
 	default:
-		return fail(k, "no code generation for this op yet");
+		return cg_fail(k, "no code generation for this op yet");
 	}
 }
 
@@ -2960,7 +2985,7 @@ key_dim(StrBuf *sb, const PExpr *x, VarNames *vn)
 {
 	int64_t c;
 	static const char *ops = "+-*/%<>=!lLgG"; /* ORDER: PExprKind from PE_ADD */
-	if (pe_const(x, &c)) {
+	if (cg_pe_const(x, &c)) {
 		sb_printf(sb, "%lld", (long long)c);
 		return;
 	}
@@ -3260,11 +3285,11 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 				sb_printf(&tok, "?%d.%d", i, j);
 			b->tok[j] = arena_strdup(&k->m->arena, tok.p);
 			sb_free(&tok);
-			if (si->shape && pe_const(si->shape[j], &c)) {
-				b->dim[j] = ci(k, c);
+			if (si->shape && cg_pe_const(si->shape[j], &c)) {
+				b->dim[j] = cg_ci(k, c);
 				continue;
 			}
-			LLVMValueRef o = ci(k, doff);
+			LLVMValueRef o = cg_ci(k, doff);
 			LLVMValueRef p = LLVMBuildInBoundsGEP2(k->b, k->i64, dims, &o, 1, "");
 			b->dim[j] = LLVMBuildLoad2(k->b, k->i64, p, "");
 		}
@@ -3283,7 +3308,7 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 			LLVMAppendBasicBlockInContext(k->c, tramp, "entry"));
 		LLVMValueRef ctx = LLVMGetParam(tramp, 0);
 		for (int i = 0; i <= nb; i++) {
-			LLVMValueRef o = ci(k, i);
+			LLVMValueRef o = cg_ci(k, i);
 			args[i] = LLVMBuildLoad2(k->b, k->ptr,
 				LLVMBuildInBoundsGEP2(k->b, k->ptr, ctx, &o, 1, ""), "");
 		}
@@ -3304,13 +3329,13 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 	LLVMPositionBuilderAtEnd(k->b, LLVMAppendBasicBlockInContext(k->c, w, "entry"));
 	LLVMValueRef bufs = LLVMGetParam(w, 0);
 	for (int i = 0; i < nb; i++) {
-		LLVMValueRef o = ci(k, i);
+		LLVMValueRef o = cg_ci(k, i);
 		args[i] = LLVMBuildLoad2(k->b, k->ptr,
 			LLVMBuildInBoundsGEP2(k->b, k->ptr, bufs, &o, 1, ""), "");
 	}
 	args[nb] = LLVMGetParam(w, 1);
-	args[nb + 1] = ci(k, 0);
-	args[nb + 2] = ci(k, INT64_MAX);
+	args[nb + 1] = cg_ci(k, 0);
+	args[nb + 2] = cg_ci(k, INT64_MAX);
 	args[nb + 3] = LLVMConstInt(k->i1, 1, 0);
 	LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args, (unsigned)nb + 4, "");
 	LLVMBuildRetVoid(k->b);

@@ -19,32 +19,32 @@ bool
 gen_scan(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal av = attr(k, P_axis), ex = attr(k, P_exclusive);
+	AttrVal av = cg_attr(k, P_axis), ex = cg_attr(k, P_exclusive);
 	bool exclusive = ex.kind == AV_BOOL && ex.i;
 	bool prodop = k->e->call.op == OP_CUMPROD;
 	LLVMValueRef outer, n, inner;
-	if (!axis_extents(k, x, av, &outer, &n, &inner))
-		return fail(k, "axis out of range");
-	DType t = out->dt == DT_BOOL ? DT_I64 : cdt(out->dt);
-	LLVMTypeRef at = ctype(k, t);
-	LLVMValueRef acc = slot(k, at, 1);
+	if (!cg_axis_extents(k, x, av, &outer, &n, &inner))
+		return cg_fail(k, "axis out of range");
+	DType t = out->dt == DT_BOOL ? DT_I64 : cg_cdt(out->dt);
+	LLVMTypeRef at = cg_ctype(k, t);
+	LLVMValueRef acc = cg_slot(k, at, 1);
 	Loop lp, ls;
-	LLVMValueRef rows = mul(k, outer, inner);
-	LLVMValueRef f = par_begin(k, &lp, rows, mul(k, rows, n));
+	LLVMValueRef rows = cg_mul(k, outer, inner);
+	LLVMValueRef f = cg_par_begin(k, &lp, rows, cg_mul(k, rows, n));
 	LLVMValueRef o = LLVMBuildUDiv(k->b, f, inner, ""), i = LLVMBuildURem(k->b, f, inner, "");
-	LLVMValueRef base = add(k, mul(k, mul(k, o, n), inner), i);
-	LLVMBuildStore(k->b, cconst(k, t, prodop ? 1 : 0), acc);
-	LLVMValueRef j = loop_begin(k, &ls, n);
-	LLVMValueRef off = add(k, base, mul(k, j, inner));
-	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, t);
+	LLVMValueRef base = cg_add(k, cg_mul(k, cg_mul(k, o, n), inner), i);
+	LLVMBuildStore(k->b, cg_cconst(k, t, prodop ? 1 : 0), acc);
+	LLVMValueRef j = cg_loop_begin(k, &ls, n);
+	LLVMValueRef off = cg_add(k, base, cg_mul(k, j, inner));
+	LLVMValueRef v = cg_cvt(k, cg_ld(k, x, off), x->dt, t);
 	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
 	bool fl = dtype_is_float(t);
 	LLVMValueRef nv = prodop ? (fl ? LLVMBuildFMul(k->b, cur, v, "") : LLVMBuildMul(k->b, cur, v, ""))
 				 : (fl ? LLVMBuildFAdd(k->b, cur, v, "") : LLVMBuildAdd(k->b, cur, v, ""));
 	LLVMBuildStore(k->b, nv, acc);
-	st(k, out, off, cvt(k, exclusive ? cur : nv, t, out->dt));
-	loop_end(k, &ls);
-	loop_end(k, &lp);
+	cg_st(k, out, off, cg_cvt(k, exclusive ? cur : nv, t, out->dt));
+	cg_loop_end(k, &ls);
+	cg_loop_end(k, &lp);
 	return true;
 }
 
@@ -60,18 +60,18 @@ gen_variance(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	bool red[MAXD] = {0};
-	AttrVal av = attr(k, P_axis);
+	AttrVal av = cg_attr(k, P_axis);
 	int nd = x->nd;
 	for (int i = 0; i < (av.kind == AV_NONE ? nd : av.n); i++) {
 		int a = i;
-		if (av.kind != AV_NONE && !norm_axis(av.ints[i], nd, &a))
-			return fail(k, "axis out of range");
+		if (av.kind != AV_NONE && !cg_norm_axis(av.ints[i], nd, &a))
+			return cg_fail(k, "axis out of range");
 		if (nd)
 			red[a] = true;
 	}
 	LLVMValueRef xs[MAXD], kd[MAXD], rd[MAXD], kst[MAXD], rst[MAXD], kidx[MAXD], ridx[MAXD];
 	int nk = 0, nr = 0;
-	strides(k, x, xs);
+	cg_strides(k, x, xs);
 	for (int i = 0; i < nd; i++) {
 		if (red[i]) {
 			rd[nr] = x->dim[i];
@@ -81,44 +81,44 @@ gen_variance(K *k)
 			kst[nk++] = xs[i];
 		}
 	}
-	DType ct = float_ct(out->dt);
-	LLVMTypeRef t = ctype(k, ct);
-	LLVMValueRef count = LLVMBuildSIToFP(k->b, prod(k, rd, 0, nr), t, "");
-	LLVMValueRef acc = slot(k, t, 1);
+	DType ct = cg_float_ct(out->dt);
+	LLVMTypeRef t = cg_ctype(k, ct);
+	LLVMValueRef count = LLVMBuildSIToFP(k->b, cg_prod(k, rd, 0, nr), t, "");
+	LLVMValueRef acc = cg_slot(k, t, 1);
 	Loop lk;
 	Nest n1, n2;
-	LLVMValueRef nkept = prod(k, kd, 0, nk);
-	LLVMValueRef f = par_begin(k, &lk, nkept, mul(k, nkept, prod(k, rd, 0, nr)));
+	LLVMValueRef nkept = cg_prod(k, kd, 0, nk);
+	LLVMValueRef f = cg_par_begin(k, &lk, nkept, cg_mul(k, nkept, cg_prod(k, rd, 0, nr)));
 	for (int i = nk - 1; i >= 0; i--) {
 		kidx[i] = i ? LLVMBuildURem(k->b, f, kd[i], "") : f;
 		if (i)
 			f = LLVMBuildUDiv(k->b, f, kd[i], "");
 	}
-	LLVMValueRef base = dot(k, kidx, kst, nk);
-	LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
-	nest_begin(k, &n1, rd, nr, ridx);
-	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rst, nr))), x->dt, ct);
-	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, "")), acc);
-	nest_end(k, &n1);
+	LLVMValueRef base = cg_dot(k, kidx, kst, nk);
+	LLVMBuildStore(k->b, cg_cconst(k, ct, 0), acc);
+	cg_nest_begin(k, &n1, rd, nr, ridx);
+	LLVMValueRef v = cg_cvt(k, cg_ld(k, x, cg_add(k, base, cg_dot(k, ridx, rst, nr))), x->dt, ct);
+	LLVMBuildStore(k->b, cg_reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""), v, "")), acc);
+	cg_nest_end(k, &n1);
 	LLVMValueRef mean = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), count, "");
-	LLVMBuildStore(k->b, cconst(k, ct, 0), acc);
-	nest_begin(k, &n2, rd, nr, ridx);
-	v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rst, nr))), x->dt, ct);
+	LLVMBuildStore(k->b, cg_cconst(k, ct, 0), acc);
+	cg_nest_begin(k, &n2, rd, nr, ridx);
+	v = cg_cvt(k, cg_ld(k, x, cg_add(k, base, cg_dot(k, ridx, rst, nr))), x->dt, ct);
 	v = LLVMBuildFSub(k->b, v, mean, "");
-	LLVMBuildStore(k->b, reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
-						    contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
-	nest_end(k, &n2);
+	LLVMBuildStore(k->b, cg_reassoc(LLVMBuildFAdd(k->b, LLVMBuildLoad2(k->b, t, acc, ""),
+						    cg_contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
+	cg_nest_end(k, &n2);
 	LLVMValueRef r = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), count, "");
 	if (k->e->call.op == OP_STD)
-		r = fn1(k, "llvm.sqrt", r);
+		r = cg_fn1(k, "llvm.sqrt", r);
 	/* the kept index in the output: the same C order */
-	LLVMValueRef o = ci(k, 0), s = ci(k, 1);
+	LLVMValueRef o = cg_ci(k, 0), s = cg_ci(k, 1);
 	for (int i = nk - 1; i >= 0; i--) {
-		o = add(k, o, mul(k, kidx[i], s));
-		s = mul(k, s, kd[i]);
+		o = cg_add(k, o, cg_mul(k, kidx[i], s));
+		s = cg_mul(k, s, kd[i]);
 	}
-	st(k, out, o, cvt(k, r, ct, out->dt));
-	loop_end(k, &lk);
+	cg_st(k, out, o, cg_cvt(k, r, ct, out->dt));
+	cg_loop_end(k, &lk);
 	return true;
 }
 
@@ -128,7 +128,7 @@ gen_variance(K *k)
 static bool
 ints_n(K *k, ParamName name, int n, int64_t *out)
 {
-	AttrVal v = attr(k, name);
+	AttrVal v = cg_attr(k, name);
 	if (v.kind != AV_INTS || v.n < 1 || v.n > n || n % v.n)
 		return false;
 	for (int i = 0; i < n; i++)
@@ -150,73 +150,73 @@ gen_pool2d(K *k)
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int lp[4], op[4];
 	int64_t ks[2], stv[2], dil[2], pads[4];
-	if (x->nd != 4 || !layout_of(k, P_layout, P_NONE, "NCHW", lp) ||
-	    !layout_of(k, P_out_layout, P_layout, "NCHW", op))
-		return fail(k, "expects 4-D data in a permutation of NCHW");
+	if (x->nd != 4 || !cg_layout_of(k, P_layout, P_NONE, "NCHW", lp) ||
+	    !cg_layout_of(k, P_out_layout, P_layout, "NCHW", op))
+		return cg_fail(k, "expects 4-D data in a permutation of NCHW");
 	if (!ints_n(k, P_pool_size, 2, ks) || !ints_n(k, P_strides, 2, stv) ||
 	    !ints_n(k, P_dilation, 2, dil) || !ints_n(k, P_padding, 4, pads))
-		return fail(k, "bad pool_size, strides, dilation or padding");
+		return cg_fail(k, "bad pool_size, strides, dilation or padding");
 	struct { int64_t *ints; } pv = {pads};
-	bool avg = k->e->call.op == OP_AVG_POOL2D, cip = attr(k, P_count_include_pad).i;
+	bool avg = k->e->call.op == OP_AVG_POOL2D, cip = cg_attr(k, P_count_include_pad).i;
 	LLVMValueRef xd[4], xs[4], od[4], os[4];
-	canon_buf(k, x, lp, 4, xd, xs);
-	canon_buf(k, out, op, 4, od, os);
-	DType ct = dtype_is_float(x->dt) ? float_ct(x->dt) : x->dt;
+	cg_canon_buf(k, x, lp, 4, xd, xs);
+	cg_canon_buf(k, out, op, 4, od, os);
+	DType ct = dtype_is_float(x->dt) ? cg_float_ct(x->dt) : x->dt;
 	bool fl = dtype_is_float(ct);
-	LLVMTypeRef t = ctype(k, ct);
+	LLVMTypeRef t = cg_ctype(k, ct);
 	LLVMValueRef lowest;
 	if (fl) {
-		lowest = cconst(k, ct, -INFINITY);
+		lowest = cg_cconst(k, ct, -INFINITY);
 	} else {
 		unsigned w = LLVMGetIntTypeWidth(t);
-		lowest = LLVMConstInt(t, is_unsigned(ct) ? 0 : 1ull << (w - 1), false);
+		lowest = LLVMConstInt(t, cg_is_unsigned(ct) ? 0 : 1ull << (w - 1), false);
 	}
 	if (avg && !fl)
-		return fail(k, "avg_pool2d needs float data");
-	LLVMValueRef acc = slot(k, t, 1), cnt = slot(k, k->i64, 1);
+		return cg_fail(k, "avg_pool2d needs float data");
+	LLVMValueRef acc = cg_slot(k, t, 1), cnt = cg_slot(k, k->i64, 1);
 	LLVMBuilderRef b = k->b;
-	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
+	LLVMValueRef items = cg_mul(k, cg_mul(k, od[0], od[1]), od[2]);
 	Loop lp_, lw, lh, lq;
-	LLVMValueRef f = par_begin(k, &lp_, items, mul(k, mul(k, items, od[3]), ci(k, ks[0] * ks[1])));
+	LLVMValueRef f = cg_par_begin(k, &lp_, items, cg_mul(k, cg_mul(k, items, od[3]), cg_ci(k, ks[0] * ks[1])));
 	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
 	f = LLVMBuildUDiv(b, f, od[2], "");
 	LLVMValueRef c = LLVMBuildURem(b, f, od[1], ""), n = LLVMBuildUDiv(b, f, od[1], "");
-	LLVMValueRef xbase = add(k, mul(k, n, xs[0]), mul(k, c, xs[1]));
-	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, c, os[1])), mul(k, oh, os[2]));
-	LLVMValueRef h0 = LLVMBuildSub(b, mul(k, oh, ci(k, stv[0])), ci(k, pv.ints[0]), "");
-	LLVMValueRef ow = loop_begin(k, &lw, od[3]);
-	LLVMValueRef w0 = LLVMBuildSub(b, mul(k, ow, ci(k, stv[1])), ci(k, pv.ints[1]), "");
-	LLVMBuildStore(b, avg ? cconst(k, ct, 0) : lowest, acc);
-	LLVMBuildStore(b, ci(k, 0), cnt);
-	LLVMValueRef ph = loop_begin(k, &lh, ci(k, ks[0]));
-	LLVMValueRef ih = add(k, h0, mul(k, ph, ci(k, dil[0])));
-	LLVMValueRef pq = loop_begin(k, &lq, ci(k, ks[1]));
-	LLVMValueRef iw = add(k, w0, mul(k, pq, ci(k, dil[1])));
-	LLVMValueRef in = LLVMBuildAnd(b, inside(k, ih, xd[2]), inside(k, iw, xd[3]), "");
-	LLVMValueRef off = add(k, xbase, add(k, mul(k, clampi(k, ih, xd[2]), xs[2]),
-					     mul(k, clampi(k, iw, xd[3]), xs[3])));
-	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, ct);
+	LLVMValueRef xbase = cg_add(k, cg_mul(k, n, xs[0]), cg_mul(k, c, xs[1]));
+	LLVMValueRef obase = cg_add(k, cg_add(k, cg_mul(k, n, os[0]), cg_mul(k, c, os[1])), cg_mul(k, oh, os[2]));
+	LLVMValueRef h0 = LLVMBuildSub(b, cg_mul(k, oh, cg_ci(k, stv[0])), cg_ci(k, pv.ints[0]), "");
+	LLVMValueRef ow = cg_loop_begin(k, &lw, od[3]);
+	LLVMValueRef w0 = LLVMBuildSub(b, cg_mul(k, ow, cg_ci(k, stv[1])), cg_ci(k, pv.ints[1]), "");
+	LLVMBuildStore(b, avg ? cg_cconst(k, ct, 0) : lowest, acc);
+	LLVMBuildStore(b, cg_ci(k, 0), cnt);
+	LLVMValueRef ph = cg_loop_begin(k, &lh, cg_ci(k, ks[0]));
+	LLVMValueRef ih = cg_add(k, h0, cg_mul(k, ph, cg_ci(k, dil[0])));
+	LLVMValueRef pq = cg_loop_begin(k, &lq, cg_ci(k, ks[1]));
+	LLVMValueRef iw = cg_add(k, w0, cg_mul(k, pq, cg_ci(k, dil[1])));
+	LLVMValueRef in = LLVMBuildAnd(b, cg_inside(k, ih, xd[2]), cg_inside(k, iw, xd[3]), "");
+	LLVMValueRef off = cg_add(k, xbase, cg_add(k, cg_mul(k, cg_clampi(k, ih, xd[2]), xs[2]),
+					     cg_mul(k, cg_clampi(k, iw, xd[3]), xs[3])));
+	LLVMValueRef v = cg_cvt(k, cg_ld(k, x, off), x->dt, ct);
 	LLVMValueRef cur = LLVMBuildLoad2(b, t, acc, "");
-	LLVMValueRef nv = avg ? LLVMBuildFAdd(b, cur, v, "") : vmax(k, cur, v, ct, true);
+	LLVMValueRef nv = avg ? LLVMBuildFAdd(b, cur, v, "") : cg_vmax(k, cur, v, ct, true);
 	LLVMBuildStore(b, LLVMBuildSelect(b, in, nv, cur, ""), acc);
 	LLVMValueRef counted = in;
 	if (cip) /* inside the padded input */
 		counted = LLVMBuildAnd(b,
-			LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, ih, ci(k, -pv.ints[0]), ""),
-				     LLVMBuildICmp(b, LLVMIntSLT, ih, add(k, xd[2], ci(k, pv.ints[2])), ""), ""),
-			LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, iw, ci(k, -pv.ints[1]), ""),
-				     LLVMBuildICmp(b, LLVMIntSLT, iw, add(k, xd[3], ci(k, pv.ints[3])), ""), ""), "");
-	LLVMBuildStore(b, add(k, LLVMBuildLoad2(b, k->i64, cnt, ""), LLVMBuildZExt(b, counted, k->i64, "")), cnt);
-	loop_end(k, &lq);
-	loop_end(k, &lh);
+			LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, ih, cg_ci(k, -pv.ints[0]), ""),
+				     LLVMBuildICmp(b, LLVMIntSLT, ih, cg_add(k, xd[2], cg_ci(k, pv.ints[2])), ""), ""),
+			LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, iw, cg_ci(k, -pv.ints[1]), ""),
+				     LLVMBuildICmp(b, LLVMIntSLT, iw, cg_add(k, xd[3], cg_ci(k, pv.ints[3])), ""), ""), "");
+	LLVMBuildStore(b, cg_add(k, LLVMBuildLoad2(b, k->i64, cnt, ""), LLVMBuildZExt(b, counted, k->i64, "")), cnt);
+	cg_loop_end(k, &lq);
+	cg_loop_end(k, &lh);
 	LLVMValueRef r = LLVMBuildLoad2(b, t, acc, "");
 	if (avg) {
-		LLVMValueRef nc = imax(k, LLVMBuildLoad2(b, k->i64, cnt, ""), ci(k, 1));
+		LLVMValueRef nc = cg_imax(k, LLVMBuildLoad2(b, k->i64, cnt, ""), cg_ci(k, 1));
 		r = LLVMBuildFDiv(b, r, LLVMBuildSIToFP(b, nc, t, ""), "");
 	}
-	st(k, out, add(k, obase, mul(k, ow, os[3])), cvt(k, r, ct, out->dt));
-	loop_end(k, &lw);
-	loop_end(k, &lp_);
+	cg_st(k, out, cg_add(k, obase, cg_mul(k, ow, os[3])), cg_cvt(k, r, ct, out->dt));
+	cg_loop_end(k, &lw);
+	cg_loop_end(k, &lp_);
 	return true;
 }
 
@@ -226,46 +226,46 @@ gen_adaptive_pool2d(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int lp[4], op[4];
-	if (x->nd != 4 || !layout_of(k, P_layout, P_NONE, "NCHW", lp) ||
-	    !layout_of(k, P_out_layout, P_layout, "NCHW", op) || !dtype_is_float(x->dt))
-		return fail(k, "expects 4-D float data in a permutation of NCHW");
+	if (x->nd != 4 || !cg_layout_of(k, P_layout, P_NONE, "NCHW", lp) ||
+	    !cg_layout_of(k, P_out_layout, P_layout, "NCHW", op) || !dtype_is_float(x->dt))
+		return cg_fail(k, "expects 4-D float data in a permutation of NCHW");
 	LLVMValueRef xd[4], xs[4], od[4], os[4];
-	canon_buf(k, x, lp, 4, xd, xs);
-	canon_buf(k, out, op, 4, od, os);
-	DType ct = float_ct(x->dt);
-	LLVMTypeRef t = ctype(k, ct);
+	cg_canon_buf(k, x, lp, 4, xd, xs);
+	cg_canon_buf(k, out, op, 4, od, os);
+	DType ct = cg_float_ct(x->dt);
+	LLVMTypeRef t = cg_ctype(k, ct);
 	LLVMBuilderRef b = k->b;
-	LLVMValueRef acc = slot(k, t, 1);
-	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
+	LLVMValueRef acc = cg_slot(k, t, 1);
+	LLVMValueRef items = cg_mul(k, cg_mul(k, od[0], od[1]), od[2]);
 	Loop lp_, lw, lh, lq;
-	LLVMValueRef f = par_begin(k, &lp_, items, mul(k, mul(k, items, od[3]),
-				   LLVMBuildUDiv(b, mul(k, xd[2], xd[3]), imax(k, mul(k, od[2], od[3]), ci(k, 1)), "")));
+	LLVMValueRef f = cg_par_begin(k, &lp_, items, cg_mul(k, cg_mul(k, items, od[3]),
+				   LLVMBuildUDiv(b, cg_mul(k, xd[2], xd[3]), cg_imax(k, cg_mul(k, od[2], od[3]), cg_ci(k, 1)), "")));
 	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
 	f = LLVMBuildUDiv(b, f, od[2], "");
 	LLVMValueRef c = LLVMBuildURem(b, f, od[1], ""), n = LLVMBuildUDiv(b, f, od[1], "");
-	LLVMValueRef xbase = add(k, mul(k, n, xs[0]), mul(k, c, xs[1]));
-	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, c, os[1])), mul(k, oh, os[2]));
+	LLVMValueRef xbase = cg_add(k, cg_mul(k, n, xs[0]), cg_mul(k, c, xs[1]));
+	LLVMValueRef obase = cg_add(k, cg_add(k, cg_mul(k, n, os[0]), cg_mul(k, c, os[1])), cg_mul(k, oh, os[2]));
 	/* floor(a * H / OH) and ceil((a + 1) * H / OH) */
-	LLVMValueRef hs = LLVMBuildUDiv(b, mul(k, oh, xd[2]), od[2], "");
-	LLVMValueRef he = LLVMBuildUDiv(b, add(k, mul(k, add(k, oh, ci(k, 1)), xd[2]),
-					      LLVMBuildSub(b, od[2], ci(k, 1), "")), od[2], "");
-	LLVMValueRef ow = loop_begin(k, &lw, od[3]);
-	LLVMValueRef ws = LLVMBuildUDiv(b, mul(k, ow, xd[3]), od[3], "");
-	LLVMValueRef we = LLVMBuildUDiv(b, add(k, mul(k, add(k, ow, ci(k, 1)), xd[3]),
-					      LLVMBuildSub(b, od[3], ci(k, 1), "")), od[3], "");
-	LLVMBuildStore(b, cconst(k, ct, 0), acc);
-	LLVMValueRef ih = add(k, hs, loop_begin(k, &lh, LLVMBuildSub(b, he, hs, "")));
-	LLVMValueRef iw = add(k, ws, loop_begin(k, &lq, LLVMBuildSub(b, we, ws, "")));
-	LLVMValueRef v = cvt(k, ld(k, x, add(k, xbase, add(k, mul(k, ih, xs[2]), mul(k, iw, xs[3])))), x->dt, ct);
-	LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
-	loop_end(k, &lq);
-	loop_end(k, &lh);
-	LLVMValueRef cntv = mul(k, LLVMBuildSub(b, he, hs, ""), LLVMBuildSub(b, we, ws, ""));
+	LLVMValueRef hs = LLVMBuildUDiv(b, cg_mul(k, oh, xd[2]), od[2], "");
+	LLVMValueRef he = LLVMBuildUDiv(b, cg_add(k, cg_mul(k, cg_add(k, oh, cg_ci(k, 1)), xd[2]),
+					      LLVMBuildSub(b, od[2], cg_ci(k, 1), "")), od[2], "");
+	LLVMValueRef ow = cg_loop_begin(k, &lw, od[3]);
+	LLVMValueRef ws = LLVMBuildUDiv(b, cg_mul(k, ow, xd[3]), od[3], "");
+	LLVMValueRef we = LLVMBuildUDiv(b, cg_add(k, cg_mul(k, cg_add(k, ow, cg_ci(k, 1)), xd[3]),
+					      LLVMBuildSub(b, od[3], cg_ci(k, 1), "")), od[3], "");
+	LLVMBuildStore(b, cg_cconst(k, ct, 0), acc);
+	LLVMValueRef ih = cg_add(k, hs, cg_loop_begin(k, &lh, LLVMBuildSub(b, he, hs, "")));
+	LLVMValueRef iw = cg_add(k, ws, cg_loop_begin(k, &lq, LLVMBuildSub(b, we, ws, "")));
+	LLVMValueRef v = cg_cvt(k, cg_ld(k, x, cg_add(k, xbase, cg_add(k, cg_mul(k, ih, xs[2]), cg_mul(k, iw, xs[3])))), x->dt, ct);
+	LLVMBuildStore(b, cg_reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
+	cg_loop_end(k, &lq);
+	cg_loop_end(k, &lh);
+	LLVMValueRef cntv = cg_mul(k, LLVMBuildSub(b, he, hs, ""), LLVMBuildSub(b, we, ws, ""));
 	LLVMValueRef r = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""),
-				       LLVMBuildSIToFP(b, imax(k, cntv, ci(k, 1)), t, ""), "");
-	st(k, out, add(k, obase, mul(k, ow, os[3])), cvt(k, r, ct, out->dt));
-	loop_end(k, &lw);
-	loop_end(k, &lp_);
+				       LLVMBuildSIToFP(b, cg_imax(k, cntv, cg_ci(k, 1)), t, ""), "");
+	cg_st(k, out, cg_add(k, obase, cg_mul(k, ow, os[3])), cg_cvt(k, r, ct, out->dt));
+	cg_loop_end(k, &lw);
+	cg_loop_end(k, &lp_);
 	return true;
 }
 
@@ -275,10 +275,10 @@ gen_adaptive_pool2d(K *k)
 static LLVMValueRef
 floordiv_c(K *k, LLVMValueRef a, int64_t s)
 {
-	LLVMValueRef q = LLVMBuildSDiv(k->b, a, ci(k, s), "");
-	LLVMValueRef r = LLVMBuildSRem(k->b, a, ci(k, s), "");
-	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, r, ci(k, 0), ""),
-			       LLVMBuildSub(k->b, q, ci(k, 1), ""), q, "");
+	LLVMValueRef q = LLVMBuildSDiv(k->b, a, cg_ci(k, s), "");
+	LLVMValueRef r = LLVMBuildSRem(k->b, a, cg_ci(k, s), "");
+	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, r, cg_ci(k, 0), ""),
+			       LLVMBuildSub(k->b, q, cg_ci(k, 1), ""), q, "");
 }
 
 /*
@@ -297,54 +297,54 @@ conv_rows(K *k, LLVMValueRef *xd, LLVMValueRef *xs, LLVMValueRef *wd, LLVMValueR
 	LLVMBuilderRef b = k->b;
 	DType acct = out->dt;
 	bool fl = dtype_is_float(acct);
-	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
-	LLVMValueRef work = mul(k, mul(k, items, od[3]), mul(k, Cg, mul(k, wd[2], wd[3])));
+	LLVMValueRef items = cg_mul(k, cg_mul(k, od[0], od[1]), od[2]);
+	LLVMValueRef work = cg_mul(k, cg_mul(k, items, od[3]), cg_mul(k, Cg, cg_mul(k, wd[2], wd[3])));
 	Loop lp, lz, lc, lh, lk, lw;
-	LLVMValueRef f = par_begin(k, &lp, items, work);
+	LLVMValueRef f = cg_par_begin(k, &lp, items, work);
 	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
 	f = LLVMBuildUDiv(b, f, od[2], "");
 	LLVMValueRef o = LLVMBuildURem(b, f, od[1], ""), n = LLVMBuildUDiv(b, f, od[1], "");
-	LLVMValueRef c0 = mul(k, LLVMBuildSDiv(b, o, Og, ""), Cg);
-	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, o, os[1])), mul(k, oh, os[2]));
-	LLVMValueRef z = loop_begin(k, &lz, od[3]);
-	st(k, out, add(k, obase, z), cconst(k, acct, 0));
-	loop_end(k, &lz);
-	LLVMValueRef c = loop_begin(k, &lc, Cg);
-	LLVMValueRef xc = add(k, mul(k, n, xs[0]), mul(k, add(k, c0, c), xs[1]));
-	LLVMValueRef wc = add(k, mul(k, o, ws[0]), mul(k, c, ws[1]));
-	LLVMValueRef kh = loop_begin(k, &lh, wd[2]);
-	LLVMValueRef ih = add(k, LLVMBuildSub(b, mul(k, oh, ci(k, st2[0])), ci(k, pad[0]), ""),
-			      mul(k, kh, ci(k, dil[0])));
+	LLVMValueRef c0 = cg_mul(k, LLVMBuildSDiv(b, o, Og, ""), Cg);
+	LLVMValueRef obase = cg_add(k, cg_add(k, cg_mul(k, n, os[0]), cg_mul(k, o, os[1])), cg_mul(k, oh, os[2]));
+	LLVMValueRef z = cg_loop_begin(k, &lz, od[3]);
+	cg_st(k, out, cg_add(k, obase, z), cg_cconst(k, acct, 0));
+	cg_loop_end(k, &lz);
+	LLVMValueRef c = cg_loop_begin(k, &lc, Cg);
+	LLVMValueRef xc = cg_add(k, cg_mul(k, n, xs[0]), cg_mul(k, cg_add(k, c0, c), xs[1]));
+	LLVMValueRef wc = cg_add(k, cg_mul(k, o, ws[0]), cg_mul(k, c, ws[1]));
+	LLVMValueRef kh = cg_loop_begin(k, &lh, wd[2]);
+	LLVMValueRef ih = cg_add(k, LLVMBuildSub(b, cg_mul(k, oh, cg_ci(k, st2[0])), cg_ci(k, pad[0]), ""),
+			      cg_mul(k, kh, cg_ci(k, dil[0])));
 	LLVMBasicBlockRef in_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "inh");
 	LLVMBasicBlockRef next_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "nexth");
-	LLVMBuildCondBr(b, inside(k, ih, xd[2]), in_h, next_h);
+	LLVMBuildCondBr(b, cg_inside(k, ih, xd[2]), in_h, next_h);
 	LLVMPositionBuilderAtEnd(b, in_h);
-	LLVMValueRef xr = add(k, xc, mul(k, ih, xs[2]));
-	LLVMValueRef wr = add(k, wc, mul(k, kh, ws[2]));
-	LLVMValueRef kw = loop_begin(k, &lk, wd[3]);
+	LLVMValueRef xr = cg_add(k, xc, cg_mul(k, ih, xs[2]));
+	LLVMValueRef wr = cg_add(k, wc, cg_mul(k, kh, ws[2]));
+	LLVMValueRef kw = cg_loop_begin(k, &lk, wd[3]);
 	/* columns iw = ow*s - pl + kw*d inside [0, W) */
-	LLVMValueRef off = LLVMBuildSub(b, mul(k, kw, ci(k, dil[1])), ci(k, pad[1]), "");
+	LLVMValueRef off = LLVMBuildSub(b, cg_mul(k, kw, cg_ci(k, dil[1])), cg_ci(k, pad[1]), "");
 	/* lo = max(0, ceil(-off / s)) = max(0, -floor(off / s)) */
-	LLVMValueRef lo = imax(k, ci(k, 0), LLVMBuildSub(b, ci(k, 0), floordiv_c(k, off, st2[1]), ""));
-	LLVMValueRef hi = imin(k, od[3], add(k, floordiv_c(k, LLVMBuildSub(b, LLVMBuildSub(b, xd[3], ci(k, 1), ""),
-							       off, ""), st2[1]), ci(k, 1)));
-	LLVMValueRef wv = cvt(k, ld(k, w, add(k, wr, mul(k, kw, ws[3]))), w->dt, acct);
-	LLVMValueRef ow = loop_from(k, &lw, lo, hi);
+	LLVMValueRef lo = cg_imax(k, cg_ci(k, 0), LLVMBuildSub(b, cg_ci(k, 0), floordiv_c(k, off, st2[1]), ""));
+	LLVMValueRef hi = cg_imin(k, od[3], cg_add(k, floordiv_c(k, LLVMBuildSub(b, LLVMBuildSub(b, xd[3], cg_ci(k, 1), ""),
+							       off, ""), st2[1]), cg_ci(k, 1)));
+	LLVMValueRef wv = cg_cvt(k, cg_ld(k, w, cg_add(k, wr, cg_mul(k, kw, ws[3]))), w->dt, acct);
+	LLVMValueRef ow = cg_loop_from(k, &lw, lo, hi);
 	lw.keep = true;
-	LLVMValueRef iw = add(k, mul(k, ow, ci(k, st2[1])), off);
-	LLVMValueRef xv = cvt(k, ld(k, x, add(k, xr, mul(k, iw, xs[3]))), x->dt, acct);
-	LLVMValueRef oo = add(k, obase, ow);
-	LLVMValueRef cur = ld(k, out, oo);
-	LLVMValueRef sum = fl ? contract(LLVMBuildFAdd(b, cur, contract(LLVMBuildFMul(b, xv, wv, "")), ""))
+	LLVMValueRef iw = cg_add(k, cg_mul(k, ow, cg_ci(k, st2[1])), off);
+	LLVMValueRef xv = cg_cvt(k, cg_ld(k, x, cg_add(k, xr, cg_mul(k, iw, xs[3]))), x->dt, acct);
+	LLVMValueRef oo = cg_add(k, obase, ow);
+	LLVMValueRef cur = cg_ld(k, out, oo);
+	LLVMValueRef sum = fl ? cg_contract(LLVMBuildFAdd(b, cur, cg_contract(LLVMBuildFMul(b, xv, wv, "")), ""))
 			      : LLVMBuildAdd(b, cur, LLVMBuildMul(b, xv, wv, ""), "");
-	st(k, out, oo, sum);
-	loop_end(k, &lw);
-	loop_end(k, &lk);
+	cg_st(k, out, oo, sum);
+	cg_loop_end(k, &lw);
+	cg_loop_end(k, &lk);
 	LLVMBuildBr(b, next_h);
 	LLVMPositionBuilderAtEnd(b, next_h);
-	loop_end(k, &lh);
-	loop_end(k, &lc);
-	loop_end(k, &lp);
+	cg_loop_end(k, &lh);
+	cg_loop_end(k, &lc);
+	cg_loop_end(k, &lp);
 	return true;
 }
 
@@ -367,18 +367,18 @@ gen_conv(K *k)
 	bool tr = op == OP_CONV2D_TRANSPOSE, one = op == OP_CONV1D;
 	int nsp = one ? 1 : 2, nd = nsp + 2;
 	if (k->nin != 2 || x->nd != nd || w->nd != nd || out->nd != nd)
-		return fail(k, "expects data and weight of the layout's rank");
+		return cg_fail(k, "expects data and weight of the layout's rank");
 	int dp[4], kp[4], opm[4];
 	const char *dc = one ? "NCW" : "NCHW", *kc = one ? "OIW" : tr ? "IOHW" : "OIHW";
-	if (!layout_of(k, P_data_layout, P_NONE, dc, dp) || !layout_of(k, P_kernel_layout, P_NONE, kc, kp) ||
-	    !layout_of(k, P_out_layout, P_data_layout, dc, opm))
-		return fail(k, arena_printf(&k->m->arena, "layouts must be permutations of %s "
+	if (!cg_layout_of(k, P_data_layout, P_NONE, dc, dp) || !cg_layout_of(k, P_kernel_layout, P_NONE, kc, kp) ||
+	    !cg_layout_of(k, P_out_layout, P_data_layout, dc, opm))
+		return cg_fail(k, arena_printf(&k->m->arena, "layouts must be permutations of %s "
 					    "(data, result) and %s (weight)", dc, kc));
 	int64_t st2[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, opad[2] = {0, 0};
-	int64_t groups = attr(k, P_groups).i, sv[2], dv[2], pv[4];
+	int64_t groups = cg_attr(k, P_groups).i, sv[2], dv[2], pv[4];
 	if (!ints_n(k, P_strides, nsp, sv) || !ints_n(k, P_dilation, nsp, dv) ||
 	    !ints_n(k, P_padding, 2 * nsp, pv) || groups <= 0)
-		return fail(k, "bad strides, dilation, padding or groups");
+		return cg_fail(k, "bad strides, dilation, padding or groups");
 	for (int i = 0; i < nsp; i++) {
 		int j = i + 2 - nsp; /* the canonical spatial slot: 1-D uses W */
 		st2[j] = sv[i];
@@ -387,7 +387,7 @@ gen_conv(K *k)
 		pad[j + 2] = pv[i + nsp];
 	}
 	if (tr) {
-		AttrVal ov = attr(k, P_output_padding);
+		AttrVal ov = cg_attr(k, P_output_padding);
 		if (ov.kind == AV_INTS && ov.n == 2) {
 			opad[0] = ov.ints[0];
 			opad[1] = ov.ints[1];
@@ -397,100 +397,100 @@ gen_conv(K *k)
 	LLVMValueRef xd[4], xs[4], wd[4], ws[4], od[4], os[4];
 	if (one) { /* canonical (N, C, 1, W) */
 		LLVMValueRef d3[3], s3[3];
-		canon_buf(k, x, dp, 3, d3, s3);
-		xd[0] = d3[0]; xd[1] = d3[1]; xd[2] = ci(k, 1); xd[3] = d3[2];
-		xs[0] = s3[0]; xs[1] = s3[1]; xs[2] = ci(k, 0); xs[3] = s3[2];
-		canon_buf(k, w, kp, 3, d3, s3);
-		wd[0] = d3[0]; wd[1] = d3[1]; wd[2] = ci(k, 1); wd[3] = d3[2];
-		ws[0] = s3[0]; ws[1] = s3[1]; ws[2] = ci(k, 0); ws[3] = s3[2];
-		canon_buf(k, out, opm, 3, d3, s3);
-		od[0] = d3[0]; od[1] = d3[1]; od[2] = ci(k, 1); od[3] = d3[2];
-		os[0] = s3[0]; os[1] = s3[1]; os[2] = ci(k, 0); os[3] = s3[2];
+		cg_canon_buf(k, x, dp, 3, d3, s3);
+		xd[0] = d3[0]; xd[1] = d3[1]; xd[2] = cg_ci(k, 1); xd[3] = d3[2];
+		xs[0] = s3[0]; xs[1] = s3[1]; xs[2] = cg_ci(k, 0); xs[3] = s3[2];
+		cg_canon_buf(k, w, kp, 3, d3, s3);
+		wd[0] = d3[0]; wd[1] = d3[1]; wd[2] = cg_ci(k, 1); wd[3] = d3[2];
+		ws[0] = s3[0]; ws[1] = s3[1]; ws[2] = cg_ci(k, 0); ws[3] = s3[2];
+		cg_canon_buf(k, out, opm, 3, d3, s3);
+		od[0] = d3[0]; od[1] = d3[1]; od[2] = cg_ci(k, 1); od[3] = d3[2];
+		os[0] = s3[0]; os[1] = s3[1]; os[2] = cg_ci(k, 0); os[3] = s3[2];
 	} else {
-		canon_buf(k, x, dp, 4, xd, xs);
-		canon_buf(k, w, kp, 4, wd, ws);
-		canon_buf(k, out, opm, 4, od, os);
+		cg_canon_buf(k, x, dp, 4, xd, xs);
+		cg_canon_buf(k, w, kp, 4, wd, ws);
+		cg_canon_buf(k, out, opm, 4, od, os);
 	}
-	DType acct = dtype_is_float(out->dt) ? float_ct(out->dt)
+	DType acct = dtype_is_float(out->dt) ? cg_float_ct(out->dt)
 					     : out->dt == DT_BOOL ? DT_I64 : out->dt;
 	bool fl = dtype_is_float(acct);
-	LLVMTypeRef at = ctype(k, acct);
+	LLVMTypeRef at = cg_ctype(k, acct);
 	LLVMBuilderRef b = k->b;
 	/* weight canonical axes: (O, I) regular, (I, O) transposed */
-	LLVMValueRef Og = tr ? wd[1] : LLVMBuildSDiv(b, wd[0], ci(k, groups), "");
-	LLVMValueRef Cg = tr ? LLVMBuildSDiv(b, xd[1], ci(k, groups), "") : wd[1];
+	LLVMValueRef Og = tr ? wd[1] : LLVMBuildSDiv(b, wd[0], cg_ci(k, groups), "");
+	LLVMValueRef Cg = tr ? LLVMBuildSDiv(b, xd[1], cg_ci(k, groups), "") : wd[1];
 	LLVMValueRef KH = wd[2], KW = wd[3];
-	LLVMValueRef items = mul(k, mul(k, od[0], od[1]), od[2]);
-	LLVMValueRef work = mul(k, mul(k, items, od[3]), mul(k, Cg, mul(k, KH, KW)));
-	LLVMValueRef acc = slot(k, at, 1);
+	LLVMValueRef items = cg_mul(k, cg_mul(k, od[0], od[1]), od[2]);
+	LLVMValueRef work = cg_mul(k, cg_mul(k, items, od[3]), cg_mul(k, Cg, cg_mul(k, KH, KW)));
+	LLVMValueRef acc = cg_slot(k, at, 1);
 	bool wlast = one ? opm[2] == 2 : opm[3] == 3;
 	if (!tr && acct == out->dt && wlast)
 		return conv_rows(k, xd, xs, wd, ws, od, os, st2, dil, pad, Og, Cg);
 	Loop lp, lw, lc, lh, lk;
-	LLVMValueRef f = par_begin(k, &lp, items, work);
+	LLVMValueRef f = cg_par_begin(k, &lp, items, work);
 	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
 	f = LLVMBuildUDiv(b, f, od[2], "");
 	LLVMValueRef o = LLVMBuildURem(b, f, od[1], "");
 	LLVMValueRef n = LLVMBuildUDiv(b, f, od[1], "");
 	LLVMValueRef g = LLVMBuildSDiv(b, o, Og, "");
-	LLVMValueRef c0 = mul(k, g, Cg);
+	LLVMValueRef c0 = cg_mul(k, g, Cg);
 	LLVMValueRef wo = tr ? LLVMBuildSRem(b, o, Og, "") : o;
-	LLVMValueRef obase = add(k, add(k, mul(k, n, os[0]), mul(k, o, os[1])), mul(k, oh, os[2]));
-	LLVMValueRef ow = loop_begin(k, &lw, od[3]);
-	LLVMBuildStore(b, cconst(k, acct, 0), acc);
-	LLVMValueRef c = loop_begin(k, &lc, Cg);
-	LLVMValueRef xc = add(k, mul(k, n, xs[0]), mul(k, add(k, c0, c), xs[1]));
-	LLVMValueRef wc = tr ? add(k, mul(k, add(k, c0, c), ws[0]), mul(k, wo, ws[1]))
-			     : add(k, mul(k, wo, ws[0]), mul(k, c, ws[1]));
-	LLVMValueRef kh = loop_begin(k, &lh, KH);
+	LLVMValueRef obase = cg_add(k, cg_add(k, cg_mul(k, n, os[0]), cg_mul(k, o, os[1])), cg_mul(k, oh, os[2]));
+	LLVMValueRef ow = cg_loop_begin(k, &lw, od[3]);
+	LLVMBuildStore(b, cg_cconst(k, acct, 0), acc);
+	LLVMValueRef c = cg_loop_begin(k, &lc, Cg);
+	LLVMValueRef xc = cg_add(k, cg_mul(k, n, xs[0]), cg_mul(k, cg_add(k, c0, c), xs[1]));
+	LLVMValueRef wc = tr ? cg_add(k, cg_mul(k, cg_add(k, c0, c), ws[0]), cg_mul(k, wo, ws[1]))
+			     : cg_add(k, cg_mul(k, wo, ws[0]), cg_mul(k, c, ws[1]));
+	LLVMValueRef kh = cg_loop_begin(k, &lh, KH);
 	LLVMValueRef ih, okh;
 	if (tr) {
-		LLVMValueRef num = LLVMBuildSub(b, add(k, oh, ci(k, pad[0])), mul(k, kh, ci(k, dil[0])), "");
-		ih = LLVMBuildSDiv(b, num, ci(k, st2[0]), "");
-		okh = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, ci(k, 0), ""),
-				   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, ci(k, st2[0]), ""), ci(k, 0), ""), "");
-		okh = LLVMBuildAnd(b, okh, inside(k, ih, xd[2]), "");
+		LLVMValueRef num = LLVMBuildSub(b, cg_add(k, oh, cg_ci(k, pad[0])), cg_mul(k, kh, cg_ci(k, dil[0])), "");
+		ih = LLVMBuildSDiv(b, num, cg_ci(k, st2[0]), "");
+		okh = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, cg_ci(k, 0), ""),
+				   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, cg_ci(k, st2[0]), ""), cg_ci(k, 0), ""), "");
+		okh = LLVMBuildAnd(b, okh, cg_inside(k, ih, xd[2]), "");
 	} else {
-		ih = add(k, LLVMBuildSub(b, mul(k, oh, ci(k, st2[0])), ci(k, pad[0]), ""),
-			 mul(k, kh, ci(k, dil[0])));
-		okh = inside(k, ih, xd[2]);
+		ih = cg_add(k, LLVMBuildSub(b, cg_mul(k, oh, cg_ci(k, st2[0])), cg_ci(k, pad[0]), ""),
+			 cg_mul(k, kh, cg_ci(k, dil[0])));
+		okh = cg_inside(k, ih, xd[2]);
 	}
 	/* rows outside x add nothing: skip them */
 	LLVMBasicBlockRef in_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "inh");
 	LLVMBasicBlockRef next_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "nexth");
 	LLVMBuildCondBr(b, okh, in_h, next_h);
 	LLVMPositionBuilderAtEnd(b, in_h);
-	LLVMValueRef xr = add(k, xc, mul(k, ih, xs[2]));
-	LLVMValueRef wr = add(k, wc, mul(k, kh, ws[2]));
-	LLVMValueRef kw = loop_begin(k, &lk, KW);
+	LLVMValueRef xr = cg_add(k, xc, cg_mul(k, ih, xs[2]));
+	LLVMValueRef wr = cg_add(k, wc, cg_mul(k, kh, ws[2]));
+	LLVMValueRef kw = cg_loop_begin(k, &lk, KW);
 	LLVMValueRef iw, inw;
 	if (tr) {
-		LLVMValueRef num = LLVMBuildSub(b, add(k, ow, ci(k, pad[1])), mul(k, kw, ci(k, dil[1])), "");
-		iw = LLVMBuildSDiv(b, num, ci(k, st2[1]), "");
-		inw = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, ci(k, 0), ""),
-				   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, ci(k, st2[1]), ""), ci(k, 0), ""), "");
-		inw = LLVMBuildAnd(b, inw, inside(k, iw, xd[3]), "");
+		LLVMValueRef num = LLVMBuildSub(b, cg_add(k, ow, cg_ci(k, pad[1])), cg_mul(k, kw, cg_ci(k, dil[1])), "");
+		iw = LLVMBuildSDiv(b, num, cg_ci(k, st2[1]), "");
+		inw = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, cg_ci(k, 0), ""),
+				   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, cg_ci(k, st2[1]), ""), cg_ci(k, 0), ""), "");
+		inw = LLVMBuildAnd(b, inw, cg_inside(k, iw, xd[3]), "");
 	} else {
-		iw = add(k, LLVMBuildSub(b, mul(k, ow, ci(k, st2[1])), ci(k, pad[1]), ""),
-			 mul(k, kw, ci(k, dil[1])));
-		inw = inside(k, iw, xd[3]);
+		iw = cg_add(k, LLVMBuildSub(b, cg_mul(k, ow, cg_ci(k, st2[1])), cg_ci(k, pad[1]), ""),
+			 cg_mul(k, kw, cg_ci(k, dil[1])));
+		inw = cg_inside(k, iw, xd[3]);
 	}
-	LLVMValueRef xo = add(k, xr, mul(k, LLVMBuildSelect(b, inw, iw, ci(k, 0), ""), xs[3]));
-	LLVMValueRef xv = cvt(k, ld(k, x, xo), x->dt, acct);
-	xv = LLVMBuildSelect(b, inw, xv, cconst(k, acct, 0), "");
-	LLVMValueRef wv = cvt(k, ld(k, w, add(k, wr, mul(k, kw, ws[3]))), w->dt, acct);
+	LLVMValueRef xo = cg_add(k, xr, cg_mul(k, LLVMBuildSelect(b, inw, iw, cg_ci(k, 0), ""), xs[3]));
+	LLVMValueRef xv = cg_cvt(k, cg_ld(k, x, xo), x->dt, acct);
+	xv = LLVMBuildSelect(b, inw, xv, cg_cconst(k, acct, 0), "");
+	LLVMValueRef wv = cg_cvt(k, cg_ld(k, w, cg_add(k, wr, cg_mul(k, kw, ws[3]))), w->dt, acct);
 	LLVMValueRef cur = LLVMBuildLoad2(b, at, acc, "");
-	LLVMValueRef sum = fl ? contract(LLVMBuildFAdd(b, cur, contract(LLVMBuildFMul(b, xv, wv, "")), ""))
+	LLVMValueRef sum = fl ? cg_contract(LLVMBuildFAdd(b, cur, cg_contract(LLVMBuildFMul(b, xv, wv, "")), ""))
 			      : LLVMBuildAdd(b, cur, LLVMBuildMul(b, xv, wv, ""), "");
 	LLVMBuildStore(b, sum, acc);
-	loop_end(k, &lk);
+	cg_loop_end(k, &lk);
 	LLVMBuildBr(b, next_h);
 	LLVMPositionBuilderAtEnd(b, next_h);
-	loop_end(k, &lh);
-	loop_end(k, &lc);
-	st(k, out, add(k, obase, mul(k, ow, os[3])), cvt(k, LLVMBuildLoad2(b, at, acc, ""), acct, out->dt));
-	loop_end(k, &lw);
-	loop_end(k, &lp);
+	cg_loop_end(k, &lh);
+	cg_loop_end(k, &lc);
+	cg_st(k, out, cg_add(k, obase, cg_mul(k, ow, os[3])), cg_cvt(k, LLVMBuildLoad2(b, at, acc, ""), acct, out->dt));
+	cg_loop_end(k, &lw);
+	cg_loop_end(k, &lp);
 	return true;
 }
 
@@ -508,64 +508,64 @@ gen_batch_norm(K *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[5];
 	int ax;
-	if (k->nin != 5 || k->nout != 3 || !norm_axis(attr(k, P_axis).i, x->nd, &ax) || x->nd == 0)
-		return fail(k, "expects data, 4 parameters, an axis in range and 3 results");
-	bool training = attr(k, P_training).i, center = attr(k, P_center).i, scale = attr(k, P_scale).i;
-	double eps = attr(k, P_epsilon).f, mom = attr(k, P_momentum).f;
-	DType ct = float_ct(x->dt);
-	LLVMTypeRef t = ctype(k, ct);
+	if (k->nin != 5 || k->nout != 3 || !cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax) || x->nd == 0)
+		return cg_fail(k, "expects data, 4 parameters, an axis in range and 3 results");
+	bool training = cg_attr(k, P_training).i, center = cg_attr(k, P_center).i, scale = cg_attr(k, P_scale).i;
+	double eps = cg_attr(k, P_epsilon).f, mom = cg_attr(k, P_momentum).f;
+	DType ct = cg_float_ct(x->dt);
+	LLVMTypeRef t = cg_ctype(k, ct);
 	LLVMBuilderRef b = k->b;
-	LLVMValueRef outer = prod(k, x->dim, 0, ax), C = x->dim[ax], inner = prod(k, x->dim, ax + 1, x->nd);
-	LLVMValueRef cnt = LLVMBuildSIToFP(b, mul(k, outer, inner), t, "");
-	LLVMValueRef acc = slot(k, t, 1);
+	LLVMValueRef outer = cg_prod(k, x->dim, 0, ax), C = x->dim[ax], inner = cg_prod(k, x->dim, ax + 1, x->nd);
+	LLVMValueRef cnt = LLVMBuildSIToFP(b, cg_mul(k, outer, inner), t, "");
+	LLVMValueRef acc = cg_slot(k, t, 1);
 	Loop lc, lo, li, lo2, li2;
-	LLVMValueRef c = par_begin(k, &lc, C, mul(k, mul(k, outer, inner), C));
+	LLVMValueRef c = cg_par_begin(k, &lc, C, cg_mul(k, cg_mul(k, outer, inner), C));
 	LLVMValueRef pv[4];
 	for (int i = 0; i < 4; i++)
-		pv[i] = cvt(k, ld(k, &k->buf[1 + i], c), k->buf[1 + i].dt, ct);
+		pv[i] = cg_cvt(k, cg_ld(k, &k->buf[1 + i], c), k->buf[1 + i].dt, ct);
 	LLVMValueRef mean = pv[2], var = pv[3];
 	if (training) {
-		LLVMBuildStore(b, cconst(k, ct, 0), acc);
-		LLVMValueRef o = loop_begin(k, &lo, outer);
-		LLVMValueRef i = loop_begin(k, &li, inner);
-		LLVMValueRef v = cvt(k, ld(k, x, add(k, mul(k, add(k, mul(k, o, C), c), inner), i)), x->dt, ct);
-		LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
-		loop_end(k, &li);
-		loop_end(k, &lo);
+		LLVMBuildStore(b, cg_cconst(k, ct, 0), acc);
+		LLVMValueRef o = cg_loop_begin(k, &lo, outer);
+		LLVMValueRef i = cg_loop_begin(k, &li, inner);
+		LLVMValueRef v = cg_cvt(k, cg_ld(k, x, cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, o, C), c), inner), i)), x->dt, ct);
+		LLVMBuildStore(b, cg_reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
+		cg_loop_end(k, &li);
+		cg_loop_end(k, &lo);
 		mean = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cnt, "");
-		LLVMBuildStore(b, cconst(k, ct, 0), acc);
-		o = loop_begin(k, &lo2, outer);
-		i = loop_begin(k, &li2, inner);
-		v = cvt(k, ld(k, x, add(k, mul(k, add(k, mul(k, o, C), c), inner), i)), x->dt, ct);
+		LLVMBuildStore(b, cg_cconst(k, ct, 0), acc);
+		o = cg_loop_begin(k, &lo2, outer);
+		i = cg_loop_begin(k, &li2, inner);
+		v = cg_cvt(k, cg_ld(k, x, cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, o, C), c), inner), i)), x->dt, ct);
 		v = LLVMBuildFSub(b, v, mean, "");
-		LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""),
-							 contract(LLVMBuildFMul(b, v, v, "")), "")), acc);
-		loop_end(k, &li2);
-		loop_end(k, &lo2);
+		LLVMBuildStore(b, cg_reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""),
+							 cg_contract(LLVMBuildFMul(b, v, v, "")), "")), acc);
+		cg_loop_end(k, &li2);
+		cg_loop_end(k, &lo2);
 		var = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cnt, "");
 	}
-	LLVMValueRef r = LLVMBuildFDiv(b, cconst(k, ct, 1),
-				       fn1(k, "llvm.sqrt", LLVMBuildFAdd(b, var, cconst(k, ct, eps), "")), "");
+	LLVMValueRef r = LLVMBuildFDiv(b, cg_cconst(k, ct, 1),
+				       cg_fn1(k, "llvm.sqrt", LLVMBuildFAdd(b, var, cg_cconst(k, ct, eps), "")), "");
 	LLVMValueRef sc = scale ? LLVMBuildFMul(b, r, pv[0], "") : r;
-	LLVMValueRef sh = center ? pv[1] : cconst(k, ct, 0);
+	LLVMValueRef sh = center ? pv[1] : cg_cconst(k, ct, 0);
 	Loop lo3, li3;
-	LLVMValueRef o = loop_begin(k, &lo3, outer);
-	LLVMValueRef i = loop_begin(k, &li3, inner);
-	LLVMValueRef off = add(k, mul(k, add(k, mul(k, o, C), c), inner), i);
-	LLVMValueRef v = cvt(k, ld(k, x, off), x->dt, ct);
+	LLVMValueRef o = cg_loop_begin(k, &lo3, outer);
+	LLVMValueRef i = cg_loop_begin(k, &li3, inner);
+	LLVMValueRef off = cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, o, C), c), inner), i);
+	LLVMValueRef v = cg_cvt(k, cg_ld(k, x, off), x->dt, ct);
 	v = LLVMBuildFAdd(b, LLVMBuildFMul(b, LLVMBuildFSub(b, v, mean, ""), sc, ""), sh, "");
-	st(k, out, off, cvt(k, v, ct, out->dt));
-	loop_end(k, &li3);
-	loop_end(k, &lo3);
+	cg_st(k, out, off, cg_cvt(k, v, ct, out->dt));
+	cg_loop_end(k, &li3);
+	cg_loop_end(k, &lo3);
 	LLVMValueRef nm = pv[2], nv = pv[3];
 	if (training) {
-		LLVMValueRef m1 = cconst(k, ct, 1 - mom), m = cconst(k, ct, mom);
+		LLVMValueRef m1 = cg_cconst(k, ct, 1 - mom), m = cg_cconst(k, ct, mom);
 		nm = LLVMBuildFAdd(b, LLVMBuildFMul(b, m1, pv[2], ""), LLVMBuildFMul(b, m, mean, ""), "");
 		nv = LLVMBuildFAdd(b, LLVMBuildFMul(b, m1, pv[3], ""), LLVMBuildFMul(b, m, var, ""), "");
 	}
-	st(k, &k->buf[6], c, cvt(k, nm, ct, k->buf[6].dt));
-	st(k, &k->buf[7], c, cvt(k, nv, ct, k->buf[7].dt));
-	loop_end(k, &lc);
+	cg_st(k, &k->buf[6], c, cg_cvt(k, nm, ct, k->buf[6].dt));
+	cg_st(k, &k->buf[7], c, cg_cvt(k, nv, ct, k->buf[7].dt));
+	cg_loop_end(k, &lc);
 	return true;
 }
 
@@ -582,25 +582,25 @@ gen_group_norm(K *k)
 	Buf *x = &k->buf[0], *out = &k->buf[3];
 	int nd = x->nd, ca;
 	bool gn = k->e->call.op == OP_GROUP_NORM;
-	AttrVal axes = attr(k, P_axes);
-	if (k->nin != 3 || !norm_axis(attr(k, P_channel_axis).i, nd, &ca) || axes.kind != AV_INTS)
-		return fail(k, "expects data, gamma, beta, a channel axis and axes");
+	AttrVal axes = cg_attr(k, P_axes);
+	if (k->nin != 3 || !cg_norm_axis(cg_attr(k, P_channel_axis).i, nd, &ca) || axes.kind != AV_INTS)
+		return cg_fail(k, "expects data, gamma, beta, a channel axis and axes");
 	bool normd[MAXD] = {0};
 	for (int i = 0; i < axes.n; i++) {
 		int a;
-		if (!norm_axis(axes.ints[i], nd, &a))
-			return fail(k, "axes out of range");
+		if (!cg_norm_axis(axes.ints[i], nd, &a))
+			return cg_fail(k, "axes out of range");
 		normd[a] = true;
 	}
-	int64_t G = gn ? attr(k, P_num_groups).i : 0;
-	bool center = attr(k, P_center).i, scale = attr(k, P_scale).i;
-	double eps = attr(k, P_epsilon).f;
+	int64_t G = gn ? cg_attr(k, P_num_groups).i : 0;
+	bool center = cg_attr(k, P_center).i, scale = cg_attr(k, P_scale).i;
+	double eps = cg_attr(k, P_epsilon).f;
 	LLVMValueRef xs[MAXD], bd[MAXD], bs[MAXD], rd[MAXD + 1], rs[MAXD + 1];
-	strides(k, x, xs);
+	cg_strides(k, x, xs);
 	int nb = 0, nr = 0;
 	LLVMValueRef C = x->dim[ca];
-	LLVMValueRef groups = gn ? ci(k, G) : C;
-	LLVMValueRef Cg = LLVMBuildSDiv(k->b, C, imax(k, groups, ci(k, 1)), "");
+	LLVMValueRef groups = gn ? cg_ci(k, G) : C;
+	LLVMValueRef Cg = LLVMBuildSDiv(k->b, C, cg_imax(k, groups, cg_ci(k, 1)), "");
 	rd[nr] = Cg; /* the group's channels first */
 	rs[nr++] = xs[ca];
 	for (int i = 0; i < nd; i++) {
@@ -614,52 +614,52 @@ gen_group_norm(K *k)
 			bs[nb++] = xs[i];
 		}
 	}
-	DType ct = float_ct(x->dt);
-	LLVMTypeRef t = ctype(k, ct);
+	DType ct = cg_float_ct(x->dt);
+	LLVMTypeRef t = cg_ctype(k, ct);
 	LLVMBuilderRef b = k->b;
-	LLVMValueRef count = prod(k, rd, 0, nr);
+	LLVMValueRef count = cg_prod(k, rd, 0, nr);
 	LLVMValueRef cntf = LLVMBuildSIToFP(b, count, t, "");
-	LLVMValueRef acc = slot(k, t, 1);
-	LLVMValueRef items = mul(k, prod(k, bd, 0, nb), groups);
+	LLVMValueRef acc = cg_slot(k, t, 1);
+	LLVMValueRef items = cg_mul(k, cg_prod(k, bd, 0, nb), groups);
 	Loop lp;
 	Nest n1, n2, n3;
-	LLVMValueRef f = par_begin(k, &lp, items, mul(k, items, count));
+	LLVMValueRef f = cg_par_begin(k, &lp, items, cg_mul(k, items, count));
 	LLVMValueRef g = LLVMBuildURem(b, f, groups, "");
 	f = LLVMBuildUDiv(b, f, groups, "");
-	LLVMValueRef base = mul(k, mul(k, g, Cg), xs[ca]);
+	LLVMValueRef base = cg_mul(k, cg_mul(k, g, Cg), xs[ca]);
 	for (int i = nb - 1; i >= 0; i--) {
 		LLVMValueRef ii = i ? LLVMBuildURem(b, f, bd[i], "") : f;
 		if (i)
 			f = LLVMBuildUDiv(b, f, bd[i], "");
-		base = add(k, base, mul(k, ii, bs[i]));
+		base = cg_add(k, base, cg_mul(k, ii, bs[i]));
 	}
 	LLVMValueRef ridx[MAXD + 1];
-	LLVMBuildStore(b, cconst(k, ct, 0), acc);
-	nest_begin(k, &n1, rd, nr, ridx);
-	LLVMValueRef v = cvt(k, ld(k, x, add(k, base, dot(k, ridx, rs, nr))), x->dt, ct);
-	LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
-	nest_end(k, &n1);
+	LLVMBuildStore(b, cg_cconst(k, ct, 0), acc);
+	cg_nest_begin(k, &n1, rd, nr, ridx);
+	LLVMValueRef v = cg_cvt(k, cg_ld(k, x, cg_add(k, base, cg_dot(k, ridx, rs, nr))), x->dt, ct);
+	LLVMBuildStore(b, cg_reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
+	cg_nest_end(k, &n1);
 	LLVMValueRef mean = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cntf, "");
-	LLVMBuildStore(b, cconst(k, ct, 0), acc);
-	nest_begin(k, &n2, rd, nr, ridx);
-	v = LLVMBuildFSub(b, cvt(k, ld(k, x, add(k, base, dot(k, ridx, rs, nr))), x->dt, ct), mean, "");
-	LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""),
-						 contract(LLVMBuildFMul(b, v, v, "")), "")), acc);
-	nest_end(k, &n2);
+	LLVMBuildStore(b, cg_cconst(k, ct, 0), acc);
+	cg_nest_begin(k, &n2, rd, nr, ridx);
+	v = LLVMBuildFSub(b, cg_cvt(k, cg_ld(k, x, cg_add(k, base, cg_dot(k, ridx, rs, nr))), x->dt, ct), mean, "");
+	LLVMBuildStore(b, cg_reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""),
+						 cg_contract(LLVMBuildFMul(b, v, v, "")), "")), acc);
+	cg_nest_end(k, &n2);
 	LLVMValueRef var = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cntf, "");
-	LLVMValueRef r = LLVMBuildFDiv(b, cconst(k, ct, 1),
-				       fn1(k, "llvm.sqrt", LLVMBuildFAdd(b, var, cconst(k, ct, eps), "")), "");
-	nest_begin(k, &n3, rd, nr, ridx);
-	LLVMValueRef off = add(k, base, dot(k, ridx, rs, nr));
-	LLVMValueRef ch = add(k, mul(k, g, Cg), ridx[0]);
-	v = LLVMBuildFMul(b, LLVMBuildFSub(b, cvt(k, ld(k, x, off), x->dt, ct), mean, ""), r, "");
+	LLVMValueRef r = LLVMBuildFDiv(b, cg_cconst(k, ct, 1),
+				       cg_fn1(k, "llvm.sqrt", LLVMBuildFAdd(b, var, cg_cconst(k, ct, eps), "")), "");
+	cg_nest_begin(k, &n3, rd, nr, ridx);
+	LLVMValueRef off = cg_add(k, base, cg_dot(k, ridx, rs, nr));
+	LLVMValueRef ch = cg_add(k, cg_mul(k, g, Cg), ridx[0]);
+	v = LLVMBuildFMul(b, LLVMBuildFSub(b, cg_cvt(k, cg_ld(k, x, off), x->dt, ct), mean, ""), r, "");
 	if (scale)
-		v = LLVMBuildFMul(b, v, cvt(k, ld(k, &k->buf[1], ch), k->buf[1].dt, ct), "");
+		v = LLVMBuildFMul(b, v, cg_cvt(k, cg_ld(k, &k->buf[1], ch), k->buf[1].dt, ct), "");
 	if (center)
-		v = LLVMBuildFAdd(b, v, cvt(k, ld(k, &k->buf[2], ch), k->buf[2].dt, ct), "");
-	st(k, out, off, cvt(k, v, ct, out->dt));
-	nest_end(k, &n3);
-	loop_end(k, &lp);
+		v = LLVMBuildFAdd(b, v, cg_cvt(k, cg_ld(k, &k->buf[2], ch), k->buf[2].dt, ct), "");
+	cg_st(k, out, off, cg_cvt(k, v, ct, out->dt));
+	cg_nest_end(k, &n3);
+	cg_loop_end(k, &lp);
 	return true;
 }
 
@@ -680,97 +680,97 @@ gen_attention(K *k)
 	Buf *q = &k->buf[0], *kk = &k->buf[1], *v = &k->buf[2], *out = &k->buf[k->nin];
 	bool has_bias = k->nin == 4;
 	if (q->nd != 4 || kk->nd != 4 || v->nd != 4 || out->nd != 4)
-		return fail(k, "expects 4-D query, key and value");
-	if (attr(k, P_window_size).kind != AV_NONE)
-		return fail(k, "window_size is not supported (TVM's own CPU legalization refuses it too)");
+		return cg_fail(k, "expects 4-D query, key and value");
+	if (cg_attr(k, P_window_size).kind != AV_NONE)
+		return cg_fail(k, "window_size is not supported (TVM's own CPU legalization refuses it too)");
 	int64_t dvc;
 	const SInfo *vs = k->e->call.args[2]->sinfo;
-	if (!vs || !vs->shape || !pe_const(vs->shape[3], &dvc) || dvc < 1 || dvc > 1024)
-		return fail(k, "the value's head dim must be static (at most 1024)");
-	AttrVal cm = attr(k, P_causal_mask), sc = attr(k, P_scale);
+	if (!vs || !vs->shape || !cg_pe_const(vs->shape[3], &dvc) || dvc < 1 || dvc > 1024)
+		return cg_fail(k, "the value's head dim must be static (at most 1024)");
+	AttrVal cm = cg_attr(k, P_causal_mask), sc = cg_attr(k, P_scale);
 	int causal = cm.kind == AV_STR ? (!strcmp(cm.s, "TopLeft") ? 1 : 2) : 0;
-	DType ct = float_ct(out->dt);
-	LLVMTypeRef t = ctype(k, ct);
+	DType ct = cg_float_ct(out->dt);
+	LLVMTypeRef t = cg_ctype(k, ct);
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef B = q->dim[0], Sq = q->dim[1], Hq = q->dim[2], D = q->dim[3];
-	LLVMValueRef Sk = kk->dim[1], Hk = kk->dim[2], Dv = ci(k, dvc);
-	LLVMValueRef scale = sc.kind == AV_FLOAT ? cconst(k, ct, sc.f)
-		: LLVMBuildFDiv(b, cconst(k, ct, 1), fn1(k, "llvm.sqrt", LLVMBuildSIToFP(b, D, t, "")), "");
-	LLVMValueRef grp = LLVMBuildSDiv(b, Hq, imax(k, Hk, ci(k, 1)), "");
-	LLVMValueRef accv = slot(k, t, dvc), mx = slot(k, t, 1), sum = slot(k, t, 1), dsum = slot(k, t, 1);
-	LLVMValueRef items = mul(k, mul(k, B, Hq), Sq);
+	LLVMValueRef Sk = kk->dim[1], Hk = kk->dim[2], Dv = cg_ci(k, dvc);
+	LLVMValueRef scale = sc.kind == AV_FLOAT ? cg_cconst(k, ct, sc.f)
+		: LLVMBuildFDiv(b, cg_cconst(k, ct, 1), cg_fn1(k, "llvm.sqrt", LLVMBuildSIToFP(b, D, t, "")), "");
+	LLVMValueRef grp = LLVMBuildSDiv(b, Hq, cg_imax(k, Hk, cg_ci(k, 1)), "");
+	LLVMValueRef accv = cg_slot(k, t, dvc), mx = cg_slot(k, t, 1), sum = cg_slot(k, t, 1), dsum = cg_slot(k, t, 1);
+	LLVMValueRef items = cg_mul(k, cg_mul(k, B, Hq), Sq);
 	Loop lp, l1, ld1, l2, ld2, lz, lo;
-	LLVMValueRef f = par_begin(k, &lp, items, mul(k, mul(k, items, Sk), add(k, D, Dv)));
+	LLVMValueRef f = cg_par_begin(k, &lp, items, cg_mul(k, cg_mul(k, items, Sk), cg_add(k, D, Dv)));
 	LLVMValueRef i = LLVMBuildURem(b, f, Sq, "");
 	f = LLVMBuildUDiv(b, f, Sq, "");
 	LLVMValueRef h = LLVMBuildURem(b, f, Hq, ""), bb = LLVMBuildUDiv(b, f, Hq, "");
-	LLVMValueRef hk = LLVMBuildSDiv(b, h, imax(k, grp, ci(k, 1)), "");
-	LLVMValueRef qoff = mul(k, add(k, mul(k, add(k, mul(k, bb, Sq), i), Hq), h), D);
+	LLVMValueRef hk = LLVMBuildSDiv(b, h, cg_imax(k, grp, cg_ci(k, 1)), "");
+	LLVMValueRef qoff = cg_mul(k, cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, bb, Sq), i), Hq), h), D);
 	LLVMValueRef jn = Sk;
 	if (causal)
-		jn = imax(k, imin(k, Sk, add(k, add(k, i, ci(k, 1)),
-					   causal == 2 ? LLVMBuildSub(b, Sk, Sq, "") : ci(k, 0))), ci(k, 0));
+		jn = cg_imax(k, cg_imin(k, Sk, cg_add(k, cg_add(k, i, cg_ci(k, 1)),
+					   causal == 2 ? LLVMBuildSub(b, Sk, Sq, "") : cg_ci(k, 0))), cg_ci(k, 0));
 	/* the bias element of (bb, h, i, j), dims of 1 broadcast */
 	LLVMValueRef bbase = NULL, bsj = NULL;
 	Buf *bs = has_bias ? &k->buf[3] : NULL;
 	if (bs) {
-		LLVMValueRef st_[MAXD], ix[4] = {bb, h, i, ci(k, 0)};
-		strides(k, bs, st_);
-		bbase = ci(k, 0);
+		LLVMValueRef st_[MAXD], ix[4] = {bb, h, i, cg_ci(k, 0)};
+		cg_strides(k, bs, st_);
+		bbase = cg_ci(k, 0);
 		for (int d = 0; d < 3; d++) {
-			LLVMValueRef one = LLVMBuildICmp(b, LLVMIntEQ, bs->dim[d], ci(k, 1), "");
-			bbase = add(k, bbase, mul(k, LLVMBuildSelect(b, one, ci(k, 0), ix[d], ""), st_[d]));
+			LLVMValueRef one = LLVMBuildICmp(b, LLVMIntEQ, bs->dim[d], cg_ci(k, 1), "");
+			bbase = cg_add(k, bbase, cg_mul(k, LLVMBuildSelect(b, one, cg_ci(k, 0), ix[d], ""), st_[d]));
 		}
 		bsj = st_[3];
 	}
 	/* score j: scale * q . k_j (+ bias) */
-	LLVMValueRef kbase = mul(k, add(k, mul(k, bb, mul(k, Sk, Hk)), hk), D);
-	LLVMValueRef krow = mul(k, Hk, D); /* key j's offset step */
+	LLVMValueRef kbase = cg_mul(k, cg_add(k, cg_mul(k, bb, cg_mul(k, Sk, Hk)), hk), D);
+	LLVMValueRef krow = cg_mul(k, Hk, D); /* key j's offset step */
 #define SCORE(lj, ldl, out_s) do { \
-		LLVMValueRef ko_ = add(k, kbase, mul(k, (lj), krow)); \
-		LLVMBuildStore(b, cconst(k, ct, 0), dsum); \
-		LLVMValueRef d_ = loop_begin(k, &(ldl), D); \
-		LLVMValueRef qv_ = cvt(k, ld(k, q, add(k, qoff, d_)), q->dt, ct); \
-		LLVMValueRef kv_ = cvt(k, ld(k, kk, add(k, ko_, d_)), kk->dt, ct); \
-		LLVMBuildStore(b, reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, dsum, ""), \
-			reassoc(LLVMBuildFMul(b, qv_, kv_, "")), "")), dsum); \
-		loop_end(k, &(ldl)); \
+		LLVMValueRef ko_ = cg_add(k, kbase, cg_mul(k, (lj), krow)); \
+		LLVMBuildStore(b, cg_cconst(k, ct, 0), dsum); \
+		LLVMValueRef d_ = cg_loop_begin(k, &(ldl), D); \
+		LLVMValueRef qv_ = cg_cvt(k, cg_ld(k, q, cg_add(k, qoff, d_)), q->dt, ct); \
+		LLVMValueRef kv_ = cg_cvt(k, cg_ld(k, kk, cg_add(k, ko_, d_)), kk->dt, ct); \
+		LLVMBuildStore(b, cg_reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, dsum, ""), \
+			cg_reassoc(LLVMBuildFMul(b, qv_, kv_, "")), "")), dsum); \
+		cg_loop_end(k, &(ldl)); \
 		(out_s) = LLVMBuildFMul(b, LLVMBuildLoad2(b, t, dsum, ""), scale, ""); \
 		if (bs) \
-			(out_s) = LLVMBuildFAdd(b, (out_s), cvt(k, ld(k, bs, add(k, bbase, \
-				mul(k, (lj), bsj))), bs->dt, ct), ""); \
+			(out_s) = LLVMBuildFAdd(b, (out_s), cg_cvt(k, cg_ld(k, bs, cg_add(k, bbase, \
+				cg_mul(k, (lj), bsj))), bs->dt, ct), ""); \
 	} while (0)
-	LLVMBuildStore(b, cconst(k, ct, -INFINITY), mx);
-	LLVMValueRef j = loop_begin(k, &l1, jn), s = NULL;
+	LLVMBuildStore(b, cg_cconst(k, ct, -INFINITY), mx);
+	LLVMValueRef j = cg_loop_begin(k, &l1, jn), s = NULL;
 	SCORE(j, ld1, s);
-	LLVMBuildStore(b, vmax(k, LLVMBuildLoad2(b, t, mx, ""), s, ct, true), mx);
-	loop_end(k, &l1);
+	LLVMBuildStore(b, cg_vmax(k, LLVMBuildLoad2(b, t, mx, ""), s, ct, true), mx);
+	cg_loop_end(k, &l1);
 	LLVMValueRef m = LLVMBuildLoad2(b, t, mx, "");
-	LLVMBuildStore(b, cconst(k, ct, 0), sum);
-	LLVMValueRef z = loop_begin(k, &lz, Dv);
-	LLVMBuildStore(b, cconst(k, ct, 0), LLVMBuildInBoundsGEP2(b, t, accv, &z, 1, ""));
-	loop_end(k, &lz);
-	j = loop_begin(k, &l2, jn);
+	LLVMBuildStore(b, cg_cconst(k, ct, 0), sum);
+	LLVMValueRef z = cg_loop_begin(k, &lz, Dv);
+	LLVMBuildStore(b, cg_cconst(k, ct, 0), LLVMBuildInBoundsGEP2(b, t, accv, &z, 1, ""));
+	cg_loop_end(k, &lz);
+	j = cg_loop_begin(k, &l2, jn);
 	SCORE(j, ld2, s);
 #undef SCORE
-	LLVMValueRef p = fexp(k, LLVMBuildFSub(b, s, m, ""));
+	LLVMValueRef p = cg_fexp(k, LLVMBuildFSub(b, s, m, ""));
 	LLVMBuildStore(b, LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, sum, ""), p, ""), sum);
-	LLVMValueRef vo = mul(k, add(k, mul(k, add(k, mul(k, bb, Sk), j), Hk), hk), Dv);
+	LLVMValueRef vo = cg_mul(k, cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, bb, Sk), j), Hk), hk), Dv);
 	Loop lv;
-	LLVMValueRef dd = loop_begin(k, &lv, Dv);
+	LLVMValueRef dd = cg_loop_begin(k, &lv, Dv);
 	LLVMValueRef ap = LLVMBuildInBoundsGEP2(b, t, accv, &dd, 1, "");
-	LLVMValueRef vv = cvt(k, ld(k, v, add(k, vo, dd)), v->dt, ct);
-	LLVMBuildStore(b, contract(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, ap, ""),
-						  contract(LLVMBuildFMul(b, p, vv, "")), "")), ap);
-	loop_end(k, &lv);
-	loop_end(k, &l2);
-	LLVMValueRef rl = LLVMBuildFDiv(b, cconst(k, ct, 1), LLVMBuildLoad2(b, t, sum, ""), "");
-	LLVMValueRef ooff = mul(k, add(k, mul(k, add(k, mul(k, bb, Sq), i), Hq), h), Dv);
-	dd = loop_begin(k, &lo, Dv);
+	LLVMValueRef vv = cg_cvt(k, cg_ld(k, v, cg_add(k, vo, dd)), v->dt, ct);
+	LLVMBuildStore(b, cg_contract(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, ap, ""),
+						  cg_contract(LLVMBuildFMul(b, p, vv, "")), "")), ap);
+	cg_loop_end(k, &lv);
+	cg_loop_end(k, &l2);
+	LLVMValueRef rl = LLVMBuildFDiv(b, cg_cconst(k, ct, 1), LLVMBuildLoad2(b, t, sum, ""), "");
+	LLVMValueRef ooff = cg_mul(k, cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, bb, Sq), i), Hq), h), Dv);
+	dd = cg_loop_begin(k, &lo, Dv);
 	LLVMValueRef av = LLVMBuildLoad2(b, t, LLVMBuildInBoundsGEP2(b, t, accv, &dd, 1, ""), "");
-	st(k, out, add(k, ooff, dd), cvt(k, LLVMBuildFMul(b, av, rl, ""), ct, out->dt));
-	loop_end(k, &lo);
-	loop_end(k, &lp);
+	cg_st(k, out, cg_add(k, ooff, dd), cg_cvt(k, LLVMBuildFMul(b, av, rl, ""), ct, out->dt));
+	cg_loop_end(k, &lo);
+	cg_loop_end(k, &lp);
 	return true;
 }
 
@@ -779,12 +779,12 @@ bool
 gen_dropout(K *k)
 {
 	Buf *x = &k->buf[0], *o = &k->buf[1], *mk = &k->buf[2];
-	LLVMValueRef n = prod(k, x->dim, 0, x->nd);
+	LLVMValueRef n = cg_prod(k, x->dim, 0, x->nd);
 	Loop l;
-	LLVMValueRef i = loop_begin(k, &l, n);
-	st(k, o, i, cvt(k, ld(k, x, i), x->dt, o->dt));
-	st(k, mk, i, cconst(k, cdt(mk->dt), 1));
-	loop_end(k, &l);
+	LLVMValueRef i = cg_loop_begin(k, &l, n);
+	cg_st(k, o, i, cg_cvt(k, cg_ld(k, x, i), x->dt, o->dt));
+	cg_st(k, mk, i, cg_cconst(k, cg_cdt(mk->dt), 1));
+	cg_loop_end(k, &l);
 	return true;
 }
 
@@ -828,16 +828,16 @@ gen_sort(K *k)
 	Buf *x = &k->buf[0];
 	OpKind op = k->e->call.op;
 	int ax;
-	if (x->nd == 0 || !norm_axis(attr(k, P_axis).i, x->nd, &ax))
-		return fail(k, "axis out of range");
-	bool desc = op == OP_TOPK ? attr(k, P_largest).i : attr(k, P_descending).i;
+	if (x->nd == 0 || !cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax))
+		return cg_fail(k, "axis out of range");
+	bool desc = op == OP_TOPK ? cg_attr(k, P_largest).i : cg_attr(k, P_descending).i;
 	Buf *vals = NULL, *idxs = NULL;
 	if (op == OP_SORT) {
 		vals = &k->buf[1];
 	} else if (op == OP_ARGSORT) {
 		idxs = &k->buf[1];
 	} else {
-		const char *rt = attr(k, P_ret_type).s;
+		const char *rt = cg_attr(k, P_ret_type).s;
 		if (!strcmp(rt, "both")) {
 			vals = &k->buf[1];
 			idxs = &k->buf[2];
@@ -849,31 +849,31 @@ gen_sort(K *k)
 	}
 	Buf *o0 = vals ? vals : idxs;
 	LLVMBuilderRef b = k->b;
-	LLVMValueRef outer = prod(k, x->dim, 0, ax), n = x->dim[ax];
-	LLVMValueRef inner = prod(k, x->dim, ax + 1, x->nd), kk = o0->dim[ax];
-	LLVMValueRef rows = mul(k, outer, inner);
+	LLVMValueRef outer = cg_prod(k, x->dim, 0, ax), n = x->dim[ax];
+	LLVMValueRef inner = cg_prod(k, x->dim, ax + 1, x->nd), kk = o0->dim[ax];
+	LLVMValueRef rows = cg_mul(k, outer, inner);
 	Loop lp, lj;
-	LLVMValueRef f = par_begin(k, &lp, rows, mul(k, rows, n));
+	LLVMValueRef f = cg_par_begin(k, &lp, rows, cg_mul(k, rows, n));
 	LLVMValueRef o = LLVMBuildUDiv(b, f, inner, ""), i = LLVMBuildURem(b, f, inner, "");
-	LLVMValueRef base = add(k, mul(k, mul(k, o, n), inner), i);
-	LLVMValueRef obase = add(k, mul(k, mul(k, o, kk), inner), i);
+	LLVMValueRef base = cg_add(k, cg_mul(k, cg_mul(k, o, n), inner), i);
+	LLVMValueRef obase = cg_add(k, cg_mul(k, cg_mul(k, o, kk), inner), i);
 	LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(k->c, k->fn, "sortrow");
 	LLVMBasicBlockRef skip = LLVMAppendBasicBlockInContext(k->c, k->fn, "sortskip");
-	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, n, ci(k, 0), ""), go, skip);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, n, cg_ci(k, 0), ""), go, skip);
 	LLVMPositionBuilderAtEnd(b, go);
-	LLVMValueRef order = sort_index(k, addr(k, x, base), inner, x->dt, n, desc);
-	LLVMValueRef j = loop_begin(k, &lj, kk);
+	LLVMValueRef order = sort_index(k, cg_addr(k, x, base), inner, x->dt, n, desc);
+	LLVMValueRef j = cg_loop_begin(k, &lj, kk);
 	LLVMValueRef pos = LLVMBuildLoad2(b, k->i64, LLVMBuildInBoundsGEP2(b, k->i64, order, &j, 1, ""), "");
-	LLVMValueRef dst = add(k, obase, mul(k, j, inner));
+	LLVMValueRef dst = cg_add(k, obase, cg_mul(k, j, inner));
 	if (vals)
-		st(k, vals, dst, cvt(k, ld(k, x, add(k, base, mul(k, pos, inner))), x->dt, vals->dt));
+		cg_st(k, vals, dst, cg_cvt(k, cg_ld(k, x, cg_add(k, base, cg_mul(k, pos, inner))), x->dt, vals->dt));
 	if (idxs)
-		st(k, idxs, dst, cvt(k, pos, DT_I64, idxs->dt));
-	loop_end(k, &lj);
+		cg_st(k, idxs, dst, cg_cvt(k, pos, DT_I64, idxs->dt));
+	cg_loop_end(k, &lj);
 	call_free(k, order);
 	LLVMBuildBr(b, skip);
 	LLVMPositionBuilderAtEnd(b, skip);
-	loop_end(k, &lp);
+	cg_loop_end(k, &lp);
 	return true;
 }
 
@@ -895,8 +895,8 @@ gen_einsum(K *k)
 	const char *why = "";
 	for (int i = 0; i < k->nin; i++)
 		ndims[i] = k->buf[i].nd;
-	if (!einsum_expand(attr(k, P_subscripts).s, ndims, k->nin, sx, sizeof sx, &why))
-		return fail(k, why);
+	if (!einsum_expand(cg_attr(k, P_subscripts).s, ndims, k->nin, sx, sizeof sx, &why))
+		return cg_fail(k, why);
 	const char *s = sx;
 	const char *arrow = strstr(s, "->");
 	int8_t letter[MAXBUF][MAXD];
@@ -911,13 +911,13 @@ gen_einsum(K *k)
 			if (ch == ' ')
 				continue;
 			if (n >= k->buf[op].nd || (unsigned char)ch >= 128)
-				return fail(k, "bad subscripts");
+				return cg_fail(k, "bad subscripts");
 			bool seen = false;
 			for (int i = 0; i < nl; i++)
 				seen |= letters[i] == ch;
 			if (!seen) {
 				if (nl >= 63)
-					return fail(k, "too many subscripts");
+					return cg_fail(k, "too many subscripts");
 				letters[nl++] = ch;
 			}
 			count[(unsigned char)ch]++;
@@ -927,7 +927,7 @@ gen_einsum(K *k)
 			letter[op][n++] = (int8_t)li;
 		}
 		if (n != k->buf[op].nd)
-			return fail(k, "subscripts do not match the operands");
+			return cg_fail(k, "subscripts do not match the operands");
 		if (*p == ',')
 			p++;
 	}
@@ -941,7 +941,7 @@ gen_einsum(K *k)
 				if (letters[i] == *q)
 					li = i;
 			if (li < 0 || no >= MAXD)
-				return fail(k, "bad output subscripts");
+				return cg_fail(k, "bad output subscripts");
 			oletter[no++] = li;
 		}
 	} else {
@@ -952,25 +952,25 @@ gen_einsum(K *k)
 						oletter[no++] = i;
 	}
 	if (no != out->nd)
-		return fail(k, "the output subscripts do not match the result");
+		return cg_fail(k, "the output subscripts do not match the result");
 	bool isout[64] = {0};
 	for (int i = 0; i < no; i++)
 		isout[oletter[i]] = true;
 	/* extents and per-operand strides by letter */
 	LLVMValueRef ext[64], lst[MAXBUF][64];
 	for (int i = 0; i < nl; i++)
-		ext[i] = ci(k, 1);
+		ext[i] = cg_ci(k, 1);
 	for (int op = 0; op < k->nin; op++) {
 		Buf *bf = &k->buf[op];
 		LLVMValueRef sts[MAXD];
-		strides(k, bf, sts);
+		cg_strides(k, bf, sts);
 		for (int i = 0; i < nl; i++)
-			lst[op][i] = ci(k, 0);
+			lst[op][i] = cg_ci(k, 0);
 		for (int d = 0; d < bf->nd; d++) {
 			int li = letter[op][d];
-			ext[li] = imax(k, ext[li], bf->dim[d]);
-			LLVMValueRef one = LLVMBuildICmp(k->b, LLVMIntEQ, bf->dim[d], ci(k, 1), "");
-			lst[op][li] = add(k, lst[op][li], LLVMBuildSelect(k->b, one, ci(k, 0), sts[d], ""));
+			ext[li] = cg_imax(k, ext[li], bf->dim[d]);
+			LLVMValueRef one = LLVMBuildICmp(k->b, LLVMIntEQ, bf->dim[d], cg_ci(k, 1), "");
+			lst[op][li] = cg_add(k, lst[op][li], LLVMBuildSelect(k->b, one, cg_ci(k, 0), sts[d], ""));
 		}
 	}
 	for (int i = 0; i < no; i++)
@@ -980,17 +980,17 @@ gen_einsum(K *k)
 		if (!isout[i])
 			rl[nr++] = i;
 	if (nr > MAXD)
-		return fail(k, "too many summed subscripts");
-	DType acct = dtype_is_float(out->dt) ? float_ct(out->dt) : out->dt == DT_BOOL ? DT_I64 : out->dt;
+		return cg_fail(k, "too many summed subscripts");
+	DType acct = dtype_is_float(out->dt) ? cg_float_ct(out->dt) : out->dt == DT_BOOL ? DT_I64 : out->dt;
 	bool fl = dtype_is_float(acct);
-	LLVMTypeRef at = ctype(k, acct);
-	LLVMValueRef acc = slot(k, at, 1);
-	LLVMValueRef total = prod(k, out->dim, 0, out->nd), rdims[MAXD];
+	LLVMTypeRef at = cg_ctype(k, acct);
+	LLVMValueRef acc = cg_slot(k, at, 1);
+	LLVMValueRef total = cg_prod(k, out->dim, 0, out->nd), rdims[MAXD];
 	for (int i = 0; i < nr; i++)
 		rdims[i] = ext[rl[i]];
-	LLVMValueRef rtotal = prod(k, rdims, 0, nr);
+	LLVMValueRef rtotal = cg_prod(k, rdims, 0, nr);
 	Loop lp;
-	LLVMValueRef f = par_begin(k, &lp, total, mul(k, total, mul(k, rtotal, ci(k, k->nin))));
+	LLVMValueRef f = cg_par_begin(k, &lp, total, cg_mul(k, total, cg_mul(k, rtotal, cg_ci(k, k->nin))));
 	LLVMValueRef oidx[MAXD], flat = f;
 	for (int i = no - 1; i >= 0; i--) {
 		oidx[i] = i ? LLVMBuildURem(k->b, f, out->dim[i], "") : f;
@@ -999,26 +999,26 @@ gen_einsum(K *k)
 	}
 	LLVMValueRef obase[MAXBUF];
 	for (int op = 0; op < k->nin; op++) {
-		obase[op] = ci(k, 0);
+		obase[op] = cg_ci(k, 0);
 		for (int i = 0; i < no; i++)
-			obase[op] = add(k, obase[op], mul(k, oidx[i], lst[op][oletter[i]]));
+			obase[op] = cg_add(k, obase[op], cg_mul(k, oidx[i], lst[op][oletter[i]]));
 	}
-	LLVMBuildStore(k->b, cconst(k, acct, 0), acc);
+	LLVMBuildStore(k->b, cg_cconst(k, acct, 0), acc);
 	Nest ns;
 	LLVMValueRef ridx[MAXD];
-	nest_begin(k, &ns, rdims, nr, ridx);
-	LLVMValueRef prodv = cconst(k, acct, 1);
+	cg_nest_begin(k, &ns, rdims, nr, ridx);
+	LLVMValueRef prodv = cg_cconst(k, acct, 1);
 	for (int op = 0; op < k->nin; op++) {
 		LLVMValueRef off = obase[op];
 		for (int i = 0; i < nr; i++)
-			off = add(k, off, mul(k, ridx[i], lst[op][rl[i]]));
-		LLVMValueRef v = cvt(k, ld(k, &k->buf[op], off), k->buf[op].dt, acct);
+			off = cg_add(k, off, cg_mul(k, ridx[i], lst[op][rl[i]]));
+		LLVMValueRef v = cg_cvt(k, cg_ld(k, &k->buf[op], off), k->buf[op].dt, acct);
 		prodv = fl ? LLVMBuildFMul(k->b, prodv, v, "") : LLVMBuildMul(k->b, prodv, v, "");
 	}
 	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
-	LLVMBuildStore(k->b, fl ? reassoc(LLVMBuildFAdd(k->b, cur, prodv, "")) : LLVMBuildAdd(k->b, cur, prodv, ""), acc);
-	nest_end(k, &ns);
-	st(k, out, flat, cvt(k, LLVMBuildLoad2(k->b, at, acc, ""), acct, out->dt));
-	loop_end(k, &lp);
+	LLVMBuildStore(k->b, fl ? cg_reassoc(LLVMBuildFAdd(k->b, cur, prodv, "")) : LLVMBuildAdd(k->b, cur, prodv, ""), acc);
+	cg_nest_end(k, &ns);
+	cg_st(k, out, flat, cg_cvt(k, LLVMBuildLoad2(k->b, at, acc, ""), acct, out->dt));
+	cg_loop_end(k, &lp);
 	return true;
 }

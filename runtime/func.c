@@ -1,12 +1,16 @@
 /*
- * func.c — what the engines (transform.c, init_weights.c, verify_lift.c)
- * do with a module before running it: pick the function, lift it, bind its
- * transform's weights by name, compile it, each reporting into a Diags.
+ * func.c — what the engines (transform.c, init_weights.c, verify_lift.c,
+ * run.c) do with a module before running it: pick the function, lift it,
+ * bind its transform's weights by name, compile it, each reporting into a
+ * Diags; and rlx_lift (rlx_runtime.h), the lift of `rlx lift` with its
+ * --bind arrays read from .npy files.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pass.h"
 #include "transform.h"
+#include "rlx_runtime.h"
 
 Func *
 rt_pick_func(Module *m, const char *name, const char *cmd, Diags *d)
@@ -51,15 +55,88 @@ rt_pick_func(Module *m, const char *name, const char *cmd, Diags *d)
 }
 
 int
-rt_lift_module(Module *m, bool shared, const char *const *shared_funcs,
-	       int nshared, Diags *d)
+rt_lift_module(Module *m, const PassOptions *o, bool tidy, Diags *d)
 {
-	PassOptions o = {.verify_each = true, .shared = shared,
-			 .shared_funcs = (const char **)shared_funcs,
-			 .nshared_funcs = nshared};
 	const Pass *list[8];
-	int n = pass_lift_pipeline(list, false, true);
-	return pass_run(m, list, n, &o, d, NULL, NULL);
+	int n = pass_lift_pipeline(list, o->bind.nbinds > 0, tidy);
+	return pass_run(m, list, n, o, d, NULL, NULL);
+}
+
+int
+rt_lift_tidy(Module *m, bool shared, const char *const *shared_funcs,
+	     int nshared, Diags *d)
+{
+	PassOptions o = {.lift = {shared, (const char **)shared_funcs, nshared},
+			 .verify_each = true};
+	return rt_lift_module(m, &o, true, d);
+}
+
+bool
+rt_shared_serves(const char *const *list, int n, const char *fname, Diags *d)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(list[i], fname))
+			return true;
+	if (n)
+		diag_file(d, DIAG_ERROR, NULL, "--shared: '%s' is not one of the "
+			  "functions listed; the shared transform serves only "
+			  "those", fname);
+	return !n;
+}
+
+/* The --bind values for bind-params: "@FILE.npy" read into arrays[i]
+ * (the pass knows no files). false after an error naming the binding. */
+static bool
+load_binds(const rlx_lift_options *o, PassBinding *bv, RtTensor **arrays,
+	   Diags *d)
+{
+	for (int i = 0; i < o->nbinds; i++) {
+		bv[i] = (PassBinding){.name = o->bind_names[i],
+				      .value = o->bind_values[i]};
+		if (bv[i].value[0] != '@')
+			continue;
+		RtError e;
+		if (!(arrays[i] = rt_npy_read(bv[i].value + 1, &e))) {
+			diag_file(d, DIAG_ERROR, NULL, "--bind %s: %s", bv[i].name,
+				  e.msg);
+			return false;
+		}
+		bv[i].data = arrays[i]->data;
+		bv[i].dtype = arrays[i]->dtype;
+		bv[i].ndim = arrays[i]->ndim;
+		bv[i].shape = arrays[i]->shape;
+	}
+	return true;
+}
+
+rlx_module *
+rlx_lift(const char *filename, const char *text, size_t len,
+	 const rlx_lift_options *o, rlx_diags *d)
+{
+	static const rlx_lift_options none = {0};
+	o = o ? o : &none;
+	PassBinding *bv = calloc((size_t)o->nbinds + 1, sizeof *bv);
+	RtTensor **arrays = calloc((size_t)o->nbinds + 1, sizeof *arrays);
+	if (!bv || !arrays)
+		ir_bug("out of memory");
+	Module *m = NULL;
+	if (load_binds(o, bv, arrays, d) &&
+	    (m = rlx_parse(filename, text, len, d))) {
+		PassOptions po = {
+			.lift = {o->shared, (const char **)o->shared_funcs,
+				 o->nshared_funcs},
+			.bind = {bv, o->nbinds},
+			.verify_each = true};
+		if (rt_lift_module(m, &po, o->tidy, d)) {
+			rlx_module_free(m);
+			m = NULL;
+		}
+	}
+	for (int i = 0; i < o->nbinds; i++)
+		rt_tensor_free(arrays[i]);
+	free(arrays);
+	free(bv);
+	return m;
 }
 
 const char **

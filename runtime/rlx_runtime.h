@@ -7,6 +7,10 @@
  *   rlx_init_weights  seeded random weights for a function (`rlx init-weights`)
  *   rlx_verify_lift   the original function on raw weights against the lifted
  *                     one on transformed weights (`rlx verify`)
+ *   rlx_run           a function on weights and inputs, its result handed
+ *                     out field by field or kept (`rlx run`)
+ *   rlx_lift          the lift pipeline with --bind values, some read from
+ *                     .npy files (`rlx lift`)
  *
  * Each takes the module's text (as rlx_parse does), reports every error and
  * warning into an rlx_diags (rlx.h), and returns a status: RLX_OK, RLX_EINPUT
@@ -149,6 +153,9 @@ typedef struct {
 	const char *const *input_paths;
 	int ninputs;
 	bool strict;                /* as in rlx_transform_options */
+	bool shared;                /* lift one shared transform_params */
+	const char *const *shared_funcs; /* ...of these (NULL: all), func */
+	int nshared_funcs;               /* among them */
 } rlx_verify_options;
 
 typedef struct {
@@ -167,6 +174,114 @@ typedef struct {
 int rlx_verify_lift(const char *filename, const char *text, size_t len,
 		    const char *weights, const rlx_verify_options *opts,
 		    rlx_verify_result *res, rlx_diags *d);
+
+/* ------------------------------------------------------------------ lift */
+
+typedef struct {
+	bool shared;               /* as in rlx_transform_options */
+	const char *const *shared_funcs;
+	int nshared_funcs;
+	bool tidy;                 /* rlx's clean-ups around the lift (not
+				    * TVM's), as rlx_transform lifts */
+	/* bind-params before lifting: NAME=VALUE, VALUE a number or
+	 * "@FILE.npy" (a tensor parameter bound to the array) */
+	const char *const *bind_names;
+	const char *const *bind_values;
+	int nbinds;
+} rlx_lift_options;
+
+/*
+ * Parses the module and runs the lift pipeline on it: convert-ssa,
+ * bind-params (with binds), lift-transform-params, and with tidy
+ * canonicalize-bindings and dead-code-elimination around it. The lifted
+ * module (rlx_print it; rlx_module_free), or NULL after errors in d.
+ */
+rlx_module *rlx_lift(const char *filename, const char *text, size_t len,
+		     const rlx_lift_options *o, rlx_diags *d);
+
+/* ------------------------------------------------------------------- run */
+
+/* A value of a result: a tensor, a shape tuple, a scalar or a tuple of
+ * them (runtime/rt.h's RtValue). */
+typedef struct rlx_value rlx_value;
+
+/* What the function returns, known before anything runs. */
+typedef struct {
+	const char *func;          /* the function's name */
+	bool tuple;                /* the result is a tuple */
+	int nresult;               /* its fields (1 when no tuple) */
+	const char *const *names;  /* per field: the variable the function
+				    * returns there, or NULL */
+	int process, processes;    /* this process of the run (mpirun) */
+	bool writer;               /* this process writes the result (all
+				    * but process 0 under mpirun keep none) */
+} rlx_run_info;
+
+typedef struct {
+	const char *func;          /* NULL: main */
+	const char *const *input_names; /* inputs from .npy files (an R.Shape
+				    * from a 1-d int64 array, an R.Prim from
+				    * a 0-d array, bfloat16 from float32) */
+	const char *const *input_paths;
+	int ninputs;
+	bool strict;               /* as in rlx_transform_options */
+	/* Worker `rank` of a tensor-parallel model, in this one process (its
+	 * NAME_shard-K weights; collectives over itself); -1: the MPI rank
+	 * under mpirun (the library initializes MPI: call rlx_run_end after
+	 * reporting), else worker 0 of 1. */
+	int rank;
+	/* Called once the function is known, before any input or weight is
+	 * read: false stops the run (RLX_EINPUT; the callback says why). */
+	bool (*start)(const rlx_run_info *info, void *ctx, rlx_diags *d);
+	/* When set and the result is a tuple: each field as soon as it is
+	 * final (v borrowed for the call), and none is kept. false stops the
+	 * run (the callback reports why into d). Called only on the process
+	 * that writes results (process 0 under mpirun). */
+	bool (*emit)(void *ctx, int field, rlx_value *v, rlx_diags *d);
+	/* Under mpirun, a process that fails while the others may wait for
+	 * it in a collective ends the whole run (MPI_Abort, exit status 1)
+	 * and rlx_run does not return: report is called just before, with
+	 * the diagnostics so far, for the caller to show them. */
+	void (*report)(void *ctx, const rlx_diags *d);
+	void *ctx;
+	/* Only compile the function and put the executor's plan in res->plan
+	 * (`--print-plan`): nothing is read (weights may be NULL). */
+	bool plan_only;
+} rlx_run_options;
+
+typedef struct {
+	rlx_run_info info;
+	/* The result's fields (info.nresult) when the writer has not taken
+	 * them through emit; owned by res (rlx_run_result_free), they may
+	 * borrow the checkpoint's memory, which stays open until then. */
+	rlx_value **fields;
+	char *plan;                /* plan_only: the plan (as rlx_transform) */
+	/* where the time went, in seconds */
+	double t_parse, t_plan, t_jit, t_load, t_run, t_emit;
+	int jit_compiled, jit_cached; /* kernel modules compiled, cached */
+	void *priv;                /* the module and the checkpoint */
+} rlx_run_result;
+
+/*
+ * Runs function opts->func of the module on the checkpoint `weights` (as
+ * rlx_transform reads it, or a tensor cache; NULL when the function has
+ * no weights) and the inputs. The parameters before num_input are inputs,
+ * the others weights bound by name (without num_input, all are inputs; a
+ * transform in TVM's convention, one tuple of weights, takes them by the
+ * names the module gives them). Everything that can be checked before
+ * running is, with the weights check of rlx_transform; then the function
+ * runs as a stream, each weight loaded at first use and released after
+ * its last. RLX_OK when it ran; weights missing for a function that has
+ * some is RLX_EOPTIONS. res is filled in any case: free it with
+ * rlx_run_result_free.
+ */
+int rlx_run(const char *filename, const char *text, size_t len,
+	    const char *weights, const rlx_run_options *opts,
+	    rlx_run_result *res, rlx_diags *d);
+void rlx_run_result_free(rlx_run_result *res);
+/* After an rlx_run under mpirun (and after printing its report): as
+ * rlx_transform_end. */
+void rlx_run_end(void);
 
 #ifdef __cplusplus
 }

@@ -314,17 +314,17 @@ bool rt_npy_write(const char *path, const RtTensor *t, RtError *e);
  */
 typedef enum { RV_TENSOR, RV_TUPLE, RV_SHAPE, RV_PRIM } RtValueKind;
 
-typedef struct RtValue {
+typedef struct rlx_value { /* rlx_runtime.h calls it rlx_value */
 	RtValueKind kind;
 	int refs;
 	RtTensor *t;             /* TENSOR */
-	struct RtValue **fields; /* TUPLE */
+	struct rlx_value **fields; /* TUPLE */
 	int n;                   /* TUPLE fields, SHAPE values */
 	int64_t *values;         /* SHAPE */
 	DType dtype;             /* PRIM */
 	int64_t i;               /* PRIM (ints, bool) */
 	double f;                /* PRIM (floats) */
-	struct RtValue *base;    /* TENSOR views: the value owning the data */
+	struct rlx_value *base;    /* TENSOR views: the value owning the data */
 } RtValue;
 
 /* Each returns a value with one reference, NULL when out of memory. */

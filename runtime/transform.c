@@ -198,8 +198,8 @@ find_transform(Xf *x, Diags *d)
 	if (!ir_find_func(x->m, tname)) {
 		wnames = rt_lift_weight_names(x->m, x->F, o->shared,
 					      o->shared_funcs, o->nshared_funcs);
-		if (rt_lift_module(x->m, o->shared, o->shared_funcs,
-				   o->nshared_funcs, d))
+		if (rt_lift_tidy(x->m, o->shared, o->shared_funcs,
+				 o->nshared_funcs, d))
 			return false;
 	}
 	x->F = ir_find_func(x->m, fname);
@@ -533,6 +533,69 @@ share_tmp(Xf *x, RtCacheWriter *cw)
 	return s;
 }
 
+/* want[K * nout + k]: whether process q writes output k of worker K. */
+static void
+wanted_by(const Xf *x, int q, bool *want)
+{
+	int nw = x->tp ? x->tp : 1;
+	memset(want, 0, (size_t)nw * (size_t)x->nout * sizeof *want);
+	for (int i = 0; i < x->nrecs; i++)
+		if (x->plan.owner[x->precs[i].shard] == q)
+			want[x->rec_worker[i] * x->nout + x->rec_out[i]] = true;
+}
+
+/*
+ * Who hashes each weight (tmine: this process): the first process that
+ * reads it (every process works this out for all, identically), else one
+ * in turn; x->total_in gets what this process reads, for the progress.
+ * want, used and towner are scratch. false + e when a run cannot be
+ * planned.
+ */
+static bool
+plan_hashers(Xf *x, RtProgram *prog, bool *want, bool *used, int *towner,
+	     bool *tmine, RtError *e)
+{
+	int nw = x->tp ? x->tp : 1, np = x->T->nparams;
+	for (int i = 0; i < np; i++)
+		towner[i] = -1;
+	x->total_in = 0;
+	for (int q = 0; q < x->nprocs; q++) {
+		wanted_by(x, q, want);
+		for (int K = 0; K < nw; K++) {
+			if (!rt_stream_params(prog, want + K * x->nout, used, e))
+				return false;
+			for (int i = 0; i < np; i++)
+				if (used[i] && towner[i] < 0)
+					towner[i] = q;
+			for (int i = 0; q == x->me && i < np; i++)
+				if (used[i] && !tmine[i]) {
+					tmine[i] = true; /* read here */
+					x->total_in += x->info[i].nbytes;
+				}
+		}
+	}
+	for (int i = 0; i < np; i++)
+		tmine[i] = (towner[i] < 0 ? i % x->nprocs : towner[i]) == x->me;
+	return true;
+}
+
+/* Runs this process's records, worker by worker, each run pruned to
+ * them (want: scratch); false + e after a failure. */
+static bool
+run_mine(Xf *x, RtProgram *prog, bool *want, RtError *e)
+{
+	int nw = x->tp ? x->tp : 1;
+	wanted_by(x, x->me, want);
+	for (int K = 0; K < nw; K++) {
+		bool any = false;
+		for (int k = 0; k < x->nout; k++)
+			any |= want[K * x->nout + k];
+		if (any && !run_worker(x, prog, K, want + K * x->nout, e))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Runs this process's part of the planned cache: the records of its
  * shards, worker by worker, each run pruned to them; process 0 finishes
@@ -555,32 +618,10 @@ run_planned(Xf *x, RtProgram *prog, const char *weights, const char *out,
 	bool ok = want && used && towner && tmine && words, done = false;
 	RtCacheWriter *cw = NULL;
 	snprintf(e.msg, sizeof e.msg, "out of memory");
-	/* who hashes each weight: the first process that reads it (every
-	 * process works this out for all, identically), else one in turn */
-	for (int i = 0; ok && i < np; i++)
-		towner[i] = -1;
-	x->total_in = 0; /* this process's reading, for the progress */
-	for (int q = 0; ok && q < x->nprocs; q++) {
-		memset(want, 0, (size_t)nw * (size_t)x->nout * sizeof *want);
-		for (int i = 0; i < x->nrecs; i++)
-			if (pl->owner[x->precs[i].shard] == q)
-				want[x->rec_worker[i] * x->nout + x->rec_out[i]] = true;
-		for (int K = 0; ok && K < nw; K++) {
-			ok = rt_stream_params(prog, want + K * x->nout, used, &e);
-			for (int i = 0; ok && i < np; i++)
-				if (used[i] && towner[i] < 0)
-					towner[i] = q;
-			for (int i = 0; ok && q == x->me && i < np; i++)
-				if (used[i] && !tmine[i]) {
-					tmine[i] = true; /* read here */
-					x->total_in += x->info[i].nbytes;
-				}
-		}
-	}
+	if (ok)
+		ok = plan_hashers(x, prog, want, used, towner, tmine, &e);
 	if (!ok)
 		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
-	for (int i = 0; ok && i < np; i++)
-		tmine[i] = (towner[i] < 0 ? i % x->nprocs : towner[i]) == x->me;
 	for (int i = 0; ok && i < x->nrecs; i++)
 		if (pl->owner[x->precs[i].shard] == x->me)
 			mine++;
@@ -602,33 +643,19 @@ run_planned(Xf *x, RtProgram *prog, const char *weights, const char *out,
 	}
 	if (!agree(x, cw != NULL, d))
 		goto fail;
-	{
-		if (x->nprocs > 1) { /* one process: hashing all since compiling */
-			rt_ckpt_hash_only(h, tmine);
-			rt_ckpt_hash_start(h);
-		}
-		bool run_ok = true;
-		memset(want, 0, (size_t)nw * (size_t)x->nout * sizeof *want);
-		for (int i = 0; i < x->nrecs; i++)
-			if (pl->owner[x->precs[i].shard] == x->me)
-				want[x->rec_worker[i] * x->nout + x->rec_out[i]] = true;
-		for (int K = 0; run_ok && K < nw; K++) {
-			bool any = false;
-			for (int k = 0; k < x->nout; k++)
-				any |= want[K * x->nout + k];
-			if (any)
-				run_ok = run_worker(x, prog, K,
-						    want + K * x->nout, &e);
-		}
-		ok = run_end(x, run_ok, &e, mine, weights, out, h, d);
-		/* this process's shards and weights, summed over all */
-		if (ok && !rt_cache_hashes(cw, words + 2 * np, &e)) {
-			diag_file(d, DIAG_ERROR, out, "%s", e.msg);
-			ok = false;
-		}
-		if (ok)
-			rt_ckpt_hash_words(h, words);
+	if (x->nprocs > 1) { /* one process: hashing all since compiling */
+		rt_ckpt_hash_only(h, tmine);
+		rt_ckpt_hash_start(h);
 	}
+	ok = run_end(x, run_mine(x, prog, want, &e), &e, mine, weights, out, h,
+		     d);
+	/* this process's shards and weights, summed over all */
+	if (ok && !rt_cache_hashes(cw, words + 2 * np, &e)) {
+		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
+		ok = false;
+	}
+	if (ok)
+		rt_ckpt_hash_words(h, words);
 	if (!agree(x, ok, d))
 		goto fail;
 	if (!rt_comm_sum_u64(x->comm, words, (size_t)(2 * np + pl->nshards),
@@ -662,6 +689,122 @@ fail:
 	return done;
 }
 
+/* Opens the checkpoint and checks it against the transform's weights
+ * (x->info gets what was found); false after errors. */
+static bool
+open_checkpoint(Xf *x, const char *weights, Diags *d)
+{
+	RtError e;
+	if (!(x->src = rt_weights_open(weights, &e))) {
+		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+		return false;
+	}
+	size_t np = (size_t)x->T->nparams + 1;
+	x->held = calloc(np, sizeof *x->held);
+	x->names = calloc(np, sizeof *x->names);
+	x->info = calloc(np, sizeof *x->info);
+	if (!x->held || !x->names || !x->info)
+		ir_bug("out of memory");
+	for (int i = 0; i < x->T->nparams; i++)
+		x->names[i] = x->T->params[i]->name;
+	if (rt_check_weights(x->m, x->T, 0, x->src, weights, x->o->strict,
+			     x->info, d))
+		return false;
+	x->ntotal = x->nout;
+	return true;
+}
+
+/* --tensor-parallel N: which outputs depend on the worker (stored once
+ * per worker), the count of records; false after errors. */
+static bool
+plan_workers(Xf *x, Diags *d)
+{
+	if (x->o->tensor_parallel <= 0)
+		return true;
+	x->tp = x->o->tensor_parallel;
+	if (!(x->dep = rt_rank_dependent(x->m, x->T, x->nout, x->tp, d)))
+		return false;
+	x->ntotal = 0;
+	for (int k = 0; k < x->nout; k++)
+		x->ntotal += x->dep[k] ? x->tp : 1;
+	/* NAME_shard-K is a worker's: a shared output may not look so */
+	bool ok = true;
+	for (int k = 0; k < x->nout; k++) {
+		const char *nm = x->F->params[x->ninput + k]->name;
+		const char *u = strrchr(nm, '_');
+		if (!x->dep[k] && u && !strncmp(u, "_shard-", 7)) {
+			diag_file(d, DIAG_ERROR, x->m->src.name,
+				  "'%s' is the same for every worker, but its "
+				  "name says it is one worker's (NAME_shard-K): "
+				  "rename it", nm);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* Does out already hold this transform? Process 0 looks and tells the
+ * others: 0 no, 1 up to date, 2 the checkpoint could not be read. */
+static uint64_t
+up_to_date(Xf *x, const char *out, json_t *prov, RtCkptHash *h,
+	   const char *weights, Diags *d)
+{
+	uint64_t utd = 0;
+	RtError e;
+	if (x->me == 0) {
+		bool failed;
+		if (rt_cache_up_to_date(out, prov, h, x->src, &failed, &e))
+			utd = 1;
+		else if (failed) {
+			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
+			utd = 2;
+		}
+	}
+	if (x->nprocs > 1 && !rt_comm_bcast(x->comm, &utd, sizeof utd, 0, &e))
+		rt_comm_abort(x->comm, RLX_EINPUT);
+	return utd;
+}
+
+/* The counts of a transform that went well. */
+static void
+final_stats(const Xf *x, rlx_transform_stats *st)
+{
+	st->tensors = x->planned ? x->nrecs : x->ntotal;
+	st->bytes_in = 0;
+	for (int i = 0; i < x->T->nparams; i++)
+		st->bytes_in += x->info[i].nbytes;
+	st->bytes_out = x->bytes_out;
+	if (x->planned) {
+		st->bytes_out = 0;
+		for (int i = 0; i < x->nrecs; i++)
+			st->bytes_out += x->precs[i].nbytes;
+	}
+	st->peak_anon = x->peak_anon;
+	st->bytes_read_max = x->bytes_read;
+}
+
+/* Frees what a transform holds (its writers stopped without draining). */
+static void
+xf_free(Xf *x)
+{
+	RtError e;
+	rt_cache_queue_finish(x->q, false, &e);
+	if (x->held)
+		xf_sweep(x, true);
+	free(x->held);
+	free(x->names);
+	free(x->model_text);
+	free(x->info);
+	free(x->dep);
+	free(x->precs);
+	free(x->rec_worker);
+	free(x->rec_out);
+	rt_cache_plan_free(&x->plan);
+	rt_weights_close(x->src);
+	rlx_module_free(x->m);
+	rt_comm_release(x->comm); /* MPI ends in rlx_transform_end */
+}
+
 int
 rlx_transform(const char *filename, const char *text, size_t len,
 	      const char *weights, const char *out,
@@ -685,8 +828,14 @@ rlx_transform(const char *filename, const char *text, size_t len,
 		x.me = rt_comm_rank(x.comm);
 	}
 	bool ok = (x.m = rlx_parse(filename, text, len, d)) &&
-		  (x.F = rt_pick_func(x.m, x.o->func, "transform", d)) &&
-		  find_transform(&x, d);
+		  (x.F = rt_pick_func(x.m, x.o->func, "transform", d));
+	if (ok && x.o->shared && !rt_shared_serves(x.o->shared_funcs,
+						   x.o->nshared_funcs,
+						   x.F->name, d)) {
+		status = RLX_EOPTIONS;
+		goto done;
+	}
+	ok = ok && find_transform(&x, d);
 	if (ok && x.o->plan_only) { /* each process alike: nothing is shared */
 		RtProgram *pp = rt_compile_func(x.m, x.T->name, d);
 		if (pp) {
@@ -698,41 +847,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 		rt_program_free(pp);
 		goto done;
 	}
-	if (ok && !(x.src = rt_weights_open(weights, &e))) {
-		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
-		ok = false;
-	}
-	size_t np = ok ? (size_t)x.T->nparams + 1 : 1;
-	if (ok) {
-		x.held = calloc(np, sizeof *x.held);
-		x.names = calloc(np, sizeof *x.names);
-		x.info = calloc(np, sizeof *x.info);
-		for (int i = 0; i < x.T->nparams; i++)
-			x.names[i] = x.T->params[i]->name;
-		ok = !rt_check_weights(x.m, x.T, 0, x.src, weights,
-				       x.o->strict, x.info, d);
-	}
-	if (ok)
-		x.ntotal = x.nout;
-	if (ok && x.o->tensor_parallel > 0) {
-		x.tp = x.o->tensor_parallel;
-		ok = (x.dep = rt_rank_dependent(x.m, x.T, x.nout, x.tp, d));
-		x.ntotal = 0;
-		for (int k = 0; ok && k < x.nout; k++)
-			x.ntotal += x.dep[k] ? x.tp : 1;
-		/* NAME_shard-K is a worker's: a shared output may not look so */
-		for (int k = 0; ok && k < x.nout; k++) {
-			const char *nm = x.F->params[x.ninput + k]->name;
-			const char *u = strrchr(nm, '_');
-			if (!x.dep[k] && u && !strncmp(u, "_shard-", 7)) {
-				diag_file(d, DIAG_ERROR, x.m->src.name,
-					  "'%s' is the same for every worker, but "
-					  "its name says it is one worker's "
-					  "(NAME_shard-K): rename it", nm);
-				ok = false;
-			}
-		}
-	}
+	ok = ok && open_checkpoint(&x, weights, d) && plan_workers(&x, d);
 	uint64_t shard = x.o->shard_bytes ? x.o->shard_bytes : 32 << 20;
 	if (ok) {
 		for (int i = 0; i < x.T->nparams; i++)
@@ -749,19 +864,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 		goto done;
 	if (x.me > 0)
 		diag_clear(d); /* warnings too are process 0's to give */
-	/* up to date? process 0 looks, and tells the others */
-	uint64_t utd = 0; /* 1 up to date, 2 the checkpoint unreadable */
-	if (x.me == 0) {
-		bool failed;
-		if (rt_cache_up_to_date(out, prov, h, x.src, &failed, &e))
-			utd = 1;
-		else if (failed) {
-			diag_file(d, DIAG_ERROR, weights, "%s", e.msg);
-			utd = 2;
-		}
-	}
-	if (x.nprocs > 1 && !rt_comm_bcast(x.comm, &utd, sizeof utd, 0, &e))
-		rt_comm_abort(x.comm, RLX_EINPUT);
+	uint64_t utd = up_to_date(&x, out, prov, h, weights, d);
 	if (utd == 1) {
 		st.up_to_date = true;
 		status = RLX_OK;
@@ -792,18 +895,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	if (!ok)
 		goto done;
 	status = RLX_OK;
-	st.tensors = x.planned ? x.nrecs : x.ntotal;
-	st.bytes_in = 0;
-	for (int i = 0; i < x.T->nparams; i++)
-		st.bytes_in += x.info[i].nbytes;
-	st.bytes_out = x.bytes_out;
-	if (x.planned) {
-		st.bytes_out = 0;
-		for (int i = 0; i < x.nrecs; i++)
-			st.bytes_out += x.precs[i].nbytes;
-	}
-	st.peak_anon = x.peak_anon;
-	st.bytes_read_max = x.bytes_read;
+	final_stats(&x, &st);
 done:
 	st.seconds = now_s() - x.t0;
 	st.processes = x.nprocs;
@@ -812,22 +904,8 @@ done:
 		*stats = st;
 	rt_program_free(prog);
 	rt_ckpt_hash_free(h);
-	rt_cache_queue_finish(x.q, false, &e);
-	if (x.held)
-		xf_sweep(&x, true);
 	json_decref(prov);
-	free(x.held);
-	free(x.names);
-	free(x.model_text);
-	free(x.info);
-	free(x.dep);
-	free(x.precs);
-	free(x.rec_worker);
-	free(x.rec_out);
-	rt_cache_plan_free(&x.plan);
-	rt_weights_close(x.src);
-	rlx_module_free(x.m);
-	rt_comm_release(x.comm); /* MPI ends in rlx_transform_end */
+	xf_free(&x);
 	return status;
 }
 

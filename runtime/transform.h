@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "pass.h"
 #include "rt.h"
 
 /* ---------------------------------------------------------- cache_queue.c */
@@ -116,7 +117,8 @@ typedef struct {
  * The weights check: parameters [first, f->nparams) of f against the
  * checkpoint w (named `wname` in messages): each present, a tensor, with
  * its annotation's dtype and shape (a symbolic dimension binds at its first
- * bare occurrence and must agree where it recurs). Errors into d, each
+ * bare occurrence and must agree where it recurs), or for an R.Shape
+ * parameter a shape tuple of a tensor cache with its count of values. Errors into d, each
  * naming the file and tensor; checkpoint tensors f does not take are
  * rt_check_extra's warning (an error when strict). info (f->nparams - first
  * entries, may be NULL) receives what was found. Returns the errors.
@@ -156,10 +158,18 @@ bool rt_cache_up_to_date(const char *dir, json_t *want, RtCkptHash *h,
  * command in the hint about choosing one).
  */
 Func *rt_pick_func(Module *m, const char *name, const char *cmd, Diags *d);
-/* The lift pipeline of `rlx lift --tidy` (pass_lift_pipeline) on m; the
- * errors. */
-int rt_lift_module(Module *m, bool shared, const char *const *shared_funcs,
-		   int nshared, Diags *d);
+/* The lift pipeline (pass_lift_pipeline, the one builder of it) on m with
+ * each pass's options from o (bind-params when o->bind has values);
+ * tidy: rlx's clean-ups around it, as `rlx lift --tidy` and `rlx
+ * transform`. The errors. */
+int rt_lift_module(Module *m, const PassOptions *o, bool tidy, Diags *d);
+/* Whether --shared=list (n names; n == 0: every function) serves the
+ * function fname; else an error naming it. */
+bool rt_shared_serves(const char *const *list, int n, const char *fname,
+		      Diags *d);
+/* Lifting as the engines do it: tidy, with o's --shared choice. */
+int rt_lift_tidy(Module *m, bool shared, const char *const *shared_funcs,
+		 int nshared, Diags *d);
 /* The names of the weights that lifting m bundles into the transform's
  * tuple: those of the first function lifted (TVM's order: the --shared list
  * as given, else by name; without shared, f). Arena strings; NULL when that

@@ -113,8 +113,11 @@ prepare(Vf *v, const char *filename, const char *text, size_t len, Diags *d)
 	    !(v->F0 = rt_pick_func(v->m0, o->func, "verify", d)))
 		return RLX_EINPUT;
 	const char *name = v->m0->src.name;
-	char *tname = arena_printf(&v->m0->arena, "%s_transform_params",
-				   v->F0->name);
+	const char *tname = o->shared ? "transform_params"
+		: arena_printf(&v->m0->arena, "%s_transform_params", v->F0->name);
+	if (o->shared && !rt_shared_serves(o->shared_funcs, o->nshared_funcs,
+					   v->F0->name, d))
+		return RLX_EOPTIONS;
 	if (ir_find_func(v->m0, tname)) {
 		diag_file(d, DIAG_ERROR, name, "the module already has %s; verify "
 			  "needs the module before lifting", tname);
@@ -123,7 +126,8 @@ prepare(Vf *v, const char *filename, const char *text, size_t len, Diags *d)
 	rlx_diags *scratch = rlx_diags_new();
 	v->m1 = rlx_parse(filename, text, len, scratch);
 	rlx_diags_free(scratch);
-	if (!v->m1 || rt_lift_module(v->m1, false, NULL, 0, d))
+	if (!v->m1 || rt_lift_tidy(v->m1, o->shared, o->shared_funcs,
+				   o->nshared_funcs, d))
 		return RLX_EINPUT;
 	v->F1 = ir_find_func(v->m1, v->F0->name);
 	v->T1 = ir_find_func(v->m1, tname);
@@ -135,7 +139,8 @@ prepare(Vf *v, const char *filename, const char *text, size_t len, Diags *d)
 	/* the transform's tuple of weights, bound by F's weight names */
 	int errors = d->nerrors;
 	rt_unbundle(v->m1, v->T1,
-		    rt_lift_weight_names(v->m0, v->F0, false, NULL, 0), d);
+		    rt_lift_weight_names(v->m0, v->F0, o->shared, o->shared_funcs,
+					 o->nshared_funcs), d);
 	if (d->nerrors != errors)
 		return RLX_EINPUT;
 	const char *bad = rt_unknown_dim(v->F0, o->dims.names, o->dims.n);

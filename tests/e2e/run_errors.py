@@ -111,7 +111,7 @@ def main():
 
         # checkpoint against the model
         case("missing weight", [model, "--params", p("missing.safetensors")] + inputs, 1,
-             "missing weight 'w' (R.Tensor((4, 3), dtype=\"float32\"))")
+             "missing.safetensors: error: 1 weight of main is missing from the checkpoint: 'w'")
         case("extra tensor: a warning naming it",
              [model, "--params", p("extra.safetensors")] + inputs, 0,
              "warning: 1 tensor is not a weight of main, ignored: 'stray'")
@@ -121,12 +121,12 @@ def main():
              [model, "--params", p("extra.safetensors"), "--strict"] + inputs, 1,
              "error: 1 tensor is not a weight of main (--strict): 'stray'")
         case("wrong shape", [model, "--params", p("shape.safetensors")] + inputs, 1,
-             "weight 'w' in %s: expected R.Tensor((4, 3), dtype=\"float32\"), got shape (3, 4) "
-             "dtype float32" % p("shape.safetensors"))
+             "%s: error: tensor 'w' is (3, 4) float32, but main expects "
+             "R.Tensor((4, 3), dtype=\"float32\")" % p("shape.safetensors"))
         case("wrong dtype", [model, "--params", p("dtype.safetensors")] + inputs, 1,
-             "got shape (4, 3) dtype float16")
+             "tensor 'w' is (4, 3) float16, but main expects")
         case("wrong rank", [model, "--params", p("rank.safetensors")] + inputs, 1,
-             "weight 'b'")
+             "tensor 'b' is (5, 1) float32, but main expects R.Tensor((k,)")
         case("missing checkpoint", [model, "--params", p("nope.safetensors")] + inputs, 1,
              "nope.safetensors")
 

@@ -20,13 +20,21 @@ flex --outfile="$out/gen/lexer.c" --header-file="$out/gen/lexer.h" \
 bison --defines="$out/gen/parser.h" --output="$out/gen/parser.c" \
 	"$src/grammar/parser.y"
 
+# the op table's parameter slots (op_params.h, .c), as meson generates them
+$cc -std=c17 -D_GNU_SOURCE -DRLX_OPS_WITHOUT_RULES -I"$src/compiler" \
+	"$src/compiler/gen_params.c" "$src/compiler/ops.c" "$src/compiler/util.c" \
+	-ljansson -lxxhash -lm -lpthread -o "$out/gen/gen_params"
+"$out/gen/gen_params" "$out/gen/op_params.h" "$out/gen/op_params.c"
+
 objs=""
 for f in compiler/util.c compiler/diag.c compiler/ir.c compiler/ops.c \
+	compiler/op_attr.c "$out/gen/op_params.c" \
 	compiler/prim.c compiler/infer.c compiler/infer_ops.c compiler/verify.c \
 	compiler/print.c compiler/print_json.c compiler/equal.c compiler/api.c \
 	passes/pipeline.c passes/convert_ssa.c passes/canonicalize_bindings.c \
 	passes/bind_params.c passes/lift_transform_params.c passes/dce.c \
-	passes/graph.c grammar/parse.c grammar/build.c \
+	passes/unbundle_params.c passes/graph.c grammar/parse.c grammar/build.c \
+	grammar/build_sinfo.c grammar/build_value.c \
 	"$out/gen/lexer.c" "$out/gen/parser.c"; do
 	case $f in /*) path=$f ;; *) path=$src/$f ;; esac
 	o=$out/$(basename "$f" .c).o

@@ -501,6 +501,10 @@ CLI_CASES = [
     ("equal alpha-equivalent --names",
      ["equal", "cli/alpha_a.py", "cli/alpha_b.py", "--names"], None, 1, "",
      located_in_both("alpha_a.py", "alpha_b.py")),
+    ("equal different vdevices",
+     ["equal", "cli/vdevice_llvm.py", "cli/vdevice_cuda.py"], None, 1, "",
+     r"vdevice_llvm\.py:\d+:\d+.*vdevice_cuda\.py:\d+:\d+: vdevice "
+     r"llvm:0:global vs cuda:0:global"),
     ("equal different modules",
      ["equal", "cli/alpha_a.py", "cli/different.py"], None, 1, "",
      located_in_both("alpha_a.py", "different.py")),

@@ -3,8 +3,8 @@
  * pieces (runtime/transform.h), each alone: the cache writer queue against
  * the sequential writer, the checkpoint hasher with and without its thread,
  * the weights check's findings, the up-to-date check, values to and from
- * .npy (value.c), and rlx_transform, rlx_init_weights and rlx_verify_lift
- * called as a C user would.
+ * .npy (value.c), and rlx_transform, rlx_init_weights, rlx_verify_lift,
+ * rlx_run and rlx_lift called as a C user would.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -550,6 +550,244 @@ test_init_and_verify(void **state)
 	tmp_free(&t);
 }
 
+/* ------------------------------------------------------------------ run */
+
+/* main returning a tuple of its result and a weight, for rlx_run's emit */
+static const char tuple_model[] =
+	"@I.ir_module\n"
+	"class Module:\n"
+	"    @R.function\n"
+	"    def main(x: R.Tensor((2, 4), dtype=\"float32\"),\n"
+	"             w1: R.Tensor((3, 4), dtype=\"float32\")):\n"
+	"        R.func_attr({\"num_input\": 1})\n"
+	"        y = R.matmul(x, R.permute_dims(w1, axes=[1, 0]), out_dtype=\"void\")\n"
+	"        return (y, w1)\n";
+
+typedef struct {
+	int nstart, nemit;
+	bool refuse;
+	int fields[4];
+	float y00;
+} RunSeen;
+
+static bool
+run_start(const rlx_run_info *info, void *ctx, rlx_diags *d)
+{
+	(void)d;
+	RunSeen *s = ctx;
+	s->nstart++;
+	assert_string_equal(info->func, "main");
+	return !s->refuse;
+}
+
+static bool
+run_emit(void *ctx, int field, rlx_value *v, rlx_diags *d)
+{
+	(void)d;
+	RunSeen *s = ctx;
+	assert_true(s->nemit < 4);
+	s->fields[s->nemit++] = field;
+	if (field == 0)
+		s->y00 = ((float *)v->t->data)[0];
+	return true;
+}
+
+/* rlx_run as a C user calls it: the result kept or handed out field by
+ * field; inputs and weights checked before anything runs. */
+static void
+test_rlx_run(void **state)
+{
+	(void)state;
+	Tmp t;
+	tmp_new(&t);
+	const char *names[] = {"w1", "w2"};
+	RtTensor *ts[] = {seq(3, 4, 0), seq(3, 4, 10)};
+	write_ckpt(at(&t, "w.safetensors"), names, ts, 2);
+	RtError e;
+	RtTensor *x = seq(2, 4, 1);
+	assert_true(rt_npy_write(at(&t, "x.npy"), x, &e));
+	rt_tensor_free(x);
+	char xpath[512];
+	snprintf(xpath, sizeof xpath, "%s", at(&t, "x.npy"));
+	const char *in[] = {"x"}, *ip[] = {xpath};
+	RunSeen seen = {0};
+	rlx_run_options o = {.input_names = in, .input_paths = ip, .ninputs = 1,
+			     .start = run_start, .ctx = &seen};
+	rlx_run_result res;
+	rlx_diags *d = rlx_diags_new();
+	assert_int_equal(rlx_run("m.py", model, sizeof model - 1,
+				 at(&t, "w.safetensors"), &o, &res, d), RLX_OK);
+	assert_int_equal(rlx_diags_errors(d), 0);
+	assert_int_equal(seen.nstart, 1);
+	assert_false(res.info.tuple);
+	assert_int_equal(res.info.nresult, 1);
+	assert_true(res.info.writer);
+	assert_non_null(res.fields);
+	const RtTensor *y = res.fields[0]->t;
+	assert_int_equal(y->shape[0], 2);
+	assert_int_equal(y->shape[1], 3);
+	/* y[i][j] = sum_k x[i][k] * (w1 + w2)[j][k], x[i][k] = 4i + k + 1 */
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++) {
+			float want = 0;
+			for (int k = 0; k < 4; k++)
+				want += (float)(4 * i + k + 1) *
+					(float)(2 * (4 * j + k) + 10);
+			assert_true(((float *)y->data)[i * 3 + j] == want);
+		}
+	rlx_run_result_free(&res);
+	rlx_diags_free(d);
+
+	/* a missing weight: the one weights check, nothing runs */
+	const char *one[] = {"w1"};
+	RtTensor *us[] = {seq(3, 4, 0)};
+	write_ckpt(at(&t, "one.safetensors"), one, us, 1);
+	d = rlx_diags_new();
+	assert_int_equal(rlx_run("m.py", model, sizeof model - 1,
+				 at(&t, "one.safetensors"), &o, &res, d),
+			 RLX_EINPUT);
+	assert_non_null(strstr(first_msg(d, DIAG_ERROR),
+			       "missing from the checkpoint: 'w2'"));
+	assert_null(res.fields);
+	rlx_run_result_free(&res);
+	rlx_diags_free(d);
+
+	/* no checkpoint for a function with weights: the caller's mistake */
+	d = rlx_diags_new();
+	assert_int_equal(rlx_run("m.py", model, sizeof model - 1, NULL, &o, &res,
+				 d), RLX_EOPTIONS);
+	assert_non_null(strstr(first_msg(d, DIAG_ERROR), "'w1'"));
+	rlx_run_result_free(&res);
+	rlx_diags_free(d);
+
+	/* an input the function does not have, and a missing one */
+	const char *bad[] = {"z"};
+	o.input_names = bad;
+	d = rlx_diags_new();
+	assert_int_equal(rlx_run("m.py", model, sizeof model - 1,
+				 at(&t, "w.safetensors"), &o, &res, d),
+			 RLX_EINPUT);
+	assert_non_null(strstr(first_msg(d, DIAG_ERROR),
+			       "main has no input 'z' (inputs: 'x')"));
+	rlx_run_result_free(&res);
+	rlx_diags_free(d);
+	o.input_names = in;
+
+	/* start refusing stops the run before anything is read */
+	seen.refuse = true;
+	d = rlx_diags_new();
+	assert_int_equal(rlx_run("m.py", model, sizeof model - 1,
+				 at(&t, "nope.safetensors"), &o, &res, d),
+			 RLX_EINPUT);
+	assert_int_equal(rlx_diags_errors(d), 0);
+	rlx_run_result_free(&res);
+	rlx_diags_free(d);
+	seen.refuse = false;
+
+	/* a tuple result through emit: every field once, none kept */
+	o.emit = run_emit;
+	seen.nemit = 0;
+	d = rlx_diags_new();
+	assert_int_equal(rlx_run("t.py", tuple_model, sizeof tuple_model - 1,
+				 at(&t, "w.safetensors"), &o, &res, d), RLX_OK);
+	assert_true(res.info.tuple);
+	assert_int_equal(res.info.nresult, 2);
+	assert_string_equal(res.info.names[0], "y");
+	assert_int_equal(seen.nemit, 2);
+	assert_true(seen.fields[0] + seen.fields[1] == 1);
+	/* y[0][0] = sum_k (k + 1) * w1[0][k] = 0 + 2 + 6 + 12 */
+	assert_true(seen.y00 == 20.0f);
+	assert_null(res.fields);
+	/* w2 is in the checkpoint but no weight of main: a warning */
+	assert_non_null(strstr(first_msg(d, DIAG_WARNING), "'w2'"));
+	rlx_run_result_free(&res);
+	rlx_diags_free(d);
+
+	/* the plan only: nothing read */
+	rlx_run_options po = {.plan_only = true};
+	d = rlx_diags_new();
+	assert_int_equal(rlx_run("m.py", model, sizeof model - 1, NULL, &po,
+				 &res, d), RLX_OK);
+	assert_non_null(strstr(res.plan, "matmul"));
+	rlx_run_result_free(&res);
+	rlx_diags_free(d);
+	tmp_free(&t);
+}
+
+/* ------------------------------------------------------------------ lift */
+
+static const char bind_model[] =
+	"@I.ir_module\n"
+	"class Module:\n"
+	"    @R.function\n"
+	"    def main(x: R.Tensor((2,), \"float32\"), scale: R.Tensor((2,), \"float32\"),\n"
+	"             w: R.Tensor((2,), \"float32\")) -> R.Tensor((2,), \"float32\"):\n"
+	"        R.func_attr({\"num_input\": 2})\n"
+	"        with R.dataflow():\n"
+	"            ws = R.multiply(w, scale)\n"
+	"            y = R.add(x, ws)\n"
+	"            R.output(y)\n"
+	"        return y\n";
+
+/* rlx_lift as a C user calls it: the lift pipeline, a --bind array read
+ * from a .npy file joining the transform, a missing file and a bad
+ * module reported through the diagnostics. */
+static void
+test_rlx_lift(void **state)
+{
+	(void)state;
+	Tmp t;
+	tmp_new(&t);
+	rlx_diags *d = rlx_diags_new();
+	rlx_module *m = rlx_lift("m.py", bind_model, sizeof bind_model - 1, NULL, d);
+	assert_non_null(m);
+	char *text = rlx_print(m, NULL);
+	assert_non_null(strstr(text, "def main_transform_params"));
+	assert_non_null(strstr(text, "R.multiply(w, scale)")); /* scale: an input */
+	free(text);
+	rlx_module_free(m);
+	rlx_diags_free(d);
+
+	int64_t two = 2;
+	RtError e;
+	RtTensor *sc = rt_tensor_new(DT_F32, 1, &two, &e);
+	((float *)sc->data)[0] = 0.5f;
+	((float *)sc->data)[1] = 2.0f;
+	assert_true(rt_npy_write(at(&t, "s.npy"), sc, &e));
+	rt_tensor_free(sc);
+	char value[600];
+	snprintf(value, sizeof value, "@%s", at(&t, "s.npy"));
+	const char *bn[] = {"scale"}, *bv[] = {value};
+	rlx_lift_options o = {.bind_names = bn, .bind_values = bv, .nbinds = 1,
+			      .tidy = true};
+	d = rlx_diags_new();
+	m = rlx_lift("m.py", bind_model, sizeof bind_model - 1, &o, d);
+	assert_non_null(m);
+	text = rlx_print(m, NULL);
+	const char *tp = strstr(text, "def main_transform_params");
+	assert_non_null(tp);
+	assert_non_null(strstr(tp, "R.const([0.5, 2.0], \"float32\")"));
+	assert_non_null(strstr(text, "\"num_input\": 1"));
+	free(text);
+	rlx_module_free(m);
+	rlx_diags_free(d);
+
+	/* a --bind file that is not there: an error naming the binding */
+	snprintf(value, sizeof value, "@%s", at(&t, "none.npy"));
+	d = rlx_diags_new();
+	assert_null(rlx_lift("m.py", bind_model, sizeof bind_model - 1, &o, d));
+	assert_non_null(strstr(first_msg(d, DIAG_ERROR), "--bind scale"));
+	rlx_diags_free(d);
+
+	/* the module's errors, located */
+	d = rlx_diags_new();
+	assert_null(rlx_lift("bad.py", "x = 1\n", 6, NULL, d));
+	assert_true(rlx_diags_errors(d) > 0);
+	assert_string_equal(d->items[0].file, "bad.py");
+	rlx_diags_free(d);
+	tmp_free(&t);
+}
+
 /* ------------------------------------------------------- value <-> .npy */
 
 /* Values written as .npy and read back for an annotation: a shape tuple,
@@ -635,6 +873,8 @@ main(void)
 		cmocka_unit_test(test_rlx_transform),
 		cmocka_unit_test(test_up_to_date),
 		cmocka_unit_test(test_init_and_verify),
+		cmocka_unit_test(test_rlx_run),
+		cmocka_unit_test(test_rlx_lift),
 		cmocka_unit_test(test_value_npy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -373,6 +373,31 @@ def case_verify(tmp):
     check("missing" in p.stderr, p.stderr)
 
 
+def case_verify_shared(tmp):
+    # --shared: each function against the one transform_params, both when
+    # the functions share pre-processing (the intersection) and when they
+    # share none (the union); a function outside --shared=LIST is refused.
+    golden = os.path.join(HERE, "..", "..", "passes", "golden")
+    for name, funcs in (("shared_union_three.py", ("func_a", "func_b", "func_c")),
+                        ("shared_unused_param.py", ("func1", "func2"))):
+        model = os.path.join(golden, name)
+        ck = os.path.join(tmp, name + ".safetensors")
+        rlx("init-weights", model, "--func", funcs[0], "-o", ck)
+        for f in funcs:
+            p = rlx("verify", model, "--weights", ck, "--func", f, "--shared")
+            check("agrees" in p.stdout and "max abs diff" in p.stdout, p.stdout)
+    model = os.path.join(golden, "shared_union_three.py")
+    ck = os.path.join(tmp, "shared_union_three.py.safetensors")
+    rlx("verify", model, "--weights", ck, "--func", "func_b", "--shared=func_a,func_b")
+    p = rlx("verify", model, "--weights", ck, "--func", "func_c",
+            "--shared=func_a,func_b", expect=2)
+    check("func_c" in p.stderr and "--shared" in p.stderr, p.stderr)
+    out = os.path.join(tmp, "cache")
+    p = rlx("transform", model, "--weights", ck, "--func", "func_c",
+            "--shared=func_a,func_b", "-o", out, expect=2)
+    check("func_c" in p.stderr and not os.path.exists(out), p.stderr)
+
+
 def case_init_weights(tmp):
     model = os.path.join(HERE, "dtypes.py")
     a, b, c = (os.path.join(tmp, n + ".safetensors") for n in "abc")
@@ -614,7 +639,8 @@ def case_write_fails(tmp):
 
 
 CASES = [case_large_outputs, case_write_fails, case_init_weights, case_transform_llama, case_transform_q8, case_small_shards,
-         case_rerun_noop, case_shape_tuple, case_verify, case_extra_tensors,
+         case_rerun_noop, case_shape_tuple, case_verify, case_verify_shared,
+         case_extra_tensors,
          case_cache_as_weights, case_bad_checkpoints, case_bad_caches, case_run_both_ways,
          case_tvm_convention]
 

@@ -1,0 +1,514 @@
+/*
+ * run.c — rlx_run (rlx_runtime.h): a function of a module on a checkpoint
+ * and .npy inputs, as `rlx run` runs it.
+ *
+ * The function's parameters before num_input are inputs, read from .npy
+ * files; the others are weights, bound by exact name from the checkpoint
+ * (without num_input, every parameter is an input). Everything that can be
+ * checked before running is: each input against its annotation, the
+ * weights with the one weights check of every engine (rt_check_weights:
+ * missing and mis-shaped weights, extra tensors a warning or --strict an
+ * error). Then the function is compiled and run as a stream, weights
+ * loaded at first use and released after their last; the executor checks
+ * the symbolic dims. Under mpirun each process is a worker: process 0
+ * reads the .npy files and broadcasts them, every process checks its own
+ * weights, one failing stops them all, and only process 0 keeps or hands
+ * out the result. Nothing here prints; files are the caller's (emit).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "transform.h"
+#include "rlx_runtime.h"
+
+/* What rlx_run_result.priv holds: what the kept fields may borrow. */
+typedef struct {
+	Module *m;
+	RtWeights *w;
+} RunPriv;
+
+/* The state of one run. */
+typedef struct {
+	const rlx_run_options *o;
+	rlx_run_result *res;
+	Diags *d;
+	Module *m;
+	Func *f;
+	const char *wname;   /* the checkpoint's path, for messages */
+	int ninput;          /* parameters that are inputs */
+	RtValue **values;    /* per input parameter */
+	RtWeights *w;
+	RtComm *comm;
+	bool stream;         /* tuple fields go to o->emit */
+	bool emit_failed;    /* o->emit said why in d */
+	bool *produced;      /* per result field */
+	RtValue **kept;      /* per result field, unless streamed */
+} Run;
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* An error about the run's inputs, reported by process 0 only (the others
+ * read the same broadcast bytes and would repeat it). */
+static void
+input_error(Run *r, const char *msg)
+{
+	if (rt_comm_rank(r->comm) == 0 || !rt_comm_is_mpi(r->comm))
+		diag_file(r->d, DIAG_ERROR, r->m->src.name, "%s", msg);
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+/*
+ * A .npy input. Under mpirun process 0 reads the file and broadcasts its
+ * bytes, and every process parses them: the inputs need to exist only
+ * where process 0 runs. NULL + e (e empty on the processes that only
+ * received).
+ */
+static RtTensor *
+read_npy(Run *r, const char *path, RtError *e)
+{
+	if (!rt_comm_is_mpi(r->comm) || rt_comm_size(r->comm) == 1)
+		return rt_npy_read(path, e);
+	size_t len = 0;
+	char *buf = NULL;
+	int64_t n = -1;
+	e->msg[0] = 0;
+	if (rt_comm_rank(r->comm) == 0) {
+		FILE *f = fopen(path, "rb");
+		struct stat sb;
+		if (!f || fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode)) {
+			rt_error(e, "%s: cannot open: %s", path,
+				 f ? "not a regular file" : strerror(errno));
+		} else if (!(buf = malloc((size_t)sb.st_size + 1))) {
+			rt_error(e, "%s: out of memory", path);
+		} else if ((len = fread(buf, 1, (size_t)sb.st_size, f)) !=
+			   (size_t)sb.st_size) {
+			rt_error(e, "%s: cannot read: %s", path,
+				 strerror(errno));
+			free(buf);
+			buf = NULL;
+		} else {
+			n = (int64_t)len;
+		}
+		if (f)
+			fclose(f);
+	}
+	RtError be;
+	if (!rt_comm_bcast(r->comm, &n, sizeof n, 0, &be))
+		rt_comm_abort(r->comm, RLX_EINPUT);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	if (!buf && !(buf = malloc((size_t)n + 1))) {
+		rt_error(e, "out of memory");
+		rt_comm_abort(r->comm, RLX_EINPUT);
+	}
+	if (!rt_comm_bcast(r->comm, buf, (size_t)n, 0, &be))
+		rt_comm_abort(r->comm, RLX_EINPUT);
+	RtTensor *t = rt_npy_parse(buf, (size_t)n, path, e);
+	free(buf);
+	return t;
+}
+
+/* The input for parameter v from the .npy at path; NULL after an error. */
+static RtValue *
+read_input(Run *r, const Var *v, const char *path)
+{
+	RtError e;
+	RtTensor *t = read_npy(r, path, &e);
+	if (!t) {
+		if (e.msg[0]) {
+			char msg[sizeof e.msg + 300];
+			snprintf(msg, sizeof msg, "input '%s': %s", v->name, e.msg);
+			input_error(r, msg);
+		}
+		return NULL;
+	}
+	RtValue *val = rt_value_from_npy(v->name, v->sinfo, t, path, &e);
+	if (!val)
+		input_error(r, e.msg);
+	return val;
+}
+
+/* The input parameter named name, or -1 after an error naming them all. */
+static int
+input_param(Run *r, const char *name)
+{
+	for (int p = 0; p < r->ninput; p++)
+		if (!strcmp(r->f->params[p]->name, name))
+			return p;
+	StrBuf b = {0};
+	for (int k = 0; k < r->ninput; k++)
+		sb_printf(&b, "%s'%s'", k ? ", " : "", r->f->params[k]->name);
+	StrBuf msg = {0};
+	sb_printf(&msg, "%s has no input '%s' (inputs: %s)", r->f->name, name,
+		  b.p ? b.p : "none");
+	input_error(r, msg.p);
+	sb_free(&msg);
+	sb_free(&b);
+	return -1;
+}
+
+/* Reads every input; false after errors. */
+static bool
+read_inputs(Run *r)
+{
+	const rlx_run_options *o = r->o;
+	bool ok = true;
+	r->values = calloc((size_t)r->ninput + 1, sizeof *r->values);
+	if (!r->values)
+		ir_bug("out of memory");
+	for (int i = 0; i < o->ninputs; i++) {
+		int p = input_param(r, o->input_names[i]);
+		if (p < 0) {
+			ok = false;
+		} else if (r->values[p]) {
+			StrBuf msg = {0};
+			sb_printf(&msg, "input '%s' given twice", o->input_names[i]);
+			input_error(r, msg.p);
+			sb_free(&msg);
+			ok = false;
+		} else if (!(r->values[p] = read_input(r, r->f->params[p],
+							o->input_paths[i]))) {
+			ok = false;
+		}
+	}
+	for (int p = 0; ok && p < r->ninput; p++)
+		if (!r->values[p]) {
+			const Var *v = r->f->params[p];
+			StrBuf msg = {0};
+			sb_printf(&msg, "missing input '%s' (%s): give it with "
+				  "--input %s=FILE.npy", v->name,
+				  infer_sinfo_str(r->m, v->sinfo), v->name);
+			input_error(r, msg.p);
+			sb_free(&msg);
+			ok = false;
+		}
+	return ok;
+}
+
+/* --------------------------------------------------------------- weights */
+
+/* Opens the checkpoint (this worker's records of a tensor-parallel cache)
+ * and checks it against the weight parameters; false after errors. */
+static bool
+open_weights(Run *r)
+{
+	if (!r->wname)
+		return true;
+	RtError e;
+	if (!(r->w = rt_weights_open(r->wname, &e))) {
+		diag_file(r->d, DIAG_ERROR, NULL, "%s", e.msg);
+		return false;
+	}
+	int tp = rt_weights_tensor_parallel(r->w);
+	int rank = rt_comm_rank(r->comm);
+	if (rt_comm_is_mpi(r->comm) && tp && tp != rt_comm_size(r->comm)) {
+		diag_file(r->d, DIAG_ERROR, r->wname, "the cache holds the "
+			  "weights of %d workers, but mpirun started %d: run it "
+			  "with mpirun -np %d", tp, rt_comm_size(r->comm), tp);
+		return false;
+	}
+	if ((tp || rank) && !rt_weights_set_rank(r->w, rank, &e)) {
+		diag_file(r->d, DIAG_ERROR, NULL, "%s", e.msg);
+		return false;
+	}
+	return rt_check_weights(r->m, r->f, r->ninput, r->w, r->wname,
+				r->o->strict, NULL, r->d) == 0;
+}
+
+/* --------------------------------------------------------------- running */
+
+/* The stream's load: an input, or a weight from the checkpoint. */
+static RtValue *
+run_load(void *ctx, int param, RtError *e)
+{
+	Run *r = ctx;
+	if (param < r->ninput)
+		return rt_value_retain(r->values[param]);
+	double t0 = now_s();
+	const char *name = r->f->params[param]->name;
+	RtValue *v = NULL;
+	RtError le;
+	if (r->f->params[param]->sinfo->kind == SI_SHAPE) {
+		int64_t vals[64];
+		int n = 64;
+		if (rt_weights_load_shape(r->w, name, vals, &n, &le))
+			v = rt_value_shape(vals, n);
+		else
+			rt_error(e, "weight '%s': %s", name, le.msg);
+	} else {
+		RtTensor *t = rt_weights_load(r->w, name, &le);
+		if (!t)
+			rt_error(e, "weight '%s': %s", name, le.msg);
+		else if (!(v = rt_value_tensor(t)))
+			rt_error(e, "out of memory");
+	}
+	r->res->t_load += now_s() - t0;
+	return v;
+}
+
+/* The stream's emit: a field to o->emit, kept, or (a process that writes
+ * no result) dropped. */
+static bool
+run_emit(void *ctx, int field, RtValue *v, RtError *e)
+{
+	Run *r = ctx;
+	int n = r->res->info.nresult;
+	if (field < 0 || field >= n) {
+		rt_error(e, "result field %d of %d", field, n);
+		return false;
+	}
+	r->produced[field] = true;
+	if (r->stream) {
+		double t0 = now_s();
+		bool ok = r->o->emit(r->o->ctx, field, v, r->d);
+		r->res->t_emit += now_s() - t0;
+		if (!ok) {
+			r->emit_failed = true;
+			rt_error(e, "result field %d not written", field);
+		}
+		return ok;
+	}
+	if (r->res->info.writer) {
+		rt_value_release(r->kept[field]);
+		r->kept[field] = rt_value_retain(v);
+	}
+	return true;
+}
+
+/* Compiles and runs r->f as a stream; false after errors. */
+static bool
+execute(Run *r)
+{
+	rlx_run_result *res = r->res;
+	double t0 = now_s();
+	RtProgram *p = rt_compile_func(r->m, r->f->name, r->d);
+	double t_compile = now_s() - t0;
+	if (!rt_comm_all(r->comm, p != NULL)) {
+		rt_program_free(p);
+		return false;
+	}
+	rt_program_jit_stats(p, &res->jit_compiled, &res->jit_cached, &res->t_jit);
+	res->t_plan = t_compile - res->t_jit;
+	rt_program_set_comm(p, r->comm);
+	RtStream s = {run_load, run_emit, r};
+	RtError e;
+	double t1 = now_s(), l0 = res->t_load, w0 = res->t_emit;
+	bool ok = rt_run_stream(p, &s, &e);
+	res->t_run = now_s() - t1 - (res->t_load - l0) - (res->t_emit - w0);
+	/* a checkpoint truncated while it was read: no output from it */
+	if (ok && r->w)
+		ok = rt_weights_check(r->w, &e);
+	if (!ok && !r->emit_failed)
+		diag_file(r->d, DIAG_ERROR, r->m->src.name, "%s", e.msg);
+	/* the others may wait for this process in a collective */
+	if (!ok && rt_comm_is_mpi(r->comm) && rt_comm_size(r->comm) > 1) {
+		if (r->o->report)
+			r->o->report(r->o->ctx, r->d);
+		rt_comm_abort(r->comm, RLX_EINPUT);
+	}
+	for (int k = 0; ok && k < res->info.nresult; k++)
+		if (!r->produced[k]) {
+			diag_file(r->d, DIAG_ERROR, r->m->src.name, "result field "
+				  "%d was not produced", k);
+			ok = false;
+		}
+	rt_program_free(p);
+	return ok;
+}
+
+/* ------------------------------------------------------------ preparing */
+
+/* The function to run (opts->func, default main); NULL after an error
+ * naming the module's functions. */
+static Func *
+find_func(Run *r)
+{
+	const char *name = r->o->func ? r->o->func : "main";
+	Func *f = ir_find_func(r->m, name);
+	if (f)
+		return f;
+	StrBuf b = {0};
+	for (int i = 0; i < r->m->nfuncs; i++)
+		sb_printf(&b, "%s%s", i ? ", " : "", r->m->funcs[i]->name);
+	diag_file(r->d, DIAG_ERROR, r->m->src.name, "the module has no function "
+		  "'%s' (functions: %s)", name, b.p ? b.p : "none");
+	sb_free(&b);
+	return NULL;
+}
+
+/* What f returns: the inferred result (more precise than an R.Object
+ * annotation), its fields and their names. */
+static void
+result_info(Run *r)
+{
+	rlx_run_info *in = &r->res->info;
+	const Func *f = r->f;
+	const SInfo *ret = f->body->seq.body->sinfo;
+	if (!ret || ret->kind == SI_OBJECT)
+		ret = f->body->sinfo;
+	if (!ret || ret->kind == SI_OBJECT)
+		ret = f->ret;
+	in->func = f->name;
+	in->tuple = ret && ret->kind == SI_TUPLE;
+	in->nresult = in->tuple ? ret->nfields : 1;
+	const char **names = ARENA_ARRAY(&r->m->arena, const char *,
+					 in->nresult + 1);
+	rt_result_field_names(f, names, in->nresult);
+	in->names = names;
+	in->process = rt_comm_rank(r->comm);
+	in->processes = rt_comm_is_mpi(r->comm) ? rt_comm_size(r->comm) : 1;
+	r->res->info.writer = !rt_comm_is_mpi(r->comm) || in->process == 0;
+	r->stream = in->tuple && r->o->emit && r->res->info.writer;
+	r->produced = calloc((size_t)in->nresult + 1, sizeof *r->produced);
+	r->kept = calloc((size_t)in->nresult + 1, sizeof *r->kept);
+	if (!r->produced || !r->kept)
+		ir_bug("out of memory");
+}
+
+/* The module parsed, the function picked, its transform convention
+ * unbundled, its inputs and weights told apart. A status. */
+static int
+prepare(Run *r, const char *filename, const char *text, size_t len)
+{
+	double t0 = now_s();
+	r->m = rlx_parse(filename, text, len, r->d);
+	r->res->t_parse = now_s() - t0;
+	if (!r->m || !(r->f = find_func(r)))
+		return RLX_EINPUT;
+	r->ninput = ir_func_num_input(r->f);
+	/* F_transform_params in TVM's convention: its weights by name */
+	if (r->ninput == 0) {
+		int errors = r->d->nerrors;
+		rt_unbundle(r->m, r->f, NULL, r->d);
+		if (r->d->nerrors != errors)
+			return RLX_EINPUT;
+	}
+	if (r->ninput < 0 || r->ninput > r->f->nparams)
+		r->ninput = r->f->nparams;
+	return RLX_OK;
+}
+
+/* The workers: this process alone as worker o->rank, or mpirun's. */
+static bool
+open_comm(Run *r)
+{
+	RtError e;
+	r->comm = r->o->rank >= 0 ? rt_comm_single(r->o->rank, &e)
+				  : rt_comm_open(&e);
+	if (!r->comm)
+		diag_file(r->d, DIAG_ERROR, NULL, "%s", e.msg);
+	return r->comm != NULL;
+}
+
+/* The weights given against the weights the function has. A status. */
+static int
+weights_given(Run *r)
+{
+	int nweights = r->f->nparams - r->ninput;
+	if (r->wname && nweights == 0) {
+		diag_file(r->d, DIAG_NOTE, NULL, "%s has no weight parameters; "
+			  "%s is not read", r->f->name, r->wname);
+		r->wname = NULL;
+	} else if (!r->wname && nweights > 0) {
+		diag_file(r->d, DIAG_ERROR, NULL, "%s has %d weight parameter%s "
+			  "(the first is '%s'): give them with --params PATH",
+			  r->f->name, nweights, nweights == 1 ? "" : "s",
+			  r->f->params[r->ninput]->name);
+		return RLX_EOPTIONS;
+	}
+	return RLX_OK;
+}
+
+int
+rlx_run(const char *filename, const char *text, size_t len,
+	const char *weights, const rlx_run_options *opts, rlx_run_result *res,
+	rlx_diags *d)
+{
+	static const rlx_run_options none = {0};
+	memset(res, 0, sizeof *res);
+	Run r = {.o = opts ? opts : &none, .res = res, .d = d, .wname = weights};
+	int status = prepare(&r, filename, text, len);
+	if (status == RLX_OK && r.o->plan_only) {
+		RtProgram *p = rt_compile_func(r.m, r.f->name, d);
+		StrBuf b = {0};
+		if (p)
+			rt_program_plan(p, &b);
+		res->plan = p ? sb_take(&b) : NULL;
+		status = p ? RLX_OK : RLX_EINPUT;
+		rt_program_free(p);
+	} else if (status == RLX_OK && !open_comm(&r)) {
+		status = RLX_EINPUT;
+	} else if (status == RLX_OK) {
+		result_info(&r);
+		if (r.o->start && !r.o->start(&res->info, r.o->ctx, d))
+			status = RLX_EINPUT;
+		else
+			status = weights_given(&r);
+	}
+	if (status == RLX_OK && r.comm) {
+		double t0 = now_s();
+		bool ok = read_inputs(&r);
+		ok = open_weights(&r) && ok;
+		res->t_load = now_s() - t0;
+		/* every process checks its own weights; one failing stops all */
+		if (!rt_comm_all(r.comm, ok) || !execute(&r))
+			status = RLX_EINPUT;
+	}
+	for (int i = 0; r.values && i < r.ninput; i++)
+		rt_value_release(r.values[i]);
+	free(r.values);
+	free(r.produced);
+	if (status == RLX_OK && res->info.writer && !r.stream) {
+		res->fields = r.kept;
+	} else {
+		for (int k = 0; r.kept && k < res->info.nresult; k++)
+			rt_value_release(r.kept[k]);
+		free(r.kept);
+	}
+	RunPriv *priv = malloc(sizeof *priv);
+	if (!priv)
+		ir_bug("out of memory");
+	*priv = (RunPriv){r.m, r.w};
+	res->priv = priv;
+	if (r.comm && rt_comm_is_mpi(r.comm))
+		rt_comm_release(r.comm); /* MPI ends in rlx_run_end */
+	else
+		rt_comm_close(r.comm);
+	return status;
+}
+
+void
+rlx_run_result_free(rlx_run_result *res)
+{
+	/* the fields may borrow the checkpoint: released before closing it */
+	for (int k = 0; res->fields && k < res->info.nresult; k++)
+		rt_value_release(res->fields[k]);
+	free(res->fields);
+	free(res->plan);
+	RunPriv *priv = res->priv;
+	if (priv) {
+		rt_weights_close(priv->w);
+		rlx_module_free(priv->m);
+		free(priv);
+	}
+	memset(res, 0, sizeof *res);
+}
+
+void
+rlx_run_end(void)
+{
+	rt_comm_finalize();
+}
