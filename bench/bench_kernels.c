@@ -10,7 +10,7 @@
  *   bench_kernels kernel NAME REPS
  *       Parses the one-op function of row NAME (transpose, cast, add,
  *       rms_norm, matmul, max_pool2d, avg_pool2d, attention, conv1d,
- *       sort), compiles its kernel, runs it REPS times on
+ *       sort, sort1m, argsort, topk), compiles its kernel, runs it REPS times on
  *       real buffers and times each run with clock_gettime; the same for
  *       a plain memcpy of the largest buffer's bytes. Prints
  *       `kernel NAME RLX_SECONDS MEMCPY_SECONDS BYTES THREADS` (medians).
@@ -265,6 +265,12 @@ static const struct {
 	 "R.nn.conv1d(x, w, padding=1)"},
 	{"sort", "x: R.Tensor((1024, 4096), dtype=\"float32\")",
 	 "R.sort(x, axis=-1)"},
+	{"sort1m", "x: R.Tensor((1, 1048576), dtype=\"float32\")",
+	 "R.sort(x, axis=-1)"},
+	{"argsort", "x: R.Tensor((1024, 4096), dtype=\"float32\")",
+	 "R.argsort(x, axis=-1)"},
+	{"topk", "x: R.Tensor((1024, 4096), dtype=\"float32\")",
+	 "R.topk(x, k=8, axis=-1)"},
 };
 
 /* A 64-byte aligned buffer of the static tensor si, filled. */
@@ -342,8 +348,13 @@ bench_kernel(const char *name, int reps)
 		bufs[nb++] = buffer(si, &bytes, dims, &nd);
 		big = bytes > big ? bytes : big;
 	}
-	bufs[nb++] = buffer(e->sinfo, &bytes, dims, &nd);
-	big = bytes > big ? bytes : big;
+	/* one buffer per field of a tuple result (topk's values, indices) */
+	int nres = e->sinfo->kind == SI_TUPLE ? e->sinfo->nfields : 1;
+	for (int i = 0; i < nres; i++) {
+		bufs[nb++] = buffer(e->sinfo->kind == SI_TUPLE ? e->sinfo->fields[i] : e->sinfo,
+				    &bytes, dims, &nd);
+		big = bytes > big ? bytes : big;
+	}
 	if (nb != k->nin + k->nout || nd != k->ndims) {
 		fprintf(stderr, "buffer mismatch\n");
 		return 1;

@@ -10,8 +10,8 @@ memcpy of the same bytes (the largest buffer of the op) by
 BUILD/bench/bench_kernels, then the same op in NumPy, alternating for
 ROUNDS rounds; each measurement is the median of REPS calls, and a row
 reports the median over the rounds. The peer is NumPy, or PyTorch (CPU, on
-as many threads as rlx) for the rows marked "(torch)": pooling, attention
-and conv1d, which NumPy has no op for. Ratios are speeds relative to rlx:
+as many threads as rlx) for the rows marked "(torch)": pooling, attention,
+conv1d and topk, which NumPy has no op for. Ratios are speeds relative to rlx:
 "x peer" = peer time / rlx time (above 1: rlx is faster), "of memcpy" =
 memcpy time / rlx time (1.0: as fast as copying the bytes; memory-bound
 rows only).
@@ -54,6 +54,16 @@ TORCH = ("import os, torch\nimport torch.nn.functional as F\n"
          "torch.set_num_threads(int(os.environ.get('RLX_NUM_THREADS') or os.cpu_count()))\n"
          "torch.set_grad_enabled(False)\n")
 
+
+
+def sort_data(r, c):
+    """NumPy setup: a, bench_kernels' fill of an f32 buffer (r, c) (its
+    buffer())."""
+    return ("a = (0.5 + (np.arange(%d, dtype=np.uint64) * 2654435761 %% 997)"
+            " * 0.001).astype(np.float32).reshape(%d, %d)" % (r * c, r, c))
+
+
+
 # name: (description, numpy setup, numpy statement)
 ROWS = {
     "transpose": ("transpose 4096x4096 f32",
@@ -94,9 +104,20 @@ ROWS = {
     "conv1d": ("conv1d 8x64x1024 k3 (torch)",
                TORCH + "x = torch.rand(8, 64, 1024)\nw = torch.rand(64, 64, 3)",
                "F.conv1d(x, w, padding=1)"),
+    # the sorts on bench_kernels' own data (997 distinct values: ties),
+    # so that both sort the same keys
     "sort": ("sort 1024x4096 f32 rows",
-             "a = np.random.rand(1024, 4096).astype(np.float32)",
+             sort_data(1024, 4096),
              "np.sort(a, axis=-1)"),
+    "sort1m": ("sort 1M f32, one row",
+               sort_data(1, 1 << 20),
+               "np.sort(a, axis=-1)"),
+    "argsort": ("argsort 1024x4096 f32 stable",
+                sort_data(1024, 4096),
+                "np.argsort(a, axis=-1, kind='stable')"),
+    "topk": ("topk 1024x4096 k=8 (torch)",
+             TORCH + "import numpy as np\n" + sort_data(1024, 4096) + "\na = torch.from_numpy(a)",
+             "torch.topk(a, 8, dim=-1)"),
 }
 
 NUMPY_TIMER = r"""

@@ -12,8 +12,11 @@
  *   Non-tensor arguments (shapes, prim values) and attributes are compiled
  *   into the kernel.
  * dims: the runtime shape of every buffer, in buffer order, ndim entries
- *   each (CgKernel.ndims in all). The kernel reads only the dims that are
- *   symbolic in its signature; static ones are constants in the code.
+ *   each, then the value of each integer prim argument that is known only
+ *   at run time and that the kernel reads (CgKernel.scalar_arg: tril's
+ *   symbolic k), CgKernel.ndims in all. The kernel reads only the dims
+ *   that are symbolic in its signature; static ones are constants in the
+ *   code.
  *
  * One kernel per signature: the key is the op, the dtype and dims of every
  * buffer (static values, symbolic dims numbered by first appearance so that
@@ -645,6 +648,53 @@ prim_arg(K *k, ParamName p, double *out)
 		return false;
 	*out = (double)v;
 	return true;
+}
+
+/*
+ * The integer prim argument p as an i64: a constant, or (a symbolic value,
+ * an R.Prim variable) a scalar of the kernel, read from dims at run time
+ * (CgKernel.scalar_arg). NULL with a diagnostic when p cannot be one.
+ */
+LLVMValueRef
+cg_prim_i64(K *k, ParamName p)
+{
+	Expr *x = op_arg(k->e, p);
+	double v;
+	if (x && prim_arg(k, p, &v))
+		return cg_ci(k, (int64_t)v);
+	const SInfo *si = x ? ir_expr_sinfo(x) : NULL;
+	int a = 0;
+	while (x && a < k->e->call.nargs && k->e->call.args[a] != x)
+		a++;
+	if (!x || a == k->e->call.nargs || !si || si->kind != SI_PRIM ||
+	    !dtype_is_int(si->dtype)) {
+		cg_fail(k, arena_printf(&k->m->arena, "%s must be an integer",
+				     op_param_names[p]));
+		return NULL;
+	}
+	for (int i = 0; i < k->nscalars; i++)
+		if (k->scalar_arg[i] == a)
+			return k->scalar[i];
+	if (k->nscalars == CG_MAX_SCALARS) {
+		cg_fail(k, "too many prim arguments known only at run time");
+		return NULL;
+	}
+	/* loaded in the entry block, where the dims are */
+	LLVMBuilderRef eb = LLVMCreateBuilderInContext(k->c);
+	LLVMValueRef first = LLVMGetFirstInstruction(k->entry);
+	while (first && LLVMIsAAllocaInst(first))
+		first = LLVMGetNextInstruction(first);
+	if (first)
+		LLVMPositionBuilderBefore(eb, first);
+	else
+		LLVMPositionBuilderAtEnd(eb, k->entry);
+	LLVMValueRef o = cg_ci(k, k->ndim_bufs + k->nscalars);
+	LLVMValueRef sv = LLVMBuildLoad2(eb, k->i64,
+		LLVMBuildInBoundsGEP2(eb, k->i64, k->dims, &o, 1, ""), "scalar");
+	LLVMDisposeBuilder(eb);
+	k->scalar_arg[k->nscalars] = a;
+	k->scalar[k->nscalars++] = sv;
+	return sv;
 }
 
 /* Normalizes a possibly negative axis; false when out of range. */
@@ -2344,18 +2394,6 @@ ld_at(K *k, const Buf *b, LLVMValueRef *idx)
 	return cg_ld(k, b, cg_dot(k, idx, s, b->nd));
 }
 
-/* An integer prim argument that must be a constant. */
-static bool
-const_int_prim(K *k, ParamName p, int64_t *out)
-{
-	double v;
-	if (!prim_arg(k, p, &v))
-		return cg_fail(k, arena_printf(&k->m->arena, "%s must be a constant",
-					    op_param_names[p]));
-	*out = (int64_t)v;
-	return true;
-}
-
 /* The permutation of layout attribute `name` (None: the data's layout,
  * attribute `dflt`) against canonical letters canon; perm[i] is the
  * buffer dim of canonical axis i. */
@@ -2404,7 +2442,7 @@ tril_elem(K *k, LLVMValueRef *idx, DType *rdt)
 	LLVMValueRef v = ld_at(k, x, idx);
 	LLVMValueRef d = LLVMBuildSub(k->b, idx[nd - 1], idx[nd - 2], "");
 	LLVMValueRef keep = LLVMBuildICmp(k->b, k->e->call.op == OP_TRIL ? LLVMIntSLE : LLVMIntSGE,
-					  d, cg_ci(k, k->pi[0]), "");
+					  d, k->pv[0], "");
 	return LLVMBuildSelect(k->b, keep, v, cg_cconst(k, *rdt, 0), "");
 }
 
@@ -2413,7 +2451,8 @@ gen_tril(K *k)
 {
 	if (k->nin != 1 || k->buf[0].nd < 2)
 		return cg_fail(k, "expects a tensor of at least two dimensions");
-	return const_int_prim(k, P_k, &k->pi[0]) && gen_index_map(k, tril_elem);
+	/* k: a constant, or read at run time */
+	return (k->pv[0] = cg_prim_i64(k, P_k)) && gen_index_map(k, tril_elem);
 }
 
 /* eye: 1 where column - row == k. */
@@ -2422,13 +2461,13 @@ eye_elem(K *k, LLVMValueRef *idx, DType *rdt)
 {
 	*rdt = DT_BOOL;
 	return LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSub(k->b, idx[1], idx[0], ""),
-			     cg_ci(k, k->pi[0]), "");
+			     k->pv[0], "");
 }
 
 static bool
 gen_eye(K *k)
 {
-	return const_int_prim(k, P_k, &k->pi[0]) && gen_index_map(k, eye_elem);
+	return (k->pv[0] = cg_prim_i64(k, P_k)) && gen_index_map(k, eye_elem);
 }
 
 /* one_hot: on_value where indices[idx without axis] == idx[axis]. */
@@ -2458,6 +2497,279 @@ gen_one_hot(K *k)
 		return cg_fail(k, "axis out of range");
 	k->pi[0] = ax;
 	return gen_index_map(k, one_hot_elem);
+}
+
+/* ---------------------------------------------------- layout_transform */
+
+/*
+ * layout_transform(x, index_map, pad_value): out[f(i)] = x[i] for every
+ * index i of x, and pad_value at the output indices f misses (the padding
+ * of a split that does not divide, the holes of i -> 2 * i).
+ *
+ * Generated as a gather over the output through the inverse of f, so that
+ * every output element is written once and padding needs no second pass:
+ * each final index of f is read as a mixed-radix sum of digits of the
+ * input indices (the subset of TVM's iter maps rlx takes):
+ *
+ *     final index = sum of c * ((v // a) % b)    (b absent: v // a)
+ *
+ * with c > 0, a, b positive constants and v an input index. f is
+ * one-to-one when every input index's digits tile it exactly (a = 1 for
+ * the first, each next a the previous a * b, the last unbounded or
+ * covering a constant extent) and the terms of one final index do not
+ * overlap (each c at least the previous c times its digit's extent). Then
+ * the inverse is exact: an output index splits into its digits from the
+ * largest c down, a digit out of its range or a remainder left over means
+ * padding, and the input index sum of digit * a must lie inside x (the
+ * last block of an uneven split). A map that is not one-to-one (TVM's
+ * legalization refuses it too: DetectIterMap, bijective inverse) or not
+ * of this form is refused with a located error.
+ */
+enum { IM_TERMS = 2 * MAXD };
+
+typedef struct {
+	int v;             /* the input index */
+	int64_t a, b;      /* digit (v // a) % b; b == 0: v // a, unbounded */
+	int64_t c;         /* its coefficient in the final index */
+} ImTerm;
+
+typedef struct {
+	ImTerm t[MAXD][IM_TERMS]; /* per final index, by c ascending */
+	int nt[MAXD];
+	int nout, nin;
+} ImInv;
+
+/* x * scale into terms t[*n..] and the constant *off; false when x is not
+ * of the form above. */
+static bool
+im_terms(const PExpr *x, SymVar *const *iv, int nin, int64_t scale, ImTerm *t, int *n,
+	 int64_t *off)
+{
+	int64_t c;
+	switch (x->kind) {
+	case PE_INT:
+		*off += scale * x->value;
+		return true;
+	case PE_VAR:
+		for (int i = 0; i < nin; i++)
+			if (x->var == iv[i]) {
+				if (*n == IM_TERMS)
+					return false;
+				t[(*n)++] = (ImTerm){i, 1, 0, scale};
+				return true;
+			}
+		return false;
+	case PE_ADD:
+	case PE_SUB:
+		return im_terms(x->a, iv, nin, scale, t, n, off) &&
+		       im_terms(x->b, iv, nin, x->kind == PE_ADD ? scale : -scale, t, n, off);
+	case PE_MUL:
+		if (cg_pe_const(x->b, &c))
+			return im_terms(x->a, iv, nin, scale * c, t, n, off);
+		if (cg_pe_const(x->a, &c))
+			return im_terms(x->b, iv, nin, scale * c, t, n, off);
+		return false;
+	case PE_FLOORDIV:
+	case PE_FLOORMOD: {
+		ImTerm one[IM_TERMS];
+		int m = 0;
+		int64_t o = 0;
+		if (!cg_pe_const(x->b, &c) || c <= 0 ||
+		    !im_terms(x->a, iv, nin, 1, one, &m, &o) || m != 1 || o != 0 ||
+		    one[0].c != 1 || *n == IM_TERMS)
+			return false;
+		ImTerm d = one[0];
+		if (x->kind == PE_FLOORDIV) {
+			if (d.b && d.b % c)
+				return false;
+			d.a *= c;
+			d.b = d.b ? d.b / c : 0;
+		} else if (!d.b || d.b % c == 0) {
+			d.b = c;
+		} else if (c < d.b) {
+			return false;
+		}
+		d.c = scale;
+		t[(*n)++] = d;
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* The constant extent of input index v, or -1 when symbolic. */
+static int64_t
+im_extent(K *k, int v)
+{
+	LLVMValueRef d = k->buf[0].dim[v];
+	return LLVMIsAConstantInt(d) ? LLVMConstIntGetSExtValue(d) : -1;
+}
+
+/* The extent of digit t: b, or for an unbounded digit of a constant
+ * extent E, ceil(E / a); -1 when unknown. */
+static int64_t
+im_digit_extent(K *k, const ImTerm *t)
+{
+	int64_t e = t->b ? t->b : im_extent(k, t->v);
+	return t->b || e < 0 ? e : (e + t->a - 1) / t->a;
+}
+
+static int
+im_cmp_c(const void *x, const void *y)
+{
+	const ImTerm *a = x, *b = y;
+	return (a->c > b->c) - (a->c < b->c);
+}
+
+static int
+im_cmp_a(const void *x, const void *y)
+{
+	const ImTerm *a = x, *b = y;
+	return (a->a > b->a) - (a->a < b->a);
+}
+
+/* Reads k's index map into im; false with a diagnostic when it is not a
+ * one-to-one map rlx can invert. */
+static bool
+im_inverse(K *k, ImInv *im)
+{
+	AttrVal m = cg_attr(k, P_index_map);
+	Arena *ar = &k->m->arena;
+	if (m.kind != AV_IMAP || m.nin != k->buf[0].nd || m.n != k->buf[1].nd || m.n > MAXD)
+		return cg_fail(k, "the index map does not fit the tensors");
+	im->nout = m.n;
+	im->nin = m.nin;
+	ImTerm byvar[MAXD][IM_TERMS];
+	int nv[MAXD] = {0};
+	for (int f = 0; f < m.n; f++) {
+		int64_t off = 0;
+		int n = 0;
+		if (!im_terms(m.dims[f], m.ivars, m.nin, 1, im->t[f], &n, &off))
+			return cg_fail(k, arena_printf(ar, "final index %d of the index map is not a "
+				"sum of c * (i // a %% b) of the input indices", f));
+		if (off != 0)
+			return cg_fail(k, arena_printf(ar, "final index %d of the index map starts at "
+				"%lld, not 0", f, (long long)off));
+		int w = 0;
+		for (int j = 0; j < n; j++) {
+			if (im->t[f][j].c < 0)
+				return cg_fail(k, arena_printf(ar, "final index %d of the index map has a "
+					"negative coefficient", f));
+			if (im->t[f][j].c)
+				im->t[f][w++] = im->t[f][j];
+		}
+		n = im->nt[f] = w;
+		qsort(im->t[f], (size_t)n, sizeof im->t[f][0], im_cmp_c);
+		for (int j = 0; j + 1 < n; j++) {
+			int64_t e = im_digit_extent(k, &im->t[f][j]);
+			if (e < 0)
+				return cg_fail(k, arena_printf(ar, "final index %d of the index map "
+					"adds to an index whose extent is symbolic", f));
+			if (im->t[f][j + 1].c < im->t[f][j].c * e)
+				return cg_fail(k, arena_printf(ar, "the index map is not one-to-one: the "
+					"terms of final index %d overlap", f));
+		}
+		for (int j = 0; j < n; j++) {
+			int v = im->t[f][j].v;
+			if (nv[v] == IM_TERMS)
+				return cg_fail(k, "the index map is too long");
+			byvar[v][nv[v]++] = im->t[f][j];
+		}
+	}
+	for (int v = 0; v < m.nin; v++) {
+		int64_t e = im_extent(k, v), a = 1;
+		const char *name = m.ivars[v]->name;
+		qsort(byvar[v], (size_t)nv[v], sizeof byvar[v][0], im_cmp_a);
+		for (int j = 0; j < nv[v]; j++) {
+			const ImTerm *t = &byvar[v][j];
+			if (t->a != a || (j + 1 < nv[v] && !t->b))
+				return cg_fail(k, arena_printf(ar, "the index map is not one-to-one: "
+					"the parts of input index %s overlap or leave a gap", name));
+			a = t->b ? a * t->b : 0;
+		}
+		if (a && !(e >= 0 && e <= a))
+			return cg_fail(k, arena_printf(ar, "the index map is not one-to-one: it "
+				"drops %s of input index %s", nv[v] ? "the high part" : "all",
+				name));
+	}
+	return true;
+}
+
+/* Whether out[idx] comes from x (*valid), and from where (*src). */
+static void
+im_source(K *k, const ImInv *im, LLVMValueRef *idx, LLVMValueRef *valid, LLVMValueRef *src)
+{
+	Buf *x = &k->buf[0];
+	LLVMValueRef iv[MAXD], ok = LLVMConstInt(k->i1, 1, 0), xs[MAXD];
+	for (int v = 0; v < im->nin; v++)
+		iv[v] = cg_ci(k, 0);
+	for (int f = 0; f < im->nout; f++) {
+		LLVMValueRef r = idx[f];
+		for (int j = im->nt[f] - 1; j >= 0; j--) {
+			const ImTerm *t = &im->t[f][j];
+			LLVMValueRef d = r;
+			if (t->c != 1) {
+				d = LLVMBuildUDiv(k->b, r, cg_ci(k, t->c), "");
+				r = LLVMBuildSub(k->b, r, cg_mul(k, d, cg_ci(k, t->c)), "");
+			} else {
+				r = cg_ci(k, 0);
+			}
+			if (t->b)
+				ok = LLVMBuildAnd(k->b, ok, cg_inside(k, d, cg_ci(k, t->b)), "");
+			iv[t->v] = cg_add(k, iv[t->v], t->a == 1 ? d : cg_mul(k, d, cg_ci(k, t->a)));
+		}
+		if (im->nt[f] == 0 || im->t[f][0].c != 1)
+			ok = LLVMBuildAnd(k->b, ok, LLVMBuildICmp(k->b, LLVMIntEQ, r, cg_ci(k, 0), ""), "");
+	}
+	for (int v = 0; v < im->nin; v++)
+		ok = LLVMBuildAnd(k->b, ok, cg_inside(k, iv[v], x->dim[v]), "");
+	cg_strides(k, x, xs);
+	*valid = ok;
+	*src = cg_dot(k, iv, xs, im->nin);
+}
+
+static bool
+gen_layout_transform(K *k)
+{
+	if (k->nin != 1 || k->nout != 1)
+		return cg_fail(k, "expects one tensor");
+	ImInv im;
+	if (!im_inverse(k, &im))
+		return false;
+	Buf *x = &k->buf[0], *out = &k->buf[1];
+	AttrVal pv = cg_attr(k, P_pad_value);
+	DType ct = cg_cdt(x->dt);
+	LLVMValueRef pad = cg_cconst(k, ct, pv.kind == AV_FLOAT ? pv.f
+				  : pv.kind == AV_INT ? (double)pv.i : 0.0);
+	int nd = out->nd;
+	LLVMValueRef idx[MAXD], ost[MAXD], valid, src;
+	cg_strides(k, out, ost);
+	if (nd == 0) {
+		cg_st(k, out, cg_ci(k, 0), cg_ld(k, x, cg_ci(k, 0)));
+		return true;
+	}
+	Loop lo, li;
+	par_nest(k, &lo, out->dim, nd, idx, cg_prod(k, out->dim, 0, nd));
+	idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
+	im_source(k, &im, idx, &valid, &src);
+	/* a branch, not a select: x may be empty where all is padding */
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(k->b);
+	LLVMBasicBlockRef load = LLVMAppendBasicBlockInContext(k->c, k->fn, "lt.load");
+	LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(k->c, k->fn, "lt.join");
+	LLVMBuildCondBr(k->b, valid, load, join);
+	LLVMPositionBuilderAtEnd(k->b, load);
+	LLVMValueRef v = cg_ld(k, x, src);
+	LLVMBuildBr(k->b, join);
+	LLVMPositionBuilderAtEnd(k->b, join);
+	LLVMValueRef phi = LLVMBuildPhi(k->b, cg_ctype(k, ct), "");
+	LLVMValueRef vals[2] = {v, pad};
+	LLVMBasicBlockRef bbs[2] = {load, from};
+	LLVMAddIncoming(phi, vals, bbs, 2);
+	cg_st(k, out, cg_dot(k, idx, ost, nd), phi);
+	cg_loop_end(k, &li);
+	cg_loop_end(k, &lo);
+	return true;
 }
 
 /* ------------------------------------------------------- elementwise */
@@ -2935,6 +3247,8 @@ gen_body(K *k)
 		return gen_eye(k);
 	case OP_ONE_HOT:
 		return gen_one_hot(k);
+	case OP_LAYOUT_TRANSFORM:
+		return gen_layout_transform(k);
 	case OP_PRELU:
 		return gen_prelu(k);
 	case OP_QUANTIZE: case OP_DEQUANTIZE:
@@ -3294,6 +3608,8 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 			b->dim[j] = LLVMBuildLoad2(k->b, k->i64, p, "");
 		}
 	}
+	k->dims = dims;
+	k->ndim_bufs = doff;
 	if (!gen_body(k)) {
 		LLVMDeleteFunction(f);
 		LLVMDeleteFunction(tramp);
@@ -3414,6 +3730,9 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	kn->nout = nout;
 	for (int i = 0; i < nin + nout; i++)
 		kn->ndims += sis[i]->ndim;
+	kn->nscalars = k.nscalars;
+	kn->ndims += k.nscalars;
+	memcpy(kn->scalar_arg, k.scalar_arg, sizeof kn->scalar_arg);
 	if (cg->n == cg->cap) {
 		cg->cap = cg->cap ? cg->cap * 2 : 16;
 		cg->kernels = realloc(cg->kernels, sizeof *cg->kernels * (size_t)cg->cap);

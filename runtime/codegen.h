@@ -51,6 +51,8 @@ int jit_gemm_isa(const Jit *jit);
 
 /* --------------------------------------------------------- runtime/codegen.c */
 
+enum { CG_MAX_SCALARS = 4 };
+
 /* The kernel ABI; see the comment at the top of codegen.c. */
 typedef void (*CgFn)(void **buffers, const int64_t *dims);
 
@@ -59,7 +61,13 @@ typedef struct {
 	const char *key;  /* the signature it was made for */
 	CgFn fn;          /* NULL until cg_flush() compiled it */
 	int nin, nout;    /* buffers: nin inputs then nout outputs */
-	int ndims;        /* entries of dims: the ndim of every buffer, summed */
+	int ndims;        /* entries of dims: the ndim of every buffer, summed,
+			   * then one per scalar */
+	/* integer prim arguments the kernel reads at run time (tril's k when
+	 * it is symbolic): dims ends with the value of call argument
+	 * scalar_arg[i] for each i < nscalars, as an int64 */
+	int nscalars;
+	int scalar_arg[CG_MAX_SCALARS];
 } CgKernel;
 
 typedef struct Codegen Codegen;

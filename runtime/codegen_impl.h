@@ -63,6 +63,14 @@ typedef struct {
 	/* parameters an op's kernel sets for its index map (gen_index_map) */
 	int64_t pi[4 * MAXD];
 	double pf[4];
+	LLVMValueRef pv[4];
+	/* integer prim arguments known only at run time (cg_prim_i64): their
+	 * values follow the buffers' dims (ndim_bufs entries) in dims */
+	LLVMValueRef dims;
+	int ndim_bufs;
+	int nscalars;
+	int scalar_arg[CG_MAX_SCALARS];
+	LLVMValueRef scalar[CG_MAX_SCALARS]; /* the i64 values, loaded */
 } K;
 
 /* A counted loop `for (i = 0; i < n; i++)`, guarded for n <= 0. */
@@ -115,6 +123,7 @@ bool cg_axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer,
 		  LLVMValueRef *n, LLVMValueRef *inner);
 LLVMValueRef cg_par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work);
 bool cg_pe_const(const PExpr *x, int64_t *out);
+LLVMValueRef cg_prim_i64(K *k, ParamName p);
 LLVMValueRef cg_prod(K *k, LLVMValueRef *dims, int lo, int hi);
 LLVMValueRef cg_reassoc(LLVMValueRef v);
 LLVMValueRef cg_slot(K *k, LLVMTypeRef t, int64_t n);

@@ -790,19 +790,25 @@ gen_dropout(K *k)
 
 /* --------------------------------------------------------- sorting */
 
-/* A call to the runtime's rlx_sort_index (runtime/sort.c): a malloc'ed
- * array of the n row positions in stable sorted order. */
+/* A call to the runtime's rlx_sort_row (runtime/sort.c): the row sorted,
+ * its first kk values written to vals (unless NULL), its first kk
+ * positions returned in a malloc'ed int64 array when want_idx (else
+ * NULL). */
 static LLVMValueRef
-sort_index(K *k, LLVMValueRef row, LLVMValueRef stride, DType dt, LLVMValueRef n, bool desc)
+sort_row(K *k, LLVMValueRef row, LLVMValueRef stride, DType dt, LLVMValueRef n, bool desc,
+	 LLVMValueRef kk, LLVMValueRef vals, LLVMValueRef vstride, bool want_idx)
 {
-	LLVMTypeRef pt[5] = {k->ptr, k->i64, k->i32, k->i64, k->i32};
-	LLVMTypeRef ft = LLVMFunctionType(k->ptr, pt, 5, false);
-	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "rlx_sort_index");
+	LLVMTypeRef pt[9] = {k->ptr, k->i64, k->i32, k->i64, k->i32, k->i64, k->ptr, k->i64,
+			     k->i32};
+	LLVMTypeRef ft = LLVMFunctionType(k->ptr, pt, 9, false);
+	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "rlx_sort_row");
 	if (!fn)
-		fn = LLVMAddFunction(k->mod, "rlx_sort_index", ft);
-	LLVMValueRef args[5] = {row, stride, LLVMConstInt(k->i32, (unsigned)dt, 0), n,
-				LLVMConstInt(k->i32, desc, 0)};
-	return LLVMBuildCall2(k->b, ft, fn, args, 5, "");
+		fn = LLVMAddFunction(k->mod, "rlx_sort_row", ft);
+	LLVMValueRef args[9] = {row, stride, LLVMConstInt(k->i32, (unsigned)dt, 0), n,
+				LLVMConstInt(k->i32, desc, 0), kk,
+				vals ? vals : LLVMConstPointerNull(k->ptr), vstride,
+				LLVMConstInt(k->i32, want_idx, 0)};
+	return LLVMBuildCall2(k->b, ft, fn, args, 9, "");
 }
 
 /* free(p) */
@@ -818,9 +824,9 @@ call_free(K *k, LLVMValueRef p)
 
 /*
  * sort / argsort / topk along axis: rows of (outer, inner) across the
- * pool; each row's order from rlx_sort_index (stable; NaN after every
- * number, as numpy), then the first kk of it written: the values and/or
- * the positions. topk's largest and sort's descending sort descending.
+ * pool; each row sorted by rlx_sort_row (stable; NaN after every
+ * number, as numpy), which writes the first kk values; the first kk
+ * positions it returns are written here in the index dtype. topk's largest and sort's descending sort descending.
  */
 bool
 gen_sort(K *k)
@@ -861,16 +867,18 @@ gen_sort(K *k)
 	LLVMBasicBlockRef skip = LLVMAppendBasicBlockInContext(k->c, k->fn, "sortskip");
 	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, n, cg_ci(k, 0), ""), go, skip);
 	LLVMPositionBuilderAtEnd(b, go);
-	LLVMValueRef order = sort_index(k, cg_addr(k, x, base), inner, x->dt, n, desc);
-	LLVMValueRef j = cg_loop_begin(k, &lj, kk);
-	LLVMValueRef pos = LLVMBuildLoad2(b, k->i64, LLVMBuildInBoundsGEP2(b, k->i64, order, &j, 1, ""), "");
-	LLVMValueRef dst = cg_add(k, obase, cg_mul(k, j, inner));
-	if (vals)
-		cg_st(k, vals, dst, cg_cvt(k, cg_ld(k, x, cg_add(k, base, cg_mul(k, pos, inner))), x->dt, vals->dt));
-	if (idxs)
-		cg_st(k, idxs, dst, cg_cvt(k, pos, DT_I64, idxs->dt));
-	cg_loop_end(k, &lj);
-	call_free(k, order);
+	if (vals && vals->dt != x->dt)
+		return cg_fail(k, "the values must have the data's dtype");
+	LLVMValueRef order = sort_row(k, cg_addr(k, x, base), inner, x->dt, n, desc, kk,
+				      vals ? cg_addr(k, vals, obase) : NULL, inner, idxs != NULL);
+	if (idxs) {
+		LLVMValueRef j = cg_loop_begin(k, &lj, kk);
+		LLVMValueRef pos = LLVMBuildLoad2(b, k->i64,
+			LLVMBuildInBoundsGEP2(b, k->i64, order, &j, 1, ""), "");
+		cg_st(k, idxs, cg_add(k, obase, cg_mul(k, j, inner)), cg_cvt(k, pos, DT_I64, idxs->dt));
+		cg_loop_end(k, &lj);
+		call_free(k, order);
+	}
 	LLVMBuildBr(b, skip);
 	LLVMPositionBuilderAtEnd(b, skip);
 	cg_loop_end(k, &lp);

@@ -1140,6 +1140,18 @@ call_kernel(Frame *fr, Step *st, const char *who, RtValue **out)
 	} else if (ok) {
 		ok = (res = new_output(fr, &bf, rs, e, who)) != NULL;
 	}
+	/* the prim arguments the kernel reads at run time, after the dims */
+	for (int i = 0; ok && i < st->k->nscalars; i++) {
+		RtValue *v = eval_leaf(fr, e->call.args[st->k->scalar_arg[i]]);
+		ok = v && v->kind == RV_PRIM && !dtype_is_float(v->dtype) &&
+		     bf.nd < (int)ARRAY_LEN(bf.dims);
+		if (ok)
+			bf.dims[bf.nd++] = v->i;
+		else if (v)
+			rt_error(fr->e, "%s: argument %d is %s, not an integer", who,
+				 st->k->scalar_arg[i], value_kind_name(v));
+		rt_value_release(v);
+	}
 	if (ok && (bf.nb != st->k->nin + st->k->nout || bf.nd != st->k->ndims)) {
 		rt_error(fr->e, "%s: %d buffers and %d dims for a kernel of %d "
 			 "and %d (executor bug)", who, bf.nb, bf.nd,

@@ -107,7 +107,7 @@ define_runtime(Jit *jit, char *err, size_t errlen)
 	} helpers[] = {
 		{"rlx_parallel_for", (void (*)(void))rlx_parallel_for},
 		{"rlx_gemm", (void (*)(void))rlx_gemm},
-		{"rlx_sort_index", (void (*)(void))rlx_sort_index},
+		{"rlx_sort_row", (void (*)(void))rlx_sort_row},
 	};
 	LLVMOrcCSymbolMapPair sym[ARRAY_LEN(helpers)];
 	for (size_t i = 0; i < ARRAY_LEN(helpers); i++)

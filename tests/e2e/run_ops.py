@@ -124,6 +124,8 @@ def finish(v, dt):
 
 
 def ann(dt, shape):
+    if shape == "prim":
+        return 'R.Prim("%s")' % dt
     dims = ", ".join('"%s"' % d if isinstance(d, str) else str(d) for d in shape)
     if len(shape) == 1:
         dims += ","
@@ -795,8 +797,28 @@ def np_batch_norm(x, g, b, mm, mv, axis, eps, training, momentum=0.1):
     return (y, mm, mv)
 
 
+def np_argsort(x, axis, desc):
+    """Stable positions; descending: NaN first, then the numbers from the
+    largest, equal ones (0 and -0 among them) in their order."""
+    if x.dtype == np.bool_:
+        x = x.astype(np.int8)
+    if not desc:
+        return np.argsort(x, axis=axis, kind="stable")
+    if x.dtype.kind == "f":
+        nan = np.isnan(x)
+        neg = -np.where(nan, 0, x.astype(np.float64))
+        x2 = np.moveaxis(neg, axis, -1)
+        n2 = np.moveaxis(~nan, axis, -1)
+        order = np.empty(x2.shape, dtype=np.int64)
+        for i in np.ndindex(x2.shape[:-1]):
+            order[i] = np.lexsort((x2[i], n2[i]))
+        return np.moveaxis(order, -1, axis)
+    return np.argsort(-x.astype(np.int64), axis=axis, kind="stable")
+
+
 def np_topk(x, k, axis, ret, largest, dt):
-    order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+    """NaN counts as the largest (as PyTorch's topk; rlx's descending sort)."""
+    order = np_argsort(x, axis, largest)
     n = x.shape[axis]
     kk = n if k < 1 else min(k, n)
     idx = np.take(order, np.arange(kk), axis=axis)
@@ -826,6 +848,15 @@ def np_dequantize(x, s, z, axis):
 def softplus(x, beta=1.0, threshold=20.0):
     x = x.astype(np.float64)
     return np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
+
+
+def np_layout_transform(x, f, shape, pad):
+    """out[f(i)] = x[i] for every index i of x, pad elsewhere (TVM's
+    layout_transform: f one-to-one, the output possibly larger)."""
+    out = np.full(shape, pad, dtype=x.dtype)
+    for i in np.ndindex(x.shape):
+        out[f(*i)] = x[i]
+    return out
 
 
 def more_cases(op):
@@ -893,13 +924,27 @@ def more_cases(op):
                          ((3, 33), 7), (("n", "n"), -1), ((1, 1), 5)]:
                 cs.append(Case("%s %s k=%d" % (dt, s, k), [(dt, s, "n")], "R.%s({0}, %d)" % (op, k),
                                lambda x, k=k, f=f: f(x, k), dt))
+        # k known only at run time: an R.Prim input, a symbolic value
+        for dt in ["float32", "float16", "bfloat16", "int32", "bool"]:
+            for s, k in [((4, 5), 1), ((4, 5), -2), ((2, 3, 3), 0), ((0, 4), 3), ((3, 33), 40),
+                         (("n", 7), -1)]:
+                cs.append(Case("%s %s k=%d (R.Prim input)" % (dt, s, k), [(dt, s, "n"), ("int64", "prim", k)],
+                               "R.%s({0}, {1})" % op, lambda x, kk, f=f: f(x, int(kk)), dt))
+            # n is 5 at run time: k = n - 7 = -2, k = 3 - n = -2 of a (n, n)
+            cs.append(Case("%s (n, 9) k=n-7" % dt, [(dt, ("n", 9), "n")], "R.%s({0}, R.prim_value(n - 7))" % op,
+                           lambda x, f=f: f(x, -2), dt))
+            cs.append(Case("%s (n, n) k=n-3" % dt, [(dt, ("n", "n"), "n")], "R.%s({0}, R.prim_value(n - 3))" % op,
+                           lambda x, f=f: f(x, 2), dt))
         return cs
     if op == "eye":
         return [Case("%s %s" % (dt, a), [], 'R.eye(%s, dtype="%s")' % (a, dt),
                      lambda a=a, dt=dt: np.eye(*[int(v.split("=")[-1]) for v in a.split(", ")][:2],
                                                 k=int(a.split("k=")[1]) if "k=" in a else 0), dt)
                 for dt in ["float32", "float16", "int32", "bool"]
-                for a in ["3", "3, 5, k=1", "4, 2, k=-1", "0", "5, 5, k=9"]]
+                for a in ["3", "3, 5, k=1", "4, 2, k=-1", "0", "5, 5, k=9"]] + \
+            [Case("%s 3, 5, k=%d (R.Prim input)" % (dt, k), [("int64", "prim", k)],
+                  'R.eye(3, 5, {0}, dtype="%s")' % dt, lambda kk: np.eye(3, 5, k=int(kk)), dt)
+             for dt in ["float32", "float16", "bfloat16", "int32", "bool"] for k in [0, 2, -1, 7]]
     if op == "one_hot":
         cs = []
         for dt, on, off in [("float32", "T.float32(1.0)", "T.float32(0.0)"),
@@ -965,6 +1010,36 @@ def more_cases(op):
                     call, out = 'R.argsort({0}, axis=%d, descending=%s, dtype="int64")' % (ax, desc), "int64"
                 cs.append(Case("%s %s axis=%d descending=%s" % (dt, s, ax, desc), [(dt, s, "perm")],
                                call, ref, out))
+        # rows long enough for the radix sort, ties (stable positions),
+        # NaN, +-inf and -0 (NaN last ascending, first descending)
+        for dt in FLOATS + ["int32", "int64", "int8", "uint8", "bool"]:
+            kinds = ["n"] + (["inf"] if dt in FLOATS else [])
+            for kind in kinds:
+                for s, ax, desc in [((3, 1000), -1, False), ((3, 1000), 1, True), ((700, 2), 0, False),
+                                    ((2, 300, 2), 1, True), (("n", 129), 1, False)]:
+                    if dt == "bool" and kind != "n":
+                        continue
+                    if op == "sort":
+                        ref = (lambda x, ax=ax, desc=desc: np.flip(np.sort(x, axis=ax), axis=ax) if desc
+                               else np.sort(x, axis=ax))
+                        call, out = "R.sort({0}, axis=%d, descending=%s)" % (ax, desc), dt
+                    else:
+                        ref = lambda x, ax=ax, desc=desc: np_argsort(x, ax, desc)
+                        call, out = 'R.argsort({0}, axis=%d, descending=%s, dtype="int32")' % (ax, desc), "int32"
+                    cs.append(Case("%s %s %s axis=%d descending=%s" % (dt, kind, s, ax, desc),
+                                   [(dt, s, kind)], call, ref, out))
+        # a row long enough to go by its top bits into buckets first
+        for dt, kind in [("float32", "n"), ("float32", "inf"), ("int32", "n"), ("float64", "n"),
+                         ("float16", "n")]:
+            for desc in (False, True):
+                s = (1, 70000)
+                if op == "sort":
+                    ref = (lambda x, desc=desc: np.flip(np.sort(x, axis=1), axis=1) if desc else np.sort(x, axis=1))
+                    call, out = "R.sort({0}, axis=1, descending=%s)" % desc, dt
+                else:
+                    ref = lambda x, desc=desc: np_argsort(x, 1, desc)
+                    call, out = 'R.argsort({0}, axis=1, descending=%s, dtype="int64")' % desc, "int64"
+                cs.append(Case("%s %s %s descending=%s" % (dt, kind, s, desc), [(dt, s, kind)], call, ref, out))
         return cs
     if op == "topk":
         cs = []
@@ -977,6 +1052,46 @@ def more_cases(op):
                 cs.append(Case("%s %s k=%d axis=%d %s largest=%s" % (dt, s, k, ax, ret, lg), [(dt, s, "perm")],
                                call, lambda x, k=k, ax=ax, ret=ret, lg=lg: np_topk(x, k, ax, ret, lg, np.int32),
                                out))
+        # long rows with ties: the first of equal elements first
+        for dt in ["float32", "float16", "bfloat16", "float64", "int32", "int64", "int8"]:
+            # the last rows are long enough that topk selects before it sorts
+            for s, k, ax, ret, lg in [((3, 1000), 10, -1, "both", True), ((3, 1000), 5, 1, "both", False),
+                                      ((500, 2), 7, 0, "indices", True), ((2, 5000), 7, 1, "both", True),
+                                      ((2, 5000), 100, 1, "values", False), ((3000, 2), 3, 0, "both", False)]:
+                call = 'R.topk({0}, k=%d, axis=%d, ret_type="%s", largest=%s, dtype="int64")' % (k, ax, ret, lg)
+                out = "int64" if ret == "indices" else (dt, "int64") if ret == "both" else dt
+                for kind in (["grid", "n", "inf"] if dt in FLOATS and s[0] == 2 else
+                             ["grid" if dt in FLOATS else "n"]):
+                    cs.append(Case("%s %s %s k=%d axis=%d %s largest=%s ties" % (dt, kind, s, k, ax, ret, lg),
+                                   [(dt, s, kind)], call,
+                                   lambda x, k=k, ax=ax, ret=ret, lg=lg: np_topk(x, k, ax, ret, lg, np.int64),
+                                   out))
+        return cs
+    if op == "layout_transform":
+        maps = [("lambda i, j: (j, i)", [((3, 5), (5, 3)), ((0, 4), (4, 0)), ((1, 1), (1, 1)),
+                                         (("n", 7), (7, 5))]),
+                ("lambda i: (i // 4, i % 4)", [((8,), (2, 4)), ((6,), (2, 4)), ((1,), (1, 1)),
+                                               (("n",), (2, 4)), ((0,), (0, 0))]),
+                ("lambda n, c, h, w: (n, c // 4, h, w, c % 4)", [((2, 8, 3, 5), (2, 2, 3, 5, 4)),
+                                                                 ((1, 6, 2, 3), (1, 2, 2, 3, 4))]),
+                ("lambda a, b, h, w, c4: (a, b * 4 + c4, h, w)", [((1, 2, 2, 3, 4), (1, 8, 2, 3))]),
+                ("lambda i, j: (i * 5 + j,)", [((3, 5), (15,))]),
+                ("lambda i, j: (2 * i, j)", [((3, 4), (5, 4))]),
+                ("lambda a, b, c: (c, a, b // 2, b % 2)", [((2, 5, 3), (3, 2, 3, 2))]),
+                ("lambda i, j: (j // 2, i * 2 + j % 2)", [(("n", 6), (3, 10))])]
+        cs = []
+        for dt in F3 + ["float64", "int32", "int64", "int8", "uint8", "bool"]:
+            pad = {"bool": "1", "uint8": "7", "int8": "-7", "int32": "7", "int64": "7"}.get(dt, "1.5")
+            for m, shapes in maps:
+                f = eval(m)
+                for s, so in shapes:
+                    # some cases pad with pad_value, the others with the default 0
+                    given = len(cs) % 2 == 0
+                    call = "R.layout_transform({0}, index_map=%s%s)" % (
+                        m, ", pad_value=%s" % pad if given else "")
+                    pv = float(pad) if given else 0.0
+                    cs.append(Case("%s %s %s pad=%s" % (dt, s, m, pv if given else None), [(dt, s, "n")],
+                                   call, lambda x, f=f, so=so, pv=pv: np_layout_transform(x, f, so, pv), dt))
         return cs
     if op == "tile":
         return [Case("%s %s %s" % (dt, s, r), [(dt, s, "n")], "R.tile({0}, %s)" % (list(r),),
@@ -1260,7 +1375,7 @@ def module_text(cases):
             name = "c%d_%d" % (k, i)
             args.append(name)
             params.append("%s: %s" % (name, ann(dt, shape)))
-            syms |= any(isinstance(d, str) for d in shape)
+            syms |= shape != "prim" and any(isinstance(d, str) for d in shape)
         body.append("        r%d = %s" % (k, c.call.format(*args)))
         names.append("r%d" % k)
     lines = ["@I.ir_module", "class Module:", "    @R.function",
@@ -1329,8 +1444,11 @@ def run_op(t, op, cases, tmp):
     for k, c in enumerate(cases):
         arrs = []
         for i, (dt, shape, kind) in enumerate(c.inputs):
-            concrete = tuple(symvals.setdefault(s, 5) if isinstance(s, str) else s for s in shape)
-            a = gen(dt, concrete, kind)
+            if shape == "prim":  # an R.Prim input: kind is its value
+                a = np.array(kind, dtype=dt)
+            else:
+                concrete = tuple(symvals.setdefault(s, 5) if isinstance(s, str) else s for s in shape)
+                a = gen(dt, concrete, kind)
             p = os.path.join(d, "c%d_%d.npy" % (k, i))
             np.save(p, a)
             args += ["--input", "c%d_%d=%s" % (k, i, p)]

@@ -525,6 +525,10 @@ CLI_CASES = [
      ""),
     ("run refuses an extern op", ["run", "cli/extern.py", "-o", "{tmp}/o.npy"],
      None, 1, "", r"^cli/extern\.py:11:13: error: R\.call_dps_packed cannot be run"),
+    ("run refuses a layout_transform map that is not one-to-one",
+     ["run", "cli/layout_not_one_to_one.py", "-o", "{tmp}/o.npy"], None, 1, "",
+     r"^cli/layout_not_one_to_one\.py:12:13: error: cannot generate code for "
+     r"layout_transform: the index map is not one-to-one: the terms of final index 0 overlap"),
 ]
 
 
