@@ -593,6 +593,94 @@ var_failed(const Infer *in, const Var *v)
 	return false;
 }
 
+/* A tuple index: the field of its tuple (R.Object of an R.Object). */
+static SInfo *
+infer_tuple_get(Infer *in, Expr *e)
+{
+	Module *m = in->m;
+	Arena *a = &m->arena;
+	SInfo *r = NULL;
+	SInfo *t = infer(in, e->tget.tuple);
+	if (!t)
+		return NULL;
+	if (t->kind == SI_OBJECT) {
+		r = si_object(a);
+	} else if (t->kind != SI_TUPLE) {
+		diag_error(in->d, e->span,
+			   "tuple index: expects a tuple, got %s",
+			   infer_sinfo_str(m, t));
+	} else if (e->tget.index < 0 ||
+		   e->tget.index >= t->nfields) {
+		diag_error(in->d, e->span,
+			   "tuple index %d out of range for %s of %d "
+			   "field%s",
+			   e->tget.index, infer_sinfo_str(m, t),
+			   t->nfields, t->nfields == 1 ? "" : "s");
+	} else {
+		r = t->fields[e->tget.index];
+	}
+	return r;
+}
+
+/* A call of a local function: the arguments against its parameters. */
+static SInfo *
+infer_call_var(Infer *in, Expr *e)
+{
+	Module *m = in->m;
+	Arena *a = &m->arena;
+	SInfo *r = NULL;
+	SInfo *fs = infer(in, e->callv.fn);
+	bool ok = fs != NULL;
+	for (int i = 0; i < e->callv.nargs; i++)
+		ok &= infer(in, e->callv.args[i]) != NULL;
+	if (!ok)
+		return NULL;
+	if (fs->kind == SI_OBJECT) {
+		r = si_object(a);
+	} else if (fs->kind != SI_FUNC) {
+		diag_error(in->d, e->span, "call of %s, which is not a "
+			   "function", infer_sinfo_str(m, fs));
+	} else if (fs->nfields != e->callv.nargs) {
+		diag_error(in->d, e->span, "the function takes %d "
+			   "argument%s but is called with %d",
+			   fs->nfields, fs->nfields == 1 ? "" : "s",
+			   e->callv.nargs);
+	} else {
+		for (int i = 0; i < fs->nfields; i++)
+			if (si_check(m, fs->fields[i],
+				     e->callv.args[i]->sinfo) == SI_FAIL) {
+				diag_error(in->d, e->callv.args[i]->span,
+					   "argument %d: %s does not match "
+					   "the parameter's %s", i + 1,
+					   infer_sinfo_str(m, e->callv.args[i]->sinfo),
+					   infer_sinfo_str(m, fs->fields[i]));
+				ok = false;
+			}
+		if (ok)
+			r = ir_copy_sinfo(m, fs->ret ? fs->ret : si_object(a));
+	}
+	return r;
+}
+
+/* An if: a bool scalar condition, the join of its branches. */
+static SInfo *
+infer_if(Infer *in, Expr *e)
+{
+	Module *m = in->m;
+	SInfo *r = NULL;
+	SInfo *c = infer(in, e->if_.cond);
+	if (c && !cond_ok(c))
+		diag_error(in->d, e->if_.cond->span,
+			   "if: the condition must be a bool scalar, "
+			   "got %s",
+			   infer_sinfo_str(m, c));
+	SInfo *t = infer(in, e->if_.then_);
+	SInfo *f = infer(in, e->if_.else_);
+	if (c && cond_ok(c) && t && f)
+		r = si_join(m, t, f);
+	return r;
+}
+
 /* Infers e (and its subexpressions), sets e->sinfo; NULL after an error. */
 static SInfo *
 infer(Infer *in, Expr *e)
@@ -623,28 +711,9 @@ infer(Infer *in, Expr *e)
 		r = ok ? si_tuple(a, f, n) : NULL;
 		break;
 	}
-	case E_TUPLE_GET: {
-		SInfo *t = infer(in, e->tget.tuple);
-		if (!t)
-			break;
-		if (t->kind == SI_OBJECT) {
-			r = si_object(a);
-		} else if (t->kind != SI_TUPLE) {
-			diag_error(in->d, e->span,
-				   "tuple index: expects a tuple, got %s",
-				   infer_sinfo_str(m, t));
-		} else if (e->tget.index < 0 ||
-			   e->tget.index >= t->nfields) {
-			diag_error(in->d, e->span,
-				   "tuple index %d out of range for %s of %d "
-				   "field%s",
-				   e->tget.index, infer_sinfo_str(m, t),
-				   t->nfields, t->nfields == 1 ? "" : "s");
-		} else {
-			r = t->fields[e->tget.index];
-		}
+	case E_TUPLE_GET:
+		r = infer_tuple_get(in, e);
 		break;
-	}
 	case E_SHAPE: {
 		PExpr **v = ARENA_ARRAY(a, PExpr *, e->shape.n ? e->shape.n : 1);
 		for (int i = 0; i < e->shape.n; i++)
@@ -676,52 +745,12 @@ infer(Infer *in, Expr *e)
 		r = si_func(a, ps, f->nparams, ret, f->pure);
 		break;
 	}
-	case E_CALL_VAR: {
-		SInfo *fs = infer(in, e->callv.fn);
-		bool ok = fs != NULL;
-		for (int i = 0; i < e->callv.nargs; i++)
-			ok &= infer(in, e->callv.args[i]) != NULL;
-		if (!ok)
-			break;
-		if (fs->kind == SI_OBJECT) {
-			r = si_object(a);
-		} else if (fs->kind != SI_FUNC) {
-			diag_error(in->d, e->span, "call of %s, which is not a "
-				   "function", infer_sinfo_str(m, fs));
-		} else if (fs->nfields != e->callv.nargs) {
-			diag_error(in->d, e->span, "the function takes %d "
-				   "argument%s but is called with %d",
-				   fs->nfields, fs->nfields == 1 ? "" : "s",
-				   e->callv.nargs);
-		} else {
-			for (int i = 0; i < fs->nfields; i++)
-				if (si_check(m, fs->fields[i],
-					     e->callv.args[i]->sinfo) == SI_FAIL) {
-					diag_error(in->d, e->callv.args[i]->span,
-						   "argument %d: %s does not match "
-						   "the parameter's %s", i + 1,
-						   infer_sinfo_str(m, e->callv.args[i]->sinfo),
-						   infer_sinfo_str(m, fs->fields[i]));
-					ok = false;
-				}
-			if (ok)
-				r = ir_copy_sinfo(m, fs->ret ? fs->ret : si_object(a));
-		}
+	case E_CALL_VAR:
+		r = infer_call_var(in, e);
 		break;
-	}
-	case E_IF: {
-		SInfo *c = infer(in, e->if_.cond);
-		if (c && !cond_ok(c))
-			diag_error(in->d, e->if_.cond->span,
-				   "if: the condition must be a bool scalar, "
-				   "got %s",
-				   infer_sinfo_str(m, c));
-		SInfo *t = infer(in, e->if_.then_);
-		SInfo *f = infer(in, e->if_.else_);
-		if (c && cond_ok(c) && t && f)
-			r = si_join(m, t, f);
+	case E_IF:
+		r = infer_if(in, e);
 		break;
-	}
 	case E_SEQ:
 		for (int i = 0; i < e->seq.nblocks; i++) {
 			Block *bl = e->seq.blocks[i];

@@ -517,6 +517,92 @@ walk_if(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 	}
 }
 
+/* A local function: its parameters and body in a scope of their own; it
+ * may use (capture) the variables in scope. */
+static void
+walk_local_func(Verifier *v, Expr *e, Span here, int depth)
+{
+	Func *g = e->fn, *outer = v->f;
+	if (!g || !g->body || g->body->kind != E_SEQ) {
+		err(v, here, "malformed IR: local function without a body");
+		return;
+	}
+	int mark = v->scope.n;
+	v->f = g;
+	for (int i = 0; i < g->nparams; i++) {
+		var_define(v, g->params[i], pick(g->params[i]->span, here, here));
+		si_define(v, g->params[i]->sinfo, here, 0);
+	}
+	for (int i = 0; i < g->nparams; i++)
+		si_uses(v, g->params[i]->sinfo, here, 0);
+	walk_seq(v, g->body, depth + 1);
+	scope_pop(v, mark);
+	v->f = outer;
+}
+
+/* A tuple index: its tuple walked, the index within the tuple's fields. */
+static void
+walk_tuple_get(Verifier *v, Expr *e, bool dataflow, Span here, int depth)
+{
+	Expr *t = e->tget.tuple;
+	walk_expr(v, t, AT_OTHER, dataflow, here, depth + 1);
+	const SInfo *si = t ? t->sinfo : NULL;
+	if (!si && t && t->kind == E_VAR && t->var)
+		si = t->var->sinfo;
+	if (e->tget.index < 0)
+		err(v, here, "tuple index %d is negative",
+		    e->tget.index);
+	else if (si && si->kind == SI_TUPLE &&
+		 e->tget.index >= si->nfields)
+		err(v, here, "tuple index %d is out of range for a "
+		    "tuple of %d field%s", e->tget.index, si->nfields,
+		    si->nfields == 1 ? "" : "s");
+}
+
+/* An op call: its arity and attributes against the op's signature, no
+ * effect in a dataflow block or a pure function, its arguments. */
+static void
+walk_op_call(Verifier *v, Expr *e, bool dataflow, Span here, int depth)
+{
+	OpKind op = e->call.op;
+	if (op <= OP_NONE || op >= OP_COUNT) {
+		err(v, here, "malformed IR: call of unknown op %d",
+		    (int)op);
+		return;
+	}
+	char what[64];
+	snprintf(what, sizeof what, "R.%s", op_info(op)->name);
+	OpSig sig;
+	op_sig(op, &sig);
+	if (sig.variadic ? e->call.nargs < sig.nargs - 1
+		     : e->call.nargs != sig.nargs)
+		err(v, here, "%s takes %d argument%s but is given %d",
+		    what, sig.nargs, sig.nargs == 1 ? "" : "s",
+		    e->call.nargs);
+	if (op_info(op)->cls == OC_IMPURE) {
+		/* TVM's well-formedness: effects stay out of
+		 * dataflow blocks and pure functions */
+		const FuncAttr *fp = v->f ? ir_func_attr(v->f, "relax.force_pure")
+					  : NULL;
+		bool forced = fp && fp->val.kind == AV_BOOL && fp->val.i;
+		if (dataflow)
+			err(v, here, "impure call %s in a dataflow block",
+			    what);
+		else if (v->f && v->f->pure && !forced)
+			err(v, here, "pure function %s calls impure %s "
+			    "(declare it @R.function(pure=False), or give it "
+			    "the attribute \"relax.force_pure\": True)",
+			    fname(v), what);
+	}
+	if (e->call.nattrs != sig.nattrs ||
+	    (e->call.nattrs > 0 && !e->call.attrs))
+		err(v, here, "malformed IR: %s has %d attribute%s "
+		    "instead of %d", what, e->call.nattrs,
+		    e->call.nattrs == 1 ? "" : "s", sig.nattrs);
+	walk_args(v, e->call.args, e->call.nargs, what, dataflow,
+		  here, depth);
+}
+
 /* One expression standing at `at`; sp locates it when it has no span. */
 static void
 walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
@@ -542,27 +628,9 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 	case E_STR:
 	case E_EXTERN:
 		return;
-	case E_FUNC: {
-		/* a local function: its parameters and body in a scope of
-		 * their own; it may use (capture) the variables in scope */
-		Func *g = e->fn, *outer = v->f;
-		if (!g || !g->body || g->body->kind != E_SEQ) {
-			err(v, here, "malformed IR: local function without a body");
-			return;
-		}
-		int mark = v->scope.n;
-		v->f = g;
-		for (int i = 0; i < g->nparams; i++) {
-			var_define(v, g->params[i], pick(g->params[i]->span, here, here));
-			si_define(v, g->params[i]->sinfo, here, 0);
-		}
-		for (int i = 0; i < g->nparams; i++)
-			si_uses(v, g->params[i]->sinfo, here, 0);
-		walk_seq(v, g->body, depth + 1);
-		scope_pop(v, mark);
-		v->f = outer;
+	case E_FUNC:
+		walk_local_func(v, e, here, depth);
 		return;
-	}
 	case E_CALL_VAR:
 		walk_expr(v, e->callv.fn, AT_OTHER, dataflow, here, depth + 1);
 		walk_args(v, e->callv.args, e->callv.nargs, "a local function",
@@ -577,22 +645,9 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 			walk_expr(v, e->tuple.items[i], AT_OTHER, dataflow,
 				  here, depth + 1);
 		return;
-	case E_TUPLE_GET: {
-		Expr *t = e->tget.tuple;
-		walk_expr(v, t, AT_OTHER, dataflow, here, depth + 1);
-		const SInfo *si = t ? t->sinfo : NULL;
-		if (!si && t && t->kind == E_VAR && t->var)
-			si = t->var->sinfo;
-		if (e->tget.index < 0)
-			err(v, here, "tuple index %d is negative",
-			    e->tget.index);
-		else if (si && si->kind == SI_TUPLE &&
-			 e->tget.index >= si->nfields)
-			err(v, here, "tuple index %d is out of range for a "
-			    "tuple of %d field%s", e->tget.index, si->nfields,
-			    si->nfields == 1 ? "" : "s");
+	case E_TUPLE_GET:
+		walk_tuple_get(v, e, dataflow, here, depth);
 		return;
-	}
 	case E_SHAPE:
 		if (e->shape.n > 0 && !e->shape.values) {
 			err(v, here, "malformed IR: shape without values");
@@ -604,46 +659,9 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 	case E_PRIM:
 		pe_uses(v, e->prim.value, here, 0);
 		return;
-	case E_CALL: {
-		OpKind op = e->call.op;
-		if (op <= OP_NONE || op >= OP_COUNT) {
-			err(v, here, "malformed IR: call of unknown op %d",
-			    (int)op);
-			return;
-		}
-		char what[64];
-		snprintf(what, sizeof what, "R.%s", op_info(op)->name);
-		OpSig sig;
-		op_sig(op, &sig);
-		if (sig.variadic ? e->call.nargs < sig.nargs - 1
-			     : e->call.nargs != sig.nargs)
-			err(v, here, "%s takes %d argument%s but is given %d",
-			    what, sig.nargs, sig.nargs == 1 ? "" : "s",
-			    e->call.nargs);
-		if (op_info(op)->cls == OC_IMPURE) {
-			/* TVM's well-formedness: effects stay out of
-			 * dataflow blocks and pure functions */
-			const FuncAttr *fp = v->f ? ir_func_attr(v->f, "relax.force_pure")
-						  : NULL;
-			bool forced = fp && fp->val.kind == AV_BOOL && fp->val.i;
-			if (dataflow)
-				err(v, here, "impure call %s in a dataflow block",
-				    what);
-			else if (v->f && v->f->pure && !forced)
-				err(v, here, "pure function %s calls impure %s "
-				    "(declare it @R.function(pure=False), or give it "
-				    "the attribute \"relax.force_pure\": True)",
-				    fname(v), what);
-		}
-		if (e->call.nattrs != sig.nattrs ||
-		    (e->call.nattrs > 0 && !e->call.attrs))
-			err(v, here, "malformed IR: %s has %d attribute%s "
-			    "instead of %d", what, e->call.nattrs,
-			    e->call.nattrs == 1 ? "" : "s", sig.nattrs);
-		walk_args(v, e->call.args, e->call.nargs, what, dataflow,
-			  here, depth);
+	case E_CALL:
+		walk_op_call(v, e, dataflow, here, depth);
 		return;
-	}
 	case E_CALL_FN: {
 		char what[160];
 		snprintf(what, sizeof what, "function %s",
