@@ -2,15 +2,20 @@
  * gemm.c — matrix multiply for generated matmul kernels (see gemm.h).
  *
  * GEMM (M > 8) follows GotoBLAS/BLIS: for each block of NC columns and KC
- * of the reduction, b's block is packed into panels of NR columns (f16 and
- * bf16 converted, a transposed b transposed 16 x 16 while packing), then
- * blocks of MC rows of a are packed into panels of MR rows and a register
- * micro-kernel computes MR x NR tiles of c from the two panels. The b
- * block (KC x NC) sits in L3, an a block (MC x KC) in L2, a b micro-panel
- * (KC x NR) in L1. Threads: the b block is packed by all threads (one
- * pool_run), then the (row block, column group) items of c are shared out
- * (another pool_run); each item packs its rows of a into a buffer of its
- * own. Many small batches go one batch per item instead.
+ * of the reduction, blocks of MC rows of a are packed into panels of MR
+ * rows (16 x 16 transposes) and a register micro-kernel computes MR x NR
+ * tiles of c from them and b's block packed into panels of NR columns (f16
+ * and bf16 converted, a transposed b transposed 16 x 16 while packing).
+ * The first row block packs each b panel just before its first use while
+ * its micro-kernels prefetch the next panel's weights into L2, so the
+ * weights' one read from memory overlaps the arithmetic (the prefill
+ * case, M = 128, has one row block). The b block (KC x NC) sits in L2
+ * next to an a block (MC x KC), a b micro-panel (KC x NR) in L1 (BLOCKS
+ * below). Threads: per b block, the first row block's (row block, column
+ * group) items, which pack their own panels, are shared out (one
+ * pool_run), then the other row blocks' items (another); each item packs
+ * its rows of a into a buffer of its own. Many small batches go one batch
+ * per item instead.
  *
  * GEMV (M <= 8, decode) splits the columns across threads and reads each
  * weight once: b [K, N] four rows at a time into a row of accumulators in
@@ -32,11 +37,24 @@
 #include "gemm.h"
 #include "pool.h"
 
+/*
+ * Cache lines for a micro-kernel to prefetch into L2 while it computes,
+ * one every gap reduction steps: n lines from p + off on, lines of a row
+ * len bytes long, rows row bytes apart. The micro-kernel advances it.
+ */
+typedef struct {
+	const char *p;
+	int64_t n, gap, row, len, off;
+} GemmPf;
+
 /* The kernels of one instruction set (gemm_isa.h). */
 typedef struct {
 	int mr, nr;
+	int kc, mc, nc; /* the cache blocks (see BLOCKS below) */
 	void (*uk)(int64_t kc, const float *ap, const float *bp, float *c,
-		   int64_t ldc, int add);
+		   int64_t ldc, int add, GemmPf *pf);
+	void (*pack_a)(const void *a, int dt, int64_t K, int64_t i0, int64_t mc,
+		       int64_t k0, int64_t kc, float *ap);
 	void (*pack_b)(const void *b, int dt, const float *s, int64_t gs,
 		       int transb, int64_t K, int64_t N, int64_t k0, int64_t kc,
 		       int64_t j0, int64_t nc, float *bp);
@@ -45,10 +63,14 @@ typedef struct {
 		     int64_t ldy, int64_t j0, int64_t j1);
 } GemmIsa;
 
+/*
+ * BLOCKS: the cache blocks of each ISA, set where the ISA's kernels are
+ * included. KC keeps a b micro-panel (KC x NR f32) within two thirds of
+ * a 48 KiB L1 (Sapphire Rapids; 32 KiB on Zen 3 at NR 16); MC x KC of a
+ * (the L2 block) is a few hundred KiB; KC x NC of b fits a 2 MiB L2
+ * next to it, so every row block after the first reads b from L2.
+ */
 enum {
-	KC = 384,        /* reduction block */
-	MC = 96,        /* row block (a multiple of every MR) */
-	NC = 4096,       /* column block (a multiple of every NR) */
 	GEMV_MAX_M = 8,
 	GEMV_COLS = 512, /* columns per GEMV work item (at least) */
 	SMALL_BATCH = 1 << 20, /* multiply-adds: one batch per work item */
@@ -290,6 +312,9 @@ vg_transpose16(VG *r)
 #define vmul vg_mul
 #define MR 4
 #define NV 1
+#define ISA_KC 384
+#define ISA_MC 192
+#define ISA_NC 1024
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -307,6 +332,9 @@ vg_transpose16(VG *r)
 #undef vtranspose16
 #undef MR
 #undef NV
+#undef ISA_KC
+#undef ISA_MC
+#undef ISA_NC
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -431,6 +459,9 @@ v2_transpose16(V2 *r)
 #define vmul v2_mul
 #define MR 6
 #define NV 1
+#define ISA_KC 384
+#define ISA_MC 192
+#define ISA_NC 1024
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -448,6 +479,9 @@ v2_transpose16(V2 *r)
 #undef vtranspose16
 #undef MR
 #undef NV
+#undef ISA_KC
+#undef ISA_MC
+#undef ISA_NC
 #pragma GCC pop_options
 
 /* AVX-512F: a V is one zmm. */
@@ -502,6 +536,9 @@ v5_transpose16(__m512 *r)
 #define vmul _mm512_mul_ps
 #define MR 12
 #define NV 2
+#define ISA_KC 256
+#define ISA_MC 192
+#define ISA_NC 2048
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -519,6 +556,9 @@ v5_transpose16(__m512 *r)
 #undef vtranspose16
 #undef MR
 #undef NV
+#undef ISA_KC
+#undef ISA_MC
+#undef ISA_NC
 #pragma GCC pop_options
 #endif
 
@@ -551,13 +591,14 @@ typedef struct {
 	Pool *pool;
 	int64_t nbatch;
 	float *c;          /* f32 result (g->c, or scratch when it is not f32) */
-	/* the current batch and block (parallel GEMM) */
+	/* the current batch and block */
 	const void *a, *b; /* the batch's operands */
 	const float *bsc;  /* the batch's b scales (RT_GEMM_Q8) */
 	float *cb;         /* the batch's result */
 	int64_t jc, nc, pc, kc;
 	float *bp;         /* the packed b block */
 	int64_t nmb, ngrp, grp; /* row blocks, column groups, panels per group */
+	int64_t item0;     /* the first (row block, column group) of a pool_run */
 	/* per-thread buffers for packed a: slots taken with an atomic flag */
 	int nslots;
 	float **abuf;
@@ -579,10 +620,16 @@ batch_offsets(const RtGemm *g, int64_t bt, int64_t *ao, int64_t *bo)
 	}
 }
 
+static int64_t
+elem_size(int64_t dt)
+{
+	return dt == RT_GEMM_F32 ? 4 : dt == RT_GEMM_Q8 ? 1 : 2;
+}
+
 static const void *
 elem_ptr(const void *p, int64_t dt, int64_t i)
 {
-	return (const char *)p + i * (dt == RT_GEMM_F32 ? 4 : dt == RT_GEMM_Q8 ? 1 : 2);
+	return (const char *)p + i * elem_size(dt);
 }
 
 /* The group scales of b from element bo of b on (RT_GEMM_Q8). */
@@ -602,53 +649,70 @@ take_slot(Gemm *s)
 				return i;
 }
 
-/* Packs rows i0 .. i0+mc, columns k0 .. k0+kc of a [M, K] into panels of
- * MR rows (rows past mc zero). */
-static void
-pack_a(const void *a, int dt, int64_t K, int64_t i0, int64_t mc, int64_t k0,
-       int64_t kc, int mr, float *ap)
+/*
+ * The cache lines that packing the b panel of columns j .. j+w (rows
+ * s->pc .. +kc of b read as [K, N]) reads, for the micro-kernels of the
+ * panel before to prefetch into L2 among nq calls: the weights' first
+ * read from memory overlaps the arithmetic instead of stalling the pack.
+ */
+static GemmPf
+panel_lines(const Gemm *s, int64_t j, int64_t w, int64_t nq)
 {
-	for (int64_t p = 0; p * mr < mc; p++) {
-		float *d = ap + p * kc * mr;
-		int64_t ip = i0 + p * mr, h = mc - p * mr < mr ? mc - p * mr : mr;
-		if (dt == RT_GEMM_F32 && h == mr) {
-			const float *src = (const float *)a + ip * K + k0;
-			for (int64_t k = 0; k < kc; k++)
-				for (int r = 0; r < mr; r++)
-					d[k * mr + r] = src[r * K + k];
-			continue;
-		}
-		for (int64_t k = 0; k < kc; k++)
-			for (int r = 0; r < mr; r++)
-				d[k * mr + r] = r < h ? gemm_ld(a, dt, (ip + r) * K + k0 + k) : 0.0f;
-	}
+	const RtGemm *g = s->g;
+	int64_t es = elem_size(g->bdt);
+	/* transb: w rows of kc elements; else kc rows of w elements */
+	int64_t rows = g->transb ? w : s->kc, len = (g->transb ? s->kc : w) * es;
+	int64_t at = g->transb ? j * g->K + s->pc : s->pc * g->N + j;
+	const char *p = (const char *)s->b + at * es;
+	/* whole lines from the one holding the row's start */
+	int64_t mis = (int64_t)((uintptr_t)p & 63);
+	int64_t per = (len + mis + 63) / 64;
+	int64_t n = (rows * per + nq - 1) / nq, gap = n ? s->kc / n : 1;
+	return (GemmPf){.p = p - mis, .n = n, .gap = gap > 0 ? gap : 1,
+			.row = (g->transb ? g->K : g->N) * es, .len = per * 64};
 }
 
 /*
  * c[i0 .. i0+mc, jc + panels p0 .. p1) from the packed a block ap and the
- * packed b block bp: every MR x NR tile by the micro-kernel, edge tiles
- * through a scratch tile. add: add to c (not the first kc block).
+ * packed b block s->bp: every MR x NR tile by the micro-kernel, edge tiles
+ * through a scratch tile; added to c after the first kc block. With
+ * pack, each b panel is packed here just before its first use (the first
+ * row block), the next one's weights prefetched meanwhile.
  */
 static void
-macro_kernel(const GemmIsa *k, const RtGemm *g, float *c, const float *ap,
-	     const float *bp, int64_t i0, int64_t mc, int64_t jc, int64_t nc,
-	     int64_t p0, int64_t p1, int64_t kc, int add)
+macro_kernel(const Gemm *s, float *c, const float *ap, int64_t i0, int64_t mc,
+	     int64_t p0, int64_t p1, bool pack)
 {
-	int mr = k->mr, nr = k->nr;
+	const GemmIsa *k = s->k;
+	const RtGemm *g = s->g;
+	int mr = k->mr, nr = k->nr, add = s->pc > 0;
+	int64_t kc = s->kc, jc = s->jc, nc = s->nc, N = g->N;
+	int64_t nq = (mc + mr - 1) / mr;
 	float tile[16 * 64];
-	int64_t N = g->N;
 	for (int64_t p = p0; p < p1; p++) {
 		int64_t j = jc + p * nr, w = nc - p * nr < nr ? nc - p * nr : nr;
-		const float *bpp = bp + p * kc * nr;
-		for (int64_t q = 0; q * mr < mc; q++) {
+		float *bpp = s->bp + p * kc * nr;
+		GemmPf pf = {0}, *pfp = NULL;
+		int64_t quota = 0;
+		if (pack && p + 1 < p1) {
+			int64_t wn = nc - (p + 1) * nr < nr ? nc - (p + 1) * nr : nr;
+			pf = panel_lines(s, j + nr, wn, nq);
+			quota = pf.n;
+			pfp = &pf;
+		}
+		if (pack)
+			k->pack_b(s->b, (int)g->bdt, s->bsc, g->bgroup, (int)g->transb,
+				  g->K, N, s->pc, kc, j, w, bpp);
+		for (int64_t q = 0; q < nq; q++) {
 			int64_t i = i0 + q * mr, h = mc - q * mr < mr ? mc - q * mr : mr;
 			const float *app = ap + q * kc * mr;
 			float *cp = c + i * N + j;
+			pf.n = quota;
 			if (h == mr && w == nr) {
-				k->uk(kc, app, bpp, cp, N, add);
+				k->uk(kc, app, bpp, cp, N, add, pfp);
 				continue;
 			}
-			k->uk(kc, app, bpp, tile, nr, 0);
+			k->uk(kc, app, bpp, tile, nr, 0, pfp);
 			for (int64_t r = 0; r < h; r++)
 				for (int64_t x = 0; x < w; x++)
 					cp[r * N + x] = add ? cp[r * N + x] + tile[r * nr + x]
@@ -657,24 +721,28 @@ macro_kernel(const GemmIsa *k, const RtGemm *g, float *c, const float *ap,
 	}
 }
 
-/* One batch on the calling thread: the whole blocked loop nest. */
+/* One batch on the calling thread: the whole blocked loop nest (s is
+ * this thread's copy). */
 static void
 gemm_serial(Gemm *s, const void *a, const void *b, const float *bsc, float *c,
 	    float *ap, float *bp)
 {
 	const RtGemm *g = s->g;
 	const GemmIsa *k = s->k;
-	for (int64_t jc = 0; jc < g->N; jc += NC) {
-		int64_t nc = g->N - jc < NC ? g->N - jc : NC;
-		for (int64_t pc = 0; pc < g->K; pc += KC) {
-			int64_t kc = g->K - pc < KC ? g->K - pc : KC;
-			k->pack_b(b, (int)g->bdt, bsc, g->bgroup, (int)g->transb,
-				  g->K, g->N, pc, kc, jc, nc, bp);
-			for (int64_t ic = 0; ic < g->M; ic += MC) {
-				int64_t mc = g->M - ic < MC ? g->M - ic : MC;
-				pack_a(a, (int)g->adt, g->K, ic, mc, pc, kc, k->mr, ap);
-				macro_kernel(k, g, c, ap, bp, ic, mc, jc, nc, 0,
-					     (nc + k->nr - 1) / k->nr, kc, pc > 0);
+	s->b = b;
+	s->bsc = bsc;
+	s->bp = bp;
+	for (int64_t jc = 0; jc < g->N; jc += k->nc) {
+		s->jc = jc;
+		s->nc = g->N - jc < k->nc ? g->N - jc : k->nc;
+		int64_t npan = (s->nc + k->nr - 1) / k->nr;
+		for (int64_t pc = 0; pc < g->K; pc += k->kc) {
+			s->pc = pc;
+			s->kc = g->K - pc < k->kc ? g->K - pc : k->kc;
+			for (int64_t ic = 0; ic < g->M; ic += k->mc) {
+				int64_t mc = g->M - ic < k->mc ? g->M - ic : k->mc;
+				k->pack_a(a, (int)g->adt, g->K, ic, mc, pc, s->kc, ap);
+				macro_kernel(s, c, ap, ic, mc, 0, npan, ic == 0);
 			}
 		}
 	}
@@ -683,13 +751,13 @@ gemm_serial(Gemm *s, const void *a, const void *b, const float *bsc, float *c,
 static size_t
 abuf_floats(const GemmIsa *k)
 {
-	return (size_t)(MC + k->mr) * KC;
+	return (size_t)(k->mc + k->mr) * (size_t)k->kc;
 }
 
 static size_t
 bbuf_floats(const GemmIsa *k)
 {
-	return (size_t)(NC + k->nr) * KC;
+	return (size_t)(k->nc + k->nr) * (size_t)k->kc;
 }
 
 static float *
@@ -702,56 +770,48 @@ falloc(size_t n)
 static void
 batches_fn(void *ctx, int64_t lo, int64_t hi)
 {
-	Gemm *s = ctx;
-	const RtGemm *g = s->g;
-	float *ap = falloc(abuf_floats(s->k)), *bp = falloc(bbuf_floats(s->k));
+	Gemm s = *(Gemm *)ctx;
+	const RtGemm *g = s.g;
+	float *ap = falloc(abuf_floats(s.k)), *bp = falloc(bbuf_floats(s.k));
 	if (ap && bp)
 		for (int64_t bt = lo; bt < hi; bt++) {
 			int64_t ao, bo;
 			batch_offsets(g, bt, &ao, &bo);
-			gemm_serial(s, elem_ptr(g->a, g->adt, ao), elem_ptr(g->b, g->bdt, bo),
-				    scale_ptr(g, bo), s->c + bt * g->M * g->N, ap, bp);
+			gemm_serial(&s, elem_ptr(g->a, g->adt, ao), elem_ptr(g->b, g->bdt, bo),
+				    scale_ptr(g, bo), s.c + bt * g->M * g->N, ap, bp);
 		}
 	free(ap);
 	free(bp);
 }
 
-/* Pool item: panels lo .. hi of the current b block. */
-static void
-pack_b_fn(void *ctx, int64_t lo, int64_t hi)
-{
-	Gemm *s = ctx;
-	const RtGemm *g = s->g;
-	int64_t nr = s->k->nr;
-	int64_t j0 = s->jc + lo * nr, end = s->jc + s->nc;
-	int64_t n = end - j0 < (hi - lo) * nr ? end - j0 : (hi - lo) * nr;
-	s->k->pack_b(s->b, (int)g->bdt, s->bsc, g->bgroup, (int)g->transb, g->K,
-		     g->N, s->pc, s->kc, j0, n, s->bp + lo * s->kc * nr);
-}
-
-/* Pool item: (row block, column group) items lo .. hi of c. */
+/*
+ * Pool item: (row block, column group) items item0+lo .. item0+hi of c.
+ * Items of the first row block pack their own b panels (each panel
+ * belongs to one column group); the later row blocks run after them.
+ */
 static void
 compute_fn(void *ctx, int64_t lo, int64_t hi)
 {
 	Gemm *s = ctx;
 	const RtGemm *g = s->g;
+	const GemmIsa *k = s->k;
 	int slot = take_slot(s);
 	float *ap = s->abuf[slot];
-	int64_t npan = (s->nc + s->k->nr - 1) / s->k->nr, last_ib = -1;
-	for (int64_t it = lo; it < hi; it++) {
+	int64_t npan = (s->nc + k->nr - 1) / k->nr, last_ib = -1;
+	for (int64_t it = s->item0 + lo; it < s->item0 + hi; it++) {
 		int64_t ib = it / s->ngrp, gr = it % s->ngrp;
-		int64_t ic = ib * MC, mc = g->M - ic < MC ? g->M - ic : MC;
+		int64_t ic = ib * k->mc, mc = g->M - ic < k->mc ? g->M - ic : k->mc;
 		if (ib != last_ib)
-			pack_a(s->a, (int)g->adt, g->K, ic, mc, s->pc, s->kc, s->k->mr, ap);
+			k->pack_a(s->a, (int)g->adt, g->K, ic, mc, s->pc, s->kc, ap);
 		last_ib = ib;
 		int64_t p0 = gr * s->grp, p1 = p0 + s->grp < npan ? p0 + s->grp : npan;
-		macro_kernel(s->k, g, s->cb, ap, s->bp, ic, mc, s->jc, s->nc, p0, p1,
-			     s->kc, s->pc > 0);
+		macro_kernel(s, s->cb, ap, ic, mc, p0, p1, ib == 0);
 	}
 	atomic_flag_clear(&s->busy[slot]);
 }
 
-/* One batch across the pool: b blocks packed together, then shared out. */
+/* One batch across the pool: per b block, the first row block's items
+ * (which pack b), then the other row blocks' items. */
 static bool
 gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 {
@@ -762,25 +822,28 @@ gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 	s->b = b;
 	s->bsc = bsc;
 	s->cb = c;
-	s->nmb = (g->M + MC - 1) / MC;
-	for (int64_t jc = 0; jc < g->N; jc += NC) {
-		int64_t nc = g->N - jc < NC ? g->N - jc : NC;
+	s->nmb = (g->M + k->mc - 1) / k->mc;
+	for (int64_t jc = 0; jc < g->N; jc += k->nc) {
+		int64_t nc = g->N - jc < k->nc ? g->N - jc : k->nc;
 		int64_t npan = (nc + k->nr - 1) / k->nr;
-		/* enough items to keep every thread busy, a few per thread */
+		/* enough items to keep every thread busy, a few per thread,
+		 * in the first row block too */
 		int64_t ngrp = (4 * T + s->nmb - 1) / s->nmb;
+		if (ngrp < 2 * T)
+			ngrp = 2 * T;
 		if (ngrp > npan)
 			ngrp = npan;
-		if (ngrp < 1)
-			ngrp = 1;
 		s->grp = (npan + ngrp - 1) / ngrp;
 		s->ngrp = (npan + s->grp - 1) / s->grp;
 		s->jc = jc;
 		s->nc = nc;
-		for (int64_t pc = 0; pc < g->K; pc += KC) {
+		for (int64_t pc = 0; pc < g->K; pc += k->kc) {
 			s->pc = pc;
-			s->kc = g->K - pc < KC ? g->K - pc : KC;
-			pool_run(s->pool, s, npan, pack_b_fn);
-			pool_run(s->pool, s, s->nmb * s->ngrp, compute_fn);
+			s->kc = g->K - pc < k->kc ? g->K - pc : k->kc;
+			s->item0 = 0;
+			pool_run(s->pool, s, s->ngrp, compute_fn);
+			s->item0 = s->ngrp;
+			pool_run(s->pool, s, (s->nmb - 1) * s->ngrp, compute_fn);
 		}
 	}
 	return true;

@@ -12,6 +12,8 @@
  *   vmul(a, b)     a * b
  *   vtranspose16(r) r[0..16) rows to r[0..16) columns (a 16 x 16 transpose)
  *   MR, NV         the micro-kernel tile: MR rows x 16*NV columns
+ *   ISA_KC ISA_MC ISA_NC  the cache blocks (KC a multiple of 16, MC of
+ *                  every MR, NC of every NR)
  *
  * Everything here is static; gemm.c reaches it through a table of
  * function pointers (GemmIsa).
@@ -49,11 +51,12 @@ SFX(vload_b)(const void *p, int dt, const float *s, int64_t gs, int64_t i)
 /*
  * The micro-kernel: c[r, 0..NR) (+)= sum over kc of ap[k*MR + r] *
  * bp[k*NR + ..] for r < MR, the accumulators in registers. add: add to
- * c instead of storing.
+ * c instead of storing. pf (may be NULL): lines to prefetch meanwhile,
+ * one every pf->gap steps.
  */
 static void
 SFX(uk)(int64_t kc, const float *restrict ap, const float *restrict bp,
-	float *restrict c, int64_t ldc, int add)
+	float *restrict c, int64_t ldc, int add, GemmPf *pf)
 {
 	V acc[MR][NV];
 	for (int r = 0; r < MR; r++)
@@ -61,7 +64,26 @@ SFX(uk)(int64_t kc, const float *restrict ap, const float *restrict bp,
 			acc[r][v] = vzero();
 	for (int r = 0; r < MR; r++)
 		__builtin_prefetch(c + r * ldc, 1);
+	const char *pp = NULL;
+	int64_t pn = 0, gap = 1, row = 0, len = 0, off = 0, cd = 1;
+	if (pf) {
+		pp = pf->p;
+		pn = pf->n;
+		gap = pf->gap;
+		row = pf->row;
+		len = pf->len;
+		off = pf->off;
+	}
 	for (int64_t k = 0; k < kc; k++) {
+		if (pn > 0 && --cd == 0) {
+			__builtin_prefetch(pp + off, 0, 2);
+			cd = gap;
+			pn--;
+			if ((off += 64) >= len) {
+				off = 0;
+				pp += row;
+			}
+		}
 		V b[NV];
 		for (int v = 0; v < NV; v++)
 			b[v] = vload(bp + 16 * v);
@@ -73,6 +95,10 @@ SFX(uk)(int64_t kc, const float *restrict ap, const float *restrict bp,
 		ap += MR;
 		bp += NR;
 	}
+	if (pf) {
+		pf->p = pp;
+		pf->off = off;
+	}
 	if (add) {
 		for (int r = 0; r < MR; r++)
 			for (int v = 0; v < NV; v++)
@@ -82,6 +108,37 @@ SFX(uk)(int64_t kc, const float *restrict ap, const float *restrict bp,
 		for (int r = 0; r < MR; r++)
 			for (int v = 0; v < NV; v++)
 				vstore(c + r * ldc + 16 * v, acc[r][v]);
+	}
+}
+
+/*
+ * Packs rows i0 .. i0+mc, columns k0 .. k0+kc of a [M, K] (dtype dt) into
+ * panels of MR rows (rows past mc zero): 16 x 16 transposes, each column
+ * stored whole so that the next overwrites its lanes past MR (the last
+ * one's spill lands in the next panel, written after, or in the slack of
+ * MR rows the buffer has past its panels).
+ */
+static void
+SFX(pack_a)(const void *a, int dt, int64_t K, int64_t i0, int64_t mc,
+	    int64_t k0, int64_t kc, float *ap)
+{
+	for (int64_t p = 0; p * MR < mc; p++) {
+		float *d = ap + p * kc * MR;
+		int64_t ip = i0 + p * MR, h = mc - p * MR < MR ? mc - p * MR : MR;
+		int64_t k = 0;
+		for (; k + 16 <= kc; k += 16) {
+			V r[16];
+			for (int j = 0; j < 16; j++)
+				r[j] = j < h ? SFX(vload_dt)(a, dt, (ip + j) * K + k0 + k)
+					     : vzero();
+			vtranspose16(r);
+			for (int x = 0; x < 16; x++)
+				vstore(d + (k + x) * MR, r[x]);
+		}
+		for (; k < kc; k++)
+			for (int j = 0; j < MR; j++)
+				d[k * MR + j] = j < h ? gemm_ld(a, dt, (ip + j) * K + k0 + k)
+						      : 0.0f;
 	}
 }
 
@@ -330,7 +387,8 @@ SFX(gemv)(int M, int dt, const float *s, int64_t gs, int transb, int64_t K,
 #undef GEMV_SWITCH
 
 static const GemmIsa SFX(isa) = {
-	.mr = MR, .nr = NR, .uk = SFX(uk), .pack_b = SFX(pack_b),
+	.mr = MR, .nr = NR, .kc = ISA_KC, .mc = ISA_MC, .nc = ISA_NC, .uk = SFX(uk), .pack_a = SFX(pack_a),
+	.pack_b = SFX(pack_b),
 	.gemv = SFX(gemv),
 };
 
