@@ -290,11 +290,20 @@ print(json.dumps({"best": best}))
 """
 
 
+def torch_env(env, threads):
+    """PyTorch's environment on `threads` threads: torch.set_num_threads
+    sets its own pool, not the OpenBLAS pthreads its products run on (which
+    would take every core: a "1 thread" forward measured 267 ms this way,
+    489 ms with OPENBLAS_NUM_THREADS=1)."""
+    return dict(env, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+
+
 def peer_time(lib, env, m, k, n, lay, threads, reps):
     """Best of reps seconds of the same product in NumPy or PyTorch (f32),
     None when the library is missing."""
     out = subprocess.run([sys.executable, "-c", PEER_TIMER, lib, str(m), str(k),
-                          str(n), lay, str(reps), str(threads)], env=env,
+                          str(n), lay, str(reps), str(threads)],
+                         env=torch_env(env, threads) if lib == "torch" else env,
                          capture_output=True, text=True)
     if out.returncode:
         return None
@@ -377,7 +386,8 @@ def forward_bench(bk, env, rounds):
                 rl.append(float(out.stdout.split()[1]))
                 for te in tenvs:
                     o2 = subprocess.run([sys.executable, "-c", TORCH_FORWARD] + args[:5] +
-                                        [args[5], str(threads)], env=te,
+                                        [args[5], str(threads)],
+                                        env=torch_env(te, threads),
                                         capture_output=True, text=True)
                     if o2.returncode == 0:
                         tt.append(json.loads(o2.stdout)["best"])
