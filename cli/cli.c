@@ -70,6 +70,18 @@ cli_load_module(const char *path)
 }
 
 bool
+cli_shared_option(char *arg, bool *shared, Vec *funcs)
+{
+	if (strcmp(arg, "--shared") && strncmp(arg, "--shared=", 9))
+		return false;
+	*shared = true;
+	if (arg[8] == '=')
+		for (char *t = strtok(arg + 9, ","); t; t = strtok(NULL, ","))
+			vec_push(funcs, t);
+	return true;
+}
+
+bool
 cli_is_help(const char *arg)
 {
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");

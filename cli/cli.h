@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ir.h"
 #include "rlx.h"
 
 /* The exit status of every command (docs/cli.md). */
@@ -51,6 +52,10 @@ const char *cli_weights_value(int argc, char **argv, int *i);
 /* The usage error of an unknown option, suggesting the closest option
  * that the command's help text names. */
 int cli_unknown_option(const char *cmd, const char *help, const char *arg);
+
+/* `--shared` or `--shared=F1,F2,...` (sets *shared, appends the names,
+ * which point into arg, to funcs): false when arg is another argument. */
+bool cli_shared_option(char *arg, bool *shared, Vec *funcs);
 
 /* A non-negative decimal integer. */
 bool cli_parse_u64(const char *s, uint64_t *out);

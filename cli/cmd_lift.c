@@ -50,14 +50,10 @@ parse_args(Args *a, int argc, char **argv)
 		if (cli_is_help(argv[i])) {
 			fputs(lift_help, stdout);
 			return EXIT_OK;
-		} else if (!strcmp(argv[i], "--shared")) {
-			a->o.shared = true;
+		} else if (cli_shared_option(argv[i], &a->o.shared, &a->shared)) {
+			continue;
 		} else if (!strcmp(argv[i], "--tidy")) {
 			a->o.tidy = true;
-		} else if (!strncmp(argv[i], "--shared=", 9)) {
-			a->o.shared = true;
-			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
-				vec_push(&a->shared, t);
 		} else if ((val = cli_opt_value(argc, argv, &i, "--bind"))) {
 			char *eq = strchr(val, '=');
 			if (!eq || eq == val || !eq[1])

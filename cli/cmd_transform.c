@@ -79,12 +79,9 @@ parse_args(Args *a, int argc, char **argv)
 			a->o.strict = true;
 		} else if (!strcmp(argv[i], "--print-plan")) {
 			a->o.plan_only = true;
-		} else if (!strcmp(argv[i], "--shared")) {
-			a->o.shared = true;
-		} else if (!strncmp(argv[i], "--shared=", 9)) {
-			a->o.shared = true;
-			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
-				vec_push(&a->shared_funcs, t);
+		} else if (cli_shared_option(argv[i], &a->o.shared,
+					     &a->shared_funcs)) {
+			continue;
 		} else if ((v = cli_weights_value(argc, argv, &i))) {
 			if (!*v)
 				return cli_usage_error("transform", "%s", "--weights needs a PATH");

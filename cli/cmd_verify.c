@@ -52,12 +52,8 @@ parse_args(Args *a, int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--strict")) {
 			a->o.strict = true;
-		} else if (!strcmp(argv[i], "--shared")) {
-			a->o.shared = true;
-		} else if (!strncmp(argv[i], "--shared=", 9)) {
-			a->o.shared = true;
-			for (char *t = strtok(argv[i] + 9, ","); t; t = strtok(NULL, ","))
-				vec_push(&a->shared, t);
+		} else if (cli_shared_option(argv[i], &a->o.shared, &a->shared)) {
+			continue;
 		} else if ((v = cli_weights_value(argc, argv, &i))) {
 			if (!*v)
 				return cli_usage_error("verify", "%s", "--weights needs a PATH");

@@ -1000,6 +1000,27 @@ global_name(B *b, const char *name, Span sp, bool *global)
 	return name + 4;
 }
 
+/* The positional arguments of a call of a function (`what` in the message
+ * for a keyword argument, which such calls do not take); NULL after an
+ * error. */
+static Expr **
+call_args(B *b, Syn *x, const char *what)
+{
+	Expr **args = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
+	int i = 0;
+	for (Syn *a = x->items; a; a = a->next, i++) {
+		if (a->kind == X_KWARG) {
+			diag_error(b->d, a->span,
+				   "keyword arguments are not supported in calls of %s",
+				   what);
+			return NULL;
+		}
+		if (!(args[i] = bld_conv_leaf(b, a)))
+			return NULL;
+	}
+	return args;
+}
+
 /* A call: R.const, R.shape, ..., R.OP, cls.f. */
 static Expr *
 conv_call(B *b, Syn *x)
@@ -1131,18 +1152,8 @@ conv_call(B *b, Syn *x)
 		Expr *e = ir_expr(b->m, E_CALL_FN, x->span);
 		e->callfn.callee = arena_strdup(&b->m->arena, name);
 		e->callfn.nargs = x->n;
-		e->callfn.args = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
-		int i = 0;
-		for (Syn *a = x->items; a; a = a->next, i++) {
-			if (a->kind == X_KWARG) {
-				diag_error(b->d, a->span,
-					   "keyword arguments are not supported in calls of module functions");
-				return NULL;
-			}
-			if (!(e->callfn.args[i] = bld_conv_leaf(b, a)))
-				return NULL;
-		}
-		return e;
+		e->callfn.args = call_args(b, x, "module functions");
+		return e->callfn.args ? e : NULL;
 	}
 	Entry *fe = x->a->kind == X_NAME ? bld_find_entry(b, name) : NULL;
 	if (fe && !fe->dead) {
@@ -1150,18 +1161,8 @@ conv_call(B *b, Syn *x)
 		Expr *e = ir_expr(b->m, E_CALL_VAR, x->span);
 		e->callv.fn = ir_var_ref(b->m, fe->var, x->a->span);
 		e->callv.nargs = x->n;
-		e->callv.args = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
-		int i = 0;
-		for (Syn *a = x->items; a; a = a->next, i++) {
-			if (a->kind == X_KWARG) {
-				diag_error(b->d, a->span,
-					   "keyword arguments are not supported in calls of functions");
-				return NULL;
-			}
-			if (!(e->callv.args[i] = bld_conv_leaf(b, a)))
-				return NULL;
-		}
-		return e;
+		e->callv.args = call_args(b, x, "functions");
+		return e->callv.args ? e : NULL;
 	}
 	diag_error(b->d, csp, "unsupported call '%s'", name);
 	return NULL;
