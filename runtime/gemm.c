@@ -597,11 +597,11 @@ typedef struct {
 	float *cb;         /* the batch's result */
 	int64_t jc, nc, pc, kc;
 	float *bp;         /* the packed b block */
-	int64_t nmb, ngrp, grp; /* row blocks, column groups, panels per group */
-	int64_t item0;     /* the first (row block, column group) of a pool_run */
-	/* per-thread buffers for packed a: slots taken with an atomic flag */
+	/* threads: column groups gw columns wide, row groups of rgb row blocks */
+	int64_t gw, ngrp, rgb, nrg;
+	/* per-thread packed a and b blocks, slots taken with an atomic flag */
 	int nslots;
-	float **abuf;
+	float *scratch;
 	atomic_flag *busy;
 	/* GEMV */
 	int64_t nitems, cols;
@@ -639,7 +639,7 @@ scale_ptr(const RtGemm *g, int64_t bo)
 	return g->bdt == RT_GEMM_Q8 ? g->bscale + bo / g->bgroup : NULL;
 }
 
-/* A free packed-a buffer (there is one per thread that can be running). */
+/* A free slot of scratch (there is one per thread that can be running). */
 static int
 take_slot(Gemm *s)
 {
@@ -766,87 +766,96 @@ falloc(size_t n)
 	return aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
 }
 
+/* Slot i's packed a block and packed b block. */
+static float *
+slot_a(const Gemm *s, int i)
+{
+	return s->scratch + (size_t)i * (abuf_floats(s->k) + bbuf_floats(s->k));
+}
+
+static float *
+slot_b(const Gemm *s, int i)
+{
+	return slot_a(s, i) + abuf_floats(s->k);
+}
+
 /* Pool item: whole batches lo .. hi, each on this thread. */
 static void
 batches_fn(void *ctx, int64_t lo, int64_t hi)
 {
-	Gemm s = *(Gemm *)ctx;
+	Gemm *sh = ctx, s = *sh;
 	const RtGemm *g = s.g;
-	float *ap = falloc(abuf_floats(s.k)), *bp = falloc(bbuf_floats(s.k));
-	if (ap && bp)
-		for (int64_t bt = lo; bt < hi; bt++) {
-			int64_t ao, bo;
-			batch_offsets(g, bt, &ao, &bo);
-			gemm_serial(&s, elem_ptr(g->a, g->adt, ao), elem_ptr(g->b, g->bdt, bo),
-				    scale_ptr(g, bo), s.c + bt * g->M * g->N, ap, bp);
-		}
-	free(ap);
-	free(bp);
+	int slot = take_slot(sh);
+	for (int64_t bt = lo; bt < hi; bt++) {
+		int64_t ao, bo;
+		batch_offsets(g, bt, &ao, &bo);
+		gemm_serial(&s, elem_ptr(g->a, g->adt, ao), elem_ptr(g->b, g->bdt, bo),
+			    scale_ptr(g, bo), s.c + bt * g->M * g->N, slot_a(sh, slot),
+			    slot_b(sh, slot));
+	}
+	atomic_flag_clear(&sh->busy[slot]);
 }
 
 /*
- * Pool item: (row block, column group) items item0+lo .. item0+hi of c.
- * Items of the first row block pack their own b panels (each panel
- * belongs to one column group); the later row blocks run after them.
+ * Pool item: (column group, row group) items lo .. hi of the batch. Each
+ * packs its own b panels, one KC block at a time, and runs its row blocks
+ * over them, packing each block of a: its b block stays in this core's
+ * L2, and no item waits for another.
  */
 static void
-compute_fn(void *ctx, int64_t lo, int64_t hi)
+tile_fn(void *ctx, int64_t lo, int64_t hi)
 {
-	Gemm *s = ctx;
-	const RtGemm *g = s->g;
-	const GemmIsa *k = s->k;
-	int slot = take_slot(s);
-	float *ap = s->abuf[slot];
-	int64_t npan = (s->nc + k->nr - 1) / k->nr, last_ib = -1;
-	for (int64_t it = s->item0 + lo; it < s->item0 + hi; it++) {
-		int64_t ib = it / s->ngrp, gr = it % s->ngrp;
-		int64_t ic = ib * k->mc, mc = g->M - ic < k->mc ? g->M - ic : k->mc;
-		if (ib != last_ib)
-			k->pack_a(s->a, (int)g->adt, g->K, ic, mc, s->pc, s->kc, ap);
-		last_ib = ib;
-		int64_t p0 = gr * s->grp, p1 = p0 + s->grp < npan ? p0 + s->grp : npan;
-		macro_kernel(s, s->cb, ap, ic, mc, p0, p1, ib == 0);
+	Gemm *sh = ctx, s = *sh;
+	const RtGemm *g = s.g;
+	const GemmIsa *k = s.k;
+	int slot = take_slot(sh);
+	float *ap = slot_a(sh, slot);
+	s.bp = slot_b(sh, slot);
+	int64_t nmb = (g->M + k->mc - 1) / k->mc;
+	for (int64_t it = lo; it < hi; it++) {
+		int64_t gr = it / sh->nrg, rg = it % sh->nrg;
+		int64_t ib0 = rg * sh->rgb, ib1 = ib0 + sh->rgb < nmb ? ib0 + sh->rgb : nmb;
+		s.jc = gr * sh->gw;
+		s.nc = g->N - s.jc < sh->gw ? g->N - s.jc : sh->gw;
+		int64_t npan = (s.nc + k->nr - 1) / k->nr;
+		for (s.pc = 0; s.pc < g->K; s.pc += k->kc) {
+			s.kc = g->K - s.pc < k->kc ? g->K - s.pc : k->kc;
+			for (int64_t ib = ib0; ib < ib1; ib++) {
+				int64_t ic = ib * k->mc, mc = g->M - ic < k->mc ? g->M - ic : k->mc;
+				k->pack_a(s.a, (int)g->adt, g->K, ic, mc, s.pc, s.kc, ap);
+				macro_kernel(&s, s.cb, ap, ic, mc, 0, npan, ib == ib0);
+			}
+		}
 	}
-	atomic_flag_clear(&s->busy[slot]);
+	atomic_flag_clear(&sh->busy[slot]);
 }
 
-/* One batch across the pool: per b block, the first row block's items
- * (which pack b), then the other row blocks' items. */
-static bool
+/*
+ * One batch across the pool, in (column group, row group) items: column
+ * groups at most NC wide, 2 x threads many where the columns allow; row
+ * groups split the rows only when the column groups are too few (each
+ * row group packs the b panels again).
+ */
+static void
 gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 {
 	const RtGemm *g = s->g;
 	const GemmIsa *k = s->k;
-	int T = pool_size(s->pool);
+	int64_t T = pool_size(s->pool);
 	s->a = a;
 	s->b = b;
 	s->bsc = bsc;
 	s->cb = c;
-	s->nmb = (g->M + k->mc - 1) / k->mc;
-	for (int64_t jc = 0; jc < g->N; jc += k->nc) {
-		int64_t nc = g->N - jc < k->nc ? g->N - jc : k->nc;
-		int64_t npan = (nc + k->nr - 1) / k->nr;
-		/* enough items to keep every thread busy, a few per thread,
-		 * in the first row block too */
-		int64_t ngrp = (4 * T + s->nmb - 1) / s->nmb;
-		if (ngrp < 2 * T)
-			ngrp = 2 * T;
-		if (ngrp > npan)
-			ngrp = npan;
-		s->grp = (npan + ngrp - 1) / ngrp;
-		s->ngrp = (npan + s->grp - 1) / s->grp;
-		s->jc = jc;
-		s->nc = nc;
-		for (int64_t pc = 0; pc < g->K; pc += k->kc) {
-			s->pc = pc;
-			s->kc = g->K - pc < k->kc ? g->K - pc : k->kc;
-			s->item0 = 0;
-			pool_run(s->pool, s, s->ngrp, compute_fn);
-			s->item0 = s->ngrp;
-			pool_run(s->pool, s, (s->nmb - 1) * s->ngrp, compute_fn);
-		}
-	}
-	return true;
+	int64_t nmb = (g->M + k->mc - 1) / k->mc, npan = (g->N + k->nr - 1) / k->nr;
+	int64_t ngrp = (g->N + k->nc - 1) / k->nc;
+	if (ngrp < 2 * T)
+		ngrp = 2 * T < npan ? 2 * T : npan;
+	s->gw = (npan + ngrp - 1) / ngrp * k->nr;
+	s->ngrp = (g->N + s->gw - 1) / s->gw;
+	int64_t nrg = (2 * T + s->ngrp - 1) / s->ngrp;
+	s->rgb = (nmb + nrg - 1) / nrg;
+	s->nrg = (nmb + s->rgb - 1) / s->rgb;
+	pool_run(s->pool, s, s->ngrp * s->nrg, tile_fn);
 }
 
 /* Pool item: GEMV items lo .. hi (batch, column range). */
@@ -857,6 +866,8 @@ gemv_fn(void *ctx, int64_t lo, int64_t hi)
 	const RtGemm *g = s->g;
 	int64_t M = g->M, K = g->K, N = g->N;
 	float *abuf = g->adt == RT_GEMM_F32 ? NULL : falloc((size_t)(M * K) + 16);
+	if (g->adt != RT_GEMM_F32 && !abuf)
+		return; /* out of memory: the executor's own allocations fail first */
 	int64_t per = (N + s->cols - 1) / s->cols;
 	for (int64_t it = lo; it < hi; it++) {
 		int64_t bt = it / per, j0 = it % per * s->cols;
@@ -865,8 +876,6 @@ gemv_fn(void *ctx, int64_t lo, int64_t hi)
 		batch_offsets(g, bt, &ao, &bo);
 		const float *a = (const float *)g->a + ao;
 		if (abuf) {
-			if (!abuf)
-				return;
 			for (int64_t i = 0; i < M * K; i++)
 				abuf[i] = gemm_ld(g->a, (int)g->adt, ao + i);
 			a = abuf;
@@ -917,30 +926,29 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 		s.cols = (s.cols + 15) / 16 * 16;
 		per = (N + s.cols - 1) / s.cols;
 		pool_run(p, &s, s.nbatch * per, gemv_fn);
-	} else if (T == 1 || (s.nbatch >= T && M * N * K <= SMALL_BATCH) ||
-		   s.nbatch >= 4 * T) {
-		pool_run(p, &s, s.nbatch, batches_fn);
 	} else {
+		/* a slot of scratch per thread: packed a and b blocks */
 		s.nslots = T < MAX_SLOTS ? T : MAX_SLOTS;
-		s.abuf = calloc((size_t)s.nslots, sizeof *s.abuf);
+		size_t bytes = (size_t)s.nslots * (abuf_floats(s.k) + bbuf_floats(s.k)) * sizeof(float);
+		s.scratch = pool_scratch_take(p, bytes);
 		s.busy = calloc((size_t)s.nslots, sizeof *s.busy);
-		s.bp = falloc(bbuf_floats(s.k));
-		bool ok = s.abuf && s.busy && s.bp;
-		for (int i = 0; ok && i < s.nslots; i++) {
-			atomic_flag_clear(&s.busy[i]);
-			ok = (s.abuf[i] = falloc(abuf_floats(s.k))) != NULL;
+		if (s.scratch && s.busy) {
+			for (int i = 0; i < s.nslots; i++)
+				atomic_flag_clear(&s.busy[i]);
+			if (T == 1 || (s.nbatch >= T && M * N * K <= SMALL_BATCH) ||
+			    s.nbatch >= 4 * T)
+				pool_run(p, &s, s.nbatch, batches_fn);
+			else
+				for (int64_t bt = 0; bt < s.nbatch; bt++) {
+					int64_t ao, bo;
+					batch_offsets(g, bt, &ao, &bo);
+					gemm_parallel(&s, elem_ptr(g->a, g->adt, ao),
+						      elem_ptr(g->b, g->bdt, bo), scale_ptr(g, bo),
+						      s.c + bt * M * N);
+				}
 		}
-		for (int64_t bt = 0; ok && bt < s.nbatch; bt++) {
-			int64_t ao, bo;
-			batch_offsets(g, bt, &ao, &bo);
-			gemm_parallel(&s, elem_ptr(g->a, g->adt, ao),
-				      elem_ptr(g->b, g->bdt, bo), scale_ptr(g, bo), s.c + bt * M * N);
-		}
-		for (int i = 0; s.abuf && i < s.nslots; i++)
-			free(s.abuf[i]);
-		free(s.abuf);
+		pool_scratch_give(p, s.scratch, bytes);
 		free(s.busy);
-		free(s.bp);
 	}
 	if (s.c != g->c) {
 		pool_run(total >= PAR_WORK ? pool : NULL, &s, total, convert_fn);

@@ -1,44 +1,63 @@
 /*
  * pool.c — the thread pool behind rlx_parallel_for (see pool.h).
  *
- * nthreads - 1 workers sleep on a condition variable. pool_run publishes a
- * job (fn, ctx, n, a chunk size) under the mutex, bumps the generation and
- * wakes them; the caller then works on the job too. Chunks are taken with
- * an atomic counter, so a core that another process keeps busy takes
- * fewer. The caller waits until every worker has checked out of the job
- * before returning, since the job's context lives on the caller's stack.
- * A second pool_run while one is running (found by trylock on `busy`)
- * runs serially on its caller.
+ * nthreads - 1 workers wait for a job. pool_run publishes one (fn, ctx, n,
+ * a chunk size), bumps the generation (an atomic: a release store) and
+ * wakes the workers that sleep; the caller then works on the job too.
+ * Chunks are taken with an atomic counter, so a core that another
+ * process keeps busy takes fewer. The caller waits until every worker has
+ * checked out of the job before returning, since the job's context lives
+ * on the caller's stack. A second pool_run while one is running (found by
+ * trylock on `busy`) runs serially on its caller.
+ *
+ * Waiting spins first: a worker that finished a job polls the generation
+ * for about SPIN_NS before it sleeps on the condition variable, and the
+ * caller polls the checked-out count as long before it sleeps on `done`.
+ * A blocked matrix multiply runs a few loops per block back to back; a
+ * futex wake-up per loop (tens of microseconds in a VM) would stall both
+ * cores on each. A core given to another process meanwhile loses at most
+ * SPIN_NS per loop.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "pool.h"
 
 enum {
 	MAX_THREADS = 256,
 	CHUNKS_PER_THREAD = 4, /* dynamic balance against chunk overhead */
+	SPIN_NS = 100000,      /* polling before sleeping (see above) */
+	SPIN_CHECK = 64,       /* polls between clock reads */
 };
 
 struct Pool {
 	int nthreads;           /* the caller included */
 	pthread_mutex_t busy;   /* held by the one running loop */
-	pthread_mutex_t mu;     /* guards everything below */
+	pthread_mutex_t mu;     /* with the two conditions: sleeping */
 	pthread_cond_t wake;    /* a new job, or stop */
 	pthread_cond_t done;    /* the last worker left the job */
 	pthread_t *threads;
 	int nstarted;           /* workers running */
-	bool stop;
-	uint64_t gen;           /* job generation */
-	int active;             /* workers not yet done with this job */
-	/* the job */
+	atomic_bool stop;
+	atomic_uint_fast64_t gen; /* job generation: publishes the job */
+	atomic_int active;      /* workers not yet done with this job */
+	/* the job, written before gen is bumped */
 	PoolFn fn;
 	void *ctx;
 	int64_t n, chunk;
 	atomic_int_fast64_t next;
+	/* pool_scratch_take's block, when given back */
+	pthread_mutex_t smu;
+	void *scratch;
+	size_t scratch_bytes;
 };
 
 /* The pool size asked for by the environment or the machine. */
@@ -69,9 +88,13 @@ pool_new(int nthreads)
 		p->nthreads = MAX_THREADS;
 	pthread_mutex_init(&p->busy, NULL);
 	pthread_mutex_init(&p->mu, NULL);
+	pthread_mutex_init(&p->smu, NULL);
 	pthread_cond_init(&p->wake, NULL);
 	pthread_cond_init(&p->done, NULL);
 	atomic_init(&p->next, 0);
+	atomic_init(&p->stop, false);
+	atomic_init(&p->gen, 0);
+	atomic_init(&p->active, 0);
 	return p;
 }
 
@@ -94,26 +117,82 @@ work(Pool *p)
 	}
 }
 
+static void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	_mm_pause();
+#endif
+}
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Polls until done(p, arg) holds or SPIN_NS have passed; its last answer. */
+static bool
+spin(Pool *p, bool (*done)(Pool *, uint64_t), uint64_t arg)
+{
+	int64_t until = 0;
+	for (int i = 1;; i++) {
+		if (done(p, arg))
+			return true;
+		cpu_relax();
+		if (i % SPIN_CHECK)
+			continue;
+		int64_t t = now_ns();
+		if (!until)
+			until = t + SPIN_NS;
+		else if (t >= until)
+			return done(p, arg);
+		else
+			sched_yield(); /* to a thread waiting for this core */
+	}
+}
+
+/* A job newer than generation seen, or stop. */
+static bool
+news(Pool *p, uint64_t seen)
+{
+	return atomic_load_explicit(&p->gen, memory_order_acquire) != seen ||
+	       atomic_load_explicit(&p->stop, memory_order_acquire);
+}
+
+/* Every worker checked out of the job. */
+static bool
+all_out(Pool *p, uint64_t unused)
+{
+	(void)unused;
+	return atomic_load_explicit(&p->active, memory_order_acquire) == 0;
+}
+
 /* A worker: waits for a job of a newer generation, works, checks out. */
 static void *
 worker(void *arg)
 {
 	Pool *p = arg;
 	uint64_t seen = 0;
-	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		while (!p->stop && p->gen == seen)
-			pthread_cond_wait(&p->wake, &p->mu);
-		if (p->stop)
+		if (!spin(p, news, seen)) {
+			pthread_mutex_lock(&p->mu);
+			while (!news(p, seen))
+				pthread_cond_wait(&p->wake, &p->mu);
+			pthread_mutex_unlock(&p->mu);
+		}
+		if (atomic_load_explicit(&p->stop, memory_order_acquire))
 			break;
-		seen = p->gen;
-		pthread_mutex_unlock(&p->mu);
+		seen = atomic_load_explicit(&p->gen, memory_order_acquire);
 		work(p);
-		pthread_mutex_lock(&p->mu);
-		if (--p->active == 0)
+		if (atomic_fetch_sub_explicit(&p->active, 1, memory_order_acq_rel) == 1) {
+			pthread_mutex_lock(&p->mu);
 			pthread_cond_signal(&p->done);
+			pthread_mutex_unlock(&p->mu);
+		}
 	}
-	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
@@ -127,7 +206,6 @@ start(Pool *p)
 	p->threads = calloc((size_t)p->nthreads, sizeof *p->threads);
 	if (!p->threads)
 		return false;
-	p->gen = 0;
 	for (int i = 0; i < p->nthreads - 1; i++) {
 		if (pthread_create(&p->threads[i], NULL, worker, p))
 			break;
@@ -157,16 +235,18 @@ pool_run(Pool *p, void *ctx, int64_t n, PoolFn fn)
 	p->ctx = ctx;
 	p->n = n;
 	p->chunk = (n + parts - 1) / parts;
-	atomic_store(&p->next, 0);
-	p->active = p->nstarted;
-	p->gen++;
+	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->active, p->nstarted, memory_order_relaxed);
+	atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->mu);
 	work(p);
-	pthread_mutex_lock(&p->mu);
-	while (p->active > 0)
-		pthread_cond_wait(&p->done, &p->mu);
-	pthread_mutex_unlock(&p->mu);
+	if (!spin(p, all_out, 0)) {
+		pthread_mutex_lock(&p->mu);
+		while (!all_out(p, 0))
+			pthread_cond_wait(&p->done, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+	}
 	pthread_mutex_unlock(&p->busy);
 }
 
@@ -176,18 +256,51 @@ rlx_parallel_for(void *pool, void *ctx, int64_t n, PoolFn fn)
 	pool_run(pool, ctx, n, fn);
 }
 
+void *
+pool_scratch_take(Pool *p, size_t bytes)
+{
+	void *buf = NULL;
+	if (p) {
+		pthread_mutex_lock(&p->smu);
+		if (p->scratch && p->scratch_bytes >= bytes) {
+			buf = p->scratch;
+			p->scratch = NULL;
+		}
+		pthread_mutex_unlock(&p->smu);
+	}
+	return buf ? buf : aligned_alloc(64, (bytes + 63) / 64 * 64);
+}
+
+void
+pool_scratch_give(Pool *p, void *buf, size_t bytes)
+{
+	if (p && buf) {
+		pthread_mutex_lock(&p->smu);
+		if (!p->scratch || p->scratch_bytes < bytes) {
+			void *old = p->scratch;
+			p->scratch = buf;
+			p->scratch_bytes = bytes;
+			buf = old;
+		}
+		pthread_mutex_unlock(&p->smu);
+	}
+	free(buf);
+}
+
 void
 pool_free(Pool *p)
 {
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
-	p->stop = true;
+	atomic_store_explicit(&p->stop, true, memory_order_release);
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->mu);
 	for (int i = 0; i < p->nstarted; i++)
 		pthread_join(p->threads[i], NULL);
 	free(p->threads);
+	free(p->scratch);
+	pthread_mutex_destroy(&p->smu);
 	pthread_cond_destroy(&p->wake);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->mu);

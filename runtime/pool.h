@@ -15,6 +15,7 @@
 #ifndef RLX_POOL_H
 #define RLX_POOL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A loop body: iterations [lo, hi) of the loop, with its context. */
@@ -32,6 +33,18 @@ int pool_size(const Pool *pool);
 /* Runs fn over [0, n) in chunks across the pool; returns when all are
  * done. Chunks are handed out dynamically, so a busy core takes fewer. */
 void pool_run(Pool *pool, void *ctx, int64_t n, PoolFn fn);
+
+/*
+ * Scratch memory kept by the pool between loops (64-byte aligned), so a
+ * kernel that needs megabytes of it on every call (a blocked matrix
+ * multiply's packed blocks) does not fault fresh pages in each time:
+ * take returns the pool's block when it is free and large enough, else
+ * a new one (NULL when out of memory); give hands it back, and the pool
+ * keeps the largest block given until pool_free. pool may be NULL (then
+ * they allocate and free); buf may be NULL.
+ */
+void *pool_scratch_take(Pool *pool, size_t bytes);
+void pool_scratch_give(Pool *pool, void *buf, size_t bytes);
 
 /*
  * The entry point of generated kernels: pool_run with the pool passed as
