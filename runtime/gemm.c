@@ -11,11 +11,11 @@
  * weights' one read from memory overlaps the arithmetic (the prefill
  * case, M = 128, has one row block). The b block (KC x NC) sits in L2
  * next to an a block (MC x KC), a b micro-panel (KC x NR) in L1 (BLOCKS
- * below). Threads: per b block, the first row block's (row block, column
- * group) items, which pack their own panels, are shared out (one
- * pool_run), then the other row blocks' items (another); each item packs
- * its rows of a into a buffer of its own. Many small batches go one batch
- * per item instead.
+ * below). Threads: one pool_run per batch over (column group, row group)
+ * items, each packing its own b panels and blocks of a into the scratch
+ * slot of its thread (kept by the pool between calls): a thread's b block
+ * stays in its core's L2 and no item waits for another. Many small
+ * batches go one batch per item instead.
  *
  * GEMV (M <= 8, decode) splits the columns across threads and reads each
  * weight once: b [K, N] four rows at a time into a row of accumulators in
