@@ -284,7 +284,10 @@ SFX(gemv_t_body)(const int M, const int dt, int64_t K,
 /*
  * R rows j .. j+R of int8 b [N, K] with group scales s [N, K / gs] (gs a
  * multiple of 16) against the M rows of a: y[m, j + r]. Each 16 weights
- * are widened and scaled in registers, one scale per group.
+ * are widened in registers; a group's products are summed unscaled and
+ * multiplied by the group's scale once (one multiply-add per group, not
+ * a multiply per 16 weights: the loop is bound by its vector operations,
+ * not by the bytes it reads).
  */
 static inline __attribute__((always_inline)) void
 SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
@@ -298,18 +301,28 @@ SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
 			acc[m][r] = vzero();
 	int64_t G = K / gs;
 	for (int64_t g = 0; g < G; g++) {
-		V sc[4];
+		V part[8][4], bv[4];
+		int64_t k = g * gs;
 		for (int r = 0; r < R; r++)
-			sc[r] = vset1(s[(j + r) * G + g]);
-		for (int64_t k = g * gs; k < (g + 1) * gs; k += 16) {
-			V bv[4];
+			bv[r] = vload_q8(q + (j + r) * K + k);
+		for (int m = 0; m < M; m++) {
+			V av = vload(a + m * K + k);
 			for (int r = 0; r < R; r++)
-				bv[r] = vmul(vload_q8(q + (j + r) * K + k), sc[r]);
+				part[m][r] = vmul(av, bv[r]);
+		}
+		for (k += 16; k < (g + 1) * gs; k += 16) {
+			for (int r = 0; r < R; r++)
+				bv[r] = vload_q8(q + (j + r) * K + k);
 			for (int m = 0; m < M; m++) {
 				V av = vload(a + m * K + k);
 				for (int r = 0; r < R; r++)
-					acc[m][r] = vfma(av, bv[r], acc[m][r]);
+					part[m][r] = vfma(av, bv[r], part[m][r]);
 			}
+		}
+		for (int r = 0; r < R; r++) {
+			V sc = vset1(s[(j + r) * G + g]);
+			for (int m = 0; m < M; m++)
+				acc[m][r] = vfma(part[m][r], sc, acc[m][r]);
 		}
 	}
 	for (int m = 0; m < M; m++)
