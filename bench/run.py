@@ -1,9 +1,11 @@
 #!/usr/bin/python3
-"""make bench: rlx's kernels against NumPy and memcpy, JIT compile time, then
-the transform benchmark (bench/transform/run.py), then tensor parallelism on
-two Open MPI ranks (bench/tp/run.py).
+"""make bench: rlx's kernels against NumPy and memcpy, JIT compile time, the
+GEMM/GEMV and forward tables against OpenBLAS and PyTorch, whole `rlx run`
+processes against the same NumPy script, then the transform benchmark
+(bench/transform/run.py), then tensor parallelism on two Open MPI ranks
+(bench/tp/run.py).
 
-Usage: bench/run.py BUILD/rlx [--gib N] [--rss-gib A,B]
+Usage: bench/run.py BUILD/rlx [--rounds N] [--only-gemm] [--gib N] [--rss-gib A,B]
 
 Every row is measured side by side in this one run: the rlx kernel and a
 memcpy of the same bytes (the largest buffer of the op) by
@@ -482,6 +484,84 @@ def gemm_bench(bk, env, rounds):
     print(loadavg())
 
 
+PROCESS_MODEL = """# from tvm.script import ir as I
+# from tvm.script import relax as R
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2048, 2048), dtype="float32"), w: R.Tensor((2048, 2048), dtype="float32")):
+        y = R.matmul(x, w)
+        return y
+"""
+
+PROCESS_NUMPY = ("import numpy as np, sys\n"
+                 "x = np.load(sys.argv[1]); w = np.load(sys.argv[2])\n"
+                 "np.save(sys.argv[3], x @ w)\n")
+
+
+def rlx_time_report(stderr):
+    """{phase: seconds} from `rlx run --time`'s report."""
+    out = {}
+    for line in stderr.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[2] == "s":
+            out[f[0]] = float(f[1])
+    return out
+
+
+def process_bench(rlx, env, rounds):
+    """Whole processes: `rlx run` of one GEMM 2048^3 with its inputs from
+    .npy and its result to .npy against the same NumPy script (python
+    start-up, np.load, x @ w, np.save), 1 and 2 threads; and the JIT time
+    of a second run (the code cache warm) against the first (cold)."""
+    print()
+    print("Whole process (%s; best of %d)" % (loadavg(), rounds))
+    with tempfile.TemporaryDirectory() as d:
+        model = os.path.join(d, "gemm.py")
+        with open(model, "w") as f:
+            f.write(PROCESS_MODEL)
+        x, w = os.path.join(d, "x.npy"), os.path.join(d, "w.npy")
+        subprocess.run([sys.executable, "-c",
+                        "import numpy as np, sys\n"
+                        "r = np.random.default_rng(0)\n"
+                        "for p in sys.argv[1:]: np.save(p, r.random((2048, 2048), np.float32))",
+                        x, w], env=env, check=True)
+        cache = os.path.join(d, "cache")
+        args = [rlx, "run", model, "--input", "x=" + x, "--input", "w=" + w,
+                "-o", os.path.join(d, "y.npy"), "--time"]
+        renv = dict(os.environ, XDG_CACHE_HOME=cache)
+        cold = subprocess.run(args, env=renv, capture_output=True, text=True, check=True)
+        warm = subprocess.run(args, env=renv, capture_output=True, text=True, check=True)
+        jc = rlx_time_report(cold.stderr).get("jit")
+        jw = rlx_time_report(warm.stderr).get("jit")
+        if jc and jw is not None:
+            print("%-34s    %9s %9s %9s  %s" % (
+                "JIT, second run / first", ms(jw), ms(jc), "%.2f" % (jw / jc),
+                "<= 0.10: %s" % ("yes" if jw <= 0.1 * jc else "NO")))
+        peers = [("numpy", env)]
+        if host_has("avx512f"):
+            peers.append(("obl-skx", dict(env, OPENBLAS_CORETYPE="SkylakeX")))
+        for threads in (1, 2):
+            rt, pt = [], []
+            for _ in range(rounds):
+                t0 = time.perf_counter()
+                subprocess.run(args[:-1], env=dict(renv, RLX_NUM_THREADS=str(threads)),
+                               check=True, stdout=subprocess.DEVNULL)
+                rt.append(time.perf_counter() - t0)
+                for _, penv in peers:
+                    t0 = time.perf_counter()
+                    subprocess.run([sys.executable, "-c", PROCESS_NUMPY, x, w,
+                                    os.path.join(d, "y2.npy")],
+                                   env=dict(penv, OPENBLAS_NUM_THREADS=str(threads)),
+                                   check=True)
+                    pt.append(time.perf_counter() - t0)
+            r = min(pt) / min(rt)
+            print("%-34s %2d %9s %9s %9.2f  %s" % (
+                "rlx run GEMM 2048^3 from .npy", threads, ms(min(rt)), ms(min(pt)), r,
+                ">= 1.0x the NumPy script: %s" % ("yes" if r >= 1.0 else "NO")))
+    print("columns: rlx ms, peer ms, x peer (the faster NumPy: as installed or SkylakeX)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("rlx")
@@ -518,6 +598,7 @@ def main():
     if a.only_gemm:
         gemm_bench(bk, env, a.rounds)
         forward_bench(bk, env, a.rounds)
+        process_bench(a.rlx, env, a.rounds)
         return
     results = {}
     threads = None
@@ -587,6 +668,7 @@ def main():
         "per function <= 1.5x: %.2fx" % ratio, "yes" if ok else "NO"))
     gemm_bench(bk, env, a.rounds)
     forward_bench(bk, env, a.rounds)
+    process_bench(a.rlx, env, a.rounds)
     print()
     print("memcpy copies the op's largest buffer; medians of %d calls, "
           "median of %d rounds" % (REPS, ROUNDS))
