@@ -1102,6 +1102,63 @@ infer_astype(Module *m, Expr *call, Diags *d)
 	return tensor(&c, attr(&c, P_dtype)->dtype, x->ndim, x->shape);
 }
 
+/* Checks concat's operand t, argument 0: a non-empty tuple of tensors of
+ * one dtype (*dt; unknown when any field's is) and, with an axis, one rank
+ * (*ndim, -1 unknown); *all_known when every field's shape is. False after
+ * an error. */
+static bool
+concat_fields(Ctx *c, const SInfo *t, DType *dt, int *ndim, bool *all_known)
+{
+	if (t->kind != SI_TUPLE) {
+		diag_error(c->d, arg_span(c, 0),
+			   "%s: expects a tuple of tensors, got %s", c->op,
+			   infer_sinfo_str(c->m, t));
+		return false;
+	}
+	if (t->nfields == 0) {
+		diag_error(c->d, arg_span(c, 0),
+			   "%s: expects at least one tensor", c->op);
+		return false;
+	}
+	*dt = DT_UNKNOWN;
+	*ndim = -1;
+	*all_known = true;
+	for (int i = 0; i < t->nfields; i++) {
+		const SInfo *f = t->fields[i];
+		if (f->kind != SI_TENSOR) {
+			diag_error(c->d, arg_span(c, 0),
+				   "%s: field %d of the tuple is not a tensor: "
+				   "%s",
+				   c->op, i, infer_sinfo_str(c->m, f));
+			return false;
+		}
+		if (f->dtype != DT_UNKNOWN) {
+			if (*dt != DT_UNKNOWN && f->dtype != *dt) {
+				diag_error(c->d, arg_span(c, 0),
+					   "%s: dtypes %s and %s differ", c->op,
+					   dtype_name(*dt), dtype_name(f->dtype));
+				return false;
+			}
+			*dt = f->dtype;
+		}
+		if (f->ndim >= 0 && *ndim >= 0 && f->ndim != *ndim &&
+		    attr(c, P_axis)->kind != AV_NONE) {
+			diag_error(c->d, arg_span(c, 0),
+				   "%s: tensors have %d and %d dimensions",
+				   c->op, *ndim, f->ndim);
+			return false;
+		}
+		if (f->ndim >= 0)
+			*ndim = f->ndim;
+		*all_known &= f->ndim >= 0 && known(f);
+	}
+	/* An unknown dtype in any field makes the result's unknown. */
+	for (int i = 0; i < t->nfields; i++)
+		if (t->fields[i]->dtype == DT_UNKNOWN)
+			*dt = DT_UNKNOWN;
+	return true;
+}
+
 /*
  * concat: argument 0 is a tuple of tensors of one dtype and rank; dims
  * other than axis must agree; axis None concatenates the flattened tensors.
@@ -1112,53 +1169,11 @@ infer_concat(Module *m, Expr *call, Diags *d)
 	Ctx c;
 	ctx_init(&c, m, call, d);
 	const SInfo *t = arg_si(&c, 0);
-	if (t->kind != SI_TUPLE) {
-		diag_error(d, arg_span(&c, 0),
-			   "%s: expects a tuple of tensors, got %s", c.op,
-			   infer_sinfo_str(m, t));
+	DType dt;
+	int ndim;
+	bool all_known;
+	if (!concat_fields(&c, t, &dt, &ndim, &all_known))
 		return NULL;
-	}
-	if (t->nfields == 0) {
-		diag_error(d, arg_span(&c, 0),
-			   "%s: expects at least one tensor", c.op);
-		return NULL;
-	}
-	DType dt = DT_UNKNOWN;
-	int ndim = -1;
-	bool all_known = true;
-	for (int i = 0; i < t->nfields; i++) {
-		const SInfo *f = t->fields[i];
-		if (f->kind != SI_TENSOR) {
-			diag_error(d, arg_span(&c, 0),
-				   "%s: field %d of the tuple is not a tensor: "
-				   "%s",
-				   c.op, i, infer_sinfo_str(m, f));
-			return NULL;
-		}
-		if (f->dtype != DT_UNKNOWN) {
-			if (dt != DT_UNKNOWN && f->dtype != dt) {
-				diag_error(d, arg_span(&c, 0),
-					   "%s: dtypes %s and %s differ", c.op,
-					   dtype_name(dt), dtype_name(f->dtype));
-				return NULL;
-			}
-			dt = f->dtype;
-		}
-		if (f->ndim >= 0 && ndim >= 0 && f->ndim != ndim &&
-		    attr(&c, P_axis)->kind != AV_NONE) {
-			diag_error(d, arg_span(&c, 0),
-				   "%s: tensors have %d and %d dimensions",
-				   c.op, ndim, f->ndim);
-			return NULL;
-		}
-		if (f->ndim >= 0)
-			ndim = f->ndim;
-		all_known &= f->ndim >= 0 && known(f);
-	}
-	/* An unknown dtype in any field makes the result's unknown. */
-	for (int i = 0; i < t->nfields; i++)
-		if (t->fields[i]->dtype == DT_UNKNOWN)
-			dt = DT_UNKNOWN;
 	const AttrVal *av = attr(&c, P_axis);
 	if (av->kind == AV_NONE) {
 		if (!all_known)

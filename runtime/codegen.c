@@ -1388,6 +1388,25 @@ transpose_edge(K *k, LLVMTypeRef et, LLVMValueRef qa, LLVMValueRef qb,
 	cg_loop_end(k, &lq);
 }
 
+/* permute_dims' axes over nd dims, normalized (none given: reversed);
+ * false with a diagnostic. */
+static bool
+permute_axes(K *k, int nd, int *axes)
+{
+	AttrVal av = cg_attr(k, P_axes);
+	if (av.kind != AV_INTS) {
+		for (int i = 0; i < nd; i++)
+			axes[i] = nd - 1 - i;
+		return true;
+	}
+	if (av.n != nd)
+		return cg_fail(k, "axes must name every dim");
+	for (int i = 0; i < nd; i++)
+		if (!cg_norm_axis(av.ints[i], nd, &axes[i]))
+			return cg_fail(k, "axis out of range");
+	return true;
+}
+
 /*
  * permute_dims: out[i0..] = in[...] with out dim j = in dim axes[j].
  *
@@ -1407,19 +1426,10 @@ gen_permute(K *k)
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	int nd = in->nd, axes[MAXD];
-	AttrVal av = cg_attr(k, P_axes);
 	if (in->dt != out->dt)
 		return cg_fail(k, "changes the dtype");
-	if (av.kind == AV_INTS) {
-		if (av.n != nd)
-			return cg_fail(k, "axes must name every dim");
-		for (int i = 0; i < nd; i++)
-			if (!cg_norm_axis(av.ints[i], nd, &axes[i]))
-				return cg_fail(k, "axis out of range");
-	} else {
-		for (int i = 0; i < nd; i++)
-			axes[i] = nd - 1 - i;
-	}
+	if (!permute_axes(k, nd, axes))
+		return false;
 	LLVMValueRef ist[MAXD], s[MAXD], ost[MAXD], idx[MAXD];
 	cg_strides(k, in, ist);
 	cg_strides(k, out, ost);
