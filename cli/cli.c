@@ -13,11 +13,11 @@
 
 /* Reads a whole file ("-" is stdin) into a malloc'ed buffer. */
 char *
-cli_read_file(const char *path, size_t *len)
+cli_read_file(const char *cmd, const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!f) {
-		fprintf(stderr, "rlx: error: cannot open %s: %s\n", path,
+		fprintf(stderr, "rlx %s: error: cannot open %s: %s\n", cmd, path,
 			strerror(errno));
 		return NULL;
 	}
@@ -30,7 +30,7 @@ cli_read_file(const char *path, size_t *len)
 	if (f != stdin)
 		fclose(f);
 	if (bad) {
-		fprintf(stderr, "rlx: error: cannot read %s: %s\n", path,
+		fprintf(stderr, "rlx %s: error: cannot read %s: %s\n", cmd, path,
 			strerror(errno));
 		sb_free(&b);
 		return NULL;
@@ -42,9 +42,9 @@ cli_read_file(const char *path, size_t *len)
 /* A file's text for parsing: NULL after printing why when it cannot be
  * read or is not text. *name is how messages name it. */
 char *
-cli_read_text(const char *path, size_t *len, const char **name)
+cli_read_text(const char *cmd, const char *path, size_t *len, const char **name)
 {
-	char *text = cli_read_file(path, len);
+	char *text = cli_read_file(cmd, path, len);
 	if (!text)
 		return NULL;
 	*name = strcmp(path, "-") ? path : "<stdin>";
@@ -54,11 +54,11 @@ cli_read_text(const char *path, size_t *len, const char **name)
 
 /* Parses a file into a module, printing diagnostics; NULL on error. */
 rlx_module *
-cli_load_module(const char *path)
+cli_load_module(const char *cmd, const char *path)
 {
 	size_t len;
 	const char *name;
-	char *text = cli_read_text(path, &len, &name);
+	char *text = cli_read_text(cmd, path, &len, &name);
 	if (!text)
 		return NULL;
 	rlx_diags *d = rlx_diags_new();

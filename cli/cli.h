@@ -31,13 +31,15 @@ int cmd_verify(int argc, char **argv);       /* cmd_verify.c */
 
 /* ------------------------------------------------------------------ cli.c */
 
-/* A whole file ("-" is stdin), malloc'ed; NULL after printing why. */
-char *cli_read_file(const char *path, size_t *len);
+/* A whole file ("-" is stdin), malloc'ed; NULL after printing why as
+ * "rlx CMD: error: ...". */
+char *cli_read_file(const char *cmd, const char *path, size_t *len);
 /* A file's text for parsing (not a text file: an error); *name is how
  * messages call it ("<stdin>" for -). NULL after printing why. */
-char *cli_read_text(const char *path, size_t *len, const char **name);
+char *cli_read_text(const char *cmd, const char *path, size_t *len,
+		    const char **name);
 /* Parses a file into a module, printing diagnostics; NULL on error. */
-rlx_module *cli_load_module(const char *path);
+rlx_module *cli_load_module(const char *cmd, const char *path);
 /* --help or -h */
 bool cli_is_help(const char *arg);
 /* Prints `rlx CMD: MESSAGE` (fmt with arg) and a pointer to --help;

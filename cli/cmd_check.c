@@ -25,7 +25,7 @@ cmd_check(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++) {
 		nfiles++;
-		rlx_module *m = cli_load_module(argv[i]);
+		rlx_module *m = cli_load_module("check", argv[i]);
 		if (!m)
 			status = EXIT_INPUT;
 		rlx_module_free(m);

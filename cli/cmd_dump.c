@@ -139,7 +139,7 @@ cmd_dump(int argc, char **argv)
 	}
 	if (!file)
 		return cli_usage_error("dump", "%s", "needs a FILE");
-	rlx_module *m = cli_load_module(file);
+	rlx_module *m = cli_load_module("dump", file);
 	if (!m)
 		return EXIT_INPUT;
 	int status = EXIT_OK;

@@ -35,8 +35,8 @@ cmd_equal(int argc, char **argv)
 	}
 	if (nfiles != 2)
 		return cli_usage_error("equal", "%s", "needs two files A and B");
-	rlx_module *a = cli_load_module(files[0]);
-	rlx_module *b = a ? cli_load_module(files[1]) : NULL;
+	rlx_module *a = cli_load_module("equal", files[0]);
+	rlx_module *b = a ? cli_load_module("equal", files[1]) : NULL;
 	int status = EXIT_INPUT;
 	if (a && b) {
 		char *why = NULL;

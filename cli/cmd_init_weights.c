@@ -67,7 +67,7 @@ cmd_init_weights(int argc, char **argv)
 		status = cli_usage_error("init-weights", "%s", "needs -o OUT.safetensors");
 	size_t len;
 	const char *name;
-	char *text = status < 0 ? cli_read_text(file, &len, &name) : NULL;
+	char *text = status < 0 ? cli_read_text("init-weights", file, &len, &name) : NULL;
 	if (status < 0 && !text)
 		status = EXIT_INPUT;
 	if (status < 0) {

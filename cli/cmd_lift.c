@@ -90,7 +90,7 @@ put_module(const Args *a, const rlx_module *m)
 	if (!a->out)
 		fputs(text, stdout);
 	else if (!rt_file_put(a->out, text, strlen(text), &e)) {
-		fprintf(stderr, "rlx: error: %s\n", e.msg);
+		fprintf(stderr, "rlx lift: error: %s\n", e.msg);
 		status = EXIT_INPUT;
 	}
 	free(text);
@@ -104,7 +104,7 @@ cmd_lift(int argc, char **argv)
 	int status = parse_args(&a, argc, argv);
 	size_t len;
 	const char *name;
-	char *text = status < 0 ? cli_read_text(a.file, &len, &name) : NULL;
+	char *text = status < 0 ? cli_read_text("lift", a.file, &len, &name) : NULL;
 	if (status < 0 && !text)
 		status = EXIT_INPUT;
 	if (status < 0) {

@@ -394,7 +394,7 @@ run_cmd(Cmd *c, double t_start)
 	double t0 = now_s();
 	size_t len;
 	const char *name;
-	char *text = cli_read_text(c->file, &len, &name);
+	char *text = cli_read_text("run", c->file, &len, &name);
 	if (!text)
 		return EXIT_INPUT;
 	double t_read = now_s() - t0;

@@ -160,7 +160,7 @@ cmd_transform(int argc, char **argv)
 	int status = parse_args(&a, argc, argv);
 	size_t len;
 	const char *name;
-	char *text = status < 0 ? cli_read_text(a.file, &len, &name) : NULL;
+	char *text = status < 0 ? cli_read_text("transform", a.file, &len, &name) : NULL;
 	if (status < 0 && !text)
 		status = EXIT_INPUT;
 	if (status >= 0) {

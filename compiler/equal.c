@@ -506,6 +506,54 @@ eq_block(Eq *q, const Block *x, const Block *y)
 	return true;
 }
 
+/* Two prim values: the same dtype, and the same value (a float's bits). */
+static bool
+eq_prim(Eq *q, const Expr *x, const Expr *y)
+{
+	Span a = x->span, b = y->span;
+	if (x->prim.dtype != y->prim.dtype)
+		return differ(q, a, b, "prim value dtype %s vs %s",
+			      dtype_name(x->prim.dtype),
+			      dtype_name(y->prim.dtype));
+	if (dtype_is_float(x->prim.dtype)) {
+		if (memcmp(&x->prim.f, &y->prim.f, sizeof x->prim.f))
+			return differ(q, a, b, "prim value %.17g vs %.17g",
+				      x->prim.f, y->prim.f);
+		return true;
+	}
+	return eq_pexpr(q, x->prim.value, y->prim.value, a, b,
+			"prim value");
+}
+
+/* Two op calls: the same op, arguments and attributes. */
+static bool
+eq_call(Eq *q, const Expr *x, const Expr *y)
+{
+	Span a = x->span, b = y->span;
+	if (x->call.op != y->call.op)
+		return differ(q, a, b, "op R.%s vs R.%s",
+			      op_info(x->call.op)->name,
+			      op_info(y->call.op)->name);
+	if (x->call.nargs != y->call.nargs)
+		return differ(q, a, b, "argument count %d vs %d",
+			      x->call.nargs, y->call.nargs);
+	if (x->call.nattrs != y->call.nattrs)
+		return differ(q, a, b, "attribute count %d vs %d",
+			      x->call.nattrs, y->call.nattrs);
+	if (!eq_exprs(q, x->call.args, y->call.args, x->call.nargs))
+		return false;
+	for (int i = 0; i < x->call.nattrs; i++) {
+		char buf[40], what[96];
+		snprintf(what, sizeof what, "attribute %s of R.%s",
+			 op_attr_name(x->call.op, i, buf, sizeof buf),
+			 op_info(x->call.op)->name);
+		if (!eq_attr(q, &x->call.attrs[i], &y->call.attrs[i], a,
+			     b, what))
+			return false;
+	}
+	return true;
+}
+
 /* Expressions of every kind, recursively. */
 static bool
 eq_expr(Eq *q, const Expr *x, const Expr *y)
@@ -542,18 +590,7 @@ eq_expr(Eq *q, const Expr *x, const Expr *y)
 		return eq_dims(q, x->shape.values, y->shape.values, x->shape.n,
 			       a, b);
 	case E_PRIM:
-		if (x->prim.dtype != y->prim.dtype)
-			return differ(q, a, b, "prim value dtype %s vs %s",
-				      dtype_name(x->prim.dtype),
-				      dtype_name(y->prim.dtype));
-		if (dtype_is_float(x->prim.dtype)) {
-			if (memcmp(&x->prim.f, &y->prim.f, sizeof x->prim.f))
-				return differ(q, a, b, "prim value %.17g vs %.17g",
-					      x->prim.f, y->prim.f);
-			return true;
-		}
-		return eq_pexpr(q, x->prim.value, y->prim.value, a, b,
-				"prim value");
+		return eq_prim(q, x, y);
 	case E_STR:
 	case E_EXTERN:
 	case E_GLOBAL:
@@ -565,28 +602,7 @@ eq_expr(Eq *q, const Expr *x, const Expr *y)
 				      y->str);
 		return true;
 	case E_CALL:
-		if (x->call.op != y->call.op)
-			return differ(q, a, b, "op R.%s vs R.%s",
-				      op_info(x->call.op)->name,
-				      op_info(y->call.op)->name);
-		if (x->call.nargs != y->call.nargs)
-			return differ(q, a, b, "argument count %d vs %d",
-				      x->call.nargs, y->call.nargs);
-		if (x->call.nattrs != y->call.nattrs)
-			return differ(q, a, b, "attribute count %d vs %d",
-				      x->call.nattrs, y->call.nattrs);
-		if (!eq_exprs(q, x->call.args, y->call.args, x->call.nargs))
-			return false;
-		for (int i = 0; i < x->call.nattrs; i++) {
-			char buf[40], what[96];
-			snprintf(what, sizeof what, "attribute %s of R.%s",
-				 op_attr_name(x->call.op, i, buf, sizeof buf),
-				 op_info(x->call.op)->name);
-			if (!eq_attr(q, &x->call.attrs[i], &y->call.attrs[i], a,
-				     b, what))
-				return false;
-		}
-		return true;
+		return eq_call(q, x, y);
 	case E_CALL_FN:
 		if (strcmp(x->callfn.callee, y->callfn.callee))
 			return differ(q, a, b, "callee %s vs %s",

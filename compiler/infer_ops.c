@@ -257,6 +257,16 @@ dims_new(Ctx *c, int n)
 	return ARENA_ARRAY(&c->m->arena, PExpr *, n > 0 ? n : 1);
 }
 
+/* A copy of n dims. */
+static PExpr **
+dims_copy(Ctx *c, PExpr *const *s, int n)
+{
+	PExpr **o = dims_new(c, n);
+	if (n > 0)
+		memcpy(o, s, sizeof *o * (size_t)n);
+	return o;
+}
+
 /* A tensor result; shape NULL means unknown dims (known for ndim 0). */
 static SInfo *
 tensor(Ctx *c, DType t, int ndim, PExpr **shape)
@@ -994,6 +1004,29 @@ infer_permute_dims(Module *m, Expr *call, Diags *d)
 }
 
 /*
+ * The start of the rules of the ops whose result takes its shape from
+ * argument 1 (reshape, broadcast_to): reads call into c, *x the data
+ * tensor (argument 0), *s the new shape. False when the rule is decided
+ * here: *res NULL after an error, or the tensor of unknown rank that a
+ * shape of unknown rank gives.
+ */
+static bool
+ctx_reshape(Ctx *c, Module *m, Expr *call, Diags *d, const SInfo **x,
+	    const SInfo **s, SInfo **res)
+{
+	*x = ctx_tensor(c, m, call, d);
+	*s = want_shape(c, 1);
+	*res = NULL;
+	if (!*x || !*s)
+		return false;
+	if ((*s)->ndim < 0) {
+		*res = tensor(c, (*x)->dtype, -1, NULL);
+		return false;
+	}
+	return true;
+}
+
+/*
  * reshape: the new shape comes from argument 1 (R.shape([...]) or a var of
  * R.Shape struct info). One -1 is inferred from the element count; the
  * element counts must agree when that is provable.
@@ -1002,11 +1035,10 @@ SInfo *
 infer_reshape(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	const SInfo *x = ctx_tensor(&c, m, call, d), *s = want_shape(&c, 1);
-	if (!x || !s)
-		return NULL;
-	if (s->ndim < 0)
-		return tensor(&c, x->dtype, -1, NULL);
+	const SInfo *x, *s;
+	SInfo *res;
+	if (!ctx_reshape(&c, m, call, d, &x, &s, &res))
+		return res;
 	if (!known(s))
 		return tensor(&c, x->dtype, s->ndim, NULL);
 	int n = s->ndim, infer_at = -1;
@@ -1070,6 +1102,63 @@ infer_astype(Module *m, Expr *call, Diags *d)
 	return tensor(&c, attr(&c, P_dtype)->dtype, x->ndim, x->shape);
 }
 
+/* Checks concat's operand t, argument 0: a non-empty tuple of tensors of
+ * one dtype (*dt; unknown when any field's is) and, with an axis, one rank
+ * (*ndim, -1 unknown); *all_known when every field's shape is. False after
+ * an error. */
+static bool
+concat_fields(Ctx *c, const SInfo *t, DType *dt, int *ndim, bool *all_known)
+{
+	if (t->kind != SI_TUPLE) {
+		diag_error(c->d, arg_span(c, 0),
+			   "%s: expects a tuple of tensors, got %s", c->op,
+			   infer_sinfo_str(c->m, t));
+		return false;
+	}
+	if (t->nfields == 0) {
+		diag_error(c->d, arg_span(c, 0),
+			   "%s: expects at least one tensor", c->op);
+		return false;
+	}
+	*dt = DT_UNKNOWN;
+	*ndim = -1;
+	*all_known = true;
+	for (int i = 0; i < t->nfields; i++) {
+		const SInfo *f = t->fields[i];
+		if (f->kind != SI_TENSOR) {
+			diag_error(c->d, arg_span(c, 0),
+				   "%s: field %d of the tuple is not a tensor: "
+				   "%s",
+				   c->op, i, infer_sinfo_str(c->m, f));
+			return false;
+		}
+		if (f->dtype != DT_UNKNOWN) {
+			if (*dt != DT_UNKNOWN && f->dtype != *dt) {
+				diag_error(c->d, arg_span(c, 0),
+					   "%s: dtypes %s and %s differ", c->op,
+					   dtype_name(*dt), dtype_name(f->dtype));
+				return false;
+			}
+			*dt = f->dtype;
+		}
+		if (f->ndim >= 0 && *ndim >= 0 && f->ndim != *ndim &&
+		    attr(c, P_axis)->kind != AV_NONE) {
+			diag_error(c->d, arg_span(c, 0),
+				   "%s: tensors have %d and %d dimensions",
+				   c->op, *ndim, f->ndim);
+			return false;
+		}
+		if (f->ndim >= 0)
+			*ndim = f->ndim;
+		*all_known &= f->ndim >= 0 && known(f);
+	}
+	/* An unknown dtype in any field makes the result's unknown. */
+	for (int i = 0; i < t->nfields; i++)
+		if (t->fields[i]->dtype == DT_UNKNOWN)
+			*dt = DT_UNKNOWN;
+	return true;
+}
+
 /*
  * concat: argument 0 is a tuple of tensors of one dtype and rank; dims
  * other than axis must agree; axis None concatenates the flattened tensors.
@@ -1080,53 +1169,11 @@ infer_concat(Module *m, Expr *call, Diags *d)
 	Ctx c;
 	ctx_init(&c, m, call, d);
 	const SInfo *t = arg_si(&c, 0);
-	if (t->kind != SI_TUPLE) {
-		diag_error(d, arg_span(&c, 0),
-			   "%s: expects a tuple of tensors, got %s", c.op,
-			   infer_sinfo_str(m, t));
+	DType dt;
+	int ndim;
+	bool all_known;
+	if (!concat_fields(&c, t, &dt, &ndim, &all_known))
 		return NULL;
-	}
-	if (t->nfields == 0) {
-		diag_error(d, arg_span(&c, 0),
-			   "%s: expects at least one tensor", c.op);
-		return NULL;
-	}
-	DType dt = DT_UNKNOWN;
-	int ndim = -1;
-	bool all_known = true;
-	for (int i = 0; i < t->nfields; i++) {
-		const SInfo *f = t->fields[i];
-		if (f->kind != SI_TENSOR) {
-			diag_error(d, arg_span(&c, 0),
-				   "%s: field %d of the tuple is not a tensor: "
-				   "%s",
-				   c.op, i, infer_sinfo_str(m, f));
-			return NULL;
-		}
-		if (f->dtype != DT_UNKNOWN) {
-			if (dt != DT_UNKNOWN && f->dtype != dt) {
-				diag_error(d, arg_span(&c, 0),
-					   "%s: dtypes %s and %s differ", c.op,
-					   dtype_name(dt), dtype_name(f->dtype));
-				return NULL;
-			}
-			dt = f->dtype;
-		}
-		if (f->ndim >= 0 && ndim >= 0 && f->ndim != ndim &&
-		    attr(&c, P_axis)->kind != AV_NONE) {
-			diag_error(d, arg_span(&c, 0),
-				   "%s: tensors have %d and %d dimensions",
-				   c.op, ndim, f->ndim);
-			return NULL;
-		}
-		if (f->ndim >= 0)
-			ndim = f->ndim;
-		all_known &= f->ndim >= 0 && known(f);
-	}
-	/* An unknown dtype in any field makes the result's unknown. */
-	for (int i = 0; i < t->nfields; i++)
-		if (t->fields[i]->dtype == DT_UNKNOWN)
-			dt = DT_UNKNOWN;
 	const AttrVal *av = attr(&c, P_axis);
 	if (av->kind == AV_NONE) {
 		if (!all_known)
@@ -1274,8 +1321,7 @@ infer_split(Module *m, Expr *call, Diags *d)
 			piece = dop(m, PE_MAX, dop(m, PE_SUB, r, l),
 				    pe_int(&m->arena, 0));
 		}
-		PExpr **o = dims_new(&c, x->ndim);
-		memcpy(o, x->shape, sizeof(PExpr *) * (size_t)x->ndim);
+		PExpr **o = dims_copy(&c, x->shape, x->ndim);
 		o[ax] = piece;
 		f[i] = tensor(&c, x->dtype, x->ndim, o);
 	}
@@ -1346,8 +1392,7 @@ infer_strided_slice(Module *m, Expr *call, Diags *d)
 		return NULL;
 	if (!known(x))
 		return tensor(&c, x->dtype, x->ndim, NULL);
-	PExpr **o = dims_new(&c, x->ndim);
-	memcpy(o, x->shape, sizeof(PExpr *) * (size_t)x->ndim);
+	PExpr **o = dims_copy(&c, x->shape, x->ndim);
 	bool unknown = false;
 	for (int i = 0; i < na; i++) {
 		int64_t s = 1, n, bi, ei;
@@ -1519,11 +1564,10 @@ SInfo *
 infer_broadcast_to(Module *m, Expr *call, Diags *d)
 {
 	Ctx c;
-	const SInfo *x = ctx_tensor(&c, m, call, d), *s = want_shape(&c, 1);
-	if (!x || !s)
-		return NULL;
-	if (s->ndim < 0)
-		return tensor(&c, x->dtype, -1, NULL);
+	const SInfo *x, *s;
+	SInfo *res;
+	if (!ctx_reshape(&c, m, call, d, &x, &s, &res))
+		return res;
 	if (x->ndim > s->ndim) {
 		diag_error(d, call->span,
 			   "%s: cannot broadcast a tensor of %d dimensions to "
@@ -1549,9 +1593,7 @@ infer_broadcast_to(Module *m, Expr *call, Diags *d)
 				return NULL;
 			}
 		}
-	PExpr **o = dims_new(&c, s->ndim);
-	memcpy(o, s->shape, sizeof(PExpr *) * (size_t)s->ndim);
-	return tensor(&c, x->dtype, s->ndim, o);
+	return tensor(&c, x->dtype, s->ndim, dims_copy(&c, s->shape, s->ndim));
 }
 
 SInfo *
@@ -1830,16 +1872,6 @@ static SInfo *
 tuple_of(Ctx *c, SInfo **f, int n)
 {
 	return si_tuple(&c->m->arena, arena_memdup(&c->m->arena, f, sizeof *f * (size_t)n), n);
-}
-
-/* A copy of n dims. */
-static PExpr **
-dims_copy(Ctx *c, PExpr *const *s, int n)
-{
-	PExpr **o = dims_new(c, n);
-	if (n > 0)
-		memcpy(o, s, sizeof *o * (size_t)n);
-	return o;
 }
 
 /* ---------------------------------------------------------- elementwise */
@@ -3258,6 +3290,63 @@ einsum_expand(const char *s, const int *ndims, int n, char *out, size_t cap,
 	return ok;
 }
 
+/* Checks einsum's operands, argument 0 (t): a non-empty tuple of tensors
+ * of one dtype, *dt; false after an error. */
+static bool
+einsum_dtype(Ctx *c, const SInfo *t, DType *dt)
+{
+	if (t->kind != SI_TUPLE || t->nfields == 0) {
+		diag_error(c->d, arg_span(c, 0), "%s: expects a non-empty tuple of tensors, got %s",
+			   c->op, infer_sinfo_str(c->m, t));
+		return false;
+	}
+	for (int i = 0; i < t->nfields; i++) {
+		const SInfo *f = t->fields[i];
+		if (f->kind != SI_TENSOR) {
+			diag_error(c->d, arg_span(c, 0), "%s: operand %d is not a tensor: %s",
+				   c->op, i, infer_sinfo_str(c->m, f));
+			return false;
+		}
+		if (i && f->dtype != *dt) {
+			diag_error(c->d, c->call->span, "%s: dtypes %s and %s differ", c->op,
+				   dtype_name(*dt), dtype_name(f->dtype));
+			return false;
+		}
+		*dt = f->dtype;
+	}
+	return true;
+}
+
+/* The output letters of einsum subscripts s (s0 as written; arrow where
+ * "->" is, or NULL; count[ch] how often each input letter appears) into
+ * out: those after the arrow, each an input letter once, or without an
+ * arrow the letters seen once in alphabetical order. How many; -1 after
+ * an error. */
+static int
+einsum_out(Ctx *c, const char *s0, const char *arrow, const int *count, char *out)
+{
+	int n = 0;
+	if (!arrow) {
+		for (int ch = 'A'; ch <= 'z' && n < 63; ch++)
+			if (count[ch] == 1)
+				out[n++] = (char)ch;
+		return n;
+	}
+	for (const char *q = arrow + 2; *q && n < 63; q++) {
+		unsigned char ch = (unsigned char)*q;
+		if (ch == ' ')
+			continue;
+		if (ch >= 128 || !count[ch] || strchr(arrow + 2, ch) != q) {
+			diag_error(c->d, c->call->span,
+				   "%s: output subscript '%c' of \"%s\" is not an input "
+				   "subscript or repeats", c->op, ch, s0);
+			return -1;
+		}
+		out[n++] = (char)ch;
+	}
+	return n;
+}
+
 /*
  * einsum(operands, subscripts): "ij,jk->ik" (or implicit, "ij,jk": the
  * letters seen once, in alphabetical order). Each operand has one letter
@@ -3270,26 +3359,9 @@ infer_einsum(Module *m, Expr *call, Diags *d)
 	Ctx c;
 	ctx_init(&c, m, call, d);
 	const SInfo *t = arg_si(&c, 0);
-	if (t->kind != SI_TUPLE || t->nfields == 0) {
-		diag_error(d, arg_span(&c, 0), "%s: expects a non-empty tuple of tensors, got %s",
-			   c.op, infer_sinfo_str(m, t));
-		return NULL;
-	}
 	DType dt = DT_UNKNOWN;
-	for (int i = 0; i < t->nfields; i++) {
-		const SInfo *f = t->fields[i];
-		if (f->kind != SI_TENSOR) {
-			diag_error(d, arg_span(&c, 0), "%s: operand %d is not a tensor: %s",
-				   c.op, i, infer_sinfo_str(m, f));
-			return NULL;
-		}
-		if (i && f->dtype != dt) {
-			diag_error(d, call->span, "%s: dtypes %s and %s differ", c.op,
-				   dtype_name(dt), dtype_name(f->dtype));
-			return NULL;
-		}
-		dt = f->dtype;
-	}
+	if (!einsum_dtype(&c, t, &dt))
+		return NULL;
 	const char *s0 = attr(&c, P_subscripts)->s ? attr(&c, P_subscripts)->s : "";
 	int ndims[64];
 	char sx[256];
@@ -3357,25 +3429,9 @@ infer_einsum(Module *m, Expr *call, Diags *d)
 		return NULL;
 	}
 	char out[64];
-	int n = 0;
-	if (arrow) {
-		for (const char *q = arrow + 2; *q && n < 63; q++) {
-			unsigned char ch = (unsigned char)*q;
-			if (ch == ' ')
-				continue;
-			if (ch >= 128 || !count[ch] || strchr(arrow + 2, ch) != q) {
-				diag_error(d, call->span,
-					   "%s: output subscript '%c' of \"%s\" is not an input "
-					   "subscript or repeats", c.op, ch, s0);
-				return NULL;
-			}
-			out[n++] = (char)ch;
-		}
-	} else {
-		for (int ch = 'A'; ch <= 'z' && n < 63; ch++)
-			if (count[ch] == 1)
-				out[n++] = (char)ch;
-	}
+	int n = einsum_out(&c, s0, arrow, count, out);
+	if (n < 0)
+		return NULL;
 	if (!shapes)
 		return tensor(&c, dt, n, NULL);
 	PExpr **o = dims_new(&c, n);
@@ -4272,9 +4328,7 @@ tensor_dims(Ctx *c, DType dt, int nd, PExpr **d)
 	for (int i = 0; i < nd; i++)
 		if (!d[i])
 			return tensor(c, dt, nd, NULL);
-	PExpr **o = dims_new(c, nd);
-	memcpy(o, d, sizeof(PExpr *) * (size_t)nd);
-	return tensor(c, dt, nd, o);
+	return tensor(c, dt, nd, dims_copy(c, d, nd));
 }
 
 /* An int attribute in [lo, n) when dim n is a known constant. */

@@ -303,188 +303,232 @@ bld_one_arg(B *b, Syn *x, const char *fname)
 	return x->items;
 }
 
-/* Converts the attribute argument v of op parameter q. */
+/* The error of an attribute argument of the wrong form: "argument 'q' of
+ * fname must be WANT", at v; false. */
+static bool
+attr_wrong(B *b, const OpParam *q, Syn *v, const char *fname, const char *want)
+{
+	diag_error(b->d, v->span, "argument '%s' of %s must be %s", q->name,
+		   fname, want);
+	return false;
+}
+
+/* None (or the empty R.tuple() of an optional argument) for parameter q:
+ * AV_NONE when q is optional, the "void" dtype of an `out_dtype` whose
+ * default is None, else an error. */
+static bool
+conv_attr_none(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
+{
+	if (q->optional) {
+		out->kind = AV_NONE;
+		return true;
+	}
+	if (q->kind == PK_DTYPE && q->has_default && q->def.kind == AV_DTYPE &&
+	    q->def.dtype == DT_UNKNOWN) {
+		out->kind = AV_DTYPE; /* out_dtype=None: "void", as TVM reads it */
+		out->dtype = DT_UNKNOWN;
+		return true;
+	}
+	diag_error(b->d, v->span, "argument '%s' of %s cannot be None",
+		   q->name, fname);
+	return false;
+}
+
+/* A PK_INT attribute: an integer, also T.int32(8), T.int64(8) and
+ * T.IntImm("int32", 8) (an IntImm attribute). */
+static bool
+conv_attr_int(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
+{
+	int64_t i;
+	if (v->kind == X_CALL && (bld_is_named(v, "T.int32") || bld_is_named(v, "T.int64")) &&
+	    v->n == 1 && v->items->kind != X_KWARG)
+		v = v->items;
+	else if (v->kind == X_CALL && bld_is_named(v, "T.IntImm") && v->n == 2 &&
+		 v->items->kind == X_STR && v->items->next->kind != X_KWARG)
+		v = v->items->next;
+	if (!bld_int_lit(v, &i))
+		return attr_wrong(b, q, v, fname, "an integer");
+	out->kind = AV_INT;
+	out->i = i;
+	return true;
+}
+
+/* A PK_INTS or PK_INT_OR_INTS attribute: a list of integers, or one
+ * integer (a list of one for PK_INTS). */
+static bool
+conv_attr_ints(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
+{
+	int64_t i;
+	if (bld_int_lit(v, &i)) {
+		if (q->kind == PK_INT_OR_INTS) {
+			out->kind = AV_INT;
+			out->i = i;
+			return true;
+		}
+		out->kind = AV_INTS;
+		out->n = 1;
+		out->ints = arena_memdup(&b->m->arena, &i, sizeof i);
+		return true;
+	}
+	if (v->kind != X_LIST && v->kind != X_TUPLE)
+		return attr_wrong(b, q, v, fname,
+				  q->kind == PK_INTS ? "a list of integers"
+						     : "an integer or a list of integers");
+	int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t, v->n ? v->n : 1);
+	int k = 0;
+	for (Syn *y = v->items; y; y = y->next, k++) {
+		if (!bld_int_item(y, &xs[k])) {
+			diag_error(b->d, y->span,
+				   "argument '%s' of %s must be a list of integers",
+				   q->name, fname);
+			return false;
+		}
+	}
+	out->kind = AV_INTS;
+	out->ints = xs;
+	out->n = v->n;
+	return true;
+}
+
+/* A PK_FLOAT attribute: a number, also T.float32(0.5) (T.float64,
+ * T.float16), as TVM's tests write a FloatImm attribute. */
+static bool
+conv_attr_float(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
+{
+	double d;
+	bool isf = false;
+	if (v->kind == X_CALL && v->n == 1 && v->items->kind != X_KWARG &&
+	    (bld_is_named(v, "T.float32") || bld_is_named(v, "T.float64") ||
+	     bld_is_named(v, "T.float16")))
+		v = v->items;
+	if (!bld_num_lit(v, &d, &isf))
+		return attr_wrong(b, q, v, fname, "a number");
+	out->kind = AV_FLOAT;
+	out->f = d;
+	return true;
+}
+
+/* A PK_DIMS attribute: a list of dimensions (or a single one), each
+ * possibly R.prim_value(...): AV_INTS when all are constants, else
+ * AV_DIMS. */
+static bool
+conv_attr_dims(B *b, Syn *v, AttrVal *out)
+{
+	Syn one = *v;
+	if (v->kind != X_LIST && v->kind != X_TUPLE) {
+		one.kind = X_LIST; /* a single dimension */
+		one.items = arena_memdup(&b->ps->ast, v, sizeof *v);
+		one.items->next = NULL;
+		one.n = 1;
+		v = &one;
+	}
+	PExpr **xs = ARENA_ARRAY(&b->m->arena, PExpr *, v->n ? v->n : 1);
+	bool all_const = true;
+	int k = 0;
+	for (Syn *y = v->items; y; y = y->next, k++) {
+		int64_t c;
+		Syn *z = y;
+		if (z->kind == X_CALL && z->n == 1 &&
+		    bld_is_named(z, "R.prim_value"))
+			z = z->items;
+		if (!(xs[k] = bld_conv_dim(b, z, false)))
+			return false;
+		all_const &= pe_is_const(xs[k], &c);
+	}
+	out->n = v->n;
+	if (!all_const) {
+		out->kind = AV_DIMS;
+		out->dims = xs;
+		return true;
+	}
+	out->kind = AV_INTS;
+	out->ints = ARENA_ARRAY(&b->m->arena, int64_t, v->n ? v->n : 1);
+	for (int j = 0; j < v->n; j++)
+		pe_is_const(xs[j], &out->ints[j]);
+	return true;
+}
+
+/* A PK_SINFO or PK_SINFOS attribute: one struct info or a list of them. */
+static bool
+conv_attr_sinfo(B *b, Syn *v, AttrVal *out)
+{
+	bool list = v->kind == X_LIST || v->kind == X_TUPLE;
+	int n = list ? v->n : 1;
+	out->kind = AV_SINFO;
+	out->n = n;
+	out->sis = ARENA_ARRAY(&b->m->arena, SInfo *, n ? n : 1);
+	int k = 0;
+	for (Syn *y = list ? v->items : v; y && k < n; y = y->next, k++)
+		if (!(out->sis[k] = bld_conv_sinfo(b, y, false)))
+			return false;
+	return true;
+}
+
+/* A PK_RAW attribute: any Python literal, kept as its text. */
+static bool
+conv_attr_raw(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
+{
+	StrBuf t = {0};
+	bool ok = bld_syn_text(&t, v);
+	if (ok) {
+		out->kind = AV_RAW;
+		out->s = arena_strdup(&b->m->arena, t.p);
+	}
+	sb_free(&t);
+	return ok || attr_wrong(b, q, v, fname, "a Python literal");
+}
+
+/* Converts the attribute argument v of op parameter q: R.str("global")
+ * and R.dtype("float32") unwrapped, None handled, then one converter per
+ * parameter kind. */
 static bool
 conv_attr(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 {
 	memset(out, 0, sizeof *out);
-	int64_t i;
-	double d;
-	bool isf = false;
 	if (v->kind == X_CALL && v->n == 1 && v->items->kind == X_STR &&
 	    ((q->kind == PK_STR && bld_is_named(v, "R.str")) ||
 	     (q->kind == PK_DTYPE && bld_is_named(v, "R.dtype"))))
 		v = v->items; /* R.str("global"), R.dtype("float32") */
 	if (v->kind == X_NONE || (q->optional && v->kind == X_CALL && !v->n &&
-				  bld_is_named(v, "R.tuple"))) {
-		if (q->optional) {
-			out->kind = AV_NONE;
-			return true;
-		}
-		if (q->kind == PK_DTYPE && q->has_default && q->def.kind == AV_DTYPE &&
-		    q->def.dtype == DT_UNKNOWN) {
-			out->kind = AV_DTYPE; /* out_dtype=None: "void", as TVM reads it */
-			out->dtype = DT_UNKNOWN;
-			return true;
-		}
-		diag_error(b->d, v->span, "argument '%s' of %s cannot be None",
-			   q->name, fname);
-		return false;
-	}
-	const char *want = "";
+				  bld_is_named(v, "R.tuple")))
+		return conv_attr_none(b, q, v, fname, out);
 	switch (q->kind) {
 	case PK_INT:
-		/* T.int32(8), T.IntImm("int32", 8): an IntImm attribute */
-		if (v->kind == X_CALL && (bld_is_named(v, "T.int32") || bld_is_named(v, "T.int64")) &&
-		    v->n == 1 && v->items->kind != X_KWARG)
-			v = v->items;
-		else if (v->kind == X_CALL && bld_is_named(v, "T.IntImm") && v->n == 2 &&
-			 v->items->kind == X_STR && v->items->next->kind != X_KWARG)
-			v = v->items->next;
-		if (bld_int_lit(v, &i)) {
-			out->kind = AV_INT;
-			out->i = i;
-			return true;
-		}
-		want = "an integer";
-		break;
+		return conv_attr_int(b, q, v, fname, out);
 	case PK_INTS:
 	case PK_INT_OR_INTS:
-		if (bld_int_lit(v, &i)) {
-			if (q->kind == PK_INT_OR_INTS) {
-				out->kind = AV_INT;
-				out->i = i;
-				return true;
-			}
-			out->kind = AV_INTS;
-			out->n = 1;
-			out->ints = arena_memdup(&b->m->arena, &i, sizeof i);
-			return true;
-		}
-		if (v->kind == X_LIST || v->kind == X_TUPLE) {
-			int64_t *xs = ARENA_ARRAY(&b->m->arena, int64_t,
-						  v->n ? v->n : 1);
-			int k = 0;
-			for (Syn *y = v->items; y; y = y->next, k++) {
-				if (!bld_int_item(y, &xs[k])) {
-					diag_error(b->d, y->span,
-						   "argument '%s' of %s must be a list of integers",
-						   q->name, fname);
-					return false;
-				}
-			}
-			out->kind = AV_INTS;
-			out->ints = xs;
-			out->n = v->n;
-			return true;
-		}
-		want = q->kind == PK_INTS ? "a list of integers"
-					  : "an integer or a list of integers";
-		break;
+		return conv_attr_ints(b, q, v, fname, out);
 	case PK_FLOAT:
-		/* T.float32(0.5), as TVM's tests write a FloatImm attribute */
-		if (v->kind == X_CALL && v->n == 1 && v->items->kind != X_KWARG &&
-		    (bld_is_named(v, "T.float32") || bld_is_named(v, "T.float64") ||
-		     bld_is_named(v, "T.float16")))
-			v = v->items;
-		if (bld_num_lit(v, &d, &isf)) {
-			out->kind = AV_FLOAT;
-			out->f = d;
-			return true;
-		}
-		want = "a number";
-		break;
+		return conv_attr_float(b, q, v, fname, out);
 	case PK_BOOL:
-		if (v->kind == X_TRUE || v->kind == X_FALSE) {
-			out->kind = AV_BOOL;
-			out->i = v->kind == X_TRUE;
-			return true;
-		}
-		want = "True or False";
-		break;
+		if (v->kind != X_TRUE && v->kind != X_FALSE)
+			return attr_wrong(b, q, v, fname, "True or False");
+		out->kind = AV_BOOL;
+		out->i = v->kind == X_TRUE;
+		return true;
 	case PK_STR:
-		if (v->kind == X_STR) {
-			out->kind = AV_STR;
-			out->s = arena_strdup(&b->m->arena, v->s);
-			return true;
-		}
-		want = "a string";
-		break;
+		if (v->kind != X_STR)
+			return attr_wrong(b, q, v, fname, "a string");
+		out->kind = AV_STR;
+		out->s = arena_strdup(&b->m->arena, v->s);
+		return true;
 	case PK_DTYPE:
-		if (v->kind == X_STR) {
-			out->kind = AV_DTYPE;
-			return bld_conv_dtype(b, v, &out->dtype);
-		}
-		want = "a dtype string";
-		break;
-	case PK_DIMS: {
-		Syn one = *v;
-		if (v->kind != X_LIST && v->kind != X_TUPLE) {
-			one.kind = X_LIST; /* a single dimension */
-			one.items = arena_memdup(&b->ps->ast, v, sizeof *v);
-			one.items->next = NULL;
-			one.n = 1;
-			v = &one;
-		}
-		PExpr **xs = ARENA_ARRAY(&b->m->arena, PExpr *, v->n ? v->n : 1);
-		bool all_const = true;
-		int k = 0;
-		for (Syn *y = v->items; y; y = y->next, k++) {
-			int64_t c;
-			Syn *z = y;
-			if (z->kind == X_CALL && z->n == 1 &&
-			    bld_is_named(z, "R.prim_value"))
-				z = z->items;
-			if (!(xs[k] = bld_conv_dim(b, z, false)))
-				return false;
-			all_const &= pe_is_const(xs[k], &c);
-		}
-		out->n = v->n;
-		if (!all_const) {
-			out->kind = AV_DIMS;
-			out->dims = xs;
-			return true;
-		}
-		out->kind = AV_INTS;
-		out->ints = ARENA_ARRAY(&b->m->arena, int64_t, v->n ? v->n : 1);
-		for (int j = 0; j < v->n; j++)
-			pe_is_const(xs[j], &out->ints[j]);
-		return true;
-	}
+		if (v->kind != X_STR)
+			return attr_wrong(b, q, v, fname, "a dtype string");
+		out->kind = AV_DTYPE;
+		return bld_conv_dtype(b, v, &out->dtype);
+	case PK_DIMS:
+		return conv_attr_dims(b, v, out);
 	case PK_SINFO:
-	case PK_SINFOS: {
-		bool list = v->kind == X_LIST || v->kind == X_TUPLE;
-		int n = list ? v->n : 1;
-		out->kind = AV_SINFO;
-		out->n = n;
-		out->sis = ARENA_ARRAY(&b->m->arena, SInfo *, n ? n : 1);
-		int k = 0;
-		for (Syn *y = list ? v->items : v; y && k < n; y = y->next, k++)
-			if (!(out->sis[k] = bld_conv_sinfo(b, y, false)))
-				return false;
-		return true;
-	}
+	case PK_SINFOS:
+		return conv_attr_sinfo(b, v, out);
 	case PK_IMAP:
 		return conv_index_map(b, q, v, fname, out);
-	case PK_RAW: {
-		StrBuf t = {0};
-		bool ok = bld_syn_text(&t, v);
-		if (ok) {
-			out->kind = AV_RAW;
-			out->s = arena_strdup(&b->m->arena, t.p);
-		}
-		sb_free(&t);
-		if (ok)
-			return true;
-		want = "a Python literal";
-		break;
-	}
+	case PK_RAW:
+		return conv_attr_raw(b, q, v, fname, out);
 	default:
 		ir_bug("not an attribute kind %d", (int)q->kind);
 	}
-	diag_error(b->d, v->span, "argument '%s' of %s must be %s", q->name,
-		   fname, want);
-	return false;
 }
 
 /*
@@ -785,7 +829,62 @@ op_normalize(B *b, Expr *e, const OpSig *sig, Span sp, const char *fname)
 	return true;
 }
 
-/* R.OP(args): matched against the op's signature. */
+/* Splits the arguments of call x at the variadic parameter vi: the
+ * positional ones from vi on go, in order, to *rest (copies); the others
+ * stay in *xc, a copy of x. Returns how many went to *rest. */
+static int
+split_variadic(B *b, Syn *x, int vi, Syn *xc, Syn **rest)
+{
+	Syn *head = NULL, **tail = &head, **rtail = rest;
+	int pos = 0, nv = 0;
+	*xc = *x;
+	*rest = NULL;
+	for (Syn *a = x->items; a; a = a->next, pos++) {
+		Syn *c = arena_memdup(&b->ps->ast, a, sizeof *a);
+		c->next = NULL;
+		if (a->kind != X_KWARG && pos >= vi) {
+			*rtail = c;
+			rtail = &c->next;
+			nv++;
+			continue;
+		}
+		*tail = c;
+		tail = &c->next;
+	}
+	xc->items = head;
+	xc->n = syn_len(head);
+	return nv;
+}
+
+/* The value of parameter q of call e (R.OP at x) given no argument: an
+ * attribute's default, an argument's default prim value, else R.tuple() as
+ * TVM writes it; false (reported) when q is required. */
+static bool
+missing_arg(B *b, Expr *e, const OpParam *q, Syn *x, const char *fname)
+{
+	if (!q->is_attr && (q->optional || q->has_default)) {
+		Expr *a = ir_expr(b->m, E_TUPLE, x->span);
+		if (q->kind == PK_PRIM && (q->def.kind == AV_INT || q->def.kind == AV_BOOL)) {
+			a->kind = E_PRIM;
+			a->prim.dtype = q->def.kind == AV_BOOL ? DT_BOOL : DT_I64;
+			a->prim.value = pe_int(&b->m->arena, q->def.i);
+		}
+		e->call.args[q->slot] = a;
+		return true;
+	}
+	if (q->is_attr && q->has_default) {
+		e->call.attrs[q->slot] = op_default(b->m, q);
+		return true;
+	}
+	diag_error(b->d, x->span, "%s missing required argument '%s' (%s takes %s)",
+		   fname, q->name, fname, op_info(e->call.op)->sig);
+	return false;
+}
+
+/* R.OP(args): matched against the op's signature (TVM's older keyword
+ * spellings accepted, a variadic parameter taking the positional arguments
+ * from its place on), each argument and attribute converted, then
+ * normalized. */
 static Expr *
 conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 {
@@ -808,26 +907,8 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 	}
 	Syn xc = *x;
 	if (vi >= 0) {
-		/* positional arguments from the variadic one on are its own;
-		 * the parameters after it are keyword-only */
-		Syn *head = NULL, **tail = &head;
-		int pos = 0;
-		for (Syn *a = x->items; a; a = a->next, pos++) {
-			Syn *c = arena_memdup(&b->ps->ast, a, sizeof *a);
-			c->next = NULL;
-			if (a->kind != X_KWARG && pos >= vi) {
-				Syn **t = &rest;
-				while (*t)
-					t = &(*t)->next;
-				*t = c;
-				nv++;
-				continue;
-			}
-			*tail = c;
-			tail = &c->next;
-		}
-		xc.items = head;
-		xc.n = syn_len(head);
+		/* the parameters after the variadic one are keyword-only */
+		nv = split_variadic(b, x, vi, &xc, &rest);
 		names[vi] = "*"; /* matches no keyword */
 	}
 	if (!bld_match_args(b, &xc, fname, names, sig.nparams, arg))
@@ -851,34 +932,8 @@ conv_opcall(B *b, Syn *x, OpKind op, const char *fname)
 				e->call.args[k] = conv_param(b, q, a, fname);
 				ok &= e->call.args[k] != NULL;
 			}
-			continue;
-		}
-		if (!arg[i] && !q->is_attr && (q->optional || q->has_default)) {
-			/* a missing argument: its default, else R.tuple(), as
-			 * TVM writes it */
-			Expr *a = ir_expr(b->m, E_TUPLE, x->span);
-			if (q->kind == PK_PRIM && (q->def.kind == AV_INT || q->def.kind == AV_BOOL)) {
-				a->kind = E_PRIM;
-				a->prim.dtype = q->def.kind == AV_BOOL ? DT_BOOL : DT_I64;
-				a->prim.value = pe_int(&b->m->arena, q->def.i);
-			}
-			e->call.args[q->slot] = a;
-			continue;
-		}
-		if (!arg[i]) {
-			if (q->is_attr && q->has_default) {
-				e->call.attrs[q->slot] = op_default(b->m, q);
-				continue;
-			}
-			if (!q->is_attr && (q->optional || q->has_default)) {
-				/* a prim default, or left to op_normalize */
-				e->call.args[q->slot] = default_prim(b, q, x->span);
-				continue;
-			}
-			diag_error(b->d, x->span,
-				   "%s missing required argument '%s' (%s takes %s)",
-				   fname, q->name, fname, op_info(op)->sig);
-			ok = false;
+		} else if (!arg[i]) {
+			ok &= missing_arg(b, e, q, x, fname);
 		} else if (q->is_attr) {
 			ok &= conv_attr(b, q, arg[i], fname,
 					&e->call.attrs[q->slot]);
@@ -1021,7 +1076,150 @@ call_args(B *b, Syn *x, const char *what)
 	return args;
 }
 
-/* A call: R.const, R.shape, ..., R.OP, cls.f. */
+/* R.str("s") or R.dtype("float32") (a DataTypeImm), called as `name`. */
+static Expr *
+conv_str_call(B *b, Syn *x, const char *name, bool dtype)
+{
+	Syn *a = bld_one_arg(b, x, name);
+	if (!a)
+		return NULL;
+	DType t;
+	if (a->kind != X_STR) {
+		diag_error(b->d, a->span, "%s takes a string", name);
+		return NULL;
+	}
+	if (dtype && !bld_conv_dtype(b, a, &t))
+		return NULL;
+	Expr *e = ir_expr(b->m, E_STR, x->span);
+	e->str = arena_strdup(&b->m->arena, a->s);
+	e->dtype_imm = dtype;
+	return e;
+}
+
+/* R.tuple(a, b, ...). */
+static Expr *
+conv_tuple_call(B *b, Syn *x)
+{
+	Expr *e = ir_expr(b->m, E_TUPLE, x->span);
+	e->tuple.n = x->n;
+	e->tuple.items = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
+	int i = 0;
+	for (Syn *a = x->items; a; a = a->next, i++) {
+		if (a->kind == X_KWARG ||
+		    !(e->tuple.items[i] = bld_conv_leaf(b, a))) {
+			if (a->kind == X_KWARG)
+				diag_error(b->d, a->span,
+					   "R.tuple takes no keyword arguments");
+			return NULL;
+		}
+	}
+	return e;
+}
+
+/* R.TupleGetItem(t, i): the class, called, which is t[i]. */
+static Expr *
+conv_tuple_get_call(B *b, Syn *x)
+{
+	int64_t i;
+	if (x->n != 2 || x->items->kind == X_KWARG ||
+	    x->items->next->kind == X_KWARG ||
+	    !bld_int_lit(x->items->next, &i) || i < 0 || i > 1 << 30) {
+		diag_error(b->d, x->span, "R.TupleGetItem takes a tuple "
+			   "and a non-negative integer index");
+		return NULL;
+	}
+	Expr *t = bld_conv_leaf(b, x->items);
+	if (!t)
+		return NULL;
+	Expr *e = ir_expr(b->m, E_TUPLE_GET, x->span);
+	e->tget.tuple = t;
+	e->tget.index = (int)i;
+	return e;
+}
+
+/* R.ExternFunc("name"). */
+static Expr *
+conv_extern_call(B *b, Syn *x)
+{
+	Syn *a = x->n >= 1 ? x->items : NULL;
+	if (!a || a->kind != X_STR) {
+		diag_error(b->d, x->span,
+			   "R.ExternFunc takes the function's name as a string");
+		return NULL;
+	}
+	Expr *e = ir_expr(b->m, E_EXTERN, x->span);
+	e->str = arena_strdup(&b->m->arena, a->s);
+	return e;
+}
+
+/* The error of an unknown operator R.r (called as `name`, at csp): a TIR
+ * or packed call named as such, else the nearest operator as a hint. */
+static void
+unknown_op(B *b, const char *name, const char *r, Span csp)
+{
+	const char *hint = bld_suggest_op(b, r);
+	if (!strncmp(r, "call_", 5))
+		diag_error(b->d, csp,
+			   "unknown operator %s: rlx has no TIR or packed functions, only the Relax operators of docs/language.md",
+			   name);
+	else if (hint)
+		diag_error(b->d, csp, "unknown operator %s; did you mean R.%s?",
+			   name, hint);
+	else
+		diag_error(b->d, csp,
+			   "unknown operator %s (the operators rlx knows are listed in docs/language.md)",
+			   name);
+}
+
+/* A call of R.r (`name` as written, the callee at csp): the builtins that
+ * make values (R.const, R.shape, R.prim_value, R.str, R.dtype, R.tuple,
+ * R.TupleGetItem, R.ExternFunc), the statements misused as values,
+ * R.linear, else an operator of the op table. */
+static Expr *
+conv_r_call(B *b, Syn *x, const char *name, const char *r, Span csp)
+{
+	if (!strcmp(r, "const"))
+		return conv_const(b, x);
+	if (!strcmp(r, "shape") || !strcmp(r, "ShapeExpr")) {
+		Syn *a = bld_one_arg(b, x, name);
+		return a ? conv_shape_value(b, a, x->span) : NULL;
+	}
+	if (!strcmp(r, "prim_value")) {
+		Syn *a = bld_one_arg(b, x, name);
+		Expr *e = a ? bld_conv_prim(b, a) : NULL;
+		if (e)
+			e->span = x->span;
+		return e;
+	}
+	if (!strcmp(r, "str") || !strcmp(r, "dtype"))
+		return conv_str_call(b, x, name, r[0] == 'd');
+	if (!strcmp(r, "tuple"))
+		return conv_tuple_call(b, x);
+	if (!strcmp(r, "TupleGetItem"))
+		return conv_tuple_get_call(b, x);
+	if (!strcmp(r, "ExternFunc"))
+		return conv_extern_call(b, x);
+	if (!strcmp(r, "match_cast")) {
+		diag_error(b->d, csp, "R.match_cast must be the whole value of an assignment");
+		return NULL;
+	}
+	if (!strcmp(r, "output") || !strcmp(r, "func_attr") ||
+	    !strcmp(r, "dataflow")) {
+		diag_error(b->d, csp, "%s is a statement, not a value", name);
+		return NULL;
+	}
+	if (!strcmp(r, "linear"))
+		return conv_linear(b, x, name);
+	OpKind op = op_lookup(r);
+	if (op == OP_NONE) {
+		unknown_op(b, name, r, csp);
+		return NULL;
+	}
+	return conv_opcall(b, x, op, name);
+}
+
+/* A call: R.const, R.shape, ..., R.OP (conv_r_call), then cls.f (a module
+ * function) or a call through a variable (a local function, a parameter). */
 static Expr *
 conv_call(B *b, Syn *x)
 {
@@ -1037,113 +1235,8 @@ conv_call(B *b, Syn *x)
 		name = arena_printf(&b->ps->ast, "R.%s", name + 9);
 	else if (!strcmp(name, "relax.const"))
 		name = "R.const";
-	if (!strncmp(name, "R.", 2)) {
-		const char *r = name + 2;
-		if (!strcmp(r, "const"))
-			return conv_const(b, x);
-		if (!strcmp(r, "shape") || !strcmp(r, "ShapeExpr")) {
-			Syn *a = bld_one_arg(b, x, name);
-			return a ? conv_shape_value(b, a, x->span) : NULL;
-		}
-		if (!strcmp(r, "prim_value")) {
-			Syn *a = bld_one_arg(b, x, name);
-			if (!a)
-				return NULL;
-			Expr *e = bld_conv_prim(b, a);
-			if (e)
-				e->span = x->span;
-			return e;
-		}
-		if (!strcmp(r, "str") || !strcmp(r, "dtype")) {
-			Syn *a = bld_one_arg(b, x, name);
-			if (!a)
-				return NULL;
-			DType t;
-			if (a->kind != X_STR) {
-				diag_error(b->d, a->span, "%s takes a string", name);
-				return NULL;
-			}
-			if (r[0] == 'd' && !bld_conv_dtype(b, a, &t))
-				return NULL;
-			Expr *e = ir_expr(b->m, E_STR, x->span);
-			e->str = arena_strdup(&b->m->arena, a->s);
-			e->dtype_imm = r[0] == 'd'; /* a DataTypeImm */
-			return e;
-		}
-		if (!strcmp(r, "tuple")) {
-			Expr *e = ir_expr(b->m, E_TUPLE, x->span);
-			e->tuple.n = x->n;
-			e->tuple.items = ARENA_ARRAY(&b->m->arena, Expr *, x->n ? x->n : 1);
-			int i = 0;
-			for (Syn *a = x->items; a; a = a->next, i++) {
-				if (a->kind == X_KWARG ||
-				    !(e->tuple.items[i] = bld_conv_leaf(b, a))) {
-					if (a->kind == X_KWARG)
-						diag_error(b->d, a->span,
-							   "R.tuple takes no keyword arguments");
-					return NULL;
-				}
-			}
-			return e;
-		}
-		if (!strcmp(r, "TupleGetItem")) { /* the class, called: t[i] */
-			int64_t i;
-			if (x->n != 2 || x->items->kind == X_KWARG ||
-			    x->items->next->kind == X_KWARG ||
-			    !bld_int_lit(x->items->next, &i) || i < 0 || i > 1 << 30) {
-				diag_error(b->d, x->span, "R.TupleGetItem takes a tuple "
-					   "and a non-negative integer index");
-				return NULL;
-			}
-			Expr *t = bld_conv_leaf(b, x->items);
-			if (!t)
-				return NULL;
-			Expr *e = ir_expr(b->m, E_TUPLE_GET, x->span);
-			e->tget.tuple = t;
-			e->tget.index = (int)i;
-			return e;
-		}
-		if (!strcmp(r, "ExternFunc")) {
-			Syn *a = x->n >= 1 ? x->items : NULL;
-			if (!a || a->kind != X_STR) {
-				diag_error(b->d, x->span,
-					   "R.ExternFunc takes the function's name as a string");
-				return NULL;
-			}
-			Expr *e = ir_expr(b->m, E_EXTERN, x->span);
-			e->str = arena_strdup(&b->m->arena, a->s);
-			return e;
-		}
-		if (!strcmp(r, "match_cast")) {
-			diag_error(b->d, csp, "R.match_cast must be the whole value of an assignment");
-			return NULL;
-		}
-		if (!strcmp(r, "output") || !strcmp(r, "func_attr") ||
-		    !strcmp(r, "dataflow")) {
-			diag_error(b->d, csp, "%s is a statement, not a value", name);
-			return NULL;
-		}
-		if (!strcmp(r, "linear"))
-			return conv_linear(b, x, name);
-		OpKind op = op_lookup(r);
-		if (op == OP_NONE) {
-			const char *hint = bld_suggest_op(b, r);
-			if (!strncmp(r, "call_", 5))
-				diag_error(b->d, csp,
-					   "unknown operator %s: rlx has no TIR or packed functions, only the Relax operators of docs/language.md",
-					   name);
-			else if (hint)
-				diag_error(b->d, csp,
-					   "unknown operator %s; did you mean R.%s?",
-					   name, hint);
-			else
-				diag_error(b->d, csp,
-					   "unknown operator %s (the operators rlx knows are listed in docs/language.md)",
-					   name);
-			return NULL;
-		}
-		return conv_opcall(b, x, op, name);
-	}
+	if (!strncmp(name, "R.", 2))
+		return conv_r_call(b, x, name, name + 2, csp);
 	bool global;
 	name = global_name(b, name, csp, &global);
 	if (!name)
@@ -1157,7 +1250,6 @@ conv_call(B *b, Syn *x)
 	}
 	Entry *fe = x->a->kind == X_NAME ? bld_find_entry(b, name) : NULL;
 	if (fe && !fe->dead) {
-		/* a call through a variable: a local function, a parameter */
 		Expr *e = ir_expr(b->m, E_CALL_VAR, x->span);
 		e->callv.fn = ir_var_ref(b->m, fe->var, x->a->span);
 		e->callv.nargs = x->n;

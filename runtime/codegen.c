@@ -842,7 +842,87 @@ sigmoid(K *k, LLVMValueRef x)
 			     LLVMBuildFAdd(k->b, fconst(x, 1), e, ""), "");
 }
 
-/* Unary ops and the other one-input elementwise ops. */
+/* The bool-valued unary ops: logical_not, and isnan/isinf/isfinite
+ * tested in the input's dtype (integers are finite numbers). */
+static LLVMValueRef
+elem_test(K *k, OpKind op, LLVMValueRef v)
+{
+	LLVMBuilderRef b = k->b;
+	if (op == OP_LOGICAL_NOT)
+		return LLVMBuildNot(b, cg_cvt(k, v, k->edt[0], DT_BOOL), "");
+	if (!dtype_is_float(k->edt[0]))
+		return LLVMConstInt(k->i1, op == OP_ISFINITE, 0);
+	if (op == OP_ISNAN)
+		return LLVMBuildFCmp(b, LLVMRealUNO, v, v, "");
+	LLVMValueRef a = cg_fn1(k, "llvm.fabs", v);
+	return LLVMBuildFCmp(b, op == OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, a,
+			     fconst(a, INFINITY), "");
+}
+
+/* sign(x) in dtype t: -1, 0 or 1 (a float NaN stays NaN). */
+static LLVMValueRef
+elem_sign(K *k, LLVMValueRef x, DType t)
+{
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef zero = cg_cconst(k, t, 0), one = cg_cconst(k, t, 1);
+	if (dtype_is_float(t)) {
+		LLVMValueRef neg = LLVMBuildSelect(
+			b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""),
+			cg_cconst(k, t, -1), x, "");
+		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""),
+				       one, neg, "");
+	}
+	LLVMValueRef gt = LLVMBuildICmp(b, cg_is_unsigned(t) ? LLVMIntUGT : LLVMIntSGT, x, zero, "");
+	LLVMValueRef lt = LLVMBuildICmp(b, LLVMIntSLT, x, zero, "");
+	if (cg_is_unsigned(t))
+		lt = LLVMConstInt(k->i1, 0, 0);
+	return LLVMBuildSelect(b, gt, one,
+			       LLVMBuildSelect(b, lt, cg_cconst(k, t, -1), zero, ""), "");
+}
+
+/* gelu: x/2 (1 + erf(x / sqrt 2)); gelu_tanh: x/2 (1 + tanh(sqrt(2/pi)
+ * (x + 0.044715 x^3))). */
+static LLVMValueRef
+elem_gelu(K *k, LLVMValueRef x, bool tanh_form)
+{
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef g;
+	if (!tanh_form) {
+		g = libm(k, "erf", LLVMBuildFMul(b, x, fconst(x, SQRT1_2), ""));
+	} else {
+		LLVMValueRef x3 = LLVMBuildFMul(b, LLVMBuildFMul(b, x, x, ""), x, "");
+		LLVMValueRef u = LLVMBuildFAdd(b, x, LLVMBuildFMul(b, x3, fconst(x, 0.044715), ""), "");
+		g = libm(k, "tanh", LLVMBuildFMul(b, u, fconst(x, SQRT_2_PI), ""));
+	}
+	LLVMValueRef h = LLVMBuildFMul(b, x, fconst(x, 0.5), "");
+	return LLVMBuildFMul(b, h, LLVMBuildFAdd(b, fconst(x, 1), g, ""), "");
+}
+
+/* softplus: log(1 + exp(beta x)) / beta, x itself above the threshold. */
+static LLVMValueRef
+elem_softplus(K *k, LLVMValueRef x)
+{
+	LLVMBuilderRef b = k->b;
+	double beta = cg_attr(k, P_beta).f, th = cg_attr(k, P_threshold).f;
+	LLVMValueRef bx = LLVMBuildFMul(b, x, fconst(x, beta), "");
+	LLVMValueRef sp = LLVMBuildFDiv(b, libm(k, "log1p", cg_fexp(k, bx)), fconst(x, beta), "");
+	return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, bx, fconst(x, th), ""), x, sp, "");
+}
+
+/* selu: scale * (x > 0 ? x : alpha * (exp(x) - 1)). */
+static LLVMValueRef
+elem_selu(K *k, LLVMValueRef x)
+{
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef neg = LLVMBuildFMul(b, fconst(x, 1.6732632423543772848),
+		LLVMBuildFSub(b, cg_fexp(k, x), fconst(x, 1), ""), "");
+	LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, x, fconst(x, 0), "");
+	return LLVMBuildFMul(b, LLVMBuildSelect(b, pos, x, neg, ""),
+			     fconst(x, 1.0507009873554804934), "");
+}
+
+/* Unary ops and the other one-input elementwise ops: one case per op, its
+ * scalar body or the helper above that holds it. */
 static LLVMValueRef
 elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 {
@@ -850,21 +930,9 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 	DType t = k->odt; /* compute in the result's dtype */
 	OpKind op = k->e->call.op;
 	*rdt = t;
-	if (op == OP_LOGICAL_NOT) {
+	if (op == OP_LOGICAL_NOT || op == OP_ISNAN || op == OP_ISINF || op == OP_ISFINITE) {
 		*rdt = DT_BOOL;
-		return LLVMBuildNot(b, cg_cvt(k, in[0], k->edt[0], DT_BOOL), "");
-	}
-	if (op == OP_ISNAN || op == OP_ISINF || op == OP_ISFINITE) {
-		/* tested in the input's dtype; integers are finite numbers */
-		*rdt = DT_BOOL;
-		LLVMValueRef v = in[0];
-		if (!dtype_is_float(k->edt[0]))
-			return LLVMConstInt(k->i1, op == OP_ISFINITE, 0);
-		if (op == OP_ISNAN)
-			return LLVMBuildFCmp(b, LLVMRealUNO, v, v, "");
-		LLVMValueRef a = cg_fn1(k, "llvm.fabs", v);
-		return LLVMBuildFCmp(b, op == OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, a,
-				     fconst(a, INFINITY), "");
+		return elem_test(k, op, in[0]);
 	}
 	LLVMValueRef x = k->enin ? cg_cvt(k, in[0], k->edt[0], t) : NULL;
 	bool fl = dtype_is_float(t);
@@ -892,21 +960,7 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 	case OP_ROUND: return fl ? cg_fn1(k, "llvm.roundeven", x) : x;
 	case OP_FLOOR: return fl ? cg_fn1(k, "llvm.floor", x) : x;
 	case OP_CEIL: return fl ? cg_fn1(k, "llvm.ceil", x) : x;
-	case OP_SIGN:
-		if (fl) {
-			LLVMValueRef neg = LLVMBuildSelect(
-				b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""),
-				cg_cconst(k, t, -1), x, "");
-			return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""),
-					       one, neg, "");
-		} else {
-			LLVMValueRef gt = LLVMBuildICmp(b, cg_is_unsigned(t) ? LLVMIntUGT : LLVMIntSGT, x, zero, "");
-			LLVMValueRef lt = LLVMBuildICmp(b, LLVMIntSLT, x, zero, "");
-			if (cg_is_unsigned(t))
-				lt = LLVMConstInt(k->i1, 0, 0);
-			return LLVMBuildSelect(b, gt, one,
-					       LLVMBuildSelect(b, lt, cg_cconst(k, t, -1), zero, ""), "");
-		}
+	case OP_SIGN: return elem_sign(k, x, t);
 	case OP_CLIP: {
 		double lo = 0, hi = 0; /* constants: cg_fusable and gen_body check */
 		prim_arg(k, P_min, &lo);
@@ -921,18 +975,8 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 		return cg_vmax(k, x, zero, t, true);
 	case OP_SILU:
 		return LLVMBuildFMul(b, x, sigmoid(k, x), "");
-	case OP_GELU: {
-		LLVMValueRef e = libm(k, "erf", LLVMBuildFMul(b, x, fconst(x, SQRT1_2), ""));
-		LLVMValueRef h = LLVMBuildFMul(b, x, fconst(x, 0.5), "");
-		return LLVMBuildFMul(b, h, LLVMBuildFAdd(b, one, e, ""), "");
-	}
-	case OP_GELU_TANH: {
-		LLVMValueRef x3 = LLVMBuildFMul(b, LLVMBuildFMul(b, x, x, ""), x, "");
-		LLVMValueRef u = LLVMBuildFAdd(b, x, LLVMBuildFMul(b, x3, fconst(x, 0.044715), ""), "");
-		LLVMValueRef th = libm(k, "tanh", LLVMBuildFMul(b, u, fconst(x, SQRT_2_PI), ""));
-		LLVMValueRef h = LLVMBuildFMul(b, x, fconst(x, 0.5), "");
-		return LLVMBuildFMul(b, h, LLVMBuildFAdd(b, one, th, ""), "");
-	}
+	case OP_GELU: return elem_gelu(k, x, false);
+	case OP_GELU_TANH: return elem_gelu(k, x, true);
 	case OP_SQUARE:
 		return fl ? LLVMBuildFMul(b, x, x, "") : LLVMBuildMul(b, x, x, "");
 	case OP_TAN: return libm(k, "tan", x);
@@ -950,21 +994,8 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, cg_attr(k, P_alpha).f), "");
 		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""), x, ax, "");
 	}
-	case OP_SOFTPLUS: {
-		/* log(1 + exp(beta x)) / beta, x itself above the threshold */
-		double beta = cg_attr(k, P_beta).f, th = cg_attr(k, P_threshold).f;
-		LLVMValueRef bx = LLVMBuildFMul(b, x, fconst(x, beta), "");
-		LLVMValueRef sp = LLVMBuildFDiv(b, libm(k, "log1p", cg_fexp(k, bx)), fconst(x, beta), "");
-		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, bx, fconst(x, th), ""), x, sp, "");
-	}
-	case OP_SELU: {
-		/* scale * (x > 0 ? x : alpha * (exp(x) - 1)) */
-		LLVMValueRef neg = LLVMBuildFMul(b, fconst(x, 1.6732632423543772848),
-			LLVMBuildFSub(b, cg_fexp(k, x), one, ""), "");
-		LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, x, zero, "");
-		return LLVMBuildFMul(b, LLVMBuildSelect(b, pos, x, neg, ""),
-				     fconst(x, 1.0507009873554804934), "");
-	}
+	case OP_SOFTPLUS: return elem_softplus(k, x);
+	case OP_SELU: return elem_selu(k, x);
 	case OP_ZEROS:
 	case OP_ZEROS_LIKE:
 		return zero;
@@ -1357,6 +1388,25 @@ transpose_edge(K *k, LLVMTypeRef et, LLVMValueRef qa, LLVMValueRef qb,
 	cg_loop_end(k, &lq);
 }
 
+/* permute_dims' axes over nd dims, normalized (none given: reversed);
+ * false with a diagnostic. */
+static bool
+permute_axes(K *k, int nd, int *axes)
+{
+	AttrVal av = cg_attr(k, P_axes);
+	if (av.kind != AV_INTS) {
+		for (int i = 0; i < nd; i++)
+			axes[i] = nd - 1 - i;
+		return true;
+	}
+	if (av.n != nd)
+		return cg_fail(k, "axes must name every dim");
+	for (int i = 0; i < nd; i++)
+		if (!cg_norm_axis(av.ints[i], nd, &axes[i]))
+			return cg_fail(k, "axis out of range");
+	return true;
+}
+
 /*
  * permute_dims: out[i0..] = in[...] with out dim j = in dim axes[j].
  *
@@ -1376,19 +1426,10 @@ gen_permute(K *k)
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	int nd = in->nd, axes[MAXD];
-	AttrVal av = cg_attr(k, P_axes);
 	if (in->dt != out->dt)
 		return cg_fail(k, "changes the dtype");
-	if (av.kind == AV_INTS) {
-		if (av.n != nd)
-			return cg_fail(k, "axes must name every dim");
-		for (int i = 0; i < nd; i++)
-			if (!cg_norm_axis(av.ints[i], nd, &axes[i]))
-				return cg_fail(k, "axis out of range");
-	} else {
-		for (int i = 0; i < nd; i++)
-			axes[i] = nd - 1 - i;
-	}
+	if (!permute_axes(k, nd, axes))
+		return false;
 	LLVMValueRef ist[MAXD], s[MAXD], ost[MAXD], idx[MAXD];
 	cg_strides(k, in, ist);
 	cg_strides(k, out, ost);
@@ -3168,126 +3209,135 @@ gen_scatter(K *k)
 
 /* ------------------------------------------------------------ dispatch */
 
-/* Emits the body of k's kernel; false with a diagnostic. */
+/* The kernel of a call whose operands include fused elementwise calls: a
+ * reduction over the fused tree, or the tree itself. */
+static bool
+gen_fused(K *k)
+{
+	OpKind op = k->e->call.op;
+	if (k->nout != 1)
+		return cg_fail(k, "a fused kernel has one output");
+	if (cg_reduce_fusable(op))
+		return gen_reduce(k);
+	if (!elem_class(op))
+		return cg_fail(k, "cannot take a fused operand");
+	return gen_elementwise(k, elem_fused);
+}
+
+/* R.full and R.full_like: a constant fill value needs no input; a tensor
+ * one is broadcast as a binary op's operand. */
+static bool
+gen_full(K *k)
+{
+	if (op_arg(k->e, P_fill_value)->kind != E_PRIM)
+		return gen_elementwise(k, elem_binary);
+	double v;
+	if (k->nout != 1 || !prim_arg(k, P_fill_value, &v))
+		return cg_fail(k, "fill_value must be a tensor or a constant");
+	Buf *out = &k->buf[k->nin];
+	Loop l;
+	LLVMValueRef i = cg_loop_begin(k, &l, cg_prod(k, out->dim, 0, out->nd));
+	cg_st(k, out, i, cg_cconst(k, out->dt == DT_F16 || out->dt == DT_BF16 ? DT_F32 : out->dt, v));
+	cg_loop_end(k, &l);
+	return true;
+}
+
+/* An op of one tensor in, one out, whose scalar body is elem_unary's. */
+static bool
+gen_unary(K *k)
+{
+	if (k->nin != 1 || k->nout != 1)
+		return cg_fail(k, "expects one tensor");
+	return gen_elementwise(k, elem_unary);
+}
+
+/* R.zeros and R.ones: no input, elem_unary's constant. */
+static bool
+gen_fill(K *k)
+{
+	return gen_elementwise(k, elem_unary);
+}
+
+/* R.clip: elem_unary with its bounds compiled in as constants. */
+static bool
+gen_clip(K *k)
+{
+	double v;
+	if (k->nin != 1 || !prim_arg(k, P_min, &v) || !prim_arg(k, P_max, &v))
+		return cg_fail(k, "min and max must be constants");
+	return gen_elementwise(k, elem_unary);
+}
+
+/*
+ * The generator of each op that its class does not name (gen_body reads
+ * the class first: broadcasting and elementwise ops, views). A table
+ * rather than a switch: one line per op, and an op missing here is the
+ * "no code generation" error.
+ */
+static bool (*const gen_of[OP_COUNT])(K *) = {
+	[OP_FULL] = gen_full, [OP_FULL_LIKE] = gen_full,
+	[OP_CLIP] = gen_clip,
+	[OP_BROADCAST_TO] = gen_unary, [OP_STOP_LIFT_PARAMS] = gen_unary,
+	[OP_ZEROS] = gen_fill, [OP_ONES] = gen_fill,
+	[OP_PERMUTE_DIMS] = gen_permute,
+	[OP_CONCAT] = gen_concat,
+	[OP_SPLIT] = gen_split,
+	[OP_TAKE] = gen_take,
+	[OP_STRIDED_SLICE] = gen_strided_slice,
+	[OP_ARANGE] = gen_arange,
+	[OP_MATMUL] = gen_matmul,
+	[OP_SUM] = gen_reduce, [OP_MEAN] = gen_reduce, [OP_MAX] = gen_reduce,
+	[OP_MIN] = gen_reduce, [OP_PROD] = gen_reduce,
+	[OP_ARGMAX] = gen_reduce, [OP_ARGMIN] = gen_reduce,
+	[OP_SOFTMAX] = gen_softmax, [OP_LOG_SOFTMAX] = gen_softmax,
+	[OP_RMS_NORM] = gen_norm, [OP_LAYER_NORM] = gen_norm,
+	[OP_CONV2D] = gen_conv, [OP_CONV1D] = gen_conv, [OP_CONV2D_TRANSPOSE] = gen_conv,
+	[OP_TRIL] = gen_tril, [OP_TRIU] = gen_tril,
+	[OP_EYE] = gen_eye,
+	[OP_ONE_HOT] = gen_one_hot,
+	[OP_LAYOUT_TRANSFORM] = gen_layout_transform,
+	[OP_PRELU] = gen_prelu,
+	[OP_QUANTIZE] = gen_qdq, [OP_DEQUANTIZE] = gen_qdq,
+	[OP_TILE] = gen_move, [OP_REPEAT] = gen_move, [OP_FLIP] = gen_move,
+	[OP_PAD] = gen_move, [OP_GATHER_ELEMENTS] = gen_move,
+	[OP_GATHER_ND] = gen_move, [OP_DYNAMIC_STRIDED_SLICE] = gen_move,
+	[OP_STACK] = gen_stack,
+	[OP_SCATTER_ELEMENTS] = gen_scatter, [OP_SCATTER_ND] = gen_scatter,
+	[OP_CUMSUM] = gen_scan, [OP_CUMPROD] = gen_scan,
+	[OP_VARIANCE] = gen_variance, [OP_STD] = gen_variance,
+	[OP_MAX_POOL2D] = gen_pool2d, [OP_AVG_POOL2D] = gen_pool2d,
+	[OP_ADAPTIVE_AVG_POOL2D] = gen_adaptive_pool2d,
+	[OP_BATCH_NORM] = gen_batch_norm,
+	[OP_GROUP_NORM] = gen_group_norm, [OP_INSTANCE_NORM] = gen_group_norm,
+	[OP_ATTENTION] = gen_attention,
+	[OP_DROPOUT] = gen_dropout,
+	[OP_SORT] = gen_sort, [OP_ARGSORT] = gen_sort, [OP_TOPK] = gen_sort,
+	[OP_EINSUM] = gen_einsum,
+};
+
+/* Emits the body of k's kernel; false with a diagnostic. A matmul takes
+ * its fused operands (a transpose, a dequantization) itself; other fused
+ * kernels are gen_fused's; then the op's own generator (gen_of), else the
+ * one of its class. */
 static bool
 gen_body(K *k)
 {
 	OpKind op = k->e->call.op;
 	if (op == OP_MATMUL)
 		return gen_matmul(k);
-	if (has_nested_call(k->e)) {
-		if (k->nout != 1)
-			return cg_fail(k, "a fused kernel has one output");
-		if (cg_reduce_fusable(op))
-			return gen_reduce(k);
-		if (!elem_class(op))
-			return cg_fail(k, "cannot take a fused operand");
-		return gen_elementwise(k, elem_fused);
-	}
-	if (op == OP_FULL || op == OP_FULL_LIKE) {
-		if (op_arg(k->e, P_fill_value)->kind == E_PRIM) {
-			double v;
-			if (k->nout != 1 || !prim_arg(k, P_fill_value, &v))
-				return cg_fail(k, "fill_value must be a tensor or a constant");
-			/* a constant fill value: no input */
-			Buf *out = &k->buf[k->nin];
-			Loop l;
-			LLVMValueRef i = cg_loop_begin(k, &l, cg_prod(k, out->dim, 0, out->nd));
-			cg_st(k, out, i, cg_cconst(k, out->dt == DT_F16 || out->dt == DT_BF16 ? DT_F32 : out->dt, v));
-			cg_loop_end(k, &l);
-			return true;
-		}
-		return gen_elementwise(k, elem_binary);
-	}
-	if (op == OP_CLIP) {
-		double v;
-		if (k->nin != 1 || !prim_arg(k, P_min, &v) || !prim_arg(k, P_max, &v))
-			return cg_fail(k, "min and max must be constants");
-		return gen_elementwise(k, elem_unary);
-	}
+	if (has_nested_call(k->e))
+		return gen_fused(k);
+	if (gen_of[op])
+		return gen_of[op](k);
 	switch (op_info(op)->cls) {
 	case OC_BROADCAST:
 		if (k->nin != k->e->call.nargs || k->nout != 1)
 			return cg_fail(k, "expects tensor operands");
 		return gen_elementwise(k, elem_binary);
 	case OC_ELEMWISE: case OC_FILL_LIKE:
-		if (k->nin != 1 || k->nout != 1)
-			return cg_fail(k, "expects one tensor");
-		return gen_elementwise(k, elem_unary);
+		return gen_unary(k);
 	case OC_VIEW: /* the same elements in C order */
 		return gen_copy(k);
-	default:
-		break;
-	}
-	switch (op) {
-	case OP_BROADCAST_TO: case OP_STOP_LIFT_PARAMS:
-		if (k->nin != 1 || k->nout != 1)
-			return cg_fail(k, "expects one tensor");
-		return gen_elementwise(k, elem_unary);
-	case OP_ZEROS: case OP_ONES:
-		return gen_elementwise(k, elem_unary);
-	case OP_PERMUTE_DIMS:
-		return gen_permute(k);
-	case OP_CONCAT:
-		return gen_concat(k);
-	case OP_SPLIT:
-		return gen_split(k);
-	case OP_TAKE:
-		return gen_take(k);
-	case OP_STRIDED_SLICE:
-		return gen_strided_slice(k);
-	case OP_ARANGE:
-		return gen_arange(k);
-	case OP_MATMUL:
-		return gen_matmul(k);
-	case OP_SUM: case OP_MEAN: case OP_MAX: case OP_MIN: case OP_PROD:
-	case OP_ARGMAX: case OP_ARGMIN:
-		return gen_reduce(k);
-	case OP_SOFTMAX: case OP_LOG_SOFTMAX:
-		return gen_softmax(k);
-	case OP_RMS_NORM: case OP_LAYER_NORM:
-		return gen_norm(k);
-	case OP_CONV2D: case OP_CONV1D: case OP_CONV2D_TRANSPOSE:
-		return gen_conv(k);
-	case OP_TRIL: case OP_TRIU:
-		return gen_tril(k);
-	case OP_EYE:
-		return gen_eye(k);
-	case OP_ONE_HOT:
-		return gen_one_hot(k);
-	case OP_LAYOUT_TRANSFORM:
-		return gen_layout_transform(k);
-	case OP_PRELU:
-		return gen_prelu(k);
-	case OP_QUANTIZE: case OP_DEQUANTIZE:
-		return gen_qdq(k);
-	case OP_TILE: case OP_REPEAT: case OP_FLIP: case OP_PAD: case OP_GATHER_ELEMENTS:
-	case OP_GATHER_ND: case OP_DYNAMIC_STRIDED_SLICE:
-		return gen_move(k);
-	case OP_STACK:
-		return gen_stack(k);
-	case OP_SCATTER_ELEMENTS: case OP_SCATTER_ND:
-		return gen_scatter(k);
-	case OP_CUMSUM: case OP_CUMPROD:
-		return gen_scan(k);
-	case OP_VARIANCE: case OP_STD:
-		return gen_variance(k);
-	case OP_MAX_POOL2D: case OP_AVG_POOL2D:
-		return gen_pool2d(k);
-	case OP_ADAPTIVE_AVG_POOL2D:
-		return gen_adaptive_pool2d(k);
-	case OP_BATCH_NORM:
-		return gen_batch_norm(k);
-	case OP_GROUP_NORM: case OP_INSTANCE_NORM:
-		return gen_group_norm(k);
-	case OP_ATTENTION:
-		return gen_attention(k);
-	case OP_DROPOUT:
-		return gen_dropout(k);
-	case OP_SORT: case OP_ARGSORT: case OP_TOPK:
-		return gen_sort(k);
-	case OP_EINSUM:
-		return gen_einsum(k);
 	default:
 		return cg_fail(k, "no code generation for this op yet");
 	}
@@ -3538,15 +3588,12 @@ fn_attr(K *k, LLVMValueRef f, unsigned i, const char *name, uint64_t v)
 	LLVMAddAttributeAtIndex(f, i, LLVMCreateEnumAttribute(k->c, kind, v));
 }
 
-/*
- * Builds a kernel: the impl function (one noalias pointer per buffer, the
- * dims, the outer loop's range and whether it may split; see par_begin),
- * the external wrapper of the kernel ABI that calls it over the whole
- * range, and NAME.par, the chunk entry the pool calls, when the body has
- * a parallel loop.
- */
-static bool
-build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
+/* Declares NAME.impl (one noalias pointer per buffer, then the dims, the
+ * outer loop's range and whether it may split; see par_begin) and its
+ * chunk entry NAME.par(ctx, lo, hi) in k, and opens the impl's entry
+ * block, where the pool is loaded. */
+static void
+declare_impl(K *k, const char *name)
 {
 	LLVMTypeRef pt[MAXBUF + 4];
 	int nb = k->nin + k->nout;
@@ -3589,7 +3636,16 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 	if (!gp)
 		gp = LLVMAddGlobal(k->mod, k->ptr, "rlx_jit_pool");
 	k->pool = LLVMBuildLoad2(k->b, k->ptr, gp, "pool");
-	LLVMValueRef dims = LLVMGetParam(f, (unsigned)nb);
+}
+
+/* Fills k->buf from the buffers' struct info: dtype, rank, pointer (the
+ * impl's parameters) and each dim, a constant when static, else loaded
+ * from the dims parameter; tok names each dim for the kernel's key. */
+static void
+bind_buffers(K *k, const SInfo **sis)
+{
+	int nb = k->nin + k->nout;
+	LLVMValueRef dims = LLVMGetParam(k->fn, (unsigned)nb);
 	int doff = 0;
 	VarNames vn = {.n = 0};
 	for (int i = 0; i < nb; i++) {
@@ -3597,7 +3653,7 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 		const SInfo *si = sis[i];
 		b->dt = si->dtype;
 		b->nd = si->ndim;
-		b->ptr = LLVMGetParam(f, (unsigned)i);
+		b->ptr = LLVMGetParam(k->fn, (unsigned)i);
 		for (int j = 0; j < b->nd; j++, doff++) {
 			int64_t c;
 			StrBuf tok = {0};
@@ -3618,51 +3674,67 @@ build_kernel(Codegen *cg, K *k, const SInfo **sis, const char *name)
 	}
 	k->dims = dims;
 	k->ndim_bufs = doff;
+}
+
+/* Calls the impl f with the nb + 1 pointers loaded from the array `ptrs`
+ * (buffers, then the dims when dims is NULL) or the nb buffers and dims,
+ * the range [lo, hi) and whether it may split; then returns. */
+static void
+call_impl(K *k, LLVMValueRef f, LLVMValueRef ptrs, int nload, LLVMValueRef dims,
+	  LLVMValueRef lo, LLVMValueRef hi, bool split)
+{
+	int nb = k->nin + k->nout;
+	LLVMValueRef args[MAXBUF + 4];
+	for (int i = 0; i < nload; i++) {
+		LLVMValueRef o = cg_ci(k, i);
+		args[i] = LLVMBuildLoad2(k->b, k->ptr,
+			LLVMBuildInBoundsGEP2(k->b, k->ptr, ptrs, &o, 1, ""), "");
+	}
+	if (dims)
+		args[nb] = dims;
+	args[nb + 1] = lo;
+	args[nb + 2] = hi;
+	args[nb + 3] = LLVMConstInt(k->i1, split, 0);
+	LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args, (unsigned)nb + 4, "");
+	LLVMBuildRetVoid(k->b);
+}
+
+/*
+ * Builds a kernel: the impl function (declare_impl) with its body
+ * (gen_body), the external wrapper of the kernel ABI that calls it over
+ * the whole range, and NAME.par, the chunk entry the pool calls, when the
+ * body has a parallel loop.
+ */
+static bool
+build_kernel(K *k, const SInfo **sis, const char *name)
+{
+	int nb = k->nin + k->nout;
+	declare_impl(k, name);
+	bind_buffers(k, sis);
+	LLVMValueRef f = k->fn, tramp = k->tramp;
 	if (!gen_body(k)) {
 		LLVMDeleteFunction(f);
 		LLVMDeleteFunction(tramp);
 		return false;
 	}
 	LLVMBuildRetVoid(k->b);
-
-	LLVMValueRef args[MAXBUF + 4];
 	if (k->par_used) {
 		/* NAME.par(ctx, lo, hi): ctx holds the buffers, then dims */
 		LLVMPositionBuilderAtEnd(k->b,
 			LLVMAppendBasicBlockInContext(k->c, tramp, "entry"));
-		LLVMValueRef ctx = LLVMGetParam(tramp, 0);
-		for (int i = 0; i <= nb; i++) {
-			LLVMValueRef o = cg_ci(k, i);
-			args[i] = LLVMBuildLoad2(k->b, k->ptr,
-				LLVMBuildInBoundsGEP2(k->b, k->ptr, ctx, &o, 1, ""), "");
-		}
-		args[nb + 1] = LLVMGetParam(tramp, 1);
-		args[nb + 2] = LLVMGetParam(tramp, 2);
-		args[nb + 3] = LLVMConstInt(k->i1, 0, 0);
-		LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args,
-			       (unsigned)nb + 4, "");
-		LLVMBuildRetVoid(k->b);
+		call_impl(k, f, LLVMGetParam(tramp, 0), nb + 1, NULL,
+			  LLVMGetParam(tramp, 1), LLVMGetParam(tramp, 2), false);
 	} else {
 		LLVMDeleteFunction(tramp);
 	}
-
+	/* the kernel ABI: kernel(void **buffers, const int64_t *dims) */
 	LLVMTypeRef wt[2] = {k->ptr, k->ptr};
 	LLVMValueRef w = LLVMAddFunction(k->mod, name,
 		LLVMFunctionType(k->vd, wt, 2, false));
 	fn_attr(k, w, LLVMAttributeFunctionIndex, "nounwind", 0);
 	LLVMPositionBuilderAtEnd(k->b, LLVMAppendBasicBlockInContext(k->c, w, "entry"));
-	LLVMValueRef bufs = LLVMGetParam(w, 0);
-	for (int i = 0; i < nb; i++) {
-		LLVMValueRef o = cg_ci(k, i);
-		args[i] = LLVMBuildLoad2(k->b, k->ptr,
-			LLVMBuildInBoundsGEP2(k->b, k->ptr, bufs, &o, 1, ""), "");
-	}
-	args[nb] = LLVMGetParam(w, 1);
-	args[nb + 1] = cg_ci(k, 0);
-	args[nb + 2] = cg_ci(k, INT64_MAX);
-	args[nb + 3] = LLVMConstInt(k->i1, 1, 0);
-	LLVMBuildCall2(k->b, LLVMGlobalGetValueType(f), f, args, (unsigned)nb + 4, "");
-	LLVMBuildRetVoid(k->b);
+	call_impl(k, f, LLVMGetParam(w, 0), nb, LLVMGetParam(w, 1),
+		  cg_ci(k, 0), cg_ci(k, INT64_MAX), true);
 	return true;
 }
 
@@ -3723,7 +3795,7 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	for (int i = 0; i < len && i < (int)sizeof name; i++)
 		if (name[i] == '.')
 			name[i] = '_';
-	bool ok = build_kernel(cg, &k, sis, name);
+	bool ok = build_kernel(&k, sis, name);
 	LLVMDisposeBuilder(k.b);
 	if (!ok) {
 		free(ks);

@@ -348,6 +348,44 @@ conv_rows(K *k, LLVMValueRef *xd, LLVMValueRef *xs, LLVMValueRef *wd, LLVMValueR
 	return true;
 }
 
+/* A buffer's dims and strides on the canonical axes of perm, 4-D: a 1-D
+ * convolution's (N, C, W) as (N, C, 1, W). */
+static void
+conv_canon(K *k, Buf *bf, const int *perm, bool one, LLVMValueRef *d, LLVMValueRef *s)
+{
+	if (!one) {
+		cg_canon_buf(k, bf, perm, 4, d, s);
+		return;
+	}
+	LLVMValueRef d3[3], s3[3];
+	cg_canon_buf(k, bf, perm, 3, d3, s3);
+	d[0] = d3[0]; d[1] = d3[1]; d[2] = cg_ci(k, 1); d[3] = d3[2];
+	s[0] = s3[0]; s[1] = s3[1]; s[2] = cg_ci(k, 0); s[3] = s3[2];
+}
+
+/* The position along a spatial axis of x (extent ext, stride st, dilation
+ * dil, leading padding pad) that output position o and kernel position kk
+ * read, and in *ok whether it is inside x: o st - pad + kk dil, or for a
+ * transposed convolution (o + pad - kk dil) / st when st divides it. */
+static LLVMValueRef
+conv_in_pos(K *k, bool tr, LLVMValueRef o, LLVMValueRef kk, int64_t st, int64_t dil,
+	    int64_t pad, LLVMValueRef ext, LLVMValueRef *ok)
+{
+	LLVMBuilderRef b = k->b;
+	if (!tr) {
+		LLVMValueRef i = cg_add(k, LLVMBuildSub(b, cg_mul(k, o, cg_ci(k, st)), cg_ci(k, pad), ""),
+					cg_mul(k, kk, cg_ci(k, dil)));
+		*ok = cg_inside(k, i, ext);
+		return i;
+	}
+	LLVMValueRef num = LLVMBuildSub(b, cg_add(k, o, cg_ci(k, pad)), cg_mul(k, kk, cg_ci(k, dil)), "");
+	LLVMValueRef i = LLVMBuildSDiv(b, num, cg_ci(k, st), "");
+	*ok = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, cg_ci(k, 0), ""),
+			   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, cg_ci(k, st), ""), cg_ci(k, 0), ""), "");
+	*ok = LLVMBuildAnd(b, *ok, cg_inside(k, i, ext), "");
+	return i;
+}
+
 /*
  * nn.conv1d, nn.conv2d (any layouts: strides by canonical axis) and
  * nn.conv2d_transpose. A 1-D convolution is a 2-D one of height 1.
@@ -374,7 +412,7 @@ gen_conv(K *k)
 	    !cg_layout_of(k, P_out_layout, P_data_layout, dc, opm))
 		return cg_fail(k, arena_printf(&k->m->arena, "layouts must be permutations of %s "
 					    "(data, result) and %s (weight)", dc, kc));
-	int64_t st2[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, opad[2] = {0, 0};
+	int64_t st2[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0};
 	int64_t groups = cg_attr(k, P_groups).i, sv[2], dv[2], pv[4];
 	if (!ints_n(k, P_strides, nsp, sv) || !ints_n(k, P_dilation, nsp, dv) ||
 	    !ints_n(k, P_padding, 2 * nsp, pv) || groups <= 0)
@@ -386,31 +424,11 @@ gen_conv(K *k)
 		pad[j] = pv[i];
 		pad[j + 2] = pv[i + nsp];
 	}
-	if (tr) {
-		AttrVal ov = cg_attr(k, P_output_padding);
-		if (ov.kind == AV_INTS && ov.n == 2) {
-			opad[0] = ov.ints[0];
-			opad[1] = ov.ints[1];
-		}
-	}
-	(void)opad;
+	/* (output_padding only widens the result, whose shape is given) */
 	LLVMValueRef xd[4], xs[4], wd[4], ws[4], od[4], os[4];
-	if (one) { /* canonical (N, C, 1, W) */
-		LLVMValueRef d3[3], s3[3];
-		cg_canon_buf(k, x, dp, 3, d3, s3);
-		xd[0] = d3[0]; xd[1] = d3[1]; xd[2] = cg_ci(k, 1); xd[3] = d3[2];
-		xs[0] = s3[0]; xs[1] = s3[1]; xs[2] = cg_ci(k, 0); xs[3] = s3[2];
-		cg_canon_buf(k, w, kp, 3, d3, s3);
-		wd[0] = d3[0]; wd[1] = d3[1]; wd[2] = cg_ci(k, 1); wd[3] = d3[2];
-		ws[0] = s3[0]; ws[1] = s3[1]; ws[2] = cg_ci(k, 0); ws[3] = s3[2];
-		cg_canon_buf(k, out, opm, 3, d3, s3);
-		od[0] = d3[0]; od[1] = d3[1]; od[2] = cg_ci(k, 1); od[3] = d3[2];
-		os[0] = s3[0]; os[1] = s3[1]; os[2] = cg_ci(k, 0); os[3] = s3[2];
-	} else {
-		cg_canon_buf(k, x, dp, 4, xd, xs);
-		cg_canon_buf(k, w, kp, 4, wd, ws);
-		cg_canon_buf(k, out, opm, 4, od, os);
-	}
+	conv_canon(k, x, dp, one, xd, xs);
+	conv_canon(k, w, kp, one, wd, ws);
+	conv_canon(k, out, opm, one, od, os);
 	DType acct = dtype_is_float(out->dt) ? cg_float_ct(out->dt)
 					     : out->dt == DT_BOOL ? DT_I64 : out->dt;
 	bool fl = dtype_is_float(acct);
@@ -443,18 +461,7 @@ gen_conv(K *k)
 	LLVMValueRef wc = tr ? cg_add(k, cg_mul(k, cg_add(k, c0, c), ws[0]), cg_mul(k, wo, ws[1]))
 			     : cg_add(k, cg_mul(k, wo, ws[0]), cg_mul(k, c, ws[1]));
 	LLVMValueRef kh = cg_loop_begin(k, &lh, KH);
-	LLVMValueRef ih, okh;
-	if (tr) {
-		LLVMValueRef num = LLVMBuildSub(b, cg_add(k, oh, cg_ci(k, pad[0])), cg_mul(k, kh, cg_ci(k, dil[0])), "");
-		ih = LLVMBuildSDiv(b, num, cg_ci(k, st2[0]), "");
-		okh = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, cg_ci(k, 0), ""),
-				   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, cg_ci(k, st2[0]), ""), cg_ci(k, 0), ""), "");
-		okh = LLVMBuildAnd(b, okh, cg_inside(k, ih, xd[2]), "");
-	} else {
-		ih = cg_add(k, LLVMBuildSub(b, cg_mul(k, oh, cg_ci(k, st2[0])), cg_ci(k, pad[0]), ""),
-			 cg_mul(k, kh, cg_ci(k, dil[0])));
-		okh = cg_inside(k, ih, xd[2]);
-	}
+	LLVMValueRef okh, ih = conv_in_pos(k, tr, oh, kh, st2[0], dil[0], pad[0], xd[2], &okh);
 	/* rows outside x add nothing: skip them */
 	LLVMBasicBlockRef in_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "inh");
 	LLVMBasicBlockRef next_h = LLVMAppendBasicBlockInContext(k->c, k->fn, "nexth");
@@ -463,18 +470,7 @@ gen_conv(K *k)
 	LLVMValueRef xr = cg_add(k, xc, cg_mul(k, ih, xs[2]));
 	LLVMValueRef wr = cg_add(k, wc, cg_mul(k, kh, ws[2]));
 	LLVMValueRef kw = cg_loop_begin(k, &lk, KW);
-	LLVMValueRef iw, inw;
-	if (tr) {
-		LLVMValueRef num = LLVMBuildSub(b, cg_add(k, ow, cg_ci(k, pad[1])), cg_mul(k, kw, cg_ci(k, dil[1])), "");
-		iw = LLVMBuildSDiv(b, num, cg_ci(k, st2[1]), "");
-		inw = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, num, cg_ci(k, 0), ""),
-				   LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSRem(b, num, cg_ci(k, st2[1]), ""), cg_ci(k, 0), ""), "");
-		inw = LLVMBuildAnd(b, inw, cg_inside(k, iw, xd[3]), "");
-	} else {
-		iw = cg_add(k, LLVMBuildSub(b, cg_mul(k, ow, cg_ci(k, st2[1])), cg_ci(k, pad[1]), ""),
-			 cg_mul(k, kw, cg_ci(k, dil[1])));
-		inw = cg_inside(k, iw, xd[3]);
-	}
+	LLVMValueRef inw, iw = conv_in_pos(k, tr, ow, kw, st2[1], dil[1], pad[1], xd[3], &inw);
 	LLVMValueRef xo = cg_add(k, xr, cg_mul(k, LLVMBuildSelect(b, inw, iw, cg_ci(k, 0), ""), xs[3]));
 	LLVMValueRef xv = cg_cvt(k, cg_ld(k, x, xo), x->dt, acct);
 	xv = LLVMBuildSelect(b, inw, xv, cg_cconst(k, acct, 0), "");
@@ -887,6 +883,73 @@ gen_sort(K *k)
 
 /* ---------------------------------------------------------- einsum */
 
+/* The letters of expanded einsum subscripts: each operand's dims as
+ * indices into letters[] (in order of first appearance), and the output's;
+ * without "->", the letters seen once, in alphabetical order, as NumPy. */
+typedef struct {
+	int8_t letter[MAXBUF][MAXD];
+	char letters[64];
+	int nl;
+	int oletter[MAXD], no;
+} EinsumSubs;
+
+/* Reads subscripts s of k's operands into *es; NULL, or what is wrong. */
+static const char *
+einsum_subs(K *k, const char *s, EinsumSubs *es)
+{
+	const char *arrow = strstr(s, "->");
+	int count[128] = {0};
+	const char *p = s;
+	es->nl = es->no = 0;
+	for (int op = 0; op < k->nin; op++) {
+		int n = 0;
+		while (*p && *p != ',' && (!arrow || p < arrow)) {
+			char ch = *p++;
+			if (ch == ' ')
+				continue;
+			if (n >= k->buf[op].nd || (unsigned char)ch >= 128)
+				return "bad subscripts";
+			bool seen = false;
+			for (int i = 0; i < es->nl; i++)
+				seen |= es->letters[i] == ch;
+			if (!seen) {
+				if (es->nl >= 63)
+					return "too many subscripts";
+				es->letters[es->nl++] = ch;
+			}
+			count[(unsigned char)ch]++;
+			int li = 0;
+			while (es->letters[li] != ch)
+				li++;
+			es->letter[op][n++] = (int8_t)li;
+		}
+		if (n != k->buf[op].nd)
+			return "subscripts do not match the operands";
+		if (*p == ',')
+			p++;
+	}
+	if (arrow) {
+		for (const char *q = arrow + 2; *q; q++) {
+			if (*q == ' ')
+				continue;
+			int li = -1;
+			for (int i = 0; i < es->nl; i++)
+				if (es->letters[i] == *q)
+					li = i;
+			if (li < 0 || es->no >= MAXD)
+				return "bad output subscripts";
+			es->oletter[es->no++] = li;
+		}
+	} else {
+		for (int ch = 'A'; ch <= 'z'; ch++)
+			if (count[ch] == 1)
+				for (int i = 0; i < es->nl; i++)
+					if (es->letters[i] == ch && es->no < MAXD)
+						es->oletter[es->no++] = i;
+	}
+	return NULL;
+}
+
 /*
  * einsum: for each output element (the parallel loop over the output's
  * letters) the sum over the other letters of the product of the
@@ -905,60 +968,11 @@ gen_einsum(K *k)
 		ndims[i] = k->buf[i].nd;
 	if (!einsum_expand(cg_attr(k, P_subscripts).s, ndims, k->nin, sx, sizeof sx, &why))
 		return cg_fail(k, why);
-	const char *s = sx;
-	const char *arrow = strstr(s, "->");
-	int8_t letter[MAXBUF][MAXD];
-	int nl = 0;
-	char letters[64];
-	int count[128] = {0};
-	const char *p = s;
-	for (int op = 0; op < k->nin; op++) {
-		int n = 0;
-		while (*p && *p != ',' && (!arrow || p < arrow)) {
-			char ch = *p++;
-			if (ch == ' ')
-				continue;
-			if (n >= k->buf[op].nd || (unsigned char)ch >= 128)
-				return cg_fail(k, "bad subscripts");
-			bool seen = false;
-			for (int i = 0; i < nl; i++)
-				seen |= letters[i] == ch;
-			if (!seen) {
-				if (nl >= 63)
-					return cg_fail(k, "too many subscripts");
-				letters[nl++] = ch;
-			}
-			count[(unsigned char)ch]++;
-			int li = 0;
-			while (letters[li] != ch)
-				li++;
-			letter[op][n++] = (int8_t)li;
-		}
-		if (n != k->buf[op].nd)
-			return cg_fail(k, "subscripts do not match the operands");
-		if (*p == ',')
-			p++;
-	}
-	int oletter[MAXD], no = 0;
-	if (arrow) {
-		for (const char *q = arrow + 2; *q; q++) {
-			if (*q == ' ')
-				continue;
-			int li = -1;
-			for (int i = 0; i < nl; i++)
-				if (letters[i] == *q)
-					li = i;
-			if (li < 0 || no >= MAXD)
-				return cg_fail(k, "bad output subscripts");
-			oletter[no++] = li;
-		}
-	} else {
-		for (int ch = 'A'; ch <= 'z'; ch++)
-			if (count[ch] == 1)
-				for (int i = 0; i < nl; i++)
-					if (letters[i] == ch && no < MAXD)
-						oletter[no++] = i;
-	}
+	EinsumSubs es;
+	if ((why = einsum_subs(k, sx, &es)))
+		return cg_fail(k, why);
+	int nl = es.nl, no = es.no, *oletter = es.oletter;
+	int8_t (*letter)[MAXD] = es.letter;
 	if (no != out->nd)
 		return cg_fail(k, "the output subscripts do not match the result");
 	bool isout[64] = {0};

@@ -200,19 +200,6 @@ aligned(RtValue *v, RtError *e)
 
 /* ------------------------------------------------------------- messages */
 
-/* "(3, 4)" for a shape. */
-static void
-shape_str(char *buf, size_t len, int ndim, const int64_t *shape)
-{
-	size_t o = 0;
-	o += (size_t)snprintf(buf + o, len - o, "(");
-	for (int i = 0; i < ndim && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%lld",
-				      i ? ", " : "", (long long)shape[i]);
-	if (o < len)
-		snprintf(buf + o, len - o, ndim == 1 ? ",)" : ")");
-}
-
 /* A PExpr as text, for messages (malloc'ed). */
 static char *
 pe_str(const PExpr *x)
@@ -552,13 +539,14 @@ check_si(Frame *fr, const SInfo *si, const RtValue *v, int pass,
 			return false;
 		}
 		if (si->ndim >= 0 && si->ndim != t->ndim) {
-			char got[256];
+			StrBuf got = {0};
 			char *want = si_str(si);
-			shape_str(got, sizeof got, t->ndim, t->shape);
+			rt_shape_text(&got, t->ndim, t->shape);
 			rt_error(fr->e, "%s: has %d dimensions (shape %s), "
-				 "expected %d (%s)", who, t->ndim, got,
+				 "expected %d (%s)", who, t->ndim, got.p,
 				 si->ndim, want);
 			free(want);
+			sb_free(&got);
 			return false;
 		}
 		for (int i = 0; si->shape && i < si->ndim; i++) {
@@ -848,13 +836,14 @@ push_tensor(Frame *fr, Bufs *bf, const SInfo *si, RtValue *v, const char *who)
 				bad = true;
 		}
 		if (bad) {
-			char got[256];
+			StrBuf got = {0};
 			char *s = si_str(si);
-			shape_str(got, sizeof got, v->t->ndim, v->t->shape);
+			rt_shape_text(&got, v->t->ndim, v->t->shape);
 			rt_error(fr->e, "%s: an argument of shape %s and dtype %s "
-				 "does not match its type %s", who, got,
+				 "does not match its type %s", who, got.p,
 				 dtype_name(v->t->dtype), s);
 			free(s);
+			sb_free(&got);
 			return false;
 		}
 	}
@@ -946,6 +935,54 @@ broadcast_shape(Frame *fr, const Bufs *bf, int ndim, int64_t *shape,
 	return true;
 }
 
+/* The result shape of dynamic_strided_slice: Python slice lengths from
+ * the begin, end and strides tensors (buffers 1 to 3) over the data's
+ * dims; false + e when they are not nd int32/int64 values or a stride is
+ * 0. */
+static bool
+dss_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim, int64_t *shape,
+	  const char *who)
+{
+	int nd = bf->bnd[0];
+	const int64_t *in = bf->dims;
+	/* Python slice lengths from the begin, end, strides values */
+	if (bf->nb != 4 || nd != ndim)
+		return false;
+	int64_t v[3][RT_MAX_DIMS];
+	for (int t = 0; t < 3; t++) {
+		const SInfo *si = ir_expr_sinfo(e->call.args[1 + t]);
+		int64_t cnt = bf->dims[nd + t];
+		if (!si || bf->bnd[1 + t] != 1 || cnt != nd ||
+		    (si->dtype != DT_I64 && si->dtype != DT_I32)) {
+			rt_error(fr->e, "%s: begin, end and strides must be int32 or "
+				 "int64 tensors of %d values", who, nd);
+			return false;
+		}
+		for (int i = 0; i < nd; i++)
+			v[t][i] = si->dtype == DT_I64 ? ((const int64_t *)bf->ptr[1 + t])[i]
+						       : ((const int32_t *)bf->ptr[1 + t])[i];
+	}
+	for (int i = 0; i < nd; i++) {
+		int64_t n = in[i], b = v[0][i], en = v[1][i], st = v[2][i];
+		if (st == 0) {
+			rt_error(fr->e, "%s: a stride is 0", who);
+			return false;
+		}
+		b = b < 0 ? b + n : b;
+		en = en < 0 ? en + n : en;
+		if (st > 0) {
+			b = b < 0 ? 0 : b > n ? n : b;
+			en = en < 0 ? 0 : en > n ? n : en;
+			shape[i] = en > b ? (en - b + st - 1) / st : 0;
+		} else {
+			b = b < -1 ? -1 : b > n - 1 ? n - 1 : b;
+			en = en < -1 ? -1 : en > n - 1 ? n - 1 : en;
+			shape[i] = b > en ? (b - en - st - 1) / -st : 0;
+		}
+	}
+	return true;
+}
+
 /*
  * The output shape of op call e from its input buffers, for the ops whose
  * struct info may know only the rank: elementwise ops (broadcast), the
@@ -964,44 +1001,8 @@ runtime_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim,
 	int nd = bf->bnd[0];
 	const int64_t *in = bf->dims;
 	switch (op) {
-	case OP_DYNAMIC_STRIDED_SLICE: {
-		/* Python slice lengths from the begin, end, strides values */
-		if (bf->nb != 4 || nd != ndim)
-			return false;
-		int64_t v[3][RT_MAX_DIMS];
-		for (int t = 0; t < 3; t++) {
-			const SInfo *si = ir_expr_sinfo(e->call.args[1 + t]);
-			int64_t cnt = bf->dims[nd + t];
-			if (!si || bf->bnd[1 + t] != 1 || cnt != nd ||
-			    (si->dtype != DT_I64 && si->dtype != DT_I32)) {
-				rt_error(fr->e, "%s: begin, end and strides must be int32 or "
-					 "int64 tensors of %d values", who, nd);
-				return false;
-			}
-			for (int i = 0; i < nd; i++)
-				v[t][i] = si->dtype == DT_I64 ? ((const int64_t *)bf->ptr[1 + t])[i]
-							       : ((const int32_t *)bf->ptr[1 + t])[i];
-		}
-		for (int i = 0; i < nd; i++) {
-			int64_t n = in[i], b = v[0][i], en = v[1][i], st = v[2][i];
-			if (st == 0) {
-				rt_error(fr->e, "%s: a stride is 0", who);
-				return false;
-			}
-			b = b < 0 ? b + n : b;
-			en = en < 0 ? en + n : en;
-			if (st > 0) {
-				b = b < 0 ? 0 : b > n ? n : b;
-				en = en < 0 ? 0 : en > n ? n : en;
-				shape[i] = en > b ? (en - b + st - 1) / st : 0;
-			} else {
-				b = b < -1 ? -1 : b > n - 1 ? n - 1 : b;
-				en = en < -1 ? -1 : en > n - 1 ? n - 1 : en;
-				shape[i] = b > en ? (b - en - st - 1) / -st : 0;
-			}
-		}
-		return true;
-	}
+	case OP_DYNAMIC_STRIDED_SLICE:
+		return dss_shape(fr, bf, e, ndim, shape, who);
 	case OP_PERMUTE_DIMS: {
 		const AttrVal *ax = op_attr_opt(e, P_axes);
 		if (nd != ndim || (ax && ax->kind == AV_INTS && ax->n != nd))

@@ -102,9 +102,6 @@ bool rt_env_eval(RtSymEnv *env, PExpr *x, int64_t *out,
 		 const SymVar **unbound);
 void rt_env_free(RtSymEnv *env);
 
-/* "(2, 3) float32" for messages (a 1-D shape gets Python's comma). */
-void rt_shape_str(StrBuf *b, DType dt, int ndim, const int64_t *shape);
-
 /* What rt_check_weights found about each parameter it checked. */
 typedef struct {
 	DType dt;

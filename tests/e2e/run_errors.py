@@ -129,6 +129,10 @@ def main():
              "tensor 'b' is (5, 1) float32, but main expects R.Tensor((k,)")
         case("missing checkpoint", [model, "--params", p("nope.safetensors")] + inputs, 1,
              "nope.safetensors")
+        # an unreadable model file: the command's own prefix, as every
+        # message that is not about the model's text
+        case("missing model file", [p("nope.py"), "--params", p("good.safetensors")] + inputs, 1,
+             "rlx run: error: cannot open %s: " % p("nope.py"))
 
         # inputs against the model
         case("symbolic mismatch", [model, "--params", p("good.safetensors"), "--input",
