@@ -2123,6 +2123,23 @@ reduce_step(K *k, OpKind op, DType acct, LLVMValueRef cur, LLVMValueRef v,
 	return LLVMBuildSelect(k->b, better, v, cur, "");
 }
 
+/* The value at offset off of a reduction's data, in dtype xdt: loaded
+ * from buffer 0, or computed by the fused elementwise tree from every
+ * buffer's element at off (the leaves have the data's shape). */
+static LLVMValueRef
+reduce_load(K *k, Expr *tree, LLVMValueRef off, DType xdt)
+{
+	if (!tree)
+		return cg_ld(k, &k->buf[0], off);
+	LLVMValueRef lv[MAXBUF];
+	for (int i = 0; i < k->nin; i++)
+		lv[i] = cg_ld(k, &k->buf[i], off);
+	int next = 0;
+	DType r;
+	LLVMValueRef tv = elem_node(k, tree, lv, &next, &r);
+	return cg_cvt(k, tv, r, xdt);
+}
+
 /*
  * sum mean max min prod argmax argmin: for every kept position (outer
  * nest over the kept dims), a reduction nest over the reduced dims into an
@@ -2169,14 +2186,11 @@ gen_reduce(K *k)
 		s = cg_mul(k, s, rd[i]);
 	}
 	LLVMValueRef count = s;
-	DType vt = xdt; /* type of compared values (arg ops, max, min) */
 	DType acct = (op == OP_MAX || op == OP_MIN || arg) ? xdt : out->dt;
 	if (acct == DT_F16 || acct == DT_BF16)
 		acct = DT_F32;
 	if (acct == DT_BOOL)
 		acct = DT_I64;
-	if (vt == DT_F16 || vt == DT_BF16)
-		vt = DT_F32;
 	bool fl = dtype_is_float(acct);
 	LLVMTypeRef at = cg_ctype(k, acct);
 	LLVMValueRef acc = cg_slot(k, at, 1), best = cg_slot(k, k->i64, 1);
@@ -2199,19 +2213,8 @@ gen_reduce(K *k)
 	 * and vectorize the kept dims with strided gathers */
 	if (nr && red[nd - 1] && !arg)
 		rn.l[nr - 1].keep = true;
-	LLVMValueRef off = cg_add(k, base, cg_dot(k, ridx, rst, nr)), raw;
-	if (tree) {
-		LLVMValueRef lv[MAXBUF];
-		for (int i = 0; i < k->nin; i++)
-			lv[i] = cg_ld(k, &k->buf[i], off);
-		int next = 0;
-		DType r;
-		LLVMValueRef tv = elem_node(k, tree, lv, &next, &r);
-		raw = cg_cvt(k, tv, r, xdt);
-	} else {
-		raw = cg_ld(k, x, off);
-	}
-	LLVMValueRef v = cg_cvt(k, raw, xdt, acct);
+	LLVMValueRef off = cg_add(k, base, cg_dot(k, ridx, rst, nr));
+	LLVMValueRef v = cg_cvt(k, reduce_load(k, tree, off, xdt), xdt, acct);
 	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
 	LLVMValueRef r = arg ? cg_dot(k, ridx, rflat, nr) : NULL;
 	LLVMBuildStore(k->b, reduce_step(k, op, acct, cur, v, r, best), acc);
@@ -2227,7 +2230,6 @@ gen_reduce(K *k)
 		else
 			res = idiv(k, res, cg_cvt(k, count, DT_I64, acct), acct, false);
 	}
-	(void)vt;
 	cg_st(k, out, cg_dot(k, kidx, kflat, nk), cg_cvt(k, res, rt, out->dt));
 	cg_loop_end(k, &lk);
 	return true;
