@@ -1,7 +1,9 @@
 /*
  * codegen_impl.h — what the kernel generators share, internal to the
- * codegen files: codegen.c (the helpers, elementwise, data movement,
- * matmul, reductions, dispatch, signatures, the cache), codegen_index.c
+ * codegen files: codegen.c (the helpers, elementwise, matmul,
+ * reductions, softmax and norms, dispatch, signatures, the cache),
+ * codegen_move.c (copies, transposes, concat, split, take, slices,
+ * arange), codegen_index.c
  * (the kernels computed from each output element's index: masks,
  * creation, layout_transform, prelu, quantization, tile, pad, gathers,
  * stack, scatter) and codegen_nn.c (scans, statistics, pooling,
@@ -111,7 +113,6 @@ LLVMValueRef cg_ld(K *k, const Buf *b, LLVMValueRef off);
 LLVMValueRef cg_loop_begin(K *k, Loop *l, LLVMValueRef n);
 void cg_loop_end(K *k, Loop *l);
 LLVMValueRef cg_loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n);
-LLVMValueRef cg_mask(K *k, const int *m, int n);
 LLVMValueRef cg_mul(K *k, LLVMValueRef a, LLVMValueRef b);
 void cg_nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx);
 void cg_nest_end(K *k, Nest *ns);
@@ -148,6 +149,15 @@ bool gen_qdq(K *k);
 bool gen_scatter(K *k);
 bool gen_stack(K *k);
 bool gen_tril(K *k);
+
+/* codegen_move.c: the data-movement generators dispatched by gen_body */
+bool gen_arange(K *k);
+bool gen_concat(K *k);
+bool gen_copy(K *k);
+bool gen_permute(K *k);
+bool gen_split(K *k);
+bool gen_strided_slice(K *k);
+bool gen_take(K *k);
 
 /* codegen_nn.c: the generators dispatched by gen_body */
 bool gen_adaptive_pool2d(K *k);
