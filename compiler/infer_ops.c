@@ -2733,6 +2733,42 @@ layout_rank(Ctx *c, const Layout *l, const SInfo *t, int i)
 
 static const char *const data_canon[] = {"NCW", "NCHW", "NCDHW"};
 
+/* The channels of a convolution: the data's cin against the weight's
+ * input channels wi (times groups, regular) and the channels that groups
+ * divide (the output channels wo, regular; wi, transposed); false after
+ * an error. */
+static bool
+conv_channels(Ctx *c, PExpr *cin, PExpr *wi, PExpr *wo, int64_t groups, bool transpose)
+{
+	Module *m = c->m;
+	PExpr *want_c = transpose ? wi : dop(m, PE_MUL, wi, pe_int(&m->arena, groups));
+	if (infer_dim_rel(m, cin, want_c) == DIM_DIFFER) {
+		if (transpose)
+			diag_error(c->d, c->call->span,
+				   "%s: data has %s input channels but the weight "
+				   "expects %s", c->op, dim_str(c, cin), dim_str(c, want_c));
+		else
+			diag_error(c->d, c->call->span,
+				   "%s: data has %s input channels but the weight "
+				   "expects %s (%s per group, %lld groups)",
+				   c->op, dim_str(c, cin), dim_str(c, want_c),
+				   dim_str(c, wi), (long long)groups);
+		return false;
+	}
+	int64_t v;
+	if (transpose && dconst(wi, &v) && v % groups) {
+		diag_error(c->d, c->call->span, "%s: %lld input channels are not divisible by "
+			   "%lld groups", c->op, (long long)v, (long long)groups);
+		return false;
+	}
+	if (!transpose && dconst(wo, &v) && v % groups) {
+		diag_error(c->d, c->call->span, "%s: %lld output channels are not divisible by "
+			   "%lld groups", c->op, (long long)v, (long long)groups);
+		return false;
+	}
+	return true;
+}
+
 /*
  * nn.conv1d/2d/3d and nn.conv1d/2d/3d_transpose in any layout of the
  * canonical one (NCW/OIW, NCHW/OIHW, NCDHW/OIDHW; IO.. for the transposed),
@@ -2776,7 +2812,6 @@ conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
 	DType dt = od->kind == AV_DTYPE ? od->dtype : DT_UNKNOWN;
 	if (dt == DT_UNKNOWN && !binary_dtype(&c, x->dtype, w->dtype, &dt))
 		return NULL;
-	int nd = nsp + 2;
 	if (!layout_rank(&c, &dl, x, 0) || !layout_rank(&c, &kl, w, 1))
 		return NULL;
 	if (!known(x) || !known(w) || x->ndim < 0 || w->ndim < 0)
@@ -2788,31 +2823,9 @@ conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
 	PExpr *cin = xc[1];
 	/* weight dims 0 and 1: O and I (regular), I and O (transposed) */
 	PExpr *wi = transpose ? wc[0] : wc[1], *wo = transpose ? wc[1] : wc[0];
-	PExpr *want_c = transpose ? wi : dop(m, PE_MUL, wi, pe_int(a, groups));
-	if (infer_dim_rel(m, cin, want_c) == DIM_DIFFER) {
-		if (transpose)
-			diag_error(d, call->span,
-				   "%s: data has %s input channels but the weight "
-				   "expects %s", c.op, dim_str(&c, cin), dim_str(&c, want_c));
-		else
-			diag_error(d, call->span,
-				   "%s: data has %s input channels but the weight "
-				   "expects %s (%s per group, %lld groups)",
-				   c.op, dim_str(&c, cin), dim_str(&c, want_c),
-				   dim_str(&c, wi), (long long)groups);
+	if (!conv_channels(&c, cin, wi, wo, groups, transpose))
 		return NULL;
-	}
 	int64_t v;
-	if (transpose && dconst(wi, &v) && v % groups) {
-		diag_error(d, call->span, "%s: %lld input channels are not divisible by "
-			   "%lld groups", c.op, (long long)v, (long long)groups);
-		return NULL;
-	}
-	if (!transpose && dconst(wo, &v) && v % groups) {
-		diag_error(d, call->span, "%s: %lld output channels are not divisible by "
-			   "%lld groups", c.op, (long long)v, (long long)groups);
-		return NULL;
-	}
 	oc[0] = xc[0];
 	oc[1] = transpose ? dop(m, PE_MUL, wo, pe_int(a, groups)) : wo;
 	for (int i = 0; i < nsp; i++) {
@@ -2841,7 +2854,6 @@ conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
 			return NULL;
 		}
 	}
-	(void)nd;
 	return tensor(&c, dt, ol.nd, layout_bwd(&c, &ol, dc, oc));
 }
 

@@ -32,7 +32,7 @@
  *
  * Threads. The impl also takes the range [lo, hi) of its outer loop and a
  * flag saying whether it may split it. A generator opens its outer loop
- * with cg_par_begin (or par_nest): when the flag is set and the work is at
+ * with cg_par_begin (or cg_par_nest): when the flag is set and the work is at
  * least PAR_MIN, the impl packs its arguments and calls
  * rlx_parallel_for(pool, ctx, n, NAME.par) on the Jit's thread pool
  * (runtime/pool.h; the pool is read from the symbol rlx_jit_pool, which
@@ -52,7 +52,10 @@
  * (loops: loop_begin/loop_end, nest_begin/nest_end, par_begin for the
  * outer loop; elements: ld/st with an element offset, cvt between dtypes;
  * strides) or, for an elementwise op, a case in elem_unary/elem_binary;
- * then a case in gen_body().
+ * then its line in gen_of, the table of generators gen_body() reads. The
+ * generators of one family live together: codegen_move.c (data
+ * movement), codegen_index.c (computed from each output element's index),
+ * codegen_nn.c (the neural-network ops).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -285,8 +288,8 @@ cg_par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
  * parallel loop (the last dim is left to the caller); idx[0..nd-1) get
  * the indices back by division. nd >= 1. Closed with cg_loop_end(l).
  */
-static void
-par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
+void
+cg_par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
 	 LLVMValueRef work)
 {
 	LLVMValueRef f = cg_par_begin(k, l, cg_prod(k, dims, 0, nd - 1), work);
@@ -633,8 +636,8 @@ cg_pe_const(const PExpr *x, int64_t *out)
 }
 
 /* The prim argument p as a number; false when it is not a constant. */
-static bool
-prim_arg(K *k, ParamName p, double *out)
+bool
+cg_prim_arg(K *k, ParamName p, double *out)
 {
 	Expr *x = op_arg(k->e, p);
 	int64_t v;
@@ -660,7 +663,7 @@ cg_prim_i64(K *k, ParamName p)
 {
 	Expr *x = op_arg(k->e, p);
 	double v;
-	if (x && prim_arg(k, p, &v))
+	if (x && cg_prim_arg(k, p, &v))
 		return cg_ci(k, (int64_t)v);
 	const SInfo *si = x ? ir_expr_sinfo(x) : NULL;
 	int a = 0;
@@ -819,7 +822,7 @@ gen_elementwise(K *k, ElemFn f)
 	 * (out->nd >= 1 here: a 0-d result is always flat) */
 	Loop lo, li;
 	int nd = out->nd;
-	par_nest(k, &lo, out->dim, nd, idx, total);
+	cg_par_nest(k, &lo, out->dim, nd, idx, total);
 	idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
 	for (int i = 0; i < k->nin; i++)
 		in[i] = cg_ld(k, &k->buf[i], cg_dot(k, idx, ist[i], nd));
@@ -963,8 +966,8 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 	case OP_SIGN: return elem_sign(k, x, t);
 	case OP_CLIP: {
 		double lo = 0, hi = 0; /* constants: cg_fusable and gen_body check */
-		prim_arg(k, P_min, &lo);
-		prim_arg(k, P_max, &hi);
+		cg_prim_arg(k, P_min, &lo);
+		cg_prim_arg(k, P_max, &hi);
 		x = cg_vmax(k, x, cg_cconst(k, t, lo), t, true);
 		return cg_vmax(k, x, cg_cconst(k, t, hi), t, false);
 	}
@@ -1166,7 +1169,7 @@ elem_class(OpKind op)
 	}
 }
 
-/* Is x a constant prim value (what prim_arg accepts)? */
+/* Is x a constant prim value (what cg_prim_arg accepts)? */
 static bool
 const_prim(const Expr *x)
 {
@@ -1262,476 +1265,6 @@ elem_fused(K *k, LLVMValueRef *in, DType *rdt)
 {
 	int next = 0;
 	return elem_node(k, k->e, in, &next, rdt);
-}
-
-/* ------------------------------------------------------ data movement */
-
-/* A view op (OC_VIEW: reshape, squeeze, ...): the bytes, unchanged. */
-static bool
-gen_copy(K *k)
-{
-	Buf *in = &k->buf[0], *out = &k->buf[1];
-	if (in->dt != out->dt)
-		return cg_fail(k, "changes the dtype");
-	LLVMValueRef n = cg_mul(k, cg_prod(k, out->dim, 0, out->nd),
-			     cg_ci(k, (dtype_bits(out->dt) + 7) / 8));
-	LLVMBuildMemCpy(k->b, out->ptr, 64, in->ptr, 64, n);
-	return true;
-}
-
-/* A constant <n x i32> shuffle mask. */
-LLVMValueRef
-cg_mask(K *k, const int *m, int n)
-{
-	LLVMValueRef v[64];
-	for (int i = 0; i < n; i++)
-		v[i] = LLVMConstInt(k->i32, (unsigned long long)m[i], 0);
-	return LLVMConstVector(v, (unsigned)n);
-}
-
-/* A vector load of type t at p with the given alignment. */
-static LLVMValueRef
-vload(K *k, LLVMTypeRef t, LLVMValueRef p, unsigned align)
-{
-	LLVMValueRef v = LLVMBuildLoad2(k->b, t, p, "");
-	LLVMSetAlignment(v, align);
-	return v;
-}
-
-/*
- * Transposes the n x n matrix whose rows are the vectors r[0..n) in place
- * (n a power of two): for d = n/2, n/4, .. 1, rows i and i + d (i & d == 0)
- * swap their off-diagonal d-blocks, one two-input shuffle per row. The
- * backend turns these into unpack/permute instructions.
- */
-static void
-transpose_regs(K *k, LLVMValueRef *r, int n)
-{
-	int ma[64], mb[64];
-	for (int d = n / 2; d >= 1; d /= 2) {
-		for (int p = 0; p < n; p++) {
-			ma[p] = (p & d) ? n + p - d : p;
-			mb[p] = (p & d) ? n + p : p + d;
-		}
-		LLVMValueRef mav = cg_mask(k, ma, n), mbv = cg_mask(k, mb, n);
-		for (int i = 0; i < n; i++) {
-			if (i & d)
-				continue;
-			LLVMValueRef x = r[i], y = r[i + d];
-			r[i] = LLVMBuildShuffleVector(k->b, x, y, mav, "");
-			r[i + d] = LLVMBuildShuffleVector(k->b, x, y, mbv, "");
-		}
-	}
-}
-
-/*
- * The tiles of a transpose strip (gen_permute): for t < ntile, then
- * qt < nqt, the T x T tile at r0 = t*T, q = q0 + qt*T: rows
- * in[ibase + q + (r0 + v) * sr ..+T] for v < T, transposed, stored as rows
- * out[obase + r0 + (q + v) * oq ..+T]. Walking the few q tiles of a strip
- * for each r0 reads QT consecutive cache lines of each input row at once.
- * nt: aligned non-temporal stores.
- */
-static void
-transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
-		LLVMValueRef nqt, LLVMValueRef ibase, LLVMValueRef obase,
-		LLVMValueRef q0, LLVMValueRef sr, LLVMValueRef oq, bool nt)
-{
-	Buf *in = &k->buf[0], *out = &k->buf[1];
-	unsigned bytes = LLVMGetIntTypeWidth(et) / 8;
-	LLVMValueRef tv = cg_ci(k, T);
-	Loop lt, lq;
-	LLVMValueRef r0 = cg_mul(k, cg_loop_begin(k, &lt, ntile), tv);
-	LLVMValueRef q = cg_add(k, q0, cg_mul(k, cg_loop_begin(k, &lq, nqt), tv));
-	LLVMValueRef rows[64];
-	LLVMValueRef ib = cg_add(k, ibase, q), ob = cg_add(k, obase, r0);
-	for (int v = 0; v < T; v++) {
-		LLVMValueRef o = cg_add(k, ib, cg_mul(k, cg_add(k, r0, cg_ci(k, v)), sr));
-		rows[v] = vload(k, vt, LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &o, 1, ""),
-				bytes);
-	}
-	transpose_regs(k, rows, T);
-	for (int v = 0; v < T; v++) {
-		LLVMValueRef o = cg_add(k, ob, cg_mul(k, cg_add(k, q, cg_ci(k, v)), oq));
-		LLVMValueRef p = LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &o, 1, "");
-		LLVMValueRef s = LLVMBuildStore(k->b, rows[v], p);
-		LLVMSetAlignment(s, nt ? bytes * (unsigned)T : bytes);
-		if (nt) {
-			LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(k->i32, 1, 0));
-			LLVMSetMetadata(s, LLVMGetMDKindIDInContext(k->c, "nontemporal", 11),
-					LLVMMetadataAsValue(k->c, LLVMMDNodeInContext2(k->c, &one, 1)));
-		}
-	}
-	lq.plain = true; /* at most QT trips */
-	cg_loop_end(k, &lq);
-	cg_loop_end(k, &lt);
-}
-
-/* Element-by-element copy of a transpose's rows q in [qa, qb) of q, cols
- * r in [ra, Dr) (the edges of a strip). */
-static void
-transpose_edge(K *k, LLVMTypeRef et, LLVMValueRef qa, LLVMValueRef qb,
-	       LLVMValueRef ra, LLVMValueRef Dr, LLVMValueRef ibase,
-	       LLVMValueRef obase, LLVMValueRef sr, LLVMValueRef oq)
-{
-	Buf *in = &k->buf[0], *out = &k->buf[1];
-	Loop lq, lr;
-	LLVMValueRef q = cg_loop_from(k, &lq, qa, qb);
-	LLVMValueRef r = cg_loop_from(k, &lr, ra, Dr);
-	LLVMValueRef io = cg_add(k, cg_add(k, ibase, q), cg_mul(k, r, sr));
-	LLVMValueRef oo = cg_add(k, cg_add(k, obase, r), cg_mul(k, q, oq));
-	LLVMBuildStore(k->b, LLVMBuildLoad2(k->b, et,
-		LLVMBuildInBoundsGEP2(k->b, et, in->ptr, &io, 1, ""), ""),
-		LLVMBuildInBoundsGEP2(k->b, et, out->ptr, &oo, 1, ""));
-	lq.plain = lr.plain = true;
-	cg_loop_end(k, &lr);
-	cg_loop_end(k, &lq);
-}
-
-/* permute_dims' axes over nd dims, normalized (none given: reversed);
- * false with a diagnostic. */
-static bool
-permute_axes(K *k, int nd, int *axes)
-{
-	AttrVal av = cg_attr(k, P_axes);
-	if (av.kind != AV_INTS) {
-		for (int i = 0; i < nd; i++)
-			axes[i] = nd - 1 - i;
-		return true;
-	}
-	if (av.n != nd)
-		return cg_fail(k, "axes must name every dim");
-	for (int i = 0; i < nd; i++)
-		if (!cg_norm_axis(av.ints[i], nd, &axes[i]))
-			return cg_fail(k, "axis out of range");
-	return true;
-}
-
-/*
- * permute_dims: out[i0..] = in[...] with out dim j = in dim axes[j].
- *
- * When the innermost dim stays innermost, rows are copied: a parallel
- * loop over the outer dims, a unit-stride inner loop. Otherwise (a
- * transpose) let q be the output dim that is innermost in the input and r
- * the output's innermost dim. A parallel loop runs over the other dims
- * and strips of QT*T rows of q; each strip walks r in T x T tiles
- * (transpose_tiles): T vector loads along q (contiguous in the input), an
- * in-register transpose (transpose_regs), T vector stores along r
- * (contiguous in the output). Elements move as integers of their width.
- * The r tail and the last rows of q that fill no tile are copied element
- * by element.
- */
-static bool
-gen_permute(K *k)
-{
-	Buf *in = &k->buf[0], *out = &k->buf[1];
-	int nd = in->nd, axes[MAXD];
-	if (in->dt != out->dt)
-		return cg_fail(k, "changes the dtype");
-	if (!permute_axes(k, nd, axes))
-		return false;
-	LLVMValueRef ist[MAXD], s[MAXD], ost[MAXD], idx[MAXD];
-	cg_strides(k, in, ist);
-	cg_strides(k, out, ost);
-	for (int j = 0; j < nd; j++)
-		s[j] = ist[axes[j]];
-	LLVMValueRef total = cg_prod(k, out->dim, 0, nd);
-	if (nd == 0) {
-		cg_st(k, out, cg_ci(k, 0), cg_ld(k, in, cg_ci(k, 0)));
-		return true;
-	}
-	if (axes[nd - 1] == nd - 1) {
-		Loop lo, li;
-		par_nest(k, &lo, out->dim, nd, idx, total);
-		idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
-		cg_st(k, out, cg_dot(k, idx, ost, nd), cg_ld(k, in, cg_dot(k, idx, s, nd)));
-		cg_loop_end(k, &li);
-		cg_loop_end(k, &lo);
-		return true;
-	}
-	int q = 0, r = nd - 1;
-	while (axes[q] != nd - 1)
-		q++;
-	int bytes = (dtype_bits(in->dt) + 7) / 8;
-	int T = bytes >= 8 ? 8 : 16;
-	LLVMTypeRef et = LLVMIntTypeInContext(k->c, (unsigned)bytes * 8);
-	LLVMTypeRef vt = LLVMVectorType(et, (unsigned)T);
-	/* the parallel loop: other dims (C order), then strips of q */
-	int oth[MAXD], no = 0;
-	for (int j = 0; j < nd; j++)
-		if (j != q && j != r)
-			oth[no++] = j;
-	LLVMValueRef tv = cg_ci(k, T), qs = cg_ci(k, QT * T);
-	LLVMValueRef Dq = out->dim[q], Dr = out->dim[r];
-	LLVMValueRef nbq = LLVMBuildSDiv(k->b, cg_add(k, Dq, cg_ci(k, QT * T - 1)), qs, "");
-	LLVMValueRef nitems = nbq;
-	for (int i = 0; i < no; i++)
-		nitems = cg_mul(k, nitems, out->dim[oth[i]]);
-	Loop lp;
-	LLVMValueRef f = cg_par_begin(k, &lp, nitems, total);
-	LLVMValueRef bq = LLVMBuildURem(k->b, f, nbq, "");
-	f = LLVMBuildUDiv(k->b, f, nbq, "");
-	LLVMValueRef ibase = cg_ci(k, 0), obase = cg_ci(k, 0);
-	for (int i = no - 1; i >= 0; i--) {
-		LLVMValueRef d = out->dim[oth[i]];
-		LLVMValueRef x = i ? LLVMBuildURem(k->b, f, d, "") : f;
-		if (i)
-			f = LLVMBuildUDiv(k->b, f, d, "");
-		ibase = cg_add(k, ibase, cg_mul(k, x, s[oth[i]]));
-		obase = cg_add(k, obase, cg_mul(k, x, ost[oth[i]]));
-	}
-	LLVMValueRef q0 = cg_mul(k, bq, qs);
-	LLVMValueRef qn = cg_imin(k, qs, LLVMBuildSub(k->b, Dq, q0, ""));
-	LLVMValueRef nqt = LLVMBuildSDiv(k->b, qn, tv, "");
-	LLVMValueRef qt_end = cg_add(k, q0, cg_mul(k, nqt, tv));
-	LLVMValueRef ntile = LLVMBuildSDiv(k->b, Dr, tv, "");
-	LLVMValueRef sr = s[r], oq = ost[q];
-	/* When each tile row is a whole aligned cache line (Dr % T == 0,
-	 * T elements of 64 bytes) and the output is larger than the caches,
-	 * the stores are non-temporal: no read for ownership, no cache
-	 * filled with lines this kernel never reads again. */
-	if (bytes * T == 64) {
-		LLVMValueRef nt = LLVMBuildAnd(k->b,
-			LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSRem(k->b, Dr, tv, ""),
-				      cg_ci(k, 0), ""),
-			LLVMBuildICmp(k->b, LLVMIntSGE, total,
-				      cg_ci(k, NT_MIN_BYTES / bytes), ""), "");
-		LLVMBasicBlockRef bnt = LLVMAppendBasicBlockInContext(k->c, k->fn, "nt");
-		LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(k->c, k->fn, "t");
-		LLVMBasicBlockRef btail = LLVMAppendBasicBlockInContext(k->c, k->fn, "tail");
-		LLVMBuildCondBr(k->b, nt, bnt, bt);
-		LLVMPositionBuilderAtEnd(k->b, bnt);
-		transpose_tiles(k, vt, et, T, ntile, nqt, ibase, obase, q0, sr, oq, true);
-		/* non-temporal stores are weakly ordered: fence before the
-		 * pool reports the chunk done */
-		LLVMBuildFence(k->b, LLVMAtomicOrderingSequentiallyConsistent, false, "");
-		LLVMBuildBr(k->b, btail);
-		LLVMPositionBuilderAtEnd(k->b, bt);
-		transpose_tiles(k, vt, et, T, ntile, nqt, ibase, obase, q0, sr, oq, false);
-		LLVMBuildBr(k->b, btail);
-		LLVMPositionBuilderAtEnd(k->b, btail);
-	} else {
-		transpose_tiles(k, vt, et, T, ntile, nqt, ibase, obase, q0, sr, oq, false);
-	}
-	/* the r tail of the tiled rows, then the rows that fill no tile */
-	transpose_edge(k, et, q0, qt_end, cg_mul(k, ntile, tv), Dr, ibase, obase, sr, oq);
-	transpose_edge(k, et, qt_end, cg_add(k, q0, qn), cg_ci(k, 0), Dr, ibase, obase, sr, oq);
-	cg_loop_end(k, &lp);
-	return true;
-}
-
-/*
- * concat: each input's rows land side by side along axis. Each input row
- * (the dims from axis on, contiguous in input and output) is cut into
- * blocks of CC_BLK elements; the parallel loop runs over (outer index,
- * block of any input), finding the input by a chain of compares. A block
- * of the output's dtype is a memcpy.
- */
-static bool
-gen_concat(K *k)
-{
-	Buf *out = &k->buf[k->nin];
-	AttrVal av = cg_attr(k, P_axis);
-	int axis = 0;
-	if (av.kind == AV_NONE)
-		return cg_fail(k, "axis=None is not supported");
-	if (!cg_norm_axis(av.i, out->nd, &axis))
-		return cg_fail(k, "axis out of range");
-	LLVMBuilderRef b = k->b;
-	LLVMValueRef outer = cg_prod(k, out->dim, 0, axis);
-	LLVMValueRef orow = cg_prod(k, out->dim, axis, out->nd);
-	LLVMValueRef rows[MAXBUF], nblk[MAXBUF], offs[MAXBUF];
-	LLVMValueRef nb = cg_ci(k, 0), off = cg_ci(k, 0);
-	for (int i = 0; i < k->nin; i++) {
-		Buf *in = &k->buf[i];
-		rows[i] = cg_prod(k, in->dim, axis, in->nd);
-		nblk[i] = LLVMBuildSDiv(b, cg_add(k, rows[i], cg_ci(k, CC_BLK - 1)),
-					cg_ci(k, CC_BLK), "");
-		offs[i] = off;
-		off = cg_add(k, off, rows[i]);
-		nb = cg_add(k, nb, nblk[i]);
-	}
-	Loop lp;
-	LLVMValueRef f = cg_par_begin(k, &lp, cg_mul(k, outer, nb), cg_mul(k, outer, orow));
-	LLVMValueRef o = LLVMBuildUDiv(b, f, nb, "");
-	LLVMValueRef blk = LLVMBuildURem(b, f, nb, "");
-	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(k->c, k->fn, "cdone");
-	LLVMValueRef first = cg_ci(k, 0);
-	for (int i = 0; i < k->nin; i++) {
-		Buf *in = &k->buf[i];
-		LLVMValueRef last = cg_add(k, first, nblk[i]);
-		LLVMBasicBlockRef here = LLVMAppendBasicBlockInContext(k->c, k->fn, "cin");
-		LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(k->c, k->fn, "cnext");
-		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, blk, last, ""),
-				here, next);
-		LLVMPositionBuilderAtEnd(b, here);
-		LLVMValueRef j0 = cg_mul(k, LLVMBuildSub(b, blk, first, ""), cg_ci(k, CC_BLK));
-		LLVMValueRef j1 = cg_imin(k, cg_add(k, j0, cg_ci(k, CC_BLK)), rows[i]);
-		LLVMValueRef ioff = cg_add(k, cg_mul(k, o, rows[i]), j0);
-		LLVMValueRef ooff = cg_add(k, cg_add(k, cg_mul(k, o, orow), offs[i]), j0);
-		if (in->dt == out->dt && dtype_bits(in->dt) % 8 == 0) {
-			int bytes = dtype_bits(in->dt) / 8;
-			LLVMBuildMemCpy(b, cg_addr(k, out, ooff), 1, cg_addr(k, in, ioff), 1,
-					cg_mul(k, LLVMBuildSub(b, j1, j0, ""), cg_ci(k, bytes)));
-		} else {
-			Loop li;
-			LLVMValueRef j = cg_loop_begin(k, &li, LLVMBuildSub(b, j1, j0, ""));
-			LLVMValueRef v = cg_ld(k, in, cg_add(k, ioff, j));
-			cg_st(k, out, cg_add(k, ooff, j), cg_cvt(k, v, in->dt, out->dt));
-			cg_loop_end(k, &li);
-		}
-		LLVMBuildBr(b, done);
-		LLVMPositionBuilderAtEnd(b, next);
-		first = last;
-	}
-	LLVMBuildBr(b, done);
-	LLVMPositionBuilderAtEnd(b, done);
-	cg_loop_end(k, &lp);
-	return true;
-}
-
-/* split: the reverse of concat, one output per section. */
-static bool
-gen_split(K *k)
-{
-	Buf *in = &k->buf[0];
-	int axis;
-	if (!cg_norm_axis(cg_attr(k, P_axis).i, in->nd, &axis))
-		return cg_fail(k, "axis out of range");
-	LLVMValueRef outer = cg_prod(k, in->dim, 0, axis);
-	LLVMValueRef irow = cg_prod(k, in->dim, axis, in->nd);
-	LLVMValueRef off = cg_ci(k, 0);
-	for (int i = 0; i < k->nout; i++) {
-		Buf *b = &k->buf[k->nin + i];
-		LLVMValueRef row = cg_prod(k, b->dim, axis, b->nd);
-		Loop lo, li;
-		LLVMValueRef o = cg_loop_begin(k, &lo, outer);
-		LLVMValueRef j = cg_loop_begin(k, &li, row);
-		LLVMValueRef v = cg_ld(k, in, cg_add(k, cg_add(k, cg_mul(k, o, irow), off), j));
-		cg_st(k, b, cg_add(k, cg_mul(k, o, row), j), cg_cvt(k, v, in->dt, b->dt));
-		cg_loop_end(k, &li);
-		cg_loop_end(k, &lo);
-		off = cg_add(k, off, row);
-	}
-	return true;
-}
-
-/* take: out[o, t, i] = x[o, wrap(indices[t]), i] along axis. */
-static bool
-gen_take(K *k)
-{
-	Buf *x = &k->buf[0], *ix = &k->buf[1], *out = &k->buf[2];
-	LLVMValueRef outer, n, inner;
-	if (!cg_axis_extents(k, x, cg_attr(k, P_axis), &outer, &n, &inner))
-		return cg_fail(k, "axis out of range");
-	if (!dtype_is_int(ix->dt))
-		return cg_fail(k, "indices must be integers");
-	LLVMValueRef ni = cg_prod(k, ix->dim, 0, ix->nd);
-	Loop lo, li;
-	LLVMValueRef rows = cg_mul(k, outer, ni);
-	LLVMValueRef f = cg_par_begin(k, &lo, rows, cg_mul(k, rows, inner));
-	LLVMValueRef o = LLVMBuildUDiv(k->b, f, ni, "");
-	LLVMValueRef t = LLVMBuildURem(k->b, f, ni, "");
-	LLVMValueRef p = cg_cvt(k, cg_ld(k, ix, t), ix->dt, DT_I64);
-	AttrVal mode = cg_attr(k, P_mode);
-	if (mode.kind == AV_STR && !strcmp(mode.s, "wrap")) {
-		/* p mod n, the sign of n (n > 0 when there is a row) */
-		LLVMValueRef sn = cg_imax(k, n, cg_ci(k, 1));
-		LLVMValueRef r = LLVMBuildSRem(k->b, p, sn, "");
-		LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, r, cg_ci(k, 0), "");
-		p = LLVMBuildSelect(k->b, neg, cg_add(k, r, sn), r, "");
-	} else if (!(mode.kind == AV_STR && !strcmp(mode.s, "clip"))) {
-		/* fast: in range by contract; negative counts from the end */
-		LLVMValueRef neg = LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), "");
-		p = LLVMBuildSelect(k->b, neg, cg_add(k, p, n), p, "");
-	}
-	/* clip (and, for safety, fast): into [0, n) */
-	p = cg_imax(k, cg_imin(k, p, LLVMBuildSub(k->b, n, cg_ci(k, 1), "")), cg_ci(k, 0));
-	LLVMValueRef src = cg_mul(k, cg_add(k, cg_mul(k, o, n), p), inner);
-	LLVMValueRef dst = cg_mul(k, cg_add(k, cg_mul(k, o, ni), t), inner);
-	LLVMValueRef i = cg_loop_begin(k, &li, inner);
-	cg_st(k, out, cg_add(k, dst, i), cg_cvt(k, cg_ld(k, x, cg_add(k, src, i)), x->dt, out->dt));
-	cg_loop_end(k, &li);
-	cg_loop_end(k, &lo);
-	return true;
-}
-
-/* strided_slice: out[i..] = x[begin + i * stride ..]; begins normalized at
- * run time against the actual dims, extents taken from the output. */
-static bool
-gen_strided_slice(K *k)
-{
-	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal axes = cg_attr(k, P_axes), beg = cg_attr(k, P_begin);
-	AttrVal strv = cg_attr(k, P_strides);
-	LLVMValueRef start[MAXD], step[MAXD], xs[MAXD], idx[MAXD];
-	if (out->nd != x->nd || axes.kind != AV_INTS || beg.kind != AV_INTS ||
-	    beg.n < axes.n || (strv.kind == AV_INTS && strv.n < axes.n))
-		return cg_fail(k, "malformed attributes");
-	for (int d = 0; d < x->nd; d++) {
-		start[d] = cg_ci(k, 0);
-		step[d] = cg_ci(k, 1);
-	}
-	for (int p = 0; p < axes.n; p++) {
-		int d;
-		if (!cg_norm_axis(axes.ints[p], x->nd, &d))
-			return cg_fail(k, "axis out of range");
-		int64_t s = strv.kind == AV_INTS ? strv.ints[p] : 1;
-		if (s == 0)
-			return cg_fail(k, "a stride is 0");
-		LLVMValueRef n = x->dim[d], b = cg_ci(k, beg.ints[p]);
-		b = beg.ints[p] < 0 ? cg_add(k, b, n) : b;
-		if (s > 0)
-			b = cg_imin(k, cg_imax(k, b, cg_ci(k, 0)), n);
-		else
-			b = cg_imin(k, cg_imax(k, b, cg_ci(k, -1)),
-				 LLVMBuildSub(k->b, n, cg_ci(k, 1), ""));
-		start[d] = b;
-		step[d] = cg_ci(k, s);
-	}
-	cg_strides(k, x, xs);
-	LLVMValueRef ost[MAXD];
-	cg_strides(k, out, ost);
-	if (out->nd == 0) {
-		cg_st(k, out, cg_ci(k, 0), cg_ld(k, x, cg_ci(k, 0)));
-		return true;
-	}
-	Loop lo, li;
-	int nd = out->nd;
-	par_nest(k, &lo, out->dim, nd, idx, cg_prod(k, out->dim, 0, nd));
-	idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
-	LLVMValueRef src = cg_ci(k, 0);
-	for (int d = 0; d < x->nd; d++)
-		src = cg_add(k, src, cg_mul(k, cg_add(k, start[d], cg_mul(k, idx[d], step[d])), xs[d]));
-	cg_st(k, out, cg_dot(k, idx, ost, nd), cg_ld(k, x, src));
-	cg_loop_end(k, &li);
-	cg_loop_end(k, &lo);
-	return true;
-}
-
-/* arange: out[i] = start + i * step. */
-static bool
-gen_arange(K *k)
-{
-	Buf *out = &k->buf[0];
-	double s0, s1;
-	if (!prim_arg(k, P_start, &s0) || !prim_arg(k, P_step, &s1))
-		return cg_fail(k, "start and step must be constants");
-	Loop l;
-	LLVMValueRef i = cg_loop_begin(k, &l, out->dim[0]);
-	LLVMValueRef v;
-	if (dtype_is_float(out->dt)) {
-		v = LLVMBuildSIToFP(k->b, i, k->f64, "");
-		v = LLVMBuildFAdd(k->b, LLVMConstReal(k->f64, s0),
-				  LLVMBuildFMul(k->b, v, LLVMConstReal(k->f64, s1), ""), "");
-		v = cg_cvt(k, v, DT_F64, out->dt);
-	} else {
-		v = cg_add(k, cg_ci(k, (int64_t)s0), cg_mul(k, i, cg_ci(k, (int64_t)s1)));
-		v = cg_cvt(k, v, DT_I64, out->dt);
-	}
-	cg_st(k, out, i, v);
-	cg_loop_end(k, &l);
-	return true;
 }
 
 /* ---------------------------------------------------------- matmul */
@@ -2123,6 +1656,23 @@ reduce_step(K *k, OpKind op, DType acct, LLVMValueRef cur, LLVMValueRef v,
 	return LLVMBuildSelect(k->b, better, v, cur, "");
 }
 
+/* The value at offset off of a reduction's data, in dtype xdt: loaded
+ * from buffer 0, or computed by the fused elementwise tree from every
+ * buffer's element at off (the leaves have the data's shape). */
+static LLVMValueRef
+reduce_load(K *k, Expr *tree, LLVMValueRef off, DType xdt)
+{
+	if (!tree)
+		return cg_ld(k, &k->buf[0], off);
+	LLVMValueRef lv[MAXBUF];
+	for (int i = 0; i < k->nin; i++)
+		lv[i] = cg_ld(k, &k->buf[i], off);
+	int next = 0;
+	DType r;
+	LLVMValueRef tv = elem_node(k, tree, lv, &next, &r);
+	return cg_cvt(k, tv, r, xdt);
+}
+
 /*
  * sum mean max min prod argmax argmin: for every kept position (outer
  * nest over the kept dims), a reduction nest over the reduced dims into an
@@ -2169,14 +1719,11 @@ gen_reduce(K *k)
 		s = cg_mul(k, s, rd[i]);
 	}
 	LLVMValueRef count = s;
-	DType vt = xdt; /* type of compared values (arg ops, max, min) */
 	DType acct = (op == OP_MAX || op == OP_MIN || arg) ? xdt : out->dt;
 	if (acct == DT_F16 || acct == DT_BF16)
 		acct = DT_F32;
 	if (acct == DT_BOOL)
 		acct = DT_I64;
-	if (vt == DT_F16 || vt == DT_BF16)
-		vt = DT_F32;
 	bool fl = dtype_is_float(acct);
 	LLVMTypeRef at = cg_ctype(k, acct);
 	LLVMValueRef acc = cg_slot(k, at, 1), best = cg_slot(k, k->i64, 1);
@@ -2199,19 +1746,8 @@ gen_reduce(K *k)
 	 * and vectorize the kept dims with strided gathers */
 	if (nr && red[nd - 1] && !arg)
 		rn.l[nr - 1].keep = true;
-	LLVMValueRef off = cg_add(k, base, cg_dot(k, ridx, rst, nr)), raw;
-	if (tree) {
-		LLVMValueRef lv[MAXBUF];
-		for (int i = 0; i < k->nin; i++)
-			lv[i] = cg_ld(k, &k->buf[i], off);
-		int next = 0;
-		DType r;
-		LLVMValueRef tv = elem_node(k, tree, lv, &next, &r);
-		raw = cg_cvt(k, tv, r, xdt);
-	} else {
-		raw = cg_ld(k, x, off);
-	}
-	LLVMValueRef v = cg_cvt(k, raw, xdt, acct);
+	LLVMValueRef off = cg_add(k, base, cg_dot(k, ridx, rst, nr));
+	LLVMValueRef v = cg_cvt(k, reduce_load(k, tree, off, xdt), xdt, acct);
 	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
 	LLVMValueRef r = arg ? cg_dot(k, ridx, rflat, nr) : NULL;
 	LLVMBuildStore(k->b, reduce_step(k, op, acct, cur, v, r, best), acc);
@@ -2227,7 +1763,6 @@ gen_reduce(K *k)
 		else
 			res = idiv(k, res, cg_cvt(k, count, DT_I64, acct), acct, false);
 	}
-	(void)vt;
 	cg_st(k, out, cg_dot(k, kidx, kflat, nk), cg_cvt(k, res, rt, out->dt));
 	cg_loop_end(k, &lk);
 	return true;
@@ -2369,844 +1904,6 @@ gen_norm(K *k)
 	return true;
 }
 
-/* ------------------------------------------------------------ conv2d */
-
-/* =================================================================
- * The kernels of issue 11's operators. Most are an index map: every
- * output element computed from its index (gen_index_map), split across
- * the pool over the outer dims, the last dim innermost; constant
- * parameters are kept in k->pi / k->pf by the op's gen_ function. The
- * others (scans, pooling, convolutions, norms, attention, sorting,
- * einsum) are loop nests of their own below.
- * ================================================================= */
-
-/* The value of output element idx (compute value of dtype *rdt). */
-typedef LLVMValueRef (*IdxFn)(K *k, LLVMValueRef *idx, DType *rdt);
-
-/* out[idx] = f(idx) over the first output. */
-static bool
-gen_index_map(K *k, IdxFn f)
-{
-	Buf *out = &k->buf[k->nin];
-	int nd = out->nd;
-	LLVMValueRef idx[MAXD], ost[MAXD];
-	DType rdt;
-	cg_strides(k, out, ost);
-	if (nd == 0) {
-		LLVMValueRef v = f(k, idx, &rdt);
-		cg_st(k, out, cg_ci(k, 0), cg_cvt(k, v, rdt, out->dt));
-		return true;
-	}
-	Loop lo, li;
-	par_nest(k, &lo, out->dim, nd, idx, cg_prod(k, out->dim, 0, nd));
-	idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
-	LLVMValueRef v = f(k, idx, &rdt);
-	cg_st(k, out, cg_dot(k, idx, ost, nd), cg_cvt(k, v, rdt, out->dt));
-	cg_loop_end(k, &li);
-	cg_loop_end(k, &lo);
-	return true;
-}
-
-/* i clamped into [0, n). */
-LLVMValueRef
-cg_clampi(K *k, LLVMValueRef i, LLVMValueRef n)
-{
-	return cg_imax(k, cg_imin(k, i, LLVMBuildSub(k->b, n, cg_ci(k, 1), "")), cg_ci(k, 0));
-}
-
-/* 0 <= i < n */
-LLVMValueRef
-cg_inside(K *k, LLVMValueRef i, LLVMValueRef n)
-{
-	return LLVMBuildICmp(k->b, LLVMIntULT, i, n, "");
-}
-
-/* The dtype loads of t compute in: f32 for f16/bf16. */
-DType
-cg_cdt(DType t)
-{
-	return t == DT_F16 || t == DT_BF16 ? DT_F32 : t;
-}
-
-/* Element of b at index idx (b's own C-order strides). */
-static LLVMValueRef
-ld_at(K *k, const Buf *b, LLVMValueRef *idx)
-{
-	LLVMValueRef s[MAXD];
-	cg_strides(k, b, s);
-	return cg_ld(k, b, cg_dot(k, idx, s, b->nd));
-}
-
-/* The permutation of layout attribute `name` (None: the data's layout,
- * attribute `dflt`) against canonical letters canon; perm[i] is the
- * buffer dim of canonical axis i. */
-bool
-cg_layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm)
-{
-	AttrVal v = cg_attr(k, name);
-	if (v.kind == AV_NONE && dflt != P_NONE)
-		v = cg_attr(k, dflt);
-	const char *s = v.kind == AV_STR && v.s ? v.s : "";
-	size_t n = strlen(canon);
-	if (strlen(s) != n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		const char *q = strchr(s, canon[i]);
-		if (!q)
-			return false;
-		perm[i] = (int)(q - s);
-	}
-	return true;
-}
-
-/* Canonical dims and strides of b under perm (n canonical axes; b may
- * have fewer dims when lead canonical axes are absent: pad == n - b->nd
- * leading axes of extent 1). */
-void
-cg_canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts)
-{
-	LLVMValueRef s[MAXD] = {0};
-	cg_strides(k, b, s);
-	for (int i = 0; i < n; i++) {
-		dims[i] = b->dim[perm[i]];
-		sts[i] = s[perm[i]];
-	}
-}
-
-/* ---------------------------------------------------- masks, creation */
-
-/* tril / triu: x where the column minus the row is <= k (>= k), else 0. */
-static LLVMValueRef
-tril_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *x = &k->buf[0];
-	int nd = x->nd;
-	*rdt = cg_cdt(x->dt);
-	LLVMValueRef v = ld_at(k, x, idx);
-	LLVMValueRef d = LLVMBuildSub(k->b, idx[nd - 1], idx[nd - 2], "");
-	LLVMValueRef keep = LLVMBuildICmp(k->b, k->e->call.op == OP_TRIL ? LLVMIntSLE : LLVMIntSGE,
-					  d, k->pv[0], "");
-	return LLVMBuildSelect(k->b, keep, v, cg_cconst(k, *rdt, 0), "");
-}
-
-static bool
-gen_tril(K *k)
-{
-	if (k->nin != 1 || k->buf[0].nd < 2)
-		return cg_fail(k, "expects a tensor of at least two dimensions");
-	/* k: a constant, or read at run time */
-	return (k->pv[0] = cg_prim_i64(k, P_k)) && gen_index_map(k, tril_elem);
-}
-
-/* eye: 1 where column - row == k. */
-static LLVMValueRef
-eye_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	*rdt = DT_BOOL;
-	return LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSub(k->b, idx[1], idx[0], ""),
-			     k->pv[0], "");
-}
-
-static bool
-gen_eye(K *k)
-{
-	return (k->pv[0] = cg_prim_i64(k, P_k)) && gen_index_map(k, eye_elem);
-}
-
-/* one_hot: on_value where indices[idx without axis] == idx[axis]. */
-static LLVMValueRef
-one_hot_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *ix = &k->buf[0], *out = &k->buf[1];
-	int ax = (int)k->pi[0];
-	LLVMValueRef ii[MAXD];
-	for (int i = 0, j = 0; i < out->nd; i++)
-		if (i != ax)
-			ii[j++] = idx[i];
-	LLVMValueRef v = cg_cvt(k, ld_at(k, ix, ii), ix->dt, DT_I64);
-	*rdt = DT_F64;
-	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntEQ, v, idx[ax], ""),
-			       LLVMConstReal(k->f64, k->pf[0]), LLVMConstReal(k->f64, k->pf[1]), "");
-}
-
-static bool
-gen_one_hot(K *k)
-{
-	Buf *out = &k->buf[1];
-	int ax;
-	if (!prim_arg(k, P_on_value, &k->pf[0]) || !prim_arg(k, P_off_value, &k->pf[1]))
-		return cg_fail(k, "on_value and off_value must be constants");
-	if (!cg_norm_axis(cg_attr(k, P_axis).i, out->nd, &ax))
-		return cg_fail(k, "axis out of range");
-	k->pi[0] = ax;
-	return gen_index_map(k, one_hot_elem);
-}
-
-/* ---------------------------------------------------- layout_transform */
-
-/*
- * layout_transform(x, index_map, pad_value): out[f(i)] = x[i] for every
- * index i of x, and pad_value at the output indices f misses (the padding
- * of a split that does not divide, the holes of i -> 2 * i).
- *
- * Generated as a gather over the output through the inverse of f, so that
- * every output element is written once and padding needs no second pass:
- * each final index of f is read as a mixed-radix sum of digits of the
- * input indices (the subset of TVM's iter maps rlx takes):
- *
- *     final index = sum of c * ((v // a) % b)    (b absent: v // a)
- *
- * with c > 0, a, b positive constants and v an input index. f is
- * one-to-one when every input index's digits tile it exactly (a = 1 for
- * the first, each next a the previous a * b, the last unbounded or
- * covering a constant extent) and the terms of one final index do not
- * overlap (each c at least the previous c times its digit's extent). Then
- * the inverse is exact: an output index splits into its digits from the
- * largest c down, a digit out of its range or a remainder left over means
- * padding, and the input index sum of digit * a must lie inside x (the
- * last block of an uneven split). A map that is not one-to-one (TVM's
- * legalization refuses it too: DetectIterMap, bijective inverse) or not
- * of this form is refused with a located error.
- */
-enum { IM_TERMS = 2 * MAXD };
-
-typedef struct {
-	int v;             /* the input index */
-	int64_t a, b;      /* digit (v // a) % b; b == 0: v // a, unbounded */
-	int64_t c;         /* its coefficient in the final index */
-} ImTerm;
-
-typedef struct {
-	ImTerm t[MAXD][IM_TERMS]; /* per final index, by c ascending */
-	int nt[MAXD];
-	int nout, nin;
-} ImInv;
-
-/* x * scale into terms t[*n..] and the constant *off; false when x is not
- * of the form above. */
-static bool
-im_terms(const PExpr *x, SymVar *const *iv, int nin, int64_t scale, ImTerm *t, int *n,
-	 int64_t *off)
-{
-	int64_t c;
-	switch (x->kind) {
-	case PE_INT:
-		*off += scale * x->value;
-		return true;
-	case PE_VAR:
-		for (int i = 0; i < nin; i++)
-			if (x->var == iv[i]) {
-				if (*n == IM_TERMS)
-					return false;
-				t[(*n)++] = (ImTerm){i, 1, 0, scale};
-				return true;
-			}
-		return false;
-	case PE_ADD:
-	case PE_SUB:
-		return im_terms(x->a, iv, nin, scale, t, n, off) &&
-		       im_terms(x->b, iv, nin, x->kind == PE_ADD ? scale : -scale, t, n, off);
-	case PE_MUL:
-		if (cg_pe_const(x->b, &c))
-			return im_terms(x->a, iv, nin, scale * c, t, n, off);
-		if (cg_pe_const(x->a, &c))
-			return im_terms(x->b, iv, nin, scale * c, t, n, off);
-		return false;
-	case PE_FLOORDIV:
-	case PE_FLOORMOD: {
-		ImTerm one[IM_TERMS];
-		int m = 0;
-		int64_t o = 0;
-		if (!cg_pe_const(x->b, &c) || c <= 0 ||
-		    !im_terms(x->a, iv, nin, 1, one, &m, &o) || m != 1 || o != 0 ||
-		    one[0].c != 1 || *n == IM_TERMS)
-			return false;
-		ImTerm d = one[0];
-		if (x->kind == PE_FLOORDIV) {
-			if (d.b && d.b % c)
-				return false;
-			d.a *= c;
-			d.b = d.b ? d.b / c : 0;
-		} else if (!d.b || d.b % c == 0) {
-			d.b = c;
-		} else if (c < d.b) {
-			return false;
-		}
-		d.c = scale;
-		t[(*n)++] = d;
-		return true;
-	}
-	default:
-		return false;
-	}
-}
-
-/* The constant extent of input index v, or -1 when symbolic. */
-static int64_t
-im_extent(K *k, int v)
-{
-	LLVMValueRef d = k->buf[0].dim[v];
-	return LLVMIsAConstantInt(d) ? LLVMConstIntGetSExtValue(d) : -1;
-}
-
-/* The extent of digit t: b, or for an unbounded digit of a constant
- * extent E, ceil(E / a); -1 when unknown. */
-static int64_t
-im_digit_extent(K *k, const ImTerm *t)
-{
-	int64_t e = t->b ? t->b : im_extent(k, t->v);
-	return t->b || e < 0 ? e : (e + t->a - 1) / t->a;
-}
-
-static int
-im_cmp_c(const void *x, const void *y)
-{
-	const ImTerm *a = x, *b = y;
-	return (a->c > b->c) - (a->c < b->c);
-}
-
-static int
-im_cmp_a(const void *x, const void *y)
-{
-	const ImTerm *a = x, *b = y;
-	return (a->a > b->a) - (a->a < b->a);
-}
-
-/* Reads k's index map into im; false with a diagnostic when it is not a
- * one-to-one map rlx can invert. */
-static bool
-im_inverse(K *k, ImInv *im)
-{
-	AttrVal m = cg_attr(k, P_index_map);
-	Arena *ar = &k->m->arena;
-	if (m.kind != AV_IMAP || m.nin != k->buf[0].nd || m.n != k->buf[1].nd || m.n > MAXD)
-		return cg_fail(k, "the index map does not fit the tensors");
-	im->nout = m.n;
-	im->nin = m.nin;
-	ImTerm byvar[MAXD][IM_TERMS];
-	int nv[MAXD] = {0};
-	for (int f = 0; f < m.n; f++) {
-		int64_t off = 0;
-		int n = 0;
-		if (!im_terms(m.dims[f], m.ivars, m.nin, 1, im->t[f], &n, &off))
-			return cg_fail(k, arena_printf(ar, "final index %d of the index map is not a "
-				"sum of c * (i // a %% b) of the input indices", f));
-		if (off != 0)
-			return cg_fail(k, arena_printf(ar, "final index %d of the index map starts at "
-				"%lld, not 0", f, (long long)off));
-		int w = 0;
-		for (int j = 0; j < n; j++) {
-			if (im->t[f][j].c < 0)
-				return cg_fail(k, arena_printf(ar, "final index %d of the index map has a "
-					"negative coefficient", f));
-			if (im->t[f][j].c)
-				im->t[f][w++] = im->t[f][j];
-		}
-		n = im->nt[f] = w;
-		qsort(im->t[f], (size_t)n, sizeof im->t[f][0], im_cmp_c);
-		for (int j = 0; j + 1 < n; j++) {
-			int64_t e = im_digit_extent(k, &im->t[f][j]);
-			if (e < 0)
-				return cg_fail(k, arena_printf(ar, "final index %d of the index map "
-					"adds to an index whose extent is symbolic", f));
-			if (im->t[f][j + 1].c < im->t[f][j].c * e)
-				return cg_fail(k, arena_printf(ar, "the index map is not one-to-one: the "
-					"terms of final index %d overlap", f));
-		}
-		for (int j = 0; j < n; j++) {
-			int v = im->t[f][j].v;
-			if (nv[v] == IM_TERMS)
-				return cg_fail(k, "the index map is too long");
-			byvar[v][nv[v]++] = im->t[f][j];
-		}
-	}
-	for (int v = 0; v < m.nin; v++) {
-		int64_t e = im_extent(k, v), a = 1;
-		const char *name = m.ivars[v]->name;
-		qsort(byvar[v], (size_t)nv[v], sizeof byvar[v][0], im_cmp_a);
-		for (int j = 0; j < nv[v]; j++) {
-			const ImTerm *t = &byvar[v][j];
-			if (t->a != a || (j + 1 < nv[v] && !t->b))
-				return cg_fail(k, arena_printf(ar, "the index map is not one-to-one: "
-					"the parts of input index %s overlap or leave a gap", name));
-			a = t->b ? a * t->b : 0;
-		}
-		if (a && !(e >= 0 && e <= a))
-			return cg_fail(k, arena_printf(ar, "the index map is not one-to-one: it "
-				"drops %s of input index %s", nv[v] ? "the high part" : "all",
-				name));
-	}
-	return true;
-}
-
-/* Whether out[idx] comes from x (*valid), and from where (*src). */
-static void
-im_source(K *k, const ImInv *im, LLVMValueRef *idx, LLVMValueRef *valid, LLVMValueRef *src)
-{
-	Buf *x = &k->buf[0];
-	LLVMValueRef iv[MAXD], ok = LLVMConstInt(k->i1, 1, 0), xs[MAXD];
-	for (int v = 0; v < im->nin; v++)
-		iv[v] = cg_ci(k, 0);
-	for (int f = 0; f < im->nout; f++) {
-		LLVMValueRef r = idx[f];
-		for (int j = im->nt[f] - 1; j >= 0; j--) {
-			const ImTerm *t = &im->t[f][j];
-			LLVMValueRef d = r;
-			if (t->c != 1) {
-				d = LLVMBuildUDiv(k->b, r, cg_ci(k, t->c), "");
-				r = LLVMBuildSub(k->b, r, cg_mul(k, d, cg_ci(k, t->c)), "");
-			} else {
-				r = cg_ci(k, 0);
-			}
-			if (t->b)
-				ok = LLVMBuildAnd(k->b, ok, cg_inside(k, d, cg_ci(k, t->b)), "");
-			iv[t->v] = cg_add(k, iv[t->v], t->a == 1 ? d : cg_mul(k, d, cg_ci(k, t->a)));
-		}
-		if (im->nt[f] == 0 || im->t[f][0].c != 1)
-			ok = LLVMBuildAnd(k->b, ok, LLVMBuildICmp(k->b, LLVMIntEQ, r, cg_ci(k, 0), ""), "");
-	}
-	for (int v = 0; v < im->nin; v++)
-		ok = LLVMBuildAnd(k->b, ok, cg_inside(k, iv[v], x->dim[v]), "");
-	cg_strides(k, x, xs);
-	*valid = ok;
-	*src = cg_dot(k, iv, xs, im->nin);
-}
-
-static bool
-gen_layout_transform(K *k)
-{
-	if (k->nin != 1 || k->nout != 1)
-		return cg_fail(k, "expects one tensor");
-	ImInv im;
-	if (!im_inverse(k, &im))
-		return false;
-	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal pv = cg_attr(k, P_pad_value);
-	DType ct = cg_cdt(x->dt);
-	LLVMValueRef pad = cg_cconst(k, ct, pv.kind == AV_FLOAT ? pv.f
-				  : pv.kind == AV_INT ? (double)pv.i : 0.0);
-	int nd = out->nd;
-	LLVMValueRef idx[MAXD], ost[MAXD], valid, src;
-	cg_strides(k, out, ost);
-	if (nd == 0) {
-		cg_st(k, out, cg_ci(k, 0), cg_ld(k, x, cg_ci(k, 0)));
-		return true;
-	}
-	Loop lo, li;
-	par_nest(k, &lo, out->dim, nd, idx, cg_prod(k, out->dim, 0, nd));
-	idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
-	im_source(k, &im, idx, &valid, &src);
-	/* a branch, not a select: x may be empty where all is padding */
-	LLVMBasicBlockRef from = LLVMGetInsertBlock(k->b);
-	LLVMBasicBlockRef load = LLVMAppendBasicBlockInContext(k->c, k->fn, "lt.load");
-	LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(k->c, k->fn, "lt.join");
-	LLVMBuildCondBr(k->b, valid, load, join);
-	LLVMPositionBuilderAtEnd(k->b, load);
-	LLVMValueRef v = cg_ld(k, x, src);
-	LLVMBuildBr(k->b, join);
-	LLVMPositionBuilderAtEnd(k->b, join);
-	LLVMValueRef phi = LLVMBuildPhi(k->b, cg_ctype(k, ct), "");
-	LLVMValueRef vals[2] = {v, pad};
-	LLVMBasicBlockRef bbs[2] = {load, from};
-	LLVMAddIncoming(phi, vals, bbs, 2);
-	cg_st(k, out, cg_dot(k, idx, ost, nd), phi);
-	cg_loop_end(k, &li);
-	cg_loop_end(k, &lo);
-	return true;
-}
-
-/* ------------------------------------------------------- elementwise */
-
-/* nn.prelu: x > 0 ? x : alpha[channel] * x (alpha of 1 value: shared). */
-static LLVMValueRef
-prelu_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *x = &k->buf[0], *a = &k->buf[1];
-	DType ct = cg_float_ct(x->dt);
-	*rdt = ct;
-	LLVMValueRef v = cg_cvt(k, ld_at(k, x, idx), x->dt, ct);
-	LLVMValueRef one = LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[0], cg_ci(k, 1), "");
-	LLVMValueRef ai = LLVMBuildSelect(k->b, one, cg_ci(k, 0), idx[k->pi[0]], "");
-	LLVMValueRef av = cg_cvt(k, cg_ld(k, a, ai), a->dt, ct);
-	LLVMValueRef pos = LLVMBuildFCmp(k->b, LLVMRealOGT, v, cg_cconst(k, ct, 0), "");
-	return LLVMBuildSelect(k->b, pos, v, LLVMBuildFMul(k->b, v, av, ""), "");
-}
-
-static bool
-gen_prelu(K *k)
-{
-	int ax;
-	if (k->nin != 2 || k->buf[1].nd != 1 || !cg_norm_axis(cg_attr(k, P_axis).i, k->buf[0].nd, &ax))
-		return cg_fail(k, "expects data and a 1-D alpha, and an axis in range");
-	k->pi[0] = ax;
-	return gen_index_map(k, prelu_elem);
-}
-
-/* quantize: clamp(round(x / scale) + zero_point); dequantize: (x -
- * zero_point) * scale; scale and zero_point per element of axis (or one). */
-static LLVMValueRef
-qdq_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *x = &k->buf[0], *s = &k->buf[1], *z = &k->buf[2], *out = &k->buf[3];
-	LLVMBuilderRef b = k->b;
-	LLVMValueRef sv[2];
-	for (int i = 0; i < 2; i++) {
-		Buf *p = i ? z : s;
-		LLVMValueRef n = cg_prod(k, p->dim, 0, p->nd);
-		LLVMValueRef pi = x->nd ? LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, n, cg_ci(k, 1), ""),
-							  cg_ci(k, 0), idx[k->pi[0]], "")
-					: cg_ci(k, 0);
-		sv[i] = cg_cvt(k, cg_ld(k, p, pi), p->dt, DT_F32);
-	}
-	LLVMValueRef v = cg_cvt(k, ld_at(k, x, idx), x->dt, DT_F32);
-	*rdt = DT_F32;
-	if (k->e->call.op == OP_DEQUANTIZE)
-		return LLVMBuildFMul(b, LLVMBuildFSub(b, v, sv[1], ""), sv[0], "");
-	LLVMValueRef q = cg_fn1(k, "llvm.roundeven", LLVMBuildFDiv(b, v, sv[0], ""));
-	q = LLVMBuildFAdd(b, q, sv[1], "");
-	double lo = out->dt == DT_U8 ? 0 : out->dt == DT_I8 ? -128 : -32768;
-	double hi = out->dt == DT_U8 ? 255 : out->dt == DT_I8 ? 127 : 32767;
-	q = cg_vmax(k, q, LLVMConstReal(k->f32, lo), DT_F32, true);
-	return cg_vmax(k, q, LLVMConstReal(k->f32, hi), DT_F32, false);
-}
-
-static bool
-gen_qdq(K *k)
-{
-	Buf *x = &k->buf[0];
-	int ax = 0;
-	if (k->nin != 3 || (x->nd && !cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax)))
-		return cg_fail(k, "expects data, scale and zero_point, and an axis in range");
-	k->pi[0] = ax;
-	return gen_index_map(k, qdq_elem);
-}
-
-/* ------------------------------------------------------ data movement */
-
-/* tile: out[i] = x[i mod dim] (x aligned on the right). */
-static LLVMValueRef
-tile_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *x = &k->buf[0], *out = &k->buf[1];
-	LLVMValueRef xi[MAXD];
-	int lead = out->nd - x->nd;
-	for (int i = 0; i < x->nd; i++)
-		xi[i] = LLVMBuildURem(k->b, idx[lead + i], cg_imax(k, x->dim[i], cg_ci(k, 1)), "");
-	*rdt = cg_cdt(x->dt);
-	return ld_at(k, x, xi);
-}
-
-/* repeat: along axis out[i] = x[i / repeats]; axis None: flattened. */
-static LLVMValueRef
-repeat_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *x = &k->buf[0];
-	LLVMValueRef r = cg_ci(k, k->pi[0] > 0 ? k->pi[0] : 1);
-	*rdt = cg_cdt(x->dt);
-	if (k->pi[1] < 0)
-		return cg_ld(k, x, LLVMBuildUDiv(k->b, idx[0], r, ""));
-	LLVMValueRef xi[MAXD];
-	for (int i = 0; i < x->nd; i++)
-		xi[i] = i == k->pi[1] ? LLVMBuildUDiv(k->b, idx[i], r, "") : idx[i];
-	return ld_at(k, x, xi);
-}
-
-/* flip: along axis out[i] = x[n - 1 - i]. */
-static LLVMValueRef
-flip_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *x = &k->buf[0];
-	LLVMValueRef xi[MAXD];
-	int ax = (int)k->pi[0];
-	for (int i = 0; i < x->nd; i++)
-		xi[i] = i == ax ? LLVMBuildSub(k->b, LLVMBuildSub(k->b, x->dim[i], cg_ci(k, 1), ""),
-					       idx[i], "") : idx[i];
-	*rdt = cg_cdt(x->dt);
-	return ld_at(k, x, xi);
-}
-
-/* nn.pad: modes constant (pad_value), edge or replicate (clamp), reflect
- * (mirror without repeating the edge), circular (wrap around). */
-static LLVMValueRef
-pad_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *x = &k->buf[0];
-	LLVMBuilderRef b = k->b;
-	LLVMValueRef xi[MAXD], in = LLVMConstInt(k->i1, 1, 0);
-	for (int i = 0; i < x->nd; i++) {
-		LLVMValueRef n = x->dim[i];
-		LLVMValueRef j = LLVMBuildSub(b, idx[i], cg_ci(k, k->pi[2 * i]), "");
-		if (k->pi[2 * MAXD] == 2) { /* reflect */
-			j = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, j, cg_ci(k, 0), ""),
-					    LLVMBuildSub(b, cg_ci(k, 0), j, ""), j, "");
-			LLVMValueRef over = LLVMBuildICmp(b, LLVMIntSGE, j, n, "");
-			LLVMValueRef m = LLVMBuildSub(b, cg_mul(k, cg_ci(k, 2), LLVMBuildSub(b, n, cg_ci(k, 1), "")), j, "");
-			j = LLVMBuildSelect(b, over, m, j, "");
-		} else if (k->pi[2 * MAXD] == 3) { /* circular: j mod n, in [0, n) */
-			LLVMValueRef sn = cg_imax(k, n, cg_ci(k, 1));
-			LLVMValueRef r = LLVMBuildSRem(b, j, sn, "");
-			LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, r, cg_ci(k, 0), "");
-			j = LLVMBuildSelect(b, neg, cg_add(k, r, sn), r, "");
-		} else if (k->pi[2 * MAXD] == 0) {
-			in = LLVMBuildAnd(b, in, cg_inside(k, j, n), "");
-		}
-		xi[i] = cg_clampi(k, j, n);
-	}
-	*rdt = cg_cdt(x->dt);
-	LLVMValueRef v = ld_at(k, x, xi);
-	if (k->pi[2 * MAXD] != 0)
-		return v;
-	return LLVMBuildSelect(b, in, v, cg_cconst(k, *rdt, k->pf[0]), "");
-}
-
-/* gather_elements: out[i] = x[i with axis replaced by indices[i]]. */
-static LLVMValueRef
-gather_elements_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *x = &k->buf[0], *ix = &k->buf[1];
-	int ax = (int)k->pi[0];
-	LLVMValueRef p = cg_cvt(k, ld_at(k, ix, idx), ix->dt, DT_I64);
-	LLVMValueRef n = x->dim[ax];
-	p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), ""), cg_add(k, p, n), p, "");
-	LLVMValueRef xi[MAXD];
-	for (int i = 0; i < x->nd; i++)
-		xi[i] = i == ax ? cg_clampi(k, p, n) : idx[i];
-	*rdt = cg_cdt(x->dt);
-	return ld_at(k, x, xi);
-}
-
-/* gather_nd: out[b.., j.., t..] = x[b.., indices[b.., j.., :], t..]. */
-static LLVMValueRef
-gather_nd_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *x = &k->buf[0], *ix = &k->buf[1];
-	int bd = (int)k->pi[0], l = (int)k->pi[1], lead = ix->nd - 1;
-	LLVMValueRef ii[MAXD], xi[MAXD];
-	for (int i = 0; i < lead; i++)
-		ii[i] = idx[i];
-	int n = 0;
-	for (int i = 0; i < bd; i++)
-		xi[n++] = idx[i];
-	for (int c = 0; c < l; c++) {
-		ii[lead] = cg_ci(k, c);
-		LLVMValueRef p = cg_cvt(k, ld_at(k, ix, ii), ix->dt, DT_I64);
-		LLVMValueRef d = x->dim[n];
-		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), ""), cg_add(k, p, d), p, "");
-		xi[n++] = cg_clampi(k, p, d);
-	}
-	for (int i = lead; n < x->nd; i++)
-		xi[n++] = idx[i];
-	*rdt = cg_cdt(x->dt);
-	return ld_at(k, x, xi);
-}
-
-/* dynamic_strided_slice: begins normalized at run time as strided_slice's
- * (the output's dims were computed from the same values by the executor). */
-static LLVMValueRef
-dyn_slice_elem(K *k, LLVMValueRef *idx, DType *rdt)
-{
-	Buf *x = &k->buf[0], *bb = &k->buf[1], *sb = &k->buf[3];
-	LLVMBuilderRef b = k->b;
-	LLVMValueRef xi[MAXD];
-	for (int d = 0; d < x->nd; d++) {
-		LLVMValueRef n = x->dim[d];
-		LLVMValueRef bg = cg_cvt(k, cg_ld(k, bb, cg_ci(k, d)), bb->dt, DT_I64);
-		LLVMValueRef s = cg_cvt(k, cg_ld(k, sb, cg_ci(k, d)), sb->dt, DT_I64);
-		bg = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, bg, cg_ci(k, 0), ""), cg_add(k, bg, n), bg, "");
-		LLVMValueRef pos = LLVMBuildICmp(b, LLVMIntSGT, s, cg_ci(k, 0), "");
-		LLVMValueRef bp = cg_imin(k, cg_imax(k, bg, cg_ci(k, 0)), n);
-		LLVMValueRef bn = cg_imin(k, cg_imax(k, bg, cg_ci(k, -1)), LLVMBuildSub(b, n, cg_ci(k, 1), ""));
-		bg = LLVMBuildSelect(b, pos, bp, bn, "");
-		xi[d] = cg_clampi(k, cg_add(k, bg, cg_mul(k, idx[d], s)), n);
-	}
-	*rdt = cg_cdt(x->dt);
-	return ld_at(k, x, xi);
-}
-
-static bool
-gen_move(K *k)
-{
-	OpKind op = k->e->call.op;
-	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
-	int ax;
-	switch (op) {
-	case OP_TILE:
-		return gen_index_map(k, tile_elem);
-	case OP_REPEAT: {
-		AttrVal a = cg_attr(k, P_axis);
-		k->pi[0] = cg_attr(k, P_repeats).i;
-		k->pi[1] = -1;
-		if (a.kind != AV_NONE) {
-			if (!cg_norm_axis(a.i, x->nd, &ax))
-				return cg_fail(k, "axis out of range");
-			k->pi[1] = ax;
-		}
-		return gen_index_map(k, repeat_elem);
-	}
-	case OP_FLIP:
-		if (!cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax))
-			return cg_fail(k, "axis out of range");
-		k->pi[0] = ax;
-		return gen_index_map(k, flip_elem);
-	case OP_PAD: {
-		AttrVal pw = cg_attr(k, P_pad_width), mode = cg_attr(k, P_pad_mode);
-		if (pw.kind != AV_INTS || pw.n != 2 * x->nd)
-			return cg_fail(k, "pad_width must have two values per dimension");
-		for (int i = 0; i < pw.n; i++)
-			k->pi[i] = pw.ints[i];
-		k->pi[2 * MAXD] = !strcmp(mode.s, "edge") || !strcmp(mode.s, "replicate") ? 1
-				: !strcmp(mode.s, "reflect") ? 2 : !strcmp(mode.s, "circular") ? 3 : 0;
-		k->pf[0] = cg_attr(k, P_pad_value).f;
-		return gen_index_map(k, pad_elem);
-	}
-	case OP_GATHER_ELEMENTS:
-		if (!cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax))
-			return cg_fail(k, "axis out of range");
-		k->pi[0] = ax;
-		return gen_index_map(k, gather_elements_elem);
-	case OP_GATHER_ND: {
-		Buf *ix = &k->buf[1];
-		int64_t l;
-		if (ix->nd < 1 || !cg_pe_const(ix->nd && k->e->call.args[1]->sinfo &&
-					   k->e->call.args[1]->sinfo->shape
-					   ? k->e->call.args[1]->sinfo->shape[ix->nd - 1] : NULL, &l))
-			return cg_fail(k, "the last dim of indices must be static");
-		k->pi[0] = cg_attr(k, P_batch_dims).i;
-		k->pi[1] = l;
-		return gen_index_map(k, gather_nd_elem);
-	}
-	case OP_DYNAMIC_STRIDED_SLICE:
-		if (out->nd != x->nd)
-			return cg_fail(k, "malformed");
-		return gen_index_map(k, dyn_slice_elem);
-	default:
-		return cg_fail(k, "not a movement op");
-	}
-}
-
-/* stack: out[.., i, ..] = tensors[i][..]: each input's rows (the dims
- * from axis on) copied into place. */
-static bool
-gen_stack(K *k)
-{
-	Buf *out = &k->buf[k->nin];
-	int ax;
-	if (!cg_norm_axis(cg_attr(k, P_axis).i, out->nd, &ax))
-		return cg_fail(k, "axis out of range");
-	Buf *in0 = &k->buf[0];
-	LLVMValueRef outer = cg_prod(k, in0->dim, 0, ax), row = cg_prod(k, in0->dim, ax, in0->nd);
-	LLVMValueRef nin = cg_ci(k, k->nin);
-	for (int i = 0; i < k->nin; i++) {
-		Buf *in = &k->buf[i];
-		Loop lo, li;
-		LLVMValueRef o = cg_loop_begin(k, &lo, outer);
-		LLVMValueRef j = cg_loop_begin(k, &li, row);
-		LLVMValueRef v = cg_ld(k, in, cg_add(k, cg_mul(k, o, row), j));
-		LLVMValueRef dst = cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, o, nin), cg_ci(k, i)), row), j);
-		cg_st(k, out, dst, cg_cvt(k, v, in->dt, out->dt));
-		cg_loop_end(k, &li);
-		cg_loop_end(k, &lo);
-	}
-	return true;
-}
-
-/* The reduction of scatter_*: update, add, mul, max, min, and mean, which
- * is TVM's running average (old + u) / 2 in index order, not the mean of
- * all updates of a position (integers: the sum divided toward zero). */
-static LLVMValueRef
-scatter_combine(K *k, int red, LLVMValueRef old, LLVMValueRef u, DType t)
-{
-	bool fl = dtype_is_float(t);
-	LLVMValueRef sum;
-	switch (red) {
-	case 5:
-		if (fl)
-			return LLVMBuildFMul(k->b, LLVMBuildFAdd(k->b, old, u, ""),
-					     LLVMConstReal(LLVMTypeOf(old), 0.5), "");
-		sum = LLVMBuildAdd(k->b, old, u, "");
-		return t == DT_U8 || t == DT_BOOL
-			? LLVMBuildUDiv(k->b, sum, LLVMConstInt(LLVMTypeOf(old), 2, 0), "")
-			: LLVMBuildSDiv(k->b, sum, LLVMConstInt(LLVMTypeOf(old), 2, 0), "");
-	case 1: return fl ? LLVMBuildFAdd(k->b, old, u, "") : LLVMBuildAdd(k->b, old, u, "");
-	case 2: return fl ? LLVMBuildFMul(k->b, old, u, "") : LLVMBuildMul(k->b, old, u, "");
-	case 3: return cg_vmax(k, old, u, t, true);
-	case 4: return cg_vmax(k, old, u, t, false);
-	default: return u;
-	}
-}
-
-/* scatter_elements / scatter_nd: out = data, then each update applied in
- * index order (serial: later updates of a position win, as in TVM). */
-static bool
-gen_scatter(K *k)
-{
-	Buf *x = &k->buf[0], *ix = &k->buf[1], *u = &k->buf[2], *out = &k->buf[3];
-	const char *rs = cg_attr(k, P_reduction).s;
-	static const char *const names[] = {"update", "add", "mul", "max", "min", "mean"};
-	bool elems = k->e->call.op == OP_SCATTER_ELEMENTS;
-	int red = -1;
-	for (int i = 0; i < (elems ? 6 : 5); i++)
-		if (!strcmp(rs, names[i]))
-			red = i;
-	if (red < 0)
-		return cg_fail(k, elems ? "reduction must be update, add, mul, mean, max or min"
-				     : "reduction must be update, add, mul, max or min");
-	if (x->dt != out->dt || u->dt != out->dt)
-		return cg_fail(k, "data, updates and the result must have one dtype");
-	LLVMValueRef total = cg_prod(k, x->dim, 0, x->nd);
-	LLVMBuildMemCpy(k->b, out->ptr, 64, x->ptr, 64,
-			cg_mul(k, total, cg_ci(k, dtype_bits(x->dt) / 8)));
-	DType t = cg_cdt(out->dt);
-	LLVMValueRef os[MAXD];
-	cg_strides(k, out, os);
-	if (k->e->call.op == OP_SCATTER_ELEMENTS) {
-		int ax;
-		if (!cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax) || ix->nd != x->nd)
-			return cg_fail(k, "axis out of range");
-		LLVMValueRef idx[MAXD];
-		Nest ns;
-		cg_nest_begin(k, &ns, ix->dim, ix->nd, idx);
-		LLVMValueRef p = cg_cvt(k, ld_at(k, ix, idx), ix->dt, DT_I64);
-		LLVMValueRef n = x->dim[ax];
-		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), ""), cg_add(k, p, n), p, "");
-		LLVMValueRef oi[MAXD];
-		for (int i = 0; i < x->nd; i++)
-			oi[i] = i == ax ? cg_clampi(k, p, n) : idx[i];
-		LLVMValueRef off = cg_dot(k, oi, os, x->nd);
-		LLVMValueRef uv = cg_cvt(k, ld_at(k, u, idx), u->dt, t);
-		cg_st(k, out, off, scatter_combine(k, red, cg_ld(k, out, off), uv, t));
-		cg_nest_end(k, &ns);
-		return true;
-	}
-	/* scatter_nd: indices (m.., l), updates (m.., rest of data) */
-	int64_t l;
-	const SInfo *isi = k->e->call.args[1]->sinfo;
-	if (ix->nd < 1 || !isi || !isi->shape || !cg_pe_const(isi->shape[ix->nd - 1], &l) ||
-	    l > x->nd)
-		return cg_fail(k, "the last dim of indices must be static");
-	int lead = ix->nd - 1;
-	LLVMValueRef m = cg_prod(k, ix->dim, 0, lead), rest = cg_prod(k, x->dim, (int)l, x->nd);
-	LLVMValueRef ist[MAXD];
-	cg_strides(k, ix, ist);
-	Loop lm, lr;
-	LLVMValueRef j = cg_loop_begin(k, &lm, m);
-	LLVMValueRef base = cg_ci(k, 0);
-	for (int c = 0; c < l; c++) {
-		LLVMValueRef p = cg_cvt(k, cg_ld(k, ix, cg_add(k, cg_mul(k, j, cg_ci(k, l)), cg_ci(k, c))), ix->dt, DT_I64);
-		LLVMValueRef n = x->dim[c];
-		p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), ""), cg_add(k, p, n), p, "");
-		base = cg_add(k, base, cg_mul(k, cg_clampi(k, p, n), os[c]));
-	}
-	LLVMValueRef r = cg_loop_begin(k, &lr, rest);
-	LLVMValueRef off = cg_add(k, base, r);
-	LLVMValueRef uv = cg_cvt(k, cg_ld(k, u, cg_add(k, cg_mul(k, j, rest), r)), u->dt, t);
-	cg_st(k, out, off, scatter_combine(k, red, cg_ld(k, out, off), uv, t));
-	cg_loop_end(k, &lr);
-	cg_loop_end(k, &lm);
-	(void)ist;
-	return true;
-}
-
 /* ------------------------------------------------------------ dispatch */
 
 /* The kernel of a call whose operands include fused elementwise calls: a
@@ -3232,7 +1929,7 @@ gen_full(K *k)
 	if (op_arg(k->e, P_fill_value)->kind != E_PRIM)
 		return gen_elementwise(k, elem_binary);
 	double v;
-	if (k->nout != 1 || !prim_arg(k, P_fill_value, &v))
+	if (k->nout != 1 || !cg_prim_arg(k, P_fill_value, &v))
 		return cg_fail(k, "fill_value must be a tensor or a constant");
 	Buf *out = &k->buf[k->nin];
 	Loop l;
@@ -3263,7 +1960,7 @@ static bool
 gen_clip(K *k)
 {
 	double v;
-	if (k->nin != 1 || !prim_arg(k, P_min, &v) || !prim_arg(k, P_max, &v))
+	if (k->nin != 1 || !cg_prim_arg(k, P_min, &v) || !cg_prim_arg(k, P_max, &v))
 		return cg_fail(k, "min and max must be constants");
 	return gen_elementwise(k, elem_unary);
 }

@@ -1,9 +1,13 @@
 /*
  * codegen_impl.h — what the kernel generators share, internal to the
- * codegen files: codegen.c (the helpers, elementwise, data movement,
- * matmul, reductions, dispatch, signatures, the cache) and codegen_nn.c
- * (scans, statistics, pooling, convolutions, norms, attention, sorting,
- * einsum). The kernel ABI and the helpers are described at the top of
+ * codegen files: codegen.c (the helpers, elementwise, matmul,
+ * reductions, softmax and norms, dispatch, signatures, the cache),
+ * codegen_move.c (copies, transposes, concat, split, take, slices,
+ * arange), codegen_index.c
+ * (the kernels computed from each output element's index: masks,
+ * creation, layout_transform, prelu, quantization, tile, pad, gathers,
+ * stack, scatter) and codegen_nn.c (scans, statistics, pooling,
+ * convolutions, norms, attention, sorting, einsum). The kernel ABI and the helpers are described at the top of
  * codegen.c. The helpers keep their short names; they are internal to the
  * static library (librlx exports only rlx_*).
  */
@@ -92,11 +96,8 @@ typedef struct {
 LLVMValueRef cg_add(K *k, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_addr(K *k, const Buf *b, LLVMValueRef off);
 AttrVal cg_attr(K *k, ParamName p);
-void cg_canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts);
 LLVMValueRef cg_cconst(K *k, DType t, double v);
-DType cg_cdt(DType t);
 LLVMValueRef cg_ci(K *k, int64_t v);
-LLVMValueRef cg_clampi(K *k, LLVMValueRef i, LLVMValueRef n);
 LLVMValueRef cg_contract(LLVMValueRef v);
 LLVMTypeRef cg_ctype(K *k, DType t);
 LLVMValueRef cg_cvt(K *k, LLVMValueRef v, DType from, DType to);
@@ -107,14 +108,11 @@ DType cg_float_ct(DType t);
 LLVMValueRef cg_fn1(K *k, const char *name, LLVMValueRef x);
 LLVMValueRef cg_imax(K *k, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_imin(K *k, LLVMValueRef a, LLVMValueRef b);
-LLVMValueRef cg_inside(K *k, LLVMValueRef i, LLVMValueRef n);
 bool cg_is_unsigned(DType t);
-bool cg_layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm);
 LLVMValueRef cg_ld(K *k, const Buf *b, LLVMValueRef off);
 LLVMValueRef cg_loop_begin(K *k, Loop *l, LLVMValueRef n);
 void cg_loop_end(K *k, Loop *l);
 LLVMValueRef cg_loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n);
-LLVMValueRef cg_mask(K *k, const int *m, int n);
 LLVMValueRef cg_mul(K *k, LLVMValueRef a, LLVMValueRef b);
 void cg_nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx);
 void cg_nest_end(K *k, Nest *ns);
@@ -122,7 +120,10 @@ bool cg_norm_axis(int64_t a, int nd, int *out);
 bool cg_axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer,
 		  LLVMValueRef *n, LLVMValueRef *inner);
 LLVMValueRef cg_par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work);
+void cg_par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
+		 LLVMValueRef work);
 bool cg_pe_const(const PExpr *x, int64_t *out);
+bool cg_prim_arg(K *k, ParamName p, double *out);
 LLVMValueRef cg_prim_i64(K *k, ParamName p);
 LLVMValueRef cg_prod(K *k, LLVMValueRef *dims, int lo, int hi);
 LLVMValueRef cg_reassoc(LLVMValueRef v);
@@ -130,6 +131,33 @@ LLVMValueRef cg_slot(K *k, LLVMTypeRef t, int64_t n);
 void cg_st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v);
 void cg_strides(K *k, const Buf *b, LLVMValueRef *st);
 LLVMValueRef cg_vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max);
+
+/* codegen_index.c: the index-map helpers (also used by codegen_nn.c) */
+void cg_canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts);
+DType cg_cdt(DType t);
+LLVMValueRef cg_clampi(K *k, LLVMValueRef i, LLVMValueRef n);
+LLVMValueRef cg_inside(K *k, LLVMValueRef i, LLVMValueRef n);
+bool cg_layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm);
+
+/* codegen_index.c: the generators dispatched by gen_body */
+bool gen_eye(K *k);
+bool gen_layout_transform(K *k);
+bool gen_move(K *k);
+bool gen_one_hot(K *k);
+bool gen_prelu(K *k);
+bool gen_qdq(K *k);
+bool gen_scatter(K *k);
+bool gen_stack(K *k);
+bool gen_tril(K *k);
+
+/* codegen_move.c: the data-movement generators dispatched by gen_body */
+bool gen_arange(K *k);
+bool gen_concat(K *k);
+bool gen_copy(K *k);
+bool gen_permute(K *k);
+bool gen_split(K *k);
+bool gen_strided_slice(K *k);
+bool gen_take(K *k);
 
 /* codegen_nn.c: the generators dispatched by gen_body */
 bool gen_adaptive_pool2d(K *k);
