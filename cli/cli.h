@@ -42,9 +42,10 @@ char *cli_read_text(const char *cmd, const char *path, size_t *len,
 rlx_module *cli_load_module(const char *cmd, const char *path);
 /* --help or -h */
 bool cli_is_help(const char *arg);
-/* Prints `rlx CMD: MESSAGE` (fmt with arg) and a pointer to --help;
- * returns EXIT_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* Prints `rlx CMD: MESSAGE` (printf's fmt and arguments) and a pointer to
+ * --help: every usage error. Returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The value of option opt at argv[*i] (`opt V` or `opt=V`): NULL when it
  * is another argument, "" when the value is missing. */
 const char *cli_opt_value(int argc, char **argv, int *i, const char *opt);
