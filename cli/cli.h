@@ -14,9 +14,11 @@
 
 #include "ir.h"
 #include "rlx.h"
+#include "rlx_runtime.h"
 
-/* The exit status of every command (docs/cli.md). */
-enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+/* The exit status of every command (docs/cli.md): the engines' statuses,
+ * which a command returns as they are. */
+enum { EXIT_OK = RLX_OK, EXIT_INPUT = RLX_EINPUT, EXIT_USAGE = RLX_EOPTIONS };
 
 /* The commands, each `int cmd_NAME(int argc, char **argv)` with argv[0]
  * the command's name. */
