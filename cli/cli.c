@@ -3,6 +3,7 @@
  * values, usage errors.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,11 +109,14 @@ cli_opt_value(int argc, char **argv, int *i, const char *opt)
 }
 
 int
-cli_usage_error(const char *cmd, const char *fmt, const char *arg)
+cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	fprintf(stderr, "rlx %s: ", cmd);
-	fprintf(stderr, fmt, arg);
+	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n(see `rlx %s --help`)\n", cmd);
+	va_end(ap);
 	return EXIT_USAGE;
 }
 
@@ -197,7 +201,5 @@ cli_unknown_option(const char *cmd, const char *help, const char *arg)
 	}
 	if (!*best)
 		return cli_usage_error(cmd, "unknown option %s", arg);
-	fprintf(stderr, "rlx %s: unknown option %s; did you mean %s?\n"
-		"(see `rlx %s --help`)\n", cmd, arg, best, cmd);
-	return EXIT_USAGE;
+	return cli_usage_error(cmd, "unknown option %s; did you mean %s?", arg, best);
 }

@@ -14,9 +14,11 @@
 
 #include "ir.h"
 #include "rlx.h"
+#include "rlx_runtime.h"
 
-/* The exit status of every command (docs/cli.md). */
-enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+/* The exit status of every command (docs/cli.md): the engines' statuses,
+ * which a command returns as they are. */
+enum { EXIT_OK = RLX_OK, EXIT_INPUT = RLX_EINPUT, EXIT_USAGE = RLX_EOPTIONS };
 
 /* The commands, each `int cmd_NAME(int argc, char **argv)` with argv[0]
  * the command's name. */
@@ -42,9 +44,10 @@ char *cli_read_text(const char *cmd, const char *path, size_t *len,
 rlx_module *cli_load_module(const char *cmd, const char *path);
 /* --help or -h */
 bool cli_is_help(const char *arg);
-/* Prints `rlx CMD: MESSAGE` (fmt with arg) and a pointer to --help;
- * returns EXIT_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* Prints `rlx CMD: MESSAGE` (printf's fmt and arguments) and a pointer to
+ * --help: every usage error. Returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The value of option opt at argv[*i] (`opt V` or `opt=V`): NULL when it
  * is another argument, "" when the value is missing. */
 const char *cli_opt_value(int argc, char **argv, int *i, const char *opt);

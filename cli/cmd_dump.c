@@ -81,9 +81,8 @@ parse_pass_list(const char *cmd, char *list, const Pass **out, int max)
 		if (!p) {
 			const char *near = pass_suggest(tok);
 			if (near)
-				fprintf(stderr, "rlx %s: unknown pass '%s'; did you mean "
-					"'%s'?\n(see `rlx %s --help`)\n", cmd, tok, near,
-					cmd);
+				cli_usage_error(cmd, "unknown pass '%s'; did you mean '%s'?",
+						tok, near);
 			else
 				cli_usage_error(cmd, "unknown pass '%s'", tok);
 			return -1;

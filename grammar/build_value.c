@@ -1116,6 +1116,19 @@ conv_tuple_call(B *b, Syn *x)
 	return e;
 }
 
+/* Field i of tuple x (t[i], R.TupleGetItem(t, i)) at sp. */
+static Expr *
+tuple_get(B *b, Syn *x, int i, Span sp)
+{
+	Expr *t = bld_conv_leaf(b, x);
+	if (!t)
+		return NULL;
+	Expr *e = ir_expr(b->m, E_TUPLE_GET, sp);
+	e->tget.tuple = t;
+	e->tget.index = i;
+	return e;
+}
+
 /* R.TupleGetItem(t, i): the class, called, which is t[i]. */
 static Expr *
 conv_tuple_get_call(B *b, Syn *x)
@@ -1128,13 +1141,7 @@ conv_tuple_get_call(B *b, Syn *x)
 			   "and a non-negative integer index");
 		return NULL;
 	}
-	Expr *t = bld_conv_leaf(b, x->items);
-	if (!t)
-		return NULL;
-	Expr *e = ir_expr(b->m, E_TUPLE_GET, x->span);
-	e->tget.tuple = t;
-	e->tget.index = (int)i;
-	return e;
+	return tuple_get(b, x->items, (int)i, x->span);
 }
 
 /* R.ExternFunc("name"). */
@@ -1371,13 +1378,7 @@ bld_conv_value(B *b, Syn *x)
 				   "a tuple index must be a non-negative integer");
 			return NULL;
 		}
-		Expr *t = bld_conv_leaf(b, x->a);
-		if (!t)
-			return NULL;
-		Expr *e = ir_expr(b->m, E_TUPLE_GET, x->span);
-		e->tget.tuple = t;
-		e->tget.index = (int)i;
-		return e;
+		return tuple_get(b, x->a, (int)i, x->span);
 	}
 	case X_CALL:
 		return conv_call(b, x);

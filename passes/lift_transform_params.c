@@ -1101,6 +1101,42 @@ last_weight_use(Expr *use, void *ctx)
 	return use;
 }
 
+/* Orders the bindings bs of the union transform by the last weight
+ * position each reads (a field of params, the tuple of weights, directly
+ * or through earlier bindings), stably. */
+static void
+sort_by_last_weight(Module *m, Vec *bs, Var *params)
+{
+	int *lastw = malloc(sizeof(int) * ((size_t)m->next_id + 1));
+	int *key = malloc(sizeof(int) * ((size_t)bs->n + 1));
+	if (!lastw || !key)
+		ir_bug("out of memory");
+	for (int v = 0; v <= m->next_id; v++)
+		lastw[v] = -1;
+	for (int k = 0; k < bs->n; k++) {
+		Binding *bd = bs->items[k];
+		LastW lw = {lastw, -1};
+		if (bd->value->kind == E_TUPLE_GET &&
+		    bd->value->tget.tuple->kind == E_VAR &&
+		    bd->value->tget.tuple->var == params)
+			lw.max = bd->value->tget.index;
+		else
+			ir_map_uses(&bd->value, last_weight_use, &lw);
+		lastw[bd->var->id] = key[k] = lw.max;
+	}
+	for (int k = 1; k < bs->n; k++) /* insertion sort: stable, n small */
+		for (int j = k; j > 0 && key[j - 1] > key[j]; j--) {
+			int tk = key[j];
+			key[j] = key[j - 1];
+			key[j - 1] = tk;
+			void *tb = bs->items[j];
+			bs->items[j] = bs->items[j - 1];
+			bs->items[j - 1] = tb;
+		}
+	free(lastw);
+	free(key);
+}
+
 /*
  * The union transform (--shared, nothing in common): function i's own
  * transform is built for the outputs it contributes (owner[o] == i; the
@@ -1169,35 +1205,7 @@ build_union(Module *m, SharedFn *sf, int n, const Vec *outs, const int *owner,
 	}
 	free(given);
 	free(by_key);
-	/* Order by the last weight position read (stable). */
-	int *lastw = malloc(sizeof(int) * ((size_t)m->next_id + 1));
-	int *key = malloc(sizeof(int) * ((size_t)bs.n + 1));
-	if (!lastw || !key)
-		ir_bug("out of memory");
-	for (int v = 0; v <= m->next_id; v++)
-		lastw[v] = -1;
-	for (int k = 0; k < bs.n; k++) {
-		Binding *bd = bs.items[k];
-		LastW lw = {lastw, -1};
-		if (bd->value->kind == E_TUPLE_GET &&
-		    bd->value->tget.tuple->kind == E_VAR &&
-		    bd->value->tget.tuple->var == params)
-			lw.max = bd->value->tget.index;
-		else
-			ir_map_uses(&bd->value, last_weight_use, &lw);
-		lastw[bd->var->id] = key[k] = lw.max;
-	}
-	for (int k = 1; k < bs.n; k++) /* insertion sort: stable, n small */
-		for (int j = k; j > 0 && key[j - 1] > key[j]; j--) {
-			int tk = key[j];
-			key[j] = key[j - 1];
-			key[j - 1] = tk;
-			void *tb = bs.items[j];
-			bs.items[j] = bs.items[j - 1];
-			bs.items[j - 1] = tb;
-		}
-	free(lastw);
-	free(key);
+	sort_by_last_weight(m, &bs, params);
 	Expr *tup = ir_expr(m, E_TUPLE, t->span);
 	tup->tuple.n = items.n;
 	tup->tuple.items = (Expr **)vec_to_arena(&items, &m->arena);

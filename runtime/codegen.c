@@ -965,7 +965,7 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 	case OP_CEIL: return fl ? cg_fn1(k, "llvm.ceil", x) : x;
 	case OP_SIGN: return elem_sign(k, x, t);
 	case OP_CLIP: {
-		double lo = 0, hi = 0; /* constants: cg_fusable and gen_body check */
+		double lo = 0, hi = 0; /* constants: cg_fusable and gen_clip check */
 		cg_prim_arg(k, P_min, &lo);
 		cg_prim_arg(k, P_max, &hi);
 		x = cg_vmax(k, x, cg_cconst(k, t, lo), t, true);

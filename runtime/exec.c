@@ -1396,6 +1396,36 @@ call_dyn_slice(Frame *fr, Step *st, const char *who, RtValue **out)
 	       (rt_error(fr->e, "out of memory"), false);
 }
 
+/* Whether collective op over `workers` workers can run on this run's
+ * workers: all of them under MPI, worker K < workers otherwise, and an
+ * allgather over several only under mpirun; false + e. */
+static bool
+workers_fit(Frame *fr, OpKind op, int64_t workers, const char *who)
+{
+	RtComm *c = fr->p->comm;
+	int rank = rt_comm_rank(c), size = rt_comm_size(c);
+	bool mpi = rt_comm_is_mpi(c);
+	if (mpi && workers != size) {
+		rt_error(fr->e, "%s: %s over %lld workers, but the run "
+			 "has %d", who, op_info(op)->name,
+			 (long long)workers, size);
+		return false;
+	}
+	if (!mpi && op == OP_CCL_ALLGATHER && workers != 1) {
+		rt_error(fr->e, "%s: %s over %lld workers in one "
+			 "process: run it under mpirun -np %lld", who,
+			 op_info(op)->name, (long long)workers,
+			 (long long)workers);
+		return false;
+	}
+	if (rank >= workers) {
+		rt_error(fr->e, "%s: %s over %lld workers on worker %d",
+			 who, op_info(op)->name, (long long)workers, rank);
+		return false;
+	}
+	return true;
+}
+
 /*
  * An R.ccl.* / R.dist.* call: the collective over the program's workers
  * (rt_program_set_comm). In one process (not under mpirun) the collectives
@@ -1426,26 +1456,8 @@ call_comm(Frame *fr, Step *st, const char *who, RtValue **out)
 		ok = false;
 	const AttrVal *nw = op_attr_opt(e, P_num_workers);
 	int64_t workers = nw ? nw->i : size;
-	if (ok && nw) { /* the ops that name their number of workers */
-		bool mpi = rt_comm_is_mpi(c);
-		if (mpi && workers != size) {
-			rt_error(fr->e, "%s: %s over %lld workers, but the run "
-				 "has %d", who, op_info(op)->name,
-				 (long long)workers, size);
-			ok = false;
-		} else if (!mpi && op == OP_CCL_ALLGATHER && workers != 1) {
-			rt_error(fr->e, "%s: %s over %lld workers in one "
-				 "process: run it under mpirun -np %lld", who,
-				 op_info(op)->name, (long long)workers,
-				 (long long)workers);
-			ok = false;
-		} else if (rank >= workers) {
-			rt_error(fr->e, "%s: %s over %lld workers on worker %d",
-				 who, op_info(op)->name, (long long)workers,
-				 rank);
-			ok = false;
-		}
-	}
+	if (ok && nw) /* the ops that name their number of workers */
+		ok = workers_fit(fr, op, workers, who);
 	if (ok) {
 		switch (op) {
 		case OP_CCL_ALLREDUCE: {

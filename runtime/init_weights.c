@@ -90,7 +90,7 @@ dim_get(const char *const *names, const int64_t *values, int n,
 bool
 rt_resolve_shape(RtSymEnv *env, const char *const *names,
 		 const int64_t *values, int n, int64_t dflt, const SInfo *si,
-		 int64_t *shape, char *err, size_t errlen)
+		 int64_t *shape, RtError *err)
 {
 	for (int k = 0; k < si->ndim; k++) {
 		PExpr *x = si->shape[k];
@@ -103,13 +103,13 @@ rt_resolve_shape(RtSymEnv *env, const char *const *names,
 		}
 		const SymVar *u = NULL;
 		if (!rt_env_eval(env, x, &shape[k], &u)) {
-			snprintf(err, errlen, "symbolic dimension '%s' has no "
+			rt_error(err, "symbolic dimension '%s' has no "
 				 "value: give it with --dim %s=VALUE",
 				 u ? u->name : "?", u ? u->name : "NAME");
 			return false;
 		}
 		if (shape[k] < 0) {
-			snprintf(err, errlen, "dimension %d is negative (%" PRId64 ")",
+			rt_error(err, "dimension %d is negative (%" PRId64 ")",
 				 k, shape[k]);
 			return false;
 		}
@@ -149,19 +149,16 @@ random_weight(Module *m, const Var *p, RtSymEnv *env,
 		return NULL;
 	}
 	int64_t shape[RT_MAX_DIMS];
-	char err[1200];
 	RtTensor *t = NULL;
-	RtError e;
+	RtError err;
 	if (si->ndim > RT_MAX_DIMS)
-		snprintf(err, sizeof err, "more than %d dimensions", RT_MAX_DIMS);
-	else if (!rt_resolve_shape(env, o->dims.names, o->dims.values,
-				   o->dims.n, -1, si, shape, err, sizeof err))
-		;
-	else if (!(t = rt_tensor_new(si->dtype, si->ndim, shape, &e)))
-		snprintf(err, sizeof err, "%s", e.msg);
+		rt_error(&err, "more than %d dimensions", RT_MAX_DIMS);
+	else if (rt_resolve_shape(env, o->dims.names, o->dims.values,
+				  o->dims.n, -1, si, shape, &err))
+		t = rt_tensor_new(si->dtype, si->ndim, shape, &err);
 	if (!t) {
 		diag_file(d, DIAG_ERROR, m->src.name, "weight '%s': %s", p->name,
-			  err);
+			  err.msg);
 		return NULL;
 	}
 	RtRng r = rt_rng_for(o->seed, p->name);

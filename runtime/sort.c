@@ -345,6 +345,26 @@ select_smallest(uint64_t *w, int64_t n, int64_t k, int lo, int hi)
 	return m;
 }
 
+/* The k first of n sorted values (64-bit keys, no positions) of the row x
+ * (byte stride bstride) into out (byte stride vbstride). */
+static void
+sort_values64(const unsigned char *x, int64_t bstride, int32_t dt, int64_t n,
+	      int32_t desc, int64_t k, unsigned char *out, int64_t vbstride)
+{
+	uint64_t *a = malloc(sizeof *a * (size_t)n * 2);
+	if (!a)
+		ir_bug("out of memory");
+	for (int64_t i = 0; i < n; i++)
+		a[i] = key_of(x + i * bstride, dt);
+	if (n <= SMALL)
+		insertion64(a, n, 0);
+	else
+		radix64(a, a + n, n, 0, 64);
+	for (int64_t j = 0; j < k; j++)
+		value_of(a[desc ? n - 1 - j : j], dt, out + j * vbstride);
+	free(a);
+}
+
 /* Stable sort of keys key[0..n) with their positions pos (64-bit keys):
  * merge sort on the pairs. */
 static void
@@ -416,19 +436,7 @@ rlx_sort_row(const void *row, int64_t stride, int32_t dt, int64_t n, int32_t des
 		return NULL;
 	}
 	if (!want_idx && bits > 32) {
-		/* values only, 64-bit keys */
-		uint64_t *a = malloc(sizeof *a * (size_t)n * 2);
-		if (!a)
-			ir_bug("out of memory");
-		for (int64_t i = 0; i < n; i++)
-			a[i] = key_of(x + i * bstride, dt);
-		if (n <= SMALL)
-			insertion64(a, n, 0);
-		else
-			radix64(a, a + n, n, 0, 64);
-		for (int64_t j = 0; j < k; j++)
-			value_of(a[desc ? n - 1 - j : j], dt, out + j * vbstride);
-		free(a);
+		sort_values64(x, bstride, dt, n, desc, k, out, vbstride);
 		return NULL;
 	}
 	int64_t *pos = malloc(sizeof *pos * (size_t)n);

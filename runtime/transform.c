@@ -783,6 +783,20 @@ final_stats(const Xf *x, rlx_transform_stats *st)
 	st->bytes_read_max = x->bytes_read;
 }
 
+/* --print-plan: the transform function's plan as text (malloc'ed), NULL
+ * after an error. */
+static char *
+plan_text(Xf *x, rlx_diags *d)
+{
+	RtProgram *pp = rt_compile_func(x->m, x->T->name, d);
+	if (!pp)
+		return NULL;
+	StrBuf b = {0};
+	rt_program_plan(pp, &b);
+	rt_program_free(pp);
+	return sb_take(&b);
+}
+
 /* Frees what a transform holds (its writers stopped without draining). */
 static void
 xf_free(Xf *x)
@@ -837,14 +851,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	}
 	ok = ok && find_transform(&x, d);
 	if (ok && x.o->plan_only) { /* each process alike: nothing is shared */
-		RtProgram *pp = rt_compile_func(x.m, x.T->name, d);
-		if (pp) {
-			StrBuf b = {0};
-			rt_program_plan(pp, &b);
-			st.plan = sb_take(&b);
-			status = RLX_OK;
-		}
-		rt_program_free(pp);
+		status = (st.plan = plan_text(&x, d)) ? RLX_OK : RLX_EINPUT;
 		goto done;
 	}
 	ok = ok && open_checkpoint(&x, weights, d) && plan_workers(&x, d);

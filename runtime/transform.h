@@ -205,12 +205,11 @@ RtRng rt_rng_for(uint64_t seed, const char *name);
  * 0/1. */
 void rt_fill_random(RtTensor *t, RtRng *r, double std, int int_range);
 /* Concrete dims of tensor annotation si: bare unbound variables take their
- * value in dims, or dflt when dflt >= 0; false with a message in err
+ * value in dims, or dflt when dflt >= 0; false with the message in err
  * otherwise. */
 bool rt_resolve_shape(RtSymEnv *env, const char *const *names,
 		      const int64_t *values, int n, int64_t dflt,
-		      const SInfo *si, int64_t *shape, char *err,
-		      size_t errlen);
+		      const SInfo *si, int64_t *shape, RtError *err);
 /* Whether every name of the n names is a symbolic variable of f; else
  * the first that is not. */
 const char *rt_unknown_dim(const Func *f, const char *const *names, int n);

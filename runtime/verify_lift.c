@@ -72,34 +72,33 @@ make_input(Vf *v, const Var *p, Diags *d)
 		return val;
 	const rlx_dims *dims = &v->o->dims;
 	const SInfo *si = p->sinfo;
-	char err[1200];
+	RtError err;
 	if (si && si->kind == SI_SHAPE && si->shape) {
 		int64_t vals[RT_MAX_DIMS * 4];
 		SInfo tmp = {.kind = SI_TENSOR, .ndim = si->ndim, .shape = si->shape};
-		if (si->ndim <= (int)ARRAY_LEN(vals) &&
-		    rt_resolve_shape(&v->env, dims->names, dims->values, dims->n,
-				     4, &tmp, vals, err, sizeof err))
+		if (si->ndim > (int)ARRAY_LEN(vals))
+			rt_error(&err, "a shape of more than %d values", (int)ARRAY_LEN(vals));
+		else if (rt_resolve_shape(&v->env, dims->names, dims->values, dims->n,
+					  4, &tmp, vals, &err))
 			return rt_value_shape(vals, si->ndim);
 	} else if (!si || si->kind != SI_TENSOR || si->ndim < 0 || !si->shape ||
 		   si->dtype == DT_UNKNOWN || si->ndim > RT_MAX_DIMS) {
-		snprintf(err, sizeof err, "cannot make a random %s; give it with "
+		rt_error(&err, "cannot make a random %s; give it with "
 			 "--input %s=FILE.npy",
 			 si ? infer_sinfo_str(v->m0, si) : "value", p->name);
 	} else {
 		int64_t shape[RT_MAX_DIMS];
-		RtError e;
 		RtTensor *t = NULL;
 		if (rt_resolve_shape(&v->env, dims->names, dims->values, dims->n,
-				     4, si, shape, err, sizeof err) &&
-		    !(t = rt_tensor_new(si->dtype, si->ndim, shape, &e)))
-			snprintf(err, sizeof err, "%s", e.msg);
+				     4, si, shape, &err))
+			t = rt_tensor_new(si->dtype, si->ndim, shape, &err);
 		if (t) {
 			RtRng r = rt_rng_for(v->o->seed, p->name);
 			rt_fill_random(t, &r, 1.0, 4);
 			return rt_value_tensor(t);
 		}
 	}
-	diag_file(d, DIAG_ERROR, v->m0->src.name, "input '%s': %s", p->name, err);
+	diag_file(d, DIAG_ERROR, v->m0->src.name, "input '%s': %s", p->name, err.msg);
 	return NULL;
 }
 

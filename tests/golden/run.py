@@ -437,6 +437,15 @@ class Module:
         return gv
 """
 
+# A weight with a symbolic dim that no input binds (init-weights --dim).
+SYM_WEIGHT = """@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32"), w: R.Tensor(("k", 4), "float32")):
+        R.func_attr({"num_input": 1})
+        return w
+"""
+
 # (name, argv, stdin, exit code, stdout regex, stderr regex). A regex is
 # searched for (re.search, multi-line); "" requires the stream to be empty.
 # {tmp} in argv is a scratch directory holding nul.py (a file with NUL bytes).
@@ -451,7 +460,7 @@ CLI_CASES = [
      2, "", r"--frobnicate"),
     ("check without file", ["check"], None, 2, "", r"\S"),
     ("check nonexistent file", ["check", "cli/no-such-file.py"], None, 1, "",
-     r"no-such-file\.py"),
+     r"^rlx check: error: cannot open cli/no-such-file\.py: "),
     ("check valid file", ["check", "cli/valid.py"], None, 0, "", ""),
     ("check several files, one bad",
      ["check", "cli/valid.py", "cli/no-such-file.py", "cli/alpha_a.py"], None,
@@ -523,6 +532,13 @@ CLI_CASES = [
      r"^# plan of main_transform_params: 2 bindings, 1 kernel call.*\n"
      r" +model\.layers\.0\.mlp\.up_proj\.weight\.T = R\.permute_dims\(.*# kernel ",
      ""),
+    ("init-weights: a symbolic weight dim needs --dim",
+     ["init-weights", "-", "-o", "{tmp}/w.safetensors"], SYM_WEIGHT, 1, "",
+     r"^<stdin>: error: weight 'w': symbolic dimension 'k' has no value: "
+     r"give it with --dim k=VALUE$"),
+    ("init-weights --dim gives it",
+     ["init-weights", "-", "--dim", "k=3", "-o", "{tmp}/w.safetensors"], SYM_WEIGHT,
+     0, "", ""),
     ("run refuses an extern op", ["run", "cli/extern.py", "-o", "{tmp}/o.npy"],
      None, 1, "", r"^cli/extern\.py:11:13: error: R\.call_dps_packed cannot be run"),
     ("run refuses a layout_transform map that is not one-to-one",
