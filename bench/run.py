@@ -510,10 +510,11 @@ def rlx_time_report(stderr):
 
 
 def process_bench(rlx, env, rounds):
-    """Whole processes: `rlx run` of one GEMM 2048^3 with its inputs from
-    .npy and its result to .npy against the same NumPy script (python
-    start-up, np.load, x @ w, np.save), 1 and 2 threads; and the JIT time
-    of a second run (the code cache warm) against the first (cold)."""
+    """Whole processes: the JIT time of a second `rlx run` of
+    examples/llama.py (the code cache warm) against the first (cold); and
+    `rlx run` of one GEMM 2048^3 with its inputs from .npy and its result
+    to .npy against the same NumPy script (python start-up, np.load,
+    x @ w, np.save), 1 and 2 threads."""
     print()
     print("Whole process (%s; best of %d)" % (loadavg(), rounds))
     with tempfile.TemporaryDirectory() as d:
@@ -528,15 +529,27 @@ def process_bench(rlx, env, rounds):
                         x, w], env=env, check=True)
         cache = os.path.join(d, "cache")
         args = [rlx, "run", model, "--input", "x=" + x, "--input", "w=" + w,
-                "-o", os.path.join(d, "y.npy"), "--time"]
+                "-o", os.path.join(d, "y.npy")]
         renv = dict(os.environ, XDG_CACHE_HOME=cache)
-        cold = subprocess.run(args, env=renv, capture_output=True, text=True, check=True)
-        warm = subprocess.run(args, env=renv, capture_output=True, text=True, check=True)
-        jc = rlx_time_report(cold.stderr).get("jit")
-        jw = rlx_time_report(warm.stderr).get("jit")
+        # the JIT: examples/llama.py (19 kernels) cold, then warm
+        ex = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
+        llama, ck = os.path.join(ex, "llama.py"), os.path.join(d, "llama.safetensors")
+        ids = os.path.join(d, "ids.npy")
+        subprocess.run([rlx, "init-weights", llama, "--seed", "0", "-o", ck], check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-c", "import numpy as np, sys\n"
+                        "np.save(sys.argv[1], np.array([1, 17, 42, 7], dtype=np.int64))",
+                        ids], env=env, check=True)
+        jit = []
+        for _ in range(2):
+            o = subprocess.run([rlx, "run", llama, "--params", ck, "--input",
+                                "input_ids=" + ids, "-o", os.path.join(d, "l.npy"), "--time"],
+                               env=renv, capture_output=True, text=True, check=True)
+            jit.append(rlx_time_report(o.stderr).get("jit"))
+        jc, jw = jit
         if jc and jw is not None:
-            print("%-34s    %9s %9s %9s  %s" % (
-                "JIT, second run / first", ms(jw), ms(jc), "%.2f" % (jw / jc),
+            print("%-34s    %9s %9s %9.3f  %s" % (
+                "JIT of llama.py, second run / first", ms(jw), ms(jc), jw / jc,
                 "<= 0.10: %s" % ("yes" if jw <= 0.1 * jc else "NO")))
         peers = [("numpy", env)]
         if host_has("avx512f"):
@@ -545,7 +558,7 @@ def process_bench(rlx, env, rounds):
             rt, pt = [], []
             for _ in range(rounds):
                 t0 = time.perf_counter()
-                subprocess.run(args[:-1], env=dict(renv, RLX_NUM_THREADS=str(threads)),
+                subprocess.run(args, env=dict(renv, RLX_NUM_THREADS=str(threads)),
                                check=True, stdout=subprocess.DEVNULL)
                 rt.append(time.perf_counter() - t0)
                 for _, penv in peers:
