@@ -187,9 +187,9 @@ compile_all(Codegen *cg, Module *m, Vec *calls, int *failed)
 	for (int i = 0; i < calls->n; i++)
 		if (!cg_kernel(cg, m, calls->items[i], &d))
 			(*failed)++;
-	char err[512];
-	if (!cg_flush(cg, err, sizeof err)) {
-		fprintf(stderr, "cg_flush: %s\n", err);
+	RtError err;
+	if (!cg_flush(cg, &err)) {
+		fprintf(stderr, "cg_flush: %s\n", err.msg);
 		exit(1);
 	}
 	diag_clear(&d);
@@ -205,10 +205,10 @@ bench_compile(int layers, int reps)
 	Vec calls = {0};
 	for (int f = 0; f < m->nfuncs; f++)
 		collect_calls(m->funcs[f]->body, &calls);
-	char err[512];
-	Jit *jit = jit_new(err, sizeof err);
+	RtError err;
+	Jit *jit = jit_new(&err);
 	if (!jit) {
-		fprintf(stderr, "jit_new: %s\n", err);
+		fprintf(stderr, "jit_new: %s\n", err.msg);
 		return 1;
 	}
 	double *t = calloc((size_t)reps, sizeof *t);
@@ -321,16 +321,16 @@ bench_kernel(const char *name, int reps)
 	Vec calls = {0};
 	collect_calls(m->funcs[0]->body, &calls);
 	Expr *e = calls.items[0];
-	char err[512];
-	Jit *jit = jit_new(err, sizeof err);
+	RtError err;
+	Jit *jit = jit_new(&err);
 	if (!jit) {
-		fprintf(stderr, "jit_new: %s\n", err);
+		fprintf(stderr, "jit_new: %s\n", err.msg);
 		return 1;
 	}
 	Codegen *cg = cg_new(jit);
 	Diags d = {0};
 	CgKernel *k = cg_kernel(cg, m, e, &d);
-	if (!k || !cg_flush(cg, err, sizeof err)) {
+	if (!k || !cg_flush(cg, &err)) {
 		diag_print(&d, stderr);
 		fprintf(stderr, "cannot compile %s\n", name);
 		return 1;
@@ -432,16 +432,16 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 		f->call.args[1] = calls.items[0];
 		e = f;
 	}
-	char err[512];
-	Jit *jit = jit_new(err, sizeof err);
+	RtError err;
+	Jit *jit = jit_new(&err);
 	if (!jit) {
-		fprintf(stderr, "jit_new: %s\n", err);
+		fprintf(stderr, "jit_new: %s\n", err.msg);
 		return 1;
 	}
 	Codegen *cg = cg_new(jit);
 	Diags d = {0};
 	CgKernel *k = cg_kernel(cg, m, e, &d);
-	if (!k || !cg_flush(cg, err, sizeof err)) {
+	if (!k || !cg_flush(cg, &err)) {
 		diag_print(&d, stderr);
 		fprintf(stderr, "cannot compile the matmul\n");
 		return 1;

@@ -2522,13 +2522,13 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 }
 
 bool
-cg_flush(Codegen *cg, char *err, size_t errlen)
+cg_flush(Codegen *cg, RtError *err)
 {
 	if (!cg->pending)
 		return true;
 	LLVMModuleRef mod = cg->pending;
 	cg->pending = NULL;
-	if (!jit_add_module(cg->jit, mod, err, errlen))
+	if (!jit_add_module(cg->jit, mod, err))
 		return false;
 	for (int i = 0; i < cg->n; i++) {
 		CgKernel *kn = cg->kernels[i];
@@ -2536,7 +2536,7 @@ cg_flush(Codegen *cg, char *err, size_t errlen)
 			continue;
 		void *p = jit_lookup(cg->jit, kn->name);
 		if (!p) {
-			snprintf(err, errlen, "kernel %s not found in the JIT", kn->name);
+			snprintf(err->msg, sizeof err->msg, "kernel %s not found in the JIT", kn->name);
 			return false;
 		}
 		kn->fn = (CgFn)(uintptr_t)p;

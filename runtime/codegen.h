@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "rt.h"
 
 struct LLVMOpaqueModule;
 struct LLVMOpaqueContext;
@@ -24,14 +25,13 @@ typedef struct Jit Jit;
 
 /* An LLJIT for the host CPU that resolves libm and the process's symbols.
  * NULL with a message in err on failure. */
-Jit *jit_new(char *err, size_t errlen);
+Jit *jit_new(RtError *err);
 void jit_free(Jit *jit);
 /* The context modules given to jit_add_module must be created in. */
 struct LLVMOpaqueContext *jit_context(Jit *jit);
 /* Verifies, optimizes (default<O3> for the host CPU) and adds mod; the JIT
  * takes ownership of mod whatever the result. */
-bool jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, char *err,
-		    size_t errlen);
+bool jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *err);
 /* The address of a symbol of an added module, or NULL. */
 void *jit_lookup(Jit *jit, const char *name);
 /* A number not returned before by this Jit (unique symbol names). */
@@ -82,7 +82,7 @@ void cg_free(Codegen *cg);
  */
 CgKernel *cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d);
 /* Optimizes and JIT-compiles the pending module; fills in the fn pointers. */
-bool cg_flush(Codegen *cg, char *err, size_t errlen);
+bool cg_flush(Codegen *cg, RtError *err);
 /* Distinct kernels generated so far (the cache size). */
 int cg_num_kernels(const Codegen *cg);
 /*

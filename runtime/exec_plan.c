@@ -727,10 +727,10 @@ rt_compile(Module *m, const char *func, Diags *d)
 	if (!p)
 		return NULL;
 	p->m = m;
-	char err[512];
-	p->jit = jit_new(err, sizeof err);
+	RtError err;
+	p->jit = jit_new(&err);
 	if (!p->jit) {
-		diag_error(d, f->span, "cannot start the JIT: %s", err);
+		diag_error(d, f->span, "cannot start the JIT: %s", err.msg);
 		free(p);
 		return NULL;
 	}
@@ -743,8 +743,8 @@ rt_compile(Module *m, const char *func, Diags *d)
 	for (int i = 0; i < p->nidx; i++)
 		p->idx[i] = -1;
 	bool ok = plan_fn(p, f, &p->main, d);
-	if (ok && !cg_flush(p->cg, err, sizeof err)) {
-		diag_error(d, f->span, "JIT compilation failed: %s", err);
+	if (ok && !cg_flush(p->cg, &err)) {
+		diag_error(d, f->span, "JIT compilation failed: %s", err.msg);
 		ok = false;
 	}
 	if (!ok) {

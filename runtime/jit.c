@@ -196,8 +196,10 @@ host_machine(Jit *jit, char *err, size_t errlen)
 
 
 Jit *
-jit_new(char *err, size_t errlen)
+jit_new(RtError *rerr)
 {
+	char *err = rerr->msg;
+	size_t errlen = sizeof rerr->msg;
 	pthread_once(&native_once, init_native);
 	if (!native_ok) {
 		snprintf(err, errlen, "LLVM has no native target here");
@@ -429,9 +431,10 @@ now_s(void)
 }
 
 bool
-jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, char *err,
-	       size_t errlen)
+jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *rerr)
 {
+	char *err = rerr->msg;
+	size_t errlen = sizeof rerr->msg;
 	double t0 = now_s();
 	char *msg = NULL;
 	if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {

@@ -29,11 +29,11 @@ static int
 setup(void **state)
 {
 	Fx *f = calloc(1, sizeof *f);
-	char err[512];
+	RtError err;
 	f->m = ir_module_new("test", "", 0);
-	f->jit = jit_new(err, sizeof err);
+	f->jit = jit_new(&err);
 	if (!f->jit)
-		fail_msg("jit_new: %s", err);
+		fail_msg("jit_new: %s", err.msg);
 	f->cg = cg_new(f->jit);
 	*state = f;
 	return 0;
@@ -334,9 +334,9 @@ compile(Fx *f, Expr *e)
 		fail_msg("cg_kernel failed: %s", s);
 		free(s);
 	}
-	char err[1024];
-	if (!cg_flush(f->cg, err, sizeof err))
-		fail_msg("cg_flush: %s", err);
+	RtError err;
+	if (!cg_flush(f->cg, &err))
+		fail_msg("cg_flush: %s", err.msg);
 	assert_non_null(k->fn);
 	return k;
 }
@@ -1509,9 +1509,9 @@ test_two_codegens(void **state)
 	CgKernel *k1 = compile(f, e);
 	Diags d = {0};
 	CgKernel *k2 = cg_kernel(other, f->m, e, &d);
-	char err[512];
+	RtError err;
 	assert_non_null(k2);
-	assert_true(cg_flush(other, err, sizeof err));
+	assert_true(cg_flush(other, &err));
 	assert_string_not_equal(k1->name, k2->name);
 	runk(k2, (Tens *[]){a, c}, 2);
 	for (int i = 0; i < 10; i++)
