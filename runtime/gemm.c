@@ -927,10 +927,11 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 		per = (N + s.cols - 1) / s.cols;
 		pool_run(p, &s, s.nbatch * per, gemv_fn);
 	} else {
-		/* a slot of scratch per thread: packed a and b blocks */
+		/* a slot of scratch per thread: packed a and b blocks (the
+		 * pool keeps it, also for the small products that run serially) */
 		s.nslots = T < MAX_SLOTS ? T : MAX_SLOTS;
 		size_t bytes = (size_t)s.nslots * (abuf_floats(s.k) + bbuf_floats(s.k)) * sizeof(float);
-		s.scratch = pool_scratch_take(p, bytes);
+		s.scratch = pool_scratch_take(pool, bytes);
 		s.busy = calloc((size_t)s.nslots, sizeof *s.busy);
 		if (s.scratch && s.busy) {
 			for (int i = 0; i < s.nslots; i++)
@@ -947,7 +948,7 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 						      s.c + bt * M * N);
 				}
 		}
-		pool_scratch_give(p, s.scratch, bytes);
+		pool_scratch_give(pool, s.scratch, bytes);
 		free(s.busy);
 	}
 	if (s.c != g->c) {
