@@ -59,12 +59,18 @@ typedef struct {
 	int hid, heads, hdim, ffn;
 } Shape;
 static const Shape SMALL = {512, 8, 64, 1376};
+enum { Q8_GROUP = 32 };
 
-/* A weight parameter of layer l. */
+/* A weight parameter of layer l; with q8 a matrix is int8 groups of
+ * Q8_GROUP along its input dimension (NAME_q) and their scales (NAME_s). */
 static void
-param(StrBuf *b, int l, const char *name, int d0, int d1)
+param(StrBuf *b, int l, const char *name, int d0, int d1, bool q8)
 {
-	if (d1)
+	if (d1 && q8)
+		sb_printf(b, ", `model.layers.%d.%s_q`: R.Tensor((%d, %d, %d), dtype=\"int8\")"
+			  ", `model.layers.%d.%s_s`: R.Tensor((%d, %d, 1), dtype=\"float32\")",
+			  l, name, d0, d1 / Q8_GROUP, Q8_GROUP, l, name, d0, d1 / Q8_GROUP);
+	else if (d1)
 		sb_printf(b, ", `model.layers.%d.%s`: R.Tensor((%d, %d), dtype=\"float32\")",
 			  l, name, d0, d1);
 	else
@@ -72,24 +78,46 @@ param(StrBuf *b, int l, const char *name, int d0, int d1)
 			  l, name, d0);
 }
 
-/* The TVMScript of a model with `layers` identical decoder layers. */
+/*
+ * The transposed weight NAME of layer l as the binding aL_I: a
+ * permute_dims of the parameter, or with q8 of its dequantization
+ * (astype, multiply by the group scales, reshape: examples/llama_q8.py's
+ * run-time half, which the executor fuses into the matmul).
+ */
+static void
+weight_t(StrBuf *b, int l, int i, const char *name, int d0, int d1, bool q8)
+{
+	if (q8) {
+		sb_printf(b, "            a%d_%dq = R.reshape(R.multiply(R.astype("
+			  "`model.layers.%d.%s_q`, dtype=\"float32\"), `model.layers.%d.%s_s`), "
+			  "R.shape([%d, %d]))\n", l, i, l, name, l, name, d0, d1);
+		sb_printf(b, "            a%d_%d = R.permute_dims(a%d_%dq, axes=[1, 0])\n",
+			  l, i, l, i);
+	} else {
+		sb_printf(b, "            a%d_%d = R.permute_dims(`model.layers.%d.%s`, axes=None)\n",
+			  l, i, l, name);
+	}
+}
+
+/* The TVMScript of a model with `layers` identical decoder layers (int8
+ * projection weights with q8). */
 static char *
-gen_model(int layers, Shape sh)
+gen_model(int layers, Shape sh, bool q8)
 {
 	const int HID = sh.hid, HEADS = sh.heads, HDIM = sh.hdim, FFN = sh.ffn;
 	StrBuf b = {0};
 	sb_printf(&b, "@I.ir_module\nclass Module:\n    @R.function\n    def main("
 		  "x: R.Tensor((1, \"n\", %d), dtype=\"float32\")", HID);
 	for (int l = 0; l < layers; l++) {
-		param(&b, l, "input_layernorm.weight", HID, 0);
-		param(&b, l, "self_attn.q_proj.weight", HID, HID);
-		param(&b, l, "self_attn.k_proj.weight", HID, HID);
-		param(&b, l, "self_attn.v_proj.weight", HID, HID);
-		param(&b, l, "self_attn.o_proj.weight", HID, HID);
-		param(&b, l, "post_attention_layernorm.weight", HID, 0);
-		param(&b, l, "mlp.gate_proj.weight", FFN, HID);
-		param(&b, l, "mlp.up_proj.weight", FFN, HID);
-		param(&b, l, "mlp.down_proj.weight", HID, FFN);
+		param(&b, l, "input_layernorm.weight", HID, 0, q8);
+		param(&b, l, "self_attn.q_proj.weight", HID, HID, q8);
+		param(&b, l, "self_attn.k_proj.weight", HID, HID, q8);
+		param(&b, l, "self_attn.v_proj.weight", HID, HID, q8);
+		param(&b, l, "self_attn.o_proj.weight", HID, HID, q8);
+		param(&b, l, "post_attention_layernorm.weight", HID, 0, q8);
+		param(&b, l, "mlp.gate_proj.weight", FFN, HID, q8);
+		param(&b, l, "mlp.up_proj.weight", FFN, HID, q8);
+		param(&b, l, "mlp.down_proj.weight", HID, FFN, q8);
 	}
 	sb_puts(&b, "):\n        n = T.int64()\n"
 		    "        R.func_attr({\"num_input\": 1})\n"
@@ -100,11 +128,11 @@ gen_model(int layers, Shape sh)
 		const char *P = "model.layers";
 #define L(...) (sb_printf(&b, "            " __VA_ARGS__), sb_putc(&b, '\n'))
 		L("a%d_0 = R.nn.rms_norm(%s, `%s.%d.input_layernorm.weight`, axes=[-1], epsilon=1e-05)", l, h, P, l);
-		L("a%d_1 = R.permute_dims(`%s.%d.self_attn.q_proj.weight`, axes=None)", l, P, l);
+		weight_t(&b, l, 1, "self_attn.q_proj.weight", HID, HID, q8);
 		L("a%d_2 = R.matmul(a%d_0, a%d_1, out_dtype=\"void\")", l, l, l);
-		L("a%d_3 = R.permute_dims(`%s.%d.self_attn.k_proj.weight`, axes=None)", l, P, l);
+		weight_t(&b, l, 3, "self_attn.k_proj.weight", HID, HID, q8);
 		L("a%d_4 = R.matmul(a%d_0, a%d_3, out_dtype=\"void\")", l, l, l);
-		L("a%d_5 = R.permute_dims(`%s.%d.self_attn.v_proj.weight`, axes=None)", l, P, l);
+		weight_t(&b, l, 5, "self_attn.v_proj.weight", HID, HID, q8);
 		L("a%d_6 = R.matmul(a%d_0, a%d_5, out_dtype=\"void\")", l, l, l);
 		L("a%d_7 = R.reshape(a%d_2, R.shape([1, n, %d, %d]))", l, l, HEADS, HDIM);
 		L("a%d_8 = R.permute_dims(a%d_7, axes=[0, 2, 1, 3])", l, l);
@@ -119,17 +147,17 @@ gen_model(int layers, Shape sh)
 		L("a%d_16 = R.matmul(a%d_15, a%d_12, out_dtype=\"void\")", l, l, l);
 		L("a%d_17 = R.permute_dims(a%d_16, axes=[0, 2, 1, 3])", l, l);
 		L("a%d_18 = R.reshape(a%d_17, R.shape([1, n, %d]))", l, l, HID);
-		L("a%d_19 = R.permute_dims(`%s.%d.self_attn.o_proj.weight`, axes=None)", l, P, l);
+		weight_t(&b, l, 19, "self_attn.o_proj.weight", HID, HID, q8);
 		L("a%d_20 = R.matmul(a%d_18, a%d_19, out_dtype=\"void\")", l, l, l);
 		L("a%d_21 = R.add(%s, a%d_20)", l, h, l);
 		L("a%d_22 = R.nn.rms_norm(a%d_21, `%s.%d.post_attention_layernorm.weight`, axes=[-1], epsilon=1e-05)", l, l, P, l);
-		L("a%d_23 = R.permute_dims(`%s.%d.mlp.gate_proj.weight`, axes=None)", l, P, l);
+		weight_t(&b, l, 23, "mlp.gate_proj.weight", FFN, HID, q8);
 		L("a%d_24 = R.matmul(a%d_22, a%d_23, out_dtype=\"void\")", l, l, l);
 		L("a%d_25 = R.nn.silu(a%d_24)", l, l);
-		L("a%d_26 = R.permute_dims(`%s.%d.mlp.up_proj.weight`, axes=None)", l, P, l);
+		weight_t(&b, l, 26, "mlp.up_proj.weight", FFN, HID, q8);
 		L("a%d_27 = R.matmul(a%d_22, a%d_26, out_dtype=\"void\")", l, l, l);
 		L("a%d_28 = R.multiply(a%d_25, a%d_27)", l, l, l);
-		L("a%d_29 = R.permute_dims(`%s.%d.mlp.down_proj.weight`, axes=None)", l, P, l);
+		weight_t(&b, l, 29, "mlp.down_proj.weight", HID, FFN, q8);
 		L("a%d_30 = R.matmul(a%d_28, a%d_29, out_dtype=\"void\")", l, l, l);
 		L("a%d_31 = R.add(a%d_21, a%d_30)", l, l, l);
 #undef L
@@ -200,7 +228,7 @@ compile_all(Codegen *cg, Module *m, Vec *calls, int *failed)
 static int
 bench_compile(int layers, int reps)
 {
-	char *text = gen_model(layers, SMALL);
+	char *text = gen_model(layers, SMALL, false);
 	Module *m = parse(text);
 	Vec calls = {0};
 	for (int f = 0; f < m->nfuncs; f++)
@@ -665,18 +693,20 @@ fwd_emit(void *ctx, int field, RtValue *v, RtError *e)
 }
 
 /*
- * bench_kernels forward LAYERS HID HEADS FFN N REPS: the Llama-style model
- * of gen_model (hidden HID, HEADS heads of HID/HEADS, FFN, LAYERS layers;
- * weights [out, in] as checkpoints store them, read through permute_dims)
+ * bench_kernels forward LAYERS HID HEADS FFN N REPS [int8]: the Llama-style
+ * model of gen_model (hidden HID, HEADS heads of HID/HEADS, FFN, LAYERS
+ * layers; weights [out, in] as checkpoints store them, read through
+ * permute_dims; with int8, the projections int8 in groups of 32 with f32
+ * scales, dequantized in the model as examples/llama_q8.py does)
  * run by the executor on x [1, N, HID] with random weights in memory;
  * prints `forward SECONDS THREADS` (the best of REPS runs after one warm
  * up; the JIT is not timed).
  */
 static int
-bench_forward(int layers, int hid, int heads, int ffn, long n, int reps)
+bench_forward(int layers, int hid, int heads, int ffn, long n, int reps, bool q8)
 {
 	Shape sh = {hid, heads, hid / heads, ffn};
-	char *text = gen_model(layers, sh);
+	char *text = gen_model(layers, sh, q8);
 	Module *m = parse(text);
 	Diags d = {0};
 	RtProgram *p = rt_compile(m, "main", &d);
@@ -697,13 +727,21 @@ bench_forward(int layers, int hid, int heads, int ffn, long n, int reps)
 			cnt *= shape[j];
 		}
 		RtError e;
-		RtTensor *t = rt_tensor_new(DT_F32, si->ndim, shape, &e);
+		RtTensor *t = rt_tensor_new(si->dtype, si->ndim, shape, &e);
 		if (!t)
 			return 1;
-		float scale = i == 0 ? 1.0f : 1.0f / sqrtf((float)shape[si->ndim - 1]);
+		/* int8 weights: -127 .. 127; their scales 1 / (127 sqrt(in)) */
+		bool scales = q8 && si->ndim == 3 && shape[2] == 1;
+		float scale = i == 0 ? 1.0f
+			: scales ? 1.0f / (127.0f * sqrtf((float)(shape[1] * Q8_GROUP)))
+			: 1.0f / sqrtf((float)shape[si->ndim - 1]);
 		for (int64_t j = 0; j < cnt; j++) {
 			seed = seed * 1103515245u + 12345u;
-			((float *)t->data)[j] = scale * ((float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f);
+			float r = (float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+			if (si->dtype == DT_I8)
+				((int8_t *)t->data)[j] = (int8_t)(r * 127.0f);
+			else
+				((float *)t->data)[j] = scales ? scale : scale * r;
 		}
 		fw.w[i] = rt_value_tensor(t);
 	}
@@ -737,9 +775,10 @@ bench_forward(int layers, int hid, int heads, int ffn, long n, int reps)
 int
 main(int argc, char **argv)
 {
-	if (argc == 8 && !strcmp(argv[1], "forward"))
+	if ((argc == 8 || (argc == 9 && !strcmp(argv[8], "int8"))) &&
+	    !strcmp(argv[1], "forward"))
 		return bench_forward(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
-				     atoi(argv[5]), atol(argv[6]), atoi(argv[7]));
+				     atoi(argv[5]), atol(argv[6]), atoi(argv[7]), argc == 9);
 	if (argc == 8 && !strcmp(argv[1], "gemm") && !strcmp(argv[6], "int8"))
 		return bench_gemm_q8(atol(argv[2]), atol(argv[3]), atol(argv[4]),
 				     atoi(argv[7]) > 0 ? atoi(argv[7]) : 1);
@@ -757,6 +796,6 @@ main(int argc, char **argv)
 			"       bench_kernels gemm M K N n|t DTYPE REPS\n"
 			"       bench_kernels gemm M K N t int8 REPS\n"
 			"       bench_kernels read MB REPS\n"
-			"       bench_kernels forward LAYERS HID HEADS FFN N REPS\n");
+			"       bench_kernels forward LAYERS HID HEADS FFN N REPS [int8]\n");
 	return 2;
 }

@@ -363,7 +363,8 @@ print(json.dumps({"best": best}))
 def forward_bench(bk, env, rounds):
     """The Llama-shaped forward (hidden 2048, 16 heads, FFN 5632, 4 layers;
     weights [out, in], random, in memory) at n = 128 and n = 1, rlx's
-    executor against PyTorch's eager forward, 1 and 2 threads."""
+    executor against PyTorch's eager forward, 1 and 2 threads; and the same
+    forward with int8 weights against rlx's f32 one."""
     print()
     print("Llama-shaped forward, hidden 2048, 4 layers (%s; best of %d rounds)"
           % (loadavg(), rounds))
@@ -378,14 +379,15 @@ def forward_bench(bk, env, rounds):
         tenv = dict(env, RLX_NUM_THREADS=str(threads))
         for n in (128, 1):
             args = ["4", "2048", "16", "5632", str(n), "2" if n > 1 else "5"]
-            rl, tt = [], []
+            rl, tt, rq = [], [], []
             for _ in range(rounds):
-                out = subprocess.run([bk, "forward"] + args, env=tenv,
-                                     capture_output=True, text=True)
-                if out.returncode:
-                    sys.stderr.write(out.stderr)
-                    raise SystemExit("bench_kernels forward failed")
-                rl.append(float(out.stdout.split()[1]))
+                for q8, times in ((False, rl), (True, rq)):
+                    out = subprocess.run([bk, "forward"] + args + (["int8"] if q8 else []),
+                                         env=tenv, capture_output=True, text=True)
+                    if out.returncode:
+                        sys.stderr.write(out.stderr)
+                        raise SystemExit("bench_kernels forward failed")
+                    times.append(float(out.stdout.split()[1]))
                 for te in tenvs:
                     o2 = subprocess.run([sys.executable, "-c", TORCH_FORWARD] + args[:5] +
                                         [args[5], str(threads)],
@@ -400,6 +402,11 @@ def forward_bench(bk, env, rounds):
                 "forward n=%d" % n, threads, ms(t), ms(tr) if tr else "-",
                 "%.2f" % r if r else "-",
                 ">= 1.0x torch: %s" % ("-" if r is None else "yes" if r >= 1.0 else "NO")))
+            print("%-34s %2d %9s %9s %9s  %s" % (
+                "forward n=%d, int8 weights" % n, threads, ms(min(rq)), "-", "-",
+                "%.2fx rlx's f32 forward (no peer)" % (t / min(rq))))
+    print("int8 weights: the projections in groups of 32 with f32 scales, dequantized "
+          "in the model (examples/llama_q8.py's run-time half, fused into the matmuls)")
     print("torch: the faster of its BLAS as installed and with OPENBLAS_CORETYPE=SkylakeX "
           "(on AVX-512 hosts)")
     print(loadavg())
