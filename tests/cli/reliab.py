@@ -104,13 +104,15 @@ def spawn(*args):
                             stderr=subprocess.PIPE, text=True)
 
 
-def wait_for(pred, limit=60.0):
-    """Polls pred until it holds (True) or limit seconds pass (False)."""
+def wait_for(pred, limit=60.0, interval=0.002):
+    """Polls pred every interval seconds (0: without sleeping) until it
+    holds (True) or limit seconds pass (False)."""
     end = time.monotonic() + limit
     while time.monotonic() < end:
         if pred():
             return True
-        time.sleep(0.002)
+        if interval:
+            time.sleep(interval)
     return False
 
 
@@ -234,17 +236,21 @@ def main():
             ("run -o DIR", ["run", "m.py", "--func", "main_transform_params",
                             "--params", "w2.safetensors", "-o", "sr"], "sr"),
         ]:
-            if what == "transform":
-                subprocess.run(["rm", "-rf", "sc"])
-                subprocess.run(["cp", "-r", "ref1", "sc"])
             if what == "run -o DIR" and not os.path.exists("lifted.py"):
                 rlx("lift", "m.py", "-o", "lifted.py")
             if what == "run -o DIR":
                 args[1] = "lifted.py"
             caught = False
             for attempt in range(5):
+                if what == "transform":
+                    # the old cache again each time: a transform that won
+                    # the race wrote the new one, and another run over it
+                    # would only find it up to date and write nothing
+                    subprocess.run(["rm", "-rf", "sc"])
+                    subprocess.run(["cp", "-r", "ref1", "sc"])
                 p = spawn(*args)
-                if wait_for(lambda: mid_write(".", out) or p.poll() is not None):
+                if wait_for(lambda: mid_write(".", out) or p.poll() is not None,
+                            interval=0):
                     if p.poll() is None:
                         p.send_signal(sig)
                         caught = True
