@@ -603,8 +603,8 @@ typedef struct {
 	int nslots;
 	float *scratch;
 	atomic_flag *busy;
-	/* GEMV */
-	int64_t nitems, cols;
+	/* GEMV: columns per item */
+	int64_t cols;
 } Gemm;
 
 /* The batch offsets of a and b (elements) for c's batch bt. */
@@ -931,7 +931,7 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 		 * pool keeps it, also for the small products that run serially) */
 		s.nslots = T < MAX_SLOTS ? T : MAX_SLOTS;
 		size_t bytes = (size_t)s.nslots * (abuf_floats(s.k) + bbuf_floats(s.k)) * sizeof(float);
-		s.scratch = pool_scratch_take(pool, bytes);
+		s.scratch = pool_scratch_take(pool, &bytes);
 		s.busy = calloc((size_t)s.nslots, sizeof *s.busy);
 		if (s.scratch && s.busy) {
 			for (int i = 0; i < s.nslots; i++)

@@ -257,18 +257,21 @@ rlx_parallel_for(void *pool, void *ctx, int64_t n, PoolFn fn)
 }
 
 void *
-pool_scratch_take(Pool *p, size_t bytes)
+pool_scratch_take(Pool *p, size_t *bytes)
 {
 	void *buf = NULL;
 	if (p) {
 		pthread_mutex_lock(&p->smu);
-		if (p->scratch && p->scratch_bytes >= bytes) {
+		if (p->scratch && p->scratch_bytes >= *bytes) {
 			buf = p->scratch;
+			*bytes = p->scratch_bytes;
 			p->scratch = NULL;
 		}
 		pthread_mutex_unlock(&p->smu);
 	}
-	return buf ? buf : aligned_alloc(64, (bytes + 63) / 64 * 64);
+	if (!buf)
+		*bytes = (*bytes + 63) / 64 * 64;
+	return buf ? buf : aligned_alloc(64, *bytes);
 }
 
 void

@@ -140,6 +140,22 @@ f32_values(const uint32_t *a, int64_t k, unsigned char *out, int64_t vstride)
 	}
 }
 
+/* Turns one pass's counts of its nd digits into each digit's first slot;
+ * false when digit first holds all n keys (the pass would move nothing). */
+static bool
+digit_starts(int64_t *c, int nd, int64_t n, int64_t first)
+{
+	if (c[first] == n)
+		return false;
+	int64_t sum = 0;
+	for (int d = 0; d < nd; d++) {
+		int64_t t = c[d];
+		c[d] = sum;
+		sum += t;
+	}
+	return true;
+}
+
 /* Sorts a[0..n) by bits [lo, hi), stable; tmp has n words. The result is
  * in a. */
 static void
@@ -171,14 +187,8 @@ radix64(uint64_t *a, uint64_t *tmp, int64_t n, int lo, int hi)
 	for (int p = 0; p < passes; p++) {
 		int64_t *c = count + p * nd;
 		int sh = lo + db * p;
-		if (c[(a[0] >> sh) & dm] == n)
+		if (!digit_starts(c, nd, n, (int64_t)((a[0] >> sh) & dm)))
 			continue; /* every key has this digit */
-		int64_t sum = 0;
-		for (int d = 0; d < nd; d++) {
-			int64_t t = c[d];
-			c[d] = sum;
-			sum += t;
-		}
 		for (int64_t i = 0; i < n; i++) {
 			uint64_t w = src[i];
 			dst[c[(w >> sh) & dm]++] = w;
@@ -221,14 +231,8 @@ lsd32(uint32_t *a, uint32_t *tmp, int64_t n, int lo, int hi)
 	for (int p = 0; p < passes; p++) {
 		int64_t *c = count + p * nd;
 		int sh = lo + db * p;
-		if (c[(a[0] >> sh) & dm] == n)
-			continue;
-		int64_t sum = 0;
-		for (int d = 0; d < nd; d++) {
-			int64_t t = c[d];
-			c[d] = sum;
-			sum += t;
-		}
+		if (!digit_starts(c, nd, n, (int64_t)((a[0] >> sh) & dm)))
+			continue; /* every key has this digit */
 		for (int64_t i = 0; i < n; i++) {
 			uint32_t w = src[i];
 			dst[c[(w >> sh) & dm]++] = w;
