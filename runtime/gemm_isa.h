@@ -62,8 +62,12 @@ SFX(uk)(int64_t kc, const float *restrict ap, const float *restrict bp,
 	for (int r = 0; r < MR; r++)
 		for (int v = 0; v < NV; v++)
 			acc[r][v] = vzero();
+	/* every line of the c tile (a row of NV vectors spans NV lines):
+	 * prefetching only each row's first left the other half of an
+	 * AVX-512 tile's stores to miss at the end */
 	for (int r = 0; r < MR; r++)
-		__builtin_prefetch(c + r * ldc, 1);
+		for (int v = 0; v < NV; v++)
+			__builtin_prefetch(c + r * ldc + 16 * v, 1);
 	const char *pp = NULL;
 	int64_t pn = 0, gap = 1, row = 0, len = 0, off = 0, cd = 1;
 	if (pf) {
