@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
+#include "xxh.h"
 
 #include "transform.h"
 #include "rlx_runtime.h"

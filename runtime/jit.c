@@ -44,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <xxhash.h>
+#include "xxh.h"
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>

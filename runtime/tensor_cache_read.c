@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <xxhash.h>
+#include "xxh.h"
 
 #include "rlx.h"
 

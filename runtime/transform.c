@@ -34,7 +34,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include <xxhash.h>
+#include "xxh.h"
 
 #include "pass.h"
 #include "transform.h"
