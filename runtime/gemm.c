@@ -76,6 +76,7 @@ enum {
 	SMALL_BATCH = 1 << 20, /* multiply-adds: one batch per work item */
 	PAR_WORK = 1 << 16,    /* multiply-adds worth a second thread */
 	MAX_SLOTS = 257,
+	GROUP_MIN_COLS = 512, /* narrowest column group beyond 2 per thread */
 };
 
 /* ------------------------------------------------------------ dtypes */
@@ -832,9 +833,12 @@ tile_fn(void *ctx, int64_t lo, int64_t hi)
 
 /*
  * One batch across the pool, in (column group, row group) items: column
- * groups at most NC wide, 2 x threads many where the columns allow; row
- * groups split the rows only when the column groups are too few (each
- * row group packs the b panels again).
+ * groups at most NC wide, 2 x threads many where the columns allow, and up
+ * to 4 x threads many while they stay GROUP_MIN_COLS wide; row groups
+ * split the rows only when the column groups are too few (each row group
+ * packs the b panels again). More items than threads let a thread that
+ * runs slower (its core shared) take fewer of them; each column group
+ * packs all of a again, so they are not made narrower than that.
  */
 static void
 gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
@@ -850,6 +854,9 @@ gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 	int64_t ngrp = (g->N + k->nc - 1) / k->nc;
 	if (ngrp < 2 * T)
 		ngrp = 2 * T < npan ? 2 * T : npan;
+	int64_t fine = g->N / GROUP_MIN_COLS < 4 * T ? g->N / GROUP_MIN_COLS : 4 * T;
+	if (ngrp < fine)
+		ngrp = fine;
 	s->gw = (npan + ngrp - 1) / ngrp * k->nr;
 	s->ngrp = (g->N + s->gw - 1) / s->gw;
 	int64_t nrg = (2 * T + s->ngrp - 1) / s->ngrp;

@@ -173,6 +173,7 @@ static const int64_t SHAPES[][3] = {
 	{200, 45, 20}, {97, 300, 261}, /* GEMM, across MC and KC */
 	{250, 130, 300}, {20, 2100, 24}, /* two row blocks and KC blocks; NC */
 	{900, 4, 600}, /* row groups: too few columns for the threads */
+	{20, 3000, 40}, /* 5 column groups on 2 threads (GROUP_MIN_COLS) */
 	{0, 5, 3}, {5, 0, 3}, {5, 4, 0}, {1, 3, 0}, /* empty */
 };
 
