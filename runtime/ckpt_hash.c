@@ -15,9 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "xxh.h"
-
 #include "transform.h"
+#include "xxh.h"
 
 struct RtCkptHash {
 	const char *path;

@@ -13,10 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xxh.h"
-
 #include "transform.h"
 #include "rlx_runtime.h"
+#include "xxh.h"
 
 /* The next 64 random bits. */
 static uint64_t

@@ -44,8 +44,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xxh.h"
-
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
@@ -59,6 +57,7 @@
 #include "gemm.h"
 #include "pool.h"
 #include "rt.h"
+#include "xxh.h"
 
 struct Jit {
 	LLVMOrcLLJITRef lljit;

@@ -21,11 +21,11 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include "xxh.h"
 
 #include "rlx.h"
 
 #include "tensor_cache.h"
+#include "xxh.h"
 
 /* Formats an error into e (when given); returns false for `return tc_err()`. */
 bool

@@ -21,11 +21,11 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include "xxh.h"
 
 #include "rlx.h"
 
 #include "tensor_cache.h"
+#include "xxh.h"
 
 /* Keys of "metadata" that the writer sets itself. */
 static const char *const own_meta_keys[] = {

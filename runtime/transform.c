@@ -34,11 +34,10 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "xxh.h"
-
 #include "pass.h"
 #include "transform.h"
 #include "rlx_runtime.h"
+#include "xxh.h"
 
 /* Queued for the writers at most, beyond one job per writer. */
 enum { WRITER_BYTES = 16 << 20, NWRITERS = 2 };
