@@ -41,9 +41,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xxh.h"
-
 #include "rt.h"
+#include "xxh.h"
 
 /* Larger inputs only slow the fuzzer down. */
 #define FUZZ_MAX_INPUT (256 * 1024)

@@ -19,10 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xxh.h"
-
 #include "transform.h"
 #include "rlx_runtime.h"
+#include "xxh.h"
 
 /* ---------------------------------------------------------------- helpers */
 
