@@ -7,6 +7,11 @@
  *       REPS times: a fresh Codegen on one Jit, cg_kernel over every op
  *       call of the module, cg_flush. Prints
  *       `compile LAYERS SECONDS CALLS KERNELS` (the median).
+ *   bench_kernels gemmisa ISA M K N n|t REPS
+ *       rlx_gemm itself on f32 operands with the kernels of ISA (avx2,
+ *       avx512 or generic; the host must have it), on a pool of
+ *       RLX_NUM_THREADS: a host with AVX-512 can time the AVX2 kernels an
+ *       AVX2-only CPU runs. Prints `gemm SECONDS THREADS` (the best).
  *   bench_kernels kernel NAME REPS
  *       Parses the one-op function of row NAME (transpose, cast, add,
  *       rms_norm, matmul, max_pool2d, avg_pool2d, attention, conv1d,
@@ -25,6 +30,7 @@
 #include <time.h>
 
 #include "codegen.h"
+#include "gemm.h"
 #include "pool.h"
 #include "rt.h"
 
@@ -508,6 +514,50 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 	return 0;
 }
 
+/* bench_kernels gemmisa ISA M K N n|t REPS (see the top of the file). */
+static int
+bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, int reps)
+{
+	int isa = !strcmp(name, "avx512") ? GEMM_ISA_AVX512
+		: !strcmp(name, "avx2")	 ? GEMM_ISA_AVX2
+		: !strcmp(name, "generic") ? GEMM_ISA_GENERIC : -1;
+	__builtin_cpu_init(); /* the features jit.c's host_gemm_isa asks for */
+	bool fma16 = __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+	if (isa < 0 || (isa == GEMM_ISA_AVX512 && !(fma16 && __builtin_cpu_supports("avx512f"))) ||
+	    (isa == GEMM_ISA_AVX2 && !(fma16 && __builtin_cpu_supports("avx2")))) {
+		fprintf(stderr, "gemmisa: no %s kernels on this host\n", name);
+		return 1;
+	}
+	size_t n[3] = {(size_t)(M * Kd), (size_t)(Kd * N), (size_t)(M * N)};
+	float *bufs[3];
+	for (int i = 0; i < 3; i++) {
+		bufs[i] = aligned_alloc(64, (n[i] * sizeof(float) + 63) / 64 * 64);
+		if (!bufs[i])
+			return 1;
+		for (size_t j = 0; j < n[i]; j++)
+			bufs[i][j] = 0.5f + (float)(j % 97) * 0.01f;
+	}
+	RtGemm g = {.M = M, .N = N, .K = Kd, .a = bufs[0], .b = bufs[1], .c = bufs[2],
+		    .adt = RT_GEMM_F32, .bdt = RT_GEMM_F32, .cdt = RT_GEMM_F32,
+		    .transb = !strcmp(layout, "t")};
+	Pool *pl = pool_new(0);
+	if (!pl)
+		return 1;
+	rlx_gemm(pl, isa, &g); /* warm up: threads, page faults */
+	double best = 1e30;
+	for (int i = 0; i < reps; i++) {
+		double t0 = now();
+		rlx_gemm(pl, isa, &g);
+		double t = now() - t0;
+		best = t < best ? t : best;
+	}
+	printf("gemm %.6f %d\n", best, pool_size(pl));
+	pool_free(pl);
+	for (int i = 0; i < 3; i++)
+		free(bufs[i]);
+	return 0;
+}
+
 /*
  * bench_kernels gemm M K N t int8 REPS: x [M, K] @ (q * s).T with int8
  * weights q [N, K / 32, 32] and a float32 scale per group of 32 (the
@@ -785,6 +835,9 @@ main(int argc, char **argv)
 	if (argc == 8 && !strcmp(argv[1], "gemm"))
 		return bench_gemm(atol(argv[2]), atol(argv[3]), atol(argv[4]), argv[5],
 				  argv[6], atoi(argv[7]) > 0 ? atoi(argv[7]) : 1);
+	if (argc == 8 && !strcmp(argv[1], "gemmisa"))
+		return bench_gemm_isa(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]),
+				      argv[6], atoi(argv[7]) > 0 ? atoi(argv[7]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "read"))
 		return bench_read(atol(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "compile"))
@@ -795,6 +848,7 @@ main(int argc, char **argv)
 			"       bench_kernels kernel NAME REPS\n"
 			"       bench_kernels gemm M K N n|t DTYPE REPS\n"
 			"       bench_kernels gemm M K N t int8 REPS\n"
+			"       bench_kernels gemmisa avx2|avx512|generic M K N n|t REPS\n"
 			"       bench_kernels read MB REPS\n"
 			"       bench_kernels forward LAYERS HID HEADS FFN N REPS [int8]\n");
 	return 2;

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """make bench: rlx's kernels against NumPy and memcpy, JIT compile time, the
-GEMM/GEMV and forward tables against OpenBLAS and PyTorch, whole `rlx run`
+GEMM/GEMV and forward tables against OpenBLAS and PyTorch (on a host with
+AVX-512 also rlx's AVX2 GEMM kernels against OpenBLAS's Haswell ones, the
+pair an AVX2-only CPU runs; shown, not a target), whole `rlx run`
 processes against the same NumPy script, then the transform benchmark
 (bench/transform/run.py), then tensor parallelism on two Open MPI ranks
 (bench/tp/run.py).
@@ -523,6 +525,47 @@ def gemm_bench(bk, env, rounds):
     return met
 
 
+def avx2_bench(bk, env, rounds):
+    """On a host with AVX-512, the GEMMs once more with rlx's AVX2 kernels
+    (bench_kernels gemmisa) against OpenBLAS's Haswell kernels: the pair an
+    AVX2-only CPU (the brief's Zen 3) runs, on this host's caches. Shown,
+    not a target: the table above is the host's own. Returns nothing."""
+    if not (host_has("avx512f") and host_has("avx2") and host_has("fma")):
+        return
+    penv = dict(env, OPENBLAS_CORETYPE="Haswell")
+    print()
+    print("GEMM with AVX2 kernels on both sides (%s; best of %d rounds; not a target "
+          "on this host)" % (loadavg(), rounds))
+    hdr = "%-34s %2s %9s %10s %9s  %s" % ("row", "T", "rlx ms", "rlx", "x obl-hsw",
+                                         "paired")
+    print(hdr)
+    print("-" * len(hdr))
+    for threads in (1, 2):
+        tenv = dict(env, RLX_NUM_THREADS=str(threads))
+        for key, desc, m, k, n, lay, dt in GEMM_ROWS:
+            if m == 1:
+                continue
+            reps = "5" if m * n * k <= 1 << 30 else "3"
+            rl, pt = [], []
+            for _ in range(rounds):
+                out = subprocess.run([bk, "gemmisa", "avx2", str(m), str(k), str(n), lay,
+                                      reps], env=tenv, capture_output=True, text=True)
+                if out.returncode:
+                    sys.stderr.write(out.stderr)
+                    raise SystemExit("bench_kernels gemmisa failed")
+                rl.append(float(out.stdout.split()[1]))
+                pt.append(peer_time("numpy", dict(penv), m, k, n, lay, threads, int(reps)))
+            t = min(rl)
+            v = [x for x in pt if x]
+            pm = paired_median(rl, [pt])
+            print("%-34s %2d %9s %5.0f GF/s %9s  %s" % (
+                desc, threads, ms(t), 2.0 * m * n * k / t / 1e9,
+                "%.2f" % (min(v) / t) if v else "-", "-" if pm is None else "%.2f" % pm))
+    print("x obl-hsw = the time of NumPy's OpenBLAS with OPENBLAS_CORETYPE=Haswell / "
+          "rlx's AVX2 kernels' time (rlx_gemm called directly)")
+    print(loadavg())
+
+
 PROCESS_MODEL = """# from tvm.script import ir as I
 # from tvm.script import relax as R
 @I.ir_module
@@ -620,8 +663,9 @@ def process_bench(rlx, env, rounds):
 
 def speed_tables(bk, a, env):
     """The GEMM/GEMV, forward and whole-process tables: {table: met}."""
-    return {"GEMM/GEMV": gemm_bench(bk, env, a.rounds),
-            "forward": forward_bench(bk, env, a.rounds),
+    met = {"GEMM/GEMV": gemm_bench(bk, env, a.rounds)}
+    avx2_bench(bk, env, a.rounds)
+    return {**met, "forward": forward_bench(bk, env, a.rounds),
             "whole process": process_bench(a.rlx, env, a.rounds)}
 
 
