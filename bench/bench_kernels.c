@@ -521,10 +521,16 @@ bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, in
 	int isa = !strcmp(name, "avx512") ? GEMM_ISA_AVX512
 		: !strcmp(name, "avx2")	 ? GEMM_ISA_AVX2
 		: !strcmp(name, "generic") ? GEMM_ISA_GENERIC : -1;
-	__builtin_cpu_init(); /* the features jit.c's host_gemm_isa asks for */
-	bool fma16 = __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-	if (isa < 0 || (isa == GEMM_ISA_AVX512 && !(fma16 && __builtin_cpu_supports("avx512f"))) ||
-	    (isa == GEMM_ISA_AVX2 && !(fma16 && __builtin_cpu_supports("avx2")))) {
+	/* the ISAs are ordered: the host runs the JIT's choice and those below */
+	RtError err;
+	Jit *jit = jit_new(&err);
+	if (!jit) {
+		fprintf(stderr, "jit_new: %s\n", err.msg);
+		return 1;
+	}
+	int host = jit_gemm_isa(jit);
+	jit_free(jit);
+	if (isa < 0 || isa > host) {
 		fprintf(stderr, "gemmisa: no %s kernels on this host\n", name);
 		return 1;
 	}

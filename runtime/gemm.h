@@ -32,7 +32,8 @@
 enum { RT_GEMM_F32 = 0, RT_GEMM_F16 = 1, RT_GEMM_BF16 = 2, RT_GEMM_Q8 = 3 };
 
 /* The instruction sets rlx_gemm has kernels for (jit_gemm_isa picks one
- * from the host CPU's features). */
+ * from the host CPU's features), in order: a host that runs one runs the
+ * ones before it. */
 enum { GEMM_ISA_GENERIC = 0, GEMM_ISA_AVX2 = 1, GEMM_ISA_AVX512 = 2 };
 
 enum { RTG_MAXB = 8 };
