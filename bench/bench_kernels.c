@@ -7,9 +7,10 @@
  *       REPS times: a fresh Codegen on one Jit, cg_kernel over every op
  *       call of the module, cg_flush. Prints
  *       `compile LAYERS SECONDS CALLS KERNELS` (the median).
- *   bench_kernels gemmisa ISA M K N n|t REPS
- *       rlx_gemm itself on f32 operands with the kernels of ISA (avx2,
- *       avx512 or generic; the host must have it), on a pool of
+ *   bench_kernels gemmisa ISA M K N n|t REPS [f32|f16|bf16|int8]
+ *       rlx_gemm itself with the kernels of ISA (avx2, avx512 or generic;
+ *       the host must have it) on f32 a and b of the given dtype (f32 by
+ *       default; int8 with a scale per group of 32), on a pool of
  *       RLX_NUM_THREADS: a host with AVX-512 can time the AVX2 kernels an
  *       AVX2-only CPU runs. Prints `gemm SECONDS THREADS` (the best).
  *   bench_kernels kernel NAME REPS
@@ -514,10 +515,21 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 	return 0;
 }
 
-/* bench_kernels gemmisa ISA M K N n|t REPS (see the top of the file). */
+/* bench_kernels gemmisa ISA M K N n|t REPS [DTYPE] (see the top of the file). */
 static int
-bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, int reps)
+bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, int reps,
+	       const char *dtype)
 {
+	enum { GS = 32 };
+	int bdt = !strcmp(dtype, "f32")	 ? RT_GEMM_F32
+		: !strcmp(dtype, "f16")	 ? RT_GEMM_F16
+		: !strcmp(dtype, "bf16") ? RT_GEMM_BF16
+		: !strcmp(dtype, "int8") ? RT_GEMM_Q8 : -1;
+	if (bdt < 0 || (bdt == RT_GEMM_Q8 && Kd % GS)) {
+		fprintf(stderr, "gemmisa: b is f32, f16, bf16 or int8 (K a multiple of %d)\n",
+			(int)GS);
+		return 2;
+	}
 	int isa = !strcmp(name, "avx512") ? GEMM_ISA_AVX512
 		: !strcmp(name, "avx2")	 ? GEMM_ISA_AVX2
 		: !strcmp(name, "generic") ? GEMM_ISA_GENERIC : -1;
@@ -534,18 +546,25 @@ bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, in
 		fprintf(stderr, "gemmisa: no %s kernels on this host\n", name);
 		return 1;
 	}
-	size_t n[3] = {(size_t)(M * Kd), (size_t)(Kd * N), (size_t)(M * N)};
-	float *bufs[3];
-	for (int i = 0; i < 3; i++) {
+	/* a, b, c and b's scales; a 16-bit b holds 0x3c3c everywhere (1.06 in
+	 * f16, 0.0115 in bf16), an int8 b ones */
+	size_t n[4] = {(size_t)(M * Kd), (size_t)(Kd * N), (size_t)(M * N),
+		       (size_t)(Kd * N / GS)};
+	float *bufs[4];
+	for (int i = 0; i < 4; i++) {
 		bufs[i] = aligned_alloc(64, (n[i] * sizeof(float) + 63) / 64 * 64);
 		if (!bufs[i])
 			return 1;
 		for (size_t j = 0; j < n[i]; j++)
 			bufs[i][j] = 0.5f + (float)(j % 97) * 0.01f;
 	}
+	if (bdt == RT_GEMM_F16 || bdt == RT_GEMM_BF16)
+		memset(bufs[1], 0x3c, n[1] * 2);
+	else if (bdt == RT_GEMM_Q8)
+		memset(bufs[1], 1, n[1]);
 	RtGemm g = {.M = M, .N = N, .K = Kd, .a = bufs[0], .b = bufs[1], .c = bufs[2],
-		    .adt = RT_GEMM_F32, .bdt = RT_GEMM_F32, .cdt = RT_GEMM_F32,
-		    .transb = !strcmp(layout, "t")};
+		    .adt = RT_GEMM_F32, .bdt = bdt, .cdt = RT_GEMM_F32,
+		    .transb = !strcmp(layout, "t"), .bscale = bufs[3], .bgroup = GS};
 	Pool *pl = pool_new(0);
 	if (!pl)
 		return 1;
@@ -559,7 +578,7 @@ bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, in
 	}
 	printf("gemm %.6f %d\n", best, pool_size(pl));
 	pool_free(pl);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		free(bufs[i]);
 	return 0;
 }
@@ -841,9 +860,10 @@ main(int argc, char **argv)
 	if (argc == 8 && !strcmp(argv[1], "gemm"))
 		return bench_gemm(atol(argv[2]), atol(argv[3]), atol(argv[4]), argv[5],
 				  argv[6], atoi(argv[7]) > 0 ? atoi(argv[7]) : 1);
-	if (argc == 8 && !strcmp(argv[1], "gemmisa"))
+	if ((argc == 8 || argc == 9) && !strcmp(argv[1], "gemmisa"))
 		return bench_gemm_isa(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]),
-				      argv[6], atoi(argv[7]) > 0 ? atoi(argv[7]) : 1);
+				      argv[6], atoi(argv[7]) > 0 ? atoi(argv[7]) : 1,
+				      argc == 9 ? argv[8] : "f32");
 	if (argc == 4 && !strcmp(argv[1], "read"))
 		return bench_read(atol(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "compile"))
@@ -854,7 +874,7 @@ main(int argc, char **argv)
 			"       bench_kernels kernel NAME REPS\n"
 			"       bench_kernels gemm M K N n|t DTYPE REPS\n"
 			"       bench_kernels gemm M K N t int8 REPS\n"
-			"       bench_kernels gemmisa avx2|avx512|generic M K N n|t REPS\n"
+			"       bench_kernels gemmisa avx2|avx512|generic M K N n|t REPS [DTYPE]\n"
 			"       bench_kernels read MB REPS\n"
 			"       bench_kernels forward LAYERS HID HEADS FFN N REPS [int8]\n");
 	return 2;

@@ -73,6 +73,7 @@ typedef struct {
 enum {
 	GEMV_MAX_M = 8,
 	GEMV_COLS = 512, /* columns per GEMV work item (at least) */
+	GEMV_PF_ROWS = 8, /* b [K, N]: rows ahead that a GEMV prefetches */
 	SMALL_BATCH = 1 << 20, /* multiply-adds: one batch per work item */
 	PAR_WORK = 1 << 16,    /* multiply-adds worth a second thread */
 	MAX_SLOTS = 257,

@@ -201,20 +201,28 @@ SFX(pack_b)(const void *b, int dt, const float *s, int64_t gs, int transb,
 /*
  * GEMV rows against b [K, N]: y[m, j] = sum_k a[m, k] * b[k, j] for
  * j0 <= j < j1, m < M. k goes four rows of b at a time over the whole
- * column range (each row a contiguous stream), y staying in L1.
+ * column range (each row a contiguous stream), y staying in L1; the
+ * rows GEMV_PF_ROWS further on are prefetched into L2 meanwhile, a line
+ * at a time (the hardware prefetchers keep a stream within a 4 KiB
+ * page; a row's columns here are a page or two).
  */
 static inline __attribute__((always_inline)) void
 SFX(gemv_n_body)(const int M, const int dt, int64_t K, int64_t N,
 		 const float *restrict a, const void *restrict b,
 		 float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
 {
-	int64_t jv = j0 + (j1 - j0) / 16 * 16;
+	int64_t jv = j0 + (j1 - j0) / 16 * 16, es = dt == RT_GEMM_F32 ? 4 : 2;
 	for (int m = 0; m < M; m++)
 		for (int64_t j = j0; j < j1; j++)
 			y[m * ldy + j] = 0;
 	int64_t k = 0;
 	for (; k + 4 <= K; k += 4) {
 		for (int64_t j = j0; j < jv; j += 16) {
+			if (((j * es) & 63) < 16 * es)
+				for (int t = 0; t < 4; t++)
+					__builtin_prefetch((const char *)b +
+							   ((k + GEMV_PF_ROWS + t) * N + j) * es,
+							   0, 2);
 			V b0 = SFX(vload_dt)(b, dt, k * N + j);
 			V b1 = SFX(vload_dt)(b, dt, (k + 1) * N + j);
 			V b2 = SFX(vload_dt)(b, dt, (k + 2) * N + j);
@@ -240,6 +248,24 @@ SFX(gemv_n_body)(const int M, const int dt, int64_t K, int64_t N,
 				y[m * ldy + j] += a[m * K + k] * gemm_ld(b, dt, k * N + j);
 }
 
+/*
+ * Prefetches into L2 the cache line of the next R rows of b [N, K] (es
+ * bytes an element) that element k of these rows is in, once per line
+ * (steps of 16 elements): the weights stream from memory one row block
+ * ahead. The hardware prefetchers alone leave a GEMV well short of the
+ * read bandwidth: they start over at every 4 KiB page, and an int8 or
+ * 16-bit row of 4096 weights is one or two pages.
+ */
+static inline __attribute__((always_inline)) void
+SFX(gemv_prefetch)(const int R, int es, const char *b, int64_t K, int64_t j,
+		   int64_t k)
+{
+	if ((k * es) % 64 >= 16 * es)
+		return;
+	for (int r = 0; r < R; r++)
+		__builtin_prefetch(b + ((j + R + r) * K + k) * es, 0, 2);
+}
+
 /* R rows j .. j+R of b [N, K] against the M rows of a: y[m, j + r]. */
 static inline __attribute__((always_inline)) void
 SFX(gemv_t_rows)(const int M, const int R, const int dt, int64_t K,
@@ -253,6 +279,7 @@ SFX(gemv_t_rows)(const int M, const int R, const int dt, int64_t K,
 	int64_t k = 0;
 	for (; k + 16 <= K; k += 16) {
 		V bv[4];
+		SFX(gemv_prefetch)(R, dt == RT_GEMM_F32 ? 4 : 2, b, K, j, k);
 		for (int r = 0; r < R; r++)
 			bv[r] = SFX(vload_dt)(b, dt, (j + r) * K + k);
 		for (int m = 0; m < M; m++) {
@@ -307,6 +334,7 @@ SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
 	for (int64_t g = 0; g < G; g++) {
 		V part[8][4], bv[4];
 		int64_t k = g * gs;
+		SFX(gemv_prefetch)(R, 1, (const char *)q, K, j, k);
 		for (int r = 0; r < R; r++)
 			bv[r] = vload_q8(q + (j + r) * K + k);
 		for (int m = 0; m < M; m++) {
@@ -315,6 +343,7 @@ SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
 				part[m][r] = vmul(av, bv[r]);
 		}
 		for (k += 16; k < (g + 1) * gs; k += 16) {
+			SFX(gemv_prefetch)(R, 1, (const char *)q, K, j, k);
 			for (int r = 0; r < R; r++)
 				bv[r] = vload_q8(q + (j + r) * K + k);
 			for (int m = 0; m < M; m++) {
