@@ -10,6 +10,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 #include <cmocka.h>
 
@@ -1497,6 +1501,69 @@ test_pool(void **state)
 	pool_free(p);
 }
 
+#ifdef __linux__
+typedef struct {
+	pthread_t caller;
+	cpu_set_t want;
+	int chunks, wrong; /* chunks run by a worker, with another mask */
+} Masks;
+
+/* A pool body: on a worker, checks the thread's CPU mask; on the
+ * caller, yields a while first (a worker on the caller's CPU gets to
+ * take a chunk too). */
+static void
+mask_body(void *ctx, int64_t lo, int64_t hi)
+{
+	(void)lo;
+	(void)hi;
+	Masks *m = ctx;
+	if (pthread_equal(pthread_self(), m->caller)) {
+		for (int i = 0; i < 100 && !__atomic_load_n(&m->chunks, __ATOMIC_RELAXED); i++)
+			sched_yield();
+		return;
+	}
+	cpu_set_t now;
+	CPU_ZERO(&now);
+	pthread_getaffinity_np(pthread_self(), sizeof now, &now);
+	__atomic_fetch_add(&m->chunks, 1, __ATOMIC_RELAXED);
+	if (!CPU_EQUAL(&now, &m->want))
+		__atomic_fetch_add(&m->wrong, 1, __ATOMIC_RELAXED);
+}
+
+/* Runs jobs on a new pool of 2 until a worker has taken chunks; the
+ * workers' masks against m->want. */
+static void
+run_masks(Masks *m)
+{
+	Pool *p = pool_new(2);
+	for (int rep = 0; rep < 10000 && !m->chunks; rep++)
+		pool_run(p, m, 64, mask_body);
+	pool_free(p);
+	assert_true(m->chunks > 0);
+	assert_int_equal(m->wrong, 0);
+}
+
+/* The workers start on a CPU other than their caller's (pool.c), and
+ * then run where the caller may, no more and no less: a caller limited
+ * to one CPU keeps its workers there too. */
+static void
+test_pool_affinity(void **state)
+{
+	(void)state;
+	cpu_set_t orig;
+	assert_int_equal(sched_getaffinity(0, sizeof orig, &orig), 0);
+	Masks m = {.caller = pthread_self(), .want = orig};
+	run_masks(&m);
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+	m = (Masks){.caller = pthread_self(), .want = one};
+	run_masks(&m);
+	assert_int_equal(sched_setaffinity(0, sizeof orig, &orig), 0);
+}
+#endif
+
 /* Two Codegens on one Jit: kernel names do not collide. */
 static void
 test_two_codegens(void **state)
@@ -1656,6 +1723,9 @@ main(void)
 		U(test_parallel_kernels),
 		U(test_conv2d),
 		U(test_pool),
+#ifdef __linux__
+		U(test_pool_affinity),
+#endif
 		U(test_two_codegens),
 		U(test_exp_range),
 		U(test_symbolic_parallel),
