@@ -331,21 +331,25 @@ SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
 		for (int r = 0; r < R; r++)
 			acc[m][r] = vzero();
 	int64_t G = K / gs;
-	for (int64_t g = 0; g < G; g++) {
+	/* the rows' weights and scales, and the next rows' (to prefetch) */
+	const int8_t *qr[4], *qn[4];
+	const float *sr[4];
+	for (int r = 0; r < R; r++) {
+		qr[r] = q + (j + r) * K;
+		qn[r] = qr[r] + R * K;
+		sr[r] = s + (j + r) * G;
+	}
+	for (int64_t k = 0; k < K;) {
 		V part[8][4], bv[4];
-		int64_t k = g * gs;
-		SFX(gemv_prefetch)(R, 1, (const char *)q, K, j, k);
-		for (int r = 0; r < R; r++)
-			bv[r] = vload_q8(q + (j + r) * K + k);
-		for (int m = 0; m < M; m++) {
-			V av = vload(a + m * K + k);
+		for (int m = 0; m < M; m++)
 			for (int r = 0; r < R; r++)
-				part[m][r] = vmul(av, bv[r]);
-		}
-		for (k += 16; k < (g + 1) * gs; k += 16) {
-			SFX(gemv_prefetch)(R, 1, (const char *)q, K, j, k);
+				part[m][r] = vzero();
+		for (int64_t e = k + gs; k < e; k += 16) {
+			if (!(k & 63))
+				for (int r = 0; r < R; r++)
+					__builtin_prefetch(qn[r] + k, 0, 2);
 			for (int r = 0; r < R; r++)
-				bv[r] = vload_q8(q + (j + r) * K + k);
+				bv[r] = vload_q8(qr[r] + k);
 			for (int m = 0; m < M; m++) {
 				V av = vload(a + m * K + k);
 				for (int r = 0; r < R; r++)
@@ -353,7 +357,7 @@ SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
 			}
 		}
 		for (int r = 0; r < R; r++) {
-			V sc = vset1(s[(j + r) * G + g]);
+			V sc = vset1(*sr[r]++);
 			for (int m = 0; m < M; m++)
 				acc[m][r] = vfma(part[m][r], sc, acc[m][r]);
 		}
