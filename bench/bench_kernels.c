@@ -7,10 +7,11 @@
  *       REPS times: a fresh Codegen on one Jit, cg_kernel over every op
  *       call of the module, cg_flush. Prints
  *       `compile LAYERS SECONDS CALLS KERNELS` (the median).
- *   bench_kernels gemmisa ISA M K N n|t REPS [f32|f16|bf16|int8]
+ *   bench_kernels gemmisa ISA M K N n|t REPS [DTYPE]
  *       rlx_gemm itself with the kernels of ISA (avx2, avx512 or generic;
- *       the host must have it) on f32 a and b of the given dtype (f32 by
- *       default; int8 with a scale per group of 32), on a pool of
+ *       the host must have it) on float32 a and b of DTYPE (float32, the
+ *       default, float16, bfloat16, or int8 with a scale per group of
+ *       32), on a pool of
  *       RLX_NUM_THREADS: a host with AVX-512 can time the AVX2 kernels an
  *       AVX2-only CPU runs. Prints `gemm SECONDS THREADS` (the best).
  *   bench_kernels kernel NAME REPS
@@ -521,13 +522,13 @@ bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, in
 	       const char *dtype)
 {
 	enum { GS = 32 };
-	int bdt = !strcmp(dtype, "f32")	 ? RT_GEMM_F32
-		: !strcmp(dtype, "f16")	 ? RT_GEMM_F16
-		: !strcmp(dtype, "bf16") ? RT_GEMM_BF16
-		: !strcmp(dtype, "int8") ? RT_GEMM_Q8 : -1;
+	int bdt = !strcmp(dtype, "float32")    ? RT_GEMM_F32
+		: !strcmp(dtype, "float16")  ? RT_GEMM_F16
+		: !strcmp(dtype, "bfloat16") ? RT_GEMM_BF16
+		: !strcmp(dtype, "int8")     ? RT_GEMM_Q8 : -1;
 	if (bdt < 0 || (bdt == RT_GEMM_Q8 && Kd % GS)) {
-		fprintf(stderr, "gemmisa: b is f32, f16, bf16 or int8 (K a multiple of %d)\n",
-			(int)GS);
+		fprintf(stderr, "gemmisa: b is float32, float16, bfloat16 or int8 "
+				"(K a multiple of %d)\n", (int)GS);
 		return 2;
 	}
 	int isa = !strcmp(name, "avx512") ? GEMM_ISA_AVX512
@@ -863,7 +864,7 @@ main(int argc, char **argv)
 	if ((argc == 8 || argc == 9) && !strcmp(argv[1], "gemmisa"))
 		return bench_gemm_isa(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]),
 				      argv[6], atoi(argv[7]) > 0 ? atoi(argv[7]) : 1,
-				      argc == 9 ? argv[8] : "f32");
+				      argc == 9 ? argv[8] : "float32");
 	if (argc == 4 && !strcmp(argv[1], "read"))
 		return bench_read(atol(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "compile"))

@@ -199,12 +199,26 @@ SFX(pack_b)(const void *b, int dt, const float *s, int64_t gs, int transb,
 }
 
 /*
+ * Prefetches into L2 byte off of each of R rows, row bytes apart from p,
+ * when a step of `step` bytes there starts a cache line: called once per
+ * step, it asks for each line once. A GEMV streams its weights this way
+ * ahead of its loads; the hardware prefetchers alone start over at every
+ * 4 KiB page, and a row of 4096 int8 or 16-bit weights is one or two.
+ */
+static inline __attribute__((always_inline)) void
+SFX(prefetch_rows)(const int R, const char *p, int64_t row, int64_t off, int64_t step)
+{
+	if ((off & 63) >= step)
+		return;
+	for (int r = 0; r < R; r++)
+		__builtin_prefetch(p + r * row + off, 0, 2);
+}
+
+/*
  * GEMV rows against b [K, N]: y[m, j] = sum_k a[m, k] * b[k, j] for
  * j0 <= j < j1, m < M. k goes four rows of b at a time over the whole
  * column range (each row a contiguous stream), y staying in L1; the
- * rows GEMV_PF_ROWS further on are prefetched into L2 meanwhile, a line
- * at a time (the hardware prefetchers keep a stream within a 4 KiB
- * page; a row's columns here are a page or two).
+ * rows GEMV_PF_ROWS further on are prefetched meanwhile.
  */
 static inline __attribute__((always_inline)) void
 SFX(gemv_n_body)(const int M, const int dt, int64_t K, int64_t N,
@@ -218,11 +232,8 @@ SFX(gemv_n_body)(const int M, const int dt, int64_t K, int64_t N,
 	int64_t k = 0;
 	for (; k + 4 <= K; k += 4) {
 		for (int64_t j = j0; j < jv; j += 16) {
-			if (((j * es) & 63) < 16 * es)
-				for (int t = 0; t < 4; t++)
-					__builtin_prefetch((const char *)b +
-							   ((k + GEMV_PF_ROWS + t) * N + j) * es,
-							   0, 2);
+			SFX(prefetch_rows)(4, (const char *)b + (k + GEMV_PF_ROWS) * N * es,
+					   N * es, j * es, 16 * es);
 			V b0 = SFX(vload_dt)(b, dt, k * N + j);
 			V b1 = SFX(vload_dt)(b, dt, (k + 1) * N + j);
 			V b2 = SFX(vload_dt)(b, dt, (k + 2) * N + j);
@@ -248,30 +259,14 @@ SFX(gemv_n_body)(const int M, const int dt, int64_t K, int64_t N,
 				y[m * ldy + j] += a[m * K + k] * gemm_ld(b, dt, k * N + j);
 }
 
-/*
- * Prefetches into L2 the cache line of the next R rows of b [N, K] (es
- * bytes an element) that element k of these rows is in, once per line
- * (steps of 16 elements): the weights stream from memory one row block
- * ahead. The hardware prefetchers alone leave a GEMV well short of the
- * read bandwidth: they start over at every 4 KiB page, and an int8 or
- * 16-bit row of 4096 weights is one or two pages.
- */
-static inline __attribute__((always_inline)) void
-SFX(gemv_prefetch)(const int R, int es, const char *b, int64_t K, int64_t j,
-		   int64_t k)
-{
-	if ((k * es) % 64 >= 16 * es)
-		return;
-	for (int r = 0; r < R; r++)
-		__builtin_prefetch(b + ((j + R + r) * K + k) * es, 0, 2);
-}
-
-/* R rows j .. j+R of b [N, K] against the M rows of a: y[m, j + r]. */
+/* R rows j .. j+R of b [N, K] against the M rows of a: y[m, j + r];
+ * the next R rows are prefetched meanwhile. */
 static inline __attribute__((always_inline)) void
 SFX(gemv_t_rows)(const int M, const int R, const int dt, int64_t K,
 		 const float *restrict a, const void *restrict b,
 		 float *restrict y, int64_t ldy, int64_t j)
 {
+	const int64_t es = dt == RT_GEMM_F32 ? 4 : 2;
 	V acc[8][4];
 	for (int m = 0; m < M; m++)
 		for (int r = 0; r < R; r++)
@@ -279,7 +274,7 @@ SFX(gemv_t_rows)(const int M, const int R, const int dt, int64_t K,
 	int64_t k = 0;
 	for (; k + 16 <= K; k += 16) {
 		V bv[4];
-		SFX(gemv_prefetch)(R, dt == RT_GEMM_F32 ? 4 : 2, b, K, j, k);
+		SFX(prefetch_rows)(R, (const char *)b + (j + R) * K * es, K * es, k * es, 16 * es);
 		for (int r = 0; r < R; r++)
 			bv[r] = SFX(vload_dt)(b, dt, (j + r) * K + k);
 		for (int m = 0; m < M; m++) {
@@ -318,7 +313,7 @@ SFX(gemv_t_body)(const int M, const int dt, int64_t K,
  * are widened in registers; a group's products are summed unscaled and
  * multiplied by the group's scale once (one multiply-add per group, not
  * a multiply per 16 weights: the loop is bound by its vector operations,
- * not by the bytes it reads).
+ * not by the bytes it reads); the next R rows are prefetched meanwhile.
  */
 static inline __attribute__((always_inline)) void
 SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
@@ -331,12 +326,11 @@ SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
 		for (int r = 0; r < R; r++)
 			acc[m][r] = vzero();
 	int64_t G = K / gs;
-	/* the rows' weights and scales, and the next rows' (to prefetch) */
-	const int8_t *qr[4], *qn[4];
+	/* the rows' weights and scales */
+	const int8_t *qr[4];
 	const float *sr[4];
 	for (int r = 0; r < R; r++) {
 		qr[r] = q + (j + r) * K;
-		qn[r] = qr[r] + R * K;
 		sr[r] = s + (j + r) * G;
 	}
 	for (int64_t k = 0; k < K;) {
@@ -345,9 +339,7 @@ SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
 			for (int r = 0; r < R; r++)
 				part[m][r] = vzero();
 		for (int64_t e = k + gs; k < e; k += 16) {
-			if (!(k & 63))
-				for (int r = 0; r < R; r++)
-					__builtin_prefetch(qn[r] + k, 0, 2);
+			SFX(prefetch_rows)(R, (const char *)(q + (j + R) * K), K, k, 16);
 			for (int r = 0; r < R; r++)
 				bv[r] = vload_q8(qr[r] + k);
 			for (int m = 0; m < M; m++) {

@@ -20,11 +20,10 @@
  *
  * Each worker starts on a CPU its caller may run on other than the
  * caller's own (Linux; round robin over them), then may run on any of
- * the caller's CPUs again: Linux otherwise often starts a
- * new thread on its parent's CPU, and the two then share one core,
- * spinning, until the load balancer parts them tens of milliseconds
- * later (a 2-thread 256^3 GEMM measured at twice its time in one
- * process out of three).
+ * the caller's CPUs again: Linux otherwise often starts a new thread on
+ * its parent's CPU, and the two then share one core, spinning, until the
+ * load balancer parts them tens of milliseconds later (a 2-thread 256^3
+ * GEMM measured at twice its time in one process out of three).
  */
 #include <pthread.h>
 #include <sched.h>
