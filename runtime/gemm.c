@@ -65,10 +65,13 @@ typedef struct {
 
 /*
  * BLOCKS: the cache blocks of each ISA, set where the ISA's kernels are
- * included. KC keeps a b micro-panel (KC x NR f32) within two thirds of
- * a 48 KiB L1 (Sapphire Rapids; 32 KiB on Zen 3 at NR 16); MC x KC of a
- * (the L2 block) is a few hundred KiB; KC x NC of b fits a 2 MiB L2
- * next to it, so every row block after the first reads b from L2.
+ * included. A b micro-panel (KC x NR f32) stays in L1 while the a
+ * micro-panels stream past it from the a block (MC x KC) in L2. AVX2's
+ * 6 x 16 kernel is the one that AVX2-only CPUs run (Zen 1-3, 32 KiB L1,
+ * 512 KiB L2 on Zen 3): KC 256 keeps its b micro-panel at half of L1 and
+ * MC 144 its a block at about a quarter of L2, BLIS's blocks for the same
+ * kernel on Zen 3. AVX-512's KC 256 (a 32 KiB micro-panel) was measured
+ * best on Zen 4 and Sapphire Rapids (docs/architecture.md).
  */
 enum {
 	GEMV_MAX_M = 8,
@@ -461,8 +464,8 @@ v2_transpose16(V2 *r)
 #define vmul v2_mul
 #define MR 6
 #define NV 1
-#define ISA_KC 384
-#define ISA_MC 192
+#define ISA_KC 256
+#define ISA_MC 144
 #define ISA_NC 1024
 #include "gemm_isa.h"
 #undef SFX
