@@ -443,8 +443,9 @@ def gemm_bench(bk, env, rounds):
     print()
     print("GEMM and GEMV (%s; best of %d rounds, each the best of several calls)"
           % (loadavg(), rounds))
-    hdr = "%-34s %2s %9s %10s %9s %9s %9s  %s" % (
-        "row", "T", "rlx ms", "rlx", "x numpy", "x obl-skx", "x torch", "target")
+    cols = {"numpy": "x numpy", "openblas-skx": "x obl-skx", "torch": "x torch"}
+    hdr = "%-34s %2s %9s %10s %s  %s" % (
+        "row", "T", "rlx ms", "rlx", " ".join("%9s" % cols[p[0]] for p in peers), "target")
     met = True
     print(hdr)
     print("-" * len(hdr))
@@ -509,8 +510,9 @@ def gemm_bench(bk, env, rounds):
         if read_gbs:
             print("%-34s %2d %9s %6.1f GB/s" % ("read loop (64 MiB, the bound)", threads,
                                                 "-", read_gbs))
-    print("x PEER = peer time / rlx time (above 1: rlx is faster); obl-skx: "
-          "NumPy's OpenBLAS with OPENBLAS_CORETYPE=SkylakeX")
+    print("x PEER = peer time / rlx time (above 1: rlx is faster)" +
+          ("; obl-skx: NumPy's OpenBLAS with OPENBLAS_CORETYPE=SkylakeX"
+           if "openblas-skx" in pt else ""))
     print("paired: the median over rounds of the round's faster OpenBLAS time (on the "
           "16-bit and int8 rows: rlx's f32 GEMV's) / rlx's time in the same round")
     print(loadavg())
