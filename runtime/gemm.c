@@ -83,6 +83,10 @@ enum {
 	GROUP_MIN_COLS = 512, /* narrowest column group beyond 2 per thread */
 };
 
+/* Rows of b [N, K] a GEMV reads at a time for M rows of a: a pass reads
+ * all of a again, and more rows are more streams from memory at once. */
+#define GEMV_ROWS(M) ((M) <= 3 ? 4 : (M) <= 5 ? 3 : 2)
+
 /* ------------------------------------------------------------ dtypes */
 
 static inline float
@@ -320,6 +324,7 @@ vg_transpose16(VG *r)
 #define ISA_KC 384
 #define ISA_MC 192
 #define ISA_NC 1024
+#define Q8_ROWS(M) GEMV_ROWS(M)
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -340,6 +345,7 @@ vg_transpose16(VG *r)
 #undef ISA_KC
 #undef ISA_MC
 #undef ISA_NC
+#undef Q8_ROWS
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -467,6 +473,10 @@ v2_transpose16(V2 *r)
 #define ISA_KC 256
 #define ISA_MC 144
 #define ISA_NC 1024
+/* 16 ymm hold M = 1's accumulators and partial sums for two rows, and M
+ * > 1's for one: the int8 GEMV is bound by its vector operations, and
+ * GEMV_ROWS's, spilled, took 1.5x (M = 1) to 2.7x (M = 3) as long */
+#define Q8_ROWS(M) ((M) == 1 ? 2 : 1)
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -487,6 +497,7 @@ v2_transpose16(V2 *r)
 #undef ISA_KC
 #undef ISA_MC
 #undef ISA_NC
+#undef Q8_ROWS
 #pragma GCC pop_options
 
 /* AVX-512F: a V is one zmm. */
@@ -544,6 +555,7 @@ v5_transpose16(__m512 *r)
 #define ISA_KC 256
 #define ISA_MC 192
 #define ISA_NC 2048
+#define Q8_ROWS(M) GEMV_ROWS(M)
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -564,6 +576,7 @@ v5_transpose16(__m512 *r)
 #undef ISA_KC
 #undef ISA_MC
 #undef ISA_NC
+#undef Q8_ROWS
 #pragma GCC pop_options
 #endif
 

@@ -12,6 +12,8 @@
  *   vmul(a, b)     a * b
  *   vtranspose16(r) r[0..16) rows to r[0..16) columns (a 16 x 16 transpose)
  *   MR, NV         the micro-kernel tile: MR rows x 16*NV columns
+ *   Q8_ROWS(M)     rows of int8 b an int8 GEMV takes at a time for M
+ *                  rows of a
  *   ISA_KC ISA_MC ISA_NC  the cache blocks (KC a multiple of 16, MC of
  *                  every MR, NC of every NR)
  *
@@ -299,7 +301,7 @@ SFX(gemv_t_body)(const int M, const int dt, int64_t K,
 		 const float *restrict a, const void *restrict b,
 		 float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
 {
-	const int R = M <= 3 ? 4 : M <= 5 ? 3 : 2;
+	const int R = GEMV_ROWS(M);
 	int64_t j = j0;
 	for (; j + R <= j1; j += R)
 		SFX(gemv_t_rows)(M, R, dt, K, a, b, y, ldy, j);
@@ -365,7 +367,7 @@ SFX(gemv_q8_body)(const int M, int64_t K, int64_t gs, const float *restrict a,
 		  const int8_t *restrict q, const float *restrict s,
 		  float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
 {
-	const int R = M <= 3 ? 4 : M <= 5 ? 3 : 2;
+	const int R = Q8_ROWS(M);
 	int64_t j = j0;
 	for (; j + R <= j1; j += R)
 		SFX(gemv_q8_rows)(M, R, K, gs, a, q, s, y, ldy, j);
