@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """make bench: rlx's kernels against NumPy and memcpy, JIT compile time, the
 GEMM/GEMV and forward tables against OpenBLAS and PyTorch (on a host with
-AVX-512 also rlx's AVX2 GEMM kernels against OpenBLAS's Haswell ones, the
-pair an AVX2-only CPU runs; shown, not a target), whole `rlx run`
+AVX-512 also rlx's AVX2 GEMM/GEMV kernels against OpenBLAS's Haswell ones,
+the pair an AVX2-only CPU runs; shown, not a target), whole `rlx run`
 processes against the same NumPy script, then the transform benchmark
 (bench/transform/run.py), then tensor parallelism on two Open MPI ranks
 (bench/tp/run.py).
@@ -520,15 +520,16 @@ def gemm_bench(bk, env, rounds):
 
 
 def avx2_bench(bk, env, rounds):
-    """On a host with AVX-512, the GEMMs once more with rlx's AVX2 kernels
-    (bench_kernels gemmisa) against OpenBLAS's Haswell kernels: the pair an
-    AVX2-only CPU (the brief's Zen 3) runs, on this host's caches. Shown,
-    not a target: the table above is the host's own. Returns nothing."""
+    """On a host with AVX-512, the GEMM/GEMV rows once more with rlx's AVX2
+    kernels (bench_kernels gemmisa) against OpenBLAS's Haswell kernels (the
+    16-bit and int8 GEMVs against the AVX2 f32 GEMV): the pair an AVX2-only
+    CPU (the brief's Zen 3) runs, on this host's caches. Shown, not a
+    target: the table above is the host's own. Returns nothing."""
     if not host_has("avx512f"):
         return
     penv = dict(env, OPENBLAS_CORETYPE="Haswell")
     print()
-    print("GEMM with AVX2 kernels on both sides (%s; best of %d rounds; not a target "
+    print("GEMM and GEMV with AVX2 kernels on both sides (%s; best of %d rounds; not a target "
           "on this host)" % (loadavg(), rounds))
     hdr = "%-34s %2s %9s %10s %9s  %s" % ("row", "T", "rlx ms", "rlx", "x obl-hsw",
                                          "paired")
@@ -537,22 +538,31 @@ def avx2_bench(bk, env, rounds):
     for threads in (1, 2):
         tenv = dict(env, RLX_NUM_THREADS=str(threads))
         for _, desc, m, k, n, lay, dt in GEMM_ROWS:
-            if m == 1 or dt != "float32":  # the GEMMs, not the GEMVs
-                continue
-            reps = "5" if m * n * k <= 1 << 30 else "3"
-            rl, pt = [], []
+            reps = "20" if m == 1 else "5" if m * n * k <= 1 << 30 else "3"
+
+            def isa_time(dtype):
+                return float(run_rlx(bk, ["gemmisa", "avx2", str(m), str(k), str(n), lay,
+                                          reps, dtype], tenv)[1])
+            rl, pt = [], []  # pt: OpenBLAS's times, or (16-bit, int8) rlx's f32 GEMV's
             for _ in range(rounds):
-                f = run_rlx(bk, ["gemmisa", "avx2", str(m), str(k), str(n), lay, reps], tenv)
-                rl.append(float(f[1]))
-                pt.append(peer_time("numpy", dict(penv), m, k, n, lay, threads, int(reps)))
+                rl.append(isa_time(dt))
+                pt.append(peer_time("numpy", dict(penv), m, k, n, lay, threads, int(reps))
+                          if dt == "float32" else isa_time("float32"))
             t = min(rl)
             v = [x for x in pt if x]
             pm = paired_median(rl, [pt])
-            print("%-34s %2d %9s %5.0f GF/s %9s  %s" % (
-                desc, threads, ms(t), 2.0 * m * n * k / t / 1e9,
-                "%.2f" % (min(v) / t) if v else "-", "-" if pm is None else "%.2f" % pm))
+            if m == 1:
+                speed = "%6.1f GB/s" % (k * n * WEIGHT_BYTES[dt] / t / 1e9)
+            else:
+                speed = "%5.0f GF/s" % (2.0 * m * n * k / t / 1e9)
+            ratio = "%.2f" % (min(v) / t) if v else "-"
+            print("%-34s %2d %9s %10s %9s  %s" % (
+                desc, threads, ms(t), speed, ratio if dt == "float32" else "-",
+                ("-" if pm is None else "%.2f" % pm) if dt == "float32" else
+                "%sx f32 GEMV, paired %s" % (ratio, "-" if pm is None else "%.2f" % pm)))
     print("x obl-hsw = the time of NumPy's OpenBLAS with OPENBLAS_CORETYPE=Haswell / "
-          "rlx's AVX2 kernels' time (rlx_gemm called directly)")
+          "rlx's AVX2 kernels' time (rlx_gemm called directly); 16-bit and int8 GEMVs: "
+          "the AVX2 f32 GEMV's time / theirs")
     print(loadavg())
 
 
