@@ -87,6 +87,9 @@ enum {
  * all of a again, and more rows are more streams from memory at once. */
 #define GEMV_ROWS(M) ((M) <= 3 ? 4 : (M) <= 5 ? 3 : 2)
 
+/* The dtype the GEMVs give bf16 weights taken in pairs (GEMV_BHP). */
+enum { GEMV_BF16_PAIRS = 100 };
+
 /* ------------------------------------------------------------ dtypes */
 
 static inline float
@@ -325,6 +328,7 @@ vg_transpose16(VG *r)
 #define ISA_MC 192
 #define ISA_NC 1024
 #define Q8_ROWS(M) GEMV_ROWS(M)
+#define GEMV_BHP 0
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -346,6 +350,7 @@ vg_transpose16(VG *r)
 #undef ISA_MC
 #undef ISA_NC
 #undef Q8_ROWS
+#undef GEMV_BHP
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -407,6 +412,14 @@ v2_load_h(const uint16_t *p)
 {
 	return (V2){_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
 		    _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)))};
+}
+/* 16 bf16 as f32 in pairs' order: the even ones in lo, the odd in hi */
+static inline V2
+v2_load_bhp(const uint16_t *p)
+{
+	__m256i d = _mm256_loadu_si256((const __m256i *)p);
+	return (V2){_mm256_castsi256_ps(_mm256_slli_epi32(d, 16)),
+		    _mm256_castsi256_ps(_mm256_and_si256(d, _mm256_set1_epi32((int)0xffff0000u)))};
 }
 static inline V2
 v2_load_bh(const uint16_t *p)
@@ -477,6 +490,8 @@ v2_transpose16(V2 *r)
  * > 1's for one: the int8 GEMV is bound by its vector operations, and
  * GEMV_ROWS's, spilled, took 1.5x (M = 1) to 2.7x (M = 3) as long */
 #define Q8_ROWS(M) ((M) == 1 ? 2 : 1)
+#define GEMV_BHP 1
+#define vload_bhp v2_load_bhp
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -498,6 +513,8 @@ v2_transpose16(V2 *r)
 #undef ISA_MC
 #undef ISA_NC
 #undef Q8_ROWS
+#undef GEMV_BHP
+#undef vload_bhp
 #pragma GCC pop_options
 
 /* AVX-512F: a V is one zmm. */
@@ -556,6 +573,7 @@ v5_transpose16(__m512 *r)
 #define ISA_MC 192
 #define ISA_NC 2048
 #define Q8_ROWS(M) GEMV_ROWS(M)
+#define GEMV_BHP 0
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -577,6 +595,7 @@ v5_transpose16(__m512 *r)
 #undef ISA_MC
 #undef ISA_NC
 #undef Q8_ROWS
+#undef GEMV_BHP
 #pragma GCC pop_options
 #endif
 

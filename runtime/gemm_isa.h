@@ -8,6 +8,8 @@
  *   vfma(a, b, c)  a * b + c
  *   vload_h(p)     16 f16 at p as V (F16C where there is one)
  *   vload_bh(p)    16 bf16 at p as V
+ *   GEMV_BHP       1 when vload_bhp(p) takes 16 bf16 at p as V in the
+ *                  order 0, 2, .., 14, 1, 3, .., 15 in fewer operations
  *   vload_q8(p)    16 int8 at p as V
  *   vmul(a, b)     a * b
  *   vtranspose16(r) r[0..16) rows to r[0..16) columns (a 16 x 16 transpose)
@@ -31,6 +33,10 @@ SFX(vload_dt)(const void *p, int dt, int64_t i)
 		return vload_h((const uint16_t *)p + i);
 	if (dt == RT_GEMM_BF16)
 		return vload_bh((const uint16_t *)p + i);
+#if GEMV_BHP
+	if (dt == GEMV_BF16_PAIRS)
+		return vload_bhp((const uint16_t *)p + i);
+#endif
 	return vload((const float *)p + i);
 }
 
@@ -288,8 +294,9 @@ SFX(gemv_t_rows)(const int M, const int R, const int dt, int64_t K,
 	for (int m = 0; m < M; m++)
 		for (int r = 0; r < R; r++) {
 			float s = vsum(acc[m][r]);
+			const int tdt = dt == GEMV_BF16_PAIRS ? RT_GEMM_BF16 : dt;
 			for (int64_t kk = k; kk < K; kk++)
-				s += a[m * K + kk] * gemm_ld(b, dt, (j + r) * K + kk);
+				s += a[m * K + kk] * gemm_ld(b, tdt, (j + r) * K + kk);
 			y[m * ldy + j + r] = s;
 		}
 }
@@ -394,6 +401,49 @@ SFX(gemv_q8_body)(const int M, int64_t K, int64_t gs, const float *restrict a,
 		SFX(gemv_q8_body)(m, K, gs, a, b, s, y, ldy, j0, j1);          \
 		return;
 
+#if GEMV_BHP
+/*
+ * The GEMV against bf16 b [N, K] with the weights taken in pairs
+ * (vload_bhp: 16 weights in the order 0, 2, .., 14, 1, 3, .., 15, two
+ * operations instead of four): a copied with each whole 16 columns in
+ * that order, the columns past them as they are. 0 when out of memory
+ * (the caller takes the plain loop).
+ */
+static int
+SFX(gemv_bf16_pairs)(int M, int64_t K, const float *restrict a,
+		     const void *restrict b, float *restrict y, int64_t ldy,
+		     int64_t j0, int64_t j1)
+{
+	float *ap = aligned_alloc(64, ((size_t)(M * K) * sizeof(float) + 63) / 64 * 64);
+	if (!ap)
+		return 0;
+	for (int m = 0; m < M; m++) {
+		const float *x = a + m * K;
+		float *xp = ap + m * K;
+		int64_t k = 0;
+		for (; k + 16 <= K; k += 16)
+			for (int i = 0; i < 8; i++) {
+				xp[k + i] = x[k + 2 * i];
+				xp[k + 8 + i] = x[k + 2 * i + 1];
+			}
+		for (; k < K; k++)
+			xp[k] = x[k];
+	}
+	switch (M) {
+#define BHP_CASE(m)                                                            \
+	case m:                                                                \
+		SFX(gemv_t_body)(m, GEMV_BF16_PAIRS, K, ap, b, y, ldy, j0, j1); \
+		break;
+	BHP_CASE(1) BHP_CASE(2) BHP_CASE(3) BHP_CASE(4)
+	BHP_CASE(5) BHP_CASE(6) BHP_CASE(7) BHP_CASE(8)
+#undef BHP_CASE
+	default: break;
+	}
+	free(ap);
+	return 1;
+}
+#endif
+
 /* y[m, j0 .. j1) for m < M <= 8 (a: M x K f32; b of dtype dt, with group
  * scales s of gs weights when it is RT_GEMM_Q8). */
 static void
@@ -416,6 +466,10 @@ SFX(gemv)(int M, int dt, const float *s, int64_t gs, int transb, int64_t K,
 		GEMV_SWITCH
 #undef DT
 	} else if (dt == RT_GEMM_BF16) {
+#if GEMV_BHP
+		if (transb && K >= 16 && SFX(gemv_bf16_pairs)(M, K, a, b, y, ldy, j0, j1))
+			return;
+#endif
 #define DT RT_GEMM_BF16
 		GEMV_SWITCH
 #undef DT
