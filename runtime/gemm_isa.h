@@ -316,9 +316,9 @@ SFX(gemv_t_body)(const int M, const int dt, int64_t K,
 		SFX(gemv_t_rows)(M, 1, dt, K, a, b, y, ldy, j);
 }
 
-/* 16 weights at k of the R int8 rows qr against the M rows of a, into
- * the group sums part (first: they start there); the rows at next are
- * prefetched meanwhile. */
+/* 16 weights at k of the R int8 rows qr against the M rows of a, added
+ * to the group sums part (first: the products start them instead); the
+ * rows at next are prefetched meanwhile. */
 static inline __attribute__((always_inline)) void
 SFX(q8_step)(const int M, const int R, const int first, int64_t K,
 	     const float *restrict a, const int8_t *const *qr,
@@ -364,11 +364,12 @@ SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
 		qr[r] = q + (j + r) * K;
 		sr[r] = s + (j + r) * G;
 	}
+	const int8_t *next = q + (j + R) * K; /* the rows to prefetch */
 	for (int64_t k = 0; k < K;) {
 		V part[8][4];
 		const int64_t e = k + gs;
 		if (M == 1) {
-			SFX(q8_step)(M, R, 1, K, a, qr, q + (j + R) * K, k, part);
+			SFX(q8_step)(M, R, 1, K, a, qr, next, k, part);
 			k += 16;
 		} else {
 			for (int m = 0; m < M; m++)
@@ -376,7 +377,7 @@ SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
 					part[m][r] = vzero();
 		}
 		for (; k < e; k += 16)
-			SFX(q8_step)(M, R, 0, K, a, qr, q + (j + R) * K, k, part);
+			SFX(q8_step)(M, R, 0, K, a, qr, next, k, part);
 		for (int r = 0; r < R; r++) {
 			V sc = vset1(*sr[r]++);
 			for (int m = 0; m < M; m++)
