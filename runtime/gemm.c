@@ -17,6 +17,10 @@
  * stays in its core's L2 and no item waits for another. Many small
  * batches go one batch per item instead.
  *
+ * A skinny x @ w.T with f32 w on one thread (M up to BT_MAX_M) reads w in
+ * place instead: x transposed into panels, MR rows of w broadcast from w
+ * against them (uk_bt), so w is never packed (gemm_bt).
+ *
  * GEMV (M <= 8, decode) splits the columns across threads and reads each
  * weight once: b [K, N] four rows at a time into a row of accumulators in
  * L1, b [N, K] (x @ w.T) a few rows at a time with vector accumulators;
@@ -61,6 +65,10 @@ typedef struct {
 	void (*gemv)(int M, int dt, const float *s, int64_t gs, int transb,
 		     int64_t K, int64_t N, const float *a, const void *b, float *y,
 		     int64_t ldy, int64_t j0, int64_t j1);
+	void (*uk_bt)(int64_t kc, const float *xp, const float *w, int64_t K,
+		      int h, float *c, int64_t ldc, int mw);
+	void (*pack_xt)(const void *a, int dt, int64_t M, int64_t K, int64_t p,
+			float *xt);
 } GemmIsa;
 
 /*
@@ -81,6 +89,8 @@ enum {
 	PAR_WORK = 1 << 16,    /* multiply-adds worth a second thread */
 	MAX_SLOTS = 257,
 	GROUP_MIN_COLS = 512, /* narrowest column group beyond 2 per thread */
+	BT_MAX_M = 128, /* x @ w.T (f32 w) up to this M: w read in place */
+	BT_PF_LINES = 48, /* uk_bt: lines ahead each row of w prefetches */
 };
 
 /* Rows of b [N, K] a GEMV reads at a time for M rows of a: a pass reads
@@ -901,6 +911,63 @@ gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 	pool_run(s->pool, s, s->ngrp * s->nrg, tile_fn);
 }
 
+/*
+ * One batch of a skinny x @ w.T with f32 w, on one thread: x transposed
+ * into panels of NR rows (pack_xt; cheap, M is small), then every tile of
+ * MR rows of w straight from w against each panel (uk_bt). At these M
+ * packing w, as the blocked GEMM does, costs more than its reuse saves
+ * (docs/architecture.md). False when x's scratch cannot be allocated.
+ */
+static bool
+gemm_bt(const Gemm *s, const void *a, const float *w, float *c)
+{
+	const RtGemm *g = s->g;
+	const GemmIsa *k = s->k;
+	int64_t M = g->M, N = g->N, K = g->K, mr = k->mr, nr = k->nr;
+	int64_t np = (M + nr - 1) / nr;
+	float *xt = falloc((size_t)(np * nr * K));
+	if (!xt)
+		return false;
+	for (int64_t p = 0; p < np; p++)
+		k->pack_xt(a, (int)g->adt, M, K, p, xt);
+	for (int64_t n0 = 0; n0 < N; n0 += mr) {
+		int h = (int)(N - n0 < mr ? N - n0 : mr);
+		for (int64_t m0 = 0; m0 < M; m0 += nr)
+			k->uk_bt(K, xt + m0 * K, w + n0 * K, K, h, c + m0 * N + n0, N,
+				 (int)(M - m0 < nr ? M - m0 : nr));
+	}
+	free(xt);
+	return true;
+}
+
+/* Whether x @ w.T goes through gemm_bt: f32 w, M up to BT_MAX_M filling
+ * 3/4 of its panels' lanes, one thread (on two, the AVX-512 forward ran
+ * 0.85x as fast as the blocked GEMM). */
+static bool
+bt_fits(const Gemm *s, int T)
+{
+	const RtGemm *g = s->g;
+	int64_t nr = s->k->nr, mp = (g->M + nr - 1) / nr * nr;
+	return T == 1 && g->transb && g->bdt == RT_GEMM_F32 && g->M <= BT_MAX_M &&
+	       4 * g->M >= 3 * mp;
+}
+
+/* Every batch through gemm_bt; false if one could not run (the ones
+ * before it ran, and run again by the caller's fallback). */
+static bool
+bt_all(const Gemm *s)
+{
+	const RtGemm *g = s->g;
+	for (int64_t bt = 0; bt < s->nbatch; bt++) {
+		int64_t ao, bo;
+		batch_offsets(g, bt, &ao, &bo);
+		if (!gemm_bt(s, elem_ptr(g->a, g->adt, ao), (const float *)g->b + bo,
+			     s->c + bt * g->M * g->N))
+			return false;
+	}
+	return true;
+}
+
 /* Pool item: GEMV items lo .. hi (batch, column range). */
 static void
 gemv_fn(void *ctx, int64_t lo, int64_t hi)
@@ -969,6 +1036,8 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 		s.cols = (s.cols + 15) / 16 * 16;
 		per = (N + s.cols - 1) / s.cols;
 		pool_run(p, &s, s.nbatch * per, gemv_fn);
+	} else if (bt_fits(&s, T) && bt_all(&s)) {
+		/* done: x @ w.T with w read in place */
 	} else {
 		/* a slot of scratch per thread: packed a and b blocks (the
 		 * pool keeps it, also for the small products that run serially) */

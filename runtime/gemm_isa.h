@@ -505,10 +505,80 @@ SFX(gemv)(int M, int dt, const float *s, int64_t gs, int transb, int64_t K,
 #undef GEMV_Q8_CASE
 #undef GEMV_SWITCH
 
+/*
+ * The skinny x @ w.T micro-kernel (f32 w [N, K], read in place, never
+ * packed): c[m * ldc + r] = sum over k < kc of xp[k * NR + m] * w[r * K +
+ * k] for m < mw, r < h: MR rows of w broadcast one weight at a time
+ * against NR values of x's column k (xp: x transposed by pack_xt), the
+ * accumulators a transposed MR x NR tile. Rows past h read row h - 1.
+ */
+static void
+SFX(uk_bt)(int64_t kc, const float *restrict xp, const float *restrict w,
+	   int64_t K, int h, float *restrict c, int64_t ldc, int mw)
+{
+	V acc[MR][NV];
+	const float *wr[MR];
+	for (int r = 0; r < MR; r++) {
+		wr[r] = w + (r < h ? r : h - 1) * K;
+		for (int v = 0; v < NV; v++)
+			acc[r][v] = vzero();
+	}
+	for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+		/* the rows' lines BT_PF_LINES on (a line is 16 steps) */
+		for (int r = 0; r < MR; r++)
+			__builtin_prefetch(wr[r] + k0 + 16 * BT_PF_LINES, 0, 3);
+		int64_t e = k0 + 16 < kc ? k0 + 16 : kc;
+		for (int64_t k = k0; k < e; k++) {
+			V x[NV];
+			for (int v = 0; v < NV; v++)
+				x[v] = vload(xp + k * NR + 16 * v);
+			for (int r = 0; r < MR; r++) {
+				V b = vset1(wr[r][k]);
+				for (int v = 0; v < NV; v++)
+					acc[r][v] = vfma(b, x[v], acc[r][v]);
+			}
+		}
+	}
+	float t[MR][NR];
+	for (int r = 0; r < MR; r++)
+		for (int v = 0; v < NV; v++)
+			vstore(&t[r][16 * v], acc[r][v]);
+	for (int m = 0; m < mw; m++)
+		for (int r = 0; r < h; r++)
+			c[m * ldc + r] = t[r][m];
+}
+
+/*
+ * Packs x [M, K] (dtype dt) transposed for uk_bt: panel p (rows p * NR
+ * .. +NR, rows past M zero) at xt + p * K * NR, column k of the panel at
+ * k * NR.
+ */
+static void
+SFX(pack_xt)(const void *a, int dt, int64_t M, int64_t K, int64_t p, float *xt)
+{
+	float *d = xt + p * K * NR;
+	int64_t i0 = p * NR;
+	int64_t k = 0;
+	for (; k + 16 <= K; k += 16)
+		for (int v = 0; v < NV; v++) {
+			V r[16];
+			for (int j = 0; j < 16; j++) {
+				int64_t i = i0 + 16 * v + j;
+				r[j] = i < M ? SFX(vload_dt)(a, dt, i * K + k) : vzero();
+			}
+			vtranspose16(r);
+			for (int x = 0; x < 16; x++)
+				vstore(d + (k + x) * NR + 16 * v, r[x]);
+		}
+	for (; k < K; k++)
+		for (int j = 0; j < NR; j++)
+			d[k * NR + j] = i0 + j < M ? gemm_ld(a, dt, (i0 + j) * K + k) : 0.0f;
+}
+
 static const GemmIsa SFX(isa) = {
 	.mr = MR, .nr = NR, .kc = ISA_KC, .mc = ISA_MC, .nc = ISA_NC, .uk = SFX(uk), .pack_a = SFX(pack_a),
 	.pack_b = SFX(pack_b),
-	.gemv = SFX(gemv),
+	.gemv = SFX(gemv), .uk_bt = SFX(uk_bt), .pack_xt = SFX(pack_xt),
 };
 
 #undef NR

@@ -174,6 +174,9 @@ static const int64_t SHAPES[][3] = {
 	{250, 130, 300}, {20, 2100, 24}, /* two row blocks and KC blocks; NC */
 	{900, 4, 600}, /* row groups: too few columns for the threads */
 	{20, 3000, 40}, /* 5 column groups on 2 threads (GROUP_MIN_COLS) */
+	{32, 25, 1}, {64, 13, 33}, {128, 50, 40}, {120, 7, 300}, /* x @ w.T in
+	 * place (uk_bt): K under 16 and not of 16, a last tile of 1 and of
+	 * under MR rows, M of whole panels and not */
 	{0, 5, 3}, {5, 0, 3}, {5, 4, 0}, {1, 3, 0}, /* empty */
 };
 
@@ -205,9 +208,11 @@ test_dtypes(void **state)
 		{RT_GEMM_F16, RT_GEMM_F16, RT_GEMM_F16},
 		{RT_GEMM_BF16, RT_GEMM_BF16, RT_GEMM_BF16},
 		{RT_GEMM_F16, RT_GEMM_F16, RT_GEMM_F32},
+		{RT_GEMM_F16, RT_GEMM_F32, RT_GEMM_F32}, /* 16-bit x, f32 w */
+		{RT_GEMM_BF16, RT_GEMM_F32, RT_GEMM_BF16},
 	};
 	static const int64_t sh[][3] = {{1, 45, 37}, {3, 64, 40}, {8, 33, 17},
-					{20, 50, 70}, {40, 33, 300}};
+					{20, 50, 70}, {40, 33, 300}, {30, 40, 50}};
 	Pool *pool = pool_new(2);
 	for (int i = 0; i < ni; i++)
 		for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
