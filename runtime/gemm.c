@@ -913,21 +913,18 @@ gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 
 /*
  * One batch of a skinny x @ w.T with f32 w, on one thread: x transposed
- * into panels of NR rows (pack_xt; cheap, M is small), then every tile of
- * MR rows of w straight from w against each panel (uk_bt). At these M
- * packing w, as the blocked GEMM does, costs more than its reuse saves
- * (docs/architecture.md). False when x's scratch cannot be allocated.
+ * into panels of NR rows in xt (pack_xt; cheap, M is small), then every
+ * tile of MR rows of w straight from w against each panel (uk_bt). At
+ * these M packing w, as the blocked GEMM does, costs more than its reuse
+ * saves (docs/architecture.md).
  */
-static bool
-gemm_bt(const Gemm *s, const void *a, const float *w, float *c)
+static void
+gemm_bt(const Gemm *s, const void *a, const float *w, float *c, float *xt)
 {
 	const RtGemm *g = s->g;
 	const GemmIsa *k = s->k;
 	int64_t M = g->M, N = g->N, K = g->K, mr = k->mr, nr = k->nr;
 	int64_t np = (M + nr - 1) / nr;
-	float *xt = falloc((size_t)(np * nr * K));
-	if (!xt)
-		return false;
 	for (int64_t p = 0; p < np; p++)
 		k->pack_xt(a, (int)g->adt, M, K, p, xt);
 	for (int64_t n0 = 0; n0 < N; n0 += mr) {
@@ -936,8 +933,6 @@ gemm_bt(const Gemm *s, const void *a, const float *w, float *c)
 			k->uk_bt(K, xt + m0 * K, w + n0 * K, K, h, c + m0 * N + n0, N,
 				 (int)(M - m0 < nr ? M - m0 : nr));
 	}
-	free(xt);
-	return true;
 }
 
 /* Whether x @ w.T goes through gemm_bt: f32 w, M up to BT_MAX_M filling
@@ -952,19 +947,24 @@ bt_fits(const Gemm *s, int T)
 	       4 * g->M >= 3 * mp;
 }
 
-/* Every batch through gemm_bt; false if one could not run (the ones
- * before it ran, and run again by the caller's fallback). */
+/* Every batch through gemm_bt, x's panels in the pool's scratch; false
+ * when that cannot be had (nothing ran). */
 static bool
 bt_all(const Gemm *s)
 {
 	const RtGemm *g = s->g;
+	int64_t nr = s->k->nr;
+	size_t bytes = (size_t)((g->M + nr - 1) / nr * nr * g->K) * sizeof(float);
+	float *xt = pool_scratch_take(s->pool, &bytes);
+	if (!xt)
+		return false;
 	for (int64_t bt = 0; bt < s->nbatch; bt++) {
 		int64_t ao, bo;
 		batch_offsets(g, bt, &ao, &bo);
-		if (!gemm_bt(s, elem_ptr(g->a, g->adt, ao), (const float *)g->b + bo,
-			     s->c + bt * g->M * g->N))
-			return false;
+		gemm_bt(s, elem_ptr(g->a, g->adt, ao), (const float *)g->b + bo,
+			s->c + bt * g->M * g->N, xt);
 	}
+	pool_scratch_give(s->pool, xt, bytes);
 	return true;
 }
 

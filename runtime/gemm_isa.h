@@ -155,14 +155,15 @@ SFX(pack_a)(const void *a, int dt, int64_t K, int64_t i0, int64_t mc,
 }
 
 /* Converts 16 elements of row j (k0 .. k0+16) of b [N, K] for the 16
- * rows j0 .. j0+16 into d[k * NR + j - j0] (a 16 x 16 transpose). */
+ * rows j0 .. j0+16 into d[k * NR + j - j0] (a 16 x 16 transpose); rows
+ * from j0 + h on are zero. */
 static void
 SFX(pack_bt16)(const void *b, int dt, const float *s, int64_t gs, int64_t K,
-	       int64_t j0, int64_t k0, float *d)
+	       int64_t j0, int64_t h, int64_t k0, float *d)
 {
 	V r[16];
 	for (int j = 0; j < 16; j++)
-		r[j] = SFX(vload_b)(b, dt, s, gs, (j0 + j) * K + k0);
+		r[j] = j < h ? SFX(vload_b)(b, dt, s, gs, (j0 + j) * K + k0) : vzero();
 	vtranspose16(r);
 	for (int k = 0; k < 16; k++)
 		vstore(d + k * NR, r[k]);
@@ -192,7 +193,7 @@ SFX(pack_b)(const void *b, int dt, const float *s, int64_t gs, int transb,
 			int64_t k = 0;
 			for (; k + 16 <= kc; k += 16)
 				for (int v = 0; v < NV; v++)
-					SFX(pack_bt16)(b, dt, s, gs, K, jp + 16 * v,
+					SFX(pack_bt16)(b, dt, s, gs, K, jp + 16 * v, 16,
 						       k0 + k, d + k * NR + 16 * v);
 			for (; k < kc; k++)
 				for (int j = 0; j < NR; j++)
@@ -560,16 +561,9 @@ SFX(pack_xt)(const void *a, int dt, int64_t M, int64_t K, int64_t p, float *xt)
 	int64_t i0 = p * NR;
 	int64_t k = 0;
 	for (; k + 16 <= K; k += 16)
-		for (int v = 0; v < NV; v++) {
-			V r[16];
-			for (int j = 0; j < 16; j++) {
-				int64_t i = i0 + 16 * v + j;
-				r[j] = i < M ? SFX(vload_dt)(a, dt, i * K + k) : vzero();
-			}
-			vtranspose16(r);
-			for (int x = 0; x < 16; x++)
-				vstore(d + (k + x) * NR + 16 * v, r[x]);
-		}
+		for (int v = 0; v < NV; v++)
+			SFX(pack_bt16)(a, dt, NULL, 0, K, i0 + 16 * v,
+				       M - i0 - 16 * v, k, d + k * NR + 16 * v);
 	for (; k < K; k++)
 		for (int j = 0; j < NR; j++)
 			d[k * NR + j] = i0 + j < M ? gemm_ld(a, dt, (i0 + j) * K + k) : 0.0f;
