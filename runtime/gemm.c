@@ -17,9 +17,11 @@
  * stays in its core's L2 and no item waits for another. Many small
  * batches go one batch per item instead.
  *
- * A skinny x @ w.T with f32 w on one thread (M up to BT_MAX_M) reads w in
- * place instead: x transposed into panels, MR rows of w broadcast from w
- * against them (uk_bt), so w is never packed (gemm_bt).
+ * A skinny x @ w.T with f32 w (M up to BT_MAX_M; on one thread, or on
+ * any number with the AVX2 kernels) reads w in place instead: x
+ * transposed into panels, MR rows of w broadcast from w against them
+ * (uk_bt), the tiles of w split across the threads, so w is never packed
+ * (gemm_bt).
  *
  * GEMV (M <= 8, decode) splits the columns across threads and reads each
  * weight once: b [K, N] four rows at a time into a row of accumulators in
@@ -69,6 +71,7 @@ typedef struct {
 		      int h, float *c, int64_t ldc, int mw);
 	void (*pack_xt)(const void *a, int dt, int64_t M, int64_t K, int64_t p,
 			float *xt);
+	int bt_par; /* 1: uk_bt on more threads than one (see bt_fits) */
 } GemmIsa;
 
 /*
@@ -337,6 +340,7 @@ vg_transpose16(VG *r)
 #define ISA_KC 384
 #define ISA_MC 192
 #define ISA_NC 1024
+#define ISA_BT_PAR 0
 #define Q8_ROWS(M) GEMV_ROWS(M)
 #define GEMV_BHP 0
 #include "gemm_isa.h"
@@ -359,6 +363,7 @@ vg_transpose16(VG *r)
 #undef ISA_KC
 #undef ISA_MC
 #undef ISA_NC
+#undef ISA_BT_PAR
 #undef Q8_ROWS
 #undef GEMV_BHP
 
@@ -496,6 +501,7 @@ v2_transpose16(V2 *r)
 #define ISA_KC 256
 #define ISA_MC 144
 #define ISA_NC 1024
+#define ISA_BT_PAR 1
 /* 16 ymm hold M = 1's accumulators and partial sums for two rows, and M
  * > 1's for one: the int8 GEMV is bound by its vector operations, and
  * GEMV_ROWS's, spilled, took 1.5x (M = 1) to 2.7x (M = 3) as long */
@@ -522,6 +528,7 @@ v2_transpose16(V2 *r)
 #undef ISA_KC
 #undef ISA_MC
 #undef ISA_NC
+#undef ISA_BT_PAR
 #undef Q8_ROWS
 #undef GEMV_BHP
 #undef vload_bhp
@@ -582,6 +589,7 @@ v5_transpose16(__m512 *r)
 #define ISA_KC 256
 #define ISA_MC 192
 #define ISA_NC 2048
+#define ISA_BT_PAR 0
 #define Q8_ROWS(M) GEMV_ROWS(M)
 #define GEMV_BHP 0
 #include "gemm_isa.h"
@@ -604,6 +612,7 @@ v5_transpose16(__m512 *r)
 #undef ISA_KC
 #undef ISA_MC
 #undef ISA_NC
+#undef ISA_BT_PAR
 #undef Q8_ROWS
 #undef GEMV_BHP
 #pragma GCC pop_options
@@ -650,6 +659,7 @@ typedef struct {
 	int nslots;
 	float *scratch;
 	atomic_flag *busy;
+	float *xt;         /* x @ w.T read in place: x's panels */
 	/* GEMV: columns per item */
 	int64_t cols;
 } Gemm;
@@ -911,46 +921,63 @@ gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 	pool_run(s->pool, s, s->ngrp * s->nrg, tile_fn);
 }
 
-/*
- * One batch of a skinny x @ w.T with f32 w, on one thread: x transposed
- * into panels of NR rows in xt (pack_xt; cheap, M is small), then every
- * tile of MR rows of w straight from w against each panel (uk_bt). At
- * these M packing w, as the blocked GEMM does, costs more than its reuse
- * saves (docs/architecture.md).
- */
+/* Pool item: tiles lo .. hi of MR rows of the batch's w (s->b) against
+ * every panel of x in s->xt. */
 static void
-gemm_bt(const Gemm *s, const void *a, const float *w, float *c, float *xt)
+bt_fn(void *ctx, int64_t lo, int64_t hi)
 {
-	const RtGemm *g = s->g;
+	const Gemm *s = ctx;
 	const GemmIsa *k = s->k;
-	int64_t M = g->M, N = g->N, K = g->K, mr = k->mr, nr = k->nr;
-	int64_t np = (M + nr - 1) / nr;
-	for (int64_t p = 0; p < np; p++)
-		k->pack_xt(a, (int)g->adt, M, K, p, xt);
-	for (int64_t n0 = 0; n0 < N; n0 += mr) {
+	int64_t M = s->g->M, N = s->g->N, K = s->g->K, mr = k->mr, nr = k->nr;
+	const float *w = s->b;
+	for (int64_t t = lo; t < hi; t++) {
+		int64_t n0 = t * mr;
 		int h = (int)(N - n0 < mr ? N - n0 : mr);
 		for (int64_t m0 = 0; m0 < M; m0 += nr)
-			k->uk_bt(K, xt + m0 * K, w + n0 * K, K, h, c + m0 * N + n0, N,
+			k->uk_bt(K, s->xt + m0 * K, w + n0 * K, K, h, s->cb + m0 * N + n0, N,
 				 (int)(M - m0 < nr ? M - m0 : nr));
 	}
 }
 
+/*
+ * One batch of a skinny x @ w.T with f32 w: x transposed into panels of
+ * NR rows in s->xt (pack_xt, on the calling thread; cheap, M is small),
+ * then the tiles of MR rows of w, straight from w, against each panel
+ * (uk_bt), split across p's threads. At these M packing w, as the
+ * blocked GEMM does, costs more than its reuse saves
+ * (docs/architecture.md).
+ */
+static void
+gemm_bt(Gemm *s, Pool *p, const void *a, const float *w, float *c)
+{
+	const RtGemm *g = s->g;
+	const GemmIsa *k = s->k;
+	int64_t np = (g->M + k->nr - 1) / k->nr;
+	for (int64_t i = 0; i < np; i++)
+		k->pack_xt(a, (int)g->adt, g->M, g->K, i, s->xt);
+	s->b = w;
+	s->cb = c;
+	pool_run(p, s, (g->N + k->mr - 1) / k->mr, bt_fn);
+}
+
 /* Whether x @ w.T goes through gemm_bt: f32 w, M up to BT_MAX_M filling
- * 3/4 of its panels' lanes, one thread (on two, the AVX-512 forward ran
- * 0.85x as fast as the blocked GEMM). */
+ * 3/4 of its panels' lanes, on one thread or on an ISA whose uk_bt also
+ * wins on more (bt_par). Paired against the blocked GEMM on two threads
+ * of a Zen 4 VM: the AVX2 kernels 1.13-1.55x (prefill and Llama shapes),
+ * the AVX-512 ones 0.86-0.91x (docs/architecture.md). */
 static bool
 bt_fits(const Gemm *s, int T)
 {
 	const RtGemm *g = s->g;
 	int64_t nr = s->k->nr, mp = (g->M + nr - 1) / nr * nr;
-	return T == 1 && g->transb && g->bdt == RT_GEMM_F32 && g->M <= BT_MAX_M &&
-	       4 * g->M >= 3 * mp;
+	return (T == 1 || s->k->bt_par) && g->transb && g->bdt == RT_GEMM_F32 &&
+	       g->M <= BT_MAX_M && 4 * g->M >= 3 * mp;
 }
 
 /* Every batch through gemm_bt, x's panels in the pool's scratch; false
  * when that cannot be had (nothing ran). */
 static bool
-bt_all(const Gemm *s)
+bt_all(Gemm *s, Pool *p)
 {
 	const RtGemm *g = s->g;
 	int64_t nr = s->k->nr;
@@ -958,11 +985,12 @@ bt_all(const Gemm *s)
 	float *xt = pool_scratch_take(s->pool, &bytes);
 	if (!xt)
 		return false;
+	s->xt = xt;
 	for (int64_t bt = 0; bt < s->nbatch; bt++) {
 		int64_t ao, bo;
 		batch_offsets(g, bt, &ao, &bo);
-		gemm_bt(s, elem_ptr(g->a, g->adt, ao), (const float *)g->b + bo,
-			s->c + bt * g->M * g->N, xt);
+		gemm_bt(s, p, elem_ptr(g->a, g->adt, ao), (const float *)g->b + bo,
+			s->c + bt * g->M * g->N);
 	}
 	pool_scratch_give(s->pool, xt, bytes);
 	return true;
@@ -1036,7 +1064,7 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 		s.cols = (s.cols + 15) / 16 * 16;
 		per = (N + s.cols - 1) / s.cols;
 		pool_run(p, &s, s.nbatch * per, gemv_fn);
-	} else if (bt_fits(&s, T) && bt_all(&s)) {
+	} else if (bt_fits(&s, T) && bt_all(&s, p)) {
 		/* done: x @ w.T with w read in place */
 	} else {
 		/* a slot of scratch per thread: packed a and b blocks (the
