@@ -17,11 +17,11 @@
  * stays in its core's L2 and no item waits for another. Many small
  * batches go one batch per item instead.
  *
- * A skinny x @ w.T with f32 w (M up to BT_MAX_M; on one thread, or on
- * any number with the AVX2 kernels) reads w in place instead: x
- * transposed into panels, MR rows of w broadcast from w against them
- * (uk_bt), the tiles of w split across the threads, so w is never packed
- * (gemm_bt).
+ * A skinny x @ w.T with f32 w (M up to BT_MAX_M; on one thread, or for
+ * one batch on any number with the AVX2 kernels) reads w in place
+ * instead: x transposed into panels, MR rows of w broadcast from w
+ * against them (uk_bt), the tiles of w split across the threads, so w is
+ * never packed (gemm_bt).
  *
  * GEMV (M <= 8, decode) splits the columns across threads and reads each
  * weight once: b [K, N] four rows at a time into a row of accumulators in
@@ -961,17 +961,19 @@ gemm_bt(Gemm *s, Pool *p, const void *a, const float *w, float *c)
 }
 
 /* Whether x @ w.T goes through gemm_bt: f32 w, M up to BT_MAX_M filling
- * 3/4 of its panels' lanes, on one thread or on an ISA whose uk_bt also
- * wins on more (bt_par). Paired against the blocked GEMM on two threads
- * of a Zen 4 VM: the AVX2 kernels 1.13-1.55x (prefill and Llama shapes),
- * the AVX-512 ones 0.86-0.91x (docs/architecture.md). */
+ * 3/4 of its panels' lanes, on one thread or, for one batch, on an ISA
+ * whose uk_bt also wins on more (bt_par). Paired against the blocked GEMM
+ * on two threads of a Zen 4 VM: the AVX2 kernels 1.13-1.55x (prefill and
+ * Llama shapes), the AVX-512 ones 0.86-0.91x (docs/architecture.md).
+ * Batches on more threads stay blocked: it runs them side by side, and
+ * gemm_bt would run them one after another (not measured). */
 static bool
 bt_fits(const Gemm *s, int T)
 {
 	const RtGemm *g = s->g;
 	int64_t nr = s->k->nr, mp = (g->M + nr - 1) / nr * nr;
-	return (T == 1 || s->k->bt_par) && g->transb && g->bdt == RT_GEMM_F32 &&
-	       g->M <= BT_MAX_M && 4 * g->M >= 3 * mp;
+	return (T == 1 || (s->k->bt_par && s->nbatch == 1)) && g->transb &&
+	       g->bdt == RT_GEMM_F32 && g->M <= BT_MAX_M && 4 * g->M >= 3 * mp;
 }
 
 /* Every batch through gemm_bt, x's panels in the pool's scratch; false
