@@ -67,8 +67,8 @@ typedef struct {
 	void (*gemv)(int M, int dt, const float *s, int64_t gs, int transb,
 		     int64_t K, int64_t N, const float *a, const void *b, float *y,
 		     int64_t ldy, int64_t j0, int64_t j1);
-	void (*uk_bt)(int64_t kc, const float *xp, const float *w, int64_t K,
-		      int h, float *c, int64_t ldc, int mw);
+	void (*uk_bt)(const float *xp, const float *w, int64_t K, int h,
+		      float *c, int64_t ldc, int mw);
 	void (*pack_xt)(const void *a, int dt, int64_t M, int64_t K, int64_t p,
 			float *xt);
 	int bt_par; /* 1: uk_bt on more threads than one (see bt_fits) */
@@ -934,8 +934,8 @@ bt_fn(void *ctx, int64_t lo, int64_t hi)
 		int64_t n0 = t * mr;
 		int h = (int)(N - n0 < mr ? N - n0 : mr);
 		for (int64_t m0 = 0; m0 < M; m0 += nr)
-			k->uk_bt(K, s->xt + m0 * K, w + n0 * K, K, h, s->cb + m0 * N + n0, N,
-				 (int)(M - m0 < nr ? M - m0 : nr));
+			k->uk_bt(s->xt + m0 * K, w + n0 * K, K, h, s->cb + m0 * N + n0,
+				 N, (int)(M - m0 < nr ? M - m0 : nr));
 	}
 }
 

@@ -511,14 +511,14 @@ SFX(gemv)(int M, int dt, const float *s, int64_t gs, int transb, int64_t K,
 
 /*
  * The skinny x @ w.T micro-kernel (f32 w [N, K], read in place, never
- * packed): c[m * ldc + r] = sum over k < kc of xp[k * NR + m] * w[r * K +
+ * packed): c[m * ldc + r] = sum over k < K of xp[k * NR + m] * w[r * K +
  * k] for m < mw, r < h: MR rows of w broadcast one weight at a time
  * against NR values of x's column k (xp: x transposed by pack_xt), the
  * accumulators a transposed MR x NR tile. Rows past h read row h - 1.
  */
 static void
-SFX(uk_bt)(int64_t kc, const float *restrict xp, const float *restrict w,
-	   int64_t K, int h, float *restrict c, int64_t ldc, int mw)
+SFX(uk_bt)(const float *restrict xp, const float *restrict w, int64_t K,
+	   int h, float *restrict c, int64_t ldc, int mw)
 {
 	V acc[MR][NV];
 	const float *wr[MR];
@@ -527,11 +527,11 @@ SFX(uk_bt)(int64_t kc, const float *restrict xp, const float *restrict w,
 		for (int v = 0; v < NV; v++)
 			acc[r][v] = vzero();
 	}
-	for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+	for (int64_t k0 = 0; k0 < K; k0 += 16) {
 		/* the rows' lines BT_PF_LINES on (a line is 16 steps) */
 		for (int r = 0; r < MR; r++)
 			__builtin_prefetch(wr[r] + k0 + 16 * BT_PF_LINES, 0, 3);
-		int64_t e = k0 + 16 < kc ? k0 + 16 : kc;
+		int64_t e = k0 + 16 < K ? k0 + 16 : K;
 		for (int64_t k = k0; k < e; k++) {
 			V x[NV];
 			for (int v = 0; v < NV; v++)
