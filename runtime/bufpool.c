@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "rt.h"
 
-enum { HUGE_PAGE = 2 << 20 };
+enum { HUGE_PAGE = RT_HUGE_MIN };
 
 /* A free buffer of a pool. */
 typedef struct {
@@ -83,23 +84,26 @@ rt_pool_release(RtPool *p)
 	pool_unref(p);
 }
 
-/* cap fresh bytes (a multiple of HUGE_PAGE) at a HUGE_PAGE boundary,
- * advised to use huge pages; NULL when the mapping fails. */
-static void *
-map_huge(size_t cap)
+void *
+rt_map_huge(size_t len)
 {
-	size_t len = cap + HUGE_PAGE;
-	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	if (!len || len > SIZE_MAX - HUGE_PAGE)
+		return NULL;
+	size_t span = len + HUGE_PAGE;
+	char *m = mmap(NULL, span, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	uintptr_t a = ((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
 	char *d = (char *)a;
+	/* the whole pages past d + len; munmap rounds len up the same way */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *end = d + (len + page - 1) / page * page;
 	if (d > m)
 		munmap(m, (size_t)(d - m));
-	if (d + cap < m + len)
-		munmap(d + cap, (size_t)(m + len - (d + cap)));
-	madvise(d, cap, MADV_HUGEPAGE);
+	if (end < m + span)
+		munmap(end, (size_t)(m + span - end));
+	madvise(d, len, MADV_HUGEPAGE);
 	return d;
 }
 
@@ -146,7 +150,7 @@ rt_pool_get(RtPool *p, size_t need, size_t *cap)
 	pthread_mutex_unlock(&p->mu);
 	if (d)
 		return d;
-	d = map_huge(want);
+	d = rt_map_huge(want);
 	if (!d)
 		return NULL;
 	*cap = want;

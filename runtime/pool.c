@@ -31,12 +31,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
 
 #include "pool.h"
+#include "rt.h"
 
 enum {
 	MAX_THREADS = 256,
@@ -306,9 +308,21 @@ pool_scratch_take(Pool *p, size_t *bytes)
 		}
 		pthread_mutex_unlock(&p->smu);
 	}
-	if (!buf)
-		*bytes = (*bytes + 63) / 64 * 64;
-	return buf ? buf : aligned_alloc(64, *bytes);
+	if (buf)
+		return buf;
+	*bytes = (*bytes + 63) / 64 * 64;
+	return *bytes >= RT_HUGE_MIN ? rt_map_huge(*bytes)
+				     : aligned_alloc(64, *bytes);
+}
+
+/* Frees a block of pool_scratch_take's. */
+static void
+scratch_free(void *buf, size_t bytes)
+{
+	if (buf && bytes >= RT_HUGE_MIN)
+		munmap(buf, bytes);
+	else
+		free(buf);
 }
 
 void
@@ -318,13 +332,15 @@ pool_scratch_give(Pool *p, void *buf, size_t bytes)
 		pthread_mutex_lock(&p->smu);
 		if (!p->scratch || p->scratch_bytes < bytes) {
 			void *old = p->scratch;
+			size_t oldb = p->scratch_bytes;
 			p->scratch = buf;
 			p->scratch_bytes = bytes;
 			buf = old;
+			bytes = oldb;
 		}
 		pthread_mutex_unlock(&p->smu);
 	}
-	free(buf);
+	scratch_free(buf, bytes);
 }
 
 void
@@ -339,7 +355,7 @@ pool_free(Pool *p)
 	for (int i = 0; i < p->nstarted; i++)
 		pthread_join(p->threads[i], NULL);
 	free(p->threads);
-	free(p->scratch);
+	scratch_free(p->scratch, p->scratch_bytes);
 	pthread_mutex_destroy(&p->smu);
 	pthread_cond_destroy(&p->wake);
 	pthread_cond_destroy(&p->done);

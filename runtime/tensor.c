@@ -128,13 +128,19 @@ rt_tensor_new(DType dt, int ndim, const int64_t *shape, RtError *e)
 		return NULL;
 	}
 	cap = (cap + RT_ALIGN - 1) & ~(size_t)(RT_ALIGN - 1);
-	t->data = aligned_alloc(RT_ALIGN, cap);
+	if (cap >= RT_HUGE_MIN) {
+		t->data = rt_map_huge(cap);
+		t->own = RT_MAPPED;
+		t->cap = cap;
+	} else {
+		t->data = aligned_alloc(RT_ALIGN, cap);
+		t->own = RT_OWNED;
+	}
 	if (!t->data) {
 		rt_error(e, "out of memory allocating %zu bytes", t->nbytes);
 		free(t);
 		return NULL;
 	}
-	t->own = RT_OWNED;
 	return t;
 }
 
@@ -161,6 +167,8 @@ rt_tensor_free(RtTensor *t)
 		free(t->data);
 	else if (t->own == RT_POOLED)
 		rt_pool_put(t->pool, t->data, t->cap);
+	else if (t->own == RT_MAPPED)
+		munmap(t->data, t->cap);
 	free(t);
 }
 

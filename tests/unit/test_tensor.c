@@ -8,6 +8,7 @@
 #include <string.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 
@@ -266,6 +267,43 @@ test_error(void **state)
 
 /* ----------------------------------------------------------------- pools */
 
+/* Tensors of RT_HUGE_MIN bytes or more are mapped at a 2 MiB boundary
+ * (RT_MAPPED), every byte of them writable up to a size that is no
+ * multiple of a page; smaller ones are allocated. */
+static void
+test_new_huge(void **state)
+{
+	(void)state;
+	RtError e = {{0}};
+	const int64_t sizes[] = {RT_HUGE_MIN - RT_ALIGN, RT_HUGE_MIN,
+				 RT_HUGE_MIN + 1, 3 * RT_HUGE_MIN + 4097};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		RtTensor *t = rt_tensor_new(DT_U8, 1, &sizes[i], &e);
+		assert_non_null(t);
+		assert_int_equal(t->nbytes, (size_t)sizes[i]);
+		if (sizes[i] < RT_HUGE_MIN) {
+			assert_int_equal(t->own, RT_OWNED);
+		} else {
+			assert_int_equal(t->own, RT_MAPPED);
+			assert_true(t->cap >= t->nbytes);
+			assert_int_equal((uintptr_t)t->data % RT_HUGE_MIN, 0);
+		}
+		unsigned char *q = t->data;
+		memset(q, 0x5a, t->nbytes);
+		assert_int_equal(q[0], 0x5a);
+		assert_int_equal(q[t->nbytes - 1], 0x5a);
+		rt_tensor_free(t);
+	}
+	/* the mapping on its own: fresh memory reads zero, any length */
+	unsigned char *m = rt_map_huge(RT_HUGE_MIN + 10);
+	assert_non_null(m);
+	assert_int_equal((uintptr_t)m % RT_HUGE_MIN, 0);
+	assert_int_equal(m[RT_HUGE_MIN + 9], 0);
+	m[RT_HUGE_MIN + 9] = 1;
+	munmap(m, RT_HUGE_MIN + 10);
+	assert_null(rt_map_huge(0));
+}
+
 enum { MIB = 1 << 20 };
 
 /* A 1-d uint8 tensor of n bytes from p. */
@@ -292,7 +330,7 @@ test_pool_small(void **state)
 	memset(t->data, 1, t->nbytes);
 	rt_tensor_free(t);
 	t = bytes_in(NULL, 8 * MIB);
-	assert_int_equal(t->own, RT_OWNED);
+	assert_int_equal(t->own, RT_MAPPED);
 	rt_tensor_free(t);
 	size_t used = 1, kept = 1, peak = 1;
 	rt_pool_stats(p, &used, &kept, &peak);
@@ -496,6 +534,7 @@ main(void)
 		cmocka_unit_test(test_f16_rounding),
 		cmocka_unit_test(test_bf16),
 		cmocka_unit_test(test_error),
+		cmocka_unit_test(test_new_huge),
 		cmocka_unit_test(test_pool_small),
 		cmocka_unit_test(test_pool_reuse),
 		cmocka_unit_test(test_pool_bounded),
