@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "codegen.h"
@@ -43,6 +44,35 @@ now(void)
 	struct timespec ts;
 	clock_gettime(getenv("BENCH_CPU_TIME") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * A 64-byte aligned buffer of bytes, allocated as rlx allocates a tensor
+ * of that size (rt_tensor_new: huge pages from RT_HUGE_MIN on, as NumPy
+ * does for its large arrays), so that rlx's kernels, the read loop and
+ * the peers all read memory mapped alike; buf_free gives it back.
+ */
+static void *
+buf_new(size_t bytes)
+{
+	size_t len = (bytes + 63) / 64 * 64;
+	void *p = len >= RT_HUGE_MIN ? rt_map_huge(len)
+				     : aligned_alloc(64, len ? len : 64);
+	if (!p) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static void
+buf_free(void *p, size_t bytes)
+{
+	size_t len = (bytes + 63) / 64 * 64;
+	if (len >= RT_HUGE_MIN)
+		munmap(p, len);
+	else
+		free(p);
 }
 
 static int
@@ -325,11 +355,7 @@ buffer(const SInfo *si, size_t *bytes, int64_t *dims, int *nd)
 	}
 	*bytes = (size_t)n * (size_t)((dtype_bits(si->dtype) + 7) / 8);
 	size_t alloc = (*bytes + 63) / 64 * 64;
-	unsigned char *p = aligned_alloc(64, alloc ? alloc : 64);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(1);
-	}
+	unsigned char *p = buf_new(*bytes);
 	if (si->dtype == DT_F32)
 		for (int64_t i = 0; i < n; i++)
 			((float *)p)[i] = 0.5f + (float)((uint64_t)i * 2654435761u % 997) * 0.001f;
@@ -373,6 +399,7 @@ bench_kernel(const char *name, int reps)
 	}
 	/* buffers: the tensor arguments, then the result */
 	void *bufs[8];
+	size_t sizes[8];
 	int64_t dims[32];
 	int nb = 0, nd = 0;
 	size_t bytes = 0, big = 0;
@@ -381,14 +408,16 @@ bench_kernel(const char *name, int reps)
 		const SInfo *si = x->sinfo ? x->sinfo : x->var->sinfo;
 		if (si->kind != SI_TENSOR)
 			continue;
-		bufs[nb++] = buffer(si, &bytes, dims, &nd);
+		bufs[nb] = buffer(si, &bytes, dims, &nd);
+		sizes[nb++] = bytes;
 		big = bytes > big ? bytes : big;
 	}
 	/* one buffer per field of a tuple result (topk's values, indices) */
 	int nres = e->sinfo->kind == SI_TUPLE ? e->sinfo->nfields : 1;
 	for (int i = 0; i < nres; i++) {
-		bufs[nb++] = buffer(e->sinfo->kind == SI_TUPLE ? e->sinfo->fields[i] : e->sinfo,
+		bufs[nb] = buffer(e->sinfo->kind == SI_TUPLE ? e->sinfo->fields[i] : e->sinfo,
 				    &bytes, dims, &nd);
+		sizes[nb++] = bytes;
 		big = bytes > big ? bytes : big;
 	}
 	if (nb != k->nin + k->nout || nd != k->ndims) {
@@ -397,8 +426,8 @@ bench_kernel(const char *name, int reps)
 	}
 	double *tk = calloc((size_t)reps, sizeof *tk);
 	double *tm = calloc((size_t)reps, sizeof *tm);
-	unsigned char *src = aligned_alloc(64, (big + 63) / 64 * 64);
-	unsigned char *dst = aligned_alloc(64, (big + 63) / 64 * 64);
+	unsigned char *src = buf_new(big);
+	unsigned char *dst = buf_new(big);
 	memset(src, 1, big);
 	memset(dst, 2, big);
 	for (int i = 0; i < 2; i++) { /* warm up: threads, page faults */
@@ -418,10 +447,10 @@ bench_kernel(const char *name, int reps)
 	       median(tm, reps), big, pool_size(jit_pool(jit)));
 	free(tk);
 	free(tm);
-	free(src);
-	free(dst);
+	buf_free(src, big);
+	buf_free(dst, big);
 	for (int i = 0; i < nb; i++)
-		free(bufs[i]);
+		buf_free(bufs[i], sizes[i]);
 	diag_clear(&d);
 	free(d.items);
 	cg_free(cg);
@@ -486,7 +515,7 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 	void *bufs[3];
 	size_t n[3] = {(size_t)(M * Kd), (size_t)(Kd * N), (size_t)(M * N)};
 	for (int i = 0; i < 3; i++) {
-		bufs[i] = aligned_alloc(64, (n[i] * es + 63) / 64 * 64 + 64);
+		bufs[i] = buf_new(n[i] * es + 64);
 		if (es == 4)
 			for (size_t j = 0; j < n[i]; j++)
 				((float *)bufs[i])[j] = 0.5f + (float)(j % 97) * 0.01f;
@@ -505,7 +534,7 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 	}
 	printf("gemm %.6f %d\n", best, pool_size(jit_pool(jit)));
 	for (int i = 0; i < 3; i++)
-		free(bufs[i]);
+		buf_free(bufs[i], n[i] * es + 64);
 	diag_clear(&d);
 	free(d.items);
 	cg_free(cg);
@@ -553,9 +582,7 @@ bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, in
 		       (size_t)(Kd * N / GS)};
 	float *bufs[4];
 	for (int i = 0; i < 4; i++) {
-		bufs[i] = aligned_alloc(64, (n[i] * sizeof(float) + 63) / 64 * 64);
-		if (!bufs[i])
-			return 1;
+		bufs[i] = buf_new(n[i] * sizeof(float));
 		for (size_t j = 0; j < n[i]; j++)
 			bufs[i][j] = 0.5f + (float)(j % 97) * 0.01f;
 	}
@@ -580,7 +607,7 @@ bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, in
 	printf("gemm %.6f %d\n", best, pool_size(pl));
 	pool_free(pl);
 	for (int i = 0; i < 4; i++)
-		free(bufs[i]);
+		buf_free(bufs[i], n[i] * sizeof(float));
 	return 0;
 }
 
@@ -724,8 +751,8 @@ bench_read(long mb, int reps)
 {
 	Pool *pool = pool_new(0);
 	int64_t n = (int64_t)mb << 18; /* floats */
-	float *p = aligned_alloc(64, (size_t)n * 4);
-	if (!p || !pool)
+	float *p = buf_new((size_t)n * 4);
+	if (!pool)
 		return 1;
 	for (int64_t i = 0; i < n; i++)
 		p[i] = (float)(i & 7);
@@ -739,7 +766,7 @@ bench_read(long mb, int reps)
 			best = t < best ? t : best;
 	}
 	printf("read %.6f %lld %d\n", best, (long long)n * 4, pool_size(pool));
-	free(p);
+	buf_free(p, (size_t)n * 4);
 	pool_free(pool);
 	return 0;
 }
