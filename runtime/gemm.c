@@ -39,9 +39,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gemm.h"
 #include "pool.h"
+#include "rt.h"
 
 /*
  * Cache lines for a micro-kernel to prefetch into L2 while it computes,
@@ -817,10 +819,24 @@ bbuf_floats(const GemmIsa *k)
 	return (size_t)(k->nc + k->nr) * (size_t)k->kc;
 }
 
+/* n floats, 64-byte aligned, freed by ffree(p, n): huge pages from
+ * RT_HUGE_MIN bytes on (a call's f32 result or widened a is filled once,
+ * and faulting it in 4 KiB at a time costs more than filling it). */
 static float *
 falloc(size_t n)
 {
-	return aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
+	size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+	return bytes >= RT_HUGE_MIN ? rt_map_huge(bytes) : aligned_alloc(64, bytes);
+}
+
+static void
+ffree(float *p, size_t n)
+{
+	size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+	if (p && bytes >= RT_HUGE_MIN)
+		munmap(p, bytes);
+	else
+		free(p);
 }
 
 /* Slot i's packed a block and packed b block. */
@@ -1024,7 +1040,7 @@ gemv_fn(void *ctx, int64_t lo, int64_t hi)
 			   (int)g->transb, K, N, a,
 			   elem_ptr(g->b, g->bdt, bo), s->c + bt * M * N, N, j0, j1);
 	}
-	free(abuf);
+	ffree(abuf, (size_t)(M * K) + 16);
 }
 
 /* Pool item: converts the f32 scratch result into c, elements lo .. hi. */
@@ -1095,6 +1111,6 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 	}
 	if (s.c != g->c) {
 		pool_run(total >= PAR_WORK ? pool : NULL, &s, total, convert_fn);
-		free(s.c);
+		ffree(s.c, (size_t)total);
 	}
 }

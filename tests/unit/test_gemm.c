@@ -212,7 +212,10 @@ test_dtypes(void **state)
 		{RT_GEMM_BF16, RT_GEMM_F32, RT_GEMM_BF16},
 	};
 	static const int64_t sh[][3] = {{1, 45, 37}, {3, 64, 40}, {8, 33, 17},
-					{20, 50, 70}, {40, 33, 300}, {30, 40, 50}};
+					{20, 50, 70}, {40, 33, 300}, {30, 40, 50},
+					/* a 16-bit result's f32 scratch, a 16-bit x's
+					 * widened copy (GEMV): 2 MiB or more, mapped */
+					{600, 1000, 3}, {8, 3, 70000}};
 	Pool *pool = pool_new(2);
 	for (int i = 0; i < ni; i++)
 		for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
