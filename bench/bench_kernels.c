@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "codegen.h"
@@ -50,29 +49,17 @@ now(void)
  * A 64-byte aligned buffer of bytes, allocated as rlx allocates a tensor
  * of that size (rt_tensor_new: huge pages from RT_HUGE_MIN on, as NumPy
  * does for its large arrays), so that rlx's kernels, the read loop and
- * the peers all read memory mapped alike; buf_free gives it back.
+ * the peers all read memory mapped alike; rt_buf_free gives it back.
  */
 static void *
 buf_new(size_t bytes)
 {
-	size_t len = (bytes + 63) / 64 * 64;
-	void *p = len >= RT_HUGE_MIN ? rt_map_huge(len)
-				     : aligned_alloc(64, len ? len : 64);
+	void *p = rt_buf_alloc(bytes);
 	if (!p) {
 		fprintf(stderr, "out of memory\n");
 		exit(1);
 	}
 	return p;
-}
-
-static void
-buf_free(void *p, size_t bytes)
-{
-	size_t len = (bytes + 63) / 64 * 64;
-	if (len >= RT_HUGE_MIN)
-		munmap(p, len);
-	else
-		free(p);
 }
 
 static int
@@ -447,10 +434,10 @@ bench_kernel(const char *name, int reps)
 	       median(tm, reps), big, pool_size(jit_pool(jit)));
 	free(tk);
 	free(tm);
-	buf_free(src, big);
-	buf_free(dst, big);
+	rt_buf_free(src, big);
+	rt_buf_free(dst, big);
 	for (int i = 0; i < nb; i++)
-		buf_free(bufs[i], sizes[i]);
+		rt_buf_free(bufs[i], sizes[i]);
 	diag_clear(&d);
 	free(d.items);
 	cg_free(cg);
@@ -534,7 +521,7 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 	}
 	printf("gemm %.6f %d\n", best, pool_size(jit_pool(jit)));
 	for (int i = 0; i < 3; i++)
-		buf_free(bufs[i], n[i] * es + 64);
+		rt_buf_free(bufs[i], n[i] * es + 64);
 	diag_clear(&d);
 	free(d.items);
 	cg_free(cg);
@@ -607,7 +594,7 @@ bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, in
 	printf("gemm %.6f %d\n", best, pool_size(pl));
 	pool_free(pl);
 	for (int i = 0; i < 4; i++)
-		buf_free(bufs[i], n[i] * sizeof(float));
+		rt_buf_free(bufs[i], n[i] * sizeof(float));
 	return 0;
 }
 
@@ -766,7 +753,7 @@ bench_read(long mb, int reps)
 			best = t < best ? t : best;
 	}
 	printf("read %.6f %lld %d\n", best, (long long)n * 4, pool_size(pool));
-	buf_free(p, (size_t)n * 4);
+	rt_buf_free(p, (size_t)n * 4);
 	pool_free(pool);
 	return 0;
 }

@@ -107,6 +107,25 @@ rt_map_huge(size_t len)
 	return d;
 }
 
+void *
+rt_buf_alloc(size_t bytes)
+{
+	size_t len = (bytes + 63) / 64 * 64;
+	if (len < bytes)
+		return NULL;
+	return len >= RT_HUGE_MIN ? rt_map_huge(len)
+				  : aligned_alloc(64, len ? len : 64);
+}
+
+void
+rt_buf_free(void *p, size_t bytes)
+{
+	if (p && (bytes + 63) / 64 * 64 >= RT_HUGE_MIN)
+		munmap(p, (bytes + 63) / 64 * 64);
+	else
+		free(p);
+}
+
 /* A buffer of at least need bytes: the smallest kept one that fits
  * without wasting more than a quarter of it, else a fresh mapping (kept
  * buffers that fit nothing are unmapped first while the pool keeps more

@@ -39,7 +39,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "gemm.h"
 #include "pool.h"
@@ -825,18 +824,13 @@ bbuf_floats(const GemmIsa *k)
 static float *
 falloc(size_t n)
 {
-	size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-	return bytes >= RT_HUGE_MIN ? rt_map_huge(bytes) : aligned_alloc(64, bytes);
+	return rt_buf_alloc(n * sizeof(float));
 }
 
 static void
 ffree(float *p, size_t n)
 {
-	size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-	if (p && bytes >= RT_HUGE_MIN)
-		munmap(p, bytes);
-	else
-		free(p);
+	rt_buf_free(p, n * sizeof(float));
 }
 
 /* Slot i's packed a block and packed b block. */

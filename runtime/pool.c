@@ -31,7 +31,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -311,18 +310,7 @@ pool_scratch_take(Pool *p, size_t *bytes)
 	if (buf)
 		return buf;
 	*bytes = (*bytes + 63) / 64 * 64;
-	return *bytes >= RT_HUGE_MIN ? rt_map_huge(*bytes)
-				     : aligned_alloc(64, *bytes);
-}
-
-/* Frees a block of pool_scratch_take's. */
-static void
-scratch_free(void *buf, size_t bytes)
-{
-	if (buf && bytes >= RT_HUGE_MIN)
-		munmap(buf, bytes);
-	else
-		free(buf);
+	return rt_buf_alloc(*bytes);
 }
 
 void
@@ -340,7 +328,7 @@ pool_scratch_give(Pool *p, void *buf, size_t bytes)
 		}
 		pthread_mutex_unlock(&p->smu);
 	}
-	scratch_free(buf, bytes);
+	rt_buf_free(buf, bytes);
 }
 
 void
@@ -355,7 +343,7 @@ pool_free(Pool *p)
 	for (int i = 0; i < p->nstarted; i++)
 		pthread_join(p->threads[i], NULL);
 	free(p->threads);
-	scratch_free(p->scratch, p->scratch_bytes);
+	rt_buf_free(p->scratch, p->scratch_bytes);
 	pthread_mutex_destroy(&p->smu);
 	pthread_cond_destroy(&p->wake);
 	pthread_cond_destroy(&p->done);

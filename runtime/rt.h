@@ -94,6 +94,12 @@ void rt_pool_put(RtPool *p, void *data, size_t cap);
  */
 enum { RT_HUGE_MIN = 2 << 20 };
 void *rt_map_huge(size_t len);
+/* bytes of 64-byte aligned memory for a buffer filled once: rt_map_huge's
+ * from RT_HUGE_MIN bytes on, else aligned_alloc's; NULL when out of
+ * memory. rt_buf_free takes it back with the same bytes (p may be
+ * NULL). The one place that decides which buffers get huge pages. */
+void *rt_buf_alloc(size_t bytes);
+void rt_buf_free(void *p, size_t bytes);
 int64_t rt_numel(const RtTensor *t);
 /* The process's anonymous resident memory now (RssAnon of
  * /proc/self/status: heap, pools, stacks; not mapped file pages), in

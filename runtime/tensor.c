@@ -128,14 +128,9 @@ rt_tensor_new(DType dt, int ndim, const int64_t *shape, RtError *e)
 		return NULL;
 	}
 	cap = (cap + RT_ALIGN - 1) & ~(size_t)(RT_ALIGN - 1);
-	if (cap >= RT_HUGE_MIN) {
-		t->data = rt_map_huge(cap);
-		t->own = RT_MAPPED;
-		t->cap = cap;
-	} else {
-		t->data = aligned_alloc(RT_ALIGN, cap);
-		t->own = RT_OWNED;
-	}
+	t->data = rt_buf_alloc(cap);
+	t->own = cap >= RT_HUGE_MIN ? RT_MAPPED : RT_OWNED;
+	t->cap = cap;
 	if (!t->data) {
 		rt_error(e, "out of memory allocating %zu bytes", t->nbytes);
 		free(t);
@@ -168,7 +163,7 @@ rt_tensor_free(RtTensor *t)
 	else if (t->own == RT_POOLED)
 		rt_pool_put(t->pool, t->data, t->cap);
 	else if (t->own == RT_MAPPED)
-		munmap(t->data, t->cap);
+		rt_buf_free(t->data, t->cap);
 	free(t);
 }
 

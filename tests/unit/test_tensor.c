@@ -302,6 +302,20 @@ test_new_huge(void **state)
 	m[RT_HUGE_MIN + 9] = 1;
 	munmap(m, RT_HUGE_MIN + 10);
 	assert_null(rt_map_huge(0));
+	/* rt_buf_alloc: 64-byte aligned below RT_HUGE_MIN, mapped at 2 MiB
+	 * from it on (the size rounded up to 64 decides), every byte ours */
+	const size_t bs[] = {0, 1, RT_HUGE_MIN - 64, RT_HUGE_MIN - 63,
+			     RT_HUGE_MIN, 5 * RT_HUGE_MIN + 3};
+	for (size_t i = 0; i < sizeof bs / sizeof *bs; i++) {
+		unsigned char *b = rt_buf_alloc(bs[i]);
+		assert_non_null(b);
+		bool huge = (bs[i] + 63) / 64 * 64 >= RT_HUGE_MIN;
+		assert_int_equal((uintptr_t)b % (huge ? RT_HUGE_MIN : 64), 0);
+		memset(b, 7, bs[i]);
+		rt_buf_free(b, bs[i]);
+	}
+	rt_buf_free(NULL, RT_HUGE_MIN);
+	rt_buf_free(NULL, 1);
 }
 
 enum { MIB = 1 << 20 };
