@@ -120,8 +120,9 @@ rt_buf_alloc(size_t bytes)
 void
 rt_buf_free(void *p, size_t bytes)
 {
-	if (p && (bytes + 63) / 64 * 64 >= RT_HUGE_MIN)
-		munmap(p, (bytes + 63) / 64 * 64);
+	size_t len = (bytes + 63) / 64 * 64;
+	if (p && len >= RT_HUGE_MIN)
+		munmap(p, len);
 	else
 		free(p);
 }

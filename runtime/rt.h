@@ -33,8 +33,9 @@ typedef enum {
 	RT_BORROWED, /* data belongs to someone else (a mapped file) */
 	RT_POOLED,   /* data is ours, from an RtPool: rt_tensor_free gives it
 		      * back (never free() it) */
-	RT_MAPPED,   /* data is ours, rt_map_huge's mapping of cap bytes:
-		      * rt_tensor_free unmaps it (never free() it) */
+	RT_MAPPED,   /* data is ours, rt_buf_alloc's huge mapping of cap
+		      * bytes: rt_tensor_free gives it back with
+		      * rt_buf_free (never free() it) */
 } RtOwnership;
 
 typedef struct RtPool RtPool;
@@ -97,7 +98,8 @@ void *rt_map_huge(size_t len);
 /* bytes of 64-byte aligned memory for a buffer filled once: rt_map_huge's
  * from RT_HUGE_MIN bytes on, else aligned_alloc's; NULL when out of
  * memory. rt_buf_free takes it back with the same bytes (p may be
- * NULL). The one place that decides which buffers get huge pages. */
+ * NULL). Every buffer outside an RtPool that wants huge pages comes from
+ * here (rt_tensor_new records the same size test as RT_MAPPED). */
 void *rt_buf_alloc(size_t bytes);
 void rt_buf_free(void *p, size_t bytes);
 int64_t rt_numel(const RtTensor *t);
