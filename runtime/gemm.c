@@ -18,7 +18,8 @@
  * batches go one batch per item instead.
  *
  * A skinny x @ w.T with f32 w (M up to BT_MAX_M; on one thread, or for
- * one batch on any number with the AVX2 kernels) reads w in place
+ * one batch on any number with the AVX2 kernels, and with the AVX-512
+ * ones up to M = 64 while x fits a core's L2) reads w in place
  * instead: x transposed into panels, MR rows of w broadcast from w
  * against them (uk_bt), the tiles of w split across the threads, so w is
  * never packed (gemm_bt).
@@ -72,7 +73,8 @@ typedef struct {
 		      float *c, int64_t ldc, int mw);
 	void (*pack_xt)(const void *a, int dt, int64_t M, int64_t K, int64_t p,
 			float *xt);
-	int bt_par; /* 1: uk_bt on more threads than one (see bt_fits) */
+	int bt_par_m;      /* uk_bt on more threads than one: up to this M */
+	int64_t bt_par_x;  /* and this many bytes of x (see bt_fits) */
 } GemmIsa;
 
 /*
@@ -341,7 +343,8 @@ vg_transpose16(VG *r)
 #define ISA_KC 384
 #define ISA_MC 192
 #define ISA_NC 1024
-#define ISA_BT_PAR 0
+#define ISA_BT_PAR_M 0
+#define ISA_BT_PAR_X 0
 #define Q8_ROWS(M) GEMV_ROWS(M)
 #define GEMV_BHP 0
 #include "gemm_isa.h"
@@ -364,7 +367,8 @@ vg_transpose16(VG *r)
 #undef ISA_KC
 #undef ISA_MC
 #undef ISA_NC
-#undef ISA_BT_PAR
+#undef ISA_BT_PAR_M
+#undef ISA_BT_PAR_X
 #undef Q8_ROWS
 #undef GEMV_BHP
 
@@ -502,7 +506,8 @@ v2_transpose16(V2 *r)
 #define ISA_KC 256
 #define ISA_MC 144
 #define ISA_NC 1024
-#define ISA_BT_PAR 1
+#define ISA_BT_PAR_M BT_MAX_M
+#define ISA_BT_PAR_X INT64_MAX
 /* 16 ymm hold M = 1's accumulators and partial sums for two rows, and M
  * > 1's for one: the int8 GEMV is bound by its vector operations, and
  * GEMV_ROWS's, spilled, took 1.5x (M = 1) to 2.7x (M = 3) as long */
@@ -529,7 +534,8 @@ v2_transpose16(V2 *r)
 #undef ISA_KC
 #undef ISA_MC
 #undef ISA_NC
-#undef ISA_BT_PAR
+#undef ISA_BT_PAR_M
+#undef ISA_BT_PAR_X
 #undef Q8_ROWS
 #undef GEMV_BHP
 #undef vload_bhp
@@ -590,7 +596,8 @@ v5_transpose16(__m512 *r)
 #define ISA_KC 256
 #define ISA_MC 192
 #define ISA_NC 2048
-#define ISA_BT_PAR 0
+#define ISA_BT_PAR_M 64
+#define ISA_BT_PAR_X (1 << 20) /* a Zen 4 or Zen 5 core's L2 */
 #define Q8_ROWS(M) GEMV_ROWS(M)
 #define GEMV_BHP 0
 #include "gemm_isa.h"
@@ -613,7 +620,8 @@ v5_transpose16(__m512 *r)
 #undef ISA_KC
 #undef ISA_MC
 #undef ISA_NC
-#undef ISA_BT_PAR
+#undef ISA_BT_PAR_M
+#undef ISA_BT_PAR_X
 #undef Q8_ROWS
 #undef GEMV_BHP
 #pragma GCC pop_options
@@ -971,18 +979,22 @@ gemm_bt(Gemm *s, Pool *p, const void *a, const float *w, float *c)
 }
 
 /* Whether x @ w.T goes through gemm_bt: f32 w, M up to BT_MAX_M filling
- * 3/4 of its panels' lanes, on one thread or, for one batch, on an ISA
- * whose uk_bt also wins on more (bt_par). Paired against the blocked GEMM
- * on two threads of a Zen 4 VM: the AVX2 kernels 1.13-1.55x (prefill and
- * Llama shapes), the AVX-512 ones 0.86-0.91x (docs/architecture.md).
- * Batches on more threads stay blocked: it runs them side by side, and
- * gemm_bt would run them one after another (not measured). */
+ * 3/4 of its panels' lanes, on one thread or, for one batch, on more when
+ * M and x (M x K f32) are within the ISA's bt_par_m and bt_par_x. Paired
+ * against the blocked GEMM on two threads (docs/architecture.md): the
+ * AVX2 kernels 1.13-1.55x at every such M on a Zen 4 VM (no limit); the
+ * AVX-512 ones 0.86-1.05x there at M = 128 and 1.01-1.06x on a Zen 5 VM,
+ * but 1.03-1.50x on that Zen 5 at M <= 64 with x of up to 1 MiB (M = 48:
+ * 0.95x). Batches on more threads stay blocked: it runs them side by
+ * side, and gemm_bt would run them one after another (not measured). */
 static bool
 bt_fits(const Gemm *s, int T)
 {
 	const RtGemm *g = s->g;
 	int64_t nr = s->k->nr, mp = (g->M + nr - 1) / nr * nr;
-	return (T == 1 || (s->k->bt_par && s->nbatch == 1)) && g->transb &&
+	bool par = s->nbatch == 1 && g->M <= s->k->bt_par_m &&
+		   g->M * g->K * 4 <= s->k->bt_par_x;
+	return (T == 1 || par) && g->transb &&
 	       g->bdt == RT_GEMM_F32 && g->M <= BT_MAX_M && 4 * g->M >= 3 * mp;
 }
 

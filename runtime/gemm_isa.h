@@ -18,9 +18,10 @@
  *                  rows of a
  *   ISA_KC ISA_MC ISA_NC  the cache blocks (KC a multiple of 16, MC of
  *                  every MR, NC of every NR)
- *   ISA_BT_PAR     1 when a skinny x @ w.T reads w in place (uk_bt) also
- *                  on more than one thread (measured faster than the
- *                  blocked GEMM there; gemm.c's bt_fits)
+ *   ISA_BT_PAR_M ISA_BT_PAR_X  the largest M and bytes of x (M x K
+ *                  f32) with which a skinny x @ w.T reads w in place
+ *                  (uk_bt) also on more than one thread (measured faster
+ *                  than the blocked GEMM there; gemm.c's bt_fits)
  *
  * Everything here is static; gemm.c reaches it through a table of
  * function pointers (GemmIsa).
@@ -576,7 +577,7 @@ static const GemmIsa SFX(isa) = {
 	.mr = MR, .nr = NR, .kc = ISA_KC, .mc = ISA_MC, .nc = ISA_NC, .uk = SFX(uk), .pack_a = SFX(pack_a),
 	.pack_b = SFX(pack_b),
 	.gemv = SFX(gemv), .uk_bt = SFX(uk_bt), .pack_xt = SFX(pack_xt),
-	.bt_par = ISA_BT_PAR,
+	.bt_par_m = ISA_BT_PAR_M, .bt_par_x = ISA_BT_PAR_X,
 };
 
 #undef NR
