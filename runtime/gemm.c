@@ -983,7 +983,7 @@ gemm_bt(Gemm *s, Pool *p, const void *a, const float *w, float *c)
  * M and x (M x K f32) are within the ISA's bt_par_m and bt_par_x. Paired
  * against the blocked GEMM on two threads (docs/architecture.md): the
  * AVX2 kernels 1.13-1.55x at every such M on a Zen 4 VM (no limit); the
- * AVX-512 ones 0.86-1.05x there at M = 128 and 1.01-1.06x on a Zen 5 VM,
+ * AVX-512 ones 0.85-1.05x there at M = 128 and 1.00-1.06x on a Zen 5 VM,
  * but 1.03-1.50x on that Zen 5 at M <= 64 with x of up to 1 MiB (M = 48:
  * 0.95x). Batches on more threads stay blocked: it runs them side by
  * side, and gemm_bt would run them one after another (not measured). */
