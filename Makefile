@@ -12,7 +12,7 @@
 
 PACKAGES := gcc flex bison meson ninja-build pkg-config libcmocka-dev \
             llvm-19-dev libjansson-dev libxxhash-dev python3-numpy \
-            openmpi-bin libopenmpi-dev
+            openmpi-bin libopenmpi-dev libzstd-dev
 # make bench only: NumPy's BLAS (Debian's numpy otherwise runs the reference
 # BLAS), threadpoolctl to report which kernel it uses, PyTorch (the forward
 # benchmark's peer).
