@@ -993,7 +993,7 @@ bt_fits(const Gemm *s, int T)
 	const RtGemm *g = s->g;
 	int64_t nr = s->k->nr, mp = (g->M + nr - 1) / nr * nr;
 	bool par = s->nbatch == 1 && g->M <= s->k->bt_par_m &&
-		   g->M * g->K * 4 <= s->k->bt_par_x;
+		   g->M * g->K * (int64_t)sizeof(float) <= s->k->bt_par_x;
 	return (T == 1 || par) && g->transb &&
 	       g->bdt == RT_GEMM_F32 && g->M <= BT_MAX_M && 4 * g->M >= 3 * mp;
 }
