@@ -17,12 +17,14 @@
  * stays in its core's L2 and no item waits for another. Many small
  * batches go one batch per item instead.
  *
- * A skinny x @ w.T with f32 w (M up to BT_MAX_M; on one thread, or for
- * one batch on any number with the AVX2 kernels, and with the AVX-512
- * ones up to M = 64 while x fits a core's L2) reads w in place
- * instead: x transposed into panels, MR rows of w broadcast from w
- * against them (uk_bt), the tiles of w split across the threads, so w is
- * never packed (gemm_bt).
+ * A skinny x @ w.T (M up to BT_MAX_M; on one thread, or for one batch
+ * on any number with the AVX2 kernels, and with the AVX-512 ones up to M
+ * = 64 while x fits a core's L2) reads w in place instead: x transposed
+ * into panels, MR rows of w broadcast against them (uk_bt), the tiles of
+ * w split across the threads, so w is never packed (gemm_bt). f32 w is
+ * broadcast straight from w; 16-bit and int8 w (groups of a multiple of
+ * 16) are widened a tile of MR rows at a time into a block in L2
+ * (widen_rows), each weight once.
  *
  * GEMV (M <= 8, decode) splits the columns across threads and reads each
  * weight once: b [K, N] four rows at a time into a row of accumulators in
@@ -71,6 +73,8 @@ typedef struct {
 		     int64_t ldy, int64_t j0, int64_t j1);
 	void (*uk_bt)(const float *xp, const float *w, int64_t K, int h,
 		      float *c, int64_t ldc, int mw);
+	void (*widen_rows)(const void *w, int dt, const float *s, int64_t gs,
+			   int64_t n0, int h, int64_t K, float *d);
 	void (*pack_xt)(const void *a, int dt, int64_t M, int64_t K, int64_t p,
 			float *xt);
 	int bt_par_m;      /* uk_bt on more threads than one: up to this M */
@@ -95,7 +99,7 @@ enum {
 	PAR_WORK = 1 << 16,    /* multiply-adds worth a second thread */
 	MAX_SLOTS = 257,
 	GROUP_MIN_COLS = 512, /* narrowest column group beyond 2 per thread */
-	BT_MAX_M = 128, /* x @ w.T (f32 w) up to this M: w read in place */
+	BT_MAX_M = 128, /* x @ w.T up to this M: w read in place */
 	BT_PF_LINES = 48, /* uk_bt: lines ahead each row of w prefetches */
 };
 
@@ -940,33 +944,43 @@ gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 }
 
 /* Pool item: tiles lo .. hi of MR rows of the batch's w (s->b) against
- * every panel of x in s->xt. */
+ * every panel of x in s->xt; 16-bit and int8 w widened a tile at a time
+ * (widen_rows) into a block of this item's. */
 static void
 bt_fn(void *ctx, int64_t lo, int64_t hi)
 {
 	const Gemm *s = ctx;
+	const RtGemm *g = s->g;
 	const GemmIsa *k = s->k;
-	int64_t M = s->g->M, N = s->g->N, K = s->g->K, mr = k->mr, nr = k->nr;
-	const float *w = s->b;
+	int64_t M = g->M, N = g->N, K = g->K, mr = k->mr, nr = k->nr;
+	float *wt = NULL;
+	if (g->bdt != RT_GEMM_F32 && !(wt = falloc((size_t)(mr * K))))
+		return; /* out of memory: the executor's own allocations fail first */
 	for (int64_t t = lo; t < hi; t++) {
 		int64_t n0 = t * mr;
 		int h = (int)(N - n0 < mr ? N - n0 : mr);
+		const float *w = (const float *)s->b + n0 * K;
+		if (wt) {
+			k->widen_rows(s->b, (int)g->bdt, s->bsc, g->bgroup, n0, h, K, wt);
+			w = wt;
+		}
 		for (int64_t m0 = 0; m0 < M; m0 += nr)
-			k->uk_bt(s->xt + m0 * K, w + n0 * K, K, h, s->cb + m0 * N + n0,
+			k->uk_bt(s->xt + m0 * K, w, K, h, s->cb + m0 * N + n0,
 				 N, (int)(M - m0 < nr ? M - m0 : nr));
 	}
+	ffree(wt, (size_t)(mr * K));
 }
 
 /*
- * One batch of a skinny x @ w.T with f32 w: x transposed into panels of
- * NR rows in s->xt (pack_xt, on the calling thread; cheap, M is small),
- * then the tiles of MR rows of w, straight from w, against each panel
- * (uk_bt), split across p's threads. At these M packing w, as the
- * blocked GEMM does, costs more than its reuse saves
- * (docs/architecture.md).
+ * One batch of a skinny x @ w.T: x transposed into panels of NR rows in
+ * s->xt (pack_xt, on the calling thread; cheap, M is small), then the
+ * tiles of MR rows of w, straight from w (f32) or widened a tile at a
+ * time (16-bit, int8), against each panel (uk_bt), split across p's
+ * threads. At these M packing w, as the blocked GEMM does, costs more
+ * than its reuse saves (docs/architecture.md).
  */
 static void
-gemm_bt(Gemm *s, Pool *p, const void *a, const float *w, float *c)
+gemm_bt(Gemm *s, Pool *p, const void *a, const void *w, const float *ws, float *c)
 {
 	const RtGemm *g = s->g;
 	const GemmIsa *k = s->k;
@@ -974,11 +988,13 @@ gemm_bt(Gemm *s, Pool *p, const void *a, const float *w, float *c)
 	for (int64_t i = 0; i < np; i++)
 		k->pack_xt(a, (int)g->adt, g->M, g->K, i, s->xt);
 	s->b = w;
+	s->bsc = ws;
 	s->cb = c;
 	pool_run(p, s, (g->N + k->mr - 1) / k->mr, bt_fn);
 }
 
-/* Whether x @ w.T goes through gemm_bt: f32 w, M up to BT_MAX_M filling
+/* Whether x @ w.T goes through gemm_bt: w f32, 16-bit or int8 in groups
+ * of a multiple of 16 (widen_rows' vectors), M up to BT_MAX_M filling
  * 3/4 of its panels' lanes, on one thread or, for one batch, on more when
  * M and x (M x K f32) are within the ISA's bt_par_m and bt_par_x. Paired
  * against the blocked GEMM on two threads (docs/architecture.md): the
@@ -995,7 +1011,8 @@ bt_fits(const Gemm *s, int T)
 	bool par = s->nbatch == 1 && g->M <= s->k->bt_par_m &&
 		   g->M * g->K * (int64_t)sizeof(float) <= s->k->bt_par_x;
 	return (T == 1 || par) && g->transb &&
-	       g->bdt == RT_GEMM_F32 && g->M <= BT_MAX_M && 4 * g->M >= 3 * mp;
+	       (g->bdt != RT_GEMM_Q8 || g->bgroup % 16 == 0) && g->M <= BT_MAX_M &&
+	       4 * g->M >= 3 * mp;
 }
 
 /* Every batch through gemm_bt, x's panels in the pool's scratch; false
@@ -1013,8 +1030,8 @@ bt_all(Gemm *s, Pool *p)
 	for (int64_t bt = 0; bt < s->nbatch; bt++) {
 		int64_t ao, bo;
 		batch_offsets(g, bt, &ao, &bo);
-		gemm_bt(s, p, elem_ptr(g->a, g->adt, ao), (const float *)g->b + bo,
-			s->c + bt * g->M * g->N);
+		gemm_bt(s, p, elem_ptr(g->a, g->adt, ao), elem_ptr(g->b, g->bdt, bo),
+			scale_ptr(g, bo), s->c + bt * g->M * g->N);
 	}
 	pool_scratch_give(s->pool, xt, bytes);
 	return true;

@@ -512,8 +512,9 @@ SFX(gemv)(int M, int dt, const float *s, int64_t gs, int transb, int64_t K,
 
 /*
  * The skinny x @ w.T micro-kernel (f32 w [N, K], read in place, never
- * packed): c[m * ldc + r] = sum over k < K of xp[k * NR + m] * w[r * K +
- * k] for m < mw, r < h: MR rows of w broadcast one weight at a time
+ * packed; or a tile of narrower w that widen_rows made): c[m * ldc + r]
+ * = sum over k < K of xp[k * NR + m] * w[r * K + k] for m < mw, r < h:
+ * MR rows of w broadcast one weight at a time
  * against NR values of x's column k (xp: x transposed by pack_xt), the
  * accumulators a transposed MR x NR tile. Rows past h read row h - 1.
  */
@@ -554,6 +555,49 @@ SFX(uk_bt)(const float *restrict xp, const float *restrict w, int64_t K,
 }
 
 /*
+ * Rows n0 .. n0 + h of w [N, K] of dtype dt (16-bit, or RT_GEMM_Q8 with
+ * group scales s of gs weights, gs a multiple of 16) widened to f32 at d,
+ * row r at d + r * K: the tile uk_bt reads for narrow weights. The rows
+ * are one contiguous run of w; the tile (MR x K f32) stays in L2 for the
+ * panels of x that follow, so each weight is widened once.
+ */
+static inline __attribute__((always_inline)) void
+SFX(widen_body)(const void *restrict w, const int dt, const float *restrict s,
+		int64_t gs, int64_t n0, int h, int64_t K, float *restrict d)
+{
+	for (int r = 0; r < h; r++) {
+		int64_t i0 = (n0 + r) * K, k = 0;
+		float *o = d + r * K;
+		if (dt == RT_GEMM_Q8) {
+			const int8_t *q = (const int8_t *)w + i0;
+			const float *sr = s + (n0 + r) * (K / gs);
+			for (; k + gs <= K; k += gs) {
+				V sc = vset1(*sr++);
+				for (int64_t kk = k; kk < k + gs; kk += 16)
+					vstore(o + kk, vmul(vload_q8(q + kk), sc));
+			}
+		} else {
+			for (; k + 16 <= K; k += 16)
+				vstore(o + k, SFX(vload_dt)(w, dt, i0 + k));
+		}
+		for (; k < K; k++)
+			o[k] = b_ld(w, dt, s, gs, i0 + k);
+	}
+}
+
+static void
+SFX(widen_rows)(const void *restrict w, int dt, const float *restrict s, int64_t gs,
+		int64_t n0, int h, int64_t K, float *restrict d)
+{
+	if (dt == RT_GEMM_F16)
+		SFX(widen_body)(w, RT_GEMM_F16, s, gs, n0, h, K, d);
+	else if (dt == RT_GEMM_BF16)
+		SFX(widen_body)(w, RT_GEMM_BF16, s, gs, n0, h, K, d);
+	else
+		SFX(widen_body)(w, RT_GEMM_Q8, s, gs, n0, h, K, d);
+}
+
+/*
  * Packs x [M, K] (dtype dt) transposed for uk_bt: panel p (rows p * NR
  * .. +NR, rows past M zero) at xt + p * K * NR, column k of the panel at
  * k * NR.
@@ -576,7 +620,8 @@ SFX(pack_xt)(const void *a, int dt, int64_t M, int64_t K, int64_t p, float *xt)
 static const GemmIsa SFX(isa) = {
 	.mr = MR, .nr = NR, .kc = ISA_KC, .mc = ISA_MC, .nc = ISA_NC, .uk = SFX(uk), .pack_a = SFX(pack_a),
 	.pack_b = SFX(pack_b),
-	.gemv = SFX(gemv), .uk_bt = SFX(uk_bt), .pack_xt = SFX(pack_xt),
+	.gemv = SFX(gemv), .uk_bt = SFX(uk_bt), .widen_rows = SFX(widen_rows),
+	.pack_xt = SFX(pack_xt),
 	.bt_par_m = ISA_BT_PAR_M, .bt_par_x = ISA_BT_PAR_X,
 };
 

@@ -215,7 +215,11 @@ test_dtypes(void **state)
 					{20, 50, 70}, {40, 33, 300}, {30, 40, 50},
 					/* a 16-bit result's f32 scratch, a 16-bit x's
 					 * widened copy (GEMV): 2 MiB or more, mapped */
-					{600, 1000, 3}, {8, 3, 70000}};
+					{600, 1000, 3}, {8, 3, 70000},
+					/* x @ w.T in place, w widened a tile at a
+					 * time (widen_rows): K not of 16, a last tile
+					 * of 1 and of under MR rows */
+					{32, 25, 19}, {64, 13, 33}, {128, 50, 40}, {120, 7, 300}};
 	Pool *pool = pool_new(2);
 	for (int i = 0; i < ni; i++)
 		for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
@@ -324,6 +328,10 @@ test_q8(void **state)
 		{1, 37, 24, 8}, {4, 9, 21, 7}, {1, 20, 40, 40}, /* groups not of 16 */
 		{9, 33, 64, 32}, {20, 47, 96, 16}, {40, 70, 800, 32}, /* GEMM, across KC */
 		{100, 130, 64, 8}, {13, 17, 30, 10},
+		/* x @ w.T in place, w widened a tile at a time (widen_rows); groups
+		 * not of 16 stay blocked */
+		{32, 25, 64, 16}, {64, 13, 96, 32}, {120, 7, 320, 32}, {128, 50, 48, 16},
+		{32, 9, 40, 8},
 		{0, 5, 32, 32}, {5, 0, 32, 32}, {3, 4, 0, 16}, /* empty */
 	};
 	for (int t = 1; t <= 2; t++) {
