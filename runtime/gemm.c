@@ -77,6 +77,7 @@ typedef struct {
 			   int64_t n0, int h, int64_t K, float *d);
 	void (*pack_xt)(const void *a, int dt, int64_t M, int64_t K, int64_t p,
 			float *xt);
+	void (*narrow)(const float *src, int dt, void *dst, int64_t lo, int64_t hi);
 	int bt_par_m;      /* uk_bt on more threads than one: up to this M */
 	int64_t bt_par_x;  /* and this many bytes of x (see bt_fits) */
 } GemmIsa;
@@ -316,6 +317,18 @@ vg_load_bh(const uint16_t *p)
 		v.v[i] = gemm_ld(p, RT_GEMM_BF16, i);
 	return v;
 }
+static inline void
+vg_store_h(uint16_t *p, VG v)
+{
+	for (int i = 0; i < 16; i++)
+		p[i] = f32_to_f16(v.v[i]);
+}
+static inline void
+vg_store_bh(uint16_t *p, VG v)
+{
+	for (int i = 0; i < 16; i++)
+		p[i] = f32_to_bf16(v.v[i]);
+}
 
 static inline void
 vg_transpose16(VG *r)
@@ -340,6 +353,8 @@ vg_transpose16(VG *r)
 #define vsum vg_sum
 #define vload_h vg_load_h
 #define vload_bh vg_load_bh
+#define vstore_h vg_store_h
+#define vstore_bh vg_store_bh
 #define vload_q8 vg_load_q8
 #define vmul vg_mul
 #define MR 4
@@ -363,6 +378,8 @@ vg_transpose16(VG *r)
 #undef vsum
 #undef vload_h
 #undef vload_bh
+#undef vstore_h
+#undef vstore_bh
 #undef vload_q8
 #undef vmul
 #undef vtranspose16
@@ -453,6 +470,31 @@ v2_load_bh(const uint16_t *p)
 	return (V2){_mm256_castsi256_ps(_mm256_slli_epi32(lo, 16)),
 		    _mm256_castsi256_ps(_mm256_slli_epi32(hi, 16))};
 }
+/* 8 f32 to 8 bf16 in the low halves of 32-bit lanes, rounded to nearest
+ * even (f32_to_bf16's rule; NaN stays NaN, quiet). */
+static inline __m256i
+v2_bf16_bits(__m256 v)
+{
+	__m256i u = _mm256_castps_si256(v), hi = _mm256_srli_epi32(u, 16);
+	__m256i odd = _mm256_and_si256(hi, _mm256_set1_epi32(1));
+	__m256i r = _mm256_srli_epi32(
+		_mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), odd)), 16);
+	__m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+	return _mm256_blendv_epi8(r, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
+}
+static inline void
+v2_store_h(uint16_t *p, V2 v)
+{
+	_mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v.lo, _MM_FROUND_TO_NEAREST_INT));
+	_mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(v.hi, _MM_FROUND_TO_NEAREST_INT));
+}
+static inline void
+v2_store_bh(uint16_t *p, V2 v)
+{
+	/* packus takes 4 lanes of each half of lo, then of hi: put them back */
+	__m256i h = _mm256_packus_epi32(v2_bf16_bits(v.lo), v2_bf16_bits(v.hi));
+	_mm256_storeu_si256((__m256i *)p, _mm256_permute4x64_epi64(h, 0xd8));
+}
 /* r[0..8) rows of 8 to columns. */
 static inline void
 tr8(__m256 *r)
@@ -503,6 +545,8 @@ v2_transpose16(V2 *r)
 #define vsum v2_sum
 #define vload_h v2_load_h
 #define vload_bh v2_load_bh
+#define vstore_h v2_store_h
+#define vstore_bh v2_store_bh
 #define vload_q8 v2_load_q8
 #define vmul v2_mul
 #define MR 6
@@ -530,6 +574,8 @@ v2_transpose16(V2 *r)
 #undef vsum
 #undef vload_h
 #undef vload_bh
+#undef vstore_h
+#undef vstore_bh
 #undef vload_q8
 #undef vmul
 #undef vtranspose16
@@ -553,6 +599,23 @@ v5_load_bh(const uint16_t *p)
 {
 	__m512i x = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
 	return _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+}
+static inline void
+v5_store_h(uint16_t *p, __m512 v)
+{
+	_mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+/* 16 f32 to bf16, rounded to nearest even (f32_to_bf16's rule). */
+static inline void
+v5_store_bh(uint16_t *p, __m512 v)
+{
+	__m512i u = _mm512_castps_si512(v), hi = _mm512_srli_epi32(u, 16);
+	__m512i odd = _mm512_and_si512(hi, _mm512_set1_epi32(1));
+	__m512i r = _mm512_srli_epi32(
+		_mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), odd)), 16);
+	__mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+	r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(hi, _mm512_set1_epi32(0x40)));
+	_mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16(r));
 }
 static inline void
 v5_transpose16(__m512 *r)
@@ -593,6 +656,8 @@ v5_transpose16(__m512 *r)
 #define vsum _mm512_reduce_add_ps
 #define vload_h(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
 #define vload_bh v5_load_bh
+#define vstore_h v5_store_h
+#define vstore_bh v5_store_bh
 #define vload_q8(p) _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p))))
 #define vmul _mm512_mul_ps
 #define MR 12
@@ -616,6 +681,8 @@ v5_transpose16(__m512 *r)
 #undef vsum
 #undef vload_h
 #undef vload_bh
+#undef vstore_h
+#undef vstore_bh
 #undef vload_q8
 #undef vmul
 #undef vtranspose16
@@ -1071,8 +1138,7 @@ static void
 convert_fn(void *ctx, int64_t lo, int64_t hi)
 {
 	Gemm *s = ctx;
-	for (int64_t i = lo; i < hi; i++)
-		gemm_st(s->g->c, (int)s->g->cdt, i, s->c[i]);
+	s->k->narrow(s->c, (int)s->g->cdt, s->g->c, lo, hi);
 }
 
 void
@@ -1085,7 +1151,9 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 	int64_t total = s.nbatch * M * N;
 	if (total <= 0)
 		return;
-	s.c = g->cdt == RT_GEMM_F32 ? g->c : falloc((size_t)total);
+	/* a 16-bit c: the f32 result first, in scratch the pool keeps */
+	size_t cbytes = (size_t)total * sizeof(float);
+	s.c = g->cdt == RT_GEMM_F32 ? g->c : pool_scratch_take(pool, &cbytes);
 	if (!s.c)
 		return; /* out of memory: the executor's own allocations fail first */
 	double work = (double)total * (double)K;
@@ -1134,6 +1202,6 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 	}
 	if (s.c != g->c) {
 		pool_run(total >= PAR_WORK ? pool : NULL, &s, total, convert_fn);
-		ffree(s.c, (size_t)total);
+		pool_scratch_give(pool, s.c, cbytes);
 	}
 }

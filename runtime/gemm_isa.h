@@ -8,6 +8,8 @@
  *   vfma(a, b, c)  a * b + c
  *   vload_h(p)     16 f16 at p as V (F16C where there is one)
  *   vload_bh(p)    16 bf16 at p as V
+ *   vstore_h(p, v) vstore_bh(p, v)  v as 16 f16 / bf16 at p, rounded to
+ *                  nearest even
  *   GEMV_BHP       1 when vload_bhp(p) takes 16 bf16 at p as V in the
  *                  order 0, 2, .., 14, 1, 3, .., 15 in fewer operations
  *   vload_q8(p)    16 int8 at p as V
@@ -617,11 +619,28 @@ SFX(pack_xt)(const void *a, int dt, int64_t M, int64_t K, int64_t p, float *xt)
 			d[k * NR + j] = i0 + j < M ? gemm_ld(a, dt, (i0 + j) * K + k) : 0.0f;
 }
 
+/* Elements lo .. hi of the f32 result src as dtype dt (f16 or bf16) at
+ * dst, rounded to nearest even, 16 at a time. */
+static void
+SFX(narrow)(const float *restrict src, int dt, void *restrict dst, int64_t lo, int64_t hi)
+{
+	uint16_t *d = dst;
+	int64_t i = lo;
+	if (dt == RT_GEMM_F16)
+		for (; i + 16 <= hi; i += 16)
+			vstore_h(d + i, vload(src + i));
+	else if (dt == RT_GEMM_BF16)
+		for (; i + 16 <= hi; i += 16)
+			vstore_bh(d + i, vload(src + i));
+	for (; i < hi; i++)
+		gemm_st(dst, dt, i, src[i]);
+}
+
 static const GemmIsa SFX(isa) = {
 	.mr = MR, .nr = NR, .kc = ISA_KC, .mc = ISA_MC, .nc = ISA_NC, .uk = SFX(uk), .pack_a = SFX(pack_a),
 	.pack_b = SFX(pack_b),
 	.gemv = SFX(gemv), .uk_bt = SFX(uk_bt), .widen_rows = SFX(widen_rows),
-	.pack_xt = SFX(pack_xt),
+	.pack_xt = SFX(pack_xt), .narrow = SFX(narrow),
 	.bt_par_m = ISA_BT_PAR_M, .bt_par_x = ISA_BT_PAR_X,
 };
 

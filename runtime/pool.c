@@ -66,10 +66,10 @@ struct Pool {
 	void *ctx;
 	int64_t n, chunk;
 	atomic_int_fast64_t next;
-	/* pool_scratch_take's block, when given back */
+	/* pool_scratch_take's blocks, when given back (NULL: none kept) */
 	pthread_mutex_t smu;
-	void *scratch;
-	size_t scratch_bytes;
+	void *scratch[POOL_SCRATCH_KEEP];
+	size_t scratch_bytes[POOL_SCRATCH_KEEP];
 };
 
 /* The pool size asked for by the environment or the machine. */
@@ -300,10 +300,15 @@ pool_scratch_take(Pool *p, size_t *bytes)
 	void *buf = NULL;
 	if (p) {
 		pthread_mutex_lock(&p->smu);
-		if (p->scratch && p->scratch_bytes >= *bytes) {
-			buf = p->scratch;
-			*bytes = p->scratch_bytes;
-			p->scratch = NULL;
+		int best = -1; /* the smallest kept block that is large enough */
+		for (int i = 0; i < POOL_SCRATCH_KEEP; i++)
+			if (p->scratch[i] && p->scratch_bytes[i] >= *bytes &&
+			    (best < 0 || p->scratch_bytes[i] < p->scratch_bytes[best]))
+				best = i;
+		if (best >= 0) {
+			buf = p->scratch[best];
+			*bytes = p->scratch_bytes[best];
+			p->scratch[best] = NULL;
 		}
 		pthread_mutex_unlock(&p->smu);
 	}
@@ -318,11 +323,15 @@ pool_scratch_give(Pool *p, void *buf, size_t bytes)
 {
 	if (p && buf) {
 		pthread_mutex_lock(&p->smu);
-		if (!p->scratch || p->scratch_bytes < bytes) {
-			void *old = p->scratch;
-			size_t oldb = p->scratch_bytes;
-			p->scratch = buf;
-			p->scratch_bytes = bytes;
+		int low = 0; /* an empty place, else the smallest block kept */
+		for (int i = 0; i < POOL_SCRATCH_KEEP; i++)
+			if (!p->scratch[i] || (p->scratch[low] && p->scratch_bytes[i] < p->scratch_bytes[low]))
+				low = i;
+		if (!p->scratch[low] || p->scratch_bytes[low] < bytes) {
+			void *old = p->scratch[low];
+			size_t oldb = p->scratch_bytes[low];
+			p->scratch[low] = buf;
+			p->scratch_bytes[low] = bytes;
 			buf = old;
 			bytes = oldb;
 		}
@@ -343,7 +352,8 @@ pool_free(Pool *p)
 	for (int i = 0; i < p->nstarted; i++)
 		pthread_join(p->threads[i], NULL);
 	free(p->threads);
-	rt_buf_free(p->scratch, p->scratch_bytes);
+	for (int i = 0; i < POOL_SCRATCH_KEEP; i++)
+		rt_buf_free(p->scratch[i], p->scratch_bytes[i]);
 	pthread_mutex_destroy(&p->smu);
 	pthread_cond_destroy(&p->wake);
 	pthread_cond_destroy(&p->done);

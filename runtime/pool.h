@@ -38,12 +38,15 @@ void pool_run(Pool *pool, void *ctx, int64_t n, PoolFn fn);
  * Scratch memory kept by the pool between loops (64-byte aligned), so a
  * kernel that needs megabytes of it on every call (a blocked matrix
  * multiply's packed blocks) does not fault fresh pages in each time:
- * take returns the pool's block when it is free and at least *bytes
+ * take returns the smallest block the pool keeps that is at least *bytes
  * large, else a new one of *bytes (NULL when out of memory), and sets
  * *bytes to the size of the block it returns; give hands it back with
- * that size, and the pool keeps the largest block given until pool_free.
- * pool may be NULL (then they allocate and free); buf may be NULL.
+ * that size, and the pool keeps the POOL_SCRATCH_KEEP largest blocks
+ * given until pool_free (two: a matrix multiply's packed blocks and its
+ * f32 result before it is rounded to 16 bits). pool may be NULL (then
+ * they allocate and free); buf may be NULL.
  */
+enum { POOL_SCRATCH_KEEP = 2 };
 void *pool_scratch_take(Pool *pool, size_t *bytes);
 void pool_scratch_give(Pool *pool, void *buf, size_t bytes);
 

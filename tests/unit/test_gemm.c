@@ -353,6 +353,65 @@ test_q8(void **state)
 	pool_free(pool);
 }
 
+static float
+fbits(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/*
+ * A 16-bit result is rounded from f32 to nearest even, bit for bit as the
+ * compiler's _Float16 and the bf16 rule in put() round: the products are
+ * a[i] * 1 (K = 1, exact), a holding ties, the largest f16 and the next
+ * ones, overflow to inf, f16 subnormals and the values rounded to zero,
+ * f32 subnormals, inf and NaN (any NaN of the same sign), then random
+ * values; 33 columns, so each row ends in a partial vector.
+ */
+static void
+test_narrow(void **state)
+{
+	(void)state;
+	const float special[] = {
+		1.0f, 1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f,
+		-1.0f - 0x1p-11f, 65504.0f, 65519.0f, 65520.0f, -65520.0f, 1e6f, 3.4e38f,
+		0x1p-24f, 0x1p-25f, 0x1p-25f + 0x1p-40f, 3 * 0x1p-26f, 0x1p-14f - 0x1p-25f,
+		1e-40f, -1e-40f, 0.0f, fbits(0x7f800000u), fbits(0xff800000u),
+		fbits(0x7fc00000u), fbits(0xffc12345u), fbits(0x7f800001u), fbits(0x7fffffffu),
+		fbits(0x3f808000u), fbits(0x3f818000u), fbits(0x7f7fffffu),
+	};
+	enum { NS = sizeof special / sizeof *special, M = NS + 20, N = 33 };
+	int is[3], ni = isas(is);
+	float a[M], b[N];
+	for (int i = 0; i < M; i++)
+		a[i] = i < NS ? special[i] : rnd() * 1000.0f;
+	for (int j = 0; j < N; j++)
+		b[j] = 1.0f;
+	uint16_t c[M * N];
+	Pool *pool = pool_new(2);
+	for (int i = 0; i < ni; i++)
+		for (int dt = RT_GEMM_F16; dt <= RT_GEMM_BF16; dt++) {
+			RtGemm g = {.M = M, .N = N, .K = 1, .a = a, .b = b, .c = c,
+				    .adt = RT_GEMM_F32, .bdt = RT_GEMM_F32, .cdt = dt};
+			rlx_gemm(pool, is[i], &g);
+			for (int r = 0; r < M; r++) {
+				uint16_t want;
+				put(&want, dt, 0, a[r]);
+				for (int j = 0; j < N; j++) {
+					uint16_t got = c[r * N + j];
+					bool ok = isnan(a[r]) ? (got & 0x7fff) > (dt == RT_GEMM_F16 ? 0x7c00 : 0x7f80) &&
+							       !(got & 0x8000) == !signbit(a[r])
+							     : got == want;
+					if (!ok)
+						fail_msg("isa %d dtype %d: %a gave 0x%04x, want 0x%04x (row %d, column %d)",
+							 is[i], dt, (double)a[r], got, want, r, j);
+				}
+			}
+		}
+	pool_free(pool);
+}
+
 int
 main(void)
 {
@@ -361,6 +420,7 @@ main(void)
 		cmocka_unit_test(test_dtypes),
 		cmocka_unit_test(test_batches),
 		cmocka_unit_test(test_q8),
+		cmocka_unit_test(test_narrow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
