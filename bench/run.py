@@ -265,6 +265,10 @@ GEMM_ROWS = [
     ("gemvq8", "GEMV int8 weights, groups of 32", 1, 4096, 4096, "t", "int8"),
 ]
 
+# rounds of the GEMV rows at least (a few milliseconds each): their ratios
+# are the noisiest on a shared machine
+GEMV_ROUNDS = 6
+
 # bytes per weight of each dtype (int8: the byte and a 4-byte scale per 32)
 WEIGHT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1 + 4 / 32}
 
@@ -441,8 +445,8 @@ def gemm_bench(bk, env, rounds):
         peers.append(("openblas-skx", "numpy", e2))
     peers.append(("torch", "torch", env))
     print()
-    print("GEMM and GEMV (%s; best of %d rounds, each the best of several calls)"
-          % (loadavg(), rounds))
+    print("GEMM and GEMV (%s; best of %d rounds, GEMV rows of %d, each the best of "
+          "several calls)" % (loadavg(), rounds, max(rounds, GEMV_ROUNDS)))
     cols = {"numpy": "x numpy", "openblas-skx": "x obl-skx", "torch": "x torch"}
     hdr = "%-34s %2s %9s %10s %s  %s" % (
         "row", "T", "rlx ms", "rlx", " ".join("%9s" % cols[p[0]] for p in peers), "target")
@@ -456,7 +460,6 @@ def gemm_bench(bk, env, rounds):
                             text=True)
         read_gbs = (int(rr.stdout.split()[2]) / float(rr.stdout.split()[1]) / 1e9
                     if rr.returncode == 0 else None)
-        f32_gemv = None
         for key, desc, m, k, n, lay, dt in GEMM_ROWS:
             reps = "20" if m == 1 else "5" if m * n * k <= 1 << 30 else "3"
             rl, pt, f32_next = [], {p[0]: [] for p in peers}, []
@@ -464,9 +467,9 @@ def gemm_bench(bk, env, rounds):
             def gemm(dtype):
                 return float(run_rlx(bk, ["gemm", str(m), str(k), str(n), lay, dtype, reps],
                                      tenv)[1])
-            for _ in range(rounds):
+            for _ in range(max(rounds, GEMV_ROUNDS) if m == 1 else rounds):
                 rl.append(gemm(dt))
-                if dt != "float32":  # the f32 GEMV next to it, for the paired ratio
+                if dt != "float32":  # the f32 GEMV next to it, the reference
                     f32_next.append(gemm("float32"))
                 if dt == "float32":
                     for name, lib, penv in peers:
@@ -482,8 +485,6 @@ def gemm_bench(bk, env, rounds):
             for name, _, _ in peers:
                 v = [x for x in pt[name] if x]
                 ratios.append("%9.2f" % (min(v) / t) if v else "%9s" % "-")
-            if dt == "float32" and m == 1:
-                f32_gemv = t
             if dt == "float32":
                 obl = [pt["numpy"]] + ([pt["openblas-skx"]] if "openblas-skx" in pt else [])
                 v = [x for pl in obl for x in pl if x]
@@ -497,8 +498,11 @@ def gemm_bench(bk, env, rounds):
                     tgt += "; %.0f%% of read" % (
                         100 * k * n * es / t / 1e9 / read_gbs if read_gbs else 0)
             else:
+                # against the f32 GEMV timed in the same rounds, alternating
+                # with this row: the f32 row's own best came minutes
+                # earlier, in another state of the shared machine
                 want = 3.0 if dt == "int8" else 1.6
-                r = f32_gemv / t if f32_gemv else None
+                r = min(f32_next) / t if f32_next else None
                 pm = paired_median(rl, [f32_next])
                 ok = r is None or r >= want
                 tgt = ">= %.1fx f32 GEMV: %s%s" % (
@@ -513,6 +517,8 @@ def gemm_bench(bk, env, rounds):
     print("x PEER = peer time / rlx time (above 1: rlx is faster)" +
           ("; obl-skx: NumPy's OpenBLAS with OPENBLAS_CORETYPE=SkylakeX"
            if "openblas-skx" in pt else ""))
+    print("16-bit and int8 rows: the best of rlx's f32 GEMV timed alternately with the row / "
+          "the row's best")
     print("paired: the median over rounds of the round's faster OpenBLAS time (on the "
           "16-bit and int8 rows: rlx's f32 GEMV's) / rlx's time in the same round")
     print(loadavg())
@@ -544,7 +550,7 @@ def avx2_bench(bk, env, rounds):
                 return float(run_rlx(bk, ["gemmisa", "avx2", str(m), str(k), str(n), lay,
                                           reps, dtype], tenv)[1])
             rl, pt = [], []  # pt: OpenBLAS's times, or (16-bit, int8) rlx's f32 GEMV's
-            for _ in range(rounds):
+            for _ in range(max(rounds, GEMV_ROUNDS) if m == 1 else rounds):
                 rl.append(isa_time(dt))
                 pt.append(peer_time("numpy", dict(penv), m, k, n, lay, threads, int(reps))
                           if dt == "float32" else isa_time("float32"))
