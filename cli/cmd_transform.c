@@ -35,7 +35,6 @@ static const char transform_help[] =
 	"\n"
 	"  --weights PATH    the checkpoint (or --params): safetensors, an index,\n"
 	"                    or a tensor cache directory\n"
-	"                    cache directory\n"
 	"  --func NAME       the function (default: main, or the only function\n"
 	"                    with num_input)\n"
 	"  --shared[=F,..]   lift one shared transform_params (as `rlx lift`)\n"
