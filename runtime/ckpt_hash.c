@@ -2,9 +2,10 @@
  * ckpt_hash.c — the hash of the checkpoint a tensor cache is computed from
  * (transform.h): names, dtypes, shapes and the XXH3-128 of the bytes of the
  * tensors a transform takes, in its parameter order, folded into one
- * XXH3-64. A thread hashes them from its own mapping of the checkpoint from
- * the start (while the transform is being compiled), dropping each one's
- * pages afterwards; its reading ahead of the executor warms the page cache.
+ * XXH3-64. A thread hashes them from the start (while the transform is
+ * being compiled), each read into a buffer of its own that it reuses
+ * (rt_weights_read: pread, not a mapping, which costs more to touch on a
+ * VM); its reading ahead of the executor warms the page cache.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -33,6 +34,7 @@ struct RtCkptHash {
 	bool started;
 	atomic_bool stop;      /* the main thread gave up */
 	RtWeights *src;        /* the thread's own view of the checkpoint */
+	RtPool *pool;          /* the thread's buffers, each tensor read into one */
 	bool ok;               /* written by the thread, read after the join */
 	RtError err;
 };
@@ -71,7 +73,7 @@ rt_ckpt_hash_new(const char *path, const char *const *names, int n)
 	return h;
 }
 
-/* Hashes tensor i, its pages read ahead and dropped after. */
+/* Hashes tensor i (a mapped one: its pages read ahead, dropped after). */
 static void
 hash_one(RtCkptHash *h, int i, const RtTensor *t)
 {
@@ -84,7 +86,7 @@ hash_one(RtCkptHash *h, int i, const RtTensor *t)
 	rt_advise_tensor(t, MADV_DONTNEED);
 }
 
-/* The thread: every tensor in order, from its own mapping. */
+/* The thread: every tensor in order, from its own view of the file. */
 static void *
 hasher_main(void *arg)
 {
@@ -92,7 +94,7 @@ hasher_main(void *arg)
 	for (int i = 0; i < h->n && !atomic_load(&h->stop); i++) {
 		if (h->others[i])
 			continue;
-		RtTensor *t = rt_weights_load(h->src, h->names[i], &h->err);
+		RtTensor *t = rt_weights_read(h->src, h->names[i], h->pool, &h->err);
 		if (!t) {
 			h->ok = false;
 			break;
@@ -114,10 +116,17 @@ rt_ckpt_hash_start(RtCkptHash *h)
 	atomic_store(&h->stop, false);
 	if (!(h->src = rt_weights_open(h->path, &h->err)))
 		return;
+	if (!(h->pool = rt_pool_new())) {
+		rt_weights_close(h->src);
+		h->src = NULL;
+		return;
+	}
 	h->started = !pthread_create(&h->thr, NULL, hasher_main, h);
 	if (!h->started) {
 		rt_weights_close(h->src);
 		h->src = NULL;
+		rt_pool_release(h->pool);
+		h->pool = NULL;
 	}
 }
 
@@ -137,6 +146,8 @@ join(RtCkptHash *h, RtError *e)
 	h->started = false;
 	rt_weights_close(h->src);
 	h->src = NULL;
+	rt_pool_release(h->pool);
+	h->pool = NULL;
 	if (!h->ok)
 		rt_error(e, "%s", h->err.msg);
 	return h->ok;

@@ -241,6 +241,13 @@ bool rt_st_find(const RtSafetensors *st, const char *name, DType *dt,
 /* The tensor: borrowing the mapped bytes when they are aligned to the
  * element size, else an aligned owned copy. NULL + e when absent. */
 RtTensor *rt_st_load(const RtSafetensors *st, const char *name, RtError *e);
+/* The tensor copied into memory of its own, from pool (may be NULL) when
+ * it is large: read with pread, not through the mapping (bool tensors as
+ * rt_st_load). A file cut short under the read is an error naming it. On
+ * a VM, touching a file's pages through a mapping can cost more than
+ * copying them (docs/architecture.md, the transform). NULL + e. */
+RtTensor *rt_st_read(const RtSafetensors *st, const char *name, RtPool *pool,
+		     RtError *e);
 /* Whether the file still holds what was mapped at open (rt_map_check). */
 bool rt_st_check(const RtSafetensors *st, RtError *e);
 /* The `__metadata__` string map: count, i-th key and value, lookup. */
@@ -283,6 +290,10 @@ bool rt_weights_has(const RtWeights *w, const char *name);
 bool rt_weights_info(RtWeights *w, const char *name, DType *dt, int *ndim,
 		     int64_t *shape, RtError *e);
 RtTensor *rt_weights_load(RtWeights *w, const char *name, RtError *e);
+/* As rt_weights_load, read into memory of its own (rt_st_read) from a
+ * safetensors file; a tensor cache's records as rt_weights_load. */
+RtTensor *rt_weights_read(RtWeights *w, const char *name, RtPool *pool,
+			  RtError *e);
 /* Whether every file of w read so far still holds what was mapped: false
  * + e naming the file that was truncated while it was read. */
 bool rt_weights_check(const RtWeights *w, RtError *e);

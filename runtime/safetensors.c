@@ -511,6 +511,41 @@ rt_st_load(const RtSafetensors *st, const char *name, RtError *e)
 	return t;
 }
 
+/* The tensor name read into memory of its own (from pool when it is
+ * large): pread from the file, not the mapping. A short read is the file
+ * truncated while it was read; NULL + e then, and when name is absent. */
+RtTensor *
+rt_st_read(const RtSafetensors *st, const char *name, RtPool *pool,
+	   RtError *e)
+{
+	const StEntry *en = st_lookup(st, name);
+	if (!en || en->dtype == DT_BOOL || st->mapping.fd < 0)
+		return rt_st_load(st, name, e); /* bools: checked byte by byte */
+	RtTensor *t = rt_tensor_new_in(pool, en->dtype, en->ndim, en->shape, e);
+	if (!t)
+		return NULL;
+	size_t nbytes = (size_t)(en->end - en->begin);
+	off_t at = (off_t)(st->data - st->map) + (off_t)en->begin;
+	for (size_t got = 0; got < nbytes;) {
+		ssize_t r = pread(st->mapping.fd, (char *)t->data + got,
+				  nbytes - got, at + (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				rt_error(e, "%s: the file was truncated while it "
+					 "was read", st->path);
+			else
+				rt_error(e, "%s: cannot read: %s", st->path,
+					 strerror(errno));
+			rt_tensor_free(t);
+			return NULL;
+		}
+		got += (size_t)r;
+	}
+	return t;
+}
+
 /* Number of `__metadata__` entries. */
 int
 rt_st_meta_count(const RtSafetensors *st)
@@ -1267,6 +1302,17 @@ rt_weights_load(RtWeights *w, const char *name, RtError *e)
 	}
 	RtSafetensors *st = w_file(w, name, e);
 	return st ? rt_st_load(st, name, e) : NULL;
+}
+
+/* The tensor name in memory of its own (see rt_st_read); a tensor
+ * cache's records as rt_weights_load gives them. NULL + e. */
+RtTensor *
+rt_weights_read(RtWeights *w, const char *name, RtPool *pool, RtError *e)
+{
+	if (w->cache)
+		return rt_weights_load(w, name, e);
+	RtSafetensors *st = w_file(w, name, e);
+	return st ? rt_st_read(st, name, pool, e) : NULL;
 }
 
 /* True if name is a shape-tuple record of a tensor cache. */

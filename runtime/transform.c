@@ -4,10 +4,12 @@
  *
  * The module is lifted (unless it has F_transform_params), the transform
  * JIT-compiled and run by rt_run_stream: each weight is read from the
- * checkpoint when the executor first needs it, each output goes to the
- * cache writers (cache_queue.c) as soon as it is final, and the mapped
- * pages of an input are dropped (madvise) once the executor lets go of it,
- * so resident memory stays bounded by the tensors computed together. The
+ * checkpoint when the executor first needs it (with pread, into buffers
+ * a pool reuses: on a VM, touching the file's pages through a mapping
+ * cost twice the copy; a tensor cache's records are mapped, their pages
+ * dropped by madvise once the executor lets go of them), and each output
+ * goes to the cache writers (cache_queue.c) as soon as it is final, so
+ * resident memory stays bounded by the tensors computed together. The
  * cache carries the hashes of what it was computed from (ckpt_hash.c); a
  * second run with the same inputs finds it up to date and does nothing.
  * The weights are checked against the transform's parameters first
@@ -51,6 +53,7 @@ typedef struct {
 	RtWeights *src;      /* the checkpoint: file, index or tensor cache */
 	RtCacheQueue *q;
 	RtValue **held;      /* per parameter of T: our reference, until dropped */
+	RtPool *inpool;      /* the buffers weights are read into, reused */
 	const char **names;  /* T's parameter names */
 	RtWeightInfo *info;
 	uint64_t total_in, bytes_in, bytes_out;
@@ -125,10 +128,14 @@ xf_load(void *ctx, int param, RtError *e)
 			 x->T->name, param, x->T->nparams);
 		return NULL;
 	}
-	RtTensor *t = rt_weights_load(x->src, x->names[param], e);
+	if (!x->inpool && !(x->inpool = rt_pool_new())) {
+		rt_error(e, "out of memory");
+		return NULL;
+	}
+	RtTensor *t = rt_weights_read(x->src, x->names[param], x->inpool, e);
 	if (!t)
 		return NULL;
-	rt_advise_tensor(t, MADV_WILLNEED);
+	rt_advise_tensor(t, MADV_WILLNEED); /* a tensor cache's mapped record */
 	x->bytes_in += t->nbytes;
 	x->bytes_read += t->nbytes;
 	RtValue *v = rt_value_tensor(t);
@@ -813,6 +820,7 @@ xf_free(Xf *x)
 	free(x->rec_worker);
 	free(x->rec_out);
 	rt_cache_plan_free(&x->plan);
+	rt_pool_release(x->inpool); /* after the last input is freed */
 	rt_weights_close(x->src);
 	rlx_module_free(x->m);
 	rt_comm_release(x->comm); /* MPI ends in rlx_transform_end */

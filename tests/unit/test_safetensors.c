@@ -303,6 +303,65 @@ test_bool_normalized(void **state)
 	rt_st_close(st);
 }
 
+/* rt_st_read: the bytes rt_st_load gives, in memory of the reader's own
+ * (a large tensor from the pool, aligned however the file lays it out),
+ * bools normalized; a file cut short under it is an error naming it. */
+static void
+test_read_copies(void **state)
+{
+	Tmp *t = *state;
+	enum { NF = 300000 }; /* 1.2 MB: past RT_POOL_MIN */
+	size_t dlen = 1 + 4 * (size_t)NF + 3;
+	unsigned char *data = malloc(dlen);
+	assert_non_null(data);
+	data[0] = 9; /* u8 [1] first: f starts off by one */
+	for (int i = 0; i < NF; i++) {
+		float v = (float)i * 0.5f - 7.0f;
+		memcpy(data + 1 + 4 * (size_t)i, &v, 4);
+	}
+	memcpy(data + 1 + 4 * (size_t)NF, "\0\7\1", 3);
+	char hd[512];
+	snprintf(hd, sizeof hd,
+		 "{\"u\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
+		 "\"f\":{\"dtype\":\"F32\",\"shape\":[%d],\"data_offsets\":[1,%zu]},"
+		 "\"b\":{\"dtype\":\"BOOL\",\"shape\":[3],\"data_offsets\":[%zu,%zu]}}",
+		 NF, dlen - 3, dlen - 3, dlen);
+	RtError e = {{0}};
+	RtSafetensors *st =
+		rt_st_open(write_st(t, "r.safetensors", hd, data, dlen), &e);
+	assert_non_null(st);
+	RtPool *pool = rt_pool_new();
+	assert_non_null(pool);
+	RtTensor *x = rt_st_read(st, "f", pool, &e);
+	assert_non_null(x);
+	assert_int_equal(x->own, RT_POOLED);
+	assert_int_equal((uintptr_t)x->data % RT_ALIGN, 0);
+	assert_int_equal(x->nbytes, 4 * (size_t)NF);
+	assert_memory_equal(x->data, data + 1, 4 * (size_t)NF);
+	RtTensor *y = rt_st_load(st, "f", &e);
+	assert_memory_equal(x->data, y->data, x->nbytes);
+	rt_tensor_free(y);
+	rt_tensor_free(x);
+	x = rt_st_read(st, "u", NULL, &e);
+	assert_int_equal(x->own, RT_OWNED);
+	assert_int_equal(*(uint8_t *)x->data, 9);
+	rt_tensor_free(x);
+	x = rt_st_read(st, "b", pool, &e);
+	assert_memory_equal(x->data, "\0\1\1", 3);
+	rt_tensor_free(x);
+	assert_null(rt_st_read(st, "missing", pool, &e));
+	assert_non_null(strstr(e.msg, "'missing'"));
+	/* cut short after the open: the read comes up short */
+	assert_int_equal(truncate(at(t, "r.safetensors"), 4096), 0);
+	e.msg[0] = 0;
+	assert_null(rt_st_read(st, "f", pool, &e));
+	assert_non_null(strstr(e.msg, "r.safetensors: the file was truncated "
+				      "while it was read"));
+	rt_st_close(st);
+	rt_pool_release(pool);
+	free(data);
+}
+
 /* Writer: every dtype through write and read back; the header keeps the
  * given order, is 8-aligned, and every tensor comes back as a view. */
 static void
@@ -849,6 +908,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_unaligned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bool_normalized, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_read_copies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_roundtrip, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
