@@ -32,6 +32,25 @@
 
 #include "rt.h"
 
+int
+rt_read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	unsigned char *b = buf;
+	while (n) {
+		ssize_t r = pread(fd, b, n, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno ? errno : EIO;
+		if (r == 0)
+			return -1;
+		b += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
 /* What a non-regular file is, for the message. */
 static const char *
 kind_of(mode_t m)

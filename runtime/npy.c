@@ -377,21 +377,11 @@ static bool
 read_at(int fd, void *buf, size_t n, uint64_t off, const char *name,
 	RtError *e)
 {
-	unsigned char *b = buf;
-	while (n) {
-		ssize_t r = pread(fd, b, n, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			rt_error(e, "%s: read failed: %s", name,
-				 r < 0 ? strerror(errno) : "unexpected end");
-			return false;
-		}
-		b += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return true;
+	int err = rt_read_at(fd, buf, n, off);
+	if (err)
+		rt_error(e, "%s: read failed: %s", name,
+			 err > 0 ? strerror(err) : "unexpected end");
+	return !err;
 }
 
 /* Reads a .npy file; NULL + e. */

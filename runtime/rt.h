@@ -193,6 +193,10 @@ void rt_cleanup_run(void);
  * or -1 + e (errno kept from open).
  */
 int rt_open_input(const char *path, uint64_t *size, RtError *e);
+/* Reads exactly n bytes at off of fd into buf, retrying an interrupted
+ * read: 0, the errno of a read that failed, or -1 when the file ends
+ * first. */
+int rt_read_at(int fd, void *buf, size_t n, uint64_t off);
 
 /*
  * A read-only mapping of len bytes of a regular file, guarded against the

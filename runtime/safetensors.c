@@ -524,26 +524,18 @@ rt_st_read(const RtSafetensors *st, const char *name, RtPool *pool,
 	RtTensor *t = rt_tensor_new_in(pool, en->dtype, en->ndim, en->shape, e);
 	if (!t)
 		return NULL;
-	size_t nbytes = (size_t)(en->end - en->begin);
-	off_t at = (off_t)(st->data - st->map) + (off_t)en->begin;
-	for (size_t got = 0; got < nbytes;) {
-		ssize_t r = pread(st->mapping.fd, (char *)t->data + got,
-				  nbytes - got, at + (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				rt_error(e, "%s: the file was truncated while it "
-					 "was read", st->path);
-			else
-				rt_error(e, "%s: cannot read: %s", st->path,
-					 strerror(errno));
-			rt_tensor_free(t);
-			return NULL;
-		}
-		got += (size_t)r;
-	}
-	return t;
+	int err = rt_read_at(st->mapping.fd, t->data,
+			     (size_t)(en->end - en->begin),
+			     (uint64_t)(st->data - st->map) + en->begin);
+	if (!err)
+		return t;
+	if (err < 0)
+		rt_error(e, "%s: the file was truncated while it was read",
+			 st->path);
+	else
+		rt_error(e, "%s: cannot read: %s", st->path, strerror(err));
+	rt_tensor_free(t);
+	return NULL;
 }
 
 /* Number of `__metadata__` entries. */

@@ -93,6 +93,27 @@ test_truncated_while_mapped(void **state)
 	rt_weights_close(w);
 }
 
+/* rt_read_at: exactly n bytes at an offset, -1 when the file ends first,
+ * the errno of a failed read. */
+static void
+test_read_at(void **state)
+{
+	(void)state;
+	FILE *f = fopen(at("r.bin"), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite("0123456789", 1, 10, f), 10);
+	assert_int_equal(fclose(f), 0);
+	int fd = open(at("r.bin"), O_RDONLY);
+	assert_true(fd >= 0);
+	char b[16] = {0};
+	assert_int_equal(rt_read_at(fd, b, 4, 3), 0);
+	assert_memory_equal(b, "3456", 4);
+	assert_int_equal(rt_read_at(fd, b, 0, 10), 0);
+	assert_int_equal(rt_read_at(fd, b, 8, 5), -1); /* 5 bytes, then the end */
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(rt_read_at(fd, b, 1, 0), EBADF);
+}
+
 int
 main(void)
 {
@@ -103,6 +124,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fifo_refused_at_once),
 		cmocka_unit_test(test_truncated_while_mapped),
+		cmocka_unit_test(test_read_at),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	rt_remove_tree(dir);
