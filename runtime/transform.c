@@ -6,8 +6,9 @@
  * JIT-compiled and run by rt_run_stream: each weight is read from the
  * checkpoint when the executor first needs it (with pread, into buffers
  * a pool reuses: on a VM, touching the file's pages through a mapping
- * cost twice the copy; a tensor cache's records are mapped, their pages
- * dropped by madvise once the executor lets go of them), and each output
+ * could cost several times the copy; a tensor cache's records are
+ * mapped, their pages dropped by madvise once the executor lets go of
+ * them), and each output
  * goes to the cache writers (cache_queue.c) as soon as it is final, so
  * resident memory stays bounded by the tensors computed together. The
  * cache carries the hashes of what it was computed from (ckpt_hash.c); a
