@@ -529,11 +529,11 @@ rt_st_read(const RtSafetensors *st, const char *name, RtPool *pool,
 			     (uint64_t)(st->data - st->map) + en->begin);
 	if (!err)
 		return t;
-	if (err < 0)
+	if (err > 0)
+		rt_error(e, "%s: cannot read: %s", st->path, strerror(err));
+	else if (rt_map_check(&st->mapping, st->path, e)) /* its sizes */
 		rt_error(e, "%s: the file was truncated while it was read",
 			 st->path);
-	else
-		rt_error(e, "%s: cannot read: %s", st->path, strerror(err));
 	rt_tensor_free(t);
 	return NULL;
 }

@@ -8,9 +8,9 @@
  * a pool reuses: on a VM, touching the file's pages through a mapping
  * could cost several times the copy; a tensor cache's records are
  * mapped, their pages dropped by madvise once the executor lets go of
- * them), and each output
- * goes to the cache writers (cache_queue.c) as soon as it is final, so
- * resident memory stays bounded by the tensors computed together. The
+ * them), and each output goes to the cache writers (cache_queue.c) as
+ * soon as it is final, so resident memory stays bounded by the tensors
+ * computed together. The
  * cache carries the hashes of what it was computed from (ckpt_hash.c); a
  * second run with the same inputs finds it up to date and does nothing.
  * The weights are checked against the transform's parameters first
