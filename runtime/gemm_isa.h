@@ -18,6 +18,8 @@
  *   MR, NV         the micro-kernel tile: MR rows x 16*NV columns
  *   Q8_ROWS(M)     rows of int8 b an int8 GEMV takes at a time for M
  *                  rows of a
+ *   Q8_GS32_M      the largest M for which the int8 GEMV has its own copy
+ *                  for groups of 32 (0: none; measured per ISA)
  *   ISA_KC ISA_MC ISA_NC  the cache blocks (KC a multiple of 16, MC of
  *                  every MR, NC of every NR)
  *   ISA_BT_PAR_M ISA_BT_PAR_X  the largest M and bytes of x (M x K
@@ -396,9 +398,10 @@ SFX(gemv_q8_rows)(const int M, const int R, int64_t K, int64_t gs,
 			y[m * ldy + j + r] = vsum(acc[m][r]);
 }
 
-/* GEMV rows against int8 b [N, K] with group scales (gs % 16 == 0). */
+/* GEMV rows j0 .. j1 against int8 b [N, K] with group scales (gs % 16
+ * == 0), Q8_ROWS(M) rows at a time. */
 static inline __attribute__((always_inline)) void
-SFX(gemv_q8_body)(const int M, int64_t K, int64_t gs, const float *restrict a,
+SFX(gemv_q8_span)(const int M, int64_t K, int64_t gs, const float *restrict a,
 		  const int8_t *restrict q, const float *restrict s,
 		  float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
 {
@@ -408,6 +411,20 @@ SFX(gemv_q8_body)(const int M, int64_t K, int64_t gs, const float *restrict a,
 		SFX(gemv_q8_rows)(M, R, K, gs, a, q, s, y, ldy, j);
 	for (; j < j1; j++)
 		SFX(gemv_q8_rows)(M, 1, K, gs, a, q, s, y, ldy, j);
+}
+
+/* GEMV rows against int8 b [N, K] with group scales (gs % 16 == 0); for
+ * groups of 32 (llama_q8's) and M <= Q8_GS32_M, a copy of the loop with
+ * the group size a constant (no loop over a group's 16-weight steps). */
+static inline __attribute__((always_inline)) void
+SFX(gemv_q8_body)(const int M, int64_t K, int64_t gs, const float *restrict a,
+		  const int8_t *restrict q, const float *restrict s,
+		  float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
+{
+	if (gs == 32 && M <= Q8_GS32_M)
+		SFX(gemv_q8_span)(M, K, 32, a, q, s, y, ldy, j0, j1);
+	else
+		SFX(gemv_q8_span)(M, K, gs, a, q, s, y, ldy, j0, j1);
 }
 
 #define GEMV_CASE(m)                                                           \
