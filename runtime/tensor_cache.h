@@ -13,8 +13,9 @@
 enum {
 	CACHE_ALIGN = 64,               /* byteOffset alignment in a shard */
 	STAGE_BYTES = 1 << 20,          /* small pieces gathered per write() */
-	CHUNK_BYTES = 512 << 10,        /* large pieces: hashed, then written
-					 * while still in the cache */
+	CHUNK_BYTES = 2 << 20,          /* large pieces: hashed, then written
+					 * while still in the cache, a 2 MiB
+					 * block of the file per write() */
 	JSON_LIMIT = 256 << 20,         /* largest tensor-cache.json read */
 	PREALLOC_BYTES = 1 << 20,       /* records this large: blocks
 					 * allocated before the write */
@@ -56,6 +57,16 @@ tc_shape_bytes(DType dt, int ndim, const int64_t *shape, uint64_t *out)
 		return false;
 	*out = n;
 	return true;
+}
+
+/* Bytes of the n still to write at file offset at that one write() takes:
+ * up to the next CHUNK_BYTES boundary of the file (so that every whole
+ * aligned 2 MiB block is written by one call: shard_write). */
+static inline uint64_t
+tc_chunk(uint64_t at, uint64_t n)
+{
+	uint64_t k = CHUNK_BYTES - at % CHUNK_BYTES;
+	return n < k ? n : k;
 }
 
 /* Rounds n up to the cache alignment. */

@@ -268,7 +268,10 @@ stage_flush(RtCacheWriter *w, RtError *e)
  * chunk at a time, each hashed just before it is written so that the
  * kernel copies it from the cache rather than from memory; small ones are
  * gathered so that a shard of many tiny records is not a system call per
- * record.
+ * record. A chunk ends at a 2 MiB boundary of the file: a write() of a
+ * whole aligned 2 MiB block is what makes the page cache hold it as one
+ * 2 MiB folio, which `rlx run` then maps with one page-table entry instead
+ * of 512 (docs/architecture.md, "Where the weights' pages come from").
  */
 static bool
 shard_write(RtCacheWriter *w, const void *p, size_t n, RtError *e)
@@ -288,7 +291,7 @@ shard_write(RtCacheWriter *w, const void *p, size_t n, RtError *e)
 	if (!stage_flush(w, e))
 		return false;
 	for (const char *c = p; n;) {
-		size_t k = n < CHUNK_BYTES ? n : CHUNK_BYTES;
+		size_t k = (size_t)tc_chunk(w->fsize - n, n);
 		if (XXH3_64bits_update(w->xs, c, k) != XXH_OK)
 			goto hash_failed;
 		if (!write_all(w, c, k, e))

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "rt.h"
+#include "tensor_cache.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -940,6 +941,34 @@ test_numpy_reader(void **state)
 /* Large records (their blocks allocated before the write): the bytes,
  * hashes and file sizes are as for small ones, and no block is left
  * allocated past the end of a shard. */
+/* A large piece is written a chunk at a time, every chunk but the last
+ * ending at a 2 MiB boundary of the file (whole aligned blocks in one
+ * write(): the page cache keeps them as 2 MiB folios). */
+static void
+test_chunks(void **state)
+{
+	(void)state;
+	const uint64_t M2 = 2 << 20;
+	assert_int_equal(CHUNK_BYTES, M2);
+	assert_int_equal(tc_chunk(0, 5 * M2), M2);
+	assert_int_equal(tc_chunk(64, 5 * M2), M2 - 64);
+	assert_int_equal(tc_chunk(M2 - 64, 100), 64);
+	assert_int_equal(tc_chunk(2 * M2, 10), 10);
+	assert_int_equal(tc_chunk(3 * M2 + 1, 0), 0);
+	uint64_t at = 3 * M2 / 2 + 64, n = 7 * M2 + 3, calls = 0;
+	while (n) {
+		uint64_t k = tc_chunk(at, n);
+		assert_true(k > 0 && k <= M2);
+		at += k;
+		n -= k;
+		calls++;
+		if (n)
+			assert_int_equal(at % M2, 0);
+	}
+	assert_int_equal(at, 3 * M2 / 2 + 64 + 7 * M2 + 3);
+	assert_int_equal(calls, 8); /* a head, six whole blocks, a tail */
+}
+
 static void
 test_large_records(void **state)
 {
@@ -1209,6 +1238,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_place_then_write),
 		cmocka_unit_test(test_planned),
+		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_large_records),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_replace),
