@@ -3,7 +3,9 @@
 GEMM/GEMV and forward tables against OpenBLAS and PyTorch (on a host with
 AVX-512 also rlx's AVX2 GEMM/GEMV kernels against OpenBLAS's Haswell ones,
 the pair an AVX2-only CPU runs; shown, not a target), whole `rlx run`
-processes against the same NumPy script, then the transform benchmark
+processes against the same NumPy script (and, shown, one token of a
+Llama-shaped model from its cache against `cat` of the cache's files),
+then the transform benchmark
 (bench/transform/run.py), then tensor parallelism on two Open MPI ranks
 (bench/tp/run.py).
 
@@ -602,7 +604,7 @@ def process_bench(rlx, env, rounds):
     examples/llama.py (the code cache warm) against the first (cold); and
     `rlx run` of one GEMM 2048^3 with its inputs from .npy and its result
     to .npy against the same NumPy script (python start-up, np.load,
-    x @ w, np.save), 1 and 2 threads."""
+    x @ w, np.save), 1 and 2 threads; then cache_run_row."""
     print()
     print("Whole process (%s; best of %d)" % (loadavg(), rounds))
     with tempfile.TemporaryDirectory() as d:
@@ -663,8 +665,52 @@ def process_bench(rlx, env, rounds):
             print("%-34s %2d %9s %9s %9.2f  %s" % (
                 "rlx run GEMM 2048^3 from .npy", threads, ms(min(rt)), ms(min(pt)), r,
                 ">= 1.0x the NumPy script: %s" % ("yes" if r >= 1.0 else "NO")))
-    print("columns: rlx ms, peer ms, x peer (the faster NumPy: as installed or SkylakeX)")
+        cache_run_row(rlx, d, renv, rounds)
+    print("columns: rlx ms, peer ms, x peer (the faster NumPy: as installed or SkylakeX; "
+          "on the cache row, cat)")
     return met
+
+
+def cache_run_row(rlx, d, env, rounds):
+    """`rlx run DIR` of one token of examples/llama.py scaled to hidden 2048
+    and vocab 4096 (368 MiB of weights) from the cache `rlx transform`
+    wrote, against `cat` reading the cache's files once (what any reader
+    that loads the weights into memory pays at least), alternating, 2
+    threads, the cache's pages in the page cache. Shown, not a target."""
+    ex = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
+    with open(os.path.join(ex, "llama.py")) as f:
+        src = f.read()
+    for a, b in (("(128, 64)", "(4096, 2048)"), ("(64, 64)", "(2048, 2048)"),
+                 ("(64, 128)", "(2048, 4096)"), ("(64,)", "(2048,)"),
+                 ('("n", 128)', '("n", 4096)'), ("[n, 4, 16]", "[n, 16, 128]"),
+                 ("[n, 64]", "[n, 2048]")):
+        src = src.replace(a, b)
+    model, ck = os.path.join(d, "big.py"), os.path.join(d, "big.safetensors")
+    cache, ids = os.path.join(d, "big-cache"), os.path.join(d, "id1.npy")
+    with open(model, "w") as f:
+        f.write(src)
+    q = dict(check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([rlx, "init-weights", model, "--seed", "0", "-o", ck], **q)
+    subprocess.run([rlx, "transform", model, "--weights", ck, "-o", cache], **q)
+    os.remove(ck)
+    subprocess.run([sys.executable, "-c", "import numpy as np, sys\n"
+                    "np.save(sys.argv[1], np.array([5], dtype=np.int64))", ids], check=True)
+    args = [rlx, "run", cache, "--input", "input_ids=" + ids, "-o", os.path.join(d, "t.npy")]
+    renv = dict(env, RLX_NUM_THREADS="2")
+    subprocess.run(args, env=renv, **q)  # checks the shards' hashes once
+    files = sorted(os.path.join(cache, f) for f in os.listdir(cache))
+    nbytes = sum(os.path.getsize(f) for f in files)
+    rt, ct = [], []
+    for _ in range(max(rounds, 5)):
+        t0 = time.perf_counter()
+        subprocess.run(args, env=renv, **q)
+        rt.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        subprocess.run(["cat"] + files, **q)
+        ct.append(time.perf_counter() - t0)
+    print("%-34s %2d %9s %9s %9.2f  %s" % (
+        "rlx run DIR, 1 token, %d MiB" % (nbytes >> 20), 2, ms(min(rt)), ms(min(ct)),
+        min(ct) / min(rt), "shown: x cat of the cache's files"))
 
 
 def speed_tables(bk, a, env):
