@@ -16,6 +16,8 @@ enum {
 	CHUNK_BYTES = 2 << 20,          /* large pieces: hashed, then written
 					 * while still in the cache, a 2 MiB
 					 * block of the file per write() */
+	READ_BYTES = 512 << 10,         /* a shard read back to hash it, a
+					 * piece at a time (within L2) */
 	JSON_LIMIT = 256 << 20,         /* largest tensor-cache.json read */
 	PREALLOC_BYTES = 1 << 20,       /* records this large: blocks
 					 * allocated before the write */

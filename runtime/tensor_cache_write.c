@@ -714,13 +714,13 @@ shard_complete(RtCacheWriter *w, int si, const char *path, RtError *e)
 	bool ok = true;
 	if (ftruncate(fd, (off_t)p->shard_bytes[si]))
 		ok = tc_err(e, "%s: write failed: %s", path, strerror(errno));
-	char *buf = ok ? malloc(CHUNK_BYTES) : NULL;
+	char *buf = ok ? malloc(READ_BYTES) : NULL;
 	if (ok && (!buf || XXH3_64bits_reset(w->xs) != XXH_OK))
 		ok = tc_err(e, "%s: out of memory", path);
 	for (uint64_t off = 0; ok && off < p->shard_bytes[si];) {
 		uint64_t k = p->shard_bytes[si] - off;
-		ssize_t r = pread(fd, buf, k < CHUNK_BYTES ? (size_t)k
-							   : CHUNK_BYTES,
+		ssize_t r = pread(fd, buf, k < READ_BYTES ? (size_t)k
+							  : READ_BYTES,
 				  (off_t)off);
 		if (r <= 0) {
 			if (r < 0 && errno == EINTR)
