@@ -717,20 +717,15 @@ shard_complete(RtCacheWriter *w, int si, const char *path, RtError *e)
 	char *buf = ok ? malloc(READ_BYTES) : NULL;
 	if (ok && (!buf || XXH3_64bits_reset(w->xs) != XXH_OK))
 		ok = tc_err(e, "%s: out of memory", path);
-	for (uint64_t off = 0; ok && off < p->shard_bytes[si];) {
-		uint64_t k = p->shard_bytes[si] - off;
-		ssize_t r = pread(fd, buf, k < READ_BYTES ? (size_t)k
-							  : READ_BYTES,
-				  (off_t)off);
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
+	for (uint64_t off = 0, k; ok && off < p->shard_bytes[si]; off += k) {
+		k = p->shard_bytes[si] - off;
+		k = k < READ_BYTES ? k : READ_BYTES;
+		int err = rt_read_at(fd, buf, (size_t)k, off);
+		if (err)
 			ok = tc_err(e, "%s: cannot read back: %s", path,
-				  r ? strerror(errno) : "short file");
-			break;
-		}
-		XXH3_64bits_update(w->xs, buf, (size_t)r);
-		off += (uint64_t)r;
+				    err > 0 ? strerror(err) : "short file");
+		else
+			XXH3_64bits_update(w->xs, buf, (size_t)k);
 	}
 	free(buf);
 	if (close(fd) && ok)

@@ -938,9 +938,6 @@ test_numpy_reader(void **state)
 	rm_rf(base);
 }
 
-/* Large records (their blocks allocated before the write): the bytes,
- * hashes and file sizes are as for small ones, and no block is left
- * allocated past the end of a shard. */
 /* A large piece is written a chunk at a time, every chunk but the last
  * ending at a 2 MiB boundary of the file (whole aligned blocks in one
  * write(): the page cache keeps them as 2 MiB folios). */
@@ -969,6 +966,9 @@ test_chunks(void **state)
 	assert_int_equal(calls, 8); /* a head, six whole blocks, a tail */
 }
 
+/* Large records (their blocks allocated before the write): the bytes,
+ * hashes and file sizes are as for small ones, and no block is left
+ * allocated past the end of a shard. */
 static void
 test_large_records(void **state)
 {
