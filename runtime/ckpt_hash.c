@@ -3,9 +3,12 @@
  * (transform.h): names, dtypes, shapes and the XXH3-128 of the bytes of the
  * tensors a transform takes, in its parameter order, folded into one
  * XXH3-64. A thread hashes them from the start (while the transform is
- * being compiled), each read into a buffer of its own that it reuses
+ * being compiled), each read into a buffer of its own pool
  * (rt_weights_read: pread, not a mapping, which costs more to touch on a
- * VM); its reading ahead of the executor warms the page cache.
+ * VM), and keeps what it read for the executor (at most PARK_BYTES ahead
+ * of it: rt_ckpt_hash_take), so that a weight is read once for both.
+ * What the executor reads itself it hashes itself (rt_ckpt_hash_offer):
+ * each tensor is claimed by the first of the two to reach it.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -19,12 +22,16 @@
 #include "transform.h"
 #include "xxh.h"
 
+/* Bytes the thread keeps read for the executor, beyond one tensor. */
+enum { PARK_BYTES = 32 << 20 };
+
 struct RtCkptHash {
 	const char *path;
 	const char *const *names;
 	int n;
 	XXH128_hash_t *hash;   /* of each tensor's bytes */
 	bool *hashed;
+	atomic_bool *claimed;  /* being hashed or hashed, by the thread or not */
 	bool *others;          /* hashed by another process (rt_ckpt_hash_only) */
 	DType *dt;
 	int *ndim;
@@ -37,6 +44,14 @@ struct RtCkptHash {
 	RtPool *pool;          /* the thread's buffers, each tensor read into one */
 	bool ok;               /* written by the thread, read after the join */
 	RtError err;
+	/* what the thread read for the executor, under mu */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;     /* a tensor parked or taken, busy over, a stop */
+	RtTensor **parked;     /* per tensor: read and hashed, not yet taken */
+	size_t parked_bytes;
+	int busy;              /* the tensor the thread is reading, or -1 */
+	bool draining;         /* the executor is done: keep nothing */
+	bool locks;            /* mu and cv initialized */
 };
 
 void
@@ -62,15 +77,47 @@ rt_ckpt_hash_new(const char *path, const char *const *names, int n)
 	h->n = n;
 	h->hash = calloc(np, sizeof *h->hash);
 	h->hashed = calloc(np, sizeof *h->hashed);
+	h->claimed = calloc(np, sizeof *h->claimed);
+	h->parked = calloc(np, sizeof *h->parked);
 	h->others = calloc(np, sizeof *h->others);
 	h->dt = calloc(np, sizeof *h->dt);
 	h->ndim = calloc(np, sizeof *h->ndim);
 	h->shape = calloc(np, sizeof *h->shape);
-	if (!h->hash || !h->hashed || !h->others || !h->dt || !h->ndim || !h->shape) {
+	h->busy = -1;
+	if (!h->hash || !h->hashed || !h->claimed || !h->parked || !h->others ||
+	    !h->dt || !h->ndim || !h->shape) {
 		rt_ckpt_hash_free(h);
 		return NULL;
 	}
+	if (pthread_mutex_init(&h->mu, NULL)) {
+		rt_ckpt_hash_free(h);
+		return NULL;
+	}
+	if (pthread_cond_init(&h->cv, NULL)) {
+		pthread_mutex_destroy(&h->mu);
+		rt_ckpt_hash_free(h);
+		return NULL;
+	}
+	h->locks = true;
 	return h;
+}
+
+/* Is tensor i this process's to hash and not yet taken? Takes it. */
+static bool
+claim(RtCkptHash *h, int i)
+{
+	return !h->others[i] && !atomic_exchange(&h->claimed[i], true);
+}
+
+/* Records the hash of tensor i, t. */
+static void
+hash_into(RtCkptHash *h, int i, const RtTensor *t)
+{
+	h->hash[i] = XXH3_128bits(t->data, t->nbytes);
+	h->dt[i] = t->dtype;
+	h->ndim[i] = t->ndim;
+	memcpy(h->shape[i], t->shape, sizeof(int64_t) * (size_t)t->ndim);
+	h->hashed[i] = true;
 }
 
 /* Hashes tensor i (a mapped one: its pages read ahead, dropped after). */
@@ -78,30 +125,62 @@ static void
 hash_one(RtCkptHash *h, int i, const RtTensor *t)
 {
 	rt_advise_tensor(t, MADV_WILLNEED);
-	h->hash[i] = XXH3_128bits(t->data, t->nbytes);
-	h->dt[i] = t->dtype;
-	h->ndim[i] = t->ndim;
-	memcpy(h->shape[i], t->shape, sizeof(int64_t) * (size_t)t->ndim);
-	h->hashed[i] = true;
+	hash_into(h, i, t);
 	rt_advise_tensor(t, MADV_DONTNEED);
 }
 
-/* The thread: every tensor in order, from its own view of the file. */
+/* The thread's next tensor: the first not claimed from i on, once what
+ * it keeps is under PARK_BYTES (drain empties it); -1 when there is none
+ * or it is stopped. */
+static int
+next_tensor(RtCkptHash *h, int i)
+{
+	pthread_mutex_lock(&h->mu);
+	while (!atomic_load(&h->stop) && h->parked_bytes >= PARK_BYTES)
+		pthread_cond_wait(&h->cv, &h->mu);
+	while (i < h->n && !claim(h, i))
+		i++;
+	if (atomic_load(&h->stop) || i >= h->n)
+		i = -1;
+	h->busy = i;
+	pthread_mutex_unlock(&h->mu);
+	return i;
+}
+
+/* The thread is done with tensor i, t: kept for the executor (a copy;
+ * a mapped record of a tensor cache is not worth keeping) or freed. */
+static void
+done_with(RtCkptHash *h, int i, RtTensor *t)
+{
+	pthread_mutex_lock(&h->mu);
+	h->busy = -1;
+	if (t && t->own != RT_BORROWED && !h->draining && !atomic_load(&h->stop)) {
+		h->parked[i] = t;
+		h->parked_bytes += t->nbytes;
+		t = NULL;
+	}
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	rt_tensor_free(t);
+}
+
+/* The thread: every tensor not claimed yet, in order, from its own view
+ * of the file. */
 static void *
 hasher_main(void *arg)
 {
 	RtCkptHash *h = arg;
-	for (int i = 0; i < h->n && !atomic_load(&h->stop); i++) {
-		if (h->others[i])
-			continue;
+	for (int i = 0; (i = next_tensor(h, i)) >= 0; i++) {
 		RtTensor *t = rt_weights_read(h->src, h->names[i], h->pool, &h->err);
-		if (!t) {
-			h->ok = false;
-			break;
+		if (t) {
+			hash_one(h, i, t);
+			if (!rt_weights_check(h->src, &h->err)) { /* truncated */
+				rt_tensor_free(t);
+				t = NULL;
+			}
 		}
-		hash_one(h, i, t);
-		rt_tensor_free(t);
-		if (!rt_weights_check(h->src, &h->err)) { /* truncated */
+		done_with(h, i, t);
+		if (!t) {
 			h->ok = false;
 			break;
 		}
@@ -113,6 +192,7 @@ void
 rt_ckpt_hash_start(RtCkptHash *h)
 {
 	h->ok = true;
+	h->draining = false;
 	atomic_store(&h->stop, false);
 	if (!(h->src = rt_weights_open(h->path, &h->err)))
 		return;
@@ -133,15 +213,59 @@ rt_ckpt_hash_start(RtCkptHash *h)
 void
 rt_ckpt_hash_stop(RtCkptHash *h)
 {
+	pthread_mutex_lock(&h->mu);
 	atomic_store(&h->stop, true);
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
 }
 
-/* Waits for the thread; false + e when it failed. */
+RtTensor *
+rt_ckpt_hash_take(RtCkptHash *h, int i)
+{
+	if (!h || !h->started || i < 0 || i >= h->n)
+		return NULL;
+	pthread_mutex_lock(&h->mu);
+	while (h->busy == i) /* being read: sooner there than read again */
+		pthread_cond_wait(&h->cv, &h->mu);
+	RtTensor *t = h->parked[i];
+	if (t) {
+		h->parked[i] = NULL;
+		h->parked_bytes -= t->nbytes;
+		pthread_cond_broadcast(&h->cv);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return t;
+}
+
+void
+rt_ckpt_hash_offer(RtCkptHash *h, int i, const RtTensor *t)
+{
+	if (h && i >= 0 && i < h->n && claim(h, i))
+		hash_into(h, i, t);
+}
+
+/* Frees what the thread kept and keeps nothing more. */
+static void
+drain(RtCkptHash *h)
+{
+	pthread_mutex_lock(&h->mu);
+	h->draining = true;
+	for (int i = 0; i < h->n; i++) {
+		rt_tensor_free(h->parked[i]);
+		h->parked[i] = NULL;
+	}
+	h->parked_bytes = 0;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* Waits for the thread (what it kept freed); false + e when it failed. */
 static bool
 join(RtCkptHash *h, RtError *e)
 {
 	if (!h->started)
 		return true;
+	drain(h);
 	pthread_join(h->thr, NULL);
 	h->started = false;
 	rt_weights_close(h->src);
@@ -237,9 +361,15 @@ rt_ckpt_hash_free(RtCkptHash *h)
 	}
 	free(h->hash);
 	free(h->hashed);
+	free(h->claimed);
+	free(h->parked);
 	free(h->others);
 	free(h->dt);
 	free(h->ndim);
 	free(h->shape);
+	if (h->locks) {
+		pthread_cond_destroy(&h->cv);
+		pthread_mutex_destroy(&h->mu);
+	}
 	free(h);
 }

@@ -53,6 +53,7 @@ typedef struct {
 	int nout;            /* outputs of T = F's parameters after num_input */
 	RtWeights *src;      /* the checkpoint: file, index or tensor cache */
 	RtCacheQueue *q;
+	RtCkptHash *hash;    /* the checkpoint's: what its thread read ahead */
 	RtValue **held;      /* per parameter of T: our reference, until dropped */
 	RtPool *inpool;      /* the buffers weights are read into, reused */
 	const char **names;  /* T's parameter names */
@@ -133,10 +134,14 @@ xf_load(void *ctx, int param, RtError *e)
 		rt_error(e, "out of memory");
 		return NULL;
 	}
-	RtTensor *t = rt_weights_read(x->src, x->names[param], x->inpool, e);
-	if (!t)
-		return NULL;
-	rt_advise_tensor(t, MADV_WILLNEED); /* a tensor cache's mapped record */
+	/* read and hashed by the hashing thread, else read (and hashed) here */
+	RtTensor *t = rt_ckpt_hash_take(x->hash, param);
+	if (!t) {
+		if (!(t = rt_weights_read(x->src, x->names[param], x->inpool, e)))
+			return NULL;
+		rt_advise_tensor(t, MADV_WILLNEED); /* a cache's mapped record */
+		rt_ckpt_hash_offer(x->hash, param, t);
+	}
 	x->bytes_in += t->nbytes;
 	x->bytes_read += t->nbytes;
 	RtValue *v = rt_value_tensor(t);
@@ -867,7 +872,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	if (ok) {
 		for (int i = 0; i < x.T->nparams; i++)
 			x.total_in += x.info[i].nbytes;
-		h = rt_ckpt_hash_new(weights, x.names, x.T->nparams);
+		h = x.hash = rt_ckpt_hash_new(weights, x.names, x.T->nparams);
 		prov = rt_provenance(XXH3_64bits(text, len), x.F->name,
 				     x.T->name, shard, x.o->shared);
 		if (x.tp)

@@ -50,9 +50,11 @@ bool rt_cache_queue_finish(RtCacheQueue *q, bool drain, RtError *e);
 /*
  * The checkpoint's hash, as a tensor cache records what it was computed
  * from: the names, dtypes, shapes and bytes of the named tensors, in order.
- * A thread hashes them from its own view of the checkpoint (its read-ahead
- * warms the page cache for the main thread); rt_ckpt_hash_rest hashes on
- * the calling thread what it has not done.
+ * A thread hashes them in order from its own view of the checkpoint and
+ * keeps what it read (a bounded amount) for the executor to take
+ * (rt_ckpt_hash_take) instead of reading it again; the executor hashes
+ * what it reads itself (rt_ckpt_hash_offer). rt_ckpt_hash_rest hashes on
+ * the calling thread what neither has done.
  */
 typedef struct RtCkptHash RtCkptHash;
 
@@ -64,7 +66,15 @@ RtCkptHash *rt_ckpt_hash_new(const char *path, const char *const *names,
 void rt_ckpt_hash_start(RtCkptHash *h);
 /* Stops the thread after the tensor it is on. */
 void rt_ckpt_hash_stop(RtCkptHash *h);
-/* Waits for the thread; then hashes the rest from w (on this thread).
+/* Tensor i as the thread read it (hashed; the caller's to free), NULL
+ * when the thread has not kept it (waits while the thread reads it). NULL
+ * h is fine. */
+RtTensor *rt_ckpt_hash_take(RtCkptHash *h, int i);
+/* Tensor i, t, read by the caller: hashed here (on the calling thread)
+ * unless the thread or an earlier offer has taken it. NULL h is fine. */
+void rt_ckpt_hash_offer(RtCkptHash *h, int i, const RtTensor *t);
+/* Waits for the thread (what it kept and nobody took is freed); then
+ * hashes the rest from w (on this thread).
  * false + e when a tensor could not be read. */
 bool rt_ckpt_hash_rest(RtCkptHash *h, RtWeights *w, RtError *e);
 /* Several processes share the hashing: this one hashes only the tensors

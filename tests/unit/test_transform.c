@@ -277,6 +277,74 @@ test_ckpt_hash(void **state)
 	tmp_free(&t);
 }
 
+/*
+ * The executor's side of the hashing thread: it takes what the thread
+ * read (the same bytes as the file's), reads and offers the rest, in any
+ * order, or takes nothing at all; the hash is the same every way, and a
+ * thread held up by what it keeps (four 12 MiB tensors, more than it
+ * keeps ahead) is let go at the end.
+ */
+static void
+test_ckpt_hash_take(void **state)
+{
+	(void)state;
+	Tmp t;
+	tmp_new(&t);
+	enum { N = 4 };
+	const char *names[N] = {"w0", "w1", "w2", "w3"};
+	RtTensor *ts[N];
+	for (int i = 0; i < N; i++)
+		ts[i] = seq(3 << 10, 1 << 10, (float)(i * 7));
+	const char *path = at(&t, "big.safetensors");
+	write_ckpt(path, names, ts, N);
+	char want[17], got[17];
+	hash_of(path, names, N, false, want);
+	RtError e;
+	RtWeights *w = rt_weights_open(path, &e);
+	assert_non_null(w);
+	/* 0: in order; 1: last first; 2: nothing taken, one offered */
+	for (int way = 0; way < 3; way++) {
+		RtCkptHash *h = rt_ckpt_hash_new(path, names, N);
+		rt_ckpt_hash_start(h);
+		int taken = 0;
+		for (int k = 0; way < 2 && k < N; k++) {
+			int i = way == 0 ? k : N - 1 - k;
+			RtTensor *mine = rt_weights_load(w, names[i], &e);
+			assert_non_null(mine);
+			RtTensor *x = rt_ckpt_hash_take(h, i);
+			/* the first in order: the thread's, once it got there */
+			for (int ms = 0; way == 0 && i == 0 && !x && ms < 30000; ms++) {
+				usleep(1000);
+				x = rt_ckpt_hash_take(h, i);
+			}
+			if (x) {
+				taken++;
+				assert_int_equal(x->nbytes, mine->nbytes);
+				assert_memory_equal(x->data, mine->data, mine->nbytes);
+				rt_tensor_free(x);
+				assert_null(rt_ckpt_hash_take(h, i)); /* once */
+			} else {
+				rt_ckpt_hash_offer(h, i, mine);
+			}
+			rt_tensor_free(mine);
+		}
+		if (way == 2) {
+			RtTensor *mine = rt_weights_load(w, names[N - 1], &e);
+			rt_ckpt_hash_offer(h, N - 1, mine);
+			rt_tensor_free(mine);
+			usleep(100 * 1000); /* time to fill what the thread keeps */
+		}
+		assert_true(rt_ckpt_hash_rest(h, w, &e));
+		rt_ckpt_hash_hex(h, got);
+		assert_string_equal(got, want);
+		if (way == 0)
+			assert_true(taken >= 1);
+		rt_ckpt_hash_free(h);
+	}
+	rt_weights_close(w);
+	tmp_free(&t);
+}
+
 /* ---------------------------------------------------------- weights check */
 
 /* Runs the weights check of main's weights on a checkpoint. */
@@ -868,6 +936,7 @@ main(void)
 		cmocka_unit_test(test_queue_same_as_sequential),
 		cmocka_unit_test(test_queue_capacity),
 		cmocka_unit_test(test_ckpt_hash),
+		cmocka_unit_test(test_ckpt_hash_take),
 		cmocka_unit_test(test_weights_check),
 		cmocka_unit_test(test_rlx_transform),
 		cmocka_unit_test(test_up_to_date),
