@@ -11,6 +11,12 @@ then the transform benchmark
 
 Usage: bench/run.py BUILD/rlx [--rounds N] [--only-gemm] [--gib N] [--rss-gib A,B]
 
+With RLX_ISA=avx2 in the environment (`RLX_ISA=avx2 make bench`) every
+table runs as on a host without AVX-512: rlx's JIT and kernels held to
+AVX2 (runtime/jit.c), NumPy's OpenBLAS to its Haswell kernels
+(OPENBLAS_CORETYPE) and PyTorch to AVX2 (ATEN_CPU_CAPABILITY), the
+AVX-512 peers and the separate AVX2 table left out.
+
 Every row is measured side by side in this one run: the rlx kernel and a
 memcpy of the same bytes (the largest buffer of the op) by
 BUILD/bench/bench_kernels, then the same op in NumPy, alternating for
@@ -159,6 +165,10 @@ def numpy_env():
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
     env.pop("OPENBLAS_L2_SIZE", None)
+    cap = isa_cap()
+    if cap:  # the peers held to the same instruction set as rlx
+        env["OPENBLAS_CORETYPE"] = "Haswell" if cap == "avx2" else "Prescott"
+        env["ATEN_CPU_CAPABILITY"] = "avx2" if cap == "avx2" else "default"
     return env
 
 
@@ -320,7 +330,20 @@ def peer_time(lib, env, m, k, n, lay, threads, reps):
     return json.loads(out.stdout)["best"]
 
 
+def isa_cap():
+    """RLX_ISA when it holds rlx below the host (avx2 or generic): the
+    whole run then measures as a host without AVX-512 (or AVX) would."""
+    cap = os.environ.get("RLX_ISA", "")
+    return cap if cap in ("avx2", "generic") else None
+
+
 def host_has(flag):
+    """Whether the CPU has flag, as far as the run may use it (RLX_ISA)."""
+    cap = isa_cap()
+    if cap and flag.startswith("avx512"):
+        return False
+    if cap == "generic" and flag in ("avx", "avx2", "fma", "f16c"):
+        return False
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -749,6 +772,12 @@ def main():
     info = numpy_info(env)
     blas = blas_of(info)
     print("kernel benchmark, %s" % loadavg())
+    if isa_cap():
+        print("RLX_ISA=%s: rlx's JIT and kernels held to %s, NumPy's and PyTorch's "
+              "OpenBLAS to its %s kernels, PyTorch to ATEN_CPU_CAPABILITY=%s: every "
+              "table as a host of this kind without AVX-512 would run it" % (
+                  isa_cap(), isa_cap(), env["OPENBLAS_CORETYPE"],
+                  env["ATEN_CPU_CAPABILITY"]))
     if info.get("pools") is None:
         print("numpy %s; threadpoolctl is missing (make bench installs "
               "python3-threadpoolctl): the BLAS is unknown" % info["numpy"])

@@ -45,8 +45,9 @@ typedef struct {
 	double seconds;   /* in jit_add_module and jit_lookup */
 } JitStats;
 const JitStats *jit_stats(const Jit *jit);
-/* The GEMM_ISA_* (runtime/gemm.h) the host CPU has: AVX-512F, else
- * AVX2 + FMA + F16C, else generic; from LLVM's host features. */
+/* The GEMM_ISA_* (runtime/gemm.h) the Jit uses: the host CPU's (AVX-512F,
+ * else AVX2 + FMA + F16C, else generic; from LLVM's host features), at
+ * most RLX_ISA's (jit.c). */
 int jit_gemm_isa(const Jit *jit);
 
 /* --------------------------------------------------------- runtime/codegen.c */

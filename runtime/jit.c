@@ -32,6 +32,13 @@
  * through symbols, never through addresses, so one object serves every
  * process.
  *
+ * RLX_ISA=avx2 (or generic) has the JIT use no more than that instruction
+ * set on a host that has more: the host's features with AVX-512 (or AVX
+ * and all that needs it) turned off, and rlx_gemm's kernels for it, so a
+ * host with AVX-512 runs the code an AVX2-only CPU of its kind would (the
+ * code cache keys on the features, so each has its own objects).
+ * RLX_ISA=avx512 is the host's own, as is an unset or empty RLX_ISA.
+ *
  * The only process-wide state is the one-time native target set-up.
  */
 #include <errno.h>
@@ -67,7 +74,7 @@ struct Jit {
 	char *cpu;
 	char *features;
 	Pool *pool;
-	int gemm_isa;     /* GEMM_ISA_* from the host's features */
+	int gemm_isa;     /* GEMM_ISA_* from the features */
 	LLVMTargetMachineRef obj_tm; /* emits cached object code (PIC) */
 	char *cache_dir;  /* NULL: no code cache */
 	JitStats stats;
@@ -168,6 +175,39 @@ host_gemm_isa(const char *fs)
 	return GEMM_ISA_GENERIC;
 }
 
+/* Caps jit's instruction set at RLX_ISA's (see the top of the file): the
+ * LLVM features that would exceed it turned off at the end of the
+ * feature string (LLVM turns off what needs them too). false + a message
+ * when RLX_ISA names no instruction set. */
+static bool
+cap_isa(Jit *jit, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name, *off;
+		int isa;
+	} caps[] = {{"avx512", "", GEMM_ISA_AVX512},
+		    {"avx2", ",-avx512f", GEMM_ISA_AVX2},
+		    {"generic", ",-avx", GEMM_ISA_GENERIC}};
+	const char *want = getenv("RLX_ISA");
+	if (!want || !*want)
+		return true;
+	for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+		if (strcmp(want, caps[i].name))
+			continue;
+		if (caps[i].isa >= jit->gemm_isa)
+			return true; /* the host has no more than that */
+		StrBuf b = {0};
+		sb_printf(&b, "%s%s", jit->features, caps[i].off);
+		LLVMDisposeMessage(jit->features);
+		jit->features = LLVMCreateMessage(b.p);
+		sb_free(&b);
+		jit->gemm_isa = caps[i].isa;
+		return true;
+	}
+	snprintf(err, errlen, "RLX_ISA is '%s': avx512, avx2 or generic", want);
+	return false;
+}
+
 /* A target machine for the host CPU at -O3; NULL with a message. */
 static LLVMTargetMachineRef
 host_machine_as(Jit *jit, LLVMRelocMode reloc, LLVMCodeModel model, char *err,
@@ -213,6 +253,10 @@ jit_new(RtError *rerr)
 	jit->cpu = LLVMGetHostCPUName();
 	jit->features = LLVMGetHostCPUFeatures();
 	jit->gemm_isa = host_gemm_isa(jit->features);
+	if (!cap_isa(jit, err, errlen)) {
+		jit_free(jit);
+		return NULL;
+	}
 	jit->tm = host_machine(jit, err, errlen);
 	LLVMTargetMachineRef jit_tm = jit->tm ? host_machine(jit, err, errlen)
 					      : NULL;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "codegen.h"
+#include "gemm.h"
 #include "pool.h"
 
 /* ------------------------------------------------------------- fixture */
@@ -1587,6 +1588,55 @@ test_two_codegens(void **state)
 	tfree(a), tfree(c);
 }
 
+/* RLX_ISA holds a Jit to at most an instruction set (rlx_gemm's kernels
+ * too, never above the host's) and its code still runs; a name it does
+ * not know is an error naming it. */
+static void
+test_isa_cap(void **state)
+{
+	Fx *f = *state;
+	static const struct {
+		const char *name;
+		int isa;
+	} caps[] = {{"generic", GEMM_ISA_GENERIC}, {"avx2", GEMM_ISA_AVX2},
+		    {"avx512", GEMM_ISA_AVX512}, {"", GEMM_ISA_AVX512}};
+	const char *was = getenv("RLX_ISA");
+	char *saved = was ? strdup(was) : NULL;
+	int host = jit_gemm_isa(f->jit);
+	unsetenv("RLX_ISA");
+	Tens *a = T(DT_F32, 40), *c = T(DT_F32, 40);
+	fill(a, -1, 1, 52);
+	Expr *e = call(f, OP_NEGATIVE, tsi(f, c), 1, tvar(f, a));
+	for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+		setenv("RLX_ISA", caps[i].name, 1);
+		RtError err;
+		Jit *j = jit_new(&err);
+		assert_non_null(j);
+		int want = caps[i].isa < host ? caps[i].isa : host;
+		assert_int_equal(jit_gemm_isa(j), want);
+		Codegen *cg = cg_new(j);
+		Diags d = {0};
+		CgKernel *k = cg_kernel(cg, f->m, e, &d);
+		assert_non_null(k);
+		assert_true(cg_flush(cg, &err));
+		runk(k, (Tens *[]){a, c}, 2);
+		for (int x = 0; x < 40; x++)
+			assert_true(getd(c, x) == -getd(a, x));
+		cg_free(cg);
+		jit_free(j);
+	}
+	setenv("RLX_ISA", "sse9", 1);
+	RtError err;
+	assert_null(jit_new(&err));
+	assert_non_null(strstr(err.msg, "RLX_ISA is 'sse9'"));
+	if (saved)
+		setenv("RLX_ISA", saved, 1);
+	else
+		unsetenv("RLX_ISA");
+	free(saved);
+	tfree(a), tfree(c);
+}
+
 /* exp in f32 (a polynomial, not libm): within a few ulp over the whole
  * range, 0 below it, inf above, NaN through; softmax with -inf entries
  * (masked positions) gives them 0. */
@@ -1727,6 +1777,7 @@ main(void)
 		U(test_pool_affinity),
 #endif
 		U(test_two_codegens),
+		U(test_isa_cap),
 		U(test_exp_range),
 		U(test_symbolic_parallel),
 #undef U
