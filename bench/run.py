@@ -438,9 +438,10 @@ def forward_bench(bk, env, rounds):
                 "%.2fx rlx's f32 forward (no peer)" % (t / min(rq))))
     print("int8 weights: the projections in groups of 32 with f32 scales, dequantized "
           "in the model (examples/llama_q8.py's run-time half, fused into the matmuls)")
-    print("torch: the faster of its BLAS as installed and with OPENBLAS_CORETYPE=SkylakeX "
-          "(on AVX-512 hosts); paired: the median over rounds of the round's faster torch "
-          "time / rlx's")
+    print("torch: %s; paired: the median over rounds of the round's faster torch "
+          "time / rlx's" % ("held to %s as rlx is (RLX_ISA)" % isa_cap() if isa_cap() else
+                             "the faster of its BLAS as installed and with "
+                             "OPENBLAS_CORETYPE=SkylakeX (on AVX-512 hosts)"))
     print(loadavg())
     return met
 
@@ -689,8 +690,9 @@ def process_bench(rlx, env, rounds):
                 "rlx run GEMM 2048^3 from .npy", threads, ms(min(rt)), ms(min(pt)), r,
                 ">= 1.0x the NumPy script: %s" % ("yes" if r >= 1.0 else "NO")))
         cache_run_row(rlx, d, renv, rounds)
-    print("columns: rlx ms, peer ms, x peer (the faster NumPy: as installed or SkylakeX; "
-          "on the cache row, cat)")
+    print("columns: rlx ms, peer ms, x peer (%s; on the cache row, cat)" % (
+        "NumPy held to %s as rlx is (RLX_ISA)" % isa_cap() if isa_cap() else
+        "the faster NumPy: as installed or SkylakeX"))
     return met
 
 
