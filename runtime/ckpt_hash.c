@@ -179,8 +179,9 @@ hasher_main(void *arg)
 				t = NULL;
 			}
 		}
+		bool got = t != NULL; /* t is the executor's, or freed, after */
 		done_with(h, i, t);
-		if (!t) {
+		if (!got) {
 			h->ok = false;
 			break;
 		}
