@@ -30,6 +30,17 @@ static const char usage_text[] =
 	"\n"
 	"FILE may be - for standard input. `rlx help COMMAND` (or `rlx COMMAND\n"
 	"--help`) describes a command.\n"
+	"\n"
+	"environment (run, transform, verify):\n"
+	"  RLX_NUM_THREADS=N        threads for the kernels (default: the online CPUs,\n"
+	"                           shared among a host's ranks under mpirun; a value\n"
+	"                           that is not a positive number is ignored)\n"
+	"  RLX_ISA=avx2|generic     hold the generated code and the matmul kernels to\n"
+	"                           that instruction set (default, or avx512: the host's)\n"
+	"  RLX_NO_CACHE=1           no code cache (as --no-cache)\n"
+	"  XDG_CACHE_HOME=DIR       the code cache is DIR/rlx (default ~/.cache/rlx;\n"
+	"                           safe to delete at any time)\n"
+	"\n"
 	"exit status: 0 success, 1 the input is wrong, 2 wrong usage.\n";
 
 static const struct {

@@ -140,6 +140,20 @@ rc, out, err = rlx("help", "dump")
 check("rlx help COMMAND is COMMAND --help", rc == 0 and out.startswith("usage: rlx dump"), out + err)
 rc, out, err = rlx("help")
 check("rlx help lists the commands", rc == 0 and "commands:" in out, out + err)
+# every variable rlx reads is listed: the ones its sources read (getenv),
+# besides MPI's, so a new one cannot go undocumented
+read = set()
+for sub in ("runtime", "compiler", "cli"):
+    for root, _, files in os.walk(os.path.join(SRC, sub)):
+        for f in files:
+            if f.endswith(".c"):
+                with open(os.path.join(root, f)) as fh:
+                    read |= set(re.findall(r'getenv\("(\w+)"\)', fh.read()))
+read = {v for v in read if not v.startswith("OMPI_") and v != "HOME"}
+env = out.split("environment", 1)[1] if "environment" in out else ""
+check("rlx help lists the environment it reads",
+      "RLX_NUM_THREADS" in read and all(v in env for v in read),
+      "read: %s; listed: %s" % (sorted(read), env))
 rc, out, err = rlx("dump", "x.py", "--pases", "a")
 check("an unknown option suggests the closest", rc == 2 and "did you mean --passes?" in err, err)
 rc, out, err = rlx("dump", "x.py", "--zzzzzz")
