@@ -41,13 +41,10 @@
  *
  * The only process-wide state is the one-time native target set-up.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -405,22 +402,16 @@ get_u64(const unsigned char *p)
 static LLVMMemoryBufferRef
 cache_load(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	RtError e;
+	uint64_t n;
+	int fd = rt_open_input(path, &n, &e); /* a FIFO there: a miss, no wait */
 	if (fd < 0)
 		return NULL;
-	struct stat sb;
 	unsigned char *p = NULL;
 	LLVMMemoryBufferRef mb = NULL;
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size < CACHE_HDR ||
-	    sb.st_size > (1LL << 31) || !(p = malloc((size_t)sb.st_size)))
+	if (n < CACHE_HDR || n > (1ULL << 31) || !(p = malloc((size_t)n)) ||
+	    rt_read_at(fd, p, (size_t)n, 0))
 		goto out;
-	size_t n = (size_t)sb.st_size, got = 0;
-	while (got < n) {
-		ssize_t r = read(fd, p + got, n - got);
-		if (r <= 0)
-			goto out;
-		got += (size_t)r;
-	}
 	uint64_t size = get_u64(p + 8), hash = get_u64(p + 16);
 	if (memcmp(p, CACHE_MAGIC, 8) || size != n - CACHE_HDR ||
 	    XXH3_64bits(p + CACHE_HDR, size) != hash)

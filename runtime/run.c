@@ -15,12 +15,11 @@
  * weights, one failing stops them all, and only process 0 keeps or hands
  * out the result. Nothing here prints; files are the caller's (emit).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "transform.h"
 #include "rlx_runtime.h"
@@ -79,29 +78,26 @@ read_npy(Run *r, const char *path, RtError *e)
 {
 	if (!rt_comm_is_mpi(r->comm) || rt_comm_size(r->comm) == 1)
 		return rt_npy_read(path, e);
-	size_t len = 0;
 	char *buf = NULL;
 	int64_t n = -1;
 	e->msg[0] = 0;
 	if (rt_comm_rank(r->comm) == 0) {
-		FILE *f = fopen(path, "rb");
-		struct stat sb;
-		if (!f || fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode)) {
-			rt_error(e, "%s: cannot open: %s", path,
-				 f ? "not a regular file" : strerror(errno));
-		} else if (!(buf = malloc((size_t)sb.st_size + 1))) {
-			rt_error(e, "%s: out of memory", path);
-		} else if ((len = fread(buf, 1, (size_t)sb.st_size, f)) !=
-			   (size_t)sb.st_size) {
-			rt_error(e, "%s: cannot read: %s", path,
-				 strerror(errno));
-			free(buf);
-			buf = NULL;
-		} else {
-			n = (int64_t)len;
+		uint64_t size;
+		int fd = rt_open_input(path, &size, e); /* a FIFO: refused */
+		if (fd >= 0) {
+			int err;
+			if (size > SIZE_MAX - 1 || !(buf = malloc((size_t)size + 1))) {
+				rt_error(e, "%s: out of memory", path);
+			} else if ((err = rt_read_at(fd, buf, (size_t)size, 0))) {
+				rt_error(e, "%s: cannot read: %s", path,
+					 err > 0 ? strerror(err) : "the file shrank");
+				free(buf);
+				buf = NULL;
+			} else {
+				n = (int64_t)size;
+			}
+			close(fd);
 		}
-		if (f)
-			fclose(f);
 	}
 	RtError be;
 	if (!rt_comm_bcast(r->comm, &n, sizeof n, 0, &be))

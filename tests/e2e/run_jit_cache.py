@@ -2,11 +2,13 @@
 """run_jit_cache.py — the JIT's code cache (runtime/jit.c) through `rlx run`:
 a first run compiles and writes one object file, a second run loads it
 (`--time` says so) and gives the same bytes; a corrupt or truncated file is
-ignored and rewritten; RLX_NO_CACHE=1 and --no-cache neither read nor write;
+ignored and rewritten, a FIFO in its place is a miss (not a hang);
+RLX_NO_CACHE=1 and --no-cache neither read nor write;
 four runs at once on an empty cache all succeed and leave whole files only.
 Verified-shard stamps (runtime/tensor_cache_read.c): a run on a tensor cache
-older than 2 s leaves a stamp per shard, a second run keeps it, and a shard
-changed in place (same size) is still caught by its hash.
+older than 2 s leaves a stamp per shard, a second run keeps it, a FIFO for
+a stamp is no stamp (not a hang), and a shard changed in place (same size)
+is still caught by its hash.
 Every run has its own XDG_CACHE_HOME under a temporary directory, never the
 real ~/.cache. NumPy checks the result.
 """
@@ -30,7 +32,7 @@ class Module:
 '''
 
 
-def run(d, xdg, out, *extra, env_extra=None):
+def run(d, xdg, out, *extra, env_extra=None, timeout=300):
     env = dict(os.environ, XDG_CACHE_HOME=xdg)
     env.pop("RLX_NO_CACHE", None)
     env.update(env_extra or {})
@@ -38,8 +40,16 @@ def run(d, xdg, out, *extra, env_extra=None):
                         "x=" + os.path.join(d, "x.npy"), "--input",
                         "w=" + os.path.join(d, "w.npy"), "-o", out, "--time"]
                        + list(extra), env=env, capture_output=True, text=True,
-                       timeout=300)
+                       timeout=timeout)
     return p
+
+
+def hangs(f, *a, **kw):
+    """f(*a, **kw), or None when it did not end within its timeout."""
+    try:
+        return f(*a, **kw)
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def objects(xdg):
@@ -103,6 +113,17 @@ def main():
             p = run(d, xdg, out(3))
             t.ok(jit_line(p.stderr) == (0, 1), "%s: rewritten whole" % what,
                  p.stderr)
+
+        # a FIFO where the object was: a miss at once (no open() waiting
+        # for a writer), then replaced by the object
+        os.remove(objs[0])
+        os.mkfifo(objs[0])
+        p = hangs(run, d, xdg, out(3), timeout=60)
+        t.ok(p is not None and p.returncode == 0 and jit_line(p.stderr) == (1, 0),
+             "a FIFO in the cache is a miss, not a hang", p and p.stderr)
+        p = run(d, xdg, out(3))
+        t.ok(jit_line(p.stderr) == (0, 1) and os.path.isfile(objs[0]),
+             "a FIFO in the cache: replaced by the object", p.stderr)
 
         # off: neither read nor written
         xdg2 = os.path.join(d, "xdg2")
@@ -179,6 +200,12 @@ def stamps(t, d):
     p = subprocess.run(run, env=env, capture_output=True, text=True)
     after = {f: open(os.path.join(vd, f)).read() for f in sorted(os.listdir(vd))}
     t.ok(p.returncode == 0 and before == after, "stamps: a second run keeps them", p.stderr)
+    # a FIFO where a stamp was: no stamp (the hash is checked), no hang
+    os.remove(os.path.join(vd, st[0]))
+    os.mkfifo(os.path.join(vd, st[0]))
+    p = hangs(subprocess.run, run, env=env, capture_output=True, text=True, timeout=60)
+    t.ok(p is not None and p.returncode == 0, "stamps: a FIFO for a stamp is no stamp, not a hang",
+         p and p.stderr)
     shards = [f for f in os.listdir(cache) if f.endswith(".bin")]
     for sh in shards:
         path = os.path.join(cache, sh)

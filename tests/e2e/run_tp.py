@@ -203,6 +203,15 @@ def mpi_presharded(t, p):
     st, _, err = mpirun(3, "run", p("tp2"), "--input", "x=" + p("x.npy"))
     t.ok(st != 0 and "holds the weights of 2 workers" in err,
          "mpirun -np 3 on a 2-worker cache is an error", err)
+    # rank 0 reads the inputs for all: a FIFO is refused, not waited on
+    os.mkfifo(p("fifo.npy"))
+    try:
+        st, _, err = mpirun(2, "run", p("tp2"), "--input", "x=" + p("fifo.npy"),
+                            timeout=120)
+    except subprocess.TimeoutExpired:
+        st, err = None, "timed out"
+    t.ok(st == 1 and "fifo.npy: not a regular file (a FIFO)" in err,
+         "mpirun -np 2 with a FIFO for an input: an error, not a hang", err)
 
 
 RSS_PY = """import os, resource, subprocess, sys
