@@ -730,7 +730,8 @@ rt_compile(Module *m, const char *func, Diags *d)
 	RtError err;
 	p->jit = jit_new(&err);
 	if (!p->jit) {
-		diag_error(d, f->span, "cannot start the JIT: %s", err.msg);
+		/* about this process (RLX_ISA, the host), not the function */
+		diag_file(d, DIAG_ERROR, NULL, "cannot start the JIT: %s", err.msg);
 		free(p);
 		return NULL;
 	}
