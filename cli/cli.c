@@ -10,6 +10,7 @@
 
 #include "ir.h"
 #include "rlx_runtime.h"
+#include "rt.h"
 #include "cli.h"
 
 /* Reads a whole file ("-" is stdin) into a malloc'ed buffer. */
@@ -38,6 +39,16 @@ cli_read_file(const char *cmd, const char *path, size_t *len)
 	}
 	*len = b.len;
 	return sb_take(&b);
+}
+
+char *
+cli_read_own_file(const char *cmd, const char *path, size_t *len)
+{
+	RtError e;
+	char *p = rt_read_whole(path, UINT64_MAX, len, &e);
+	if (!p)
+		fprintf(stderr, "rlx %s: error: %s\n", cmd, e.msg);
+	return p;
 }
 
 /* A file's text for parsing: NULL after printing why when it cannot be

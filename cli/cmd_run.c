@@ -393,8 +393,11 @@ run_cmd(Cmd *c, double t_start)
 {
 	double t0 = now_s();
 	size_t len;
-	const char *name;
-	char *text = cli_read_text("run", c->file, &len, &name);
+	const char *name = c->file;
+	/* DIR/model.py is rlx transform's: a regular file (not a pipe, as
+	 * FILE may be) */
+	char *text = c->dir_model ? cli_read_own_file("run", c->file, &len)
+				  : cli_read_text("run", c->file, &len, &name);
 	if (!text)
 		return EXIT_INPUT;
 	double t_read = now_s() - t0;

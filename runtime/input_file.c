@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -99,6 +100,32 @@ rt_open_input(const char *path, uint64_t *size, RtError *e)
 	if (size)
 		*size = (uint64_t)st.st_size;
 	return fd;
+}
+
+char *
+rt_read_whole(const char *path, uint64_t max, size_t *len, RtError *e)
+{
+	uint64_t n;
+	int fd = rt_open_input(path, &n, e);
+	if (fd < 0)
+		return NULL;
+	char *p = NULL;
+	int err = 0;
+	if (n > max || n >= SIZE_MAX)
+		rt_error(e, "%s: too large (%llu bytes)", path, (unsigned long long)n);
+	else if (!(p = malloc((size_t)n + 1)))
+		rt_error(e, "%s: out of memory", path);
+	else if ((err = rt_read_at(fd, p, (size_t)n, 0)))
+		rt_error(e, "%s: cannot read: %s", path,
+			 err > 0 ? strerror(err) : "the file shrank");
+	close(fd);
+	if (!p || err) {
+		free(p);
+		return NULL;
+	}
+	p[n] = 0;
+	*len = (size_t)n;
+	return p;
 }
 
 /* ---------------------------------------------------------- mappings */

@@ -403,14 +403,11 @@ static LLVMMemoryBufferRef
 cache_load(const char *path)
 {
 	RtError e;
-	uint64_t n;
-	int fd = rt_open_input(path, &n, &e); /* a FIFO there: a miss, no wait */
-	if (fd < 0)
-		return NULL;
-	unsigned char *p = NULL;
+	size_t n;
+	/* a FIFO there: a miss, no wait */
+	unsigned char *p = (unsigned char *)rt_read_whole(path, 1ULL << 31, &n, &e);
 	LLVMMemoryBufferRef mb = NULL;
-	if (n < CACHE_HDR || n > (1ULL << 31) || !(p = malloc((size_t)n)) ||
-	    rt_read_at(fd, p, (size_t)n, 0))
+	if (!p || n < CACHE_HDR)
 		goto out;
 	uint64_t size = get_u64(p + 8), hash = get_u64(p + 16);
 	if (memcmp(p, CACHE_MAGIC, 8) || size != n - CACHE_HDR ||
@@ -420,7 +417,6 @@ cache_load(const char *path)
 						       size, path);
 out:
 	free(p);
-	close(fd);
 	return mb;
 }
 

@@ -193,6 +193,10 @@ void rt_cleanup_run(void);
  * or -1 + e (errno kept from open).
  */
 int rt_open_input(const char *path, uint64_t *size, RtError *e);
+/* The whole of the file at path, opened by rt_open_input, malloc'ed with
+ * a NUL after its *len bytes; NULL + e when it cannot be read or has more
+ * than max bytes. */
+char *rt_read_whole(const char *path, uint64_t max, size_t *len, RtError *e);
 /* Reads exactly n bytes at off of fd into buf, retrying an interrupted
  * read: 0, the errno of a read that failed, or -1 when the file ends
  * first. */

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "transform.h"
 #include "rlx_runtime.h"
@@ -82,22 +81,9 @@ read_npy(Run *r, const char *path, RtError *e)
 	int64_t n = -1;
 	e->msg[0] = 0;
 	if (rt_comm_rank(r->comm) == 0) {
-		uint64_t size;
-		int fd = rt_open_input(path, &size, e); /* a FIFO: refused */
-		if (fd >= 0) {
-			int err;
-			if (size > SIZE_MAX - 1 || !(buf = malloc((size_t)size + 1))) {
-				rt_error(e, "%s: out of memory", path);
-			} else if ((err = rt_read_at(fd, buf, (size_t)size, 0))) {
-				rt_error(e, "%s: cannot read: %s", path,
-					 err > 0 ? strerror(err) : "the file shrank");
-				free(buf);
-				buf = NULL;
-			} else {
-				n = (int64_t)size;
-			}
-			close(fd);
-		}
+		size_t len;
+		if ((buf = rt_read_whole(path, UINT64_MAX, &len, e))) /* a FIFO: refused */
+			n = (int64_t)len;
 	}
 	RtError be;
 	if (!rt_comm_bcast(r->comm, &n, sizeof n, 0, &be))

@@ -341,6 +341,8 @@ def main():
         json.dump({"weight_map": {k: "shard.safetensors" for k in "abcd"}}, f)
     os.mkdir("fcache")
     os.mkfifo("fcache/tensor-cache.json")
+    os.mkdir("mcache")
+    os.mkfifo("mcache/model.py")
     for what, args in [
         (".npy input", ["run", "m.py", "--params", "w1.safetensors", "--input",
                         "x=fifo.npy"]),
@@ -355,6 +357,7 @@ def main():
                                "x=x.npy"]),
         ("a directory as .npy", ["run", "m.py", "--params", "w1.safetensors",
                                  "--input", "x=fcache"]),
+        ("the model.py of `rlx run DIR`", ["run", "mcache", "--input", "x=x.npy"]),
     ]:
         rc, _, err = rlx(*args, timeout=20)
         check("FIFO as %s: refused at once, exit 1" % what,

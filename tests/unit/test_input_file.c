@@ -1,6 +1,7 @@
 /*
  * test_input_file.c — opening inputs (runtime/input_file.c): a FIFO is
- * refused at once instead of blocking; a mapped file truncated under a
+ * refused at once instead of blocking (rt_open_input, rt_read_whole and
+ * the readers built on them); a mapped file truncated under a
  * reader is an error (rt_map_check, rt_st_check, rt_cache_check through
  * rt_weights_check), never a SIGBUS.
  */
@@ -30,6 +31,16 @@ at(const char *name)
 	k = (k + 1) % 4;
 	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
 	return buf[k];
+}
+
+/* A file of the n bytes at b in the test's directory. */
+static void
+put(const char *name, const void *b, size_t n)
+{
+	FILE *f = fopen(at(name), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
 }
 
 static void
@@ -104,10 +115,7 @@ static void
 test_read_at(void **state)
 {
 	(void)state;
-	FILE *f = fopen(at("r.bin"), "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite("0123456789", 1, 10, f), 10);
-	assert_int_equal(fclose(f), 0);
+	put("r.bin", "0123456789", 10);
 	int fd = open(at("r.bin"), O_RDONLY);
 	assert_true(fd >= 0);
 	char b[16] = {0};
@@ -117,6 +125,37 @@ test_read_at(void **state)
 	assert_int_equal(rt_read_at(fd, b, 8, 5), -1); /* 5 bytes, then the end */
 	assert_int_equal(close(fd), 0);
 	assert_int_equal(rt_read_at(fd, b, 1, 0), EBADF);
+}
+
+/* rt_read_whole: the file's bytes and a NUL after them; a FIFO refused
+ * at once, a file over max an error. */
+static void
+test_read_whole(void **state)
+{
+	(void)state;
+	put("whole.txt", "ab\0cd", 5);
+	RtError e;
+	size_t n = 0;
+	char *p = rt_read_whole(at("whole.txt"), 5, &n, &e);
+	assert_non_null(p);
+	assert_int_equal(n, 5);
+	assert_memory_equal(p, "ab\0cd", 6); /* the NUL after */
+	free(p);
+	assert_null(rt_read_whole(at("whole.txt"), 4, &n, &e));
+	assert_non_null(strstr(e.msg, "too large (5 bytes)"));
+	put("empty", "", 0);
+	p = rt_read_whole(at("empty"), 0, &n, &e);
+	assert_non_null(p);
+	assert_int_equal(n, 0);
+	assert_int_equal(p[0], 0);
+	free(p);
+	assert_int_equal(mkfifo(at("wf"), 0666), 0);
+	alarm(10); /* a hang fails the test */
+	assert_null(rt_read_whole(at("wf"), UINT64_MAX, &n, &e));
+	alarm(0);
+	assert_non_null(strstr(e.msg, "not a regular file (a FIFO)"));
+	assert_null(rt_read_whole(at("none"), UINT64_MAX, &n, &e));
+	assert_non_null(strstr(e.msg, "cannot open"));
 }
 
 int
@@ -130,6 +169,7 @@ main(void)
 		cmocka_unit_test(test_fifo_refused_at_once),
 		cmocka_unit_test(test_truncated_while_mapped),
 		cmocka_unit_test(test_read_at),
+		cmocka_unit_test(test_read_whole),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	rt_remove_tree(dir);
