@@ -367,7 +367,7 @@ vg_transpose16(VG *r)
 #define Q8_ROWS(M) GEMV_ROWS(M)
 #define Q8_GS32_M 0
 #define GEMV_BHP 0
-#define GEMV_Q8_M1 0
+#define GEMV_Q8_G32 0
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -395,7 +395,7 @@ vg_transpose16(VG *r)
 #undef Q8_ROWS
 #undef Q8_GS32_M
 #undef GEMV_BHP
-#undef GEMV_Q8_M1
+#undef GEMV_Q8_G32
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -439,32 +439,35 @@ v2_load_q8(const int8_t *p)
 		    _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(p + 8))))};
 }
 /*
- * The int8 GEMV for one row of a, x, and groups of a multiple of 32 (the
- * decode step of llama_q8): y[j] = sum over groups g of s[j, g] * (sum
- * over k in g of x[k] * q[j, k]), R rows of q at a time, the rows after
- * them prefetched meanwhile.
+ * The int8 GEMV for groups of a multiple of 32 (the decode step of
+ * llama_q8): y[m, j] = sum over groups g of s[j, g] * (sum over k in g of
+ * a[m, k] * q[j, k]) for the M <= 8 rows of a, R rows of q at a time, the
+ * rows after them prefetched meanwhile.
  *
  * Bound by its vector operations, so it spends few: 8 weights are one
  * shuffle (each byte to the top of its 32-bit lane, zeros below: the
- * weight times 2^24, exactly), one conversion and one multiply-add; a
- * group's 32 products are summed in one ymm, which one multiply-add by
- * the group's scale adds to the row's sum; the 2^24 comes off each row's
- * total (exact unless |y| >= 2^104, where f32 would overflow). 1.1x the
- * generic loop's widening by sign extension (vpmovsxbd) and two ymm per
- * group on Zen 5 (measured); LLVM's model of Zen 3 takes vpmovsxbd from
- * memory as 1.5 cycles where the shuffle is 0.5.
+ * weight times 2^24, exactly) and one conversion, then a multiply-add per
+ * row of a; a group's 32 products are summed in one ymm, which one
+ * multiply-add by the group's scale adds to the row's sum; the 2^24 comes
+ * off each total (exact unless |y| >= 2^104, where f32 would overflow).
+ * Against the shared loop (widening by sign extension, vpmovsxbd, and
+ * two ymm per group), on Zen 5's AVX2 path: 1.1x at M = 1, 1.1-1.5x at M
+ * = 2-8 (measured); LLVM's model of Zen 3 takes vpmovsxbd from memory as
+ * 1.5 cycles where the shuffle is 0.5. Rows of q at a time (R): what the
+ * 16 ymm hold, the best measured (M = 1: 3 to 6 the same; M = 2 and 3:
+ * 2; M >= 4: 1). Splitting M > 4 into two passes over each row was
+ * slower.
  */
-/* rows of q at a time: 3 to 6 measured the same on Zen 5 */
-enum { Q8_M1_ROWS = 4 };
+enum { Q8_MAX_M = 8, Q8_MAX_R = 4 };
 static inline __attribute__((always_inline)) __m256
 q8_top8(__m128i w16, __m256i sel)
 {
 	return _mm256_cvtepi32_ps(_mm256_shuffle_epi8(_mm256_broadcastsi128_si256(w16), sel));
 }
 static inline __attribute__((always_inline)) void
-q8_m1_rows(const int R, int64_t K, const int64_t gs, const float *restrict x,
-	   const int8_t *restrict q, const float *restrict s, float *restrict y,
-	   int64_t j)
+q8_rows(const int M, const int R, int64_t K, const int64_t gs, const float *restrict a,
+	const int8_t *restrict q, const float *restrict s, float *restrict y, int64_t ldy,
+	int64_t j)
 {
 	/* bytes 0-7 (lo) and 8-15 (hi) of 16 to the top of eight lanes */
 	const __m256i lo = _mm256_setr_epi8(-1, -1, -1, 0, -1, -1, -1, 1, -1, -1, -1, 2,
@@ -472,57 +475,87 @@ q8_m1_rows(const int R, int64_t K, const int64_t gs, const float *restrict x,
 					    -1, -1, -1, 6, -1, -1, -1, 7);
 	const __m256i hi = _mm256_add_epi8(lo, _mm256_set1_epi32(0x08000000));
 	const int64_t G = K / gs;
-	const int8_t *qr[Q8_M1_ROWS];
-	const float *sr[Q8_M1_ROWS];
-	__m256 acc[Q8_M1_ROWS];
+	const int8_t *qr[Q8_MAX_R];
+	const float *sr[Q8_MAX_R];
+	__m256 acc[Q8_MAX_M][Q8_MAX_R];
 	for (int r = 0; r < R; r++) {
 		qr[r] = q + (j + r) * K;
 		sr[r] = s + (j + r) * G;
-		acc[r] = _mm256_setzero_ps();
+		for (int m = 0; m < M; m++)
+			acc[m][r] = _mm256_setzero_ps();
 	}
 	const char *next = (const char *)(q + (j + R) * K);
 	for (int64_t k = 0; k < K; k += gs) {
-		__m256 part[Q8_M1_ROWS] = {0};
+		__m256 part[Q8_MAX_M][Q8_MAX_R];
+		for (int m = 0; m < M; m++)
+			for (int r = 0; r < R; r++)
+				part[m][r] = _mm256_setzero_ps();
 		for (int64_t i = k; i < k + gs; i += 32) {
 			if (!(i & 63))
 				for (int r = 0; r < R; r++)
 					__builtin_prefetch(next + r * K + i, 0, 2);
-			const __m256 x0 = _mm256_loadu_ps(x + i), x1 = _mm256_loadu_ps(x + i + 8);
-			const __m256 x2 = _mm256_loadu_ps(x + i + 16), x3 = _mm256_loadu_ps(x + i + 24);
 			for (int r = 0; r < R; r++) {
 				const __m128i w0 = _mm_loadu_si128((const __m128i *)(qr[r] + i));
 				const __m128i w1 = _mm_loadu_si128((const __m128i *)(qr[r] + i + 16));
-				__m256 t = i > k ? _mm256_fmadd_ps(q8_top8(w0, lo), x0, part[r])
-						 : _mm256_mul_ps(q8_top8(w0, lo), x0);
-				t = _mm256_fmadd_ps(q8_top8(w0, hi), x1, t);
-				t = _mm256_fmadd_ps(q8_top8(w1, lo), x2, t);
-				part[r] = _mm256_fmadd_ps(q8_top8(w1, hi), x3, t);
+				const __m256 b[4] = {q8_top8(w0, lo), q8_top8(w0, hi), q8_top8(w1, lo),
+						     q8_top8(w1, hi)};
+				for (int m = 0; m < M; m++) {
+					const float *x = a + m * K + i;
+					__m256 t = i > k ? _mm256_fmadd_ps(b[0], _mm256_loadu_ps(x), part[m][r])
+							 : _mm256_mul_ps(b[0], _mm256_loadu_ps(x));
+					t = _mm256_fmadd_ps(b[1], _mm256_loadu_ps(x + 8), t);
+					t = _mm256_fmadd_ps(b[2], _mm256_loadu_ps(x + 16), t);
+					part[m][r] = _mm256_fmadd_ps(b[3], _mm256_loadu_ps(x + 24), t);
+				}
 			}
 		}
-		for (int r = 0; r < R; r++)
-			acc[r] = _mm256_fmadd_ps(part[r], _mm256_set1_ps(*sr[r]++), acc[r]);
+		for (int r = 0; r < R; r++) {
+			const __m256 sc = _mm256_set1_ps(*sr[r]++);
+			for (int m = 0; m < M; m++)
+				acc[m][r] = _mm256_fmadd_ps(part[m][r], sc, acc[m][r]);
+		}
 	}
-	for (int r = 0; r < R; r++) {
-		__m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[r]),
-				      _mm256_extractf128_ps(acc[r], 1));
-		t = _mm_add_ps(t, _mm_movehl_ps(t, t));
-		t = _mm_add_ss(t, _mm_shuffle_ps(t, t, 1));
-		y[j + r] = _mm_cvtss_f32(t) * 0x1p-24f;
-	}
+	for (int m = 0; m < M; m++)
+		for (int r = 0; r < R; r++) {
+			__m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[m][r]),
+					      _mm256_extractf128_ps(acc[m][r], 1));
+			t = _mm_add_ps(t, _mm_movehl_ps(t, t));
+			t = _mm_add_ss(t, _mm_shuffle_ps(t, t, 1));
+			y[m * ldy + j + r] = _mm_cvtss_f32(t) * 0x1p-24f;
+		}
 }
-static void
-gemv_q8_m1(int64_t K, int64_t gs, const float *restrict x, const int8_t *restrict q,
-	   const float *restrict s, float *restrict y, int64_t j0, int64_t j1)
+static inline __attribute__((always_inline)) void
+q8_span(const int M, int64_t K, int64_t gs, const float *restrict a,
+	const int8_t *restrict q, const float *restrict s, float *restrict y, int64_t ldy,
+	int64_t j0, int64_t j1)
 {
+	const int R = M == 1 ? 4 : M <= 3 ? 2 : 1;
 	int64_t j = j0;
 	if (gs == 32) /* llama_q8's: the group loop unrolled */
-		for (; j + Q8_M1_ROWS <= j1; j += Q8_M1_ROWS)
-			q8_m1_rows(Q8_M1_ROWS, K, 32, x, q, s, y, j);
+		for (; j + R <= j1; j += R)
+			q8_rows(M, R, K, 32, a, q, s, y, ldy, j);
 	else
-		for (; j + Q8_M1_ROWS <= j1; j += Q8_M1_ROWS)
-			q8_m1_rows(Q8_M1_ROWS, K, gs, x, q, s, y, j);
+		for (; j + R <= j1; j += R)
+			q8_rows(M, R, K, gs, a, q, s, y, ldy, j);
 	for (; j < j1; j++)
-		q8_m1_rows(1, K, gs, x, q, s, y, j);
+		q8_rows(M, 1, K, gs, a, q, s, y, ldy, j);
+}
+/* gemv_q8_g32 (gemm_isa.h's GEMV_Q8_G32) */
+static void
+gemv_q8_g32(int M, int64_t K, int64_t gs, const float *restrict a, const int8_t *restrict q,
+	   const float *restrict s, float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
+{
+	switch (M) {
+	case 1: q8_span(1, K, gs, a, q, s, y, ldy, j0, j1); break;
+	case 2: q8_span(2, K, gs, a, q, s, y, ldy, j0, j1); break;
+	case 3: q8_span(3, K, gs, a, q, s, y, ldy, j0, j1); break;
+	case 4: q8_span(4, K, gs, a, q, s, y, ldy, j0, j1); break;
+	case 5: q8_span(5, K, gs, a, q, s, y, ldy, j0, j1); break;
+	case 6: q8_span(6, K, gs, a, q, s, y, ldy, j0, j1); break;
+	case 7: q8_span(7, K, gs, a, q, s, y, ldy, j0, j1); break;
+	case 8: q8_span(8, K, gs, a, q, s, y, ldy, j0, j1); break;
+	default: break;
+	}
 }
 static inline V2
 v2_fma(V2 a, V2 b, V2 c)
@@ -648,14 +681,14 @@ v2_transpose16(V2 *r)
 #define ISA_BT_PAR_X INT64_MAX
 /* 16 ymm hold M = 1's accumulators and partial sums for two rows, and M
  * > 1's for one: the int8 GEMV is bound by its vector operations, and
- * GEMV_ROWS's, spilled, took 1.5x (M = 1) to 2.7x (M = 3) as long (M = 1
- * with groups of a multiple of 32 takes gemv_q8_m1 instead) */
+ * GEMV_ROWS's, spilled, took 1.5x (M = 1) to 2.7x (M = 3) as long (groups
+ * of a multiple of 32 take gemv_q8_g32 instead) */
 #define Q8_ROWS(M) ((M) == 1 ? 2 : 1)
 /* groups of 32 unrolled: 0.96-0.99x at M = 1 */
 #define Q8_GS32_M 0
 #define GEMV_BHP 1
 #define vload_bhp v2_load_bhp
-#define GEMV_Q8_M1 1
+#define GEMV_Q8_G32 1
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -683,7 +716,7 @@ v2_transpose16(V2 *r)
 #undef Q8_ROWS
 #undef Q8_GS32_M
 #undef GEMV_BHP
-#undef GEMV_Q8_M1
+#undef GEMV_Q8_G32
 #undef vload_bhp
 #pragma GCC pop_options
 
@@ -767,7 +800,7 @@ v5_transpose16(__m512 *r)
 /* groups of 32 unrolled: 1.04-1.20x at M = 1..3 on Zen 5, 0.92x at M = 4 */
 #define Q8_GS32_M 3
 #define GEMV_BHP 0
-#define GEMV_Q8_M1 0
+#define GEMV_Q8_G32 0
 #include "gemm_isa.h"
 #undef SFX
 #undef V
@@ -795,7 +828,7 @@ v5_transpose16(__m512 *r)
 #undef Q8_ROWS
 #undef Q8_GS32_M
 #undef GEMV_BHP
-#undef GEMV_Q8_M1
+#undef GEMV_Q8_G32
 #pragma GCC pop_options
 #endif
 

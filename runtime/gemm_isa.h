@@ -18,9 +18,9 @@
  *   MR, NV         the micro-kernel tile: MR rows x 16*NV columns
  *   Q8_ROWS(M)     rows of int8 b an int8 GEMV takes at a time for M
  *                  rows of a
- *   GEMV_Q8_M1     1 when the ISA has its own int8 GEMV for one row of a
- *                  and groups of a multiple of 32: gemv_q8_m1(K, gs, a, q,
- *                  s, y, j0, j1), y[j] for j0 <= j < j1
+ *   GEMV_Q8_G32    1 when the ISA has its own int8 GEMV for groups of a
+ *                  multiple of 32: gemv_q8_g32(M, K, gs, a, q, s, y, ldy,
+ *                  j0, j1), y[m, j] for m < M <= 8, j0 <= j < j1
  *   Q8_GS32_M      the largest M for which the int8 GEMV has its own copy
  *                  for groups of 32 (0: none; measured per ISA)
  *   ISA_KC ISA_MC ISA_NC  the cache blocks (KC a multiple of 16, MC of
@@ -424,9 +424,9 @@ SFX(gemv_q8_body)(const int M, int64_t K, int64_t gs, const float *restrict a,
 		  const int8_t *restrict q, const float *restrict s,
 		  float *restrict y, int64_t ldy, int64_t j0, int64_t j1)
 {
-#if GEMV_Q8_M1
-	if (M == 1 && gs % 32 == 0) {
-		gemv_q8_m1(K, gs, a, q, s, y, j0, j1);
+#if GEMV_Q8_G32
+	if (gs % 32 == 0) {
+		gemv_q8_g32(M, K, gs, a, q, s, y, ldy, j0, j1);
 		return;
 	}
 #endif
