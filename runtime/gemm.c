@@ -684,7 +684,8 @@ v2_transpose16(V2 *r)
  * GEMV_ROWS's, spilled, took 1.5x (M = 1) to 2.7x (M = 3) as long (groups
  * of a multiple of 32 take gemv_q8_g32 instead) */
 #define Q8_ROWS(M) ((M) == 1 ? 2 : 1)
-/* groups of 32 unrolled: 0.96-0.99x at M = 1 */
+/* groups of 32 unrolled: 0.96-0.99x at M = 1 (groups of 32 now take
+ * gemv_q8_g32) */
 #define Q8_GS32_M 0
 #define GEMV_BHP 1
 #define vload_bhp v2_load_bhp
