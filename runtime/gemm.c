@@ -438,6 +438,15 @@ v2_load_q8(const int8_t *p)
 	return (V2){_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p))),
 		    _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(p + 8))))};
 }
+/* The sum of 8 floats. */
+static inline float
+ymm_sum(__m256 s)
+{
+	__m128 x = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+	x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+	x = _mm_add_ss(x, _mm_shuffle_ps(x, x, 1));
+	return _mm_cvtss_f32(x);
+}
 /*
  * The int8 GEMV for groups of a multiple of 32 (the decode step of
  * llama_q8): y[m, j] = sum over groups g of s[j, g] * (sum over k in g of
@@ -516,13 +525,8 @@ q8_rows(const int M, const int R, int64_t K, const int64_t gs, const float *rest
 		}
 	}
 	for (int m = 0; m < M; m++)
-		for (int r = 0; r < R; r++) {
-			__m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[m][r]),
-					      _mm256_extractf128_ps(acc[m][r], 1));
-			t = _mm_add_ps(t, _mm_movehl_ps(t, t));
-			t = _mm_add_ss(t, _mm_shuffle_ps(t, t, 1));
-			y[m * ldy + j + r] = _mm_cvtss_f32(t) * 0x1p-24f;
-		}
+		for (int r = 0; r < R; r++)
+			y[m * ldy + j + r] = ymm_sum(acc[m][r]) * 0x1p-24f;
 }
 static inline __attribute__((always_inline)) void
 q8_span(const int M, int64_t K, int64_t gs, const float *restrict a,
@@ -565,11 +569,7 @@ v2_fma(V2 a, V2 b, V2 c)
 static inline float
 v2_sum(V2 v)
 {
-	__m256 s = _mm256_add_ps(v.lo, v.hi);
-	__m128 x = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-	x = _mm_add_ps(x, _mm_movehl_ps(x, x));
-	x = _mm_add_ss(x, _mm_shuffle_ps(x, x, 1));
-	return _mm_cvtss_f32(x);
+	return ymm_sum(_mm256_add_ps(v.lo, v.hi));
 }
 static inline V2
 v2_load_h(const uint16_t *p)
