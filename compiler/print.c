@@ -815,13 +815,33 @@ put_value(Printer *p, const Binding *bd)
 	sb_putc(p->b, ')');
 }
 
+/* Whether a and b print as the same annotation. */
+static bool
+same_sinfo_text(Printer *p, const SInfo *a, const SInfo *b)
+{
+	StrBuf ta = {0}, tb = {0};
+	StrBuf *out = p->b;
+	p->b = &ta;
+	put_sinfo(p, a);
+	p->b = &tb;
+	put_sinfo(p, b);
+	p->b = out;
+	bool same = ta.len == tb.len && !memcmp(ta.p, tb.p, ta.len);
+	sb_free(&ta);
+	sb_free(&tb);
+	return same;
+}
+
 /*
  * The binding of a branch that is printed merged with the branch's result
- * line: the last binding of the last (non-dataflow) block, when it defines
- * the variable the branch returns and nothing else uses that variable.
+ * line `y: SINFO = VALUE`: the last binding of the last (non-dataflow)
+ * block, when it defines the variable the branch returns, nothing else
+ * uses that variable, and its struct info prints as y's (the merged line
+ * gives it y's annotation when read back: a branch's own annotation, more
+ * precise than the if's join, keeps its binding and a result line).
  */
 static const Binding *
-merged_last(const Printer *p, const Expr *seq)
+merged_last(Printer *p, const Var *y, const Expr *seq)
 {
 	if (!p->uses || seq->seq.nblocks == 0)
 		return NULL;
@@ -836,6 +856,8 @@ merged_last(const Printer *p, const Expr *seq)
 		return NULL;
 	int id = res->var->id;
 	if (id < 0 || id >= p->nids || p->uses[id] != 1)
+		return NULL;
+	if (y && !same_sinfo_text(p, last->var->sinfo, y->sinfo))
 		return NULL;
 	return last;
 }
@@ -852,7 +874,7 @@ put_branch(Printer *p, const Var *y, const Expr *seq)
 		p->indent--;
 		return;
 	}
-	const Binding *last = merged_last(p, seq);
+	const Binding *last = merged_last(p, y, seq);
 	for (int i = 0; i < seq->seq.nblocks; i++)
 		put_block(p, seq->seq.blocks[i], last);
 	put_def(p, y);
