@@ -612,6 +612,12 @@ infer_binding(Infer *in, Binding *b)
 		if (failed)
 			vec_push(&in->failed, b->var);
 	}
+	if (b->bare && !failed && (v->kind != SI_TUPLE || v->nfields))
+		diag_error(in->d, b->span,
+			   "the value of this call (%s) is not used: bind it "
+			   "to a variable (only a call without a result, such "
+			   "as R.print, may stand alone)",
+			   infer_sinfo_str(m, v));
 	check_size(in, b->var, b->span);
 }
 

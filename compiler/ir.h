@@ -468,6 +468,7 @@ struct Binding {
 	Expr *value;
 	SInfo *cast; /* match_cast target, else NULL */
 	bool annotated;
+	bool bare; /* written as a statement, R.print(x): its value is void */
 	Span span;
 };
 

@@ -841,6 +841,7 @@ build_assign(B *b, Stm *s, Where w)
 	Var *v = ir_var(b->m, s->target->s, ann, b->sb->df, s->target->span);
 	Binding *bd = ir_binding(b->m, v, e, s->span);
 	bd->annotated = ann != NULL;
+	bd->bare = s->bare;
 	emit(b, bd);
 	bind_name(b, v);
 }
@@ -998,6 +999,21 @@ build_branch(B *b, Stm *body, Stm **last)
 		return res ? seq : NULL;
 	}
 	build_stmts(b, body, l, W_BRANCH);
+	if (l->kind == S_EXPR && l->value->kind == X_CALL &&
+	    !bld_is_named(l->value, "R.output") &&
+	    !bld_is_named(l->value, "R.func_attr") &&
+	    !bld_is_named(l->value, "T.prim_func")) {
+		/* R.print(x) ends the branch: TVM's parser binds it to `_`,
+		 * which names the branch's value (and the if's variable) */
+		Stm *a = stm_new(b->ps, S_ASSIGN, l->span);
+		*a = *l;
+		a->kind = S_ASSIGN;
+		a->target = syn_new(b->ps, X_NAME, l->value->span);
+		a->target->s = "_";
+		a->ann = NULL;
+		a->bare = true;
+		*last = l = a;
+	}
 	Expr *res = NULL;
 	if (l->kind != S_ASSIGN) {
 		diag_error(b->d, l->span,
@@ -1017,6 +1033,7 @@ build_branch(B *b, Stm *body, Stm **last)
 						l->target->span);
 				Binding *bd = ir_binding(b->m, y, e, l->span);
 				bd->annotated = ann != NULL;
+				bd->bare = l->bare;
 				emit(b, bd);
 				res = ir_var_ref(b->m, y, l->target->span);
 			}
@@ -1157,6 +1174,7 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 				a.target = syn_new(b->ps, X_NAME, s->value->span);
 				a.target->s = "_";
 				a.ann = NULL;
+				a.bare = true;
 				build_assign(b, &a, w);
 			} else {
 				diag_error(b->d, s->span,

@@ -77,6 +77,7 @@ struct Stm {
 	Stm *body, *orelse;
 	Stm *next;
 	Stm *tail;  /* stm_list: the last node, kept in the head */
+	bool bare;  /* an S_ASSIGN to `_` made of an expression statement */
 };
 
 /* Parser and scanner state: no globals. */
