@@ -492,6 +492,8 @@ put_sinfo(Printer *p, const SInfo *si)
 		}
 		sb_puts(b, si->nfields == 1 ? ",), " : "), ");
 		put_sinfo(p, si->ret);
+		if (!si->pure)
+			sb_puts(b, ", purity=False");
 		sb_putc(b, ')');
 		break;
 	}
@@ -910,7 +912,9 @@ put_binding(Printer *p, const Binding *bd)
 		return;
 	}
 	const SInfo *si = bd->var ? bd->var->sinfo : NULL;
-	if (!bd->cast && bd->value && bd->value->kind == E_CALL && si &&
+	if (!bd->cast && bd->value &&
+	    (bd->value->kind == E_CALL || bd->value->kind == E_CALL_VAR ||
+	     bd->value->kind == E_CALL_FN) && si &&
 	    si->kind == SI_TUPLE && !si->nfields && p->uses &&
 	    bd->var->id < p->nids && !p->uses[bd->var->id] &&
 	    (!p->in_df || bd->var->dataflow)) {
@@ -1052,6 +1056,65 @@ put_func(Printer *p, const Func *f)
 	namemap_free(&p->used);
 }
 
+/* Pushes the symbolic variables that si has as a bare dimension (or
+ * value), in order, onto out. */
+static void
+bare_symvars(const SInfo *si, Vec *out)
+{
+	if (!si)
+		return;
+	for (int i = 0; si->shape && i < si->ndim; i++)
+		if (si->shape[i] && si->shape[i]->kind == PE_VAR)
+			vec_push(out, si->shape[i]->var);
+	if (si->value && si->value->kind == PE_VAR)
+		vec_push(out, si->value->var);
+	for (int i = 0; i < si->nfields; i++)
+		bare_symvars(si->fields[i], out);
+	bare_symvars(si->ret, out);
+}
+
+/*
+ * The `N = T.int64()` declarations of f in the order the parser defines
+ * them when it reads the printed function back: the bare dimension names
+ * of the parameters' annotations, in order, then any other symbolic
+ * variable of theirs or of the return annotation, then f's others (those
+ * of match_cast) in f's order. The text then depends only on the
+ * function, not on the order a pass happened to build its table in.
+ */
+static void
+put_symvar_decls(Printer *p, const Func *f)
+{
+	Vec order = {0};
+	for (int i = 0; i < f->nparams; i++)
+		if (f->params[i])
+			bare_symvars(f->params[i]->sinfo, &order);
+	for (int i = 0; i < f->nparams; i++)
+		if (f->params[i])
+			ir_sinfo_symvars(f->params[i]->sinfo, &order);
+	ir_sinfo_symvars(func_ret(f), &order);
+	for (int i = 0; i < f->nsymvars; i++)
+		vec_push(&order, f->symvars[i]);
+	/* each of f's own, once */
+	bool *mine = calloc((size_t)p->nids + 1, 1);
+	if (!mine) {
+		vec_free(&order);
+		return;
+	}
+	for (int i = 0; i < f->nsymvars; i++)
+		if (f->symvars[i]->id >= 0 && f->symvars[i]->id < p->nids)
+			mine[f->symvars[i]->id] = true;
+	for (int i = 0; i < order.n; i++) {
+		const SymVar *v = order.items[i];
+		if (v->id < 0 || v->id >= p->nids || !mine[v->id])
+			continue;
+		mine[v->id] = false;
+		put_indent(p);
+		sb_printf(p->b, "%s = T.int64()\n", name_of(p, v->id, v->name));
+	}
+	free(mine);
+	vec_free(&order);
+}
+
 /*
  * `@R.function ... def NAME(...) -> R: body` at indentation level `indent`:
  * a module function (1) or a local one, printed where it is bound. The
@@ -1093,11 +1156,8 @@ put_def_func(Printer *p, const Func *f, int indent, const char *name)
 	sb_puts(b, ":\n");
 
 	p->indent = indent + 1;
-	for (int i = 0; !local && i < f->nsymvars; i++) {
-		put_indent(p);
-		sb_printf(b, "%s = T.int64()\n",
-			  name_of(p, f->symvars[i]->id, f->symvars[i]->name));
-	}
+	if (!local)
+		put_symvar_decls(p, f);
 	if (f->nattrs) {
 		put_indent(p);
 		sb_puts(b, "R.func_attr({");
