@@ -5,7 +5,8 @@
 #   make demo    build, then run the example model end to end
 #   make bench   run the benchmarks in bench/ (kernels, then transform)
 #   make fuzz    both libFuzzer harnesses with ASan+UBSan for FUZZ_SECONDS
-#                (default 600); findings go to tests/fuzz/regress
+#                (default 600); findings go to tests/fuzz/regress;
+#                FUZZ_SEEDS=DIR adds DIR/*.py to the seeds
 #
 # Packages come from Debian. As root, missing ones are installed with
 # apt-get; otherwise the exact command is printed and make stops.

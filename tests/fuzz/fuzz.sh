@@ -11,7 +11,7 @@
 #
 # SECONDS (default 600) is split evenly between the two harnesses; OUTDIR
 # (default build-fuzz) keeps the builds and the corpora, which later runs
-# reuse. Exit 0 when nothing was found, 1 when something was (the findings
+# reuse. FUZZ_SEEDS=DIR adds DIR/*.py to fuzz_rlx's seeds. Exit 0 when nothing was found, 1 when something was (the findings
 # are listed), 2 when the harnesses cannot be built.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,6 +28,11 @@ mkdir -p "$out/corpus" "$out/seeds" "$out/crash" "$out/io-corpus" "$out/io-crash
 cp "$src"/tests/golden/roundtrip/*.py "$src"/tests/golden/errors/*.py \
 	"$src"/tests/passes/golden/*.py "$src"/tests/fuzz/regress/*.py \
 	"$out/seeds/" 2>/dev/null || true
+# FUZZ_SEEDS=DIR: more seeds, e.g. TVM's own modules (tvm_modules.py)
+if [ -n "${FUZZ_SEEDS:-}" ]; then
+	cp "$FUZZ_SEEDS"/*.py "$out/seeds/" 2>/dev/null ||
+		echo "fuzz: no *.py in FUZZ_SEEDS=$FUZZ_SEEDS"
+fi
 
 # One harness for `half` seconds; libFuzzer stops at its first finding.
 run() { # NAME DICT MAXLEN RSS ARTIFACTS CORPUS SEEDS
