@@ -432,7 +432,7 @@ put_sinfo(Printer *p, const SInfo *si)
 		}
 		break;
 	case SI_SHAPE:
-		if (si->ndim >= 0 && (si->shape || si->ndim == 0)) {
+		if (si->ndim >= 0 && si->shape) {
 			sb_puts(b, "R.Shape([");
 			put_dims(p, si->shape, si->ndim);
 			sb_puts(b, "])");
@@ -443,7 +443,7 @@ put_sinfo(Printer *p, const SInfo *si)
 		}
 		break;
 	case SI_TENSOR:
-		if (si->ndim >= 0 && (si->shape || si->ndim == 0)) {
+		if (si->ndim >= 0 && si->shape) {
 			sb_puts(b, "R.Tensor((");
 			put_dims(p, si->shape, si->ndim);
 			sb_puts(b, si->ndim == 1 ? ",)" : ")");
