@@ -744,7 +744,7 @@ clean(Module *m, Func **fs, int n, bool dce, Diags *d)
  * in one. The result replaces old's body; canonicalized, dead bindings gone.
  */
 static int
-compose(Module *m, Func *old, Func *next, Diags *d)
+compose(Module *m, Func *old, Func *next, const char *fname, Diags *d)
 {
 	Expr *ob = old->body, *nb = next->body;
 	Var *np = next->params[0];
@@ -760,6 +760,16 @@ compose(Module *m, Func *old, Func *next, Diags *d)
 			link->bindings[link->n++] = last->bindings[i];
 	Expr *res = ob->seq.body;
 	infer_expr(m, res, d);
+	if (res->sinfo && np->sinfo && si_check(m, np->sinfo, res->sinfo) == SI_FAIL) {
+		/* the cast below could never match (its return annotation,
+		 * unchecked as in TVM, may say otherwise) */
+		diag_error(d, old->span,
+			   "%s gives %s, which can never be the weights %s "
+			   "takes (%s): a new lift cannot compose with it",
+			   old->name, infer_sinfo_str(m, res->sinfo), fname,
+			   infer_sinfo_str(m, np->sinfo));
+		return 1;
+	}
 	Var *out = ir_var(m, "func_a_output", res->sinfo, false, old->span);
 	link->bindings[link->n++] = ir_binding(m, out, res, old->span);
 	Binding *mc = ir_binding(m, np, ir_var_ref(m, out, old->span), old->span);
@@ -850,7 +860,7 @@ lift_func(Module *m, Func *f, Diags *d)
 	if (errors)
 		goto out;
 	if (old)
-		errors = compose(m, old, t, d);
+		errors = compose(m, old, t, f->name, d);
 	else
 		insert_after(m, f, t);
 out:
