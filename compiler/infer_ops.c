@@ -267,12 +267,25 @@ dims_copy(Ctx *c, PExpr *const *s, int n)
 	return o;
 }
 
-/* A tensor result; shape NULL means unknown dims (known for ndim 0). */
+static const char *shape_str(Ctx *c, int ndim, PExpr **shape);
+
+/* A tensor result; shape NULL means unknown dims (known for ndim 0). A
+ * constant dim below 0 is an error at the call (R.builtin.alloc_tensor of
+ * R.shape([-1]), say): no annotation could say the result's shape. */
 static SInfo *
 tensor(Ctx *c, DType t, int ndim, PExpr **shape)
 {
 	if (ndim == 0 && !shape)
 		shape = dims_new(c, 1);
+	for (int i = 0; shape && i < ndim; i++) {
+		int64_t v;
+		if (shape[i] && dconst(shape[i], &v) && v < 0) {
+			diag_error(c->d, c->call->span,
+				   "%s: the result's shape %s has a negative "
+				   "dimension", c->op, shape_str(c, ndim, shape));
+			return NULL;
+		}
+	}
 	return si_tensor(&c->m->arena, t, ndim, ndim < 0 ? NULL : shape);
 }
 
