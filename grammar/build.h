@@ -89,6 +89,7 @@ bool bld_syn_text(StrBuf *out, const Syn *x);
 
 /* build_sinfo.c */
 PExpr *bld_conv_dim(B *b, Syn *x, bool define);
+PExpr *bld_conv_size(B *b, Syn *x, bool define); /* not a comparison */
 PExpr **bld_conv_dims(B *b, Syn *x, bool define, int *n, bool *ok);
 bool bld_conv_dtype(B *b, Syn *x, DType *out);
 SInfo *bld_conv_sinfo(B *b, Syn *x, bool define);

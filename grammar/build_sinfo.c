@@ -65,6 +65,12 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 				   : "'/' in a dimension expression (write '//' for floor division)");
 			return NULL;
 		}
+		if (PE_IS_CMP(x->op) && !bare) {
+			diag_error(b->d, x->span,
+				   "a comparison is a bool: it cannot be part "
+				   "of a dimension expression");
+			return NULL;
+		}
 		PExpr *l = conv_dim_raw(b, x->a, define, false);
 		PExpr *r = l ? conv_dim_raw(b, x->b, define, false) : NULL;
 		if (!r)
@@ -127,6 +133,20 @@ bld_conv_dim(B *b, Syn *x, bool define)
 	return s;
 }
 
+/* A dimension that is a size: as bld_conv_dim, but not a comparison (a
+ * bool, which only an R.Prim value or R.prim_value may be). */
+PExpr *
+bld_conv_size(B *b, Syn *x, bool define)
+{
+	PExpr *p = bld_conv_dim(b, x, define);
+	if (p && PE_IS_CMP(p->kind)) {
+		diag_error(b->d, x->span,
+			   "a comparison is a bool, not a dimension");
+		return NULL;
+	}
+	return p;
+}
+
 /* A list or tuple of dimensions; n gets the count. */
 PExpr **
 bld_conv_dims(B *b, Syn *x, bool define, int *n, bool *ok)
@@ -135,7 +155,7 @@ bld_conv_dims(B *b, Syn *x, bool define, int *n, bool *ok)
 	PExpr **v = ARENA_ARRAY(&b->m->arena, PExpr *, x->n ? x->n : 1);
 	int i = 0;
 	for (Syn *y = x->items; y; y = y->next, i++) {
-		v[i] = bld_conv_dim(b, y, define);
+		v[i] = bld_conv_size(b, y, define);
 		if (!v[i])
 			*ok = false;
 	}

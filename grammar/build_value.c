@@ -431,7 +431,7 @@ conv_attr_dims(B *b, Syn *v, AttrVal *out)
 		if (z->kind == X_CALL && z->n == 1 &&
 		    bld_is_named(z, "R.prim_value"))
 			z = z->items;
-		if (!(xs[k] = bld_conv_dim(b, z, false)))
+		if (!(xs[k] = bld_conv_size(b, z, false)))
 			return false;
 		all_const &= pe_is_const(xs[k], &c);
 	}
@@ -592,7 +592,7 @@ conv_index_map(B *b, const OpParam *q, Syn *v, const char *fname, AttrVal *out)
 	k = 0;
 	for (Syn *y = body->items; ok && y; y = y->next, k++) {
 		Syn *save = y->next;
-		if (!(fin[k] = bld_conv_dim(b, y, false)))
+		if (!(fin[k] = bld_conv_size(b, y, false)))
 			ok = false;
 		y->next = save;
 		Vec vars = {0};

@@ -395,11 +395,41 @@ dim_sum(DimParser *dp)
 	return x;
 }
 
+/* comparison: sum [('==' | '!=' | '<=' | '>=' | '<' | '>') sum], as the
+ * printer writes a bool R.Prim's value ("n == 4") */
+static Syn *
+dim_cmp(DimParser *dp)
+{
+	static const struct {
+		const char *tok;
+		int op;
+	} ops[] = {{"==", PE_EQ}, {"!=", PE_NE}, {"<=", PE_LE},
+		   {">=", PE_GE}, {"<", PE_LT},  {">", PE_GT}};
+	dim_skip(dp);
+	const char *s = dp->p;
+	Syn *x = dim_sum(dp);
+	if (!x)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_LEN(ops); i++) {
+		if (!dim_eat(dp, ops[i].tok))
+			continue;
+		Syn *y = dim_sum(dp);
+		if (!y)
+			return NULL;
+		Syn *b = syn_new(dp->ps, X_BIN, dim_span(dp, s));
+		b->op = ops[i].op;
+		b->a = x;
+		b->b = y;
+		return b;
+	}
+	return x;
+}
+
 Syn *
 syn_parse_dim(PState *ps, const char *text, Span sp)
 {
 	DimParser dp = {ps, text, text, sp, false, 0};
-	Syn *x = dim_sum(&dp);
+	Syn *x = dim_cmp(&dp);
 	if (x) {
 		dim_skip(&dp);
 		if (*dp.p)
