@@ -962,6 +962,24 @@ build_with(B *b, Stm *s, Where w)
 }
 
 /*
+ * A call standing alone as a statement (R.print(x)), as the assignment to
+ * `_` TVM's parser makes of it; `bare` has inference check that the call
+ * has no result.
+ */
+static Stm *
+bare_call(B *b, Stm *s)
+{
+	Stm *a = stm_new(b->ps, S_ASSIGN, s->span);
+	*a = *s;
+	a->kind = S_ASSIGN;
+	a->target = syn_new(b->ps, X_NAME, s->value->span);
+	a->target->s = "_";
+	a->ann = NULL;
+	a->bare = true;
+	return a;
+}
+
+/*
  * One branch of an if: its statements, the last of which assigns y; the
  * result is an E_SEQ. *last gets that statement.
  */
@@ -1002,18 +1020,9 @@ build_branch(B *b, Stm *body, Stm **last)
 	if (l->kind == S_EXPR && l->value->kind == X_CALL &&
 	    !bld_is_named(l->value, "R.output") &&
 	    !bld_is_named(l->value, "R.func_attr") &&
-	    !bld_is_named(l->value, "T.prim_func")) {
-		/* R.print(x) ends the branch: TVM's parser binds it to `_`,
-		 * which names the branch's value (and the if's variable) */
-		Stm *a = stm_new(b->ps, S_ASSIGN, l->span);
-		*a = *l;
-		a->kind = S_ASSIGN;
-		a->target = syn_new(b->ps, X_NAME, l->value->span);
-		a->target->s = "_";
-		a->ann = NULL;
-		a->bare = true;
-		*last = l = a;
-	}
+	    !bld_is_named(l->value, "T.prim_func"))
+		/* `_` also names the branch's value and the if's variable */
+		*last = l = bare_call(b, l);
 	Expr *res = NULL;
 	if (l->kind != S_ASSIGN) {
 		diag_error(b->d, l->span,
@@ -1167,15 +1176,7 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 				   bld_is_named(s->value, "T.prim_func")) {
 				diag_error(b->d, s->span, "T.prim_func is not supported by rlx");
 			} else if (s->value->kind == X_CALL) {
-				/* R.print(x): a binding of an unused `_`, as
-				 * TVM's parser emits it */
-				Stm a = *s;
-				a.kind = S_ASSIGN;
-				a.target = syn_new(b->ps, X_NAME, s->value->span);
-				a.target->s = "_";
-				a.ann = NULL;
-				a.bare = true;
-				build_assign(b, &a, w);
+				build_assign(b, bare_call(b, s), w);
 			} else {
 				diag_error(b->d, s->span,
 					   "an expression statement has no effect; assign its value to a name");
