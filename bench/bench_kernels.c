@@ -34,7 +34,7 @@
 #include "codegen.h"
 #include "gemm.h"
 #include "pool.h"
-#include "rt.h"
+#include "rt_exec.h"
 
 /* Seconds on the monotonic clock. */
 static double

@@ -13,7 +13,7 @@ Usage: bench/run.py BUILD/rlx [--rounds N] [--only-gemm] [--gib N] [--rss-gib A,
 
 With RLX_ISA=avx2 in the environment (`RLX_ISA=avx2 make bench`) every
 table runs as on a host without AVX-512: rlx's JIT and kernels held to
-AVX2 (runtime/jit.c), NumPy's OpenBLAS to its Haswell kernels
+AVX2 (runtime/codegen/jit.c), NumPy's OpenBLAS to its Haswell kernels
 (OPENBLAS_CORETYPE) and PyTorch to AVX2 (ATEN_CPU_CAPABILITY), the
 AVX-512 peers and the separate AVX2 table left out.
 

@@ -10,7 +10,7 @@
 
 #include "ir.h"
 #include "rlx_runtime.h"
-#include "rt.h"
+#include "rt_exec.h"
 #include "cli.h"
 
 /* Reads a whole file ("-" is stdin) into a malloc'ed buffer. */

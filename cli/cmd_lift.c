@@ -8,7 +8,7 @@
 
 #include "ir.h"
 #include "rlx_runtime.h"
-#include "rt.h"
+#include "rt_exec.h"
 #include "cli.h"
 
 static const char lift_help[] =

@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "ir.h"
 #include "rlx_runtime.h"
-#include "rt.h"
+#include "rt_exec.h"
 
 static const char run_help[] =
 	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"

@@ -10,7 +10,7 @@
 
 #include "ir.h"
 #include "cli.h"
-#include "rt.h"
+#include "rt_exec.h"
 
 static const char usage_text[] =
 	"usage: rlx COMMAND [ARGS]\n"

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""run_jit_cache.py — the JIT's code cache (runtime/jit.c) through `rlx run`:
+"""run_jit_cache.py — the JIT's code cache (runtime/codegen/jit.c) through `rlx run`:
 a first run compiles and writes one object file, a second run loads it
 (`--time` says so) and gives the same bytes; a corrupt or truncated file is
 ignored and rewritten, a FIFO in its place is a miss (not a hang);
 RLX_NO_CACHE=1 and --no-cache neither read nor write;
 four runs at once on an empty cache all succeed and leave whole files only.
-Verified-shard stamps (runtime/tensor_cache_read.c): a run on a tensor cache
+Verified-shard stamps (runtime/io/tensor_cache_read.c): a run on a tensor cache
 older than 2 s leaves a stamp per shard, a second run keeps it, a FIFO for
 a stamp is no stamp (not a hang), and a shard changed in place (same size)
 is still caught by its hash.

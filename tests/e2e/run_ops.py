@@ -371,7 +371,7 @@ def cases_for(op):
                                'R.matmul({0}, {1}, out_dtype="void")', mm, dt, red=True))
         cs.append(Case("float16 -> float32 out_dtype", [("float16", (5, 9), "n"), ("float16", (9, 3), "n")],
                        'R.matmul({0}, {1}, out_dtype="float32")', mm, "float32", red=True))
-        # runtime/gemm.c: GEMV (M <= 8), across its cache blocks, batches
+        # runtime/kernels/gemm.c: GEMV (M <= 8), across its cache blocks, batches
         big = [((1, 37), (37, 45)), ((8, 70), (70, 33)), ((5, 1), (1, 17)), ((1, 1), (1, 1)),
                ((130, 400), (400, 70)), ((2, 3, 19, 40), (40, 21)), ((3, 1, 2, 6), (2, 6, 5))]
         for dt in F3:

@@ -13,11 +13,11 @@ mkdir -p "$out/io"
 cc=${CC:-clang}
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-std=c17 -g -O1 -D_GNU_SOURCE -fno-omit-frame-pointer $san \
-	-Wall -Wextra -Wno-unused-parameter -I$src/compiler -I$src/runtime"
+	-Wall -Wextra -Wno-unused-parameter -I$src/compiler -I$src/runtime/base -I$src/runtime/io"
 
 objs=""
-for f in runtime/tensor.c runtime/bufpool.c runtime/atomic_file.c runtime/input_file.c runtime/safetensors.c runtime/npy.c \
-	runtime/tensor_cache_write.c runtime/tensor_cache_read.c compiler/util.c; do
+for f in runtime/base/tensor.c runtime/base/bufpool.c runtime/base/atomic_file.c runtime/base/input_file.c runtime/io/safetensors.c runtime/io/npy.c \
+	runtime/io/tensor_cache_write.c runtime/io/tensor_cache_read.c compiler/util.c; do
 	o=$out/io/$(basename "$f" .c).o
 	$cc $cflags -fsanitize=fuzzer-no-link -c "$src/$f" -o "$o"
 	objs="$objs $o"

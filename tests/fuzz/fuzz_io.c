@@ -41,7 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "rt_io.h"
 #include "xxh.h"
 
 /* Larger inputs only slow the fuzzer down. */

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "rt.h"
+#include "rt_exec.h"
 
 /* ------------------------------------------------------------ helpers */
 

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "rt.h"
+#include "rt_io.h"
 
 static char dir[64];
 

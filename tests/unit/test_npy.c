@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "rt.h"
+#include "rt_io.h"
 
 typedef struct {
 	char dir[64];

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "rt_io.h"
 #include "tensor_cache.h"
 
 /* ---------------------------------------------------------------- helpers */

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "rt_io.h"
 
 enum { NPY_MAX_HEADER = 1024 * 1024, NPY_PREFIX = 12 };
 

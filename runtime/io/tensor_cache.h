@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "rt.h"
+#include "rt_io.h"
 
 enum {
 	CACHE_ALIGN = 64,               /* byteOffset alignment in a shard */

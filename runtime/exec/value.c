@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "rt.h"
+#include "rt_exec.h"
 
 void
 rt_shape_text(StrBuf *b, int ndim, const int64_t *shape)

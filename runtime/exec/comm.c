@@ -23,7 +23,7 @@
 #include <mpi.h>
 #endif
 
-#include "rt.h"
+#include "rt_exec.h"
 
 struct RtComm {
 	int rank, size;

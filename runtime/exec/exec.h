@@ -7,7 +7,7 @@
 #define RLX_EXEC_H
 
 #include "codegen.h"
-#include "rt.h"
+#include "rt_exec.h"
 
 enum {
 	MAX_BUFS = 64,    /* buffers of one kernel call (as codegen's MAXBUF) */

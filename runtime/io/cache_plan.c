@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt.h"
+#include "rt_io.h"
 
 enum { PLAN_ALIGN = 64 }; /* as the writer's byteOffset alignment */
 

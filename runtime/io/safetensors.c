@@ -20,7 +20,7 @@
 
 #include <jansson.h>
 
-#include "rt.h"
+#include "rt_io.h"
 
 enum { ST_MAX_HEADER = 100 * 1024 * 1024 };
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rt.h"
+#include "rt_exec.h"
 
 double
 rt_tolerance(DType dt)

@@ -13,7 +13,19 @@
 #include <jansson.h>
 
 #include "pass.h"
-#include "rt.h"
+#include "rt_exec.h"
+
+/* ---------------------------------------------------------------- check.c */
+
+/*
+ * Tensors of the checkpoint w that are no weight of f (no parameter
+ * [first, f->nparams) of that name), the one policy of `run`, `transform`
+ * and `verify`: one warning naming them (the first 8), "w.safetensors: 2
+ * tensors are not a weight of main, ignored: 'bn.num_batches_tracked',
+ * ..."; an error instead when strict. Returns how many there are.
+ */
+int rt_check_extra(const Func *f, int first, RtWeights *w, const char *wname,
+		   bool strict, Diags *d);
 
 /* ---------------------------------------------------------- cache_queue.c */
 
