@@ -1,7 +1,7 @@
 /*
  * cmd_init_weights.c — `rlx init-weights FILE -o OUT.safetensors`: seeded
  * random weights for a function's parameters (rlx_init_weights,
- * runtime/init_weights.c).
+ * runtime/engine/init_weights.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

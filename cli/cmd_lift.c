@@ -1,6 +1,6 @@
 /*
  * cmd_lift.c — `rlx lift FILE [--shared...] [--bind NAME=VALUE]... [--tidy]
- * [-o OUT]`: the lift pipeline (rlx_lift, runtime/func.c), then the module
+ * [-o OUT]`: the lift pipeline (rlx_lift, runtime/engine/func.c), then the module
  * printed.
  */
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * cmd_run.c — `rlx run FILE --params PATH [--input NAME=FILE.npy]...
  * [--func NAME] [-o OUT.npy | -o DIR]`: the arguments, rlx_run
- * (runtime/run.c: checks, binding, execution), and the result written as
+ * (runtime/engine/run.c: checks, binding, execution), and the result written as
  * .npy files under temporary names renamed into place (a tuple's fields as
  * they come), or printed without -o.
  */

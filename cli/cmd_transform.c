@@ -1,6 +1,6 @@
 /*
  * cmd_transform.c — `rlx transform FILE --weights PATH -o DIR`: parses the
- * arguments, calls rlx_transform (runtime/transform.c), shows its progress
+ * arguments, calls rlx_transform (runtime/engine/transform.c), shows its progress
  * on a terminal and prints its summary.
  */
 #include <malloc.h>

@@ -1,7 +1,7 @@
 /*
  * cmd_verify.c — `rlx verify FILE --weights PATH`: the original function on
  * raw weights against the lifted one on transformed weights
- * (rlx_verify_lift, runtime/verify_lift.c); prints the comparison.
+ * (rlx_verify_lift, runtime/engine/verify_lift.c); prints the comparison.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -679,7 +679,7 @@ enum {
 	OF_NATIVE = 1 << 9,
 	/* a COMM op whose result on worker K is worker K's slice of its
 	 * input (worker 0's): a per-worker weight transform can run it
-	 * without the other workers (runtime/tp.c) */
+	 * without the other workers (runtime/engine/tp.c) */
 	OF_WORKER_SLICE = 1 << 10,
 };
 

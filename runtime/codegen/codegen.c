@@ -35,7 +35,7 @@
  * with cg_par_begin (or cg_par_nest): when the flag is set and the work is at
  * least PAR_MIN, the impl packs its arguments and calls
  * rlx_parallel_for(pool, ctx, n, NAME.par) on the Jit's thread pool
- * (runtime/pool.h; the pool is read from the symbol rlx_jit_pool, which
+ * (runtime/kernels/pool.h; the pool is read from the symbol rlx_jit_pool, which
  * the Jit defines, so the code holds no address), and
  * NAME.par calls the impl again on each chunk with the flag clear. So the
  * code before the outer loop runs once per chunk and must be pure. Small
@@ -1419,7 +1419,7 @@ cg_matmul_qweight(const Expr *perm, const Expr **qp, const Expr **sp)
 /*
  * c = a @ bb of float operands (f32, f16, bf16; b read transposed when
  * transb; int8 with group scales sc of gs weights when sc): fills an
- * RtGemm on the stack (runtime/gemm.h: M, N, K, the buffers, dtypes, the
+ * RtGemm on the stack (runtime/kernels/gemm.h: M, N, K, the buffers, dtypes, the
  * batch dims of the result and a's and b's strides over them) and calls
  * rlx_gemm with the Jit's pool and the host's instruction set, which
  * blocks, packs and threads it.
@@ -1473,7 +1473,7 @@ gen_matmul_call(K *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
 
 /*
  * matmul with numpy semantics (1-D operands, broadcast batch dims). Float
- * operands take gen_matmul_call (runtime/gemm.c). Otherwise, a parallel
+ * operands take gen_matmul_call (runtime/kernels/gemm.c). Otherwise, a parallel
  * loop over batches and rows i; the columns go in blocks of JB: an f32
  * (or wider) accumulator row acc[0..JB) gets a[i, kk] * b[kk, j0 + j] for
  * every kk, a unit-stride inner loop that vectorizes; then it is stored.

@@ -1,6 +1,6 @@
 /*
- * codegen.h — op calls to LLVM kernels (runtime/codegen.c, prefix cg_) and
- * the ORC JIT that compiles them (runtime/jit.c, prefix jit_).
+ * codegen.h — op calls to LLVM kernels (runtime/codegen/codegen.c, prefix cg_) and
+ * the ORC JIT that compiles them (runtime/codegen/jit.c, prefix jit_).
  *
  * This header does not include the LLVM headers: the JIT's module and
  * context parameters are the opaque structs behind LLVMModuleRef and
@@ -19,7 +19,7 @@
 struct LLVMOpaqueModule;
 struct LLVMOpaqueContext;
 
-/* ------------------------------------------------------------ runtime/jit.c */
+/* ---------------------------------------------------- runtime/codegen/jit.c */
 
 typedef struct Jit Jit;
 
@@ -45,12 +45,12 @@ typedef struct {
 	double seconds;   /* in jit_add_module and jit_lookup */
 } JitStats;
 const JitStats *jit_stats(const Jit *jit);
-/* The GEMM_ISA_* (runtime/gemm.h) the Jit uses: the host CPU's (AVX-512F,
+/* The GEMM_ISA_* (runtime/kernels/gemm.h) the Jit uses: the host CPU's (AVX-512F,
  * else AVX2 + FMA + F16C, else generic; from LLVM's host features), at
  * most RLX_ISA's (jit.c). */
 int jit_gemm_isa(const Jit *jit);
 
-/* --------------------------------------------------------- runtime/codegen.c */
+/* ------------------------------------------------ runtime/codegen/codegen.c */
 
 enum { CG_MAX_SCALARS = 4 };
 

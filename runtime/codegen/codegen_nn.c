@@ -786,7 +786,7 @@ gen_dropout(K *k)
 
 /* --------------------------------------------------------- sorting */
 
-/* A call to the runtime's rlx_sort_row (runtime/sort.c): the row sorted,
+/* A call to the runtime's rlx_sort_row (runtime/kernels/sort.c): the row sorted,
  * its first kk values written to vals (unless NULL), its first kk
  * positions returned in a malloc'ed int64 array when want_idx (else
  * NULL). */

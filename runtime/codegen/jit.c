@@ -8,7 +8,7 @@
  * vectorizes. The main JITDylib gets the process symbol generator so
  * kernels can call libm (expf, tanhf, erff) and the compiler runtime.
  *
- * Each Jit also owns a thread pool (runtime/pool.h; its threads start on
+ * Each Jit also owns a thread pool (runtime/kernels/pool.h; its threads start on
  * the first large kernel). Kernels split their outer loop by calling
  * rlx_parallel_for with that pool; the symbol is defined in the main
  * JITDylib as an absolute address, so it resolves whether or not the
@@ -100,7 +100,7 @@ take_error(LLVMErrorRef e, const char *what, char *err, size_t errlen)
 }
 
 /* Defines the runtime helpers kernels call (rlx_parallel_for, rlx_gemm, the
- * sort of runtime/sort.c) in the main JITDylib; false with a message. */
+ * sort of runtime/kernels/sort.c) in the main JITDylib; false with a message. */
 static bool
 define_runtime(Jit *jit, char *err, size_t errlen)
 {

@@ -202,7 +202,7 @@ rlx_module *rlx_lift(const char *filename, const char *text, size_t len,
 /* ------------------------------------------------------------------- run */
 
 /* A value of a result: a tensor, a shape tuple, a scalar or a tuple of
- * them (runtime/rt.h's RtValue). */
+ * them (runtime/exec/rt_exec.h's RtValue). */
 typedef struct rlx_value rlx_value;
 
 /* What the function returns, known before anything runs. */

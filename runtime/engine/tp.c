@@ -1,6 +1,6 @@
 /*
  * tp.c — which outputs of a weight transform depend on the worker's rank
- * (`rlx transform --tensor-parallel N`, runtime/transform.h).
+ * (`rlx transform --tensor-parallel N`, runtime/engine/transform.h).
  *
  * A value is rank-dependent when it is computed by an op that reads the
  * worker's rank (R.dist.redistribute_replica_to_shard, the part a worker

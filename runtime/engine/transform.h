@@ -1,5 +1,5 @@
 /*
- * transform.h — the pieces of the transform engine (runtime/transform.c,
+ * transform.h — the pieces of the transform engine (runtime/engine/transform.c,
  * the public rlx_transform of rlx_runtime.h), each in a file of its own and
  * unit-tested alone (tests/unit/test_transform.c). Internal: librlx_runtime
  * exports only rlx_runtime.h. A section per file.

@@ -90,7 +90,7 @@ bool rt_write_fields_manifest(const char *dir, const char *const *names,
  * lists; a tuple field by field as NAME[K]. */
 void rt_value_print(StrBuf *b, const char *name, const RtValue *v);
 
-/* runtime/compare.c: does value a agree with the reference b, as `rlx
+/* runtime/exec/compare.c: does value a agree with the reference b, as `rlx
  * verify` decides? Same kinds, arities, shapes and dtypes; integers and
  * shape tuples exact; floats within rt_tolerance(dtype) relative to the
  * reference (|a - b| <= tol * (|b| + max|b|) per element); NaN where b has
@@ -126,7 +126,7 @@ void rt_program_plan(const RtProgram *p, StrBuf *b);
 const Func *rt_program_func(const RtProgram *p);
 int rt_program_num_kernels(const RtProgram *p);
 /* The JIT's work for p: modules compiled and found in the code cache,
- * seconds spent compiling or loading object code (runtime/jit.c). */
+ * seconds spent compiling or loading object code (runtime/codegen/jit.c). */
 void rt_program_jit_stats(const RtProgram *p, int *compiled, int *cached,
 			  double *seconds);
 

@@ -1,6 +1,6 @@
 /*
  * gemm.h — the matrix-multiply kernels generated matmuls call
- * (runtime/gemm.c, prefix gemm_; the entry point is rlx_gemm).
+ * (runtime/kernels/gemm.c, prefix gemm_; the entry point is rlx_gemm).
  *
  * A generated matmul kernel of float operands fills one RtGemm on its stack
  * and calls rlx_gemm(pool, isa, &g); the JIT defines the symbol as an
@@ -61,7 +61,7 @@ enum {
 };
 
 /*
- * Computes g on the pool (runtime/pool.h; NULL: the calling thread) with
+ * Computes g on the pool (runtime/kernels/pool.h; NULL: the calling thread) with
  * the kernels of isa (GEMM_ISA_*; the caller checked the CPU has it).
  * M <= 8 takes the GEMV path (columns split across threads, weights read
  * once, 16-bit weights converted in registers); larger M a packed, cache

@@ -1,5 +1,5 @@
 /*
- * gemm_isa.h — the kernels of runtime/gemm.c for one instruction set.
+ * gemm_isa.h — the kernels of runtime/kernels/gemm.c for one instruction set.
  * gemm.c includes it once per ISA, after defining:
  *
  *   SFX(x)         the ISA's suffix on every name (x##_avx512, ...)

@@ -1,6 +1,6 @@
 /*
  * pool.h — a small thread pool that splits a loop across the cores
- * (runtime/pool.c, prefix pool_; the kernels call rlx_parallel_for).
+ * (runtime/kernels/pool.c, prefix pool_; the kernels call rlx_parallel_for).
  *
  * A pool has a size: the threads that work on a loop, the caller included.
  * It is RLX_NUM_THREADS when that is set to a positive number, else the
@@ -57,7 +57,7 @@ void pool_scratch_give(Pool *pool, void *buf, size_t bytes);
  * no export from the executable.
  */
 void rlx_parallel_for(void *pool, void *ctx, int64_t n, PoolFn fn);
-/* runtime/sort.c: one row sorted for the sort kernels: the first k values
+/* runtime/kernels/sort.c: one row sorted for the sort kernels: the first k values
  * to vals (unless NULL), the first k positions returned (malloc'ed int64)
  * when want_idx. */
 void *rlx_sort_row(const void *row, int64_t stride, int32_t dt, int64_t n, int32_t desc,

@@ -1,6 +1,6 @@
 /*
  * sort.c — the row sort the JIT's sort, argsort and topk kernels call
- * (runtime/codegen_nn.c's gen_sort; defined for the JIT in jit.c).
+ * (runtime/codegen/codegen_nn.c's gen_sort; defined for the JIT in jit.c).
  *
  * rlx_sort_row sorts one row (n elements row[i * stride] of rlx dtype dt),
  * ascending or descending, and writes the first k of the order: the values

@@ -1,5 +1,5 @@
 /*
- * test_atomic_file.c — the atomic-output module (runtime/atomic_file.c):
+ * test_atomic_file.c — the atomic-output module (runtime/base/atomic_file.c):
  * temporary names, exclusive creation, rename into place, the cleanup
  * registry the signal handler runs, directory exchange and the sweep of
  * stale temporaries. Everything happens in a mkdtemp directory.

@@ -1,5 +1,5 @@
 /*
- * test_exec.c — the executor (runtime/exec.c): modules parsed from text,
+ * test_exec.c — the executor (runtime/exec/exec.c): modules parsed from text,
  * compiled, run on hand-made tensors; results, error messages, liveness
  * (observed through reference counts) and the streaming call order.
  */

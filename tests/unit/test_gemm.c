@@ -1,5 +1,5 @@
 /*
- * test_gemm.c — runtime/gemm.c against a double-precision reference: every
+ * test_gemm.c — runtime/kernels/gemm.c against a double-precision reference: every
  * instruction set the host has (and the generic kernels), 1 and 2 threads,
  * GEMM and GEMV shapes with edges (size 0 and 1, odd sizes, sizes across
  * the cache blocks), b plain and transposed, f32/f16/bf16 operands and

@@ -1,5 +1,5 @@
 /*
- * test_input_file.c — opening inputs (runtime/input_file.c): a FIFO is
+ * test_input_file.c — opening inputs (runtime/base/input_file.c): a FIFO is
  * refused at once instead of blocking (rt_open_input, rt_read_whole and
  * the readers built on them); a mapped file truncated under a
  * reader is an error (rt_map_check, rt_st_check, rt_cache_check through

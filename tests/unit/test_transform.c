@@ -1,6 +1,6 @@
 /*
- * test_transform.c — the transform engine (runtime/rlx_runtime.h) and its
- * pieces (runtime/transform.h), each alone: the cache writer queue against
+ * test_transform.c — the transform engine (runtime/engine/rlx_runtime.h) and its
+ * pieces (runtime/engine/transform.h), each alone: the cache writer queue against
  * the sequential writer, the checkpoint hasher with and without its thread,
  * the weights check's findings, the up-to-date check, values to and from
  * .npy (value.c), and rlx_transform, rlx_init_weights, rlx_verify_lift,
