@@ -671,9 +671,82 @@ rt_make_parents(const char *path)
 	for (char *q = d + 1; *q; q++)
 		if (*q == '/') {
 			*q = 0;
-			if (mkdir(d, 0755) && errno != EEXIST)
+			if (mkdir(d, 0700) && errno != EEXIST)
 				break;
 			*q = '/';
 		}
 	free(d);
+}
+
+/* Is st (of path) only this user's to change: owned by the effective user
+ * and writable by no group and no other (docs/security.md)? false + why. */
+bool
+rt_only_mine(const struct stat *st, const char *path, RtError *why)
+{
+	if (st->st_uid != geteuid()) {
+		rt_error(why, "%s is owned by uid %ld, not by you (uid %ld)",
+			 path, (long)st->st_uid, (long)geteuid());
+		return false;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		rt_error(why, "%s is writable by %s (mode %04o)", path,
+			 st->st_mode & S_IWOTH ? "everyone" : "its group",
+			 (unsigned)(st->st_mode & 07777));
+		return false;
+	}
+	return true;
+}
+
+char *
+rt_cache_dir(const char *sub, RtError *why)
+{
+	why->msg[0] = 0;
+	char *home = rt_cache_home();
+	if (!home)
+		return NULL;
+	size_t n = strlen(home) + (sub ? strlen(sub) + 1 : 0) + 1;
+	char *dir = malloc(n);
+	if (!dir) {
+		free(home);
+		return NULL;
+	}
+	snprintf(dir, n, "%s%s%s", home, sub ? "/" : "", sub ? sub : "");
+	rt_make_parents(dir);
+	mkdir(dir, 0700);
+	bool ok = true;
+	for (const char *d = home; ok && d; d = d == home && sub ? dir : NULL) {
+		struct stat st;
+		if (stat(d, &st) || !S_ISDIR(st.st_mode)) {
+			rt_error(why, "%s: not a folder", d);
+			ok = false;
+		} else if (!rt_only_mine(&st, d, why)) {
+			ok = false;
+		}
+	}
+	free(home);
+	if (!ok) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+int
+rt_cache_file_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC |
+				    O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	RtError why;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    !rt_only_mine(&st, path, &why)) {
+		close(fd);
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
 }

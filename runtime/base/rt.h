@@ -179,8 +179,25 @@ char *rt_path_strip(const char *path);
  * (to anything but 0) or neither is usable. The JIT keeps object code
  * there, the tensor cache reader its verified-shard stamps. */
 char *rt_cache_home(void);
-/* mkdir -p of the directories leading to path (not path itself). */
+/* mkdir -p (mode 0700) of the directories leading to path (not path
+ * itself). */
 void rt_make_parents(const char *path);
+/*
+ * The trust boundary of rlx's own cache (docs/security.md, as OpenSSH's
+ * StrictModes): what rlx wrote there is believed only when only this user
+ * could have written it. rt_only_mine: st (of path) is owned by the
+ * effective user and writable by no group and no other; false + why.
+ * rt_cache_dir: rlx's cache folder (sub NULL) or its subfolder sub,
+ * created 0700 when missing, when it and the cache folder are only this
+ * user's; NULL otherwise, with why saying which and why (why empty when the
+ * cache is off). rt_cache_file_open: a file in it opened for reading (never
+ * through a link, never waiting on a FIFO) when it is a regular file only
+ * this user can write; -1 otherwise.
+ */
+struct stat;
+bool rt_only_mine(const struct stat *st, const char *path, RtError *why);
+char *rt_cache_dir(const char *sub, RtError *why);
+int rt_cache_file_open(const char *path);
 
 /* The signal side, for programs (the CLI installs it; the library never
  * does): on SIGINT, SIGTERM and SIGHUP remove every temporary still being

@@ -45,6 +45,9 @@ typedef struct {
 	double seconds;   /* in jit_add_module and jit_lookup */
 } JitStats;
 const JitStats *jit_stats(const Jit *jit);
+/* Why the code cache is not used (its folder is not only this user's:
+ * docs/security.md), for one warning; NULL when it is used or off. */
+const char *jit_cache_warning(const Jit *jit);
 /* The GEMM_ISA_* (runtime/kernels/gemm.h) the Jit uses: the host CPU's (AVX-512F,
  * else AVX2 + FMA + F16C, else generic; from LLVM's host features), at
  * most RLX_ISA's (jit.c). */

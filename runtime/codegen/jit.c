@@ -23,11 +23,19 @@
  * anew. The directory is $XDG_CACHE_HOME/rlx (an absolute
  * XDG_CACHE_HOME; else $HOME/.cache/rlx); RLX_NO_CACHE=1 (or any value
  * but 0) turns it off. A hit skips the optimizer and the code generator
- * and hands the object to the JIT's linker. Files are written whole under
- * an exclusive temporary and renamed into place (rt_file_put), so
- * concurrent runs at worst write the same file twice; each holds a
- * header (magic, size, XXH3-64 of the object) that is checked on every
- * load, and a file that fails it is ignored and rewritten. Every kernel
+ * and hands the object to the JIT's linker. The cache runs code, so it is
+ * believed only inside the trust boundary of docs/security.md: the folder
+ * is created 0700 and its objects 0600, and a folder (or an object) that
+ * is not owned by this user or that others can write is not used at all
+ * (rt_cache_dir, rt_cache_file_open): every module is compiled in memory and
+ * the run warns once (jit_cache_warning). Files are written whole under
+ * an exclusive temporary and renamed into place, so concurrent runs at
+ * worst write the same file twice; each holds a header (magic, size, the
+ * module's full 128-bit key, the triple and CPU, an XXH3-64 of it all)
+ * checked on every load. A file that fails it (another module's object
+ * under this key's name, a truncated one), an object that is not this
+ * host's kind of ELF or lacks a kernel of the module, or one the JIT's
+ * linker refuses is a miss: compiled anew and replaced. Every kernel
  * reaches its helpers (rlx_parallel_for, rlx_gemm, rlx_jit_pool, libm)
  * through symbols, never through addresses, so one object serves every
  * process.
@@ -42,6 +50,7 @@
  * The only process-wide state is the one-time native target set-up.
  */
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +61,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
+#include <llvm-c/Object.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -74,6 +84,7 @@ struct Jit {
 	int gemm_isa;     /* GEMM_ISA_* from the features */
 	LLVMTargetMachineRef obj_tm; /* emits cached object code (PIC) */
 	char *cache_dir;  /* NULL: no code cache */
+	char *cache_warning; /* why the cache folder is not trusted */
 	JitStats stats;
 	unsigned next_id; /* for jit_unique */
 };
@@ -291,7 +302,17 @@ jit_new(RtError *rerr)
 		return NULL;
 	}
 	jit->tsctx = LLVMOrcCreateNewThreadSafeContext();
-	jit->cache_dir = rt_cache_home();
+	RtError why;
+	jit->cache_dir = rt_cache_dir(NULL, &why);
+	if (!jit->cache_dir && why.msg[0]) {
+		StrBuf w = {0};
+		sb_printf(&w, "the code cache is not used: %s (others could "
+			  "put code there that rlx would run); make it yours "
+			  "and writable by you alone (chown, chmod go-w), or "
+			  "set XDG_CACHE_HOME to a folder of your own",
+			  why.msg);
+		jit->cache_warning = sb_take(&w);
+	}
 	if (jit->cache_dir) {
 		char e2[256];
 		jit->obj_tm = host_machine_as(jit, LLVMRelocPIC, LLVMCodeModelSmall,
@@ -322,6 +343,7 @@ jit_free(Jit *jit)
 	if (jit->obj_tm)
 		LLVMDisposeTargetMachine(jit->obj_tm);
 	free(jit->cache_dir);
+	free(jit->cache_warning);
 	LLVMDisposeMessage(jit->triple);
 	LLVMDisposeMessage(jit->cpu);
 	LLVMDisposeMessage(jit->features);
@@ -354,12 +376,20 @@ jit_context(Jit *jit)
 
 /* ------------------------------------------------------------ code cache */
 
+/*
+ * A cache file: the 8-byte magic, then three little-endian u64s (the
+ * object's size, XXH3-64 of the meta text and the object, the meta text's
+ * size), the meta text "KEY\nTRIPLE\nCPU\n" (the 128-bit key in hex, the
+ * host's triple and CPU) and the object. A file whose meta text is not
+ * this module's on this host is a miss, as is one that fails its hash.
+ */
 enum { CACHE_HDR = 32 };
-static const char CACHE_MAGIC[8] = "RLXJITO1";
+static const char CACHE_MAGIC[8] = "RLXJITO2";
 
-/* The cache file of mod (its IR text and this host): DIR/HEX.o. */
-static char *
-cache_path(Jit *jit, LLVMModuleRef mod)
+/* The 128-bit key of mod (its IR text and this host), in hex; its cache
+ * file DIR/KEY.o into *path and the file's meta text into *meta. */
+static void
+cache_key(Jit *jit, LLVMModuleRef mod, char **path, char **meta)
 {
 	char *ir = LLVMPrintModuleToString(mod);
 	unsigned maj, min, patch;
@@ -378,7 +408,10 @@ cache_path(Jit *jit, LLVMModuleRef mod)
 	StrBuf b = {0};
 	sb_printf(&b, "%s/%016llx%016llx.o", jit->cache_dir,
 		  (unsigned long long)x.high64, (unsigned long long)x.low64);
-	return sb_take(&b);
+	*path = sb_take(&b);
+	sb_printf(&b, "%016llx%016llx\n%s\n%s\n", (unsigned long long)x.high64,
+		  (unsigned long long)x.low64, jit->triple, jit->cpu);
+	*meta = sb_take(&b);
 }
 
 static void
@@ -397,48 +430,161 @@ get_u64(const unsigned char *p)
 	return v;
 }
 
-/* The object code in cache file path, checked; NULL when it is missing,
- * unreadable or fails the check. */
-static LLVMMemoryBufferRef
-cache_load(const char *path)
+/* XXH3-64 of the meta text and the object that follows it. */
+static uint64_t
+cache_hash(const unsigned char *meta, size_t nmeta, const unsigned char *obj,
+	   size_t nobj)
 {
-	RtError e;
-	size_t n;
-	/* a FIFO there: a miss, no wait */
-	unsigned char *p = (unsigned char *)rt_read_whole(path, 1ULL << 31, &n, &e);
+	XXH3_state_t *st = XXH3_createState();
+	XXH3_64bits_reset(st);
+	XXH3_64bits_update(st, meta, nmeta);
+	XXH3_64bits_update(st, obj, nobj);
+	XXH64_hash_t h = XXH3_64bits_digest(st);
+	XXH3_freeState(st);
+	return h;
+}
+
+/* Is obj an ELF object of this host's kind that defines every function
+ * mod defines? Another model's object or another machine's is not. */
+static bool
+object_fits(const unsigned char *obj, size_t n, LLVMModuleRef mod)
+{
+#if defined(__x86_64__)
+	enum { MACHINE = 62 };
+#elif defined(__aarch64__)
+	enum { MACHINE = 183 };
+#else
+	enum { MACHINE = -1 };
+#endif
+	/* ELF, 64-bit, little-endian, relocatable, e_machine */
+	if (n < 64 || memcmp(obj, "\177ELF\2\1", 6) || obj[16] != 1 ||
+	    obj[17] != 0 ||
+	    (MACHINE >= 0 && obj[18] + 256 * obj[19] != MACHINE))
+		return false;
+	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
+		(const char *)obj, n, "cached object", 0);
+	char *msg = NULL;
+	LLVMBinaryRef bin = LLVMCreateBinary(mb, NULL, &msg);
+	LLVMDisposeMessage(msg);
+	bool ok = bin != NULL;
+	if (ok) {
+		/* defined functions: names with a size in the object */
+		StrBuf names = {0};
+		sb_printf(&names, "%s", "\n");
+		LLVMSymbolIteratorRef it = LLVMObjectFileCopySymbolIterator(bin);
+		for (; it && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, it);
+		     LLVMMoveToNextSymbol(it))
+			if (LLVMGetSymbolSize(it))
+				sb_printf(&names, "%s\n", LLVMGetSymbolName(it));
+		if (it)
+			LLVMDisposeSymbolIterator(it);
+		for (LLVMValueRef f = LLVMGetFirstFunction(mod); ok && f;
+		     f = LLVMGetNextFunction(f)) {
+			if (LLVMIsDeclaration(f) ||
+			    LLVMGetLinkage(f) != LLVMExternalLinkage)
+				continue;
+			StrBuf want = {0};
+			sb_printf(&want, "\n%s\n", LLVMGetValueName(f));
+			ok = strstr(names.p, want.p) != NULL;
+			sb_free(&want);
+		}
+		sb_free(&names);
+		LLVMDisposeBinary(bin);
+	}
+	LLVMDisposeMemoryBuffer(mb);
+	return ok;
+}
+
+/* The object code in cache file path for mod, checked (see above); NULL
+ * when it is missing, not only this user's, or fails a check. */
+static LLVMMemoryBufferRef
+cache_load(const char *path, const char *meta, LLVMModuleRef mod)
+{
+	int fd = rt_cache_file_open(path);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	size_t nmeta = strlen(meta);
+	unsigned char *p = NULL;
 	LLVMMemoryBufferRef mb = NULL;
-	if (!p || n < CACHE_HDR)
+	if (fstat(fd, &st) || st.st_size < (off_t)(CACHE_HDR + nmeta) ||
+	    st.st_size > (off_t)1 << 31 ||
+	    !(p = malloc((size_t)st.st_size)) ||
+	    rt_read_at(fd, p, (size_t)st.st_size, 0))
 		goto out;
-	uint64_t size = get_u64(p + 8), hash = get_u64(p + 16);
-	if (memcmp(p, CACHE_MAGIC, 8) || size != n - CACHE_HDR ||
-	    XXH3_64bits(p + CACHE_HDR, size) != hash)
+	size_t n = (size_t)st.st_size;
+	uint64_t size = get_u64(p + 8), hash = get_u64(p + 16),
+		 msize = get_u64(p + 24);
+	const unsigned char *obj = p + CACHE_HDR + nmeta;
+	if (memcmp(p, CACHE_MAGIC, 8) || msize != nmeta ||
+	    memcmp(p + CACHE_HDR, meta, nmeta) ||
+	    size != n - CACHE_HDR - nmeta ||
+	    cache_hash(p + CACHE_HDR, nmeta, obj, size) != hash ||
+	    !object_fits(obj, size, mod))
 		goto out;
-	mb = LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)p + CACHE_HDR,
-						       size, path);
+	mb = LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)obj, size,
+						       path);
 out:
+	close(fd);
 	free(p);
 	return mb;
 }
 
-
-/* Writes obj to cache file path (whole or not at all); failures only
- * cost the next run a compile. */
+/* Writes obj to cache file path (whole or not at all, readable by this
+ * user only); failures only cost the next run a compile. */
 static void
-cache_store(const char *path, LLVMMemoryBufferRef obj)
+cache_store(const char *path, const char *meta, LLVMMemoryBufferRef obj)
 {
-	size_t n = LLVMGetBufferSize(obj);
-	unsigned char *p = malloc(CACHE_HDR + n);
-	if (!p)
-		return;
-	memset(p, 0, CACHE_HDR);
-	memcpy(p, CACHE_MAGIC, 8);
-	put_u64(p + 8, n);
-	put_u64(p + 16, XXH3_64bits(LLVMGetBufferStart(obj), n));
-	memcpy(p + CACHE_HDR, LLVMGetBufferStart(obj), n);
-	rt_make_parents(path);
+	size_t n = LLVMGetBufferSize(obj), nmeta = strlen(meta);
+	const unsigned char *o = (const unsigned char *)LLVMGetBufferStart(obj);
+	unsigned char hdr[CACHE_HDR];
+	memcpy(hdr, CACHE_MAGIC, 8);
+	put_u64(hdr + 8, n);
+	put_u64(hdr + 16, cache_hash((const unsigned char *)meta, nmeta, o, n));
+	put_u64(hdr + 24, nmeta);
 	RtError e;
-	rt_file_put(path, p, CACHE_HDR + n, &e);
-	free(p);
+	RtFile f;
+	if (!rt_file_begin(&f, path, &e))
+		return;
+	bool ok = fchmod(f.fd, 0600) == 0 &&
+		  rt_file_write(&f, hdr, sizeof hdr, &e) &&
+		  rt_file_write(&f, meta, nmeta, &e) &&
+		  rt_file_write(&f, o, n, &e);
+	rt_file_end(&f, ok, &e);
+}
+
+/* Hands object code to the JIT's linker (which takes obj) under its own
+ * resource tracker, and links it now: every function mod defines is
+ * looked up. false (and nothing of obj left in the JIT) when the linker
+ * refuses it. */
+static bool
+add_cached_object(Jit *jit, LLVMMemoryBufferRef obj, LLVMModuleRef mod)
+{
+	LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit->lljit);
+	LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(jd);
+	LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(jit->lljit, rt, obj);
+	bool ok = !e;
+	if (e)
+		LLVMConsumeError(e);
+	for (LLVMValueRef f = LLVMGetFirstFunction(mod); ok && f;
+	     f = LLVMGetNextFunction(f)) {
+		if (LLVMIsDeclaration(f) ||
+		    LLVMGetLinkage(f) != LLVMExternalLinkage)
+			continue;
+		LLVMOrcExecutorAddress addr = 0;
+		e = LLVMOrcLLJITLookup(jit->lljit, &addr, LLVMGetValueName(f));
+		if (e) {
+			LLVMConsumeError(e);
+			ok = false;
+		}
+	}
+	if (!ok) {
+		e = LLVMOrcResourceTrackerRemove(rt);
+		if (e)
+			LLVMConsumeError(e);
+	}
+	LLVMOrcReleaseResourceTracker(rt);
+	return ok;
 }
 
 /* Hands object code to the JIT's linker (which takes obj). */
@@ -482,15 +628,18 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *rerr)
 	LLVMSetModuleDataLayout(mod, layout);
 	LLVMDisposeTargetData(layout);
 
-	char *path = jit->cache_dir ? cache_path(jit, mod) : NULL;
-	LLVMMemoryBufferRef obj = path ? cache_load(path) : NULL;
-	if (obj) {
+	char *path = NULL, *meta = NULL;
+	if (jit->cache_dir)
+		cache_key(jit, mod, &path, &meta);
+	LLVMMemoryBufferRef obj = path ? cache_load(path, meta, mod) : NULL;
+	/* an object the linker refuses is a miss too: compiled, replaced */
+	if (obj && add_cached_object(jit, obj, mod)) {
 		free(path);
+		free(meta);
 		LLVMDisposeModule(mod);
 		jit->stats.hits++;
-		bool ok = add_object(jit, obj, err, errlen);
 		jit->stats.seconds += now_s() - t0;
-		return ok;
+		return true;
 	}
 	LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
 	LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
@@ -500,6 +649,7 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *rerr)
 	LLVMDisposePassBuilderOptions(opts);
 	if (e) {
 		free(path);
+		free(meta);
 		LLVMDisposeModule(mod);
 		return take_error(e, "optimizing kernels", err, errlen);
 	}
@@ -509,8 +659,9 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *rerr)
 		char *m2 = NULL;
 		if (!LLVMTargetMachineEmitToMemoryBuffer(jit->obj_tm, mod,
 							 LLVMObjectFile, &m2, &obj)) {
-			cache_store(path, obj);
+			cache_store(path, meta, obj);
 			free(path);
+			free(meta);
 			LLVMDisposeModule(mod);
 			bool ok = add_object(jit, obj, err, errlen);
 			jit->stats.seconds += now_s() - t0;
@@ -518,6 +669,7 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *rerr)
 		}
 		LLVMDisposeMessage(m2); /* fall back to the JIT's own compile */
 		free(path);
+		free(meta);
 	}
 	LLVMOrcThreadSafeModuleRef tsm =
 		LLVMOrcCreateNewThreadSafeModule(mod, jit->tsctx);
@@ -529,6 +681,12 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *rerr)
 	}
 	jit->stats.seconds += now_s() - t0;
 	return true;
+}
+
+const char *
+jit_cache_warning(const Jit *jit)
+{
+	return jit->cache_warning;
 }
 
 const JitStats *

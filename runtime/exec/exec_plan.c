@@ -735,6 +735,8 @@ rt_compile(Module *m, const char *func, Diags *d)
 		free(p);
 		return NULL;
 	}
+	if (jit_cache_warning(p->jit))
+		diag_file(d, DIAG_WARNING, NULL, "%s", jit_cache_warning(p->jit));
 	p->cg = cg_new(p->jit);
 	p->pool = rt_pool_new(); /* NULL: plain allocations */
 	p->nidx = m->next_id + 1;

@@ -650,19 +650,22 @@ rt_cache_metadata(const RtCache *c)
  */
 enum { STAMP_AGE = 2 };
 
-/* The stamp file of st (malloc'd), NULL when stamps are off. */
+/* The stamp file of st (malloc'd), NULL when stamps are off or their
+ * folder is not only this user's (a stamp others could write proves
+ * nothing: docs/security.md). */
 static char *
 stamp_path(const struct stat *st)
 {
-	char *home = rt_cache_home();
-	if (!home)
+	RtError why;
+	char *dir = rt_cache_dir("verified", &why);
+	if (!dir)
 		return NULL;
-	size_t n = strlen(home) + 64;
+	size_t n = strlen(dir) + 64;
 	char *p = malloc(n);
 	if (p)
-		snprintf(p, n, "%s/verified/%llx-%llx", home,
+		snprintf(p, n, "%s/%llx-%llx", dir,
 			 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
-	free(home);
+	free(dir);
 	return p;
 }
 
@@ -686,13 +689,17 @@ stamp_holds(const struct stat *st, uint64_t h)
 		return false;
 	char want[160];
 	stamp_text(want, sizeof want, st, h);
-	RtError e;
-	size_t n;
-	/* a FIFO there: no stamp, no wait */
-	char *got = rt_read_whole(path, sizeof want, &n, &e);
+	/* only this user's regular file; a FIFO there: no stamp, no wait */
+	int fd = rt_cache_file_open(path);
 	free(path);
-	bool same = got && n == strlen(want) && !memcmp(got, want, n);
-	free(got);
+	if (fd < 0)
+		return false;
+	char got[sizeof want];
+	size_t n = strlen(want);
+	struct stat sst;
+	bool same = !fstat(fd, &sst) && (uint64_t)sst.st_size == n &&
+		    !rt_read_at(fd, got, n, 0) && !memcmp(got, want, n);
+	close(fd);
 	return same;
 }
 
@@ -710,9 +717,12 @@ stamp_write(const struct stat *st, uint64_t h)
 		return;
 	char text[160];
 	stamp_text(text, sizeof text, st, h);
-	rt_make_parents(path);
 	RtError e;
-	rt_file_put(path, text, strlen(text), &e);
+	RtFile f;
+	if (rt_file_begin(&f, path, &e))
+		rt_file_end(&f, fchmod(f.fd, 0600) == 0 &&
+				       rt_file_write(&f, text, strlen(text), &e),
+			    &e);
 	free(path);
 }
 
