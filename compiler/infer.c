@@ -437,6 +437,7 @@ infer_call(Infer *in, Expr *e)
 	if (!ok)
 		return NULL;
 	InferFn fn = op_info(e->call.op)->infer;
+	e->call.nassume = 0;
 	return fn ? fn(in->m, e, in->d) : si_object(&in->m->arena);
 }
 
@@ -812,6 +813,45 @@ infer_expr(Module *m, Expr *e, Diags *d)
 	SInfo *r = infer(&in, e);
 	vec_free(&in.failed);
 	return r;
+}
+
+void
+assume_message(StrBuf *b, const char *op, const Assume *as, const char *va,
+	       const char *vb)
+{
+	switch (as->kind) {
+	case AS_EQ:
+		sb_printf(b, "%s: %s is %s but %s is %s", op, as->what_a, va,
+			  as->what_b, vb);
+		break;
+	case AS_DIV:
+		sb_printf(b, "%s: %s (%s) is not a multiple of %s (%s)", op,
+			  as->what_a, va, as->what_b, vb);
+		break;
+	case AS_LE:
+		sb_printf(b, "%s: %s (%s) is more than %s (%s)", op, as->what_a,
+			  va, as->what_b, vb);
+		break;
+	case AS_LT:
+		sb_printf(b, "%s: %s (%s) must be less than %s (%s)", op,
+			  as->what_a, va, as->what_b, vb);
+		break;
+	}
+}
+
+void
+infer_assumptions(Module *m, Expr *e)
+{
+	if (e->kind != E_CALL)
+		return;
+	InferFn fn = op_info(e->call.op)->infer;
+	if (!fn)
+		return;
+	Diags d = {0};
+	e->call.nassume = 0;
+	fn(m, e, &d);
+	diag_clear(&d);
+	free(d.items);
 }
 
 /* ------------------------------------------------------------- functions */

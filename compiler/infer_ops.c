@@ -321,6 +321,84 @@ dim_str(Ctx *c, const PExpr *x)
 	return r;
 }
 
+/* ------------------------------------------------------ assumptions */
+
+/* Argument i as messages name it: its variable's name ("x"), else the
+ * op's parameter name. */
+static const char *
+arg_label(const Ctx *c, int i)
+{
+	const Expr *e = c->call->call.args[i];
+	return e->kind == E_VAR ? e->var->name : arg_name(c, i);
+}
+
+/* "x's dimension 1" (field f of a tuple argument: "x[f]'s ...", f >= 0). */
+static const char *
+arg_dim(Ctx *c, int i, int f, int k)
+{
+	if (f >= 0)
+		return arena_printf(&c->m->arena, "%s[%d]'s dimension %d",
+				    arg_label(c, i), f, k);
+	return arena_printf(&c->m->arena, "%s's dimension %d", arg_label(c, i), k);
+}
+
+/* Whether `a kind b` holds: 1 provably, 0 provably not, -1 not known. */
+static int
+assume_holds(Ctx *c, AssumeKind kind, PExpr *a, PExpr *b)
+{
+	int64_t x, y;
+	if (kind == AS_EQ) {
+		DimRel r = infer_dim_rel(c->m, a, b);
+		return r == DIM_EQUAL ? 1 : r == DIM_DIFFER ? 0 : -1;
+	}
+	if (kind == AS_DIV) {
+		if (dconst(b, &y) && y == 1)
+			return 1;
+		if (dconst(a, &x) && dconst(b, &y))
+			return y > 0 && x % y == 0;
+		if (dconst(dop(c->m, PE_FLOORMOD, a, b), &x))
+			return x == 0;
+		return -1;
+	}
+	/* a <= b: b - a >= 0; a < b: b - a > 0 */
+	if (!dconst(dop(c->m, PE_SUB, b, a), &x))
+		return -1;
+	return kind == AS_LE ? x >= 0 : x > 0;
+}
+
+/*
+ * The call needs `a kind b` (ir.h's Assume): nothing when it provably
+ * holds, an error at the call (false) when it provably does not, else the
+ * condition recorded on the call for the executor to check before the
+ * kernel runs. wa / wb name a and b in messages.
+ */
+static bool
+assume(Ctx *c, AssumeKind kind, PExpr *a, PExpr *b, const char *wa,
+       const char *wb)
+{
+	if (!a || !b)
+		return true;
+	int h = assume_holds(c, kind, a, b);
+	if (h == 1)
+		return true;
+	Assume as = {kind, a, b, wa, wb};
+	if (h == 0) {
+		StrBuf t = {0};
+		assume_message(&t, c->op, &as, dim_str(c, a), dim_str(c, b));
+		diag_error(c->d, c->call->span, "%s", t.p);
+		sb_free(&t);
+		return false;
+	}
+	int n = c->call->call.nassume;
+	Assume *v = ARENA_ARRAY(&c->m->arena, Assume, n + 1);
+	if (n)
+		memcpy(v, c->call->call.assume, sizeof *v * (size_t)n);
+	v[n] = as;
+	c->call->call.assume = v;
+	c->call->call.nassume = n + 1;
+	return true;
+}
+
 /* "[0, 0]" */
 static const char *
 ints_str(Ctx *c, const int64_t *v, int n)
@@ -949,6 +1027,8 @@ infer_matmul(Module *m, Expr *call, Diags *d)
 			   dim_str(&c, k1), dim_str(&c, k2));
 		return NULL;
 	}
+	assume(&c, AS_EQ, k1, k2, arg_dim(&c, 0, -1, a->ndim - 1),
+	       arg_dim(&c, 1, -1, app ? 0 : b->ndim - 2));
 	SInfo ba = {.kind = SI_TENSOR, .ndim = an - 2, .shape = ad};
 	SInfo bb = {.kind = SI_TENSOR, .ndim = bn - 2, .shape = bd};
 	int bnd;
@@ -1090,6 +1170,11 @@ infer_reshape(Module *m, Expr *call, Diags *d)
 				   (long long)t, shape_str(&c, n, s->shape));
 			return NULL;
 		}
+		if (!assume(&c, AS_DIV, total, rest,
+			    arena_printf(&m->arena, "the element count of %s",
+					 arg_label(&c, 0)),
+			    "the product of the other new dimensions"))
+			return NULL;
 		out[infer_at] = dop(m, PE_FLOORDIV, total, rest);
 		return tensor(&c, x->dtype, n, out);
 	}
@@ -1102,6 +1187,9 @@ infer_reshape(Module *m, Expr *call, Diags *d)
 			   dim_str(&c, rest));
 		return NULL;
 	}
+	assume(&c, AS_EQ, total, rest,
+	       arena_printf(&m->arena, "the element count of %s", arg_label(&c, 0)),
+	       "the new shape's");
 	return tensor(&c, x->dtype, n, out);
 }
 

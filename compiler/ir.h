@@ -30,6 +30,7 @@ typedef struct PExpr PExpr;
 typedef struct SInfo SInfo;
 typedef struct Var Var;
 typedef struct Expr Expr;
+typedef struct Assume Assume;
 typedef struct AttrVal AttrVal;
 typedef struct Binding Binding;
 typedef struct Block Block;
@@ -389,6 +390,26 @@ typedef enum {
 		      * GlobalVar), its struct info an R.Callable */
 } ExprKind;
 
+/*
+ * A condition on the dims of an op call that its struct-info rule needed
+ * and could not prove at compile time (symbolic dims): the rule records it
+ * on the call, the executor evaluates it with the bound symbolic values
+ * before the kernel runs and reports a violation at the call, as TVM's
+ * legalized code asserts it. `what_a` / `what_b` say where a and b come
+ * from ("x's dimension 1", "groups").
+ */
+typedef enum {
+	AS_EQ,  /* a == b */
+	AS_DIV, /* a % b == 0 (b > 0) */
+	AS_LE,  /* a <= b */
+	AS_LT,  /* a < b */
+} AssumeKind;
+struct Assume {
+	AssumeKind kind;
+	PExpr *a, *b;
+	const char *what_a, *what_b;
+};
+
 /* A Relax variable: Var or DataflowVar. Names need not be unique. */
 struct Var {
 	const char *name;
@@ -435,6 +456,11 @@ struct Expr {
 			int nargs;
 			AttrVal *attrs;
 			int nattrs;
+			/* what the op's rule assumed but could not prove
+			 * (infer_ops.c); the executor checks them before
+			 * the kernel runs (exec.c) */
+			Assume *assume;
+			int nassume;
 		} call;
 		struct { /* E_CALL_FN */
 			const char *callee; /* the function's name in the module */
@@ -707,6 +733,15 @@ AttrVal op_default(Module *m, const OpParam *q); /* q's default value */
  */
 int infer_module(Module *m, Diags *d);
 SInfo *infer_expr(Module *m, Expr *e, Diags *d);
+/* Runs op call e's rule again on its arguments' struct infos as they are
+ * now, refreshing e->call.assume (e's struct info is kept): the executor's
+ * plan calls it, so what passes did to the module cannot leave stale
+ * assumptions behind. */
+void infer_assumptions(Module *m, Expr *e);
+/* The message of a violated assumption of op ("R.matmul"), its sides'
+ * values as text: "R.matmul: x's dimension 1 is 3 but w's dimension 0 is 5". */
+void assume_message(StrBuf *b, const char *op, const Assume *as, const char *va,
+		    const char *vb);
 /* The per-op rules named in ops.def, declared by the X-macro: */
 #define OP(id, name, sig, infer, cls) SInfo *infer(Module *m, Expr *call, Diags *d);
 #include "ops.def"

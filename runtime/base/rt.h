@@ -23,13 +23,19 @@
 
 enum { RT_MAX_DIMS = 8, RT_ALIGN = 64 };
 
-/* An error from the runtime: a message naming the file, tensor or binding. */
+/* An error from the runtime: a message naming the file, tensor or binding;
+ * the executor (exec.c) also says where in the module it arose (span.line
+ * 0: nowhere in particular; rt_run and rt_run_stream clear it). */
 typedef struct {
 	char msg[1024];
+	Span span;
 } RtError;
 
 void rt_error(RtError *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Reports e, an error of running module m, into d: at e->span (the line
+ * and a caret) when the executor located it, else as an error of m's file. */
+void rt_error_report(Diags *d, const Module *m, const RtError *e);
 
 /* --------------------------------------------------------------- tensor.c */
 

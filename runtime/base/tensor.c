@@ -33,6 +33,19 @@ rt_error(RtError *e, const char *fmt, ...)
 	text_escape(e->msg, sizeof e->msg, raw);
 }
 
+void
+rt_error_report(Diags *d, const Module *m, const RtError *e)
+{
+	if (e->span.line <= 0) {
+		diag_file(d, DIAG_ERROR, m->src.name, "%s", e->msg);
+		return;
+	}
+	const Source *old = d->src;
+	d->src = &m->src;
+	diag_error(d, e->span, "%s", e->msg);
+	d->src = old;
+}
+
 /*
  * nbytes of a tensor of dtype dt and the given shape. Beyond the byte count
  * itself, the product of the non-zero dimensions must fit in int64 and in

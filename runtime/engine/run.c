@@ -294,7 +294,7 @@ execute(Run *r)
 	if (ok && r->w)
 		ok = rt_weights_check(r->w, &e);
 	if (!ok && !r->emit_failed)
-		diag_file(r->d, DIAG_ERROR, r->m->src.name, "%s", e.msg);
+		rt_error_report(r->d, r->m, &e);
 	/* the others may wait for this process in a collective */
 	if (!ok && rt_comm_is_mpi(r->comm) && rt_comm_size(r->comm) > 1) {
 		if (r->o->report)

@@ -425,6 +425,7 @@ static bool
 run_worker(Xf *x, RtProgram *prog, int K, const bool *want, RtError *e)
 {
 	RtStream s = {.load = xf_load, .emit = xf_emit, .ctx = x};
+	e->span = (Span){0};
 	x->rank = K;
 	RtComm *c = rt_comm_single(K, e);
 	bool ok = c != NULL;
@@ -455,7 +456,7 @@ run_end(Xf *x, bool run_ok, const RtError *re, int want, const char *weights,
 	xf_sweep(x, true);
 	xf_progress(x, true);
 	if (!run_ok)
-		diag_file(d, DIAG_ERROR, x->m->src.name, "%s", re->msg);
+		rt_error_report(d, x->m, re);
 	else if (!wok)
 		diag_file(d, DIAG_ERROR, out, "%s", we.msg);
 	else if (x->nemitted + x->nskipped != want)

@@ -203,8 +203,9 @@ run_func(Module *m, const char *name, const char *what, RtValue **args,
 	if (!(*prog = rt_compile_func(m, name, d)))
 		return NULL;
 	if (!rt_run(*prog, args, &r, &e)) {
-		diag_file(d, DIAG_ERROR, m->src.name, "%s%s: %s", what, name,
-			  e.msg);
+		RtError w = {.span = e.span};
+		rt_error(&w, "%s%s: %s", what, name, e.msg);
+		rt_error_report(d, m, &w);
 		return NULL;
 	}
 	return r;

@@ -617,6 +617,46 @@ check_si(Frame *fr, const SInfo *si, const RtValue *v, int pass,
 	return true;
 }
 
+/*
+ * Checks what op call e's rule assumed and could not prove (ir.h's Assume:
+ * equal dims, a divisor, a bound) with the bound symbolic values, before
+ * its kernel runs: a violation is an error located at the call. Costs a
+ * few integer operations per call, never a pass over the data.
+ */
+static bool
+check_assumptions(Frame *fr, const Expr *e)
+{
+	for (int i = 0; i < e->call.nassume; i++) {
+		const Assume *as = &e->call.assume[i];
+		int64_t a, b;
+		bool ok = eval_pe(fr, as->a, &a, false) && eval_pe(fr, as->b, &b, false);
+		if (ok) {
+			switch (as->kind) {
+			case AS_EQ: ok = a == b; break;
+			case AS_DIV: ok = b > 0 && a % b == 0; break;
+			case AS_LE: ok = a <= b; break;
+			case AS_LT: ok = a < b; break;
+			}
+			if (!ok) {
+				char va[24], vb[24], op[64];
+				snprintf(va, sizeof va, "%lld", (long long)a);
+				snprintf(vb, sizeof vb, "%lld", (long long)b);
+				snprintf(op, sizeof op, "R.%s", op_info(e->call.op)->name);
+				StrBuf t = {0};
+				assume_message(&t, op, as, va, vb);
+				rt_error(fr->e, "%s", t.p);
+				sb_free(&t);
+			}
+		}
+		if (!ok) {
+			if (!fr->e->span.line)
+				fr->e->span = e->span;
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Both passes of check_si. */
 static bool
 check_value(Frame *fr, const SInfo *si, const RtValue *v, const char *who)
@@ -629,6 +669,16 @@ static void
 param_who(Frame *fr, int i, char *who)
 {
 	snprintf(who, WHO_LEN, "parameter '%s'", fr->fp->f->params[i]->name);
+}
+
+/* Parameter i's value does not fit its annotation: the error is located
+ * at the parameter (unless already located). */
+static bool
+param_failed(Frame *fr, int i)
+{
+	if (!fr->e->span.line)
+		fr->e->span = fr->fp->f->params[i]->span;
+	return false;
 }
 
 /* ------------------------------------------------------------ emitting */
@@ -669,7 +719,7 @@ load_param(Frame *fr, int i)
 		return false;
 	fr->vals[i] = v;
 	if (!check_value(fr, fr->fp->f->params[i]->sinfo, v, who))
-		return false;
+		return param_failed(fr, i);
 	for (int *k = fr->fp->param_fields[i]; fr->fp->tuple_mode && *k >= 0; k++)
 		if (!emit_field(fr, *k, v))
 			return false;
@@ -1580,6 +1630,18 @@ exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 	}
 }
 
+/* Step st failed: the error is located at its binding's value unless a
+ * deeper step (a callee's) or a parameter already located it. */
+static bool
+step_failed(Frame *fr, const Step *st)
+{
+	if (!fr->e->span.line) {
+		Span sp = st->b->value->span;
+		fr->e->span = sp.line > 0 ? sp : st->b->var->span;
+	}
+	return false;
+}
+
 /*
  * Runs the bindings of sp, releasing values by r; the result (unless the
  * sequence is the top one of a streaming run in tuple mode) goes to *out.
@@ -1592,22 +1654,28 @@ run_seq(Frame *fr, SeqPlan *sp, const Rel *r, bool stream, RtValue **out)
 	release_at(fr, r, 0);
 	for (int i = 0; i < sp->n; i++) {
 		Step *st = &sp->steps[i];
-		if ((stream && (i == fp->skip_step || (fr->skip && fr->skip[i]))) ||
-		    !st->x) {
+		bool skipped = stream && (i == fp->skip_step ||
+					  (fr->skip && fr->skip[i]));
+		/* a call fused into a later step is checked here, where
+		 * it stands: its conditions are on symbolic values only */
+		if (!skipped && st->b->value->kind == E_CALL &&
+		    !check_assumptions(fr, st->b->value))
+			return false;
+		if (skipped || !st->x) {
 			release_at(fr, r, i + 1);
 			continue;
 		}
 		snprintf(who, sizeof who, "binding '%s'", st->b->var->name);
 		RtValue *v;
 		if (!exec_step(fr, st, who, &v))
-			return false;
+			return step_failed(fr, st);
 		rt_value_release(fr->vals[st->slot]);
 		fr->vals[st->slot] = v;
 		if (st->b->cast && !check_value(fr, st->b->cast, v, who))
-			return false;
+			return step_failed(fr, st);
 		if (!st->b->cast && st->b->annotated &&
 		    !check_value(fr, st->b->var->sinfo, v, who))
-			return false;
+			return step_failed(fr, st);
 		for (int k = 0; stream && fp->tuple_mode && k < st->nemit; k++)
 			if (!emit_field(fr, st->emit[k], v))
 				return false;
@@ -1656,7 +1724,7 @@ bind_params(Frame *fr, RtValue **args)
 			if (!check_si(fr, f->params[i]->sinfo,
 				      fr->vals[exec_slot_of(fr->p, f->params[i]->id)],
 				      pass, who))
-				return false;
+				return param_failed(fr, i);
 		}
 	return true;
 }
@@ -1690,6 +1758,7 @@ bool
 rt_run(RtProgram *p, RtValue **args, RtValue **result, RtError *e)
 {
 	e->msg[0] = 0;
+	e->span = (Span){0};
 	*result = NULL;
 	return run_fn(p, p->main, args, 0, result, e);
 }
@@ -1819,6 +1888,7 @@ rt_run_stream_some(RtProgram *p, const RtStream *s, const bool *want,
 		   RtError *e)
 {
 	e->msg[0] = 0;
+	e->span = (Span){0};
 	FnPlan *fp = p->main;
 	Frame *fr = frame_new(p, fp, e);
 	if (!fr)

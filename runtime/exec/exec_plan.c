@@ -377,6 +377,10 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 			st->slot = p->idx[id];
 			Expr *e = st->b->value;
 			st->x = e;
+			/* what its rule assumed, for the module as it is now
+			 * (exec.c checks it before the step) */
+			if (e->kind == E_CALL)
+				infer_assumptions(p->m, e);
 			switch (e->kind) {
 			case E_IF:
 				st->then_ = plan_seq(p, fp, e->if_.then_, d, ok);

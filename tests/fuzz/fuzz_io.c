@@ -191,7 +191,7 @@ static void
 run_safetensors(void)
 {
 	const char *path = tmp_path(st_files[0]);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtSafetensors *st = rt_st_open(path, &e);
 	need_message(st != NULL, &e, "rt_st_open");
 	RtWeights *w = rt_weights_open(path, &e);
@@ -244,7 +244,7 @@ run_npy(const uint8_t *data, size_t size)
 	if (!buf)
 		fail("out of memory", NULL);
 	memcpy(buf, data, size);
-	RtError e1 = {{0}}, e2 = {{0}};
+	RtError e1 = {0}, e2 = {0};
 	RtTensor *a = rt_npy_parse(buf, size, "fuzz.npy", &e1);
 	need_message(a != NULL, &e1, "rt_npy_parse");
 	RtTensor *b = rt_npy_read(tmp_path(npy_files[0]), &e2);
@@ -268,7 +268,7 @@ run_npy(const uint8_t *data, size_t size)
 static void
 run_index(void)
 {
-	RtError e = {{0}};
+	RtError e = {0};
 	RtWeights *w = rt_weights_open(tmp_path(index_files[0]), &e);
 	need_message(w != NULL, &e, "rt_weights_open");
 	if (!w)
@@ -301,7 +301,7 @@ run_index(void)
 static void
 run_cache_direct(const char *dir)
 {
-	RtError e = {{0}};
+	RtError e = {0};
 	RtCache *c = rt_cache_open(dir, &e);
 	need_message(c != NULL, &e, "rt_cache_open");
 	if (!c)
@@ -346,7 +346,7 @@ run_cache_direct(const char *dir)
 static void
 run_cache_weights(const char *dir)
 {
-	RtError e = {{0}};
+	RtError e = {0};
 	RtWeights *w = rt_weights_open(dir, &e);
 	need_message(w != NULL, &e, "rt_weights_open");
 	if (!w)

@@ -143,7 +143,7 @@ static void
 test_roundtrip_numpy(void **state)
 {
 	Tmp *t = *state;
-	RtError e = {{0}};
+	RtError e = {0};
 	char script[16384];
 	size_t k = (size_t)snprintf(script, sizeof script, "%s", py_pattern);
 	k += (size_t)snprintf(script + k, sizeof script - k,
@@ -219,7 +219,7 @@ test_read_numpy(void **state)
 		 "np.save(d + '/v2.npy', np.zeros(3, dtype='V2'))\n",
 		 py_pattern);
 	assert_int_equal(python(t, script), 0);
-	RtError e = {{0}};
+	RtError e = {0};
 	for (size_t i = 0; i < ARRAY_LEN(dtypes); i++)
 		for (size_t s = 0; s < ARRAY_LEN(shapes); s++)
 			for (int v = 1; v <= 2; v++) {
@@ -301,13 +301,13 @@ expect_bad(Tmp *t, int major, const char *hdr, size_t dlen, const char *want)
 	static const unsigned char z[64];
 	size_t len;
 	unsigned char *b = npy_image(major, hdr, z, dlen, &len);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtTensor *x = rt_npy_parse(b, len, "mem.npy", &e);
 	bool ok = !x && strstr(e.msg, want) && strstr(e.msg, "mem.npy");
 	rt_tensor_free(x);
 	at(t, "bad.npy");
 	write_bytes(t->path, b, len);
-	RtError e2 = {{0}};
+	RtError e2 = {0};
 	x = rt_npy_read(t->path, &e2);
 	ok = ok && !x && strstr(e2.msg, want) && strstr(e2.msg, t->path);
 	rt_tensor_free(x);
@@ -389,7 +389,7 @@ test_bad_headers(void **state)
 		float one = 1.0f;
 		size_t len;
 		unsigned char *b = npy_image(1, good[i], &one, 4, &len);
-		RtError e = {{0}};
+		RtError e = {0};
 		RtTensor *x = rt_npy_parse(b, len, "ok.npy", &e);
 		if (!x)
 			print_error("%s: %s\n", good[i], e.msg);
@@ -406,7 +406,7 @@ static void
 test_bad_prefix(void **state)
 {
 	Tmp *t = *state;
-	RtError e = {{0}};
+	RtError e = {0};
 	static const struct {
 		const char *bytes;
 		size_t len;
@@ -474,7 +474,7 @@ test_bool_and_bf16(void **state)
 	size_t len;
 	unsigned char *b = npy_image(1, H("|b1", "False", "(3,)"), "\0\5\1", 3,
 				     &len);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtTensor *x = rt_npy_parse(b, len, "b.npy", &e);
 	assert_non_null(x);
 	assert_memory_equal(x->data, "\0\1\1", 3);

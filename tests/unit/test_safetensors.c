@@ -156,7 +156,7 @@ test_every_dtype(void **state)
 	while (hl % 8)
 		hp[hl++] = ' ';
 	hp[hl] = 0;
-	RtError e = {{0}};
+	RtError e = {0};
 	RtSafetensors *st = rt_st_open(write_st(t, "all.safetensors", hp, data, n),
 				       &e);
 	assert_non_null(st);
@@ -257,7 +257,7 @@ test_unaligned(void **state)
 	while (hl % 8)
 		hp[hl++] = ' ';
 	hp[hl] = 0;
-	RtError e = {{0}};
+	RtError e = {0};
 	RtSafetensors *st =
 		rt_st_open(write_st(t, "u.safetensors", hp, data, 39), &e);
 	assert_non_null(st);
@@ -289,7 +289,7 @@ test_bool_normalized(void **state)
 {
 	Tmp *t = *state;
 	unsigned char data[3] = {0, 7, 1};
-	RtError e = {{0}};
+	RtError e = {0};
 	RtSafetensors *st = rt_st_open(
 		write_st(t, "b.safetensors",
 			 "{\"b\":{\"dtype\":\"BOOL\",\"shape\":[3],"
@@ -326,7 +326,7 @@ test_read_copies(void **state)
 		 "\"f\":{\"dtype\":\"F32\",\"shape\":[%d],\"data_offsets\":[1,%zu]},"
 		 "\"b\":{\"dtype\":\"BOOL\",\"shape\":[3],\"data_offsets\":[%zu,%zu]}}",
 		 NF, dlen - 3, dlen - 3, dlen);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtSafetensors *st =
 		rt_st_open(write_st(t, "r.safetensors", hd, data, dlen), &e);
 	assert_non_null(st);
@@ -368,7 +368,7 @@ static void
 test_write_roundtrip(void **state)
 {
 	Tmp *t = *state;
-	RtError e = {{0}};
+	RtError e = {0};
 	DType dts[] = {DT_U8, DT_BOOL, DT_F16, DT_F64, DT_I8, DT_BF16,
 		       DT_I16, DT_I32, DT_I64, DT_F32};
 	enum { N = ARRAY_LEN(dts) + 2 };
@@ -472,7 +472,7 @@ expect_bad(Tmp *t, const unsigned char *b, size_t len, const char *want)
 {
 	at(t, "bad.safetensors");
 	write_bytes(t->path, b, len);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtSafetensors *st = rt_st_open(t->path, &e);
 	if (st || !strstr(e.msg, want) || !strstr(e.msg, t->path)) {
 		print_error("want '%s', got %s: '%s'\n", want,
@@ -613,7 +613,7 @@ test_malformed(void **state)
 		  z, 100, ~(uint64_t)0, &l2);
 	write_bytes(t->path, b, l2);
 	free(b);
-	RtError e = {{0}};
+	RtError e = {0};
 	assert_null(rt_st_open(t->path, &e));
 	char want[1200];
 	snprintf(want, sizeof want,
@@ -724,7 +724,7 @@ test_bad_corpus(void **state)
 		*tab = 0;
 		char path[1024];
 		snprintf(path, sizeof path, "%s", at(t, line));
-		RtError e = {{0}};
+		RtError e = {0};
 		bool refused;
 		size_t len = strlen(path);
 		if (len > 4 && !strcmp(path + len - 4, ".npy")) {
@@ -752,7 +752,7 @@ test_bad_corpus(void **state)
 static void
 write_shard(Tmp *t, const char *name, const char *const *tn, int n)
 {
-	RtError e = {{0}};
+	RtError e = {0};
 	RtTensor *ts[8];
 	for (int i = 0; i < n; i++) {
 		int64_t sh[] = {2};
@@ -791,7 +791,7 @@ test_sharded(void **state)
 		   "  \"l.0.b\": \"model-00001-of-00002.safetensors\",\n"
 		   "  \"ghost\": \"model-00001-of-00002.safetensors\",\n"
 		   "  \"lost\": \"./nowhere.safetensors\"}}\n");
-	RtError e = {{0}};
+	RtError e = {0};
 	RtWeights *w = rt_weights_open(t->path, &e);
 	assert_non_null(w);
 	assert_int_equal(rt_weights_count(w), 5);
@@ -851,7 +851,7 @@ static void
 expect_bad_index(Tmp *t, const char *text, const char *want)
 {
 	write_text(t, "bad.safetensors.index.json", text);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtWeights *w = rt_weights_open(t->path, &e);
 	if (w || !strstr(e.msg, want) || !strstr(e.msg, t->path)) {
 		print_error("want '%s', got '%s'\n", want, e.msg);
@@ -886,7 +886,7 @@ test_sharded_bad(void **state)
 	/* a name like "a..b" is fine */
 	write_text(t, "ok.safetensors.index.json",
 		   "{\"weight_map\": {\"a\": \"a..b.safetensors\"}}");
-	RtError e = {{0}};
+	RtError e = {0};
 	RtWeights *w = rt_weights_open(t->path, &e);
 	assert_non_null(w);
 	rt_weights_close(w);

@@ -34,7 +34,7 @@ static void
 test_new(void **state)
 {
 	(void)state;
-	RtError e = {{0}};
+	RtError e = {0};
 	int64_t sh[] = {2, 3};
 	RtTensor *t = rt_tensor_new(DT_F32, 2, sh, &e);
 	assert_non_null(t);
@@ -70,7 +70,7 @@ static void
 test_new_refused(void **state)
 {
 	(void)state;
-	RtError e = {{0}};
+	RtError e = {0};
 	int64_t big[] = {INT64_MAX, 2};
 	assert_null(rt_tensor_new(DT_F32, 2, big, &e));
 	assert_non_null(strstr(e.msg, "overflow"));
@@ -117,7 +117,7 @@ static void
 test_borrow(void **state)
 {
 	(void)state;
-	RtError e = {{0}};
+	RtError e = {0};
 	int32_t buf[6] = {1, 2, 3, 4, 5, 6};
 	int64_t sh[] = {3, 2};
 	RtTensor *t = rt_tensor_borrow(DT_I32, 2, sh, buf, &e);
@@ -274,7 +274,7 @@ static void
 test_new_huge(void **state)
 {
 	(void)state;
-	RtError e = {{0}};
+	RtError e = {0};
 	const int64_t sizes[] = {RT_HUGE_MIN - RT_ALIGN, RT_HUGE_MIN,
 				 RT_HUGE_MIN + 1, 3 * RT_HUGE_MIN + 4097};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
@@ -324,7 +324,7 @@ enum { MIB = 1 << 20 };
 static RtTensor *
 bytes_in(RtPool *p, size_t n)
 {
-	RtError e = {{0}};
+	RtError e = {0};
 	RtTensor *t = rt_tensor_new_in(p, DT_U8, 1, (int64_t[]){(int64_t)n}, &e);
 	if (!t)
 		fail_msg("rt_tensor_new_in(%zu): %s", n, e.msg);

@@ -148,7 +148,7 @@ check_equal(RtCache *c, const char *name, const RtTensor *t)
 	int i = rt_cache_find(c, name);
 	assert_true(i >= 0);
 	assert_string_equal(rt_cache_name(c, i), name);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtTensor *u = rt_cache_load(c, i, &e);
 	assert_non_null(u);
 	assert_int_equal(u->dtype, t->dtype);
@@ -201,7 +201,7 @@ test_round_trip(void **state)
 	(void)state;
 	char *base = tmpdir();
 	char *dir = fmt("%s/out", base);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtCacheOptions o = {.shard_bytes = 1024};
 	RtCacheWriter *w = rt_cache_begin(dir, &o, &e);
 	assert_non_null(w);
@@ -416,7 +416,7 @@ test_replace(void **state)
 	(void)state;
 	char *base = tmpdir();
 	char *dir = fmt("%s/out", base);
-	RtError e = {{0}};
+	RtError e = {0};
 	assert_true(write_one(dir, "a", 1, &e));
 	/* a second cache replaces the first, with an extra file shipped */
 	int64_t shape[] = {2};
@@ -473,7 +473,7 @@ test_abort(void **state)
 	(void)state;
 	char *base = tmpdir();
 	char *dir = fmt("%s/out", base);
-	RtError e = {{0}};
+	RtError e = {0};
 	int64_t shape[] = {1000};
 	RtTensor *t = make(DT_F32, 1, shape, 2);
 	RtCacheOptions o = {.shard_bytes = 1024};
@@ -570,7 +570,7 @@ expect_bad(const char *json, const char *want)
 	unsigned char bytes[128] = {1, 2, 3};
 	write_bytes(shard, bytes, sizeof bytes);
 	write_bytes(jp, json, strlen(json));
-	RtError e = {{0}};
+	RtError e = {0};
 	RtCache *c = rt_cache_open(base, &e);
 	if (c || !strstr(e.msg, want) || !strstr(e.msg, base))
 		fail_msg("want an error with \"%s\", got %s: %s", want,
@@ -604,7 +604,7 @@ test_good_hand_written(void **state)
 		bytes[i] = (unsigned char)i;
 	write_bytes(shard, bytes, sizeof bytes);
 	write_bytes(jp, good_json, strlen(good_json));
-	RtError e = {{0}};
+	RtError e = {0};
 	RtCache *c = rt_cache_open(base, &e);
 	assert_non_null(c);
 	assert_int_equal(rt_cache_count(c), 2);
@@ -757,7 +757,7 @@ test_no_cache_here(void **state)
 {
 	(void)state;
 	char *base = tmpdir();
-	RtError e = {{0}};
+	RtError e = {0};
 	assert_null(rt_cache_open(base, &e));
 	assert_non_null(strstr(e.msg, "no tensor-cache.json"));
 	char *file = fmt("%s/f", base);
@@ -784,7 +784,7 @@ test_hash_mismatch(void **state)
 	(void)state;
 	char *base = tmpdir();
 	char *dir = fmt("%s/out", base);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtCacheOptions o = {.shard_bytes = 2048};
 	int64_t shape[] = {300};
 	RtTensor *a = make(DT_F32, 1, shape, 1), *b = make(DT_I32, 1, shape, 2);
@@ -876,7 +876,7 @@ test_numpy_reader(void **state)
 		skip();
 	char *base = tmpdir();
 	char *dir = fmt("%s/out", base);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtCacheOptions o = {.shard_bytes = 2048};
 	RtCacheWriter *w = rt_cache_begin(dir, &o, &e);
 	assert_non_null(w);
@@ -975,7 +975,7 @@ test_large_records(void **state)
 	(void)state;
 	char *base = tmpdir();
 	char *dir = fmt("%s/out", base);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtCacheOptions o = {.shard_bytes = 8 << 20};
 	RtCacheWriter *w = rt_cache_begin(dir, &o, &e);
 	assert_non_null(w);
@@ -1063,7 +1063,7 @@ static void *
 write_some(void *arg)
 {
 	WriteJob *j = arg;
-	RtError e = {{0}};
+	RtError e = {0};
 	j->ok = true;
 	for (int i = j->from; i >= 0 && i < j->n; i += j->step)
 		j->ok &= rt_cache_write_alone(j->w, &j->tk[i], j->t[i], &e);
@@ -1080,7 +1080,7 @@ test_place_then_write(void **state)
 	enum { N = 12 };
 	char *base = tmpdir();
 	char *d1 = fmt("%s/seq", base), *d2 = fmt("%s/par", base);
-	RtError e = {{0}};
+	RtError e = {0};
 	RtCacheOptions o = {.shard_bytes = 1 << 20};
 	RtTensor *t[N];
 	char names[N][16];
@@ -1148,7 +1148,7 @@ test_planned(void **state)
 	(void)state;
 	enum { N = 14 };
 	char *base = tmpdir();
-	RtError e = {{0}};
+	RtError e = {0};
 	RtCacheOptions o = {.shard_bytes = 1 << 16};
 	RtTensor *t[N];
 	char names[N][16];
