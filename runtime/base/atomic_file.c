@@ -399,6 +399,133 @@ rt_dir_list(const char *dir, bool (*fn)(void *ctx, const char *name,
 
 /* ------------------------------------------------------------ one file */
 
+/*
+ * Where a file output goes. The target is looked at as a shell's `>`
+ * would open it: its symbolic links are followed (but, as the kernel's
+ * fs.protected_symlinks does, not a link of another user in a sticky
+ * world-writable directory such as /tmp). What is found there decides:
+ *   - a regular file or a name not yet taken: the atomic rename, onto the
+ *     name the links lead to (the links stay links);
+ *   - a directory: the atomic rename too, which then fails on it;
+ *   - a character or block device or a FIFO: written into directly
+ *     (streamed, as cp and tee do): such a node is never replaced, and
+ *     what was written before a failure stays written;
+ *   - a socket: refused (open(2) cannot write to one).
+ * A link the kernel resolves by itself (/dev/stdout is /proc/self/fd/1)
+ * leading to a file that has no name any more (deleted, or in another
+ * mount namespace) is written through, as the shell does.
+ */
+enum { OUT_ATOMIC, OUT_DIRECT, OUT_ERROR };
+
+/* Is the link at path (st its lstat) one the kernel would refuse to
+ * follow under fs.protected_symlinks? */
+static bool
+protected_link(const char *path, const struct stat *st)
+{
+	char *dir;
+	const char *base;
+	split_path(path, &dir, &base);
+	struct stat ds;
+	bool bad = dir && stat(dir, &ds) == 0 && (ds.st_mode & S_ISVTX) &&
+		   (ds.st_mode & S_IWOTH) && st->st_uid != geteuid() &&
+		   st->st_uid != ds.st_uid;
+	free(dir);
+	return bad;
+}
+
+/* The name path's links lead to (malloc'd; path itself when it is not a
+ * link), the last name allowed not to exist; NULL + e on a loop, a
+ * protected link or no memory. */
+static char *
+follow_links(const char *path, RtError *e)
+{
+	char *p = strdup(path);
+	for (int hops = 0; p && hops < 40; hops++) {
+		struct stat st;
+		if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode))
+			return p;
+		if (protected_link(p, &st)) {
+			rt_error(e, "%s: a link of another user in a sticky "
+				 "directory: not followed", p);
+			free(p);
+			return NULL;
+		}
+		char to[PATH_MAX];
+		ssize_t n = readlink(p, to, sizeof to - 1);
+		if (n < 0) {
+			rt_error(e, "%s: cannot read the link: %s", p,
+				 strerror(errno));
+			free(p);
+			return NULL;
+		}
+		to[n] = 0;
+		char *next;
+		if (to[0] == '/') {
+			next = strdup(to);
+		} else {
+			char *dir;
+			const char *base;
+			split_path(p, &dir, &base);
+			size_t k = (dir ? strlen(dir) : 0) + (size_t)n + 2;
+			next = dir ? malloc(k) : NULL;
+			if (next)
+				snprintf(next, k, "%s/%s", dir, to);
+			free(dir);
+		}
+		free(p);
+		p = next;
+	}
+	if (p) {
+		rt_error(e, "%s: %s", path, strerror(ELOOP));
+		free(p);
+	} else {
+		rt_error(e, "out of memory");
+	}
+	return NULL;
+}
+
+/* Decides how a->path is written (see above): OUT_ATOMIC with a->path
+ * replaced by the name to write, OUT_DIRECT, or OUT_ERROR with e set. */
+static int
+output_kind(RtFile *a, RtError *e)
+{
+	struct stat ls, st;
+	if (lstat(a->path, &ls) != 0)
+		return OUT_ATOMIC; /* missing (or unreachable: said later) */
+	if (S_ISLNK(ls.st_mode)) {
+		char *to = follow_links(a->path, e);
+		if (!to)
+			return OUT_ERROR;
+		struct stat ts;
+		bool named = lstat(to, &ts) == 0;
+		if (stat(a->path, &st) != 0) { /* leads nowhere yet */
+			free(a->path);
+			a->path = to;
+			return OUT_ATOMIC;
+		}
+		if ((S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) && named &&
+		    ts.st_dev == st.st_dev && ts.st_ino == st.st_ino) {
+			free(a->path);
+			a->path = to;
+			return OUT_ATOMIC;
+		}
+		free(to);
+		if (S_ISREG(st.st_mode))
+			return OUT_DIRECT; /* a file without that name */
+	} else {
+		st = ls;
+	}
+	if (S_ISSOCK(st.st_mode)) {
+		rt_error(e, "%s: is a socket: rlx writes files, devices and "
+			 "FIFOs, not sockets", a->path);
+		return OUT_ERROR;
+	}
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
+	    S_ISFIFO(st.st_mode))
+		return OUT_DIRECT;
+	return OUT_ATOMIC;
+}
+
 bool
 rt_file_begin(RtFile *a, const char *path, RtError *e)
 {
@@ -407,6 +534,23 @@ rt_file_begin(RtFile *a, const char *path, RtError *e)
 	if (!a->path) {
 		rt_error(e, "out of memory");
 		return false;
+	}
+	switch (output_kind(a, e)) {
+	case OUT_ERROR:
+		goto fail;
+	case OUT_DIRECT:
+		/* through the links, as `>` (a FIFO waits for its reader) */
+		do
+			a->fd = open(a->path, O_WRONLY | O_TRUNC | O_NOCTTY |
+						      O_CLOEXEC);
+		while (a->fd < 0 && errno == EINTR);
+		if (a->fd < 0) {
+			rt_error(e, "%s: cannot open for writing: %s", a->path,
+				 strerror(errno));
+			goto fail;
+		}
+		a->direct = true;
+		return true;
 	}
 	rt_sweep_stale(a->path);
 	for (int tries = 0; tries < 100; tries++) {
@@ -466,12 +610,27 @@ rt_write_all(int fd, const char *path, const void *p, size_t n, RtError *e)
 bool
 rt_file_write(RtFile *a, const void *p, size_t n, RtError *e)
 {
-	return rt_write_all(a->fd, a->tmp, p, n, e);
+	return rt_write_all(a->fd, a->direct ? a->path : a->tmp, p, n, e);
+}
+
+/* A direct output: closed, nothing renamed nor removed. */
+static bool
+direct_end(RtFile *a, bool ok, RtError *e)
+{
+	if (close(a->fd) != 0 && ok) {
+		rt_error(e, "%s: write failed: %s", a->path, strerror(errno));
+		ok = false;
+	}
+	free(a->path);
+	*a = (RtFile){.fd = -1, .slot = -1};
+	return ok;
 }
 
 bool
 rt_file_end(RtFile *a, bool ok, RtError *e)
 {
+	if (a->direct)
+		return direct_end(a, ok, e);
 	if (ok && fsync(a->fd) != 0) {
 		rt_error(e, "%s: write failed: %s", a->tmp, strerror(errno));
 		ok = false;
@@ -480,7 +639,8 @@ rt_file_end(RtFile *a, bool ok, RtError *e)
 		rt_error(e, "%s: write failed: %s", a->tmp, strerror(errno));
 		ok = false;
 	}
-	/* rename replaces a link at path, never what it points to */
+	/* path is past the links (rt_file_begin): the rename replaces
+	 * the file they lead to, never a link */
 	if (ok && rename(a->tmp, a->path) != 0) {
 		rt_error(e, "%s: cannot rename into place: %s", a->path,
 			 strerror(errno));

@@ -137,11 +137,15 @@ typedef struct {
 	char *path; /* the target (trailing slashes removed) */
 	char *tmp;  /* its temporary */
 	int slot;   /* in the cleanup registry; -1 none */
+	bool direct; /* fd is the target itself (a device, a FIFO): no tmp */
 } RtFile;
 
 /* A file: rt_file_begin creates the temporary; rt_file_write appends;
- * rt_file_end(ok) fsyncs and renames it into place (a link at the target
- * is replaced, not followed), or removes it (ok false, or a step failing). */
+ * rt_file_end(ok) fsyncs and renames it into place, or removes it (ok
+ * false, or a step failing). The target's links are followed as a
+ * shell's `>` follows them (the file they lead to is replaced, the links
+ * stay); a character or block device or a FIFO is written into directly,
+ * never replaced; a socket is refused (the rules: atomic_file.c). */
 bool rt_file_begin(RtFile *a, const char *path, RtError *e);
 bool rt_file_write(RtFile *a, const void *p, size_t n, RtError *e);
 bool rt_file_end(RtFile *a, bool ok, RtError *e);

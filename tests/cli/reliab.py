@@ -5,7 +5,8 @@ What the file system, signals and concurrency can do to rlx's outputs and
 inputs: a user's file in a cache directory, concurrent writers of one
 output, links planted at temporary names, SIGINT/SIGTERM/SIGHUP and SIGKILL
 mid-write, stale temporaries, FIFOs and other non-regular inputs, a
-checkpoint truncated while it is read, `-o DIR/`. Every case runs with a
+checkpoint truncated while it is read, `-o DIR/`; `-o` onto a device, a
+FIFO, a socket and /dev/stdout (issue 46). Every case runs with a
 timeout, so a hang fails instead of blocking the suite.
 """
 import glob
@@ -13,9 +14,12 @@ import json
 import os
 import random
 import signal
+import socket
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -218,9 +222,10 @@ def main():
     os.symlink("victim", "q.npy")
     rc, _, err = rlx("run", "m.py", "--params", "w1.safetensors", "--input",
                      "x=x.npy", "-o", "q.npy")
-    check("link at OUT: replaced by the file, its target untouched",
-          rc == 0 and not os.path.islink("q.npy") and
-          read("victim") == "victim\n", err)
+    check("link at OUT: followed as `>` follows it, the link stays",
+          rc == 0 and os.path.islink("q.npy") and
+          np.load("victim").shape == (1, N), err)
+    os.remove("q.npy")
     for f in set(glob.glob("p.npy.*") + glob.glob("*.tmp")):
         os.remove(f)
 
@@ -501,7 +506,68 @@ def main():
           listdir("td") == ["0.npy"], err)
     check("-o DIR/: no temporaries", temps(".") == [], temps("."))
 
+    # --- 10: -o onto a device, a FIFO, a socket, /dev/stdout (issue 46) ---
+    np.save("x.npy", np.ones((1, N), np.float32))
+    run_args = ["run", "m.py", "--params", "w1.safetensors", "--input", "x=x.npy"]
+    rc, _, err = rlx(*run_args, "-o", "want.npy")
+    with open("want.npy", "rb") as f:
+        want = f.read()
+    os.mkdir("nodes")
+    null = os.stat("/dev/null").st_rdev
+    try:  # a copy of /dev/null (we run as root; otherwise not tested)
+        os.mknod("nodes/null", 0o666 | stat.S_IFCHR, null)
+    except PermissionError:
+        pass
+    if os.path.exists("nodes/null"):
+        for what, args in [("run", run_args), ("lift", ["lift", "m.py"]),
+                           ("init-weights", ["init-weights", "m.py"])]:
+            rc, _, err = rlx(*args, "-o", "nodes/null")
+            check("-o onto a char device (%s): written into, the node "
+                  "survives" % what, rc == 0 and
+                  stat.S_ISCHR(os.lstat("nodes/null").st_mode) and
+                  listdir("nodes") == ["null"], err)
+    os.mkfifo("nodes/fifo")
+    got = []
+    reader = threading.Thread(
+        target=lambda: got.append(open("nodes/fifo", "rb").read()),
+        daemon=True)
+    reader.start()
+    rc, _, err = rlx(*run_args, "-o", "nodes/fifo")
+    reader.join(timeout=60)
+    if reader.is_alive() and stat.S_ISFIFO(os.lstat("nodes/fifo").st_mode):
+        os.close(os.open("nodes/fifo", os.O_WRONLY))  # the reader's EOF
+    check("-o onto a FIFO: streamed to its reader, the FIFO survives",
+          rc == 0 and got == [want] and
+          stat.S_ISFIFO(os.lstat("nodes/fifo").st_mode), err)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind("nodes/sock")
+    rc, _, err = rlx(*run_args, "-o", "nodes/sock")
+    check("-o onto a socket: refused (exit 1), the socket survives",
+          rc == 1 and "is a socket" in err and
+          stat.S_ISSOCK(os.lstat("nodes/sock").st_mode), err)
+    sock.close()
+    check("-o onto nodes: no temporaries", temps("nodes") == [],
+          temps("nodes"))
+    # /dev/stdout is the link /proc/self/fd/1; a private copy of it, so that
+    # an rlx that replaced links would not replace the system's
+    os.symlink("/proc/self/fd/1", "nodes/stdout")
+    p = subprocess.run([RLX, *run_args, "-o", "nodes/stdout"],
+                       capture_output=True, timeout=120)
+    check("-o /dev/stdout on a pipe: the .npy on standard output",
+          p.returncode == 0 and p.stdout == want, p.stderr)
+    with open("stdout.npy", "wb") as f:
+        p = subprocess.run([RLX, *run_args, "-o", "nodes/stdout"], stdout=f,
+                           stderr=subprocess.PIPE, timeout=120)
+    check("-o /dev/stdout on a file: the .npy in that file, the link stays",
+          p.returncode == 0 and read_bytes("stdout.npy") == want and
+          os.path.islink("nodes/stdout"), p.stderr)
+
     subprocess.run(["rm", "-rf", tmp])
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 main()

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,8 +117,11 @@ test_two_writers_unique_names(void **state)
 	unlink(at("o"));
 }
 
+/* A link at the target is followed, as a shell's `>` follows it: the
+ * file it leads to is replaced atomically, the link stays a link; a
+ * dangling link gets its file created. */
 static void
-test_link_at_target_replaced_not_followed(void **state)
+test_link_at_target_followed(void **state)
 {
 	(void)state;
 	RtError e;
@@ -124,13 +129,141 @@ test_link_at_target_replaced_not_followed(void **state)
 	assert_int_equal(write(fd, "v", 1), 1);
 	close(fd);
 	assert_int_equal(symlink("victim", at("t")), 0);
-	assert_true(rt_file_put(at("t"), "new", 3, &e));
+	assert_int_equal(symlink("t", at("t2")), 0); /* a chain */
+	assert_true(rt_file_put(at("t2"), "new", 3, &e));
 	struct stat st;
 	assert_int_equal(lstat(at("t"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(at("t2"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_string_equal(slurp(at("victim")), "new");
+	unlink(at("victim"));
+	assert_true(rt_file_put(at("t"), "dangling", 8, &e));
+	assert_int_equal(lstat(at("victim"), &st), 0);
 	assert_true(S_ISREG(st.st_mode));
-	assert_string_equal(slurp(at("victim")), "v");
+	assert_string_equal(slurp(at("victim")), "dangling");
+	/* a loop is an error, nothing is written */
+	assert_int_equal(symlink("loop", at("loop")), 0);
+	assert_false(rt_file_put(at("loop"), "x", 1, &e));
+	assert_non_null(strstr(e.msg, "symbolic links"));
+	unlink(at("loop"));
+	unlink(at("t2"));
 	unlink(at("t"));
 	unlink(at("victim"));
+	assert_int_equal(entries(), 0);
+}
+
+/* Is path still a node of type fmt (S_IFCHR, ...)? */
+static bool
+is_node(const char *path, mode_t fmt)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == fmt;
+}
+
+/* A character device (a copy of /dev/null, made with mknod: the test
+ * runs as root; skipped otherwise) is written into, never replaced. */
+static void
+test_char_device_written_into(void **state)
+{
+	(void)state;
+	struct stat null;
+	if (stat("/dev/null", &null) != 0 ||
+	    mknod(at("null"), S_IFCHR | 0666, null.st_rdev) != 0) {
+		skip();
+		return;
+	}
+	RtError e;
+	RtFile f;
+	assert_true(rt_file_begin(&f, at("null"), &e));
+	assert_true(f.direct);
+	assert_true(rt_file_write(&f, "data", 4, &e));
+	assert_true(rt_file_end(&f, true, &e));
+	assert_true(is_node(at("null"), S_IFCHR));
+	/* through a link too, and a failed write leaves the node */
+	assert_int_equal(symlink("null", at("ln")), 0);
+	assert_true(rt_file_begin(&f, at("ln"), &e));
+	assert_false(rt_file_end(&f, false, &e));
+	assert_true(is_node(at("null"), S_IFCHR));
+	assert_true(is_node(at("ln"), S_IFLNK));
+	assert_int_equal(entries(), 2); /* no temporary */
+	unlink(at("ln"));
+	unlink(at("null"));
+}
+
+/* A FIFO is streamed to its reader (a child process), and stays a FIFO. */
+static void
+test_fifo_streamed(void **state)
+{
+	(void)state;
+	assert_int_equal(mkfifo(at("fifo"), 0600), 0);
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) { /* the reader: what it reads, back on the pipe */
+		close(p[0]);
+		int fd = open(at("fifo"), O_RDONLY);
+		char buf[64];
+		ssize_t n, k = 0;
+		while ((n = read(fd, buf + k, sizeof buf - (size_t)k)) > 0)
+			k += n;
+		_exit(write(p[1], buf, (size_t)k) == k ? 0 : 1);
+	}
+	close(p[1]);
+	RtError e;
+	assert_true(rt_file_put(at("fifo"), "through the fifo", 16, &e));
+	char buf[64] = {0};
+	assert_int_equal(read(p[0], buf, sizeof buf - 1), 16);
+	close(p[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_string_equal(buf, "through the fifo");
+	assert_true(is_node(at("fifo"), S_IFIFO));
+	assert_int_equal(entries(), 1);
+	unlink(at("fifo"));
+}
+
+/* A socket is refused with a message, and stays a socket. */
+static void
+test_socket_refused(void **state)
+{
+	(void)state;
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", at("sock"));
+	assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
+	RtError e;
+	assert_false(rt_file_put(at("sock"), "x", 1, &e));
+	assert_non_null(strstr(e.msg, "is a socket"));
+	assert_true(is_node(at("sock"), S_IFSOCK));
+	assert_int_equal(entries(), 1);
+	close(s);
+	unlink(at("sock"));
+}
+
+/* /dev/stdout is a link the kernel resolves to the open file of fd 1
+ * (/proc/self/fd/1): a link to /proc/self/fd/N on a pipe is written into
+ * the pipe; on a regular file, into that file. */
+static void
+test_proc_fd_link(void **state)
+{
+	(void)state;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	char fdlink[64];
+	snprintf(fdlink, sizeof fdlink, "/proc/self/fd/%d", p[1]);
+	assert_int_equal(symlink(fdlink, at("out")), 0);
+	RtError e;
+	assert_true(rt_file_put(at("out"), "piped", 5, &e));
+	close(p[1]);
+	char buf[16] = {0};
+	assert_int_equal(read(p[0], buf, sizeof buf - 1), 5);
+	assert_string_equal(buf, "piped");
+	close(p[0]);
+	assert_true(is_node(at("out"), S_IFLNK));
+	unlink(at("out"));
+	assert_int_equal(entries(), 0);
 }
 
 static void
@@ -234,7 +367,11 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_file_temporary_and_rename),
 		cmocka_unit_test(test_two_writers_unique_names),
-		cmocka_unit_test(test_link_at_target_replaced_not_followed),
+		cmocka_unit_test(test_link_at_target_followed),
+		cmocka_unit_test(test_char_device_written_into),
+		cmocka_unit_test(test_fifo_streamed),
+		cmocka_unit_test(test_socket_refused),
+		cmocka_unit_test(test_proc_fd_link),
 		cmocka_unit_test(test_cleanup_run_removes_live_temporaries),
 		cmocka_unit_test(test_dir_commit_replace),
 		cmocka_unit_test(test_sweep_stale),
