@@ -72,7 +72,14 @@ kind_of(mode_t m)
 int
 rt_open_input(const char *path, uint64_t *size, RtError *e)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	return rt_open_input_at(AT_FDCWD, path, path, size, e);
+}
+
+int
+rt_open_input_at(int dfd, const char *name, const char *path, uint64_t *size,
+		 RtError *e)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		int err = errno;
 		rt_error(e, "%s: cannot open: %s", path, strerror(err));

@@ -225,6 +225,11 @@ void rt_cleanup_run(void);
  * or -1 + e (errno kept from open).
  */
 int rt_open_input(const char *path, uint64_t *size, RtError *e);
+/* The same for name under the open directory dfd (path names it in
+ * messages): what a reader of a directory that may be replaced under it
+ * uses, so that every file comes from the one directory it opened. */
+int rt_open_input_at(int dfd, const char *name, const char *path,
+		     uint64_t *size, RtError *e);
 /* The whole of the file at path, opened by rt_open_input, malloc'ed with
  * a NUL after its *len bytes; NULL + e when it cannot be read or has more
  * than max bytes. */

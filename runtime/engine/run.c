@@ -202,6 +202,15 @@ open_weights(Run *r)
 			  "with mpirun -np %d", tp, rt_comm_size(r->comm), tp);
 		return false;
 	}
+	/* one process without a launcher would answer with worker 0's
+	 * partial sums: never a partial answer with exit 0 */
+	if (tp > 1 && !rt_comm_is_mpi(r->comm) && r->o->rank < 0) {
+		diag_file(r->d, DIAG_ERROR, r->wname, "the cache holds the "
+			  "weights of %d workers (--tensor-parallel %d): run it "
+			  "with mpirun -np %d, or one worker alone with --rank K "
+			  "(0 to %d)", tp, tp, tp, tp - 1);
+		return false;
+	}
 	if ((tp || rank) && !rt_weights_set_rank(r->w, rank, &e)) {
 		diag_file(r->d, DIAG_ERROR, NULL, "%s", e.msg);
 		return false;

@@ -68,6 +68,7 @@ typedef struct {
 	RtMap mapping;     /* map, guarded against the file shrinking */
 	struct stat st;    /* the file when mapped (for its stamp) */
 	bool st_ok;
+	int fd;            /* opened with the JSON, until mapped; -1 */
 } CShard;
 
 typedef struct {
@@ -88,6 +89,7 @@ typedef struct {
 
 struct RtCache {
 	char *dir;
+	int dfd;           /* DIR, opened once: every file is read from it */
 	char *json_path;
 	CShard *shards;
 	int nshards;
@@ -234,6 +236,19 @@ parse_hash(const char *s, uint64_t *out)
 	return n == 16;
 }
 
+/* Shards opened with the JSON (the rest when first used): up to this
+ * many file descriptors stay open until the shards are mapped. */
+enum { EAGER_SHARDS = 512 };
+
+/* Is DIR now another directory than the one c opened? */
+static bool
+was_replaced(const RtCache *c)
+{
+	struct stat a, b;
+	return c->dfd >= 0 && !fstat(c->dfd, &a) &&
+	       (stat(c->dir, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino);
+}
+
 /* Reads tensor-cache.json (or tvmjs's older ndarray-cache.json) whole. */
 static json_t *
 load_json(RtCache *c, RtError *e)
@@ -244,10 +259,14 @@ load_json(RtCache *c, RtError *e)
 		return NULL;
 	}
 	RtError oe;
-	int fd = rt_open_input(c->json_path, NULL, &oe);
-	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+	int fd = c->dfd < 0 ? -1 : rt_open_input_at(c->dfd, CACHE_JSON,
+						   c->json_path, NULL, &oe);
+	if (c->dfd < 0 || (fd < 0 && (errno == ENOENT || errno == ENOTDIR))) {
 		char *old = tc_printf("%s/%s", c->dir, OLD_CACHE_JSON);
-		fd = old ? rt_open_input(old, NULL, &oe) : -1;
+		fd = old && c->dfd >= 0
+			     ? rt_open_input_at(c->dfd, OLD_CACHE_JSON, old, NULL,
+						&oe)
+			     : -1;
 		if (fd >= 0) {
 			free(c->json_path);
 			c->json_path = old;
@@ -511,6 +530,8 @@ check_cache(RtCache *c, json_t *top, RtError *e)
 	if (!c->metadata || !c->shards || ns > INT32_MAX)
 		return verr(&v, "out of memory");
 	c->nshards = (int)ns;
+	for (size_t i = 0; i < ns; i++)
+		c->shards[i].fd = -1;
 	for (size_t i = 0; i < ns; i++) {
 		snprintf(v.where, sizeof v.where, "shard #%zu", i);
 		if (!check_shard(&v, c, json_array_get(shards, i),
@@ -568,20 +589,41 @@ rt_cache_open(const char *dir, RtError *e)
 		tc_err(e, "tensor cache: empty directory name");
 		return NULL;
 	}
-	RtCache *c = calloc(1, sizeof *c);
-	if (!c || !(c->dir = rt_path_strip(dir))) {
-		free(c);
-		tc_err(e, "%s: out of memory", dir);
-		return NULL;
-	}
-	json_t *top = load_json(c, e);
-	bool ok = top && check_cache(c, top, e);
-	json_decref(top);
-	if (!ok) {
+	/* A writer may replace DIR while it is read (rt_dir_commit swaps the
+	 * directories, then removes the old one): DIR is opened once and the
+	 * JSON and the shards are opened in that directory, so that they are
+	 * the old cache's or the new one's, never a mix; a shard removed
+	 * before it was opened means the cache was replaced: start again
+	 * from the new one. */
+	for (int tries = 0;; tries++) {
+		RtCache *c = calloc(1, sizeof *c);
+		if (!c || !(c->dir = rt_path_strip(dir))) {
+			free(c);
+			tc_err(e, "%s: out of memory", dir);
+			return NULL;
+		}
+		c->dfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		json_t *top = load_json(c, e);
+		bool ok = top && check_cache(c, top, e);
+		json_decref(top);
+		bool replaced = false;
+		for (int i = 0; ok && i < c->nshards && i < EAGER_SHARDS; i++) {
+			CShard *s = &c->shards[i];
+			if (!s->nbytes)
+				continue;
+			s->fd = rt_open_input_at(c->dfd, s->data_path, s->path,
+						 NULL, e);
+			if (s->fd < 0) {
+				ok = false;
+				replaced = errno == ENOENT && was_replaced(c);
+			}
+		}
+		if (ok)
+			return c;
 		rt_cache_close(c);
-		return NULL;
+		if (!replaced || tries >= 8)
+			return NULL;
 	}
-	return c;
 }
 
 /* Number of records (tensors and shapes). */
@@ -737,7 +779,14 @@ shard_ready(RtCache *c, int si, RtError *e)
 	const void *bytes = none;
 	if (s->nbytes) {
 		uint64_t size;
-		int fd = rt_open_input(s->path, &size, e);
+		struct stat fst;
+		int fd = s->fd;
+		s->fd = -1;
+		if (fd >= 0)
+			size = fstat(fd, &fst) ? 0 : (uint64_t)fst.st_size;
+		else
+			fd = rt_open_input_at(c->dfd, s->data_path, s->path,
+					      &size, e);
 		if (fd < 0)
 			return false;
 		if (size != s->nbytes) {
@@ -898,9 +947,13 @@ rt_cache_close(RtCache *c)
 {
 	if (!c)
 		return;
+	if (c->dfd >= 0)
+		close(c->dfd);
 	for (int i = 0; i < c->nshards; i++) {
 		if (c->shards[i].map)
 			rt_map_close(&c->shards[i].mapping);
+		if (c->shards[i].fd >= 0)
+			close(c->shards[i].fd);
 		free(c->shards[i].data_path);
 		free(c->shards[i].path);
 	}

@@ -29,7 +29,7 @@
 
 /* Keys of "metadata" that the writer sets itself. */
 static const char *const own_meta_keys[] = {
-	"ParamSize", "ParamBytes", "BitsPerParam", "rlxVersion",
+	"ParamSize", "ParamBytes", "BitsPerParam", "rlxVersion", "rlxFiles",
 };
 
 /* What check_replaceable learns from an existing cache's JSON: the names
@@ -40,6 +40,53 @@ typedef struct {
 	char bad_name[256];
 	bool bad_dir;
 } Owned;
+
+/* Does dir/name hold exactly nbytes bytes hashing (XXH3-64) to hex? A
+ * listing in a JSON anyone could have written proves nothing by itself:
+ * this is what makes a listed file the cache's own to delete. */
+static bool
+file_is(const char *dir, const char *name, json_int_t nbytes, const char *hex)
+{
+	if (!hex || strlen(hex) != 16 || nbytes < 0)
+		return false;
+	char *path = tc_printf("%s/%s", dir, name);
+	RtError e;
+	uint64_t size;
+	int fd = path ? rt_open_input(path, &size, &e) : -1;
+	free(path);
+	if (fd < 0)
+		return false;
+	bool same = size == (uint64_t)nbytes;
+	if (same && size) {
+		void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		char got[17];
+		same = p != MAP_FAILED;
+		if (same) {
+			snprintf(got, sizeof got, "%016llx",
+				 (unsigned long long)XXH3_64bits(p, size));
+			munmap(p, size);
+			same = !strcmp(got, hex);
+		}
+	} else if (same) {
+		char got[17];
+		snprintf(got, sizeof got, "%016llx",
+			 (unsigned long long)XXH3_64bits("", 0));
+		same = !strcmp(got, hex);
+	}
+	close(fd);
+	return same;
+}
+
+/* Adds name to the names o owns when dir/name is what desc ({nbytes,
+ * rlxHash}) says. */
+static void
+own_if_same(Owned *o, const char *dir, const char *name, json_t *desc)
+{
+	if (name && !json_object_get(o->own, name) &&
+	    file_is(dir, name, json_integer_value(json_object_get(desc, "nbytes")),
+		    json_string_value(json_object_get(desc, "rlxHash"))))
+		json_object_set_new(o->own, name, json_true());
+}
 
 static bool
 owned_entry(void *ctx, const char *name, bool is_dir)
@@ -63,10 +110,14 @@ static bool entries_of(void *ctx, const char *name, bool is_dir)
 
 /*
  * Checks that DIR may be replaced by a cache: it does not exist, or is a
- * directory that is empty or holds a tensor cache and nothing else (its
- * tensor-cache.json, the shards that JSON lists, and the module file its
- * "rlxModel" names). Anything else is somebody's data: refused, never
- * deleted. *exists tells whether it exists.
+ * directory that is empty or holds a tensor cache and nothing else: its
+ * tensor-cache.json, the shards that JSON lists whose size and content
+ * hash are the listed "nbytes" and "rlxHash", and the files rlx stored
+ * beside them (metadata "rlxFiles", each with its size and hash). The JSON
+ * is data from anyone (docs/security.md): a name listed there is the
+ * cache's own only when the file is provably what rlx wrote. Anything else
+ * is somebody's data: refused, never deleted. *exists tells whether it
+ * exists.
  */
 static bool
 check_replaceable(const char *dir, bool *exists, RtError *e)
@@ -108,22 +159,22 @@ check_replaceable(const char *dir, bool *exists, RtError *e)
 	json_object_set_new(o.own, CACHE_JSON, json_true());
 	json_t *shards = json_object_get(root, "records"), *sh;
 	size_t i;
-	json_array_foreach(shards, i, sh) {
-		const char *dp = json_string_value(json_object_get(sh, "dataPath"));
-		if (dp)
-			json_object_set_new(o.own, dp, json_true());
-	}
-	const char *model = json_string_value(
-		json_object_get(json_object_get(root, "metadata"), "rlxModel"));
-	if (model)
-		json_object_set_new(o.own, model, json_true());
+	json_array_foreach(shards, i, sh)
+		own_if_same(&o, dir, json_string_value(
+					     json_object_get(sh, "dataPath")), sh);
+	const char *name;
+	json_t *desc;
+	json_object_foreach(json_object_get(json_object_get(root, "metadata"),
+					    "rlxFiles"), name, desc)
+		own_if_same(&o, dir, name, desc);
 	bool ok = rt_dir_list(dir, owned_entry, &o, e);
 	json_decref(o.own);
 	json_decref(root);
 	if (ok && o.bad)
-		ok = tc_err(e, "%s: holds %s '%s' that is not part of the tensor "
-			  "cache; refusing to replace it (move it away, or write "
-			  "the cache elsewhere)", dir,
+		ok = tc_err(e, "%s: holds %s '%s' that is not provably part of "
+			  "the tensor cache (not listed, or not the size and "
+			  "hash listed); refusing to replace it (move it away, "
+			  "or write the cache elsewhere)", dir,
 			  o.bad_dir ? "a directory" : "a file", o.bad);
 	return ok;
 }
@@ -145,6 +196,7 @@ struct RtCacheWriter {
 	json_t *shards;   /* per shard number: its object, null until done */
 	int pending;      /* shards placed alone, not yet written */
 	json_t *names;    /* set of record names */
+	json_t *files;    /* rt_cache_add_file's: name -> {nbytes, rlxHash} */
 	bool failed;      /* an I/O error: only abort is left */
 	/* the open shard */
 	int fd;           /* -1 when none is open */
@@ -235,6 +287,17 @@ rt_cache_add_file(RtCacheWriter *w, const char *name, const void *p,
 	if (fd >= 0 && close(fd) && ok)
 		ok = tc_err(e, "%s: write failed: %s", path, strerror(errno));
 	free(path);
+	/* recorded, so that a later transform knows the file for its own */
+	char hex[17];
+	snprintf(hex, sizeof hex, "%016llx",
+		 (unsigned long long)XXH3_64bits(p, n));
+	if (ok && !w->files)
+		w->files = json_object();
+	if (ok && (!w->files ||
+		   json_object_set_new(w->files, name,
+				       json_pack("{s:I, s:s}", "nbytes",
+						 (json_int_t)n, "rlxHash", hex))))
+		ok = tc_err(e, "%s: out of memory", w->dir);
 	return ok;
 }
 
@@ -1021,8 +1084,9 @@ build_metadata(RtCacheWriter *w, const char *extra, RtError *e)
 			      (json_int_t)w->nparams, "ParamBytes",
 			      (json_int_t)w->param_bytes, "BitsPerParam", bits,
 			      "rlxVersion", rlx_version());
-	if (!m) {
+	if (!m || (w->files && json_object_set(m, "rlxFiles", w->files))) {
 		tc_err(e, "%s: out of memory", w->dir);
+		json_decref(m);
 		return NULL;
 	}
 	if (!extra)
@@ -1159,6 +1223,7 @@ rt_cache_abort(RtCacheWriter *w)
 	free(w->dir);
 	json_decref(w->shards);
 	json_decref(w->names);
+	json_decref(w->files);
 	XXH3_freeState(w->xs);
 	free(w->stage);
 	pthread_mutex_destroy(&w->mu);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""code_cache.py — the code cache (runtime/jit.c) trusts only what can be
+"""code_cache.py — the code cache (runtime/codegen/jit.c) trusts only what can be
 vouched for (docs/security.md):
 - a fresh cache folder is 0700 and its objects 0600;
 - an object swapped in from another model (same kernel names, another
