@@ -602,6 +602,17 @@ ir_expr_is_pure(const Module *m, const Expr *e)
 	}
 }
 
+bool
+ir_is_worker_id(const Expr *e)
+{
+	if (!e || e->kind != E_CALL || e->call.op != OP_CALL_PURE_PACKED ||
+	    e->call.nargs < 1)
+		return false;
+	const Expr *f = e->call.args[0];
+	return (f->kind == E_STR || f->kind == E_EXTERN) && f->str &&
+	       !strcmp(f->str, "runtime.disco.worker_id");
+}
+
 /* ---------------------------------------------------------- substitution */
 
 typedef struct {

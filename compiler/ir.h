@@ -583,6 +583,9 @@ void ir_sinfo_symvars(const SInfo *si, Vec *out);
 void ir_expr_symvars(const Expr *e, Vec *out);
 /* True when evaluating e has no side effect (op calls and pure callees). */
 bool ir_expr_is_pure(const Module *m, const Expr *e);
+/* e is TVM's runtime builtin for the worker's rank,
+ * R.call_pure_packed("runtime.disco.worker_id", ...). */
+bool ir_is_worker_id(const Expr *e);
 
 /*
  * Symbolic substitution: from[i] := to[i]. ir_subst_sinfo returns a

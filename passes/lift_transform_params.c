@@ -35,8 +35,11 @@
  * Beyond TVM: a computable value that F returns is passed to F (TVM #17231);
  * a weight whose annotation uses symbolic variables from the runtime inputs
  * is an R.Tensor(ndim=...) in the transform; `--shared` with nothing in
- * common lifts the union (what TVM's test of the case expects, an xfail).
- * See the shared transform section.
+ * common lifts the union (what TVM's test of the case expects, an xfail);
+ * with rank_known (`rlx transform --tensor-parallel N`, which runs the
+ * transform once per worker), the worker's rank counts as a weight, so a
+ * slice at the rank is lifted however it is spelt. See the shared
+ * transform section.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,6 +64,9 @@ typedef struct {
 	Var **alias;         /* per Var.id: the var a runtime `y = x` or
 			      * `y = t[i]` (t a tuple literal) stands for */
 	Expr **tuple_of;     /* per Var.id: its value when a tuple literal */
+	bool rank_known;     /* PassLiftOptions.rank_known */
+	Vec rank_vars;       /* with rank_known: the vars bound to the rank */
+	Vec rank_syms;       /* ... and the symbolic variables cast from them */
 } Lift;
 
 /* Sets up l for f (tables sized by the module's ids now); false when f has
@@ -99,6 +105,8 @@ lift_free(Lift *l)
 	free(l->tuple_of);
 	free(l->sv_defined);
 	free(l->sv_rt);
+	vec_free(&l->rank_vars);
+	vec_free(&l->rank_syms);
 }
 
 /* ------------------------------------------------------------- analysis */
@@ -239,6 +247,44 @@ can_lift(Lift *l, const Binding *b, bool *dep)
 	return ok;
 }
 
+/* With rank_known: whether bd binds the worker's rank (the worker_id call,
+ * or a var or match_cast of one); the symbolic variables such a match_cast
+ * binds are then defined as a weight's are. */
+static bool
+binds_rank(Lift *l, const Binding *bd)
+{
+	if (!l->rank_known)
+		return false;
+	const Expr *v = bd->value;
+	bool rank = ir_is_worker_id(v);
+	for (int i = 0; !rank && v->kind == E_VAR && i < l->rank_vars.n; i++)
+		rank = l->rank_vars.items[i] == resolve(l, v->var);
+	if (!rank)
+		return false;
+	vec_push(&l->rank_vars, bd->var);
+	mark_defined(l->sv_defined, bd->cast);
+	definable(bd->cast, &l->rank_syms);
+	return true;
+}
+
+/* With rank_known: whether b's value reads a symbolic variable cast from
+ * the rank (`begin=[r * 64]`, `R.arange(r * 64, ...)`): it depends on the
+ * rank as on a weight. */
+static bool
+reads_rank_sym(const Lift *l, const Binding *b)
+{
+	if (!l->rank_syms.n)
+		return false;
+	Vec svs = {0};
+	ir_expr_symvars(b->value, &svs);
+	bool r = false;
+	for (int i = 0; i < svs.n && !r; i++)
+		for (int k = 0; k < l->rank_syms.n && !r; k++)
+			r = svs.items[i] == l->rank_syms.items[k];
+	vec_free(&svs);
+	return r;
+}
+
 /* Classifies the parameters and top-level bindings of l->f and what the
  * run time needs; returns the number of computable bindings that depend on
  * a weight. */
@@ -267,7 +313,10 @@ classify_func(Lift *l)
 			if (bd->value->kind == E_TUPLE)
 				l->tuple_of[bd->var->id] = bd->value;
 			Vec svs = {0};
+			bool rank = b->dataflow && allowed && binds_rank(l, bd);
 			if (b->dataflow && allowed && can_lift(l, bd, &dep)) {
+				/* the rank is as a weight */
+				dep |= rank || reads_rank_sym(l, bd);
 				l->kind[bd->var->id] = K_LIFT;
 				l->param_dep[bd->var->id] = dep;
 				nlift += dep;
@@ -807,11 +856,12 @@ compose(Module *m, Func *old, Func *next, const char *fname, Diags *d)
 
 /* Lifts one function; returns the error count. */
 static int
-lift_func(Module *m, Func *f, Diags *d)
+lift_func(Module *m, Func *f, bool rank_known, Diags *d)
 {
 	Lift l;
 	if (!lift_init(&l, m, f))
 		return 0;
+	l.rank_known = rank_known;
 	int nlift = classify_func(&l);
 	Vec outs = {0}, extra = {0};
 	lift_outputs(&l, &outs);
@@ -1080,6 +1130,8 @@ lift_reset(Lift *l)
 	memset(l->tuple_of, 0, n * sizeof(Expr *));
 	memset(l->sv_defined, 0, n * sizeof(bool));
 	memset(l->sv_rt, 0, n * sizeof(bool));
+	l->rank_vars.n = 0;
+	l->rank_syms.n = 0;
 }
 
 /* A use of `from` (a transform's tuple parameter) becomes a use of `to`. */
@@ -1421,7 +1473,7 @@ prepend_func(Module *m, Func *t)
 
 /* Lifts fs[0..n) into one shared transform_params. */
 static int
-lift_shared(Module *m, Func **fs, int n, Diags *d)
+lift_shared(Module *m, Func **fs, int n, bool rank_known, Diags *d)
 {
 	if (!weights_match(m, fs, n, d))
 		return d->nerrors;
@@ -1432,6 +1484,7 @@ lift_shared(Module *m, Func **fs, int n, Diags *d)
 	for (int i = 0; i < n; i++) {
 		Lift *l = &sf[i].l;
 		lift_init(l, m, fs[i]); /* selected: num_input is valid */
+		l->rank_known = rank_known;
 		sf[i].key_of = malloc(sizeof(int) * sz);
 		for (size_t k = 0; k < sz; k++)
 			sf[i].key_of[k] = -1;
@@ -1519,10 +1572,10 @@ pass_lift_transform_params(Module *m, const PassLiftOptions *o, Diags *d)
 	if (!errors && o && o->shared) {
 		/* Already lifted with --shared: nothing changes. */
 		if (ns > 0 && !ir_find_func(m, "transform_params"))
-			errors += lift_shared(m, sel, ns, d);
+			errors += lift_shared(m, sel, ns, o->rank_known, d);
 	} else {
 		for (int i = 0; i < ns && !errors; i++)
-			errors += lift_func(m, sel[i], d);
+			errors += lift_func(m, sel[i], o && o->rank_known, d);
 	}
 	free(sel);
 	if (!errors)

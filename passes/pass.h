@@ -31,6 +31,12 @@ typedef struct {
 	bool shared;               /* one transform_params for all functions */
 	const char **shared_funcs; /* NULL: every function with num_input */
 	int nshared_funcs;
+	/* The worker's rank is known to the transform (`rlx transform
+	 * --tensor-parallel N` runs it once per worker): the
+	 * runtime.disco.worker_id call counts as a weight, and the symbolic
+	 * variables a match_cast binds from it as defined by one, so what
+	 * depends only on weights and the rank is lifted. */
+	bool rank_known;
 } PassLiftOptions;
 
 /* bind-params (bind_params.c) */

@@ -455,24 +455,32 @@ gen_strided_slice(K *k)
 	return true;
 }
 
-/* arange: out[i] = start + i * step. */
+/* arange: out[i] = start + i * step; an integer start or step known only
+ * at run time (`R.arange(r * 64, ...)`) is a scalar of the kernel. */
 bool
 gen_arange(K *k)
 {
 	Buf *out = &k->buf[0];
 	double s0, s1;
-	if (!cg_prim_arg(k, P_start, &s0) || !cg_prim_arg(k, P_step, &s1))
-		return cg_fail(k, "start and step must be constants");
+	LLVMValueRef v0 = NULL, v1 = NULL;
+	if (!cg_prim_arg(k, P_start, &s0) && !(v0 = cg_prim_i64(k, P_start)))
+		return false;
+	if (!cg_prim_arg(k, P_step, &s1) && !(v1 = cg_prim_i64(k, P_step)))
+		return false;
 	Loop l;
 	LLVMValueRef i = cg_loop_begin(k, &l, out->dim[0]);
 	LLVMValueRef v;
 	if (dtype_is_float(out->dt)) {
+		LLVMValueRef f0 = v0 ? LLVMBuildSIToFP(k->b, v0, k->f64, "")
+				     : LLVMConstReal(k->f64, s0);
+		LLVMValueRef f1 = v1 ? LLVMBuildSIToFP(k->b, v1, k->f64, "")
+				     : LLVMConstReal(k->f64, s1);
 		v = LLVMBuildSIToFP(k->b, i, k->f64, "");
-		v = LLVMBuildFAdd(k->b, LLVMConstReal(k->f64, s0),
-				  LLVMBuildFMul(k->b, v, LLVMConstReal(k->f64, s1), ""), "");
+		v = LLVMBuildFAdd(k->b, f0, LLVMBuildFMul(k->b, v, f1, ""), "");
 		v = cg_cvt(k, v, DT_F64, out->dt);
 	} else {
-		v = cg_add(k, cg_ci(k, (int64_t)s0), cg_mul(k, i, cg_ci(k, (int64_t)s1)));
+		v = cg_add(k, v0 ? v0 : cg_ci(k, (int64_t)s0),
+			   cg_mul(k, i, v1 ? v1 : cg_ci(k, (int64_t)s1)));
 		v = cg_cvt(k, v, DT_I64, out->dt);
 	}
 	cg_st(k, out, i, v);

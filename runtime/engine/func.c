@@ -64,9 +64,10 @@ rt_lift_module(Module *m, const PassOptions *o, bool tidy, Diags *d)
 
 int
 rt_lift_tidy(Module *m, bool shared, const char *const *shared_funcs,
-	     int nshared, Diags *d)
+	     int nshared, bool rank_known, Diags *d)
 {
-	PassOptions o = {.lift = {shared, (const char **)shared_funcs, nshared},
+	PassOptions o = {.lift = {shared, (const char **)shared_funcs, nshared,
+				  rank_known},
 			 .verify_each = true};
 	return rt_lift_module(m, &o, true, d);
 }

@@ -42,9 +42,7 @@ use_var(Var *v, void *ctx)
 static bool
 call_rank(Tp *t, const Expr *e)
 {
-	if (e->kind == E_CALL && e->call.op == OP_CALL_PURE_PACKED &&
-	    e->call.nargs > 0 && e->call.args[0]->str &&
-	    !strcmp(e->call.args[0]->str, "runtime.disco.worker_id"))
+	if (ir_is_worker_id(e))
 		return true; /* the rank itself */
 	if (e->kind != E_CALL || op_info(e->call.op)->cls != OC_COMM)
 		return false;

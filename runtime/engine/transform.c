@@ -211,7 +211,7 @@ find_transform(Xf *x, Diags *d)
 		wnames = rt_lift_weight_names(x->m, x->F, o->shared,
 					      o->shared_funcs, o->nshared_funcs);
 		if (rt_lift_tidy(x->m, o->shared, o->shared_funcs,
-				 o->nshared_funcs, d))
+				 o->nshared_funcs, o->tensor_parallel > 0, d))
 			return false;
 	}
 	x->F = ir_find_func(x->m, fname);
@@ -265,9 +265,7 @@ rank_var(const Func *T)
 						v = body->seq.blocks[k]->bindings[q]->value;
 						break;
 					}
-			if (v->kind == E_CALL && v->call.op == OP_CALL_PURE_PACKED &&
-			    v->call.nargs > 0 && v->call.args[0]->str &&
-			    !strcmp(v->call.args[0]->str, "runtime.disco.worker_id"))
+			if (ir_is_worker_id(v))
 				return c->shape[0]->var;
 		}
 	}

@@ -186,9 +186,10 @@ int rt_lift_module(Module *m, const PassOptions *o, bool tidy, Diags *d);
  * function fname; else an error naming it. */
 bool rt_shared_serves(const char *const *list, int n, const char *fname,
 		      Diags *d);
-/* Lifting as the engines do it: tidy, with o's --shared choice. */
+/* Lifting as the engines do it: tidy, with o's --shared choice; rank_known
+ * under --tensor-parallel (PassLiftOptions). */
 int rt_lift_tidy(Module *m, bool shared, const char *const *shared_funcs,
-		 int nshared, Diags *d);
+		 int nshared, bool rank_known, Diags *d);
 /* The names of the weights that lifting m bundles into the transform's
  * tuple: those of the first function lifted (TVM's order: the --shared list
  * as given, else by name; without shared, f). Arena strings; NULL when that

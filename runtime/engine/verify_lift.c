@@ -126,7 +126,7 @@ prepare(Vf *v, const char *filename, const char *text, size_t len, Diags *d)
 	v->m1 = rlx_parse(filename, text, len, scratch);
 	rlx_diags_free(scratch);
 	if (!v->m1 || rt_lift_tidy(v->m1, o->shared, o->shared_funcs,
-				   o->nshared_funcs, d))
+				   o->nshared_funcs, false, d))
 		return RLX_EINPUT;
 	v->F1 = ir_find_func(v->m1, v->F0->name);
 	v->T1 = ir_find_func(v->m1, tname);

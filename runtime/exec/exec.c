@@ -1367,20 +1367,28 @@ call_dyn_slice(Frame *fr, Step *st, const char *who, RtValue **out)
 	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
 	const AttrVal *axes = op_attr_opt(e, P_axes), *beg = op_attr_opt(e, P_begin);
 	const AttrVal *str = op_attr_opt(e, P_strides);
+	const AttrVal *end = op_attr_opt(e, P_end);
 	RtValue *x = eval_leaf(fr, e->call.args[0]);
 	if (!x)
 		return false;
 	int64_t shape[RT_MAX_DIMS], start[RT_MAX_DIMS], step[RT_MAX_DIMS];
 	RtTensor *t = NULL;
+	/* without assume_inbound the struct info has no shape: the lengths
+	 * are Python's, from the bounds as evaluated */
+	bool lengths = rs->kind == SI_TENSOR && !rs->shape;
 	bool ok = x->kind == RV_TENSOR && axes && axes->kind == AV_INTS && beg &&
-		  eval_shape(fr, rs, shape, who) && rs->ndim == x->t->ndim;
+		  (!lengths || end) && rs->ndim == x->t->ndim;
 	if (!ok)
 		rt_error(fr->e, "%s: strided_slice of %s", who,
 			 value_kind_name(x));
+	else if (!lengths)
+		ok = eval_shape(fr, rs, shape, who);
 	int nd = ok ? x->t->ndim : 0;
 	for (int d = 0; d < nd; d++) {
 		start[d] = 0;
 		step[d] = 1;
+		if (lengths)
+			shape[d] = x->t->shape[d];
 	}
 	for (int p = 0; ok && p < axes->n; p++) {
 		int64_t d = axes->ints[p] < 0 ? axes->ints[p] + nd : axes->ints[p];
@@ -1407,6 +1415,17 @@ call_dyn_slice(Frame *fr, Step *st, const char *who, RtValue **out)
 			  : (b < -1 ? -1 : b > n - 1 ? n - 1 : b);
 		start[d] = b;
 		step[d] = s;
+		int64_t en;
+		if (lengths && !(ok = attr_dim(fr, end, p, &en)))
+			break;
+		if (lengths) {
+			if (en < 0)
+				en += n;
+			en = s > 0 ? (en < 0 ? 0 : en > n ? n : en)
+				   : (en < -1 ? -1 : en > n - 1 ? n - 1 : en);
+			shape[d] = s > 0 ? (en > b ? (en - b + s - 1) / s : 0)
+					 : (b > en ? (b - en - s - 1) / -s : 0);
+		}
 	}
 	for (int d = 0; ok && d < nd; d++)
 		if (shape[d] > 0 && (start[d] + (shape[d] - 1) * step[d] < 0 ||
@@ -1579,7 +1598,7 @@ exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 			return call_kernel(fr, st, who, out);
 		if (op_info(e->call.op)->cls == OC_COMM)
 			return call_comm(fr, st, who, out);
-		if (exec_is_worker_id(e)) {
+		if (ir_is_worker_id(e)) {
 			int64_t r = rt_comm_rank(fr->p->comm);
 			return (*out = rt_value_shape(&r, 1)) != NULL ||
 			       (rt_error(fr->e, "out of memory"), false);

@@ -95,9 +95,6 @@ struct RtProgram {
 
 /* The slot of a Var or SymVar id, -1 when it has none. */
 int exec_slot_of(const RtProgram *p, int id);
-/* R.call_pure_packed("runtime.disco.worker_id", ...): the worker's rank as
- * a shape (1,), as TVM's disco runtime gives it. */
-bool exec_is_worker_id(const Expr *e);
 /* strided_slice whose begin or strides are symbolic (r * 64, the worker's
  * slice): run by the executor, which knows the values; the kernels take
  * constant bounds. */

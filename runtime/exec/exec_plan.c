@@ -298,19 +298,6 @@ fuse_dequant(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 	}
 }
 
-/* R.call_pure_packed("runtime.disco.worker_id", ...): the worker's rank as
- * a shape (1,), as TVM's disco runtime gives it. */
-bool
-exec_is_worker_id(const Expr *e)
-{
-	if (e->kind != E_CALL || e->call.op != OP_CALL_PURE_PACKED ||
-	    e->call.nargs < 1)
-		return false;
-	const Expr *f = e->call.args[0];
-	return (f->kind == E_STR || f->kind == E_EXTERN) && f->str &&
-	       !strcmp(f->str, "runtime.disco.worker_id");
-}
-
 /* strided_slice whose begin or strides are symbolic (r * 64, the worker's
  * slice): run by the executor, which knows the values; the kernels take
  * constant bounds. */
@@ -434,7 +421,7 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 		if (!e || e->kind != E_CALL ||
 		    (op_info(e->call.op)->flags & OF_NATIVE) ||
 		    is_view_op(e->call.op) ||
-		    op_info(e->call.op)->cls == OC_COMM || exec_is_worker_id(e) ||
+		    op_info(e->call.op)->cls == OC_COMM || ir_is_worker_id(e) ||
 		    exec_is_dyn_slice(e))
 			continue;
 		st->k = cg_kernel(p->cg, p->m, e, d);

@@ -107,6 +107,42 @@ IDIOM = HEAD + """    @R.function
         return y
 """
 
+# One model in the three spellings of a worker's slice (issue 44): the
+# R.dist op; TVM's legalization of it (runtime.disco.worker_id matched to r,
+# strided_slice from r * 16 // 2 to (r + 1) * 16 // 2, assume_inbound); and
+# R.take of the index range R.arange(r * 8, r * 8 + 8). Under
+# --tensor-parallel the rank is a known of each worker's transform, so each
+# spelling pre-shards the same values into the same bytes.
+SPELL_HEAD = HEAD + """    @R.function
+    def main(x: R.Tensor((4, 8), dtype="float32"), w1: R.Tensor((16, 8), dtype="float32"), w2: R.Tensor((8, 16), dtype="float32"), g: R.Tensor((8,), dtype="float32")) -> R.Tensor((4, 8), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        r = T.int64()
+        with R.dataflow():
+"""
+SPELL_TAIL = """            h = R.matmul(x, R.permute_dims(w1s, axes=[1, 0]))
+            y = R.matmul(h, R.permute_dims(w2s, axes=[1, 0]))
+            z = R.ccl.allreduce(y, op_type="sum", in_group=True)
+            o = R.multiply(z, g)
+            R.output(o)
+        return o
+"""
+WID = """            wid = R.call_pure_packed("runtime.disco.worker_id", sinfo_args=R.Shape(ndim=1))
+            wid1 = R.match_cast(wid, R.Shape([r]))
+"""
+SPELLINGS = {
+    "dist": SPELL_HEAD + """            w1s = R.dist.redistribute_replica_to_shard(w1, num_workers=2, axis=0)
+            w2s = R.dist.redistribute_replica_to_shard(w2, num_workers=2, axis=1)
+""" + SPELL_TAIL,
+    "slice": SPELL_HEAD + WID + """            w1s = R.strided_slice(w1, axes=[0], begin=[r * 16 // 2], end=[(r + 1) * 16 // 2], assume_inbound=True)
+            w2s = R.strided_slice(w2, axes=[1], begin=[r * 16 // 2], end=[(r + 1) * 16 // 2], assume_inbound=True)
+""" + SPELL_TAIL,
+    "take": SPELL_HEAD + WID + """            idx = R.arange(r * 8, r * 8 + 8, 1, dtype="int64")
+            w1s = R.take(w1, idx, axis=0)
+            w2s = R.take(w2, idx, axis=1)
+""" + SPELL_TAIL,
+}
+
+
 # Every collective once: the result is a tuple.
 COLL = HEAD + """    @R.function
     def main(x: R.Tensor((6, 6), dtype="float32")):
@@ -187,6 +223,123 @@ def presharded(t, p, rng, x):
     t.ok(st == 1 and "over 2 workers, but --tensor-parallel is 4" in err,
          "--tensor-parallel 4 of a 2-worker model is an error", err)
     t.mlpb = (w, mlpb_ref(x, w))
+
+
+def cache_bytes(d):
+    """A cache's records (name, shape, dtype, place) and shard bytes: what
+    must not depend on how the model is spelt (the metadata names the
+    model's text, which does)."""
+    top = json.load(open(os.path.join(d, "tensor-cache.json")))
+    recs = [(sh["dataPath"], r["name"], tuple(r["shape"]), r["dtype"],
+             r["byteOffset"], r["nbytes"])
+            for sh in top["records"] for r in sh["records"]]
+    data = {sh["dataPath"]: open(os.path.join(d, sh["dataPath"]), "rb").read()
+            for sh in top["records"]}
+    return recs, data
+
+
+def spellings(t, p, rng, x):
+    """The three spellings of the rank pre-shard alike: the same records,
+    byte for byte; each worker's part and the lifted main run."""
+    w = {"w1": (rng.randn(16, 8) * 0.3).astype(np.float32),
+         "w2": (rng.randn(8, 16) * 0.3).astype(np.float32),
+         "g": rng.rand(8).astype(np.float32) + 0.5}
+    write_safetensors(p("ws.safetensors"), w)
+    t.spell_ref = (x @ w["w1"].T @ w["w2"].T) * w["g"]
+    caches = {}
+    for name, text in SPELLINGS.items():
+        open(p("sp_%s.py" % name), "w").write(text)
+        st, _, err = rlx("transform", p("sp_%s.py" % name), "--weights",
+                         p("ws.safetensors"), "--tensor-parallel", 2,
+                         "--quiet", "-o", p("sp_%s" % name))
+        if not t.ok(st == 0, "spelling %s: transform --tensor-parallel 2"
+                    % name, err):
+            continue
+        _, names = records(p("sp_%s" % name))
+        t.ok(sorted(names) == ["g", "lv1_shard-0", "lv1_shard-1",
+                               "lv_shard-0", "lv_shard-1"],
+             "spelling %s: the slices (and their transposes) pre-sharded "
+             "per worker, the raw w1 and w2 not stored" % name, names)
+        caches[name] = cache_bytes(p("sp_%s" % name))
+        parts = []
+        for k in range(2):
+            st, _, err = rlx("run", p("sp_%s" % name), "--input",
+                             "x=" + p("x.npy"), "--rank", k,
+                             "-o", p("sp_%s_%d.npy" % (name, k)))
+            if t.ok(st == 0, "spelling %s: run DIR --rank %d" % (name, k),
+                    err):
+                parts.append(np.load(p("sp_%s_%d.npy" % (name, k))))
+        if len(parts) == 2:
+            d = np.abs(parts[0] + parts[1] - t.spell_ref).max()
+            t.ok(d < 1e-4, "spelling %s: the workers' parts sum to NumPy"
+                 % name, "max diff %g" % d)
+    if len(caches) == 3:
+        t.ok(caches["dist"] == caches["slice"] == caches["take"],
+             "the three spellings give the same cache, byte for byte",
+             caches["dist"][0])
+    # without --tensor-parallel the rank stays a run-time value (TVM's lift)
+    st, out, err = rlx("lift", p("sp_slice.py"))
+    main = out.split("def main_transform_params")[0]
+    t.ok(st == 0 and "runtime.disco.worker_id" in main and
+         "R.strided_slice(w1" in main,
+         "rlx lift (no --tensor-parallel) leaves the worker's slices in main",
+         out + err)
+
+
+def mpi_spellings(t, p):
+    """mpirun -np 2 on each spelling's pre-sharded cache."""
+    if not hasattr(t, "spell_ref"):
+        return
+    for name in SPELLINGS:
+        st, _, err = mpirun(2, "run", p("sp_%s" % name), "--input",
+                            "x=" + p("x.npy"), "-o", p("sp_%s_mpi.npy" % name))
+        if t.ok(st == 0, "spelling %s: mpirun -np 2 run DIR" % name, err):
+            d = np.abs(np.load(p("sp_%s_mpi.npy" % name)) - t.spell_ref).max()
+            t.ok(d < 1e-4, "spelling %s: mpirun -np 2 equals NumPy" % name,
+                 "max diff %g" % d)
+
+
+EXAMPLES = os.path.join(os.environ.get("SRCDIR", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..")), "examples")
+
+
+def legalized_llama(t, p):
+    """examples/llama_tp_legalized.py (the worker_id spelling) pre-shards
+    into the cache examples/llama_tp.py gives, byte for byte, and runs on 2
+    ranks as the single-process examples/llama.py."""
+    ex = lambda n: os.path.join(EXAMPLES, n)  # noqa: E731
+    st, _, err = rlx("init-weights", ex("llama.py"), "--seed", 5,
+                     "-o", p("llama.safetensors"))
+    if not t.ok(st == 0, "init-weights llama.py", err):
+        return None
+    for name in ("llama_tp", "llama_tp_legalized"):
+        st, _, err = rlx("transform", ex(name + ".py"), "--weights",
+                         p("llama.safetensors"), "--tensor-parallel", 2,
+                         "--quiet", "-o", p(name))
+        if not t.ok(st == 0, "%s.py: transform --tensor-parallel 2" % name,
+                    err):
+            return None
+    a, b = cache_bytes(p("llama_tp")), cache_bytes(p("llama_tp_legalized"))
+    names = [r[1] for r in b[0]]
+    t.ok(a == b and "l0_qkv_wt_shard-1" in names,
+         "llama_tp_legalized.py pre-shards as llama_tp.py, byte for byte",
+         names)
+    np.save(p("ids.npy"), np.array([3, 1, 4, 1, 5, 9], dtype=np.int64))
+    st, _, err = rlx("run", ex("llama.py"), "--params", p("llama.safetensors"),
+                     "--input", "input_ids=" + p("ids.npy"),
+                     "-o", p("llama1.npy"))
+    t.ok(st == 0, "llama.py on one process", err)
+    return st == 0
+
+
+def mpi_legalized_llama(t, p):
+    st, _, err = mpirun(2, "run", p("llama_tp_legalized"), "--input",
+                        "input_ids=" + p("ids.npy"), "-o", p("llama2.npy"))
+    if t.ok(st == 0, "mpirun -np 2 run the legalized llama's cache", err):
+        a, b = np.load(p("llama1.npy")), np.load(p("llama2.npy"))
+        d = np.abs(a - b).max() / (np.abs(a).max() + 1e-30)
+        t.ok(d < 1e-5, "the legalized llama on 2 ranks equals llama.py on "
+             "one", "max rel diff %g" % d)
 
 
 def mpi_presharded(t, p):
@@ -554,11 +707,16 @@ def run_cases(t, tmp):
         t.ok(d < 1e-5, "TVM's idiom: the workers' partial sums equal NumPy",
              "max diff %g" % d)
     presharded(t, p, rng, x)
+    spellings(t, p, rng, x)
+    llama_ok = legalized_llama(t, p)
 
     if not have_mpi():
         t.skip("mpirun cases", "no mpirun, or rlx built without MPI")
         return
     mpi_presharded(t, p)
+    mpi_spellings(t, p)
+    if llama_ok:
+        mpi_legalized_llama(t, p)
     st, _, err = mpirun(2, "run", p("idiom.py"), "--params",
                         p("w.safetensors"), "--input", "x=" + p("x.npy"),
                         "-o", p("idiom_mpi.npy"))
