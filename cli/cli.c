@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef RLX_HAVE_MPI
+#include <mpi.h>
+#endif
+
 #include "ir.h"
 #include "rlx_runtime.h"
 #include "rt_exec.h"
@@ -167,6 +171,23 @@ cli_dims_free(CliDims *d)
 	free(d->values);
 }
 
+/* Ends every process of an mpirun run (MPI_Abort) with status code, or
+ * this process alone when MPI is not running. */
+static _Noreturn void
+abort_run(int code)
+{
+	fflush(stdout);
+	fflush(stderr);
+#ifdef RLX_HAVE_MPI
+	int inited = 0, done = 0;
+	MPI_Initialized(&inited);
+	MPI_Finalized(&done);
+	if (inited && !done)
+		MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+	exit(code);
+}
+
 int
 cli_finish(const char *cmd, int status, rlx_diags *d, bool warnings)
 {
@@ -177,6 +198,8 @@ cli_finish(const char *cmd, int status, rlx_diags *d, bool warnings)
 	if (n != d->n)
 		cli_usage_error(cmd, "%s", d->items[n].msg);
 	rlx_diags_free(d);
+	if (status == RLX_EABORT)
+		abort_run(EXIT_INPUT);
 	return status;
 }
 

@@ -81,7 +81,9 @@ void cli_dims_free(CliDims *d);
 
 /* After a library call: prints d (warnings only when `warnings`), an
  * RLX_EOPTIONS error as a usage error of cmd, frees d; returns status
- * (RLX_* are the exit statuses). */
+ * (RLX_* are the exit statuses). RLX_EABORT (under mpirun, the others may
+ * wait for this process) does not return: the whole run ends (MPI_Abort)
+ * with status 1 once d is printed. */
 int cli_finish(const char *cmd, int status, rlx_diags *d, bool warnings);
 
 #endif

@@ -77,14 +77,6 @@ typedef struct {
 	double t_write;
 } Cmd;
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* ------------------------------------------------------------ arguments */
 
 /* Parses the command line into c; an exit status, or -1 to go on. */
@@ -203,7 +195,7 @@ static bool
 on_emit(void *ctx, int field, rlx_value *v, rlx_diags *d)
 {
 	Cmd *c = ctx;
-	double t0 = now_s();
+	double t0 = rt_now_s();
 	RtError e;
 	bool ok = c->tmp.tmp || rt_dir_begin(&c->tmp, c->out, &e);
 	if (ok) {
@@ -211,7 +203,7 @@ on_emit(void *ctx, int field, rlx_value *v, rlx_diags *d)
 		ok = rt_value_write(path, v, &e);
 		free(path);
 	}
-	c->t_write += now_s() - t0;
+	c->t_write += rt_now_s() - t0;
 	if (!ok)
 		diag_file(d, DIAG_ERROR, NULL, "%s", e.msg);
 	else
@@ -377,21 +369,13 @@ print_times(const Cmd *c, const rlx_run_result *r, double t_read,
 		r->t_run, c->t_write, total);
 }
 
-/* rlx_run's report before an MPI run is ended: the messages so far. */
-static void
-on_report(void *ctx, const rlx_diags *d)
-{
-	(void)ctx;
-	rlx_diags_print(d, stderr);
-}
-
 /* ------------------------------------------------------------ command */
 
 /* Runs the parsed command: rlx_run, then the result written or printed. */
 static int
 run_cmd(Cmd *c, double t_start)
 {
-	double t0 = now_s();
+	double t0 = rt_now_s();
 	size_t len;
 	const char *name = c->file;
 	/* DIR/model.py is rlx transform's: a regular file (not a pipe, as
@@ -400,13 +384,12 @@ run_cmd(Cmd *c, double t_start)
 				  : cli_read_text("run", c->file, &len, &name);
 	if (!text)
 		return EXIT_INPUT;
-	double t_read = now_s() - t0;
+	double t_read = rt_now_s() - t0;
 	c->o.input_names = (const char *const *)c->names.items;
 	c->o.input_paths = (const char *const *)c->paths.items;
 	c->o.ninputs = c->names.n;
 	c->o.start = on_start;
 	c->o.emit = c->out ? on_emit : NULL;
-	c->o.report = on_report;
 	c->o.ctx = c;
 	rlx_run_result res;
 	rlx_diags *d = rlx_diags_new();
@@ -416,15 +399,15 @@ run_cmd(Cmd *c, double t_start)
 	if (status == EXIT_OK && c->o.plan_only)
 		fputs(res.plan ? res.plan : "", stdout);
 	else if (status == EXIT_OK) {
-		t0 = now_s();
+		t0 = rt_now_s();
 		if (!output(c, &res))
 			status = EXIT_INPUT;
-		c->t_write += now_s() - t0;
+		c->t_write += rt_now_s() - t0;
 	}
 	if (c->tmp.tmp)
 		rt_dir_abort(&c->tmp);
 	if (status == EXIT_OK && c->time && !c->o.plan_only)
-		print_times(c, &res, t_read, now_s() - t_start);
+		print_times(c, &res, t_read, rt_now_s() - t_start);
 	rlx_run_result_free(&res);
 	return status;
 }
@@ -432,7 +415,7 @@ run_cmd(Cmd *c, double t_start)
 int
 cmd_run(int argc, char **argv)
 {
-	double t_start = now_s();
+	double t_start = rt_now_s();
 	Cmd c = {0};
 	int status = parse_args(&c, argc, argv);
 	if (status < 0)

@@ -118,6 +118,8 @@ int64_t rt_numel(const RtTensor *t);
  * /proc/self/status: heap, pools, stacks; not mapped file pages), in
  * bytes; 0 when unknown. */
 uint64_t rt_mem_anon(void);
+/* Monotonic time in seconds, for durations. */
+double rt_now_s(void);
 /* nbytes of ndim/shape/dtype; false on overflow. */
 bool rt_size(DType dt, int ndim, const int64_t *shape, size_t *nbytes);
 

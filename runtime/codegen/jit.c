@@ -598,20 +598,12 @@ add_object(Jit *jit, LLVMMemoryBufferRef obj, char *err, size_t errlen)
 	return true;
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 bool
 jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *rerr)
 {
 	char *err = rerr->msg;
 	size_t errlen = sizeof rerr->msg;
-	double t0 = now_s();
+	double t0 = rt_now_s();
 	char *msg = NULL;
 	if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
 		snprintf(err, errlen, "invalid kernel module: %s",
@@ -638,7 +630,7 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *rerr)
 		free(meta);
 		LLVMDisposeModule(mod);
 		jit->stats.hits++;
-		jit->stats.seconds += now_s() - t0;
+		jit->stats.seconds += rt_now_s() - t0;
 		return true;
 	}
 	LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
@@ -664,7 +656,7 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *rerr)
 			free(meta);
 			LLVMDisposeModule(mod);
 			bool ok = add_object(jit, obj, err, errlen);
-			jit->stats.seconds += now_s() - t0;
+			jit->stats.seconds += rt_now_s() - t0;
 			return ok;
 		}
 		LLVMDisposeMessage(m2); /* fall back to the JIT's own compile */
@@ -679,7 +671,7 @@ jit_add_module(Jit *jit, struct LLVMOpaqueModule *mod, RtError *rerr)
 		LLVMOrcDisposeThreadSafeModule(tsm);
 		return take_error(e, "adding kernels to the JIT", err, errlen);
 	}
-	jit->stats.seconds += now_s() - t0;
+	jit->stats.seconds += rt_now_s() - t0;
 	return true;
 }
 
@@ -699,9 +691,9 @@ void *
 jit_lookup(Jit *jit, const char *name)
 {
 	LLVMOrcExecutorAddress addr = 0;
-	double t0 = now_s();
+	double t0 = rt_now_s();
 	LLVMErrorRef e = LLVMOrcLLJITLookup(jit->lljit, &addr, name);
-	jit->stats.seconds += now_s() - t0;
+	jit->stats.seconds += rt_now_s() - t0;
 	if (e) {
 		LLVMConsumeError(e);
 		return NULL;

@@ -14,9 +14,20 @@
  *
  * Each takes the module's text (as rlx_parse does), reports every error and
  * warning into an rlx_diags (rlx.h), and returns a status: RLX_OK, RLX_EINPUT
- * (the input is wrong: the module, the checkpoint, a file) or RLX_EOPTIONS
- * (an option names what the module does not have). Nothing here prints,
- * exits or changes process-wide settings; the caller decides what to show.
+ * (the input is wrong: the module, the checkpoint, a file), RLX_EOPTIONS
+ * (an option names what the module does not have) or, under mpirun only,
+ * RLX_EABORT (below). Nothing here prints, exits or changes process-wide
+ * settings; the caller decides what to show and when the process ends.
+ *
+ * MPI. rlx_transform (distributed) and rlx_run under mpirun initialize MPI
+ * and leave it initialized when they return, so that the caller can print
+ * its report before the processes part: the caller then calls
+ * rlx_transform_end / rlx_run_end, which finalize it (Open MPI's finalize
+ * waits for every process). RLX_EABORT says that this process failed where
+ * the others may be waiting for it in a collective (a collective failed,
+ * or a step only this process took): the run cannot end together. The
+ * caller shows d and ends the whole run itself (MPI_Abort on
+ * MPI_COMM_WORLD; `rlx` exits 1 so), instead of calling the _end function.
  */
 #ifndef RLX_RUNTIME_H
 #define RLX_RUNTIME_H
@@ -31,7 +42,7 @@
 extern "C" {
 #endif
 
-enum { RLX_OK = 0, RLX_EINPUT = 1, RLX_EOPTIONS = 2 };
+enum { RLX_OK = 0, RLX_EINPUT = 1, RLX_EOPTIONS = 2, RLX_EABORT = 3 };
 
 /* ------------------------------------------------------------ transform */
 
@@ -57,15 +68,14 @@ typedef struct {
 	 * the metadata's rlxTensorParallel is N. */
 	int tensor_parallel;
 	/* Started by mpirun (Open MPI's environment says so): share the work
-	 * among its processes (the library initializes MPI and finalizes it
-	 * before it returns). The outputs are split by a plan every process
+	 * among its processes (the library initializes MPI; see MPI at the
+	 * top for who finalizes it). The outputs are split by a plan every process
 	 * computes from the module and the checkpoint header; each process
 	 * reads the weights its outputs need and writes its shard files into
 	 * the temporary directory of process 0, which writes the JSON and
 	 * moves the cache into place. DIR must be on a file system all of
 	 * them see. The cache is the one process's, byte for byte. Without
-	 * mpirun: one process, as when false. MPI stays initialized when
-	 * rlx_transform returns: call rlx_transform_end after reporting. */
+	 * mpirun: one process, as when false. */
 	bool distributed;
 	/* Called at most 10 times a second while tensors stream, and once
 	 * with final set at the end of the run. NULL: none. */
@@ -112,8 +122,7 @@ int rlx_transform(const char *filename, const char *text, size_t len,
 		  rlx_transform_stats *stats, rlx_diags *d);
 
 /* After a distributed rlx_transform (and after printing its report):
- * finalizes MPI, which waits for every process of the run to get there.
- * Nothing when MPI was not started. */
+ * finalizes MPI (MPI, at the top). Nothing when MPI was not started. */
 void rlx_transform_end(void);
 
 /* ---------------------------------------------------------- init-weights */
@@ -227,8 +236,7 @@ typedef struct {
 	bool strict;               /* as in rlx_transform_options */
 	/* Worker `rank` of a tensor-parallel model, in this one process (its
 	 * NAME_shard-K weights; collectives over itself); -1: the MPI rank
-	 * under mpirun (the library initializes MPI: call rlx_run_end after
-	 * reporting), else worker 0 of 1. */
+	 * under mpirun (MPI, at the top), else worker 0 of 1. */
 	int rank;
 	/* Called once the function is known, before any input or weight is
 	 * read: false stops the run (RLX_EINPUT; the callback says why). */
@@ -238,11 +246,6 @@ typedef struct {
 	 * run (the callback reports why into d). Called only on the process
 	 * that writes results (process 0 under mpirun). */
 	bool (*emit)(void *ctx, int field, rlx_value *v, rlx_diags *d);
-	/* Under mpirun, a process that fails while the others may wait for
-	 * it in a collective ends the whole run (MPI_Abort, exit status 1)
-	 * and rlx_run does not return: report is called just before, with
-	 * the diagnostics so far, for the caller to show them. */
-	void (*report)(void *ctx, const rlx_diags *d);
 	void *ctx;
 	/* Only compile the function and put the executor's plan in res->plan
 	 * (`--print-plan`): nothing is read (weights may be NULL). */

@@ -13,7 +13,9 @@
  * the symbolic dims. Under mpirun each process is a worker: process 0
  * reads the .npy files and broadcasts them, every process checks its own
  * weights, one failing stops them all, and only process 0 keeps or hands
- * out the result. Nothing here prints; files are the caller's (emit).
+ * out the result. Nothing here prints or exits; files are the caller's
+ * (emit). A process that fails where the others wait for it returns
+ * RLX_EABORT for the program to end the run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,16 +45,20 @@ typedef struct {
 	RtComm *comm;
 	bool stream;         /* tuple fields go to o->emit */
 	bool emit_failed;    /* o->emit said why in d */
+	/* under mpirun: this process can no longer meet the others (a
+	 * collective failed, or it failed where they wait for it); no
+	 * collective is tried again and rlx_run returns RLX_EABORT */
+	bool lost;
 	bool *produced;      /* per result field */
 	RtValue **kept;      /* per result field, unless streamed */
 } Run;
 
-static double
-now_s(void)
+/* This process can no longer meet the others: why, into d. */
+static void
+lose(Run *r, const char *why)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	diag_file(r->d, DIAG_ERROR, r->m->src.name, "%s", why);
+	r->lost = true;
 }
 
 /* An error about the run's inputs, reported by process 0 only (the others
@@ -70,7 +76,7 @@ input_error(Run *r, const char *msg)
  * A .npy input. Under mpirun process 0 reads the file and broadcasts its
  * bytes, and every process parses them: the inputs need to exist only
  * where process 0 runs. NULL + e (e empty on the processes that only
- * received).
+ * received, and when the run is lost).
  */
 static RtTensor *
 read_npy(Run *r, const char *path, RtError *e)
@@ -80,24 +86,31 @@ read_npy(Run *r, const char *path, RtError *e)
 	char *buf = NULL;
 	int64_t n = -1;
 	e->msg[0] = 0;
+	if (r->lost)
+		return NULL;
 	if (rt_comm_rank(r->comm) == 0) {
 		size_t len;
 		if ((buf = rt_read_whole(path, UINT64_MAX, &len, e))) /* a FIFO: refused */
 			n = (int64_t)len;
 	}
 	RtError be;
-	if (!rt_comm_bcast(r->comm, &n, sizeof n, 0, &be))
-		rt_comm_abort(r->comm, RLX_EINPUT);
+	if (!rt_comm_bcast(r->comm, &n, sizeof n, 0, &be)) {
+		lose(r, be.msg);
+		n = -1;
+	}
 	if (n < 0) {
 		free(buf);
 		return NULL;
 	}
 	if (!buf && !(buf = malloc((size_t)n + 1))) {
-		rt_error(e, "out of memory");
-		rt_comm_abort(r->comm, RLX_EINPUT);
+		lose(r, "out of memory");
+		return NULL;
 	}
-	if (!rt_comm_bcast(r->comm, buf, (size_t)n, 0, &be))
-		rt_comm_abort(r->comm, RLX_EINPUT);
+	if (!rt_comm_bcast(r->comm, buf, (size_t)n, 0, &be)) {
+		lose(r, be.msg);
+		free(buf);
+		return NULL;
+	}
 	RtTensor *t = rt_npy_parse(buf, (size_t)n, path, e);
 	free(buf);
 	return t;
@@ -228,7 +241,7 @@ run_load(void *ctx, int param, RtError *e)
 	Run *r = ctx;
 	if (param < r->ninput)
 		return rt_value_retain(r->values[param]);
-	double t0 = now_s();
+	double t0 = rt_now_s();
 	const char *name = r->f->params[param]->name;
 	RtValue *v = NULL;
 	RtError le;
@@ -246,7 +259,7 @@ run_load(void *ctx, int param, RtError *e)
 		else if (!(v = rt_value_tensor(t)))
 			rt_error(e, "out of memory");
 	}
-	r->res->t_load += now_s() - t0;
+	r->res->t_load += rt_now_s() - t0;
 	return v;
 }
 
@@ -263,9 +276,9 @@ run_emit(void *ctx, int field, RtValue *v, RtError *e)
 	}
 	r->produced[field] = true;
 	if (r->stream) {
-		double t0 = now_s();
+		double t0 = rt_now_s();
 		bool ok = r->o->emit(r->o->ctx, field, v, r->d);
-		r->res->t_emit += now_s() - t0;
+		r->res->t_emit += rt_now_s() - t0;
 		if (!ok) {
 			r->emit_failed = true;
 			rt_error(e, "result field %d not written", field);
@@ -284,9 +297,9 @@ static bool
 execute(Run *r)
 {
 	rlx_run_result *res = r->res;
-	double t0 = now_s();
+	double t0 = rt_now_s();
 	RtProgram *p = rt_compile_func(r->m, r->f->name, r->d);
-	double t_compile = now_s() - t0;
+	double t_compile = rt_now_s() - t0;
 	if (!rt_comm_all(r->comm, p != NULL)) {
 		rt_program_free(p);
 		return false;
@@ -296,20 +309,17 @@ execute(Run *r)
 	rt_program_set_comm(p, r->comm);
 	RtStream s = {run_load, run_emit, r};
 	RtError e;
-	double t1 = now_s(), l0 = res->t_load, w0 = res->t_emit;
+	double t1 = rt_now_s(), l0 = res->t_load, w0 = res->t_emit;
 	bool ok = rt_run_stream(p, &s, &e);
-	res->t_run = now_s() - t1 - (res->t_load - l0) - (res->t_emit - w0);
+	res->t_run = rt_now_s() - t1 - (res->t_load - l0) - (res->t_emit - w0);
 	/* a checkpoint truncated while it was read: no output from it */
 	if (ok && r->w)
 		ok = rt_weights_check(r->w, &e);
 	if (!ok && !r->emit_failed)
 		rt_error_report(r->d, r->m, &e);
 	/* the others may wait for this process in a collective */
-	if (!ok && rt_comm_is_mpi(r->comm) && rt_comm_size(r->comm) > 1) {
-		if (r->o->report)
-			r->o->report(r->o->ctx, r->d);
-		rt_comm_abort(r->comm, RLX_EINPUT);
-	}
+	if (!ok && rt_comm_is_mpi(r->comm) && rt_comm_size(r->comm) > 1)
+		r->lost = true;
 	for (int k = 0; ok && k < res->info.nresult; k++)
 		if (!r->produced[k]) {
 			diag_file(r->d, DIAG_ERROR, r->m->src.name, "result field "
@@ -374,9 +384,9 @@ result_info(Run *r)
 static int
 prepare(Run *r, const char *filename, const char *text, size_t len)
 {
-	double t0 = now_s();
+	double t0 = rt_now_s();
 	r->m = rlx_parse(filename, text, len, r->d);
-	r->res->t_parse = now_s() - t0;
+	r->res->t_parse = rt_now_s() - t0;
 	if (!r->m || !(r->f = find_func(r)))
 		return RLX_EINPUT;
 	r->ninput = ir_func_num_input(r->f);
@@ -450,13 +460,13 @@ rlx_run(const char *filename, const char *text, size_t len,
 			status = weights_given(&r);
 	}
 	if (status == RLX_OK && r.comm) {
-		double t0 = now_s();
+		double t0 = rt_now_s();
 		bool ok = read_inputs(&r);
 		ok = open_weights(&r) && ok;
-		res->t_load = now_s() - t0;
+		res->t_load = rt_now_s() - t0;
 		/* every process checks its own weights; one failing stops all */
-		if (!rt_comm_all(r.comm, ok) || !execute(&r))
-			status = RLX_EINPUT;
+		if (r.lost || !rt_comm_all(r.comm, ok) || !execute(&r))
+			status = r.lost ? RLX_EABORT : RLX_EINPUT;
 	}
 	for (int i = 0; r.values && i < r.ninput; i++)
 		rt_value_release(r.values[i]);

@@ -73,20 +73,14 @@ typedef struct {
 	bool planned;
 	RtComm *comm;
 	int nprocs, me;
+	/* a collective failed: the processes can no longer meet; none is
+	 * tried again and rlx_transform returns RLX_EABORT */
+	bool lost;
 	uint64_t bytes_read; /* checkpoint bytes this process read */
 	const rlx_transform_options *o;
 	double t0, last;
 	char *model_text;    /* the lifted module, printed before unbundling */
 } Xf;
-
-/* Monotonic time in seconds. */
-static double
-now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Releases the inputs the executor no longer holds, dropping their pages. */
 static void
@@ -109,7 +103,7 @@ xf_progress(Xf *x, bool final)
 {
 	if (!x->o->progress)
 		return;
-	double t = now_s();
+	double t = rt_now_s();
 	if (!final && t - x->last < 0.1)
 		return;
 	x->last = t;
@@ -347,6 +341,15 @@ plan_records(Xf *x)
 
 /* ------------------------------------------------------ the processes */
 
+/* A collective failed (why): the run is lost, said into d. */
+static void
+lose(Xf *x, const char *why, Diags *d)
+{
+	diag_file(d, DIAG_ERROR, x->m ? x->m->src.name : "transform", "%s",
+		  why);
+	x->lost = true;
+}
+
 /*
  * Every process says whether it got this far; true when all did. Process 0
  * reports for all: the others drop their diagnostics, and when another
@@ -358,13 +361,20 @@ agree(Xf *x, bool ok, Diags *d)
 {
 	if (x->nprocs == 1)
 		return ok;
+	if (x->lost)
+		return false;
 	uint64_t *w = calloc((size_t)x->nprocs, sizeof *w);
 	RtError e;
-	if (!w)
-		rt_comm_abort(x->comm, RLX_EINPUT);
+	if (!w) {
+		lose(x, "out of memory", d);
+		return false;
+	}
 	w[x->me] = !ok;
-	if (!rt_comm_sum_u64(x->comm, w, (size_t)x->nprocs, &e))
-		rt_comm_abort(x->comm, RLX_EINPUT);
+	if (!rt_comm_sum_u64(x->comm, w, (size_t)x->nprocs, &e)) {
+		free(w);
+		lose(x, e.msg, d);
+		return false;
+	}
 	int nfail = 0, first = -1;
 	for (int q = 0; q < x->nprocs; q++)
 		if (w[q]) {
@@ -386,8 +396,10 @@ agree(Xf *x, bool ok, Diags *d)
 			break;
 		}
 	if (first > 0 && (!rt_comm_bcast(x->comm, msg, sizeof msg, first, &e) ||
-			  !rt_comm_bcast(x->comm, file, sizeof file, first, &e)))
-		rt_comm_abort(x->comm, RLX_EINPUT);
+			  !rt_comm_bcast(x->comm, file, sizeof file, first, &e))) {
+		lose(x, e.msg, d);
+		return false;
+	}
 	if (x->me == 0 && first > 0)
 		diag_file(d, DIAG_ERROR, *file ? file : "transform",
 			  "process %d of the %d%s failed, so nothing was "
@@ -400,19 +412,20 @@ agree(Xf *x, bool ok, Diags *d)
 
 /* The most of this value over the processes (one: itself). */
 static uint64_t
-most(Xf *x, uint64_t v)
+most(Xf *x, uint64_t v, Diags *d)
 {
-	if (x->nprocs == 1)
+	if (x->nprocs == 1 || x->lost)
 		return v;
 	uint64_t *w = calloc((size_t)x->nprocs, sizeof *w), m = v;
 	RtError e;
 	if (!w)
 		return v;
 	w[x->me] = v;
-	if (rt_comm_sum_u64(x->comm, w, (size_t)x->nprocs, &e))
-		for (int q = 0; q < x->nprocs; q++)
-			if (w[q] > m)
-				m = w[q];
+	if (!rt_comm_sum_u64(x->comm, w, (size_t)x->nprocs, &e))
+		lose(x, e.msg, d);
+	for (int q = 0; !x->lost && q < x->nprocs; q++)
+		if (w[q] > m)
+			m = w[q];
 	free(w);
 	return m;
 }
@@ -525,22 +538,28 @@ run_into(Xf *x, RtProgram *prog, const char *weights, const char *out,
 	return finish(x, cw, out, prov, h, d);
 }
 
-/* Process 0's temporary directory, to the others (NULL: it has none). */
+/* Process 0's temporary directory, to the others (NULL: it has none, or
+ * the run is lost). */
 static char *
-share_tmp(Xf *x, RtCacheWriter *cw)
+share_tmp(Xf *x, RtCacheWriter *cw, Diags *d)
 {
 	RtError e;
 	const char *t = x->me == 0 && cw ? rt_cache_tmpdir(cw) : NULL;
 	uint64_t n = t ? strlen(t) : 0;
-	if (x->nprocs > 1 && !rt_comm_bcast(x->comm, &n, sizeof n, 0, &e))
-		rt_comm_abort(x->comm, RLX_EINPUT);
+	if (x->nprocs > 1 && !rt_comm_bcast(x->comm, &n, sizeof n, 0, &e)) {
+		lose(x, e.msg, d);
+		return NULL;
+	}
 	char *s = n ? calloc(n + 1, 1) : NULL;
 	if (!s)
 		return NULL;
 	if (t)
 		memcpy(s, t, n);
-	if (x->nprocs > 1 && !rt_comm_bcast(x->comm, s, n, 0, &e))
-		rt_comm_abort(x->comm, RLX_EINPUT);
+	if (x->nprocs > 1 && !rt_comm_bcast(x->comm, s, n, 0, &e)) {
+		free(s);
+		lose(x, e.msg, d);
+		return NULL;
+	}
 	return s;
 }
 
@@ -642,7 +661,9 @@ run_planned(Xf *x, RtProgram *prog, const char *weights, const char *out,
 		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
 	if (!agree(x, ok, d))
 		goto fail;
-	char *tmp = share_tmp(x, cw);
+	char *tmp = share_tmp(x, cw, d);
+	if (x->lost)
+		goto fail;
 	if (x->me > 0 && !(cw = rt_cache_join(out, tmp, pl, x->me, &e)))
 		diag_file(d, DIAG_ERROR, out, "%s", e.msg);
 	free(tmp);
@@ -670,9 +691,13 @@ run_planned(Xf *x, RtProgram *prog, const char *weights, const char *out,
 	if (!agree(x, ok, d))
 		goto fail;
 	if (!rt_comm_sum_u64(x->comm, words, (size_t)(2 * np + pl->nshards),
-			     &e))
-		rt_comm_abort(x->comm, RLX_EINPUT);
-	x->bytes_read = most(x, x->bytes_read);
+			     &e)) {
+		lose(x, e.msg, d);
+		goto fail;
+	}
+	x->bytes_read = most(x, x->bytes_read, d);
+	if (x->lost)
+		goto fail;
 	done = true;
 	if (x->me == 0) {
 		rt_ckpt_hash_set_words(h, words, x->info);
@@ -771,8 +796,10 @@ up_to_date(Xf *x, const char *out, json_t *prov, RtCkptHash *h,
 			utd = 2;
 		}
 	}
-	if (x->nprocs > 1 && !rt_comm_bcast(x->comm, &utd, sizeof utd, 0, &e))
-		rt_comm_abort(x->comm, RLX_EINPUT);
+	if (x->nprocs > 1 && !rt_comm_bcast(x->comm, &utd, sizeof utd, 0, &e)) {
+		lose(x, e.msg, d);
+		utd = 2;
+	}
 	return utd;
 }
 
@@ -838,7 +865,7 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	      rlx_diags *d)
 {
 	rlx_transform_options none = {0};
-	Xf x = {.o = opts ? opts : &none, .t0 = now_s(), .nprocs = 1};
+	Xf x = {.o = opts ? opts : &none, .t0 = rt_now_s(), .nprocs = 1};
 	rlx_transform_stats st = {0};
 	RtCkptHash *h = NULL;
 	json_t *prov = NULL;
@@ -916,7 +943,9 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	status = RLX_OK;
 	final_stats(&x, &st);
 done:
-	st.seconds = now_s() - x.t0;
+	if (x.lost)
+		status = RLX_EABORT;
+	st.seconds = rt_now_s() - x.t0;
 	st.processes = x.nprocs;
 	st.process = x.me;
 	if (stats)

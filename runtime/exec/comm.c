@@ -143,19 +143,6 @@ rt_comm_is_mpi(const RtComm *c)
 	return c && c->mpi;
 }
 
-_Noreturn void
-rt_comm_abort(RtComm *c, int code)
-{
-	fflush(stdout);
-	fflush(stderr);
-#ifdef RLX_HAVE_MPI
-	if (c && c->mpi)
-		MPI_Abort(MPI_COMM_WORLD, code);
-#endif
-	(void)c;
-	exit(code);
-}
-
 bool
 rt_comm_all(RtComm *c, bool ok)
 {

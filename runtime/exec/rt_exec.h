@@ -214,7 +214,11 @@ bool rt_stream_params(RtProgram *p, const bool *want, bool *used,
  *
  * Every collective is called by every worker in the same order (the model
  * is the same program on each). Reductions of float16 and bfloat16 are done
- * in float32 and rounded once at the end.
+ * in float32 and rounded once at the end. A collective that fails, or a
+ * worker that fails where the others wait for it in one, leaves the run
+ * unable to meet again: the caller calls no further collective and
+ * returns, and the program ends the whole run (the engines' RLX_EABORT,
+ * rlx_runtime.h); nothing here ends a process.
  */
 typedef enum { RT_RED_SUM, RT_RED_PROD, RT_RED_MIN, RT_RED_MAX, RT_RED_AVG }
 	RtReduce;
@@ -237,9 +241,6 @@ void rt_comm_finalize(void);
 int rt_comm_rank(const RtComm *c);   /* the worker id */
 int rt_comm_size(const RtComm *c);   /* processes in the run */
 bool rt_comm_is_mpi(const RtComm *c);
-/* Ends every process of the run (MPI_Abort) with status code; a single
- * process just exits. For errors after which the others would wait. */
-_Noreturn void rt_comm_abort(RtComm *c, int code);
 /* Whether ok holds on every worker (a logical and over the run). */
 bool rt_comm_all(RtComm *c, bool ok);
 void rt_comm_barrier(RtComm *c);

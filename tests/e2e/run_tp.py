@@ -525,6 +525,21 @@ BADRANK = HEAD + """    @R.function
         return gv
 """
 
+# Worker 1's slice is out of bounds while worker 0 waits for it in the
+# allreduce: rlx_run returns RLX_EABORT on rank 1 and the command ends the
+# whole run (MPI_Abort), instead of the library exiting.
+RUNBAD = HEAD + """    @R.function
+    def main(x: R.Tensor((24, 4), dtype="float32")) -> R.Tensor((16, 4), dtype="float32"):
+        r = T.int64()
+        with R.dataflow():
+            wid = R.call_pure_packed("runtime.disco.worker_id", sinfo_args=R.Shape(ndim=1))
+            wid1 = R.match_cast(wid, R.Shape([r]))
+            s = R.strided_slice(x, axes=[0], begin=[r * 16], end=[r * 16 + 16], assume_inbound=True)
+            y = R.ccl.allreduce(s, op_type="sum")
+            R.output(y)
+        return y
+"""
+
 
 # Output shapes the annotations leave to the run: no plan, the cache laid
 # out as the outputs come, by process 0 alone under mpirun.
@@ -784,6 +799,18 @@ def run_cases(t, tmp):
     t.ok(st != 0 and "missing from the checkpoint: 'w2'" in err and
          not os.path.exists(p("ybad.npy")),
          "mpirun: a missing weight fails every rank, no output",
+         "status %d\n%s" % (st, err))
+
+    # a rank failing while the other waits for it in a collective: the
+    # whole run ends with status 1 and the error, nothing is written
+    open(p("runbad.py"), "w").write(RUNBAD)
+    np.save(p("x24.npy"), np.ones((24, 4), np.float32))
+    st, out, err = mpirun(2, "run", p("runbad.py"), "--input",
+                          "x=" + p("x24.npy"), "-o", p("yrunbad.npy"),
+                          timeout=120)
+    t.ok(st == 1 and "binding 's': strided_slice" in err and
+         "MPI_ABORT" in err and not os.path.exists(p("yrunbad.npy")),
+         "mpirun: a rank failing while another waits ends the run (status 1)",
          "status %d\n%s" % (st, err))
 
     # the number of ranks must match a model's num_workers
