@@ -11,10 +11,14 @@ block. For each module and each pass (and the whole `lift` pipeline):
   - the output is accepted by `rlx check`;
   - running the same command on the output gives byte-identical text
     (canonicalize-bindings: the second output is a fixed point, see SETTLES).
-On failure the module is kept in a temporary directory and the failing
-command is printed. Run through `run.py property [COUNT]`; run directly
+The module itself and every output are checked by one `rlx check` at the
+end (a refused module fails every command: it is counted once, as input).
+Modules are checked RLX_TEST_JOBS at a time (default: one per CPU). On
+failure the module is kept in a temporary directory and the failing command
+of the lowest seed is printed. Run through `run.py property [COUNT]`; run directly
 (`property.py SEED`) it prints the module for that seed.
 """
+import concurrent.futures
 import difflib
 import os
 import random
@@ -296,74 +300,87 @@ def generate(seed):
     return "\n".join(out) + "\n"
 
 
+def jobs():
+    """How many modules are checked at once: RLX_TEST_JOBS, else one per
+    CPU (each is a chain of rlx processes, so threads suffice)."""
+    n = os.environ.get("RLX_TEST_JOBS")
+    return max(1, int(n) if n else (os.cpu_count() or 1))
+
+
+def check_module(rlx, seed, tmp, run):
+    """Runs every command on the module of seed (twice), then one `rlx
+    check` of the module and every output. Returns {label: (file, command,
+    exit status, why)} for the labels that failed ("input" when the module
+    itself is refused: then nothing else is counted) and deletes the files
+    of a module that passed."""
+    text = generate(seed)
+    src = os.path.join(tmp, f"m{seed}.py")
+    with open(src, "w") as f:
+        f.write(text)
+    failed = {}
+    outs = []
+    for label, args in COMMANDS:
+        cmd1 = [rlx, args[0], src] + args[1:]
+        rc1, out1, err1 = run(cmd1)
+        if rc1 != 0:
+            failed.setdefault(label, (src, shlex.join(cmd1), rc1, err1))
+            continue
+        o1 = os.path.join(tmp, f"m{seed}.{label}.py")
+        with open(o1, "w") as f:
+            f.write(out1)
+        outs.append((label, o1))
+        cmd2 = [rlx, args[0], o1] + args[1:]
+        rc2, out2, err2 = run(cmd2)
+        if rc2 == 0 and out2 != out1 and label in SETTLES:
+            # TVM's one-pass rule: the second run is the fixed point
+            o2 = os.path.join(tmp, f"m{seed}.{label}.2.py")
+            with open(o2, "w") as f:
+                f.write(out2)
+            out1 = out2
+            cmd2 = [rlx, args[0], o2] + args[1:]
+            rc2, out2, err2 = run(cmd2)
+        if rc2 != 0 or out2 != out1:
+            if rc2 != 0:
+                why = err2
+            else:
+                diff = difflib.unified_diff(out1.split("\n"), out2.split("\n"),
+                                            "once", "twice", lineterm="")
+                why = "the second run changed the text:\n" + "\n".join(list(diff)[:40])
+            failed.setdefault(label, (src, shlex.join(cmd2), rc2, why))
+    # the input and every output in one process (each file is checked)
+    files = [("input", src)] + outs
+    crc, _, cerr = run([rlx, "check"] + [f for _, f in files])
+    if crc != 0:
+        bad = [(label, f, crc, cerr) for label, f in files if f + ":" in cerr]
+        if not bad:  # no located error names a file (a crash?): one by one
+            bad = [(label, f) + run([rlx, "check", f])[0::2] for label, f in files]
+            bad = [b for b in bad if b[2] != 0] or [("input", src, crc, cerr)]
+        if bad[0][0] == "input":
+            # a refused module fails every command: count it once, as input
+            return {"input": (src, f"rlx check {src}", bad[0][2], bad[0][3])}
+        for label, f, rc, err in bad:
+            failed.setdefault(label, (f, f"rlx check {f}", rc, err))
+    if not failed:
+        for f in os.listdir(tmp):
+            if f.startswith(f"m{seed}."):
+                os.unlink(os.path.join(tmp, f))
+    return failed
+
+
 def run_all(rlx, count, tap, run):
     """Runs every command on count generated modules; reports to tap."""
     tmp = tempfile.mkdtemp(prefix="rlx-property-")
-    kept = False
     base = int(os.environ.get("PROPERTY_SEED", "1"))
+    seeds = range(base, base + count)
+    with concurrent.futures.ThreadPoolExecutor(jobs()) as pool:
+        results = list(pool.map(lambda seed: check_module(rlx, seed, tmp, run), seeds))
     fails = {label: 0 for label, _ in COMMANDS}
     fails["input"] = 0
     first = {}
-    for k in range(count):
-        seed = base + k
-        text = generate(seed)
-        src = os.path.join(tmp, f"m{seed}.py")
-        with open(src, "w") as f:
-            f.write(text)
-        rc, out, err = run([rlx, "check", src])
-        if rc != 0:
-            fails["input"] += 1
-            first.setdefault("input", (src, f"rlx check {src}", rc, err))
-            kept = True
-            continue
-        outs = []
-        bad = False
-        for label, args in COMMANDS:
-            cmd1 = [rlx, args[0], src] + args[1:]
-            rc1, out1, err1 = run(cmd1)
-            if rc1 != 0:
-                fails[label] += 1
-                first.setdefault(label, (src, shlex.join(cmd1), rc1, err1))
-                bad = True
-                continue
-            o1 = os.path.join(tmp, f"m{seed}.{label}.py")
-            with open(o1, "w") as f:
-                f.write(out1)
-            outs.append((label, o1))
-            cmd2 = [rlx, args[0], o1] + args[1:]
-            rc2, out2, err2 = run(cmd2)
-            if rc2 == 0 and out2 != out1 and label in SETTLES:
-                # TVM's one-pass rule: the second run is the fixed point
-                o2 = os.path.join(tmp, f"m{seed}.{label}.2.py")
-                with open(o2, "w") as f:
-                    f.write(out2)
-                out1 = out2
-                cmd2 = [rlx, args[0], o2] + args[1:]
-                rc2, out2, err2 = run(cmd2)
-            if rc2 != 0 or out2 != out1:
-                fails[label] += 1
-                if rc2 != 0:
-                    why = err2
-                else:
-                    diff = difflib.unified_diff(out1.split("\n"), out2.split("\n"),
-                                                "once", "twice", lineterm="")
-                    why = "the second run changed the text:\n" + "\n".join(list(diff)[:40])
-                first.setdefault(label, (src, shlex.join(cmd2), rc2, why))
-                bad = True
-        if outs:
-            crc, cout, cerr = run([rlx, "check"] + [o for _, o in outs])
-            if crc != 0:
-                for label, o in outs:
-                    if o in cerr:
-                        fails[label] += 1
-                        first.setdefault(label, (o, f"rlx check {o}", crc, cerr))
-                bad = True
-        if bad:
-            kept = True
-        else:
-            for f in os.listdir(tmp):
-                if f.startswith(f"m{seed}."):
-                    os.unlink(os.path.join(tmp, f))
+    for failed in results:  # in seed order: the first failure is the lowest seed
+        for label, why in failed.items():
+            fails[label] += 1
+            first.setdefault(label, why)
     for label in ["input"] + [lbl for lbl, _ in COMMANDS]:
         what = ("generated modules are accepted" if label == "input"
                 else f"{label}: output checks, twice == once")
@@ -374,7 +391,7 @@ def run_all(rlx, count, tap, run):
             tap.not_ok(f"{what} ({fails[label]} of {count} modules fail)",
                        f"first failure: {cmd}\nexit status {rc}\n{err.strip()}\n"
                        f"module: {src}\n(all failing modules are kept in {tmp})")
-    if not kept:
+    if not any(results):
         os.rmdir(tmp)
 
 
