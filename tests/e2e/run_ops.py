@@ -7,7 +7,8 @@ For each op, one TVMScript module is written to a temporary directory: its
 with one field per case (dtypes × broadcast and edge shapes: size-0 and
 size-1 dims, 0-d tensors, odd sizes that leave vector tails, symbolic dims).
 One `rlx run` per op keeps the JIT start-up cost down; each case is one TAP
-line. An op that codegen cannot lower ("cannot generate code for OP") is
+line. The runs go RLX_TEST_JOBS at a time (default: one per CPU), reported
+in op order. An op that codegen cannot lower ("cannot generate code for OP") is
 reported as `# SKIP`. Every op of ops.def must have cases here (checked).
 
 Tolerances: float32 rtol 1e-5, float64 1e-10, float16 2e-3, bfloat16 1.6e-2
@@ -16,6 +17,7 @@ integers and bools exact. bfloat16 inputs are bfloat16-representable
 float32 arrays (rlx run converts them), bfloat16 results come back as
 float32.
 """
+import concurrent.futures
 import math
 import os
 import re
@@ -1446,7 +1448,9 @@ def compare(got, want, c):
     return ""
 
 
-def run_op(t, op, cases, tmp):
+def prepare(op, cases, tmp):
+    """Writes op's module and its inputs; returns (rlx arguments, inputs).
+    In op order, on one thread: the random inputs are the same every run."""
     d = os.path.join(tmp, op.replace(".", "_"))
     os.makedirs(d)
     model = os.path.join(d, "model.py")
@@ -1468,8 +1472,12 @@ def run_op(t, op, cases, tmp):
             args += ["--input", "c%d_%d=%s" % (k, i, p)]
             arrs.append(a)
         inputs.append(arrs)
-    out = os.path.join(d, "out")
-    rc, so, se = rlx(*(args + ["-o", out]))
+    return args + ["-o", os.path.join(d, "out")], inputs
+
+
+def report(t, op, cases, inputs, result):
+    """TAP lines for op's cases from its `rlx run` result."""
+    (rc, so, se), out = result
     if rc != 0:
         if "cannot generate code for %s" % op in se:
             for c in cases:
@@ -1489,19 +1497,36 @@ def run_op(t, op, cases, tmp):
         t.ok(not why, "%s %s" % (op, c.label), why)
 
 
+def jobs():
+    """How many `rlx run` at once: RLX_TEST_JOBS, else one per CPU."""
+    n = os.environ.get("RLX_TEST_JOBS")
+    return max(1, int(n) if n else (os.cpu_count() or 1))
+
+
 def main():
     t = Tap()
     only = sys.argv[1:]
     ops = op_names()
     t.ok(len(ops) > 50, "ops.def lists the ops (%d)" % len(ops))
-    with tempfile.TemporaryDirectory(prefix="rlx_ops_") as tmp:
+    with tempfile.TemporaryDirectory(prefix="rlx_ops_") as tmp, \
+            concurrent.futures.ThreadPoolExecutor(jobs()) as pool:
+        # every op's inputs first, then the runs on the pool, reported in
+        # op order as they finish
+        todo = []
         for op in ops:
             if only and op not in only:
                 continue
             cases = cases_for(op)
+            if cases is None:
+                todo.append((op, None, None, None))
+                continue
+            args, inputs = prepare(op, cases, tmp)
+            todo.append((op, cases, inputs,
+                         pool.submit(lambda a: (rlx(*a), a[-1]), args)))
+        for op, cases, inputs, run in todo:
             if not t.ok(cases is not None, "%s has test cases" % op):
                 continue
-            run_op(t, op, cases, tmp)
+            report(t, op, cases, inputs, run.result())
     t.done()
 
 
