@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifdef RLX_HAVE_MPI
 #include <mpi.h>
@@ -17,7 +18,13 @@
 #include "rt_exec.h"
 #include "cli.h"
 
-/* Reads a whole file ("-" is stdin) into a malloc'ed buffer. */
+/* The most model text read from what is not a regular file (standard
+ * input, a pipe, a device such as /dev/zero); a regular file is read up to
+ * its size (docs/cli.md, docs/security.md). */
+#define TEXT_CAP ((size_t)256 << 20)
+
+/* Reads a whole file ("-" is stdin) into a malloc'ed buffer, within the
+ * bounds above. */
 char *
 cli_read_file(const char *cmd, const char *path, size_t *len)
 {
@@ -27,11 +34,23 @@ cli_read_file(const char *cmd, const char *path, size_t *len)
 			strerror(errno));
 		return NULL;
 	}
+	struct stat st;
+	bool regular = !fstat(fileno(f), &st) && S_ISREG(st.st_mode);
+	size_t cap = regular ? (size_t)st.st_size : TEXT_CAP;
 	StrBuf b = {0};
 	char buf[65536];
 	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+	while (b.len <= cap && (n = fread(buf, 1, sizeof buf, f)) > 0)
 		sb_putn(&b, buf, n);
+	if (!regular && b.len > cap) {
+		fprintf(stderr, "rlx %s: error: %s: more than %zu MiB of model "
+			"text (the limit for what is not a regular file)\n", cmd,
+			strcmp(path, "-") ? path : "<stdin>", cap >> 20);
+		if (f != stdin)
+			fclose(f);
+		sb_free(&b);
+		return NULL;
+	}
 	bool bad = ferror(f);
 	if (f != stdin)
 		fclose(f);

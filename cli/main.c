@@ -5,6 +5,7 @@
  * 0 success, 1 the input is wrong, 2 wrong usage. Nothing here prints IR by
  * itself; it reads files, calls the library and reports its diagnostics.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -72,6 +73,10 @@ main(int argc, char **argv)
 	rt_cleanup_install();
 	/* a mapped checkpoint truncated under us: an error, not SIGBUS */
 	rt_map_guard_install();
+	/* over a file-size limit (ulimit -f, a quota) a write fails with
+	 * EFBIG, an error naming the file that removes the temporaries,
+	 * instead of the signal killing rlx and leaving them */
+	signal(SIGXFSZ, SIG_IGN);
 	if (!strcmp(argv[1], "--version")) {
 		printf("rlx %s\n", rlx_version());
 		return EXIT_OK;

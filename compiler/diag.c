@@ -8,24 +8,65 @@
 
 #include "ir.h"
 
-/* Finds line `line` (1-based) of src; returns its start and length. */
+/* Finds line `line` (1-based) of d->src; returns its start and length.
+ * The search resumes from the line found last when it is not past this
+ * one, so the errors of a file cost one pass over it, not one each. */
 static const char *
-source_line(const Source *src, int line, size_t *len)
+source_line(Diags *d, int line, size_t *len)
 {
+	const Source *src = d->src;
 	const char *p = src->text, *end = src->text + src->len;
-	for (int l = 1; l < line && p < end; l++) {
+	int l = 1;
+	if (d->memo_text == src->text && d->memo_line > 0 && d->memo_line <= line &&
+	    d->memo_off <= src->len) {
+		l = d->memo_line;
+		p += d->memo_off;
+	}
+	for (; l < line && p < end; l++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			return NULL;
 		p = nl + 1;
 	}
-	if (p > end)
+	if (p > end || l < line)
 		return NULL;
+	d->memo_text = src->text;
+	d->memo_line = line;
+	d->memo_off = (size_t)(p - src->text);
 	const char *q = p;
 	while (q < end && *q != '\n' && *q != '\r')
 		q++;
 	*len = (size_t)(q - p);
 	return p;
+}
+
+/*
+ * What of a line a diagnostic quotes: the whole line up to DIAG_LINE_MAX
+ * bytes; past that a window of DIAG_WINDOW bytes either side of the
+ * column (as clang and rustc do), its ends moved onto UTF-8 character
+ * boundaries, so that a 20 MB line gives a message of a few hundred bytes.
+ */
+enum { DIAG_LINE_MAX = 512, DIAG_WINDOW = 80 };
+
+static void
+quote_line(DiagEntry *e, const char *line, size_t len)
+{
+	size_t from = 0, to = len;
+	if (len > DIAG_LINE_MAX) {
+		size_t col = e->span.col > 0 ? (size_t)e->span.col - 1 : 0;
+		if (col > len)
+			col = len;
+		from = col > DIAG_WINDOW ? col - DIAG_WINDOW : 0;
+		to = len - col > DIAG_WINDOW ? col + DIAG_WINDOW : len;
+		while (from > 0 && ((unsigned char)line[from] & 0xC0) == 0x80)
+			from--;
+		while (to < len && ((unsigned char)line[to] & 0xC0) == 0x80)
+			to++;
+	}
+	e->line_text = strndup(line + from, to - from);
+	e->text_col = (int)from + 1;
+	e->cut_left = from > 0;
+	e->cut_right = to < len;
 }
 
 static void
@@ -44,14 +85,14 @@ diag_add(Diags *d, DiagLevel level, Span sp, const char *fmt, va_list ap)
 	/* a name quoted from a file may hold control bytes: escaped */
 	sb_put_escaped(&b, raw.p ? raw.p : "", raw.len);
 	sb_free(&raw);
-	DiagEntry e = {level, NULL, sp, sb_take(&b), NULL};
+	DiagEntry e = {level, NULL, sp, sb_take(&b), NULL, 1, false, false};
 	/* Copy what printing needs: the module may be gone by then. */
 	if (d->src) {
 		e.file = strdup(d->src->name);
 		size_t len;
-		const char *line = sp.line > 0 ? source_line(d->src, sp.line, &len) : NULL;
+		const char *line = sp.line > 0 ? source_line(d, sp.line, &len) : NULL;
 		if (line)
-			e.line_text = strndup(line, len);
+			quote_line(&e, line, len);
 	}
 	d->items[d->n++] = e;
 	if (level == DIAG_ERROR)
@@ -118,15 +159,18 @@ print_one(const DiagEntry *e, FILE *out)
 	if (!line)
 		return;
 	size_t len = strlen(line);
-	/* Control bytes of the line are shown escaped (\x1b), never raw. */
+	/* Control bytes of the line are shown escaped (\x1b), never raw; a
+	 * window of a long line is marked "..." at the ends it cuts. */
 	StrBuf shown = {0};
 	sb_put_escaped(&shown, line, len);
-	fprintf(out, "%5d | %s\n", e->span.line, shown.p ? shown.p : "");
+	fprintf(out, "%5d | %s%s%s\n", e->span.line, e->cut_left ? "..." : "",
+		shown.p ? shown.p : "", e->cut_right ? "..." : "");
 	sb_free(&shown);
-	fputs("      | ", out);
+	fputs(e->cut_left ? "      |    " : "      | ", out);
 	/* Tabs stay tabs so that the caret lines up under the column; an
 	 * escaped byte takes as many columns as its escape. */
-	for (int i = 1; i < e->span.col && (size_t)(i - 1) < len; i++) {
+	int col = e->span.col - e->text_col + 1; /* in line_text */
+	for (int i = 1; i < col && (size_t)(i - 1) < len; i++) {
 		StrBuf one = {0};
 		sb_put_escaped(&one, line + i - 1, 1);
 		if (line[i - 1] == '\t')
@@ -137,8 +181,7 @@ print_one(const DiagEntry *e, FILE *out)
 		sb_free(&one);
 	}
 	fputc('^', out);
-	for (int i = 1; i < e->span.len && (size_t)(e->span.col - 1 + i) < len;
-	     i++)
+	for (int i = 1; i < e->span.len && (size_t)(col - 1 + i) < len; i++)
 		fputc('~', out);
 	fputc('\n', out);
 }
@@ -176,6 +219,7 @@ diag_clear(Diags *d)
 		free(d->items[i].line_text);
 	}
 	d->n = d->nerrors = d->nwarnings = 0;
+	d->memo_text = NULL;
 }
 
 /* ------------------------------------------------------- public interface */

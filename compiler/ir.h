@@ -163,7 +163,10 @@ typedef struct {
 	char *file; /* malloc'ed; NULL when not about a file */
 	Span span;
 	char *msg;       /* malloc'ed */
-	char *line_text; /* the source line, malloc'ed; NULL if none */
+	char *line_text; /* the source line, or a window of it, malloc'ed;
+			  * NULL if none */
+	int text_col;    /* the column of line_text's first byte (1-based) */
+	bool cut_left, cut_right; /* the window leaves out part of the line */
 } DiagEntry;
 
 /*
@@ -175,6 +178,11 @@ struct rlx_diags {
 	DiagEntry *items;
 	int n, cap;
 	int nerrors, nwarnings;
+	/* where the last quoted line began, so that finding the next one
+	 * resumes there instead of scanning the source from its start */
+	const char *memo_text;
+	int memo_line;
+	size_t memo_off;
 };
 
 /* Errors diag_print shows (with their notes) before a count of the rest. */

@@ -789,6 +789,9 @@ up_to_date(Xf *x, const char *out, json_t *prov, RtCkptHash *h,
 	RtError e;
 	if (x->me == 0) {
 		bool failed;
+		/* what a killed transform of out left is swept even when this
+		 * one finds the cache up to date and writes nothing */
+		rt_sweep_stale(out);
 		if (rt_cache_up_to_date(out, prov, h, x->src, &failed, &e))
 			utd = 1;
 		else if (failed) {
