@@ -21,7 +21,7 @@
 static const char run_help[] =
 	"usage: rlx run FILE|DIR [--params PATH] [--input NAME=FILE.npy]...\n"
 	"               [--func NAME] [--rank K] [--strict] [-o OUT.npy | -o DIR]\n"
-	"               [--time] [--no-cache] [--print-plan]\n"
+	"               [--time] [--no-cache] [--print-plan] [--no-index-check]\n"
 	"\n"
 	"Runs a function of FILE (default main) on weights and .npy inputs.\n"
 	"Parameters after the num_input attribute are weights, bound by exact\n"
@@ -51,6 +51,10 @@ static const char run_help[] =
 	"                       load, execute, write\n"
 	"  --no-cache           compile every kernel, neither reading nor\n"
 	"                       writing the code cache (as RLX_NO_CACHE=1)\n"
+	"  --no-index-check     do not check that index tensors (R.take in mode\n"
+	"                       \"fast\", the gather and scatter ops) are in\n"
+	"                       range before they are used: faster; an index\n"
+	"                       out of range then reads a clamped position\n"
 	"  --print-plan         print how the executor runs the function (per\n"
 	"                       binding: its kernel, or the kernel it is fused\n"
 	"                       into) on stdout, and stop: no weights or\n"
@@ -139,6 +143,8 @@ parse_args(Cmd *c, int argc, char **argv)
 			c->time = true;
 		} else if (!strcmp(a, "--print-plan")) {
 			c->o.plan_only = true;
+		} else if (!strcmp(a, "--no-index-check")) {
+			c->o.no_index_check = true;
 		} else if (!strcmp(a, "--no-cache")) {
 			setenv("RLX_NO_CACHE", "1", 1); /* read by the JIT */
 		} else if (a[0] == '-' && a[1]) {

@@ -836,6 +836,18 @@ assume_message(StrBuf *b, const char *op, const Assume *as, const char *va,
 		sb_printf(b, "%s: %s (%s) must be less than %s (%s)", op,
 			  as->what_a, va, as->what_b, vb);
 		break;
+	case AS_BCAST:
+		sb_printf(b, "%s: %s is %s, neither 1 nor %s (%s)", op,
+			  as->what_a, va, as->what_b, vb);
+		break;
+	case AS_INDEX: /* va: "[2, 1] is 1000", the index's position and value */
+		sb_printf(b, "%s: %s%s, outside [-%s, %s), the range of %s", op,
+			  as->what_a, va, vb, vb, as->what_b);
+		break;
+	case AS_POS:
+		sb_printf(b, "%s: %s would be %s: it must be at least 1", op,
+			  as->what_a, va);
+		break;
 	}
 }
 

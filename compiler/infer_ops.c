@@ -342,6 +342,18 @@ arg_dim(Ctx *c, int i, int f, int k)
 	return arena_printf(&c->m->arena, "%s's dimension %d", arg_label(c, i), k);
 }
 
+/* "x[f]'s dimension k" for field f of tuple argument i, named by its own
+ * variable when the tuple is written out ("b's dimension k"). */
+static const char *
+field_dim(Ctx *c, int i, int f, int k)
+{
+	const Expr *e = c->call->call.args[i];
+	if (e->kind == E_TUPLE && f < e->tuple.n && e->tuple.items[f]->kind == E_VAR)
+		return arena_printf(&c->m->arena, "%s's dimension %d",
+				    e->tuple.items[f]->var->name, k);
+	return arg_dim(c, i, f, k);
+}
+
 /* Whether `a kind b` holds: 1 provably, 0 provably not, -1 not known. */
 static int
 assume_holds(Ctx *c, AssumeKind kind, PExpr *a, PExpr *b)
@@ -360,10 +372,31 @@ assume_holds(Ctx *c, AssumeKind kind, PExpr *a, PExpr *b)
 			return x == 0;
 		return -1;
 	}
+	if (kind == AS_POS)
+		return dconst(a, &x) ? x >= 1 : -1;
+	if (kind == AS_BCAST) {
+		if (dconst(a, &x) && x == 1)
+			return 1;
+		DimRel r = infer_dim_rel(c->m, a, b);
+		return r == DIM_EQUAL ? 1 : r == DIM_DIFFER && dconst(a, &x) ? 0 : -1;
+	}
 	/* a <= b: b - a >= 0; a < b: b - a > 0 */
 	if (!dconst(dop(c->m, PE_SUB, b, a), &x))
 		return -1;
 	return kind == AS_LE ? x >= 0 : x > 0;
+}
+
+/* Appends as to the call's assumptions. */
+static void
+record(Ctx *c, const Assume *as)
+{
+	int n = c->call->call.nassume;
+	Assume *v = ARENA_ARRAY(&c->m->arena, Assume, n + 1);
+	if (n)
+		memcpy(v, c->call->call.assume, sizeof *v * (size_t)n);
+	v[n] = *as;
+	c->call->call.assume = v;
+	c->call->call.nassume = n + 1;
 }
 
 /*
@@ -381,7 +414,7 @@ assume(Ctx *c, AssumeKind kind, PExpr *a, PExpr *b, const char *wa,
 	int h = assume_holds(c, kind, a, b);
 	if (h == 1)
 		return true;
-	Assume as = {kind, a, b, wa, wb};
+	Assume as = {kind, a, b, wa, wb, 0, 0, 0, 0};
 	if (h == 0) {
 		StrBuf t = {0};
 		assume_message(&t, c->op, &as, dim_str(c, a), dim_str(c, b));
@@ -389,14 +422,25 @@ assume(Ctx *c, AssumeKind kind, PExpr *a, PExpr *b, const char *wa,
 		sb_free(&t);
 		return false;
 	}
-	int n = c->call->call.nassume;
-	Assume *v = ARENA_ARRAY(&c->m->arena, Assume, n + 1);
-	if (n)
-		memcpy(v, c->call->call.assume, sizeof *v * (size_t)n);
-	v[n] = as;
-	c->call->call.assume = v;
-	c->call->call.nassume = n + 1;
+	record(c, &as);
 	return true;
+}
+
+/*
+ * The call reads argument `data` at the values of argument `arg` (column
+ * col of its last dim, -1 all of them) along its dimension dim (-1: its
+ * flattened size): every index must lie in [-n, n). Data the compiler
+ * cannot see, so always checked at run time (AS_INDEX).
+ */
+static void
+assume_index(Ctx *c, int arg, int col, int data, int dim)
+{
+	Arena *a = &c->m->arena;
+	Assume as = {AS_INDEX, NULL, NULL, arg_label(c, arg),
+		     dim < 0 ? arena_printf(a, "the size of %s", arg_label(c, data))
+			     : arg_dim(c, data, -1, dim),
+		     arg, col, data, dim};
+	record(c, &as);
 }
 
 /* "[0, 0]" */
@@ -909,6 +953,9 @@ norm_param(Ctx *c, const SInfo *x, const int *ax, int n, int i)
 				   shape_str(c, w->ndim, w->shape),
 				   shape_str(c, x->ndim, x->shape));
 			return false;
+		} else {
+			assume(c, AS_EQ, w->shape[k], x->shape[ax[k]], arg_dim(c, i, -1, k),
+			       arg_dim(c, 0, -1, ax[k]));
 		}
 	return true;
 }
@@ -1324,6 +1371,8 @@ infer_concat(Module *m, Expr *call, Diags *d)
 				return NULL;
 			}
 			unknown |= r == DIM_UNKNOWN;
+			assume(&c, AS_EQ, x, f0->shape[k], field_dim(&c, 0, i, k),
+			       field_dim(&c, 0, 0, k));
 		}
 	}
 	return tensor(&c, dt, ndim, unknown ? NULL : o);
@@ -1556,8 +1605,12 @@ infer_take(Module *m, Expr *call, Diags *d)
 		return NULL;
 	}
 	const AttrVal *av = attr(&c, P_axis);
-	if (av->kind == AV_NONE)
+	bool fast = !strcmp(mode->s, "fast");
+	if (av->kind == AV_NONE) {
+		if (fast)
+			assume_index(&c, 1, -1, 0, -1);
 		return tensor(&c, x->dtype, ix->ndim, known(ix) ? ix->shape : NULL);
+	}
 	if (x->ndim < 0 || ix->ndim < 0)
 		return tensor(&c, x->dtype, -1, NULL);
 	if (x->ndim == 0) {
@@ -1568,6 +1621,8 @@ infer_take(Module *m, Expr *call, Diags *d)
 	int ax;
 	if (!norm_axis(&c, av->i, x->ndim, &ax))
 		return NULL;
+	if (fast)
+		assume_index(&c, 1, -1, 0, ax);
 	int n = x->ndim - 1 + ix->ndim;
 	if (!known(x) || !known(ix))
 		return tensor(&c, x->dtype, n, NULL);
@@ -1693,6 +1748,9 @@ infer_broadcast_to(Module *m, Expr *call, Diags *d)
 					   shape_str(&c, s->ndim, s->shape));
 				return NULL;
 			}
+			assume(&c, AS_BCAST, a, b, arg_dim(&c, 0, -1, x->ndim - i),
+			       arena_printf(&m->arena, "the new shape's dimension %d",
+					    s->ndim - i));
 		}
 	return tensor(&c, x->dtype, s->ndim, dims_copy(&c, s->shape, s->ndim));
 }
@@ -2087,6 +2145,9 @@ infer_prelu(Module *m, Expr *call, Diags *d)
 			   c.op, dim_str(&c, a->shape[0]), dim_str(&c, x->shape[ax]), ax);
 		return NULL;
 	}
+	if (x->ndim >= 0 && known(x) && a->ndim == 1 && known(a))
+		assume(&c, AS_BCAST, a->shape[0], x->shape[ax], arg_dim(&c, 1, -1, 0),
+		       arg_dim(&c, 0, -1, ax));
 	return ir_copy_sinfo(m, x);
 }
 
@@ -2455,6 +2516,8 @@ infer_stack(Module *m, Expr *call, Diags *d)
 				return NULL;
 			}
 			unknown |= r != DIM_EQUAL;
+			assume(&c, AS_EQ, t->fields[i]->shape[j], f0->shape[j],
+			       field_dim(&c, 0, i, j), field_dim(&c, 0, 0, j));
 		}
 	if (unknown)
 		return tensor(&c, dt, n, NULL);
@@ -2484,6 +2547,11 @@ infer_gather_elements(Module *m, Expr *call, Diags *d)
 			   c.op, x->ndim, ix->ndim);
 		return NULL;
 	}
+	for (int i = 0; known(x) && known(ix) && i < x->ndim; i++)
+		if (i != ax && !assume(&c, AS_LE, ix->shape[i], x->shape[i],
+				       arg_dim(&c, 1, -1, i), arg_dim(&c, 0, -1, i)))
+			return NULL;
+	assume_index(&c, 1, -1, 0, ax);
 	return tensor(&c, x->dtype, ix->ndim, known(ix) ? ix->shape : NULL);
 }
 
@@ -2518,8 +2586,14 @@ infer_gather_nd(Module *m, Expr *call, Diags *d)
 		return NULL;
 	}
 	int n = ix->ndim - 1 + x->ndim - (int)l - (int)bd;
+	for (int k = 0; k < l; k++)
+		assume_index(&c, 1, k, 0, (int)bd + k);
 	if (!known(x))
 		return tensor(&c, x->dtype, n, NULL);
+	for (int i = 0; i < bd; i++)
+		if (!assume(&c, AS_EQ, ix->shape[i], x->shape[i], arg_dim(&c, 1, -1, i),
+			    arg_dim(&c, 0, -1, i)))
+			return NULL;
 	PExpr **o = dims_new(&c, n);
 	int k = 0;
 	for (int i = 0; i < ix->ndim - 1; i++)
@@ -2571,7 +2645,7 @@ infer_scatter_elements(Module *m, Expr *call, Diags *d)
 			   "%d, %d and %d", c.op, x->ndim, ix->ndim, u->ndim);
 		return NULL;
 	}
-	if (known(ix) && known(u) && ix->ndim >= 0 && u->ndim >= 0)
+	if (known(ix) && known(u) && ix->ndim >= 0 && u->ndim >= 0) {
 		for (int i = 0; i < ix->ndim; i++)
 			if (infer_dim_rel(m, ix->shape[i], u->shape[i]) == DIM_DIFFER) {
 				diag_error(d, call->span,
@@ -2579,7 +2653,16 @@ infer_scatter_elements(Module *m, Expr *call, Diags *d)
 					   "same shape", c.op, shape_str(&c, ix->ndim, ix->shape),
 					   shape_str(&c, u->ndim, u->shape));
 				return NULL;
+			} else {
+				assume(&c, AS_EQ, u->shape[i], ix->shape[i],
+				       arg_dim(&c, 2, -1, i), arg_dim(&c, 1, -1, i));
 			}
+	}
+	for (int i = 0; known(x) && known(ix) && ix->ndim == x->ndim && i < x->ndim; i++)
+		if (i != ax && !assume(&c, AS_LE, ix->shape[i], x->shape[i],
+				       arg_dim(&c, 1, -1, i), arg_dim(&c, 0, -1, i)))
+			return NULL;
+	assume_index(&c, 1, -1, 0, ax);
 	return ir_copy_sinfo(m, x);
 }
 
@@ -2617,7 +2700,12 @@ infer_scatter_nd(Module *m, Expr *call, Diags *d)
 				   shape_str(&c, x->ndim, x->shape));
 			return NULL;
 		}
+		assume(&c, AS_EQ, u->shape[i], want, arg_dim(&c, 2, -1, i),
+		       i < ix->ndim - 1 ? arg_dim(&c, 1, -1, i)
+					: arg_dim(&c, 0, -1, (int)l + i - (ix->ndim - 1)));
 	}
+	for (int k = 0; k < l; k++)
+		assume_index(&c, 1, k, 0, k);
 	return ir_copy_sinfo(m, x);
 }
 
@@ -2867,7 +2955,19 @@ conv_channels(Ctx *c, PExpr *cin, PExpr *wi, PExpr *wo, int64_t groups, bool tra
 			   "%lld groups", c->op, (long long)v, (long long)groups);
 		return false;
 	}
-	return true;
+	/* what the kernel needs and symbolic channels leave unproven */
+	Arena *a = &m->arena;
+	const char *xn = arg_label(c, 0), *wn = arg_label(c, 1);
+	if (transpose)
+		return assume(c, AS_EQ, cin, wi, arena_printf(a, "%s's channels", xn),
+			      arena_printf(a, "%s's input channels", wn)) &&
+		       assume(c, AS_DIV, wi, pe_int(a, groups),
+			      arena_printf(a, "%s's input channels", wn), "groups");
+	return assume(c, AS_EQ, cin, want_c, arena_printf(a, "%s's channels", xn),
+		      arena_printf(a, "%s's input channels times groups (%lld)", wn,
+				   (long long)groups)) &&
+	       assume(c, AS_DIV, wo, pe_int(a, groups),
+		      arena_printf(a, "%s's output channels", wn), "groups");
 }
 
 /*
@@ -2946,14 +3046,16 @@ conv(Module *m, Expr *call, Diags *d, int nsp, bool transpose)
 		} else {
 			oc[2 + i] = conv_dim(&c, xc[2 + i], wc[2 + i], pads, dil[i], st[i]);
 		}
+		const char *ext = i == nsp - 1 ? "width" : i == nsp - 2 ? "height" : "depth";
 		if (dconst(oc[2 + i], &v) && v <= 0) {
 			diag_error(d, call->span,
 				   "%s: the output %s would be %lld: the kernel is "
-				   "larger than the padded input", c.op,
-				   i == nsp - 1 ? "width" : i == nsp - 2 ? "height" : "depth",
+				   "larger than the padded input", c.op, ext,
 				   (long long)v);
 			return NULL;
 		}
+		assume(&c, AS_POS, oc[2 + i], pe_int(a, 1),
+		       arena_printf(a, "the output %s", ext), "");
 	}
 	return tensor(&c, dt, ol.nd, layout_bwd(&c, &ol, dc, oc));
 }
@@ -3046,10 +3148,14 @@ infer_pool(Module *m, Expr *call, Diags *d)
 			if (ceil_mode && (out - 1) * st[i] >= in + pad[i])
 				out--;
 			xc[2 + i] = pe_int(a, out);
-		} else if (!ceil_mode) {
-			xc[2 + i] = conv_dim(&c, xc[2 + i], pe_int(a, ks[i]), pads, dil[i], st[i]);
 		} else {
-			return tensor(&c, x->dtype, ol.nd, NULL);
+			const char *ext = i == nsp - 1 ? "width" : i == nsp - 2 ? "height" : "depth";
+			assume(&c, AS_LE, pe_int(a, eff), dop(m, PE_ADD, xc[2 + i], pe_int(a, pads)),
+			       "the pool window",
+			       arena_printf(a, "%s's padded %s", arg_label(&c, 0), ext));
+			if (ceil_mode)
+				return tensor(&c, x->dtype, ol.nd, NULL);
+			xc[2 + i] = conv_dim(&c, xc[2 + i], pe_int(a, ks[i]), pads, dil[i], st[i]);
 		}
 	}
 	return tensor(&c, x->dtype, ol.nd, layout_bwd(&c, &ol, canon, xc));
@@ -3184,6 +3290,10 @@ channel_norm(Module *m, Expr *call, Diags *d, bool groups)
 				   c.op, (long long)v, (long long)ng);
 			return NULL;
 		}
+		if (known(x))
+			assume(&c, AS_DIV, x->shape[ca], pe_int(&m->arena, ng),
+			       arg_dim(&c, 0, -1, ca),
+			       "num_groups");
 	}
 	for (int i = 1; i <= 2; i++)
 		if (!norm_param(&c, x, &ca, 1, i))

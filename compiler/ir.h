@@ -411,11 +411,18 @@ typedef enum {
 	AS_DIV, /* a % b == 0 (b > 0) */
 	AS_LE,  /* a <= b */
 	AS_LT,  /* a < b */
+	AS_POS, /* a >= 1 (b unused) */
+	AS_BCAST, /* a == b or a == 1 (a broadcasts to b) */
+	AS_INDEX, /* every value of argument `arg` (column `col` of its last
+		   * dim; -1 every value) lies in [-n, n), n the dimension
+		   * `dim` of argument `data` (-1: its size); a and b unused.
+		   * A check per index, which rlx run --no-index-check skips */
 } AssumeKind;
 struct Assume {
 	AssumeKind kind;
 	PExpr *a, *b;
 	const char *what_a, *what_b;
+	int arg, col, data, dim; /* AS_INDEX */
 };
 
 /* A Relax variable: Var or DataflowVar. Names need not be unique. */

@@ -250,6 +250,9 @@ typedef struct {
 	/* Only compile the function and put the executor's plan in res->plan
 	 * (`--print-plan`): nothing is read (weights may be NULL). */
 	bool plan_only;
+	/* Skip the check of index values (rt_program_set_index_check): an
+	 * index out of range then reads a clamped position. */
+	bool no_index_check;
 } rlx_run_options;
 
 typedef struct {

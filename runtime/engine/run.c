@@ -307,6 +307,7 @@ execute(Run *r)
 	rt_program_jit_stats(p, &res->jit_compiled, &res->jit_cached, &res->t_jit);
 	res->t_plan = t_compile - res->t_jit;
 	rt_program_set_comm(p, r->comm);
+	rt_program_set_index_check(p, !r->o->no_index_check);
 	RtStream s = {run_load, run_emit, r};
 	RtError e;
 	double t1 = rt_now_s(), l0 = res->t_load, w0 = res->t_emit;

@@ -279,6 +279,7 @@ const_value(RtProgram *p, const Expr *x, RtError *e)
 /* ---------------------------------------------------------- the frame */
 
 static bool load_param(Frame *fr, int i);
+static RtValue *eval_leaf(Frame *fr, const Expr *x);
 
 /* A new frame for fp; NULL when out of memory. */
 static Frame *
@@ -617,6 +618,73 @@ check_si(Frame *fr, const SInfo *si, const RtValue *v, int pass,
 	return true;
 }
 
+/* Element i of integer tensor t as int64. */
+static int64_t
+int_at(const RtTensor *t, int64_t i)
+{
+	const void *d = t->data;
+	switch (t->dtype) {
+	case DT_I8: return ((const int8_t *)d)[i];
+	case DT_U8: return ((const uint8_t *)d)[i];
+	case DT_I16: return ((const int16_t *)d)[i];
+	case DT_I32: return ((const int32_t *)d)[i];
+	case DT_I64: return ((const int64_t *)d)[i];
+	default: return 0;
+	}
+}
+
+/*
+ * AS_INDEX of call e: every value of argument as->arg (its column as->col,
+ * or all) lies in [-n, n), n the dimension as->dim of argument as->data
+ * (-1: its size). false + e naming the first index outside, its position
+ * and value.
+ */
+static bool
+check_index(Frame *fr, const Expr *e, const Assume *as, const char *op)
+{
+	RtValue *iv = eval_leaf(fr, e->call.args[as->arg]);
+	RtValue *xv = iv ? eval_leaf(fr, e->call.args[as->data]) : NULL;
+	bool ok = true;
+	if (iv && xv && iv->kind == RV_TENSOR && xv->kind == RV_TENSOR &&
+	    dtype_is_int(iv->t->dtype) && as->dim < xv->t->ndim &&
+	    (as->col < 0 || (iv->t->ndim > 0 && as->col < iv->t->shape[iv->t->ndim - 1]))) {
+		const RtTensor *ix = iv->t;
+		int64_t n = as->dim < 0 ? rt_numel(xv->t) : xv->t->shape[as->dim];
+		int64_t cnt = rt_numel(ix), step = 1, first = 0;
+		if (as->col >= 0) {
+			step = ix->shape[ix->ndim - 1];
+			first = as->col;
+		}
+		for (int64_t i = first; i < cnt; i += step) {
+			int64_t v = int_at(ix, i);
+			if (v >= -n && v < n)
+				continue;
+			/* the position of element i */
+			StrBuf pos = {0}, t = {0};
+			int64_t rest = i, at[RT_MAX_DIMS];
+			for (int k = ix->ndim - 1; k >= 0; k--) {
+				at[k] = ix->shape[k] ? rest % ix->shape[k] : 0;
+				rest = ix->shape[k] ? rest / ix->shape[k] : 0;
+			}
+			sb_putc(&pos, '[');
+			for (int k = 0; k < ix->ndim; k++)
+				sb_printf(&pos, "%s%lld", k ? ", " : "", (long long)at[k]);
+			sb_printf(&pos, "] is %lld", (long long)v);
+			char vb[24];
+			snprintf(vb, sizeof vb, "%lld", (long long)n);
+			assume_message(&t, op, as, pos.p, vb);
+			rt_error(fr->e, "%s", t.p);
+			sb_free(&t);
+			sb_free(&pos);
+			ok = false;
+			break;
+		}
+	}
+	rt_value_release(iv);
+	rt_value_release(xv);
+	return ok && iv;
+}
+
 /*
  * Checks what op call e's rule assumed and could not prove (ir.h's Assume:
  * equal dims, a divisor, a bound) with the bound symbolic values, before
@@ -628,14 +696,22 @@ check_assumptions(Frame *fr, const Expr *e)
 {
 	for (int i = 0; i < e->call.nassume; i++) {
 		const Assume *as = &e->call.assume[i];
-		int64_t a, b;
-		bool ok = eval_pe(fr, as->a, &a, false) && eval_pe(fr, as->b, &b, false);
-		if (ok) {
+		int64_t a = 0, b = 0;
+		bool ok;
+		if (as->kind == AS_INDEX) {
+			char op[64];
+			snprintf(op, sizeof op, "R.%s", op_info(e->call.op)->name);
+			ok = fr->p->no_index_check || check_index(fr, e, as, op);
+		} else if ((ok = eval_pe(fr, as->a, &a, false) &&
+				 eval_pe(fr, as->b, &b, false))) {
 			switch (as->kind) {
 			case AS_EQ: ok = a == b; break;
 			case AS_DIV: ok = b > 0 && a % b == 0; break;
 			case AS_LE: ok = a <= b; break;
 			case AS_LT: ok = a < b; break;
+			case AS_POS: ok = a >= 1; break;
+			case AS_BCAST: ok = a == b || a == 1; break;
+			case AS_INDEX: break;
 			}
 			if (!ok) {
 				char va[24], vb[24], op[64];

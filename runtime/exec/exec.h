@@ -91,6 +91,7 @@ struct RtProgram {
 	int nseqs;
 	RtPool *pool;    /* large outputs, reused once freed */
 	RtComm *comm;    /* the workers (NULL: worker 0 of 1); not owned */
+	bool no_index_check; /* rt_program_set_index_check(p, false) */
 };
 
 /* The slot of a Var or SymVar id, -1 when it has none. */

@@ -863,6 +863,12 @@ rt_program_set_comm(RtProgram *p, RtComm *c)
 	p->comm = c;
 }
 
+void
+rt_program_set_index_check(RtProgram *p, bool on)
+{
+	p->no_index_check = !on;
+}
+
 const Func *
 rt_program_func(const RtProgram *p)
 {

@@ -117,6 +117,11 @@ void rt_program_free(RtProgram *p);
  * over; c outlives p. Without one, the program is worker 0 of 1. */
 typedef struct RtComm RtComm;
 void rt_program_set_comm(RtProgram *p, RtComm *c);
+/* Whether the values of index tensors (take in mode "fast", gather and
+ * scatter ops) are checked to lie in their range before the kernel reads
+ * with them (the default, true): a check per index; off, an index out of
+ * range is clamped into it, a result without meaning but no crash. */
+void rt_program_set_index_check(RtProgram *p, bool on);
 /* The executor's plan of p, for --print-plan: for each function, each
  * binding (the top level of the body; the branches of an if indented) with
  * the expression that runs for it and what runs it: a kernel (with the

@@ -39,9 +39,10 @@ def t(*dims, dtype=F):
                                              else "%d, " % d for d in dims), dtype)
 
 
-# (name, parameters, body (the failing binding is the one named `at`),
-#  good input shapes, bad input shapes, message after "error: ")
-# An input is a shape (float32) or (shape, dtype).
+# (name, parameters, body, good inputs, bad inputs, message after "error: ")
+# An input is a shape (float32), (shape, dtype) or an array. No good inputs:
+# the rule's result has no shape when the dims are not provably equal (as
+# TVM's), which rlx run cannot allocate; the violation is still caught first.
 CASES = [
     ("matmul: inner dims", "x: %s, w: %s" % (t("m", "k"), t("k2", "n")),
      ["y = R.matmul(x, w)"], {"x": (2, 3), "w": (3, 4)}, {"x": (2, 3), "w": (5, 4)},
@@ -56,6 +57,107 @@ CASES = [
      ["y = R.reshape(x, R.shape([-1, 4]))"], {"x": (2, 6)}, {"x": (3, 3)},
      "R.reshape: the element count of x (9) is not a multiple of the product "
      "of the other new dimensions (4)"),
+    ("nn.conv2d: channels and groups (TVM's symbolic-group module)",
+     "x: %s, w: %s" % (t("n", "c", 6, 6), t("f", "cg", 3, 3)),
+     ["y = R.nn.conv2d(x, w, groups=2)"], {"x": (1, 4, 6, 6), "w": (2, 2, 3, 3)},
+     {"x": (1, 4, 6, 6), "w": (2, 3, 3, 3)},
+     "R.nn.conv2d: x's channels is 4 but w's input channels times groups (2) is 6"),
+    ("nn.conv2d: output channels divisible by groups",
+     "x: %s, w: %s" % (t("n", "c", 6, 6), t("f", "cg", 3, 3)),
+     ["y = R.nn.conv2d(x, w, groups=2)"], {"x": (1, 4, 6, 6), "w": (4, 2, 3, 3)},
+     {"x": (1, 4, 6, 6), "w": (1, 2, 3, 3)},
+     "R.nn.conv2d: w's output channels (1) is not a multiple of groups (2)"),
+    ("nn.conv2d: the kernel fits the input", "x: %s, w: %s" % (t(1, 2, "h", "h"), t(2, 2, 3, 3)),
+     ["y = R.nn.conv2d(x, w)"], {"x": (1, 2, 4, 4), "w": (2, 2, 3, 3)},
+     {"x": (1, 2, 2, 2), "w": (2, 2, 3, 3)},
+     "R.nn.conv2d: the output height would be 0: it must be at least 1"),
+    ("nn.conv1d: channels", "x: %s, w: %s" % (t(1, "c", 5), t(2, "c2", 3)),
+     ["y = R.nn.conv1d(x, w)"], {"x": (1, 3, 5), "w": (2, 3, 3)}, {"x": (1, 3, 5), "w": (2, 2, 3)},
+     "R.nn.conv1d: x's channels is 3 but w's input channels times groups (1) is 2"),
+    ("nn.conv2d_transpose: channels", "x: %s, w: %s" % (t(1, "c", 3, 3), t("c2", 2, 3, 3)),
+     ["y = R.nn.conv2d_transpose(x, w)"], {"x": (1, 2, 3, 3), "w": (2, 2, 3, 3)},
+     {"x": (1, 2, 3, 3), "w": (3, 2, 3, 3)},
+     "R.nn.conv2d_transpose: x's channels is 2 but w's input channels is 3"),
+    ("nn.max_pool2d: the window fits the input", "x: %s" % t(1, 1, "h", "w"),
+     ["y = R.nn.max_pool2d(x, pool_size=[3, 3])"], {"x": (1, 1, 4, 4)}, {"x": (1, 1, 2, 4)},
+     "R.nn.max_pool2d: the pool window (3) is more than x's padded height (2)"),
+    ("concat: dims outside the axis", "a: %s, b: %s" % (t("n", 2), t("m", "k")),
+     ["y = R.concat((a, b), axis=0)"], None, {"a": (2, 2), "b": (3, 5)},
+     "R.concat: b's dimension 1 is 5 but a's dimension 1 is 2"),
+    ("stack: equal shapes", "a: %s, b: %s" % (t("n"), t("m")),
+     ["y = R.stack((a, b), axis=0)"], None, {"a": (3,), "b": (4,)},
+     "R.stack: b's dimension 0 is 4 but a's dimension 0 is 3"),
+    ("broadcast_to: a dim broadcasts", "x: %s, s: R.Shape([\"p\", \"q\"])" % t("n", "m"),
+     ["y = R.broadcast_to(x, s)"], {"x": (1, 3), "s": (np.array([2, 3]))},
+     {"x": (1, 3), "s": (np.array([2, 4]))},
+     "R.broadcast_to: x's dimension 1 is 3, neither 1 nor the new shape's dimension 1 (4)"),
+    ("nn.prelu: alpha per channel", "x: %s, a: %s" % (t(2, "c"), t("k")),
+     ["y = R.nn.prelu(x, a)"], {"x": (2, 3), "a": (3,)}, {"x": (2, 3), "a": (2,)},
+     "R.nn.prelu: a's dimension 0 is 2, neither 1 nor x's dimension 1 (3)"),
+    ("nn.rms_norm: weight of the normalized dims", "x: %s, g: %s" % (t(2, "h"), t("h2")),
+     ["y = R.nn.rms_norm(x, g, axes=[-1])"], {"x": (2, 4), "g": (4,)}, {"x": (2, 4), "g": (5,)},
+     "R.nn.rms_norm: g's dimension 0 is 5 but x's dimension 1 is 4"),
+    ("nn.layer_norm: beta of the normalized dims",
+     "x: %s, g: %s, b: %s" % (t(2, "h"), t("h"), t("h2")),
+     ["y = R.nn.layer_norm(x, g, b, axes=[-1])"], {"x": (2, 4), "g": (4,), "b": (4,)},
+     {"x": (2, 4), "g": (4,), "b": (3,)},
+     "R.nn.layer_norm: b's dimension 0 is 3 but x's dimension 1 is 4"),
+    ("nn.group_norm: channels divisible by num_groups",
+     "x: %s, g: %s, b: %s" % (t(1, "c", 4), t("c"), t("c")),
+     ["y = R.nn.group_norm(x, g, b, num_groups=2, channel_axis=1, axes=[2])"],
+     {"x": (1, 4, 4), "g": (4,), "b": (4,)}, {"x": (1, 3, 4), "g": (3,), "b": (3,)},
+     "R.nn.group_norm: x's dimension 1 (3) is not a multiple of num_groups (2)"),
+    ("gather_elements: indices within data off the axis",
+     "x: %s, i: %s" % (t("n", "m"), t("p", "q", dtype="int64")),
+     ["y = R.gather_elements(x, i, axis=1)"], {"x": (3, 4), "i": ((3, 2), "int64")},
+     {"x": (3, 4), "i": ((4, 2), "int64")},
+     "R.gather_elements: i's dimension 0 (4) is more than x's dimension 0 (3)"),
+    ("scatter_elements: updates like indices",
+     "x: %s, i: %s, u: %s" % (t("n", "m"), t("p", "q", dtype="int64"), t("r", "s")),
+     ["y = R.scatter_elements(x, i, u, axis=1)"],
+     {"x": (3, 4), "i": ((3, 2), "int64"), "u": (3, 2)},
+     {"x": (3, 4), "i": ((3, 2), "int64"), "u": (3, 3)},
+     "R.scatter_elements: u's dimension 1 is 3 but i's dimension 1 is 2"),
+    ("scatter_nd: updates fit indices and data",
+     "x: %s, i: %s, u: %s" % (t("n", "m"), t("p", 1, dtype="int64"), t("r", "s")),
+     ["y = R.scatter_nd(x, i, u)"],
+     {"x": (3, 4), "i": ((2, 1), "int64"), "u": (2, 4)},
+     {"x": (3, 4), "i": ((2, 1), "int64"), "u": (2, 5)},
+     "R.scatter_nd: u's dimension 1 is 5 but x's dimension 1 is 4"),
+    ("gather_nd: batch dims agree",
+     "x: %s, i: %s" % (t("n", "m"), t("p", 1, dtype="int64")),
+     ["y = R.gather_nd(x, i, batch_dims=1)"],
+     {"x": (3, 4), "i": ((3, 1), "int64")}, {"x": (3, 4), "i": ((2, 1), "int64")},
+     "R.gather_nd: i's dimension 0 is 2 but x's dimension 0 is 3"),
+    # index values (checked unless --no-index-check)
+    ("take fast: an index out of range", "e: %s, i: %s" % (t(10, 4), t("t", dtype="int64")),
+     ["y = R.take(e, i, axis=0)"], {"e": (10, 4), "i": np.array([0, 9, -10])},
+     {"e": (10, 4), "i": np.array([1, 10, 3])},
+     "R.take: i[1] is 10, outside [-10, 10), the range of e's dimension 0"),
+    ("take fast, no axis: the flattened size", "e: %s, i: %s" % (t(2, 3), t("t", dtype="int32")),
+     ["y = R.take(e, i)"], {"e": (2, 3), "i": np.array([5, 0], "int32")},
+     {"e": (2, 3), "i": np.array([0, -7], "int32")},
+     "R.take: i[1] is -7, outside [-6, 6), the range of the size of e"),
+    ("gather_elements: an index out of range", "x: %s, i: %s" % (t(2, 3), t(2, 2, dtype="int64")),
+     ["y = R.gather_elements(x, i, axis=1)"], {"x": (2, 3), "i": np.array([[0, 2], [-3, 1]])},
+     {"x": (2, 3), "i": np.array([[0, 2], [1, 3]])},
+     "R.gather_elements: i[1, 1] is 3, outside [-3, 3), the range of x's dimension 1"),
+    ("gather_nd: an index out of range", "x: %s, i: %s" % (t(2, 3), t(2, 2, dtype="int64")),
+     ["y = R.gather_nd(x, i)"], {"x": (2, 3), "i": np.array([[1, 2], [0, 0]])},
+     {"x": (2, 3), "i": np.array([[1, 2], [0, 4]])},
+     "R.gather_nd: i[1, 1] is 4, outside [-3, 3), the range of x's dimension 1"),
+    ("scatter_elements: an index out of range",
+     "x: %s, i: %s, u: %s" % (t(2, 3), t(1, 2, dtype="int64"), t(1, 2)),
+     ["y = R.scatter_elements(x, i, u, axis=0)"],
+     {"x": (2, 3), "i": np.array([[1, 0]]), "u": (1, 2)},
+     {"x": (2, 3), "i": np.array([[-3, 0]]), "u": (1, 2)},
+     "R.scatter_elements: i[0, 0] is -3, outside [-2, 2), the range of x's dimension 0"),
+    ("scatter_nd: an index out of range",
+     "x: %s, i: %s, u: %s" % (t(2, 3), t(2, 1, dtype="int64"), t(2, 3)),
+     ["y = R.scatter_nd(x, i, u)"],
+     {"x": (2, 3), "i": np.array([[1], [0]]), "u": (2, 3)},
+     {"x": (2, 3), "i": np.array([[1], [2]]), "u": (2, 3)},
+     "R.scatter_nd: i[1, 0] is 2, outside [-2, 2), the range of x's dimension 0"),
     ("parameters: a symbolic dim bound twice", "x: %s, y: %s" % (t("n"), t("n")),
      ["y1 = R.add(x, y)"], {"x": (3,), "y": (3,)}, {"x": (3,), "y": (4,)},
      "parameter 'y': dimension 0 is 4, but n was bound to 3 by parameter 'x'"),
@@ -85,6 +187,9 @@ def where(src, at, params):
 
 
 def save(path, spec, rng):
+    if isinstance(spec, np.ndarray):
+        np.save(path, spec)
+        return
     if len(spec) == 2 and isinstance(spec[1], str):
         shape, dtype = spec
     else:
@@ -116,6 +221,8 @@ def main():
                 at = next(b.split("=")[0].strip() for b in body if op + "(" in b)
             line, col = where(src, at, params)
             for kind, shapes in (("good", good), ("bad", bad)):
+                if shapes is None:
+                    continue
                 args = ["run", model]
                 for n, spec in shapes.items():
                     path = os.path.join(d, "%s_%s.npy" % (kind, n))

@@ -479,6 +479,15 @@ def cases_for(op):
                                    [(dt, sx, "n"), (idt, si, "sidx%d" % (2 * n))],
                                    'R.take({0}, {1}, axis=%d, mode="%s")' % (ax, mode),
                                    lambda x, i, ax=ax, mode=mode: np_take(x, i, ax, mode), dt))
+        # no axis: an index into the flattened tensor (negative from the end
+        # under "fast", clamped or wrapped over its size by the others)
+        for mode in ["fast", "clip", "wrap"]:
+            kind = "sidx20" if mode == "fast" else "sidx40"
+            cs.append(Case("float32 (5, 4)[int64 (2, 3)] axis=None mode=%s" % mode,
+                           [("float32", (5, 4), "n"), ("int64", (2, 3), kind)],
+                           'R.take({0}, {1}, mode="%s")' % mode,
+                           lambda x, i, mode=mode: np_take(x.reshape(-1), i, 0, mode),
+                           "float32"))
         return cs
     if op == "expand_dims":
         return [Case("%s %s axis=%s" % (dt, s, ax), [(dt, s, "n")],
