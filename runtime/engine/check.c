@@ -100,6 +100,13 @@ check_shape(Module *m, const Func *f, const Var *p, RtWeights *w,
 			  infer_sinfo_str(m, p->sinfo));
 }
 
+/* qsort/bsearch of strings. */
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* The one policy of run, transform and verify for checkpoint tensors that
  * are no weight of f (see transform.h). */
 int
@@ -109,14 +116,23 @@ rt_check_extra(const Func *f, int first, RtWeights *w, const char *wname,
 	int nextra = 0;
 	StrBuf extra = {0};
 	int n = rt_weights_count(w);
+	/* the weight parameters' names sorted, so that a checkpoint of many
+	 * records costs n log p, not n * p */
+	int np = f->nparams > first ? f->nparams - first : 0;
+	const char **names = malloc(sizeof *names * (size_t)(np ? np : 1));
+	if (!names)
+		ir_bug("out of memory");
+	for (int k = 0; k < np; k++)
+		names[k] = f->params[first + k]->name;
+	qsort(names, (size_t)np, sizeof *names, cmp_str);
 	for (int i = 0; i < n; i++) {
 		const char *name = rt_weights_name(w, i);
-		bool used = false;
-		for (int k = first; k < f->nparams && !used; k++)
-			used = !strcmp(f->params[k]->name, name);
+		bool used = np && bsearch(&name, names, (size_t)np,
+					  sizeof *names, cmp_str);
 		if (!used && nextra++ < 8)
 			sb_printf(&extra, "%s'%s'", nextra > 1 ? ", " : "", name);
 	}
+	free(names);
 	if (nextra)
 		diag_file(d, strict ? DIAG_ERROR : DIAG_WARNING, wname,
 			  "%d tensor%s not a weight of %s%s: %s%s", nextra,

@@ -72,6 +72,47 @@ def cache(shards):
     return json.dumps(top, indent=1).encode(), files
 
 
+def hostile(seeds, a):
+    """Caches as someone else could write them (docs/security.md): records
+    naming files that are not shards, a listed shard of another size and
+    hash, rlxFiles entries, a tensor-parallel cache, many extra records."""
+    j, files = cache([[("w", a, None)], [("b", np.array([1, 0], np.bool_), None)]])
+    top = json.loads(j)
+    planted = json.loads(j)
+    planted["records"].append(dict(planted["records"][0], dataPath="notes.txt",
+                                   records=[]))
+    seeds["cache_planted_datapath"] = b"\3" + json.dumps(planted).encode() + \
+        SEP + files[0] + SEP + files[1]
+    other = json.loads(j)
+    other["records"][1]["nbytes"] = len(files[0])
+    other["records"][1]["rlxHash"] = top["records"][0]["rlxHash"]
+    seeds["cache_listed_not_own"] = b"\3" + json.dumps(other).encode() + \
+        SEP + files[0] + SEP + files[1]
+    owned = json.loads(j)
+    owned["metadata"]["rlxFiles"] = {
+        "notes.txt": {"nbytes": 5, "rlxHash": "0123456789abcdef"},
+        "../escape": {"nbytes": -1, "rlxHash": 7}, "model.py": []}
+    seeds["cache_rlxfiles"] = b"\3" + json.dumps(owned).encode() + \
+        SEP + files[0] + SEP + files[1]
+    tp, tfiles = cache([[("w_shard-0", a, None), ("w_shard-1", a, None)],
+                        [("g", np.ones(2, np.float32), None)]])
+    tpj = json.loads(tp)
+    tpj["metadata"]["rlxTensorParallel"] = 2
+    seeds["cache_tensor_parallel"] = b"\3" + json.dumps(tpj).encode() + \
+        SEP + tfiles[0] + SEP + tfiles[1]
+    many = json.loads(j)
+    extra = bytes(4 * 500)
+    many["records"][1] = {
+        "dataPath": "params_shard_1.bin", "format": "raw-shard",
+        "nbytes": len(extra),
+        "rlxHash": "%016x" % XXH.XXH3_64bits(extra, len(extra)),
+        "records": [{"name": "extra_%d" % i, "shape": [1], "dtype": "float32",
+                     "format": "raw", "nbytes": 4, "byteOffset": 4 * i}
+                    for i in range(500)]}
+    seeds["cache_many_extra"] = b"\3" + json.dumps(
+        many, separators=(",", ":")).encode() + SEP + files[0] + SEP + extra
+
+
 def main(argv):
     out = argv[1] if len(argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "corpus_io")
@@ -102,6 +143,7 @@ def main(argv):
     seeds["cache_two_patched"] = b"\x0b" + j + SEP + files[0] + SEP + files[1]
     j, files = cache([[("x", np.arange(4, dtype=np.int16), None)]])
     seeds["cache_one_old_name"] = b"\7" + j + SEP + files[0]
+    hostile(seeds, a)
     for name, data in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
