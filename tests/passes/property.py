@@ -8,11 +8,12 @@ dataflow block of random chains (elementwise ops, permute_dims, matmul with
 matching shapes, reshape, concat, astype, sum, tuples and tuple indexing,
 R.const, trivial aliases `y = x`, shadowed names), then a non-dataflow
 block. For each module and each pass (and the whole `lift` pipeline):
-  - the output is accepted by `rlx check`;
+  - the output is accepted as `rlx check` accepts it (parsed, inferred,
+    verified: the second run of the command does it first);
   - running the same command on the output gives byte-identical text
     (canonicalize-bindings: the second output is a fixed point, see SETTLES).
-The module itself and every output are checked by one `rlx check` at the
-end (a refused module fails every command: it is counted once, as input).
+When a command fails, one `rlx check` of the module and its outputs tells
+whether the module itself was refused (then it is counted once, as input).
 Modules are checked RLX_TEST_JOBS at a time (default: one per CPU). On
 failure the module is kept in a temporary directory and the failing command
 of the lowest seed is printed. Run through `run.py property [COUNT]`; run directly
@@ -347,19 +348,23 @@ def check_module(rlx, seed, tmp, run):
                                             "once", "twice", lineterm="")
                 why = "the second run changed the text:\n" + "\n".join(list(diff)[:40])
             failed.setdefault(label, (src, shlex.join(cmd2), rc2, why))
-    # the input and every output in one process (each file is checked)
-    files = [("input", src)] + outs
-    crc, _, cerr = run([rlx, "check"] + [f for _, f in files])
-    if crc != 0:
-        bad = [(label, f, crc, cerr) for label, f in files if f + ":" in cerr]
-        if not bad:  # no located error names a file (a crash?): one by one
-            bad = [(label, f) + run([rlx, "check", f])[0::2] for label, f in files]
-            bad = [b for b in bad if b[2] != 0] or [("input", src, crc, cerr)]
-        if bad[0][0] == "input":
-            # a refused module fails every command: count it once, as input
-            return {"input": (src, f"rlx check {src}", bad[0][2], bad[0][3])}
-        for label, f, rc, err in bad:
-            failed.setdefault(label, (f, f"rlx check {f}", rc, err))
+    # `rlx check F` is the parse (infer, verify) every command does first:
+    # the second run of each command has checked its output, and a command
+    # that ran has checked the module. Only when one failed, one `rlx check`
+    # of the module and the outputs tells whether the module was refused.
+    if failed:
+        files = [("input", src)] + outs
+        crc, _, cerr = run([rlx, "check"] + [f for _, f in files])
+        if crc != 0:
+            bad = [(label, f, crc, cerr) for label, f in files if f + ":" in cerr]
+            if not bad:  # no located error names a file (a crash?): one by one
+                bad = [(label, f) + run([rlx, "check", f])[0::2] for label, f in files]
+                bad = [b for b in bad if b[2] != 0] or [("input", src, crc, cerr)]
+            if bad[0][0] == "input":
+                # a refused module fails every command: count it once, as input
+                return {"input": (src, f"rlx check {src}", bad[0][2], bad[0][3])}
+            for label, f, rc, err in bad:
+                failed.setdefault(label, (f, f"rlx check {f}", rc, err))
     if not failed:
         for f in os.listdir(tmp):
             if f.startswith(f"m{seed}."):
