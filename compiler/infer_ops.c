@@ -3370,19 +3370,22 @@ infer_attention(Module *m, Expr *call, Diags *d)
 		if (t[i]->ndim < 0 || !known(t[i]))
 			return tensor(&c, t[0]->dtype, 4, NULL);
 	PExpr **q = t[0]->shape, **k = t[1]->shape, **v = t[2]->shape;
-	struct { PExpr *a, *b; const char *what; } eq[] = {
-		{q[0], k[0], "the batch size of query and key"},
-		{q[0], v[0], "the batch size of query and value"},
-		{k[1], v[1], "the sequence length of key and value"},
-		{q[3], k[3], "the head dim of query and key"},
-		{k[2], v[2], "the heads of key and value"},
+	struct { PExpr *a, *b; const char *what; int ia, da, ib, db; } eq[] = {
+		{k[0], q[0], "the batch size of query and key", 1, 0, 0, 0},
+		{v[0], q[0], "the batch size of query and value", 2, 0, 0, 0},
+		{v[1], k[1], "the sequence length of key and value", 2, 1, 1, 1},
+		{k[3], q[3], "the head dim of query and key", 1, 3, 0, 3},
+		{v[2], k[2], "the heads of key and value", 2, 2, 1, 2},
 	};
-	for (size_t i = 0; i < ARRAY_LEN(eq); i++)
+	for (size_t i = 0; i < ARRAY_LEN(eq); i++) {
 		if (infer_dim_rel(m, eq[i].a, eq[i].b) == DIM_DIFFER) {
 			diag_error(d, call->span, "%s: %s differ: %s and %s", c.op,
-				   eq[i].what, dim_str(&c, eq[i].a), dim_str(&c, eq[i].b));
+				   eq[i].what, dim_str(&c, eq[i].b), dim_str(&c, eq[i].a));
 			return NULL;
 		}
+		assume(&c, AS_EQ, eq[i].a, eq[i].b, arg_dim(&c, eq[i].ia, -1, eq[i].da),
+		       arg_dim(&c, eq[i].ib, -1, eq[i].db));
+	}
 	int64_t hq, hk;
 	if (dconst(q[2], &hq) && dconst(k[2], &hk) && (hk <= 0 || hq % hk)) {
 		diag_error(d, call->span,
@@ -3390,6 +3393,7 @@ infer_attention(Module *m, Expr *call, Diags *d)
 			   c.op, (long long)hq, (long long)hk);
 		return NULL;
 	}
+	assume(&c, AS_DIV, q[2], k[2], arg_dim(&c, 0, -1, 2), arg_dim(&c, 1, -1, 2));
 	if (t[3] && known(t[3]) && t[3]->ndim == 4) {
 		PExpr *want[4] = {q[0], q[2], q[1], k[1]};
 		for (int i = 0; i < 4; i++) {
@@ -3403,6 +3407,9 @@ infer_attention(Module *m, Expr *call, Diags *d)
 					   shape_str(&c, 4, t[3]->shape), shape_str(&c, 4, want));
 				return NULL;
 			}
+			static const int wa[4] = {0, 0, 0, 1}, wd[4] = {0, 2, 1, 1};
+			assume(&c, i < 3 ? AS_BCAST : AS_EQ, t[3]->shape[i], want[i],
+			       arg_dim(&c, 3, -1, i), arg_dim(&c, wa[i], -1, wd[i]));
 		}
 	}
 	PExpr **o = dims_new(&c, 4);

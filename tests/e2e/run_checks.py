@@ -107,6 +107,24 @@ CASES = [
      ["y = R.nn.group_norm(x, g, b, num_groups=2, channel_axis=1, axes=[2])"],
      {"x": (1, 4, 4), "g": (4,), "b": (4,)}, {"x": (1, 3, 4), "g": (3,), "b": (3,)},
      "R.nn.group_norm: x's dimension 1 (3) is not a multiple of num_groups (2)"),
+    ("nn.batch_norm: moving_var of the channels",
+     "x: %s, g: %s, b: %s, mm: %s, mv: %s" % (t(2, "c"), t("c"), t("c"), t("c"), t("c2")),
+     ["y = R.nn.batch_norm(x, g, b, mm, mv, axis=1)"],
+     {"x": (2, 3), "g": (3,), "b": (3,), "mm": (3,), "mv": (3,)},
+     {"x": (2, 3), "g": (3,), "b": (3,), "mm": (3,), "mv": (4,)},
+     "R.nn.batch_norm: mv's dimension 0 is 4 but x's dimension 1 is 3"),
+    ("nn.attention: sequence lengths of key and value",
+     "q: %s, k: %s, v: %s" % (t(1, "s", 2, 4), t(1, "s2", 2, 4), t(1, "s3", 2, 4)),
+     ["y = R.nn.attention(q, k, v)"],
+     {"q": (1, 3, 2, 4), "k": (1, 5, 2, 4), "v": (1, 5, 2, 4)},
+     {"q": (1, 3, 2, 4), "k": (1, 5, 2, 4), "v": (1, 6, 2, 4)},
+     "R.nn.attention: v's dimension 1 is 6 but k's dimension 1 is 5"),
+    ("nn.attention: query heads a multiple of key heads",
+     "q: %s, k: %s, v: %s" % (t(1, 3, "h", 4), t(1, 5, "hk", 4), t(1, 5, "hk", 4)),
+     ["y = R.nn.attention(q, k, v)"],
+     {"q": (1, 3, 4, 4), "k": (1, 5, 2, 4), "v": (1, 5, 2, 4)},
+     {"q": (1, 3, 3, 4), "k": (1, 5, 2, 4), "v": (1, 5, 2, 4)},
+     "R.nn.attention: q's dimension 2 (3) is not a multiple of k's dimension 2 (2)"),
     ("gather_elements: indices within data off the axis",
      "x: %s, i: %s" % (t("n", "m"), t("p", "q", dtype="int64")),
      ["y = R.gather_elements(x, i, axis=1)"], {"x": (3, 4), "i": ((3, 2), "int64")},
@@ -201,6 +219,108 @@ def save(path, spec, rng):
     np.save(path, a)
 
 
+# The property: random well-formed models (a few independent pieces, each
+# with symbolic dims its op must assume equal, divisible, in range) on
+# inputs where one piece's dims disagree: always a located error at that
+# piece, exit 1, no output; the same models on agreeing inputs run.
+def piece_matmul(i, r):
+    m, k, n = r.integers(1, 5, 3)
+    bad = k + r.integers(1, 3)
+    return ("x%d: %s, w%d: %s" % (i, t("m%d" % i, "k%d" % i), i, t("k%db" % i, "n%d" % i)),
+            "r%d = R.matmul(x%d, w%d)" % (i, i, i), "r%d" % i,
+            {"x%d" % i: (m, k), "w%d" % i: (k, n)}, {"x%d" % i: (m, k), "w%d" % i: (bad, n)})
+
+
+def piece_param(i, r):
+    n = r.integers(1, 6)
+    return ("a%d: %s, b%d: %s" % (i, t("n%d" % i), i, t("n%d" % i)),
+            "r%d = R.multiply(a%d, b%d)" % (i, i, i), "b%d" % i,
+            {"a%d" % i: (n,), "b%d" % i: (n,)}, {"a%d" % i: (n,), "b%d" % i: (n + 1,)})
+
+
+def piece_reshape(i, r):
+    good = [(2, 3), (3, 2), (1, 6), (6, 1)][r.integers(0, 4)]
+    bad = [(2, 2), (1, 5), (4, 2), (7, 1)][r.integers(0, 4)]
+    return ("x%d: %s" % (i, t("p%d" % i, "q%d" % i)),
+            "r%d = R.reshape(x%d, R.shape([3, 2]))" % (i, i), "r%d" % i,
+            {"x%d" % i: good}, {"x%d" % i: bad})
+
+
+def piece_conv(i, r):
+    g = int(r.integers(1, 3))
+    cg, f = int(r.integers(1, 3)), g * int(r.integers(1, 3))
+    bad = (cg * g + 1, f) if r.integers(0, 2) or g == 1 else (cg * g, f + 1)
+    return ("x%d: %s, w%d: %s" % (i, t(1, "c%d" % i, 5, 5), i, t("f%d" % i, "g%d" % i, 3, 3)),
+            "r%d = R.nn.conv2d(x%d, w%d, groups=%d)" % (i, i, i, g), "r%d" % i,
+            {"x%d" % i: (1, cg * g, 5, 5), "w%d" % i: (f, cg, 3, 3)},
+            {"x%d" % i: (1, bad[0], 5, 5), "w%d" % i: (bad[1], cg, 3, 3)})
+
+
+def piece_norm(i, r):
+    h = int(r.integers(1, 6))
+    return ("x%d: %s, g%d: %s" % (i, t(2, "h%d" % i), i, t("h%db" % i)),
+            "r%d = R.nn.rms_norm(x%d, g%d, axes=[-1])" % (i, i, i), "r%d" % i,
+            {"x%d" % i: (2, h), "g%d" % i: (h,)}, {"x%d" % i: (2, h), "g%d" % i: (h + 1,)})
+
+
+def piece_take(i, r):
+    v = int(r.integers(2, 9))
+    ids = r.integers(-v, v, 3)
+    bad = ids.copy()
+    bad[r.integers(0, 3)] = v + r.integers(0, 4) if r.integers(0, 2) else -v - 1
+    return ("e%d: %s, i%d: %s" % (i, t("v%d" % i, 2), i, t("t%d" % i, dtype="int64")),
+            "r%d = R.take(e%d, i%d, axis=0)" % (i, i, i), "r%d" % i,
+            {"e%d" % i: (v, 2), "i%d" % i: ids}, {"e%d" % i: (v, 2), "i%d" % i: bad})
+
+
+PIECES = [piece_matmul, piece_param, piece_reshape, piece_conv, piece_norm, piece_take]
+
+
+def property_cases(rng, n):
+    """n random models: (params, body, the binding or parameter that fails,
+    good inputs, bad inputs)."""
+    out = []
+    for _ in range(n):
+        k = int(rng.integers(1, 4))
+        ps = [PIECES[rng.integers(0, len(PIECES))](i, rng) for i in range(k)]
+        bad_at = int(rng.integers(0, k))
+        good = {}
+        bad = {}
+        for j, p in enumerate(ps):
+            good.update(p[3])
+            bad.update(p[4] if j == bad_at else p[3])
+        body = [p[1] for p in ps] + ["r = (%s,)" % ", ".join("r%d" % j for j in range(k))]
+        out.append((", ".join(p[0] for p in ps), body, ps[bad_at][2], good, bad))
+    return out
+
+
+def run_property(t_, tmp, rng):
+    for k, (params, body, at, good, bad) in enumerate(property_cases(rng, 24)):
+        d = os.path.join(tmp, "p%d" % k)
+        os.mkdir(d)
+        src = model_text(params, body)
+        model = os.path.join(d, "model.py")
+        with open(model, "w") as f:
+            f.write(src)
+        line, col = where(src, at, params)
+        res = {}
+        for kind, shapes in (("good", good), ("bad", bad)):
+            args = ["run", model]
+            for n, spec in shapes.items():
+                path = os.path.join(d, "%s_%s.npy" % (kind, n))
+                save(path, spec, rng)
+                args += ["--input", "%s=%s" % (n, path)]
+            out = os.path.join(d, kind + "_out")
+            res[kind] = rlx(*args, "-o", out, timeout=120) + (os.path.exists(out),)
+        want = "model.py:%d:%d: error: " % (line, col)
+        rc, _, se, left = res["bad"]
+        t_.ok(res["good"][0] == 0 and rc == 1 and want in se and not left,
+              "property %d: %d pieces, disagreeing dims at %s: a located error" %
+              (k, len(body) - 1, at),
+              "good run: exit %d %s\nbad run: exit %d\n%s\nwanted %s\n%s" %
+              (res["good"][0], res["good"][2], rc, se, want, src))
+
+
 def main():
     t_ = Tap()
     rng = np.random.default_rng(7)
@@ -228,7 +348,7 @@ def main():
                     path = os.path.join(d, "%s_%s.npy" % (kind, n))
                     save(path, spec, rng)
                     args += ["--input", "%s=%s" % (n, path)]
-                out = os.path.join(d, kind + "_out.npy")
+                out = os.path.join(d, kind + "_out")
                 try:
                     rc, so, se = rlx(*args, "-o", out, timeout=120)
                 except subprocess.TimeoutExpired:
@@ -242,6 +362,7 @@ def main():
                 ok = rc == 1 and want in se and not os.path.exists(out)
                 t_.ok(ok, "%s: a located error" % name,
                       "exit %d\nstderr: %s\nwanted: %s" % (rc, se, want))
+        run_property(t_, tmp, rng)
     t_.done()
 
 
