@@ -696,6 +696,323 @@ eq_func_names(Eq *q, const Module *a, const Module *b, bool a_is_first)
 	return true;
 }
 
+/* -------------------------------------------------------------------- TIR */
+
+/*
+ * Prim_funcs are matched by name. Their vars and buffers (ids from the
+ * module's counter, so they share the Var tables) are matched at their
+ * first occurrence, in walk order; types, kinds and literals compare
+ * exactly. The two spellings of TVM (T.block / T.sblock, s_tir=True,
+ * "tir." / "tirx." attribute keys) read to the same IR and compare equal.
+ */
+static bool
+t_bind(Eq *q, int ia, int ib, Span sa, Span sb, const char *na, const char *nb)
+{
+	if (ia < 0 || ia >= q->na || ib < 0 || ib >= q->nb)
+		ir_bug("TIR id out of range");
+	if (q->v_ab[ia] == -1 && q->v_ba[ib] == -1) {
+		q->v_ab[ia] = ib;
+		q->v_ba[ib] = ia;
+		if (q->names && strcmp(na, nb))
+			return differ(q, sa, sb, "name '%s' vs '%s'", na, nb);
+		return true;
+	}
+	if (q->v_ab[ia] == ib)
+		return true;
+	return differ(q, sa, sb, "'%s' vs '%s': not the same variable or buffer", na, nb);
+}
+
+static bool
+t_var(Eq *q, const TVar *a, const TVar *b, Span sa, Span sb)
+{
+	if (!a || !b)
+		return a == b || differ(q, sa, sb, "a variable on one side only");
+	if (a->ty != b->ty)
+		return differ(q, a->span, b->span, "'%s' is %s, '%s' is %s", a->name,
+			      tir_type_name(a->ty), b->name, tir_type_name(b->ty));
+	return t_bind(q, a->id, b->id, or_span(a->span, sa), or_span(b->span, sb), a->name,
+		      b->name);
+}
+
+static bool t_expr(Eq *q, const TExpr *a, const TExpr *b, Span sa, Span sb);
+
+static bool
+t_exprs(Eq *q, TExpr *const *a, TExpr *const *b, int n, Span sa, Span sb)
+{
+	for (int i = 0; i < n; i++)
+		if (!t_expr(q, a[i], b[i], sa, sb))
+			return false;
+	return true;
+}
+
+static bool
+t_buf(Eq *q, const TBuf *a, const TBuf *b, Span sa, Span sb)
+{
+	return t_bind(q, a->id, b->id, sa, sb, a->name, b->name);
+}
+
+static void
+t_text(Eq *q, const TExpr *e, StrBuf *s)
+{
+	(void)q;
+	if (e)
+		print_texpr(s, e);
+	else
+		sb_puts(s, "nothing");
+}
+
+static bool
+t_expr(Eq *q, const TExpr *a, const TExpr *b, Span sa, Span sb)
+{
+	if (!a || !b) {
+		if (a == b)
+			return true;
+		return differ(q, sa, sb, "an expression on one side only");
+	}
+	sa = or_span(a->span, sa);
+	sb = or_span(b->span, sb);
+	bool same = a->kind == b->kind && a->ty == b->ty && a->n == b->n;
+	if (same) {
+		switch (a->kind) {
+		case TE_INT: same = a->i == b->i; break;
+		case TE_FLOAT: same = a->f == b->f || (a->f != a->f && b->f != b->f); break;
+		case TE_STR:
+		case TE_CALL: same = !strcmp(a->s, b->s); break;
+		default: break;
+		}
+	}
+	if (!same) {
+		StrBuf x = {0}, y = {0};
+		t_text(q, a, &x);
+		t_text(q, b, &y);
+		differ(q, sa, sb, "%s vs %s", x.p, y.p);
+		sb_free(&x);
+		sb_free(&y);
+		return false;
+	}
+	if (a->kind == TE_VAR)
+		return t_var(q, a->var, b->var, sa, sb);
+	if (a->kind == TE_LOAD && !t_buf(q, a->buf, b->buf, sa, sb))
+		return false;
+	return t_exprs(q, a->args, b->args, a->n, sa, sb) && t_expr(q, a->a, b->a, sa, sb) &&
+	       t_expr(q, a->b, b->b, sa, sb) && t_expr(q, a->c, b->c, sa, sb);
+}
+
+static bool
+t_str_eq(const char *a, const char *b, const char *dflt)
+{
+	return !strcmp(a ? a : dflt, b ? b : dflt);
+}
+
+/* A buffer's declaration: both become the same buffer here. */
+static bool
+t_buf_decl(Eq *q, const TBuf *a, const TBuf *b)
+{
+	Span sa = a->span, sb = b->span;
+	if (!t_buf(q, a, b, sa, sb))
+		return false;
+	if (a->dtype != b->dtype || a->ndim != b->ndim || a->nstrides != b->nstrides)
+		return differ(q, sa, sb, "buffer '%s' of %s with %d dimensions vs '%s' of %s with %d",
+			      a->name, dtype_name(a->dtype), a->ndim, b->name, dtype_name(b->dtype),
+			      b->ndim);
+	if (!t_str_eq(a->scope, b->scope, "global") || a->align != b->align ||
+	    a->offset_factor != b->offset_factor ||
+	    !t_str_eq(a->buffer_type, b->buffer_type, "default") || !a->data != !b->data)
+		return differ(q, sa, sb, "buffers '%s' and '%s' differ in scope, alignment, "
+			      "offset factor, type or data", a->name, b->name);
+	if (a->data && !t_var(q, a->data, b->data, sa, sb))
+		return false;
+	return t_exprs(q, a->shape, b->shape, a->ndim, sa, sb) &&
+	       t_exprs(q, a->strides, b->strides, a->nstrides, sa, sb) &&
+	       t_expr(q, a->elem_offset, b->elem_offset, sa, sb);
+}
+
+static bool
+t_range(Eq *q, const TRange *a, const TRange *b, Span sa, Span sb)
+{
+	/* a point is a range of extent 1 */
+	bool pa = !a->extent || (a->extent->kind == TE_INT && a->extent->i == 1);
+	bool pb = !b->extent || (b->extent->kind == TE_INT && b->extent->i == 1);
+	if (!t_expr(q, a->min, b->min, sa, sb))
+		return false;
+	if (pa || pb)
+		return pa == pb || differ(q, sa, sb, "a point vs a range");
+	return t_expr(q, a->extent, b->extent, sa, sb);
+}
+
+static bool
+t_regions(Eq *q, const TRegion *a, int na, const TRegion *b, int nb, Span sa, Span sb,
+	  const char *what)
+{
+	if (na != nb)
+		return differ(q, sa, sb, "%d %s regions vs %d", na, what, nb);
+	for (int i = 0; i < na; i++) {
+		if (!t_buf(q, a[i].buf, b[i].buf, or_span(a[i].span, sa), or_span(b[i].span, sb)))
+			return false;
+		for (int k = 0; k < a[i].n; k++)
+			if (!t_range(q, &a[i].ranges[k], &b[i].ranges[k], or_span(a[i].span, sa),
+				     or_span(b[i].span, sb)))
+				return false;
+	}
+	return true;
+}
+
+static bool
+t_anns(Eq *q, const TAnn *a, int na, const TAnn *b, int nb, Span sa, Span sb)
+{
+	if (na != nb)
+		return differ(q, sa, sb, "%d annotations vs %d", na, nb);
+	for (int i = 0; i < na; i++)
+		if (strcmp(a[i].key, b[i].key) || strcmp(a[i].text, b[i].text))
+			return differ(q, sa, sb, "annotation \"%s\": %s vs \"%s\": %s", a[i].key,
+				      a[i].text, b[i].key, b[i].text);
+	return true;
+}
+
+static bool
+t_stmt(Eq *q, const TStmt *a, const TStmt *b)
+{
+	if (!a || !b)
+		return a == b || differ(q, a ? a->span : (Span){0}, b ? b->span : (Span){0},
+					"a statement on one side only");
+	Span sa = a->span, sb = b->span;
+	if (a->kind != b->kind)
+		return differ(q, sa, sb, "different statements");
+	switch (a->kind) {
+	case TS_SEQ:
+		if (a->n != b->n)
+			return differ(q, sa, sb, "%d statements vs %d", a->n, b->n);
+		for (int i = 0; i < a->n; i++)
+			if (!t_stmt(q, a->body[i], b->body[i]))
+				return false;
+		return true;
+	case TS_FOR:
+		if (a->for_kind != b->for_kind || !t_str_eq(a->thread, b->thread, ""))
+			return differ(q, sa, sb, "loops of different kinds");
+		return t_expr(q, a->min, b->min, sa, sb) && t_expr(q, a->extent, b->extent, sa, sb) &&
+		       t_var(q, a->var, b->var, sa, sb) &&
+		       t_anns(q, a->anns, a->nanns, b->anns, b->nanns, sa, sb) &&
+		       t_stmt(q, a->inner, b->inner);
+	case TS_BLOCK:
+		if (strcmp(a->name, b->name))
+			return differ(q, sa, sb, "block \"%s\" vs \"%s\"", a->name, b->name);
+		if (a->niters != b->niters || a->nallocs != b->nallocs)
+			return differ(q, sa, sb, "blocks with different axes or allocations");
+		for (int i = 0; i < a->niters; i++) {
+			const TIter *x = &a->iters[i], *y = &b->iters[i];
+			if (x->kind != y->kind)
+				return differ(q, or_span(x->span, sa), or_span(y->span, sb),
+					      "axes of different kinds");
+			if (!t_expr(q, x->value, y->value, sa, sb) ||
+			    !t_expr(q, x->min, y->min, sa, sb) ||
+			    !t_expr(q, x->extent, y->extent, sa, sb) ||
+			    !t_var(q, x->var, y->var, sa, sb))
+				return false;
+		}
+		for (int i = 0; i < a->nallocs; i++)
+			if (!t_buf_decl(q, a->allocs[i], b->allocs[i]))
+				return false;
+		return t_expr(q, a->pred, b->pred, sa, sb) &&
+		       t_regions(q, a->reads, a->nreads, b->reads, b->nreads, sa, sb, "read") &&
+		       t_regions(q, a->writes, a->nwrites, b->writes, b->nwrites, sa, sb, "write") &&
+		       t_anns(q, a->anns, a->nanns, b->anns, b->nanns, sa, sb) &&
+		       t_stmt(q, a->init, b->init) && t_stmt(q, a->inner, b->inner);
+	case TS_STORE:
+		return t_buf(q, a->buf, b->buf, sa, sb) &&
+		       (a->nidx == b->nidx || differ(q, sa, sb, "stores of different ranks")) &&
+		       t_exprs(q, a->idx, b->idx, a->nidx, sa, sb) &&
+		       t_expr(q, a->value, b->value, sa, sb);
+	case TS_LET:
+		return t_expr(q, a->value, b->value, sa, sb) && t_var(q, a->var, b->var, sa, sb) &&
+		       t_stmt(q, a->inner, b->inner);
+	case TS_IF:
+		return t_expr(q, a->cond, b->cond, sa, sb) && t_stmt(q, a->inner, b->inner) &&
+		       t_stmt(q, a->else_, b->else_);
+	case TS_EVAL:
+		return t_expr(q, a->value, b->value, sa, sb);
+	case TS_ATTR:
+		if (strcmp(a->key, b->key))
+			return differ(q, sa, sb, "attribute \"%s\" vs \"%s\"", a->key, b->key);
+		return t_expr(q, a->cond, b->cond, sa, sb) && t_expr(q, a->value, b->value, sa, sb) &&
+		       t_stmt(q, a->inner, b->inner);
+	case TS_ALLOC:
+		return t_buf_decl(q, a->allocs[0], b->allocs[0]) && t_stmt(q, a->inner, b->inner);
+	case TS_ASSERT:
+		return t_expr(q, a->cond, b->cond, sa, sb) && t_expr(q, a->value, b->value, sa, sb) &&
+		       t_stmt(q, a->inner, b->inner);
+	}
+	return differ(q, sa, sb, "malformed TIR statement");
+}
+
+/* An attribute key with TVM main's "tirx." read as the releases' "tir.". */
+static const char *
+t_key(const char *k)
+{
+	return !strncmp(k, "tirx.", 5) ? k + 5 : !strncmp(k, "tir.", 4) ? k + 4 : k;
+}
+
+static bool
+t_func(Eq *q, const PrimFunc *a, const PrimFunc *b)
+{
+	Span sa = a->span, sb = b->span;
+	if (a->nparams != b->nparams)
+		return differ(q, sa, sb, "prim_func %s: %d parameters vs %d", a->name, a->nparams,
+			      b->nparams);
+	if (a->is_private != b->is_private || a->ret != b->ret || a->nattrs != b->nattrs)
+		return differ(q, sa, sb, "prim_func %s: privacy, return type or attributes differ",
+			      a->name);
+	for (int i = 0; i < a->nattrs; i++)
+		if (strcmp(t_key(a->attrs[i].key), t_key(b->attrs[i].key)) ||
+		    strcmp(a->attrs[i].val.s, b->attrs[i].val.s))
+			return differ(q, sa, sb, "prim_func %s: attribute \"%s\": %s vs \"%s\": %s",
+				      a->name, a->attrs[i].key, a->attrs[i].val.s,
+				      b->attrs[i].key, b->attrs[i].val.s);
+	/* scalars first, as they are defined */
+	for (int i = 0; i < a->nparams; i++) {
+		const TParam *x = &a->params[i], *y = &b->params[i];
+		if (!x->buf != !y->buf)
+			return differ(q, x->var->span, y->var->span, "a buffer vs a scalar parameter");
+		if (!x->buf && !t_var(q, x->var, y->var, x->var->span, y->var->span))
+			return false;
+	}
+	if (a->nsymvars != b->nsymvars)
+		return differ(q, sa, sb, "%d shape variables vs %d", a->nsymvars, b->nsymvars);
+	for (int i = 0; i < a->nsymvars; i++)
+		if (!t_var(q, a->symvars[i], b->symvars[i], sa, sb))
+			return false;
+	for (int i = 0; i < a->nparams; i++)
+		if (a->params[i].buf && !t_buf_decl(q, a->params[i].buf, b->params[i].buf))
+			return false;
+	if (a->nroot_allocs != b->nroot_allocs || a->root != b->root)
+		return differ(q, sa, sb, "prim_func %s: root blocks differ", a->name);
+	for (int i = 0; i < a->nroot_allocs; i++)
+		if (!t_buf_decl(q, a->root_allocs[i], b->root_allocs[i]))
+			return false;
+	return t_stmt(q, a->body, b->body);
+}
+
+static bool
+eq_prims(Eq *q, const Module *a, const Module *b)
+{
+	for (int k = 0; k < 2; k++) {
+		const Module *x = k ? b : a, *y = k ? a : b;
+		for (int i = 0; i < x->nprims; i++)
+			if (!tir_find(y, x->prims[i]->name)) {
+				Span none = {0, 0, 0}, here = x->prims[i]->span;
+				return differ(q, k ? none : here, k ? here : none,
+					      "prim_func %s is missing in the %s module",
+					      x->prims[i]->name, k ? "first" : "second");
+			}
+	}
+	if (a->nprims != b->nprims)
+		return differ(q, (Span){0}, (Span){0}, "prim_func count %d vs %d", a->nprims,
+			      b->nprims);
+	for (int i = 0; i < a->nprims; i++)
+		if (!t_func(q, a->prims[i], tir_find(b, a->prims[i]->name)))
+			return false;
+	return true;
+}
+
 /* Functions matched by name, then compared one by one in A's order. */
 bool
 equal_modules(const Module *a, const Module *b, bool names, Span *sa,
@@ -725,6 +1042,8 @@ equal_modules(const Module *a, const Module *b, bool names, Span *sa,
 	if (eq && a->nfuncs != b->nfuncs) /* duplicate names */
 		eq = differ(&q, (Span){0}, (Span){0}, "function count %d vs %d",
 			    a->nfuncs, b->nfuncs);
+	if (eq)
+		eq = eq_prims(&q, a, b);
 	for (int i = 0; eq && i < a->nfuncs; i++)
 		eq = eq_func(&q, a->funcs[i], ir_find_func(b, a->funcs[i]->name));
 

@@ -450,6 +450,19 @@ infer_call_fn(Infer *in, Expr *e)
 	bool ok = true;
 	for (int i = 0; i < e->callfn.nargs; i++)
 		ok &= infer(in, e->callfn.args[i]) != NULL;
+	const PrimFunc *pf = idx < 0 ? tir_find(m, e->callfn.callee) : NULL;
+	if (pf) {
+		/* a prim_func called directly (lowered code): it returns
+		 * nothing, or its T.ret scalar */
+		if (e->callfn.nargs != pf->nparams) {
+			diag_error(in->d, e->span, "cls.%s: expects %d argument%s, got %d",
+				   pf->name, pf->nparams, pf->nparams == 1 ? "" : "s",
+				   e->callfn.nargs);
+			return NULL;
+		}
+		return pf->ret != DT_UNKNOWN && pf->ret != TT_HANDLE
+		       ? si_prim(&m->arena, (DType)pf->ret, NULL) : si_tuple(&m->arena, NULL, 0);
+	}
 	if (idx < 0) {
 		diag_error(in->d, e->span, "unknown function cls.%s",
 			   e->callfn.callee);
@@ -509,6 +522,22 @@ infer_global(Infer *in, Expr *e)
 {
 	Module *m = in->m;
 	int idx = e->str ? ir_func_index(m, e->str) : -1;
+	const PrimFunc *pf = idx < 0 && e->str ? tir_find(m, e->str) : NULL;
+	if (pf) {
+		/* a prim_func: its buffers are tensors, its scalars prim
+		 * values; it returns nothing (or its T.ret type) */
+		SInfo **ps = ARENA_ARRAY(&m->arena, SInfo *, pf->nparams ? pf->nparams : 1);
+		for (int i = 0; i < pf->nparams; i++) {
+			const TParam *q = &pf->params[i];
+			ps[i] = q->buf ? si_tensor(&m->arena, q->buf->dtype, q->buf->ndim, NULL)
+			      : q->var->ty == TT_HANDLE ? si_object(&m->arena)
+			      : si_prim(&m->arena, (DType)q->var->ty, NULL);
+		}
+		SInfo *ret = pf->ret != DT_UNKNOWN && pf->ret != TT_HANDLE
+			     ? si_prim(&m->arena, (DType)pf->ret, NULL)
+			     : si_tuple(&m->arena, NULL, 0);
+		return si_func(&m->arena, ps, pf->nparams, ret, false);
+	}
 	if (idx < 0) {
 		diag_error(in->d, e->span, "unknown function cls.%s",
 			   e->str ? e->str : "?");

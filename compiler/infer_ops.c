@@ -828,6 +828,222 @@ infer_packed(Module *m, Expr *call, Diags *d)
 	return si_object(&m->arena);
 }
 
+/* call_tir's unification of a prim_func's buffer dims (TVars) with Relax
+ * dims (PExprs), as TVM infers the symbolic variables of a call. */
+typedef struct {
+	const TVar *v[64];
+	PExpr *e[64];
+	int n;
+} TirBind;
+
+/* A TIR dim as a Relax dim under the binding (NULL when it cannot be). */
+static PExpr *
+tir_dim(Module *m, const TExpr *x, const TirBind *tb)
+{
+	if (x->kind == TE_INT)
+		return pe_int(&m->arena, x->i);
+	if (x->kind == TE_VAR) {
+		for (int i = 0; i < tb->n; i++)
+			if (tb->v[i] == x->var)
+				return tb->e[i];
+		return NULL;
+	}
+	PExprKind k;
+	switch (x->kind) {
+	case TE_ADD: k = PE_ADD; break;
+	case TE_SUB: k = PE_SUB; break;
+	case TE_MUL: k = PE_MUL; break;
+	case TE_FLOORDIV: k = PE_FLOORDIV; break;
+	case TE_FLOORMOD: k = PE_FLOORMOD; break;
+	case TE_MIN: k = PE_MIN; break;
+	case TE_MAX: k = PE_MAX; break;
+	default: return NULL;
+	}
+	PExpr *a = tir_dim(m, x->a, tb), *b = tir_dim(m, x->b, tb);
+	return a && b ? pe_simplify(&m->arena, pe_bin(&m->arena, k, a, b)) : NULL;
+}
+
+/* Matches a tensor struct info against buffer parameter q of f: binds the
+ * buffer's bare variables, checks the rest; false after an error. */
+static bool
+tir_match(Ctx *c, const PrimFunc *f, const TParam *q, const SInfo *si, Span sp,
+	  const char *what, TirBind *tb)
+{
+	const TBuf *buf = q->buf;
+	if (si->kind != SI_TENSOR) {
+		if (si->kind == SI_OBJECT)
+			return true;
+		diag_error(c->d, sp, "%s: %s for buffer '%s' of %s is %s, not a tensor", c->op,
+			   what, buf->name, f->name, infer_sinfo_str(c->m, si));
+		return false;
+	}
+	if (si->dtype != DT_UNKNOWN && si->dtype != buf->dtype) {
+		diag_error(c->d, sp, "%s: %s for buffer '%s' of %s is %s, the buffer is %s",
+			   c->op, what, buf->name, f->name, dtype_name(si->dtype),
+			   dtype_name(buf->dtype));
+		return false;
+	}
+	if (si->ndim >= 0 && si->ndim != buf->ndim) {
+		diag_error(c->d, sp, "%s: %s for buffer '%s' of %s has %d dimensions, the buffer %d",
+			   c->op, what, buf->name, f->name, si->ndim, buf->ndim);
+		return false;
+	}
+	if (!si->shape)
+		return true;
+	for (int i = 0; i < buf->ndim; i++) {
+		const TExpr *x = buf->shape[i];
+		PExpr *want = tir_dim(c->m, x, tb);
+		if (!want && x->kind == TE_VAR && tb->n < 64) {
+			tb->v[tb->n] = x->var;
+			tb->e[tb->n++] = si->shape[i];
+			continue;
+		}
+		if (want && infer_dim_rel(c->m, want, si->shape[i]) == DIM_DIFFER) {
+			StrBuf w = {0}, g = {0};
+			pe_print(&w, want);
+			pe_print(&g, si->shape[i]);
+			diag_error(c->d, sp,
+				   "%s: dimension %d of %s is %s, but buffer '%s' of %s has %s there",
+				   c->op, i, what, g.p, buf->name, f->name, w.p);
+			sb_free(&w);
+			sb_free(&g);
+			return false;
+		}
+	}
+	(void)q;
+	return true;
+}
+
+/*
+ * call_tir, call_tir_inplace, call_tir_with_grad (TVM's
+ * InferStructInfoCallTIR): the result is what out_ty says (one struct
+ * info, or a tuple of several). The callee is a prim_func of the module
+ * whose parameters are the arguments (a tuple, tensors and prim values),
+ * then the outputs (call_tir_inplace: the outputs not written in place),
+ * then the tir_vars; each tensor is checked against its buffer (dtype,
+ * rank, dims, the buffer's symbolic variables bound by the inputs first,
+ * as TVM infers them).
+ */
+SInfo *
+infer_call_tir(Module *m, Expr *call, Diags *d)
+{
+	Ctx c;
+	ctx_init(&c, m, call, d);
+	const AttrVal *out = NULL;
+	for (int j = 0; j < call->call.nattrs; j++)
+		if (attr_slot(&c, j)->kind == AV_SINFO)
+			out = attr_slot(&c, j);
+	if (!out || out->n == 0) {
+		diag_error(d, call->span, "%s: out_ty must give the result's struct info", c.op);
+		return NULL;
+	}
+	for (int i = 0; i < out->n; i++)
+		if (out->sis[i]->kind != SI_TENSOR) {
+			diag_error(d, out->sis[i]->span.line ? out->sis[i]->span : call->span,
+				   "%s: out_ty must be tensors, not %s", c.op,
+				   infer_sinfo_str(m, out->sis[i]));
+			return NULL;
+		}
+	SInfo *res;
+	if (out->n == 1) {
+		res = ir_copy_sinfo(m, out->sis[0]);
+	} else {
+		SInfo **f = ARENA_ARRAY(&m->arena, SInfo *, out->n);
+		for (int i = 0; i < out->n; i++)
+			f[i] = ir_copy_sinfo(m, out->sis[i]);
+		res = si_tuple(&m->arena, f, out->n);
+	}
+	const Expr *g = call->call.args[0];
+	if (g->kind != E_GLOBAL) {
+		diag_error(d, g->span, "%s calls a prim_func of the module (cls.f), not %s", c.op,
+			   ir_expr_kind_name(g->kind));
+		return NULL;
+	}
+	const PrimFunc *f = tir_find(m, g->str);
+	if (!f) {
+		diag_error(d, g->span, "%s: cls.%s is a Relax function, not a prim_func", c.op,
+			   g->str);
+		return NULL;
+	}
+	/* the arguments: a tuple (or one value) */
+	const SInfo *as = arg_si(&c, 1);
+	const SInfo *const *ins = (const SInfo *const *)&as;
+	int nin = 1;
+	if (as->kind == SI_TUPLE) {
+		ins = (const SInfo *const *)as->fields;
+		nin = as->nfields;
+	}
+	/* call_tir_inplace: inplace_indices gives, for each output, the
+	 * input it is written into, or -1 for a new buffer */
+	int ninplace = 0;
+	const AttrVal *ip = NULL;
+	if (call->call.op == OP_CALL_TIR_INPLACE)
+		for (int j = 0; j < call->call.nattrs; j++) {
+			const AttrVal *v = attr_slot(&c, j);
+			if (v->kind == AV_INT || v->kind == AV_INTS)
+				ip = v;
+		}
+	if (ip) {
+		int n = ip->kind == AV_INT ? 1 : ip->n;
+		if (n != out->n) {
+			diag_error(d, call->span, "%s: %d inplace_indices for %d outputs", c.op, n,
+				   out->n);
+			return NULL;
+		}
+		for (int k = 0; k < n; k++)
+			ninplace += (ip->kind == AV_INT ? ip->i : ip->ints[k]) >= 0;
+	}
+	const SInfo *tv = call->call.nargs > 2 ? arg_si(&c, 2) : NULL;
+	int ntv = tv && tv->kind == SI_SHAPE && tv->ndim > 0 ? tv->ndim : 0;
+	int want = nin + out->n - ninplace + ntv;
+	if (as->kind != SI_TUPLE && as->kind != SI_TENSOR && as->kind != SI_PRIM)
+		return res; /* not known statically */
+	if (f->nparams != want) {
+		diag_error(d, call->span,
+			   "%s: %s takes %d parameters, the call gives %d inputs, %d outputs%s",
+			   c.op, f->name, f->nparams, nin, out->n - ninplace,
+			   ntv ? " and tir_vars" : "");
+		diag_note(d, f->span, "%s is defined here", f->name);
+		return NULL;
+	}
+	TirBind tb = {.n = 0};
+	for (int i = 0; i < nin; i++) {
+		const TParam *q = &f->params[i];
+		const SInfo *si = ins[i];
+		if (q->buf) {
+			char what[32];
+			snprintf(what, sizeof what, "input %d", i);
+			if (!tir_match(&c, f, q, si, arg_span(&c, 1), what, &tb))
+				return NULL;
+		} else if (si->kind == SI_PRIM && si->value && tb.n < 64 &&
+			   q->var->ty != TT_HANDLE && dtype_is_int((DType)q->var->ty)) {
+			tb.v[tb.n] = q->var;
+			tb.e[tb.n++] = si->value;
+		}
+	}
+	for (int i = 0; i < ntv && tv->shape && tb.n < 64; i++)
+		if (!f->params[nin + out->n - ninplace + i].buf) {
+			tb.v[tb.n] = f->params[nin + out->n - ninplace + i].var;
+			tb.e[tb.n++] = tv->shape[i];
+		}
+	for (int i = 0, k = 0; i < out->n; i++) {
+		if (ip && (ip->kind == AV_INT ? ip->i : ip->ints[i]) >= 0)
+			continue;
+		const TParam *q = &f->params[nin + k++];
+		if (!q->buf) {
+			diag_error(d, call->span, "%s: parameter '%s' of %s, where output %d goes, is not a buffer",
+				   c.op, q->var->name, f->name, i);
+			return NULL;
+		}
+		char what[32];
+		snprintf(what, sizeof what, "output %d", i);
+		Span sp = out->sis[i]->span.line ? out->sis[i]->span : call->span;
+		if (!tir_match(&c, f, q, out->sis[i], sp, what, &tb))
+			return NULL;
+	}
+	return res;
+}
+
 /* The dims of shape argument i (NULL when unknown) and its ndim. */
 static PExpr **
 shape_dims(Ctx *c, int i, int *ndim)

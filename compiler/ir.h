@@ -544,6 +544,8 @@ struct Func {
 	Span span;
 };
 
+#include "tir.h"
+
 struct rlx_module {
 	Arena arena;
 	Source src;       /* the text parsed (owned: arena copies) */
@@ -554,6 +556,9 @@ struct rlx_module {
 	int ndecls;
 	Func **funcs;
 	int nfuncs;
+	PrimFunc **prims; /* the @T.prim_func functions, in source order */
+	int nprims;
+	bool s_tir;       /* @I.ir_module(s_tir=True) */
 	int next_id;      /* for Var.id and SymVar.id */
 	struct FuncIndex *fidx; /* ir_find_func's name index (ir.c) */
 };
@@ -804,6 +809,7 @@ int verify_module(Module *m, Diags *d);
 typedef struct {
 	bool tvm_names; /* write names TVM can parse (dots → _) */
 	bool no_header; /* omit the `from tvm.script import` lines */
+	TirSpelling tir; /* T.sblock (TVM main, the default) or T.block */
 } PrintOpts;
 
 void print_module(StrBuf *b, const Module *m, const PrintOpts *o);

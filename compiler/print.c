@@ -658,6 +658,12 @@ put_call(Printer *p, const Expr *e)
 			continue;
 		}
 		int end = q->variadic ? e->call.nargs : q->slot + 1;
+		if (!strcmp(q->name, "tir_vars") && q->slot < e->call.nargs &&
+		    e->call.args[q->slot]->kind == E_TUPLE &&
+		    e->call.args[q->slot]->tuple.n == 0) {
+			keyword = true; /* left out when empty, as TVM prints it */
+			continue;
+		}
 		for (int k = q->slot; k < end && k < e->call.nargs; k++) {
 			if (!first)
 				sb_puts(p->b, ", ");
@@ -1196,22 +1202,33 @@ print_module(StrBuf *b, const Module *m, const PrintOpts *o)
 			   "# from tvm.script import relax as R\n"
 			   "# from tvm.script import tir as T\n"
 			   "\n");
-	sb_puts(b, "@I.ir_module\nclass ");
+	TirSpelling tsp = o ? o->tir : TIR_MAIN;
+	bool stir = m->s_tir;
+	for (int i = 0; i < m->nprims; i++)
+		stir |= m->prims[i]->root; /* T.sblock needs s_tir in TVM main */
+	sb_puts(b, stir && tsp == TIR_MAIN ? "@I.ir_module(s_tir=True)\nclass "
+					   : "@I.ir_module\nclass ");
 	put_plain_name(&p, m->name ? m->name : "Module");
 	sb_puts(b, ":\n");
 	for (int i = 0; i < m->ndecls; i++)
 		sb_printf(b, "    %s\n%s", m->decls[i],
-			  i == m->ndecls - 1 && m->nfuncs ? "\n" : "");
+			  i == m->ndecls - 1 && (m->nfuncs || m->nprims) ? "\n" : "");
 	p.names_tab = calloc((size_t)p.nids + 1, sizeof *p.names_tab);
 	p.uses_tab = calloc((size_t)p.nids + 1, sizeof *p.uses_tab);
 	if (!p.names_tab || !p.uses_tab)
 		ir_bug("out of memory");
-	for (int i = 0; i < m->nfuncs; i++) {
+	/* prim_funcs first, as TVM prints a module */
+	for (int i = 0; i < m->nprims; i++) {
 		if (i)
+			sb_putc(b, '\n');
+		print_prim_func(b, m->prims[i], 4, tsp);
+	}
+	for (int i = 0; i < m->nfuncs; i++) {
+		if (i || m->nprims)
 			sb_putc(b, '\n');
 		put_func(&p, m->funcs[i]);
 	}
-	if (!m->nfuncs) /* an empty module, as TVM prints it */
+	if (!m->nfuncs && !m->nprims) /* an empty module, as TVM prints it */
 		sb_puts(b, "    pass\n");
 	free(p.names_tab);
 	free(p.uses_tab);

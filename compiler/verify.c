@@ -450,6 +450,21 @@ check_call_fn(Verifier *v, Expr *e, bool dataflow, Span at)
 {
 	const char *callee = e->callfn.callee;
 	Func *g = ir_find_func(v->m, callee);
+	const PrimFunc *pf = g ? NULL : tir_find(v->m, callee);
+	if (pf) {
+		/* a prim_func called directly (lowered code): it writes its
+		 * buffers, an impure call */
+		if (pf->nparams != e->callfn.nargs)
+			err(v, at, "prim_func %s takes %d argument%s but is called with %d",
+			    nm(callee), pf->nparams, pf->nparams == 1 ? "" : "s",
+			    e->callfn.nargs);
+		if (dataflow)
+			err(v, at, "impure call to prim_func %s in a dataflow block", nm(callee));
+		else if (v->f && v->f->pure)
+			err(v, at, "pure function %s calls prim_func %s (a call that writes its arguments)",
+			    fname(v), nm(callee));
+		return;
+	}
 	if (!g) {
 		err(v, at, "call to unknown function %s", nm(callee));
 		return;
@@ -631,7 +646,7 @@ walk_expr(Verifier *v, Expr *e, Place at, bool dataflow, Span sp, int depth)
 	case E_EXTERN:
 		return;
 	case E_GLOBAL:
-		if (!e->str || !ir_find_func(v->m, e->str))
+		if (!e->str || (!ir_find_func(v->m, e->str) && !tir_find(v->m, e->str)))
 			err(v, here, "function reference to '%s', which is not "
 			    "in the module", e->str ? e->str : "?");
 		return;
@@ -940,5 +955,5 @@ verify_module(Module *m, Diags *d)
 	free(v.sowner);
 	free(v.sflags);
 	free(v.sreported);
-	return v.nerr;
+	return v.nerr + verify_tir(m, d);
 }

@@ -1208,6 +1208,15 @@ build_stmts(B *b, Stm *s, Stm *stop, Where w)
 		case S_DEF:
 			build_local_func(b, s);
 			break;
+		case S_FOR:
+			diag_error(b->d, s->span,
+				   "'for' is not supported in a Relax function (loops are TIR: write them in a @T.prim_func)");
+			break;
+		case S_AUG:
+			diag_error(b->d, s->span,
+				   "'%s=' is not supported in a Relax function (bind a new name: y = x %s z)",
+				   syn_op_text(s->op), syn_op_text(s->op));
+			break;
 		case S_IMPORT:
 		case S_CLASS:
 			diag_error(b->d, s->span, "%s is not supported inside a function",
@@ -1428,7 +1437,7 @@ build_class(B *b, Stm *cls)
 		vec_push(&b->funcs, (void *)s->name);
 		idx_push(&b->funcs_ix, &b->funcs, bld_str_name);
 	}
-	Vec funcs = {0}, decls = {0};
+	Vec funcs = {0}, decls = {0}, prims = {0};
 	for (Stm *s = cls->body; s; s = s->next) {
 		if (s->kind == S_PASS ||
 		    (s->kind == S_EXPR && s->value->kind == X_STR))
@@ -1475,10 +1484,21 @@ build_class(B *b, Stm *cls)
 				   "in an @I.ir_module class");
 			continue;
 		}
+		bool tir = false;
+		for (Syn *x = s->decorators; x; x = x->next)
+			tir |= bld_is_named(x, "T.prim_func");
+		if (tir) {
+			PrimFunc *p = bld_prim_func(b, s);
+			if (p)
+				vec_push(&prims, p);
+			continue;
+		}
 		Func *f = build_func(b, s);
 		if (f)
 			vec_push(&funcs, f);
 	}
+	b->m->nprims = prims.n;
+	b->m->prims = (PrimFunc **)vec_to_arena(&prims, &b->m->arena);
 	b->m->nfuncs = funcs.n;
 	b->m->funcs = (Func **)vec_to_arena(&funcs, &b->m->arena);
 	b->m->ndecls = decls.n;
@@ -1526,7 +1546,8 @@ build_module(PState *ps)
 			while (x && !bld_is_named(x, "T.prim_func"))
 				x = x->next;
 			if (x)
-				diag_error(b.d, x->span, "T.prim_func is not supported by rlx");
+				diag_error(b.d, x->span,
+					   "a @T.prim_func must be inside an @I.ir_module class");
 			else
 				diag_error(b.d, s->span,
 					   "function '%s' must be inside an @I.ir_module class",
@@ -1540,6 +1561,11 @@ build_module(PState *ps)
 		}
 	}
 	if (cls) {
+		for (Syn *x = cls->decorators; x; x = x->next)
+			for (Syn *a = x->kind == X_CALL ? x->items : NULL; a; a = a->next)
+				if (a->kind == X_KWARG && !strcmp(a->s, "s_tir") &&
+				    a->a->kind == X_TRUE)
+					b.m->s_tir = true;
 		build_class(&b, cls);
 	} else if (b.d->nerrors == errors) {
 		Span sp = {1, 1, 1};

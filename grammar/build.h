@@ -94,6 +94,9 @@ PExpr **bld_conv_dims(B *b, Syn *x, bool define, int *n, bool *ok);
 bool bld_conv_dtype(B *b, Syn *x, DType *out);
 SInfo *bld_conv_sinfo(B *b, Syn *x, bool define);
 
+/* build_tir.c: a @T.prim_func; NULL after errors */
+PrimFunc *bld_prim_func(B *b, Stm *s);
+
 /* build_value.c */
 Expr *bld_conv_leaf(B *b, Syn *x);
 Expr *bld_conv_prim(B *b, Syn *x);

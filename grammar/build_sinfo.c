@@ -59,10 +59,10 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 		break;
 	}
 	case X_BIN: {
-		if (x->op == SYN_TRUEDIV || x->op == SYN_MATMUL) {
-			diag_error(b->d, x->span, x->op == SYN_MATMUL
-				   ? "'@' in a dimension expression"
-				   : "'/' in a dimension expression (write '//' for floor division)");
+		if (x->op < 0) {
+			diag_error(b->d, x->span, x->op == SYN_TRUEDIV
+				   ? "'/' in a dimension expression (write '//' for floor division)"
+				   : "'%s' in a dimension expression", syn_op_text(x->op));
 			return NULL;
 		}
 		if (PE_IS_CMP(x->op) && !bare) {

@@ -1301,7 +1301,8 @@ conv_operator(B *b, Syn *x)
 					   "a comparison of Relax values is not an expression (use R.equal, R.less, ...; comparisons are for symbolic dimensions, as in 'if n == 16:')");
 			else
 				diag_error(b->d, x->span,
-					   "operator '%%' on Relax values is not supported");
+					   "operator '%s' on Relax values is not supported",
+					   syn_op_text(x->op));
 			return NULL;
 		}
 	}

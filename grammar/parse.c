@@ -503,3 +503,32 @@ rlx_parse(const char *filename, const char *text, size_t len, rlx_diags *d)
 	}
 	return m;
 }
+
+const char *
+syn_op_text(int op)
+{
+	switch (op) {
+	case PE_ADD: return "+";
+	case PE_SUB: return "-";
+	case PE_MUL: return "*";
+	case PE_FLOORDIV: return "//";
+	case PE_FLOORMOD: return "%";
+	case PE_EQ: return "==";
+	case PE_NE: return "!=";
+	case PE_LT: return "<";
+	case PE_LE: return "<=";
+	case PE_GT: return ">";
+	case PE_GE: return ">=";
+	case SYN_TRUEDIV: return "/";
+	case SYN_MATMUL: return "@";
+	case SYN_POW: return "**";
+	case SYN_AND: return "and";
+	case SYN_OR: return "or";
+	case SYN_BITAND: return "&";
+	case SYN_BITOR: return "|";
+	case SYN_BITXOR: return "^";
+	case SYN_SHL: return "<<";
+	case SYN_SHR: return ">>";
+	default: return "?";
+	}
+}

@@ -144,12 +144,16 @@ decorate(Stm *s, Syn *decorators)
 %token DEF "'def'" CLASS "'class'" RETURN "'return'" IF "'if'" ELSE "'else'"
 %token WITH "'with'" FROM "'from'" IMPORT "'import'" AS "'as'" PASS "'pass'"
 %token TRUE "'True'" FALSE "'False'" NONE "'None'" LAMBDA "'lambda'"
-%token ARROW "'->'" FLOORDIV "'//'"
+%token ARROW "'->'" FLOORDIV "'//'" POW "'**'" SHL "'<<'" SHR "'>>'"
+%token FOR "'for'" IN "'in'" ELIF "'elif'" AND "'and'" OR "'or'" NOT "'not'"
+%token <i> AUGASSIGN "augmented assignment"
 %token <i> CMP "comparison"
 %token ERRTOK "invalid token"
 
-%type <stm> file stmts stmt simple compound suite funcdef classdef
+%type <stm> file stmts stmt simple compound suite funcdef classdef elifs
 %type <syn> rhs expr arith term factor primary atom exprs pairs args arglist arg
+%type <syn> or_test and_test not_test comparison bor bxor band shift power
+%type <syn> subscripts subscript slice slices targets
 %type <syn> params param ret decorators decorator names
 
 %%
@@ -177,6 +181,7 @@ simple:
 |	expr ':' expr '=' rhs		{ $$ = stm(ps, S_ASSIGN, @$, $1, $3, $5); }
 |	expr ',' exprs '=' rhs		{ $$ = stm(ps, S_ASSIGN, @$, seq(ps, X_TUPLE, @1, syn_list($1, $3)), NULL, $5); }
 |	expr ':' expr			{ $$ = stm(ps, S_ASSIGN, @$, $1, $3, NULL); }
+|	expr AUGASSIGN rhs		{ $$ = stm(ps, S_AUG, @$, $1, NULL, $3); $$->op = (int)$2; }
 |	RETURN rhs			{ $$ = stm(ps, S_RETURN, @$, NULL, NULL, $2); }
 |	RETURN				{ $$ = stm(ps, S_RETURN, @$, NULL, NULL, NULL); }
 |	PASS				{ $$ = stm(ps, S_PASS, @$, NULL, NULL, NULL); }
@@ -194,7 +199,10 @@ import_name: NAME | NAME AS NAME ;
 compound:
 	IF expr ':' suite ELSE ':' suite	{ $$ = block(ps, S_IF, @1, $2, $4, $7); }
 |	IF expr ':' suite			{ $$ = block(ps, S_IF, @1, $2, $4, NULL); }
+|	IF expr ':' suite elifs			{ $$ = block(ps, S_IF, @1, $2, $4, $5); }
 |	WITH expr ':' suite			{ $$ = block(ps, S_WITH, @1, $2, $4, NULL); }
+|	WITH expr AS expr ':' suite		{ $$ = block(ps, S_WITH, @1, $2, $6, NULL); $$->target = $4; }
+|	FOR targets IN expr ':' suite		{ $$ = block(ps, S_FOR, @1, $4, $6, NULL); $$->target = $2; }
 |	funcdef					{ $$ = $1; }
 |	classdef				{ $$ = $1; }
 |	decorators funcdef			{ $$ = decorate($2, $1); }
@@ -203,6 +211,18 @@ compound:
 
 suite:
 	NEWLINE INDENT stmts DEDENT	{ $$ = $3; }
+;
+
+/* elif c: ... [else: ...] is an if in the else branch. */
+elifs:
+	ELIF expr ':' suite			{ $$ = block(ps, S_IF, @1, $2, $4, NULL); }
+|	ELIF expr ':' suite ELSE ':' suite	{ $$ = block(ps, S_IF, @1, $2, $4, $7); }
+|	ELIF expr ':' suite elifs		{ $$ = block(ps, S_IF, @1, $2, $4, $5); }
+;
+
+/* The names a for loop binds: i, or i, j, k. */
+targets:
+	names			{ $$ = $1->next ? seq(ps, X_TUPLE, @$, $1) : $1; }
 ;
 
 decorators:
@@ -240,14 +260,55 @@ classdef:
 |	CLASS NAME '(' ')' ':' suite	{ $$ = def(ps, S_CLASS, @2, $2, NULL, NULL, $6); }
 ;
 
-/* A comparison is not chained (a < b < c is refused): TVMScript compares
- * symbolic dims, `if N == 16:`. */
+/* Python's precedence, lowest first. A comparison is not chained
+ * (a < b < c is refused): TVMScript compares symbolic dims, `if N == 16:`,
+ * and TIR values. */
 expr:
-	arith		{ $$ = $1; }
-|	arith CMP arith	{ $$ = binop(ps, @$, (int)$2, $1, $3); }
-|	arith '<' arith	{ $$ = binop(ps, @$, PE_LT, $1, $3); }
-|	arith '>' arith	{ $$ = binop(ps, @$, PE_GT, $1, $3); }
+	or_test		{ $$ = $1; }
 |	LAMBDA names ':' expr	{ $$ = seq(ps, X_LAMBDA, @$, $2); $$->a = $4; }
+;
+
+or_test:
+	and_test		{ $$ = $1; }
+|	or_test OR and_test	{ $$ = binop(ps, @$, SYN_OR, $1, $3); }
+;
+
+and_test:
+	not_test		{ $$ = $1; }
+|	and_test AND not_test	{ $$ = binop(ps, @$, SYN_AND, $1, $3); }
+;
+
+not_test:
+	comparison		{ $$ = $1; }
+|	NOT not_test		{ $$ = node(ps, X_NOT, @$, $2, NULL); }
+;
+
+comparison:
+	bor		{ $$ = $1; }
+|	bor CMP bor	{ $$ = binop(ps, @$, (int)$2, $1, $3); }
+|	bor '<' bor	{ $$ = binop(ps, @$, PE_LT, $1, $3); }
+|	bor '>' bor	{ $$ = binop(ps, @$, PE_GT, $1, $3); }
+;
+
+bor:
+	bxor		{ $$ = $1; }
+|	bor '|' bxor	{ $$ = binop(ps, @$, SYN_BITOR, $1, $3); }
+;
+
+bxor:
+	band		{ $$ = $1; }
+|	bxor '^' band	{ $$ = binop(ps, @$, SYN_BITXOR, $1, $3); }
+;
+
+band:
+	shift		{ $$ = $1; }
+|	band '&' shift	{ $$ = binop(ps, @$, SYN_BITAND, $1, $3); }
+;
+
+shift:
+	arith		{ $$ = $1; }
+|	shift SHL arith	{ $$ = binop(ps, @$, SYN_SHL, $1, $3); }
+|	shift SHR arith	{ $$ = binop(ps, @$, SYN_SHR, $1, $3); }
 ;
 
 /* The parameters of a lambda (T.index_map(lambda i, j: (j, i))). */
@@ -274,14 +335,20 @@ term:
 factor:
 	'-' factor	{ $$ = node(ps, X_NEG, @$, $2, NULL); }
 |	'+' factor	{ $$ = $2; }
-|	primary		{ $$ = $1; }
+|	'~' factor	{ $$ = node(ps, X_INVERT, @$, $2, NULL); }
+|	power		{ $$ = $1; }
+;
+
+power:
+	primary			{ $$ = $1; }
+|	primary POW factor	{ $$ = binop(ps, @$, SYN_POW, $1, $3); }
 ;
 
 primary:
 	atom			{ $$ = $1; }
 |	primary '.' NAME	{ $$ = named(ps, X_ATTR, @$, $3, $1); }
 |	primary '(' args ')'	{ $$ = seq(ps, X_CALL, @$, $3); $$->a = $1; }
-|	primary '[' expr ']'	{ $$ = node(ps, X_INDEX, @$, $1, $3); }
+|	primary '[' subscripts ']'	{ $$ = node(ps, X_INDEX, @$, $1, $3); }
 ;
 
 atom:
@@ -311,6 +378,31 @@ rhs:
 |	expr ',' exprs		{ $$ = seq(ps, X_TUPLE, @$, syn_list($1, $3)); }
 |	expr ',' exprs ','	{ $$ = seq(ps, X_TUPLE, @$, syn_list($1, $3)); }
 |	expr ','		{ $$ = seq(ps, X_TUPLE, @$, $1); }
+;
+
+/* A[i], A[i, j] (a tuple), A[0:16, i], A[()] */
+subscripts:
+	subscript		{ $$ = $1; }
+|	subscript ',' 		{ $$ = seq(ps, X_TUPLE, @$, $1); }
+|	subscript ',' slices	{ $$ = seq(ps, X_TUPLE, @$, syn_list($1, $3)); }
+|	subscript ',' slices ','	{ $$ = seq(ps, X_TUPLE, @$, syn_list($1, $3)); }
+;
+
+slices:
+	subscript		{ $$ = $1; }
+|	slices ',' subscript	{ $$ = syn_list($1, $3); }
+;
+
+subscript:
+	expr			{ $$ = $1; }
+|	slice			{ $$ = $1; }
+;
+
+slice:
+	':'			{ $$ = node(ps, X_SLICE, @$, NULL, NULL); }
+|	expr ':'		{ $$ = node(ps, X_SLICE, @$, $1, NULL); }
+|	':' expr		{ $$ = node(ps, X_SLICE, @$, NULL, $2); }
+|	expr ':' expr		{ $$ = node(ps, X_SLICE, @$, $1, $3); }
 ;
 
 exprs:

@@ -33,12 +33,26 @@ typedef enum {
 		  * or SYN_MATMUL */
 	X_NEG,   /* -a */
 	X_LAMBDA, /* lambda items: a (an index map's) */
+	X_NOT,    /* not a */
+	X_INVERT, /* ~a */
+	X_SLICE,  /* a:b in a subscript, either may be NULL */
 } SynKind;
 
 /* The op of an X_BIN for Python's `/` (not a dimension operator). */
 #define SYN_TRUEDIV (-1)
 /* ... and for `@` (matmul on Relax values, not on dimensions). */
 #define SYN_MATMUL (-2)
+/* ... and Python's other operators, read by TIR (T.prim_func bodies). */
+#define SYN_POW (-3)
+#define SYN_AND (-4)
+#define SYN_OR (-5)
+#define SYN_BITAND (-6)
+#define SYN_BITOR (-7)
+#define SYN_BITXOR (-8)
+#define SYN_SHL (-9)
+#define SYN_SHR (-10)
+/* The Python text of an X_BIN op ("+", "//", "and"). */
+const char *syn_op_text(int op);
 
 /* An expression of the syntax tree. Lists are linked through next. */
 struct Syn {
@@ -60,7 +74,9 @@ typedef enum {
 	S_ASSIGN, /* target [: ann] = value */
 	S_RETURN, /* return value (value NULL when bare) */
 	S_IF,     /* if value: body else: orelse */
-	S_WITH,   /* with value: body */
+	S_WITH,   /* with value [as target]: body */
+	S_FOR,    /* for target in value: body */
+	S_AUG,    /* target op= value (op an X_BIN op) */
 	S_PASS,
 	S_IMPORT,
 	S_DEF,    /* decorators; def name(params) -> ann: body */
@@ -78,6 +94,7 @@ struct Stm {
 	Stm *next;
 	Stm *tail;  /* stm_list: the last node, kept in the head */
 	bool bare;  /* an S_ASSIGN to `_` made of an expression statement */
+	int op;     /* S_AUG */
 };
 
 /* Parser and scanner state: no globals. */
@@ -99,6 +116,7 @@ typedef struct PState {
 	int pending_indent; /* width of the line after the last NEWLINE, -1 none */
 	int pending_alt;    /* its width with tabs as 1 */
 	bool tab_reported;  /* a tab/space mix was reported */
+	bool deep_reported; /* "too deeply nested" was reported */
 	int dedents;        /* DEDENT tokens still to give */
 	int last_tok;       /* last token returned, 0 at the start */
 	bool eof;

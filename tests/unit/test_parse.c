@@ -769,7 +769,7 @@ test_syntax_errors(void **state)
 	ERR(HEAD "    @R.function\n    def f(x: R.Tensor((2,), \"float32\"))\n"
 	    "        return x\n", 4, 40, "expected ':' before end of line");
 	ERR(HEAD FN "        for i in x:\n            pass\n        return x\n",
-	    5, 9, "'for' is not supported by rlx");
+	    5, 9, "'for' is not supported in a Relax function");
 	/* several errors in one run, then nothing is built */
 	int n = ERR(HEAD FN "        y = = x\n        z = R.add(x,, x)\n"
 		    "        return x\n", 5, 13, "unexpected '='");
@@ -781,7 +781,7 @@ test_semantic_errors(void **state)
 {
 	(void)state;
 	ERR(HEAD FN "        y = R.call_tir(x)\n        return y\n", 5, 13,
-	    "unknown operator R.call_tir");
+	    "R.call_tir missing required argument 'args'");
 	ERR(HEAD FN "        y = R.astype(x, \"float8\")\n        return y\n",
 	    5, 25, "unknown dtype 'float8'");
 	ERR(HEAD "    @R.function\n    def f(x: R.Tensor((2,), \"float33\")):\n"
@@ -790,8 +790,8 @@ test_semantic_errors(void **state)
 	    4, 11, "parameter 'x' of 'f' must be annotated");
 	ERR(HEAD FN "        y = R.add(x, q)\n        return y\n", 5, 22,
 	    "undefined name 'q'");
-	ERR(HEAD "    @T.prim_func\n    def k(a: T.handle):\n        pass\n", 3, 6,
-	    "T.prim_func is not supported by rlx");
+	ERR(HEAD "    @T.prim_func\n    def k(a: T.handle):\n        T.expp(a)\n", 5, 9,
+	    "unknown TIR intrinsic 'T.expp'; did you mean 'T.exp'?");
 	ERR(HEAD FN "        y = R.add(x, x, x)\n        return y\n", 5, 25,
 	    "R.add takes 2 arguments but 3 were given");
 	ERR(HEAD FN "        y = R.nn.softmax(x, dim=1)\n        return y\n", 5, 29,
@@ -868,7 +868,7 @@ test_no_cascade_and_suggestions(void **state)
 	    "did you mean R.permute_dims?");
 	ERR(HEAD FN "        y = R.frobnicate(x)\n        return y\n", 5, 13,
 	    "listed in docs/language.md");
-	ERR(HEAD FN "        y = R.call_tir(x)\n        return y\n", 5, 13,
+	ERR(HEAD FN "        y = R.call_packd(x)\n        return y\n", 5, 13,
 	    "no TIR or packed functions");
 	ERR(HEAD FN "        y = R.astype(x, \"fp16\")\n        return y\n", 5, 25,
 	    "unknown dtype 'fp16'; did you mean \"float16\"?");

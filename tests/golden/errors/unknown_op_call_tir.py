@@ -1,4 +1,4 @@
-# expect: 11:18 call_tir
+# expect: 11:29 unknown function
 # from tvm.script import ir as I
 # from tvm.script import relax as R
 # from tvm.script import tir as T

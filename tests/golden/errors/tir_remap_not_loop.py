@@ -1,0 +1,13 @@
+# expect: 12:41 T.axis.remap binds loop variables
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("b"):
+                vi = T.axis.remap("S", [i + 1])
+                B[vi] = A[vi]

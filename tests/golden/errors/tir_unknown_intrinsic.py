@@ -1,0 +1,15 @@
+# expect: 11:20 unknown TIR intrinsic
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+        for i in range(4):
+            B[i] = T.expp(A[i])
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        return x
