@@ -1670,6 +1670,10 @@ infer_split(Module *m, Expr *call, Diags *d)
 				   (long long)(lv - ev * (nsec - 1)));
 			return NULL;
 		}
+		assume(&c, AS_LE, dop(m, PE_MUL, each, pe_int(&m->arena, nsec - 1)), len,
+		       arena_printf(&m->arena, "the length of the first %lld sections",
+				    (long long)(nsec - 1)),
+		       arg_dim(&c, 0, -1, ax));
 	}
 	for (int i = 0; i < n; i++) {
 		PExpr *piece;
