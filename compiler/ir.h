@@ -219,6 +219,11 @@ typedef enum {
 	DT_BF16,
 	DT_F32,
 	DT_F64,
+	DT_U16,
+	DT_U32,
+	DT_U64,
+	DT_F8E4M3, /* float8_e4m3fn: no infinity, NaN S.1111.111, max 448 */
+	DT_F8E5M2, /* float8_e5m2: IEEE-like, max 57344 */
 	DT_COUNT
 } DType;
 
@@ -227,6 +232,18 @@ bool dtype_parse(const char *s, DType *out);  /* "void" and "" give DT_UNKNOWN *
 int dtype_bits(DType t);                      /* bool is 8 (one byte) */
 bool dtype_is_float(DType t);
 bool dtype_is_int(DType t);                   /* signed or unsigned, not bool */
+bool dtype_is_unsigned(DType t);              /* uint8..uint64 and bool */
+/* A float stored narrower than float32 and computed as float32 (float16,
+ * bfloat16, the float8s). */
+bool dtype_is_narrow_float(DType t);
+bool dtype_is_float8(DType t);
+/* The float8 t (DT_F8E4M3, DT_F8E5M2) nearest to d, as ml_dtypes' astype
+ * rounds: to nearest even, once from d; beyond the largest finite value
+ * infinity (float8_e4m3fn has none: NaN, 0x7F); NaN stays NaN (0x7F, e5m2
+ * 0x7E), the sign kept in every case. */
+uint8_t dtype_f8_encode(DType t, double d);
+/* The value of float8 bits b of dtype t (exact). */
+double dtype_f8_decode(DType t, uint8_t b);
 
 /* ------------------------------------------------------------------ prim.c */
 

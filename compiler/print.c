@@ -519,6 +519,28 @@ put_elem(StrBuf *b, DType t, const unsigned char *data, int64_t i)
 	case DT_U8:
 		sb_printf(b, "%u", (unsigned)data[i]);
 		return;
+	case DT_F8E4M3:
+	case DT_F8E5M2:
+		put_float(b, dtype_f8_decode(t, data[i]), true);
+		return;
+	case DT_U16: {
+		uint16_t v;
+		memcpy(&v, data + i * 2, sizeof v);
+		sb_printf(b, "%u", (unsigned)v);
+		return;
+	}
+	case DT_U32: {
+		uint32_t v;
+		memcpy(&v, data + i * 4, sizeof v);
+		sb_printf(b, "%lu", (unsigned long)v);
+		return;
+	}
+	case DT_U64: {
+		uint64_t v;
+		memcpy(&v, data + i * 8, sizeof v);
+		sb_printf(b, "%llu", (unsigned long long)v);
+		return;
+	}
 	case DT_I16: {
 		int16_t v;
 		memcpy(&v, data + i * 2, sizeof v);

@@ -1,6 +1,7 @@
 /*
  * util.c — the arena, growing buffers and arrays, dtypes, and ir_bug().
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -302,7 +303,10 @@ static const struct {
 	[DT_I32] = {"int32", 32},      [DT_I64] = {"int64", 64},
 	[DT_U8] = {"uint8", 8},        [DT_F16] = {"float16", 16},
 	[DT_BF16] = {"bfloat16", 16},  [DT_F32] = {"float32", 32},
-	[DT_F64] = {"float64", 64},
+	[DT_F64] = {"float64", 64},    [DT_U16] = {"uint16", 16},
+	[DT_U32] = {"uint32", 32},     [DT_U64] = {"uint64", 64},
+	[DT_F8E4M3] = {"float8_e4m3fn", 8},
+	[DT_F8E5M2] = {"float8_e5m2", 8},
 };
 
 const char *
@@ -335,14 +339,92 @@ dtype_bits(DType t)
 bool
 dtype_is_float(DType t)
 {
-	return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64;
+	return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64 ||
+	       dtype_is_float8(t);
+}
+
+bool
+dtype_is_float8(DType t)
+{
+	return t == DT_F8E4M3 || t == DT_F8E5M2;
+}
+
+bool
+dtype_is_narrow_float(DType t)
+{
+	return t == DT_F16 || t == DT_BF16 || dtype_is_float8(t);
+}
+
+bool
+dtype_is_unsigned(DType t)
+{
+	return t == DT_U8 || t == DT_U16 || t == DT_U32 || t == DT_U64 ||
+	       t == DT_BOOL;
 }
 
 bool
 dtype_is_int(DType t)
 {
 	return t == DT_I8 || t == DT_I16 || t == DT_I32 || t == DT_I64 ||
-	       t == DT_U8;
+	       (t != DT_BOOL && dtype_is_unsigned(t));
+}
+
+/*
+ * The float8 formats: M mantissa bits, exponent bias B, the largest finite
+ * code and the codes of infinity and NaN (float8_e4m3fn has no infinity:
+ * what would overflow to it is NaN, as in ml_dtypes).
+ */
+typedef struct {
+	int m, bias;
+	uint8_t highest, inf, nan;
+} F8Format;
+
+static F8Format
+f8_format(DType t)
+{
+	return t == DT_F8E5M2 ? (F8Format){2, 15, 0x7b, 0x7c, 0x7e}
+			      : (F8Format){3, 7, 0x7e, 0x7f, 0x7f};
+}
+
+uint8_t
+dtype_f8_encode(DType t, double d)
+{
+	F8Format f = f8_format(t);
+	uint8_t sign = signbit(d) ? 0x80 : 0;
+	double a = fabs(d);
+	if (isnan(a))
+		return sign | f.nan;
+	if (isinf(a))
+		return sign | f.inf;
+	if (a == 0)
+		return sign;
+	/* the exponent of a's quantum: a's own, not below the subnormals' */
+	int e;
+	frexp(a, &e);
+	int ue = e - 1 < 1 - f.bias ? 1 - f.bias : e - 1;
+	/* a in units of the quantum 2^(ue - m): the significand, its
+	 * leading one included, rounded to nearest even (exact: a power
+	 * of two scales) */
+	double r = rint(ldexp(a, f.m - ue));
+	/* (ue + bias - 1) << m plus a significand of 2^m .. 2^(m+1)
+	 * (a carry of the rounding moves into the exponent) */
+	double code = ldexp(ue + f.bias - 1, f.m) + r;
+	return sign | (code > f.highest ? f.inf : (uint8_t)code);
+}
+
+double
+dtype_f8_decode(DType t, uint8_t b)
+{
+	F8Format f = f8_format(t);
+	int ex = (b & 0x7f) >> f.m, man = b & ((1 << f.m) - 1);
+	double v;
+	if ((b & 0x7f) > f.highest)
+		v = (b & 0x7f) == f.inf && f.inf != f.nan ? INFINITY : NAN;
+	else if (ex == 0)
+		v = ldexp(man, 1 - f.bias - f.m);
+	else
+		v = ldexp(man + (1 << f.m), ex - f.bias - f.m);
+	return b & 0x80 ? -v : v;
 }
 
 /* -------------------------------------------------------------------- bug */

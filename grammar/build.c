@@ -371,6 +371,9 @@ static const struct {
 	{"i32", "int32"},     {"i64", "int64"},      {"long", "int64"},
 	{"i8", "int8"},       {"i16", "int16"},      {"u8", "uint8"},
 	{"uint", "uint8"},    {"byte", "uint8"},     {"boolean", "bool"},
+	{"u16", "uint16"},    {"u32", "uint32"},     {"u64", "uint64"},
+	{"e4m3_float8", "float8_e4m3fn"},            {"e5m2_float8", "float8_e5m2"},
+	{"float8_e4m3", "float8_e4m3fn"},
 	{"float8", NULL},     {"int4", NULL},
 };
 

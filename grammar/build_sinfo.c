@@ -196,7 +196,7 @@ bld_conv_dtype(B *b, Syn *x, DType *out)
 				   x->s, hint);
 		else
 			diag_error(b->d, x->span,
-				   "unknown dtype '%s' (rlx knows bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)",
+				   "unknown dtype '%s' (rlx knows bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64, float8_e4m3fn, float8_e5m2)",
 				   x->s);
 		return false;
 	}

@@ -72,6 +72,11 @@ put_elem(void *data, size_t i, DType t, int64_t iv, double fv, bool isf)
 	case DT_I32: ((int32_t *)data)[i] = (int32_t)iv; break;
 	case DT_I64: ((int64_t *)data)[i] = iv; break;
 	case DT_U8: ((uint8_t *)data)[i] = (uint8_t)iv; break;
+	case DT_U16: ((uint16_t *)data)[i] = (uint16_t)iv; break;
+	case DT_U32: ((uint32_t *)data)[i] = (uint32_t)iv; break;
+	case DT_U64: ((uint64_t *)data)[i] = (uint64_t)iv; break;
+	case DT_F8E4M3:
+	case DT_F8E5M2: ((uint8_t *)data)[i] = dtype_f8_encode(t, d); break;
 	case DT_F16: ((uint16_t *)data)[i] = f16_bits(d); break;
 	case DT_BF16: ((uint16_t *)data)[i] = bf16_bits(d); break;
 	case DT_F32:
@@ -96,6 +101,9 @@ int_fits(DType t, int64_t v)
 	case DT_I16: return v >= INT16_MIN && v <= INT16_MAX;
 	case DT_I32: return v >= INT32_MIN && v <= INT32_MAX;
 	case DT_U8: return v >= 0 && v <= UINT8_MAX;
+	case DT_U16: return v >= 0 && v <= UINT16_MAX;
+	case DT_U32: return v >= 0 && v <= UINT32_MAX;
+	case DT_U64: return v >= 0;
 	default: return true;
 	}
 }

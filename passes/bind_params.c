@@ -42,7 +42,7 @@ scalar_bytes(DType t, const char *text, unsigned char out[8])
 			float f = (float)v;
 			memcpy(out, &f, 4);
 		} else {
-			return false; /* f16/bf16 scalars: bind as f32 and cast */
+			return false; /* f16/bf16/float8 scalars: bind as f32 and cast */
 		}
 		return true;
 	}
@@ -56,9 +56,12 @@ scalar_bytes(DType t, const char *text, unsigned char out[8])
 		return true;
 	}
 	int bytes = dtype_bits(t) / 8;
+	bool un = dtype_is_unsigned(t);
+	if (un && v < 0)
+		return false;
 	if (bytes < 8) {
-		long long lim = 1LL << (bytes * 8 - (t == DT_U8 ? 0 : 1));
-		if (t == DT_U8 ? (v < 0 || v >= lim) : (v < -lim || v >= lim))
+		long long lim = 1LL << (bytes * 8 - (un ? 0 : 1));
+		if (un ? v >= lim : (v < -lim || v >= lim))
 			return false;
 	}
 	memcpy(out, &v, (size_t)bytes); /* little-endian host */

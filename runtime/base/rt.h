@@ -266,5 +266,9 @@ float rt_f16_to_f32(uint16_t h);
 uint16_t rt_f32_to_f16(float f);
 float rt_bf16_to_f32(uint16_t h);
 uint16_t rt_f32_to_bf16(float f);
+/* Element i of data, a float16, bfloat16 or float8 array (dt), widened to
+ * f32 (exact); and f stored there, rounded as astype rounds. */
+float rt_narrow_to_f32(DType dt, const void *data, int64_t i);
+void rt_narrow_from_f32(DType dt, void *data, int64_t i, float f);
 
 #endif /* RLX_RT_H */

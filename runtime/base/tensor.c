@@ -320,6 +320,26 @@ rt_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+float
+rt_narrow_to_f32(DType dt, const void *data, int64_t i)
+{
+	switch (dt) {
+	case DT_F16: return rt_f16_to_f32(((const uint16_t *)data)[i]);
+	case DT_BF16: return rt_bf16_to_f32(((const uint16_t *)data)[i]);
+	default: return (float)dtype_f8_decode(dt, ((const uint8_t *)data)[i]);
+	}
+}
+
+void
+rt_narrow_from_f32(DType dt, void *data, int64_t i, float f)
+{
+	switch (dt) {
+	case DT_F16: ((uint16_t *)data)[i] = rt_f32_to_f16(f); break;
+	case DT_BF16: ((uint16_t *)data)[i] = rt_f32_to_bf16(f); break;
+	default: ((uint8_t *)data)[i] = dtype_f8_encode(dt, f); break;
+	}
+}
+
 /* RssAnon from /proc/self/status, in bytes (see rt.h). */
 uint64_t
 rt_mem_anon(void)

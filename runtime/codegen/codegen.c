@@ -318,7 +318,7 @@ cg_dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n)
 bool
 cg_is_unsigned(DType t)
 {
-	return t == DT_U8 || t == DT_BOOL;
+	return dtype_is_unsigned(t);
 }
 
 /* How an element is stored. */
@@ -327,9 +327,10 @@ stype(K *k, DType t)
 {
 	switch (t) {
 	case DT_BOOL: case DT_I8: case DT_U8: return k->i8;
-	case DT_I16: return k->i16;
-	case DT_I32: return k->i32;
-	case DT_I64: return k->i64;
+	case DT_F8E4M3: case DT_F8E5M2: return k->i8;
+	case DT_I16: case DT_U16: return k->i16;
+	case DT_I32: case DT_U32: return k->i32;
+	case DT_I64: case DT_U64: return k->i64;
 	case DT_F16: return k->f16;
 	case DT_BF16: return k->i16;
 	case DT_F32: return k->f32;
@@ -338,13 +339,13 @@ stype(K *k, DType t)
 	}
 }
 
-/* How an element is computed with: f16/bf16 as f32, bool as i1. */
+/* How an element is computed with: f16/bf16/float8 as f32, bool as i1. */
 LLVMTypeRef
 cg_ctype(K *k, DType t)
 {
 	if (t == DT_BOOL)
 		return k->i1;
-	if (t == DT_F16 || t == DT_BF16)
+	if (dtype_is_narrow_float(t))
 		return k->f32;
 	return stype(k, t);
 }
@@ -361,6 +362,27 @@ cg_cconst(K *k, DType t, double v)
 			    true);
 }
 
+/* f64 to f32 rounding to odd (toward zero, the last bit set when inexact):
+ * rounding that to a float8 once more gives the float8 nearest to the f64,
+ * as ml_dtypes rounds an f64 directly (Boldo and Melquiond, "When double
+ * rounding is odd": f32 has more than 2 bits beyond a float8's). */
+static LLVMValueRef
+f64_to_f32_odd(K *k, LLVMValueRef v)
+{
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef t = LLVMBuildFPTrunc(b, v, k->f32, "");
+	LLVMValueRef back = LLVMBuildFPExt(b, t, k->f64, "");
+	LLVMValueRef u = LLVMBuildBitCast(b, t, k->i32, "");
+	/* rounded away from zero: one step back toward it (the bits of
+	 * the magnitude are ordered like the magnitudes) */
+	LLVMValueRef away = LLVMBuildFCmp(b, LLVMRealOGT, cg_fn1(k, "llvm.fabs", back),
+					  cg_fn1(k, "llvm.fabs", v), "");
+	u = LLVMBuildSub(b, u, LLVMBuildZExt(b, away, k->i32, ""), "");
+	LLVMValueRef inexact = LLVMBuildFCmp(b, LLVMRealONE, back, v, "");
+	u = LLVMBuildOr(b, u, LLVMBuildZExt(b, inexact, k->i32, ""), "");
+	return LLVMBuildBitCast(b, u, k->f32, "");
+}
+
 /* Converts compute value v of dtype from to dtype to (as numpy astype). */
 LLVMValueRef
 cg_cvt(K *k, LLVMValueRef v, DType from, DType to)
@@ -368,6 +390,8 @@ cg_cvt(K *k, LLVMValueRef v, DType from, DType to)
 	LLVMTypeRef ft = cg_ctype(k, from), tt = cg_ctype(k, to);
 	bool ff = dtype_is_float(from), tf = dtype_is_float(to);
 	if (ff && tf) {
+		if (from == DT_F64 && dtype_is_float8(to))
+			return f64_to_f32_odd(k, v);
 		if (ft == tt)
 			return v;
 		return ft == k->f64 ? LLVMBuildFPTrunc(k->b, v, tt, "")
@@ -405,6 +429,105 @@ cg_addr(K *k, const Buf *b, LLVMValueRef off)
 	return LLVMBuildInBoundsGEP2(k->b, stype(k, b->dt), b->ptr, &off, 1, "");
 }
 
+/* The i32 constant c. */
+static LLVMValueRef
+c32(K *k, long long c)
+{
+	return LLVMConstInt(k->i32, (unsigned long long)c, 1);
+}
+
+/*
+ * float8 bits (i8) to f32, exactly (dtype_f8_decode in IR): a normal
+ * value's exponent rebiased into f32's, a subnormal's significand times
+ * its quantum, the NaN (and e5m2's infinity) codes mapped, the sign put
+ * back.
+ */
+static LLVMValueRef
+f8_to_f32(K *k, LLVMValueRef v, DType t)
+{
+	LLVMBuilderRef b = k->b;
+	bool e5 = t == DT_F8E5M2;
+	int m = e5 ? 2 : 3, bias = e5 ? 15 : 7, highest = e5 ? 0x7b : 0x7e;
+	LLVMValueRef u = LLVMBuildZExt(b, v, k->i32, "");
+	LLVMValueRef mag = LLVMBuildAnd(b, u, c32(k, 0x7f), "");
+	LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, u, c32(k, 0x80), ""),
+					 c32(k, 24), "");
+	/* normal: (mag + ((127 - bias) << m)) << (23 - m) */
+	LLVMValueRef nb = LLVMBuildShl(b, LLVMBuildAdd(b, mag, c32(k, (127 - bias) << m), ""),
+				       c32(k, 23 - m), "");
+	LLVMValueRef normal = LLVMBuildBitCast(b, nb, k->f32, "");
+	/* subnormal: the mantissa times 2^(1 - bias - m) */
+	LLVMValueRef sub = LLVMBuildFMul(b, LLVMBuildUIToFP(b, mag, k->f32, ""),
+					 LLVMConstReal(k->f32, ldexp(1, 1 - bias - m)), "");
+	LLVMValueRef isnorm = LLVMBuildICmp(b, LLVMIntUGE, mag, c32(k, 1 << m), "");
+	LLVMValueRef r = LLVMBuildSelect(b, isnorm, normal, sub, "");
+	LLVMValueRef special = LLVMBuildICmp(b, LLVMIntUGT, mag, c32(k, highest), "");
+	LLVMValueRef nan = LLVMConstReal(k->f32, NAN);
+	LLVMValueRef sv = e5 ? LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, mag, c32(k, 0x7c), ""),
+					       LLVMConstReal(k->f32, INFINITY), nan, "")
+			     : nan;
+	r = LLVMBuildSelect(b, special, sv, r, "");
+	r = LLVMBuildBitCast(b, r, k->i32, "");
+	return LLVMBuildBitCast(b, LLVMBuildOr(b, r, sign, ""), k->f32, "");
+}
+
+/* RNE of the low n bits of v (i32, 0 < n < 32, n may vary): v plus
+ * what carries into bit n exactly when the dropped bits are above half,
+ * or half and bit n is odd. */
+static LLVMValueRef
+rne_bits(K *k, LLVMValueRef v, LLVMValueRef n)
+{
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef odd = LLVMBuildAnd(b, LLVMBuildLShr(b, v, n, ""), c32(k, 1), "");
+	LLVMValueRef half = LLVMBuildShl(b, c32(k, 1), LLVMBuildSub(b, n, c32(k, 1), ""), "");
+	return LLVMBuildAdd(b, v, LLVMBuildAdd(b, odd, LLVMBuildSub(b, half, c32(k, 1), ""), ""), "");
+}
+
+/*
+ * f32 to float8 bits (i8), as dtype_f8_encode (ml_dtypes' astype): to
+ * nearest even; a value whose rounding passes the largest finite one is
+ * infinity (float8_e4m3fn: NaN); NaN is the format's NaN; the sign is
+ * kept. Values that are normal in the float8 keep their f32 exponent
+ * (rebiased) and lose 23 - m significand bits; smaller ones are counted
+ * in units of the smallest subnormal.
+ */
+static LLVMValueRef
+f32_to_f8(K *k, LLVMValueRef f, DType t)
+{
+	LLVMBuilderRef b = k->b;
+	bool e5 = t == DT_F8E5M2;
+	int m = e5 ? 2 : 3, bias = e5 ? 15 : 7;
+	int highest = e5 ? 0x7b : 0x7e, inf = e5 ? 0x7c : 0x7f, nan = e5 ? 0x7e : 0x7f;
+	LLVMValueRef x = LLVMBuildBitCast(b, f, k->i32, "");
+	LLVMValueRef sign = LLVMBuildAnd(b, LLVMBuildLShr(b, x, c32(k, 24), ""), c32(k, 0x80), "");
+	LLVMValueRef u = LLVMBuildAnd(b, x, c32(k, 0x7fffffff), "");
+	LLVMValueRef e = LLVMBuildLShr(b, u, c32(k, 23), "");
+	/* normal in the float8: biased exponent e - 127 + bias >= 1 */
+	LLVMValueRef n = rne_bits(k, u, c32(k, 23 - m));
+	n = LLVMBuildSub(b, n, c32(k, (long long)(127 - bias) << 23), "");
+	n = LLVMBuildLShr(b, n, c32(k, 23 - m), "");
+	/* subnormal: significand (with its leading one when f32-normal)
+	 * shifted right by 151 - bias - m - max(e, 1), at most 25 (beyond,
+	 * the result rounds to 0 anyway) */
+	LLVMValueRef lead = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, e, c32(k, 0), ""),
+					    c32(k, 0), c32(k, 1 << 23), "");
+	LLVMValueRef sig = LLVMBuildOr(b, LLVMBuildAnd(b, u, c32(k, 0x7fffff), ""), lead, "");
+	LLVMValueRef e1 = cg_imax(k, e, c32(k, 1));
+	LLVMValueRef sh = LLVMBuildSub(b, c32(k, 151 - bias - m), e1, "");
+	sh = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, sh, c32(k, 25), ""), c32(k, 25), sh, "");
+	LLVMValueRef s = LLVMBuildLShr(b, rne_bits(k, sig, sh), sh, "");
+	LLVMValueRef isnorm = LLVMBuildICmp(b, LLVMIntUGE, e, c32(k, 128 - bias), "");
+	LLVMValueRef code = LLVMBuildSelect(b, isnorm, n, s, "");
+	code = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, code, c32(k, highest), ""),
+			       c32(k, inf), code, "");
+	/* infinity and NaN of the f32 */
+	LLVMValueRef special = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, u, c32(k, 0x7f800000), ""),
+					       c32(k, inf), c32(k, nan), "");
+	code = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, u, c32(k, 0x7f800000), ""),
+			       special, code, "");
+	return LLVMBuildTrunc(b, LLVMBuildOr(b, code, sign, ""), k->i8, "");
+}
+
 /* Loads element off of b as a compute value. */
 LLVMValueRef
 cg_ld(K *k, const Buf *b, LLVMValueRef off)
@@ -419,6 +542,9 @@ cg_ld(K *k, const Buf *b, LLVMValueRef off)
 		v = LLVMBuildShl(k->b, LLVMBuildZExt(k->b, v, k->i32, ""),
 				 LLVMConstInt(k->i32, 16, 0), "");
 		return LLVMBuildBitCast(k->b, v, k->f32, "");
+	case DT_F8E4M3:
+	case DT_F8E5M2:
+		return f8_to_f32(k, v, b->dt);
 	default:
 		return v;
 	}
@@ -454,6 +580,10 @@ cg_st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v)
 		break;
 	case DT_BF16:
 		v = f32_to_bf16(k, v);
+		break;
+	case DT_F8E4M3:
+	case DT_F8E5M2:
+		v = f32_to_f8(k, v, b->dt);
 		break;
 	default:
 		break;
@@ -1149,6 +1279,22 @@ elem_binary(K *k, LLVMValueRef *in, DType *rdt)
 	case OP_BITWISE_AND: return LLVMBuildAnd(b, x, y, "");
 	case OP_BITWISE_OR: return LLVMBuildOr(b, x, y, "");
 	case OP_BITWISE_XOR: return LLVMBuildXor(b, x, y, "");
+	case OP_LEFT_SHIFT:
+	case OP_RIGHT_SHIFT: {
+		/* as numpy: a count of the width or more (a negative one read
+		 * as unsigned is) shifts everything out: 0, or the sign for a
+		 * signed right shift */
+		LLVMTypeRef ty = LLVMTypeOf(x);
+		unsigned w = LLVMGetIntTypeWidth(ty);
+		LLVMValueRef zero = LLVMConstInt(ty, 0, 0);
+		LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, y, LLVMConstInt(ty, w, 0), "");
+		LLVMValueRef n = LLVMBuildSelect(b, big, zero, y, "");
+		if (op == OP_LEFT_SHIFT)
+			return LLVMBuildSelect(b, big, zero, LLVMBuildShl(b, x, n, ""), "");
+		LLVMValueRef fill = un ? zero : LLVMBuildAShr(b, x, LLVMConstInt(ty, w - 1, 0), "");
+		LLVMValueRef r = un ? LLVMBuildLShr(b, x, n, "") : LLVMBuildAShr(b, x, n, "");
+		return LLVMBuildSelect(b, big, fill, r, "");
+	}
 	case OP_MAXIMUM: return cg_vmax(k, x, y, t, true);
 	case OP_MINIMUM: return cg_vmax(k, x, y, t, false);
 	default: ir_bug("not a binary op");
@@ -1720,7 +1866,7 @@ gen_reduce(K *k)
 	}
 	LLVMValueRef count = s;
 	DType acct = (op == OP_MAX || op == OP_MIN || arg) ? xdt : out->dt;
-	if (acct == DT_F16 || acct == DT_BF16)
+	if (dtype_is_narrow_float(acct))
 		acct = DT_F32;
 	if (acct == DT_BOOL)
 		acct = DT_I64;
@@ -1934,7 +2080,7 @@ gen_full(K *k)
 	Buf *out = &k->buf[k->nin];
 	Loop l;
 	LLVMValueRef i = cg_loop_begin(k, &l, cg_prod(k, out->dim, 0, out->nd));
-	cg_st(k, out, i, cg_cconst(k, out->dt == DT_F16 || out->dt == DT_BF16 ? DT_F32 : out->dt, v));
+	cg_st(k, out, i, cg_cconst(k, dtype_is_narrow_float(out->dt) ? DT_F32 : out->dt, v));
 	cg_loop_end(k, &l);
 	return true;
 }

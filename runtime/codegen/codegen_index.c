@@ -62,11 +62,11 @@ cg_inside(K *k, LLVMValueRef i, LLVMValueRef n)
 	return LLVMBuildICmp(k->b, LLVMIntULT, i, n, "");
 }
 
-/* The dtype loads of t compute in: f32 for f16/bf16. */
+/* The dtype loads of t compute in: f32 for f16/bf16/float8. */
 DType
 cg_cdt(DType t)
 {
-	return t == DT_F16 || t == DT_BF16 ? DT_F32 : t;
+	return dtype_is_narrow_float(t) ? DT_F32 : t;
 }
 
 /* Element of b at index idx (b's own C-order strides). */
@@ -765,7 +765,7 @@ scatter_combine(K *k, int red, LLVMValueRef old, LLVMValueRef u, DType t)
 			return LLVMBuildFMul(k->b, LLVMBuildFAdd(k->b, old, u, ""),
 					     LLVMConstReal(LLVMTypeOf(old), 0.5), "");
 		sum = LLVMBuildAdd(k->b, old, u, "");
-		return t == DT_U8 || t == DT_BOOL
+		return dtype_is_unsigned(t)
 			? LLVMBuildUDiv(k->b, sum, LLVMConstInt(LLVMTypeOf(old), 2, 0), "")
 			: LLVMBuildSDiv(k->b, sum, LLVMConstInt(LLVMTypeOf(old), 2, 0), "");
 	case 1: return fl ? LLVMBuildFAdd(k->b, old, u, "") : LLVMBuildAdd(k->b, old, u, "");

@@ -67,6 +67,12 @@ rt_fill_random(RtTensor *t, RtRng *r, double std, int int_range)
 		case DT_I32: ((int32_t *)t->data)[i] = (int32_t)k; break;
 		case DT_I64: ((int64_t *)t->data)[i] = k; break;
 		case DT_U8: ((uint8_t *)t->data)[i] = (uint8_t)k; break;
+		case DT_U16: ((uint16_t *)t->data)[i] = (uint16_t)k; break;
+		case DT_U32: ((uint32_t *)t->data)[i] = (uint32_t)k; break;
+		case DT_U64: ((uint64_t *)t->data)[i] = (uint64_t)k; break;
+		case DT_F8E4M3: case DT_F8E5M2:
+			((uint8_t *)t->data)[i] = dtype_f8_encode(t->dtype, f);
+			break;
 		case DT_BOOL: ((uint8_t *)t->data)[i] = (uint8_t)(k & 1); break;
 		default: break;
 		}

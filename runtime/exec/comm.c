@@ -181,6 +181,9 @@ avg_div(DType dt, void *p, int64_t n, int size)
 		case DT_I32: ((int32_t *)p)[i] /= size; break;
 		case DT_I64: ((int64_t *)p)[i] /= size; break;
 		case DT_U8: case DT_BOOL: ((uint8_t *)p)[i] /= size; break;
+		case DT_U16: ((uint16_t *)p)[i] /= size; break;
+		case DT_U32: ((uint32_t *)p)[i] /= size; break;
+		case DT_U64: ((uint64_t *)p)[i] /= size; break;
 		default: break;
 		}
 }
@@ -190,11 +193,15 @@ mpi_type(DType dt)
 {
 	switch (dt) {
 	case DT_BOOL: case DT_U8: return MPI_UINT8_T;
+	case DT_U16: return MPI_UINT16_T;
+	case DT_U32: return MPI_UINT32_T;
+	case DT_U64: return MPI_UINT64_T;
 	case DT_I8: return MPI_INT8_T;
 	case DT_I16: return MPI_INT16_T;
 	case DT_I32: return MPI_INT32_T;
 	case DT_I64: return MPI_INT64_T;
 	case DT_F32: case DT_F16: case DT_BF16: return MPI_FLOAT;
+	case DT_F8E4M3: case DT_F8E5M2: return MPI_FLOAT;
 	case DT_F64: return MPI_DOUBLE;
 	default: return MPI_DATATYPE_NULL;
 	}
@@ -229,7 +236,7 @@ rt_comm_allreduce(RtComm *c, const RtTensor *in, RtTensor *out, RtReduce op,
 	}
 #ifdef RLX_HAVE_MPI
 	int64_t n = rt_numel(in);
-	bool half = in->dtype == DT_F16 || in->dtype == DT_BF16;
+	bool half = dtype_is_narrow_float(in->dtype);
 	MPI_Datatype t = mpi_type(in->dtype);
 	if (t == MPI_DATATYPE_NULL) {
 		rt_error(e, "allreduce: no MPI type for %s",
@@ -245,10 +252,8 @@ rt_comm_allreduce(RtComm *c, const RtTensor *in, RtTensor *out, RtReduce op,
 			rt_error(e, "allreduce: out of memory");
 			return false;
 		}
-		const uint16_t *h = in->data;
 		for (int64_t i = 0; i < n; i++)
-			wide[i] = in->dtype == DT_F16 ? rt_f16_to_f32(h[i])
-						      : rt_bf16_to_f32(h[i]);
+			wide[i] = rt_narrow_to_f32(in->dtype, in->data, i);
 	} else {
 		memcpy(out->data, in->data, in->nbytes);
 	}
@@ -266,10 +271,8 @@ rt_comm_allreduce(RtComm *c, const RtTensor *in, RtTensor *out, RtReduce op,
 	if (op == RT_RED_AVG)
 		avg_div(half ? DT_F32 : in->dtype, buf, n, c->size);
 	if (half) {
-		uint16_t *h = out->data;
 		for (int64_t i = 0; i < n; i++)
-			h[i] = in->dtype == DT_F16 ? rt_f32_to_f16(wide[i])
-						   : rt_f32_to_bf16(wide[i]);
+			rt_narrow_from_f32(in->dtype, out->data, i, wide[i]);
 		free(wide);
 	}
 	return true;

@@ -21,6 +21,8 @@ rt_tolerance(DType dt)
 	case DT_F64: return 1e-12;
 	case DT_F16:
 	case DT_BF16: return 1e-2;
+	case DT_F8E4M3: return 0.125; /* 3 significand bits: 2^-3 */
+	case DT_F8E5M2: return 0.25;
 	default: return 0;
 	}
 }
@@ -39,6 +41,12 @@ elem_f64(const RtTensor *t, int64_t i)
 	case DT_I32: return ((const int32_t *)t->data)[i];
 	case DT_I64: return (double)((const int64_t *)t->data)[i];
 	case DT_U8: return ((const uint8_t *)t->data)[i];
+	case DT_U16: return ((const uint16_t *)t->data)[i];
+	case DT_U32: return ((const uint32_t *)t->data)[i];
+	case DT_U64: return (double)((const uint64_t *)t->data)[i];
+	case DT_F8E4M3:
+	case DT_F8E5M2:
+		return dtype_f8_decode(t->dtype, ((const uint8_t *)t->data)[i]);
 	case DT_BOOL: return ((const uint8_t *)t->data)[i];
 	default: return 0;
 	}

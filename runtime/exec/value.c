@@ -55,19 +55,30 @@ rt_annot_matches(const char *what, const SInfo *si, DType dt, int ndim,
 	return false;
 }
 
-/* t converted to bfloat16 (nearest even); t is freed. */
+/* The float32 array t converted to the narrow float dt (bfloat16, a
+ * float8; rounded as astype rounds); t is freed. */
 static RtTensor *
-to_bf16(RtTensor *t, RtError *e)
+to_narrow(RtTensor *t, DType dt, RtError *e)
 {
-	RtTensor *c = rt_tensor_new(DT_BF16, t->ndim, t->shape, e);
+	RtTensor *c = rt_tensor_new(dt, t->ndim, t->shape, e);
 	if (c) {
 		const float *s = t->data;
-		uint16_t *d = c->data;
 		for (int64_t i = 0; i < rt_numel(t); i++)
-			d[i] = rt_f32_to_bf16(s[i]);
+			rt_narrow_from_f32(dt, c->data, i, s[i]);
 	}
 	rt_tensor_free(t);
 	return c;
+}
+
+/* A float8 input given as raw bytes: NumPy saves ml_dtypes' float8
+ * arrays as the void dtype '|V1' (read here as uint8 bytes of the same
+ * shape), or the user viewed them as uint8: the bytes are the float8
+ * bit patterns. */
+static bool
+is_f8_bytes(const SInfo *si, const RtTensor *t)
+{
+	return si->kind == SI_TENSOR && dtype_is_float8(si->dtype) &&
+	       t->dtype == DT_U8;
 }
 
 /* The 0-d array t as a scalar value of its dtype. */
@@ -84,6 +95,9 @@ prim_of(const RtTensor *t)
 	case DT_I32: iv = *(int32_t *)t->data; break;
 	case DT_I16: iv = *(int16_t *)t->data; break;
 	case DT_I8: iv = *(int8_t *)t->data; break;
+	case DT_U16: iv = *(uint16_t *)t->data; break;
+	case DT_U32: iv = *(uint32_t *)t->data; break;
+	case DT_U64: iv = (int64_t)*(uint64_t *)t->data; break;
 	default: iv = *(uint8_t *)t->data; break;
 	}
 	if (dtype_is_float(t->dtype))
@@ -133,11 +147,14 @@ rt_value_from_npy(const char *name, const SInfo *si, RtTensor *t,
 		rt_error(e, "%s: a .npy file cannot give a value of this type",
 			 what);
 	} else {
-		if (si->kind == SI_TENSOR && si->dtype == DT_BF16 &&
-		    t->dtype == DT_F32 && !(t = to_bf16(t, &re))) {
+		if (si->kind == SI_TENSOR &&
+		    (si->dtype == DT_BF16 || dtype_is_float8(si->dtype)) &&
+		    t->dtype == DT_F32 && !(t = to_narrow(t, si->dtype, &re))) {
 			rt_error(e, "%s: %s", what, re.msg);
 			return NULL;
 		}
+		if (is_f8_bytes(si, t))
+			t->dtype = si->dtype;
 		if (si->kind == SI_TENSOR &&
 		    !rt_annot_matches(what, si, t->dtype, t->ndim, t->shape, e)) {
 			rt_tensor_free(t);
@@ -160,7 +177,8 @@ rt_value_npy_tensor(const RtValue *v, RtError *e)
 		return t;
 	}
 	if (v->kind == RV_PRIM) {
-		DType dt = v->dtype == DT_UNKNOWN || v->dtype == DT_BF16 ? DT_F32 : v->dtype;
+		DType dt = v->dtype == DT_UNKNOWN || v->dtype == DT_BF16 ||
+				   dtype_is_float8(v->dtype) ? DT_F32 : v->dtype;
 		RtTensor *t = rt_tensor_new(dt, 0, NULL, e);
 		if (!t)
 			return NULL;
@@ -172,19 +190,22 @@ rt_value_npy_tensor(const RtValue *v, RtError *e)
 		case DT_I32: *(int32_t *)t->data = (int32_t)v->i; break;
 		case DT_I16: *(int16_t *)t->data = (int16_t)v->i; break;
 		case DT_I8: *(int8_t *)t->data = (int8_t)v->i; break;
+		case DT_U16: *(uint16_t *)t->data = (uint16_t)v->i; break;
+		case DT_U32: *(uint32_t *)t->data = (uint32_t)v->i; break;
+		case DT_U64: *(uint64_t *)t->data = (uint64_t)v->i; break;
 		default: *(uint8_t *)t->data = (uint8_t)v->i; break;
 		}
 		return t;
 	}
 	const RtTensor *s = v->t;
-	if (s->dtype == DT_BF16) {
+	if (s->dtype == DT_BF16 || dtype_is_float8(s->dtype)) {
+		/* .npy has no bfloat16 nor float8: float32, exact */
 		RtTensor *t = rt_tensor_new(DT_F32, s->ndim, s->shape, e);
 		if (!t)
 			return NULL;
-		const uint16_t *src = s->data;
 		float *dst = t->data;
 		for (int64_t i = 0; i < rt_numel(s); i++)
-			dst[i] = rt_bf16_to_f32(src[i]);
+			dst[i] = rt_narrow_to_f32(s->dtype, s->data, i);
 		return t;
 	}
 	return rt_tensor_borrow(s->dtype, s->ndim, s->shape, s->data, e);
@@ -286,6 +307,12 @@ print_elem(StrBuf *b, const RtTensor *t, int64_t i)
 	case DT_I32: sb_printf(b, "%d", ((const int32_t *)d)[i]); break;
 	case DT_I64: sb_printf(b, "%lld", (long long)((const int64_t *)d)[i]); break;
 	case DT_U8: sb_printf(b, "%u", ((const uint8_t *)d)[i]); break;
+	case DT_U16: sb_printf(b, "%u", ((const uint16_t *)d)[i]); break;
+	case DT_U32: sb_printf(b, "%u", ((const uint32_t *)d)[i]); break;
+	case DT_U64: sb_printf(b, "%llu", (unsigned long long)((const uint64_t *)d)[i]); break;
+	case DT_F8E4M3: case DT_F8E5M2:
+		sb_printf(b, "%.6g", rt_narrow_to_f32(t->dtype, d, i));
+		break;
 	case DT_F16: sb_printf(b, "%.6g", rt_f16_to_f32(((const uint16_t *)d)[i])); break;
 	case DT_BF16: sb_printf(b, "%.6g", rt_bf16_to_f32(((const uint16_t *)d)[i])); break;
 	case DT_F32: sb_printf(b, "%.8g", ((const float *)d)[i]); break;

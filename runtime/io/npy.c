@@ -27,6 +27,7 @@ static const char *const npy_descr[DT_COUNT] = {
 	[DT_BOOL] = "|b1", [DT_I8] = "|i1",  [DT_I16] = "<i2",
 	[DT_I32] = "<i4",  [DT_I64] = "<i8", [DT_U8] = "|u1",
 	[DT_F16] = "<f2",  [DT_F32] = "<f4", [DT_F64] = "<f8",
+	[DT_U16] = "<u2",  [DT_U32] = "<u4", [DT_U64] = "<u8",
 };
 
 /* The parsed header. */
@@ -194,9 +195,15 @@ parse_descr(const char *name, const char *d, DType *out, RtError *e)
 		*out = (DType)i;
 		return true;
 	}
+	if (!strcmp(code, "V1")) {
+		/* NumPy saves ml_dtypes' float8 arrays as one-byte voids:
+		 * their bytes, for a float8 input (rt_value_from_npy) */
+		*out = DT_U8;
+		return true;
+	}
 	rt_error(e, "%s: unsupported dtype '%s'%s", name, d,
-		 code[0] == 'V' ? " (bfloat16 and other void dtypes have no "
-				  ".npy form rlx reads)"
+		 code[0] == 'V' ? " (bfloat16 and the other void dtypes but "
+				  "'|V1' have no .npy form rlx reads)"
 				: "");
 	return false;
 }

@@ -51,13 +51,14 @@ static const char *const st_dtype_names[DT_COUNT] = {
 	[DT_BOOL] = "BOOL", [DT_U8] = "U8",   [DT_I8] = "I8",
 	[DT_I16] = "I16",   [DT_I32] = "I32", [DT_I64] = "I64",
 	[DT_F16] = "F16",   [DT_BF16] = "BF16", [DT_F32] = "F32",
-	[DT_F64] = "F64",
+	[DT_F64] = "F64",   [DT_U16] = "U16", [DT_U32] = "U32",
+	[DT_U64] = "U64",   [DT_F8E4M3] = "F8_E4M3", /* torch's e4m3fn */
+	[DT_F8E5M2] = "F8_E5M2",
 };
 
 /* Names the format defines that rlx does not support. */
 static const char *const st_unsupported[] = {
-	"U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4",
-	"F6_E2M3", "F6_E3M2", "C64",
+	"F8_E8M0", "F4", "F6_E2M3", "F6_E3M2", "C64",
 };
 
 /* The safetensors name of dt, NULL if none. */

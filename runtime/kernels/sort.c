@@ -46,6 +46,15 @@ key_of(const unsigned char *p, int dt)
 	uint64_t u = 0;
 	switch (dt) {
 	case DT_BOOL: case DT_U8: return *p;
+	case DT_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+	case DT_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+	case DT_U64: memcpy(&u, p, 8); return u;
+	case DT_F8E4M3: case DT_F8E5M2: {
+		uint8_t mag = *p & 0x7fu;
+		if (mag > (dt == DT_F8E4M3 ? 0x7eu : 0x7cu))
+			return 0xffu; /* NaN */
+		return *p & 0x80u ? (uint8_t)~*p : (uint8_t)(*p | 0x80u);
+	}
 	case DT_I8: return (uint8_t)(*p ^ 0x80u);
 	case DT_I16: { uint16_t v; memcpy(&v, p, 2); return (uint16_t)(v ^ 0x8000u); }
 	case DT_I32: { uint32_t v; memcpy(&v, p, 4); return v ^ 0x80000000u; }
@@ -96,7 +105,7 @@ value_of(uint64_t q, int dt, unsigned char *p)
 	uint64_t top = 1ull << (bits - 1), mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
 	uint64_t v;
 	switch (dt) {
-	case DT_BOOL: case DT_U8:
+	case DT_BOOL: case DT_U8: case DT_U16: case DT_U32: case DT_U64:
 		v = q;
 		break;
 	case DT_I8: case DT_I16: case DT_I32: case DT_I64:

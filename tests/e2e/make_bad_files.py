@@ -74,8 +74,8 @@ def main():
         "unknown_dtype.safetensors": (st_json(
             {"a": rec("Q8", [1], 0, 1)}, z[:1]), "unknown dtype 'Q8'"),
         "f8_dtype.safetensors": (st_json(
-            {"a": rec("F8_E5M2", [1], 0, 1)}, z[:1]),
-            "dtype F8_E5M2 is not supported"),
+            {"a": rec("F8_E8M0", [1], 0, 1)}, z[:1]),
+            "dtype F8_E8M0 is not supported"),
         "negative_dim.safetensors": (st_json(
             {"a": rec("F32", [-1], 0, 0)}), "negative"),
         "float_dim.safetensors": (st_json(
@@ -97,8 +97,8 @@ def main():
                                    z[:8]), "no 'fortran_order'"),
         "bad_shape.npy": (npy_bytes(npy_hdr(shape="(2)"), z[:8]),
                           "expected a tuple"),
-        "unsupported.npy": (npy_bytes(npy_hdr("<u4"), z[:8]),
-                            "unsupported dtype '<u4'"),
+        "unsupported.npy": (npy_bytes(npy_hdr("<c8"), z[:8]),
+                            "unsupported dtype '<c8'"),
         "version.npy": (npy_bytes(npy_hdr(), z[:8], version=9),
                         "unsupported .npy format version 9.0"),
         "trailing.npy": (npy_bytes(npy_hdr(), z[:9]), "1 trailing bytes"),

@@ -131,6 +131,11 @@ getd(const Tens *t, int64_t i)
 	case DT_BF16: return bf16_to_f32(((uint16_t *)t->data)[i]);
 	case DT_F32: return ((float *)t->data)[i];
 	case DT_F64: return ((double *)t->data)[i];
+	case DT_U16: return ((uint16_t *)t->data)[i];
+	case DT_U32: return ((uint32_t *)t->data)[i];
+	case DT_U64: return (double)((uint64_t *)t->data)[i];
+	case DT_F8E4M3: case DT_F8E5M2:
+		return dtype_f8_decode(t->dt, ((uint8_t *)t->data)[i]);
 	default: fail_msg("bad dtype"); return 0;
 	}
 }
@@ -149,6 +154,12 @@ setd(Tens *t, int64_t i, double v)
 	case DT_BF16: ((uint16_t *)t->data)[i] = f32_to_bf16((float)v); break;
 	case DT_F32: ((float *)t->data)[i] = (float)v; break;
 	case DT_F64: ((double *)t->data)[i] = v; break;
+	case DT_U16: ((uint16_t *)t->data)[i] = (uint16_t)v; break;
+	case DT_U32: ((uint32_t *)t->data)[i] = (uint32_t)v; break;
+	case DT_U64: ((uint64_t *)t->data)[i] = (uint64_t)v; break;
+	case DT_F8E4M3: case DT_F8E5M2:
+		((uint8_t *)t->data)[i] = dtype_f8_encode(t->dt, v);
+		break;
 	default: fail_msg("bad dtype");
 	}
 }
@@ -701,7 +712,8 @@ test_astype(void **state)
 	for (int from = DT_BOOL; from < DT_COUNT; from++)
 		for (int to = DT_BOOL; to < DT_COUNT; to++) {
 			Tens *a = T((DType)from, 10), *c = T((DType)to, 10);
-			int n = (from == DT_U8 || to == DT_U8 || from == DT_BOOL) ? 7 : 10;
+			int n = dtype_is_unsigned((DType)from) ||
+					dtype_is_unsigned((DType)to) ? 7 : 10;
 			for (int i = 0; i < 10; i++)
 				setd(a, i, vals[i % n]);
 			Expr *e = call(f, OP_ASTYPE, tsi(f, c), 1, tvar(f, a));

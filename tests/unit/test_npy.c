@@ -83,6 +83,7 @@ static const struct {
 	{DT_BOOL, "bool"},   {DT_I8, "int8"},       {DT_I16, "int16"},
 	{DT_I32, "int32"},   {DT_I64, "int64"},     {DT_U8, "uint8"},
 	{DT_F16, "float16"}, {DT_F32, "float32"}, {DT_F64, "float64"},
+	{DT_U16, "uint16"},  {DT_U32, "uint32"},   {DT_U64, "uint64"},
 };
 
 /* The shapes tried for every dtype. */
@@ -114,6 +115,9 @@ fill(RtTensor *t)
 		case DT_I32: ((int32_t *)t->data)[i] = (int32_t)v; break;
 		case DT_I64: ((int64_t *)t->data)[i] = v; break;
 		case DT_U8: ((uint8_t *)t->data)[i] = (uint8_t)v; break;
+		case DT_U16: ((uint16_t *)t->data)[i] = (uint16_t)v; break;
+		case DT_U32: ((uint32_t *)t->data)[i] = (uint32_t)v; break;
+		case DT_U64: ((uint64_t *)t->data)[i] = (uint64_t)v; break;
 		case DT_F16:
 			((uint16_t *)t->data)[i] = rt_f32_to_f16((float)f);
 			break;
@@ -144,7 +148,7 @@ test_roundtrip_numpy(void **state)
 {
 	Tmp *t = *state;
 	RtError e = {0};
-	char script[16384];
+	char script[32768];
 	size_t k = (size_t)snprintf(script, sizeof script, "%s", py_pattern);
 	k += (size_t)snprintf(script + k, sizeof script - k,
 			      "import io\nbad = 0\n");
@@ -200,7 +204,8 @@ test_read_numpy(void **state)
 		 "%s"
 		 "from numpy.lib import format as F\n"
 		 "for dt in ['bool', 'int8', 'int16', 'int32', 'int64', "
-		 "'uint8', 'float16', 'float32', 'float64']:\n"
+		 "'uint8', 'float16', 'float32', 'float64', 'uint16', 'uint32', "
+		 "'uint64']:\n"
 		 "    for s, shape in enumerate([(), (7,), (3, 5), (2, 0, 4), "
 		 "(1, 2, 3)]):\n"
 		 "        a = pattern(dt, shape)\n"
@@ -212,7 +217,7 @@ test_read_numpy(void **state)
 		 "np.save(d + '/be1.npy', np.arange(4, dtype='>i1'))\n"
 		 "np.save(d + '/fo.npy', np.asfortranarray("
 		 "np.arange(6, dtype='f4').reshape(2, 3)))\n"
-		 "np.save(d + '/u16.npy', np.arange(4, dtype='<u2'))\n"
+		 "np.save(d + '/i16be.npy', np.arange(4, dtype='>i2'))\n"
 		 "np.save(d + '/c64.npy', np.arange(4, dtype='c8'))\n"
 		 "np.save(d + '/rec.npy', np.zeros(2, dtype=[('a', 'i4'), "
 		 "('b', 'f4')]))\n"
@@ -256,7 +261,7 @@ test_read_numpy(void **state)
 	} bad[] = {
 		{"be.npy", "big-endian dtype '>f4' is not supported"},
 		{"fo.npy", "Fortran-order arrays are not supported"},
-		{"u16.npy", "unsupported dtype '<u2'"},
+		{"i16be.npy", "big-endian dtype '>i2' is not supported"},
 		{"c64.npy", "unsupported dtype '<c8'"},
 		{"rec.npy", "structured dtypes are not supported"},
 		{"v2.npy", "unsupported dtype '|V2'"},
@@ -341,7 +346,7 @@ test_bad_headers(void **state)
 	expect_bad(t, 1, H("<f4", "True", "(2,)"), 8, "Fortran-order");
 	expect_bad(t, 1, H("<f4", "1", "(2,)"), 8, "True or False");
 	expect_bad(t, 1, H(">f8", "False", "(1,)"), 8, "big-endian");
-	expect_bad(t, 1, H("<u4", "False", "(1,)"), 4, "unsupported dtype");
+	expect_bad(t, 1, H("<u3", "False", "(1,)"), 4, "unsupported dtype");
 	expect_bad(t, 1, H("|f4", "False", "(1,)"), 4, "unsupported dtype");
 	expect_bad(t, 1, H("<f4 ", "False", "(1,)"), 4, "unsupported dtype");
 	expect_bad(t, 1, H("", "False", "(1,)"), 4, "unsupported dtype");
@@ -479,6 +484,20 @@ test_bool_and_bf16(void **state)
 	assert_non_null(x);
 	assert_memory_equal(x->data, "\0\1\1", 3);
 	rt_tensor_free(x);
+	free(b);
+
+	/* '|V1', as NumPy saves an ml_dtypes float8 array: its bytes, for a
+	 * float8 input to take as bit patterns; other voids are refused */
+	b = npy_image(1, H("|V1", "False", "(2,)"), "\x7e\xff", 2, &len);
+	x = rt_npy_parse(b, len, "f8.npy", &e);
+	assert_non_null(x);
+	assert_int_equal(x->dtype, DT_U8);
+	assert_memory_equal(x->data, "\x7e\xff", 2);
+	rt_tensor_free(x);
+	free(b);
+	b = npy_image(1, H("<V2", "False", "(2,)"), "\0\0\0\0", 4, &len);
+	assert_null(rt_npy_parse(b, len, "bf.npy", &e));
+	assert_non_null(strstr(e.msg, "unsupported dtype '<V2'"));
 	free(b);
 
 	int64_t sh[] = {2};

@@ -696,8 +696,11 @@ test_names_keys_formats(void **state)
 	    "unsupported format \"zstd\"");
 	bad("\"format\": \"raw-shard\"", "\"format\": \"zip-shard\"",
 	    "unsupported shard format");
+	bad("\"dtype\": \"float32\"", "\"dtype\": \"float4_e2m1fn\"",
+	    "unsupported dtype \"float4_e2m1fn\"");
+	/* a float8 record is read; its nbytes must be one byte an element */
 	bad("\"dtype\": \"float32\"", "\"dtype\": \"float8_e4m3fn\"",
-	    "unsupported dtype \"float8_e4m3fn\"");
+	    "nbytes 16 does not match its shape and dtype float8_e4m3fn");
 	bad("\"dtype\": \"float32\"", "\"dtype\": \"void\"",
 	    "unsupported dtype");
 	bad("\"format\": \"raw-shard\"",

@@ -55,6 +55,46 @@ test_dtypes(void **state)
 	}
 }
 
+/* float8 encode/decode (issue 46): every code decodes to a value that
+ * encodes back to it (NaNs to the format's NaN), ties go to the even
+ * code, the range ends as ml_dtypes' astype ends it. The NumPy oracle of
+ * tests/e2e/run_dtypes.py checks the generated code the same way. */
+static void
+test_float8(void **state)
+{
+	(void)state;
+	DType fs[] = {DT_F8E4M3, DT_F8E5M2};
+	for (int k = 0; k < 2; k++) {
+		DType f = fs[k];
+		assert_true(dtype_is_float(f) && dtype_is_narrow_float(f));
+		assert_int_equal(dtype_bits(f), 8);
+		for (int c = 0; c < 256; c++) {
+			double v = dtype_f8_decode(f, (uint8_t)c);
+			uint8_t back = dtype_f8_encode(f, v);
+			if (v != v)
+				assert_int_equal(back & 0x7f, f == DT_F8E4M3 ? 0x7f : 0x7e);
+			else
+				assert_int_equal(back, c);
+		}
+	}
+	assert_true(dtype_f8_decode(DT_F8E4M3, 0x7e) == 448);
+	assert_true(dtype_f8_decode(DT_F8E4M3, 0x01) == 1.0 / 512);
+	assert_int_equal(dtype_f8_encode(DT_F8E4M3, 464), 0x7e);   /* tie: even */
+	assert_int_equal(dtype_f8_encode(DT_F8E4M3, 464.01), 0x7f); /* NaN */
+	assert_int_equal(dtype_f8_encode(DT_F8E4M3, -1e300), 0xff);
+	assert_int_equal(dtype_f8_encode(DT_F8E4M3, 1.0 / 1024), 0x00);
+	assert_int_equal(dtype_f8_encode(DT_F8E4M3, 1.5 / 512), 0x02); /* tie */
+	assert_int_equal(dtype_f8_encode(DT_F8E4M3, -0.0), 0x80);
+	assert_true(dtype_f8_decode(DT_F8E5M2, 0x7b) == 57344);
+	assert_int_equal(dtype_f8_encode(DT_F8E5M2, 61440), 0x7c); /* to inf */
+	assert_int_equal(dtype_f8_encode(DT_F8E5M2, 61439), 0x7b);
+	assert_int_equal(dtype_f8_encode(DT_F8E5M2, -1.0 / 0.0), 0xfc);
+	DType u;
+	assert_true(dtype_parse("uint32", &u) && u == DT_U32);
+	assert_true(dtype_is_unsigned(u) && dtype_is_int(u));
+	assert_true(dtype_parse("float8_e4m3fn", &u) && u == DT_F8E4M3);
+}
+
 static void
 test_op_signatures(void **state)
 {
@@ -113,6 +153,7 @@ main(void)
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_dtypes),
+		cmocka_unit_test(test_float8),
 		cmocka_unit_test(test_op_signatures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
