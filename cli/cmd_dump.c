@@ -11,6 +11,7 @@
 static const char dump_help[] =
 	"usage: rlx dump FILE [--passes P1,P2,...] [--print-after-all]\n"
 	"                [--format script|dot|json] [--tvm-names]\n"
+	"                [--tir-spelling main|release]\n"
 	"\n"
 	"Prints the module as parsed: normalized (nested calls bound to\n"
 	"variables), with every binding's struct info, in canonical TVMScript.\n"
@@ -23,6 +24,9 @@ static const char dump_help[] =
 	"                      lift-transform-params would move drawn apart) or\n"
 	"                      json (the IR for tools)\n"
 	"  --tvm-names         write names TVM's parser accepts (dots become _)\n"
+	"  --tir-spelling S    prim_funcs as TVM main writes them (main, the\n"
+	"                      default: T.sblock, s_tir=True) or as TVM releases\n"
+	"                      do (release: T.block, T.alloc_buffer)\n"
 	"\n"
 	"passes:\n";
 
@@ -42,6 +46,7 @@ typedef struct {
 	rlx_print_options opts;
 	Format format;
 	bool print_each;
+	TirSpelling tir;
 } DumpCtx;
 
 /* Prints m to stdout in the chosen format. */
@@ -54,7 +59,7 @@ print_as(const Module *m, const DumpCtx *c)
 	} else if (c->format == FMT_DOT) {
 		graph_dot(&b, (Module *)m);
 	} else {
-		PrintOpts o = {.tvm_names = c->opts.tvm_names};
+		PrintOpts o = {.tvm_names = c->opts.tvm_names, .tir = c->tir};
 		print_module(&b, m, &o);
 	}
 	fputs(b.p ? b.p : "", stdout);
@@ -112,6 +117,14 @@ cmd_dump(int argc, char **argv)
 			ctx.opts.tvm_names = true;
 		} else if (!strcmp(argv[i], "--print-after-all")) {
 			ctx.print_each = true;
+		} else if ((val = cli_opt_value(argc, argv, &i, "--tir-spelling"))) {
+			if (!strcmp(val, "main"))
+				ctx.tir = TIR_MAIN;
+			else if (!strcmp(val, "release"))
+				ctx.tir = TIR_RELEASE;
+			else
+				return cli_usage_error("dump", "unknown TIR spelling '%s' "
+						   "(main or release)", val);
 		} else if ((val = cli_opt_value(argc, argv, &i, "--format"))) {
 			if (!strcmp(val, "script"))
 				ctx.format = FMT_SCRIPT;

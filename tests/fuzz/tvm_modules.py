@@ -103,6 +103,7 @@ def main():
     if not paths:
         sys.exit(f"tvm_modules.py: no module classes under {a.tvm}")
     ok, tir, bad = 0, 0, 0
+    with_tir, tir_ok = 0, 0  # modules holding a T.prim_func, and accepted
     why = collections.Counter()
     for p in paths:
         try:
@@ -112,8 +113,11 @@ def main():
             print(f"HANG {p}")
             bad += 1
             continue
+        has_tir = "T.prim_func" in open(p, encoding="utf-8").read()
+        with_tir += has_tir
         if r.returncode == 0:
             ok += 1
+            tir_ok += has_tir
         elif r.returncode != 1:
             print(f"CRASH (exit {r.returncode}) {p}")
             bad += 1
@@ -125,6 +129,8 @@ def main():
     print(f"{n} modules: {ok} accepted ({100 * ok / n:.1f}%), {tir} refused for TIR, "
           f"{n - ok - tir - bad} refused otherwise, {bad} crashes or hangs")
     print(f"without the TIR ones: {ok} of {n - tir} accepted ({100 * ok / max(1, n - tir):.1f}%)")
+    print(f"with a T.prim_func: {tir_ok} of {with_tir} accepted "
+          f"({100 * tir_ok / max(1, with_tir):.1f}%)")
     for msg, c in why.most_common(15):
         print(f"  {c:4d}  {msg}")
     if a.replay:
