@@ -407,8 +407,9 @@ put_region(TP *p, const TRegion *r)
 			put_expr(p, g->min, P_LAMBDA + 1);
 			continue;
 		}
-		if (is_zero(g->min)) {
-			sb_puts(p->b, "0:");
+		if (is_zero(g->min)) { /* the min keeps its type: T.int64(0):n */
+			put_expr(p, g->min, P_LAMBDA + 1);
+			sb_putc(p->b, ':');
 			put_expr(p, g->extent, P_LAMBDA + 1);
 			continue;
 		}
