@@ -59,6 +59,14 @@ void arena_free(Arena *a);
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 
+/* The checked heap allocator of the compiler and the passes, for what does
+ * not live in an arena (a pass's tables, worklists): running out of memory
+ * is ir_bug, so a caller never checks. xcalloc(0, size) is one zeroed
+ * element, never NULL; n * size is checked for overflow. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+
 /* Growing byte buffer (malloc-backed) used by the printer and diagnostics. */
 struct StrBuf {
 	char *p;

@@ -427,6 +427,35 @@ dtype_f8_decode(DType t, uint8_t b)
 	return b & 0x80 ? -v : v;
 }
 
+/* ---------------------------------------------------------------- the heap */
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		ir_bug("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		ir_bug("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		ir_bug("out of memory (%zu bytes)", n);
+	return q;
+}
+
 /* -------------------------------------------------------------------- bug */
 
 _Noreturn void

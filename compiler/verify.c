@@ -910,16 +910,6 @@ walk_func(Verifier *v, Func *f, int fi)
 	scope_pop(v, 0);
 }
 
-/* Allocates n zeroed elements of size sz, or dies. */
-static void *
-xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz);
-	if (!p)
-		ir_bug("out of memory");
-	return p;
-}
-
 /* Relax well-formedness, each violation a located error; returns count. */
 int
 verify_module(Module *m, Diags *d)

@@ -101,11 +101,9 @@ known_push(Known *k, SymVar *v, PExpr *to, Binding *src)
 {
 	if (k->n == k->cap) {
 		k->cap = k->cap ? 2 * k->cap : 8;
-		k->from = realloc(k->from, sizeof *k->from * (size_t)k->cap);
-		k->to = realloc(k->to, sizeof *k->to * (size_t)k->cap);
-		k->src = realloc(k->src, sizeof *k->src * (size_t)k->cap);
-		if (!k->from || !k->to || !k->src)
-			ir_bug("out of memory");
+		k->from = xrealloc(k->from, sizeof *k->from * (size_t)k->cap);
+		k->to = xrealloc(k->to, sizeof *k->to * (size_t)k->cap);
+		k->src = xrealloc(k->src, sizeof *k->src * (size_t)k->cap);
 	}
 	k->from[k->n] = v;
 	k->to[k->n] = to;
@@ -1050,17 +1048,14 @@ pass_canonicalize_funcs(Module *m, Func **fs, int nfs, Diags *d)
 	int before = d->nerrors;
 	Canon c = {.m = m, .d = d, .nids = m->next_id};
 	size_t n = (size_t)c.nids + 1;
-#define ALLOC(f) ((c.f = calloc(n, sizeof *c.f)) != NULL)
-	bool ok = ALLOC(known) & ALLOC(trivial) & ALLOC(konst) &
-		  ALLOC(def_block) & ALLOC(outside) & ALLOC(use_as) &
-		  ALLOC(def_as) & ALLOC(to_df) & ALLOC(removed) &
-		  ALLOC(si_changed) & ALLOC(a_changed) & ALLOC(disq) &
-		  ALLOC(is_out) & ALLOC(cand) & ALLOC(is_touched) &
-		  ALLOC(snap) & ALLOC(sv_runtime);
+#define ALLOC(f) (c.f = xcalloc(n, sizeof *c.f))
+	ALLOC(known), ALLOC(trivial), ALLOC(konst), ALLOC(def_block);
+	ALLOC(outside), ALLOC(use_as), ALLOC(def_as), ALLOC(to_df);
+	ALLOC(removed), ALLOC(si_changed), ALLOC(a_changed), ALLOC(disq);
+	ALLOC(is_out), ALLOC(cand), ALLOC(is_touched), ALLOC(snap);
+	ALLOC(sv_runtime);
 #undef ALLOC
-	Var **vars = calloc(n, sizeof(Var *));
-	if (!ok || !vars)
-		ir_bug("out of memory");
+	Var **vars = xcalloc(n, sizeof(Var *));
 	for (int i = 0; i < nfs && d->nerrors == before; i++)
 		canon_func(&c, fs[i], vars);
 	free(vars);

@@ -271,8 +271,8 @@ pass_convert_ssa(Module *m, Diags *d)
 	int n = m->next_id;
 	Ssa s = {.m = m,
 		 .n = n,
-		 .defined = calloc((size_t)n + 1, sizeof(bool)),
-		 .var_map = calloc((size_t)n + 1, sizeof(Var *))};
+		 .defined = xcalloc((size_t)n + 1, sizeof(bool)),
+		 .var_map = xcalloc((size_t)n + 1, sizeof(Var *))};
 	for (int i = 0; i < m->nfuncs; i++) {
 		Func *f = m->funcs[i];
 		/* the previous function's entries only: a memset of the whole

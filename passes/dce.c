@@ -117,9 +117,7 @@ reach_expr(Reach *r, const Expr *e)
 void
 pass_dce_func(Module *m, Func *f)
 {
-	Counts c = {calloc((size_t)m->next_id + 1, sizeof(int))};
-	if (!c.uses)
-		ir_bug("out of memory");
+	Counts c = {xcalloc((size_t)m->next_id + 1, sizeof(int))};
 	ir_visit_uses(f->body, count_use, &c);
 	dce_seq(m, f->body, &c);
 	free(c.uses);
@@ -129,7 +127,7 @@ int
 pass_dead_code_elimination(Module *m, Diags *d)
 {
 	(void)d;
-	Counts c = {calloc((size_t)m->next_id + 1, sizeof(int))};
+	Counts c = {xcalloc((size_t)m->next_id + 1, sizeof(int))};
 	for (int i = 0; i < m->nfuncs; i++) {
 		Func *f = m->funcs[i];
 		ir_visit_uses(f->body, count_use, &c);
@@ -141,9 +139,7 @@ pass_dead_code_elimination(Module *m, Diags *d)
 	}
 	free(c.uses);
 
-	bool *live = calloc((size_t)m->nfuncs + 1, sizeof(bool));
-	if (!live)
-		ir_bug("out of memory");
+	bool *live = xcalloc((size_t)m->nfuncs + 1, sizeof(bool));
 	Reach r = {m, live, {0}};
 	for (int i = 0; i < m->nfuncs; i++)
 		if (!m->funcs[i]->is_private)

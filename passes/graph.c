@@ -113,7 +113,7 @@ void
 graph_dot(StrBuf *b, Module *m)
 {
 	sb_puts(b, "digraph rlx {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n");
-	bool *lifted = calloc((size_t)m->next_id + 1, sizeof(bool));
+	bool *lifted = xcalloc((size_t)m->next_id + 1, sizeof(bool));
 	for (int fi = 0; fi < m->nfuncs; fi++) {
 		Func *f = m->funcs[fi];
 		memset(lifted, 0, (size_t)m->next_id + 1);

@@ -79,18 +79,14 @@ lift_init(Lift *l, Module *m, Func *f)
 	if (l->ninput < 0 || l->ninput > f->nparams)
 		return false;
 	size_t n = (size_t)l->nids + 1;
-	l->kind = calloc(n, 1);
-	l->param_dep = calloc(n, sizeof(bool));
-	l->rt = calloc(n, sizeof(bool));
-	l->rt_use = calloc(n, sizeof(bool));
-	l->alias = calloc(n, sizeof(Var *));
-	l->tuple_of = calloc(n, sizeof(Expr *));
-	l->sv_defined = calloc(n, sizeof(bool));
-	l->sv_rt = calloc(n, sizeof(bool));
-	if (!l->kind || !l->param_dep || !l->rt || !l->rt_use || !l->alias ||
-	    !l->tuple_of || !l->sv_defined || !l->sv_rt ||
-	    false)
-		ir_bug("out of memory");
+	l->kind = xcalloc(n, 1);
+	l->param_dep = xcalloc(n, sizeof(bool));
+	l->rt = xcalloc(n, sizeof(bool));
+	l->rt_use = xcalloc(n, sizeof(bool));
+	l->alias = xcalloc(n, sizeof(Var *));
+	l->tuple_of = xcalloc(n, sizeof(Expr *));
+	l->sv_defined = xcalloc(n, sizeof(bool));
+	l->sv_rt = xcalloc(n, sizeof(bool));
 	return true;
 }
 
@@ -407,9 +403,7 @@ lift_extra(const Lift *l, const Vec *outs, Vec *extra)
 {
 	Func *f = l->f;
 	size_t n = (size_t)l->nids + 1;
-	bool *by_rt = calloc(n, sizeof(bool));
-	if (!by_rt)
-		ir_bug("out of memory");
+	bool *by_rt = xcalloc(n, sizeof(bool));
 	for (int i = 0; i < l->ninput; i++)
 		mark_defined(by_rt, f->params[i]->sinfo);
 	for (int i = 0; i < outs->n; i++)
@@ -612,11 +606,9 @@ build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
 			t->symvars[t->nsymvars++] = f->symvars[i];
 	t->attrs = attrs_num_input_zero(m, &t->nattrs);
 
-	Bundle bu = {m, l, params, calloc((size_t)l->nids + 1, sizeof(int)),
-		     given ? given : calloc((size_t)l->nids + 1, sizeof(Var *)),
+	Bundle bu = {m, l, params, xcalloc((size_t)l->nids + 1, sizeof(int)),
+		     given ? given : xcalloc((size_t)l->nids + 1, sizeof(Var *)),
 		     {0}, d};
-	if (!bu.widx || !bu.copy)
-		ir_bug("out of memory");
 	for (int i = 0; i < nw; i++)
 		bu.widx[f->params[l->ninput + i]->id] = i + 1;
 	for (int i = 0; i < body->seq.nblocks; i++) {
@@ -1169,10 +1161,8 @@ last_weight_use(Expr *use, void *ctx)
 static void
 sort_by_last_weight(Module *m, Vec *bs, Var *params)
 {
-	int *lastw = malloc(sizeof(int) * ((size_t)m->next_id + 1));
-	int *key = malloc(sizeof(int) * ((size_t)bs->n + 1));
-	if (!lastw || !key)
-		ir_bug("out of memory");
+	int *lastw = xmalloc(sizeof(int) * ((size_t)m->next_id + 1));
+	int *key = xmalloc(sizeof(int) * ((size_t)bs->n + 1));
 	for (int v = 0; v <= m->next_id; v++)
 		lastw[v] = -1;
 	for (int k = 0; k < bs->n; k++) {
@@ -1223,10 +1213,8 @@ build_union(Module *m, SharedFn *sf, int n, const Vec *outs, const int *owner,
 		for (int i = 0; i < n; i++)
 			if (sf[i].key_of[v] >= nk)
 				nk = sf[i].key_of[v] + 1;
-	Var **given = calloc((size_t)nids + 1, sizeof(Var *));
-	Var **by_key = calloc((size_t)nk + 1, sizeof(Var *));
-	if (!given || !by_key)
-		ir_bug("out of memory");
+	Var **given = xcalloc((size_t)nids + 1, sizeof(Var *));
+	Var **by_key = xcalloc((size_t)nk + 1, sizeof(Var *));
 	for (int i = 0; i < n; i++) {
 		Lift *l = &sf[i].l;
 		/* What an earlier function computes is not computed again. */
@@ -1290,9 +1278,9 @@ build_union(Module *m, SharedFn *sf, int n, const Vec *outs, const int *owner,
 static int *
 key_counts(const SharedFn *sf, int n, int nk)
 {
-	int *count = calloc((size_t)nk + 1, sizeof(int));
+	int *count = xcalloc((size_t)nk + 1, sizeof(int));
 	for (int i = 0; i < n; i++) {
-		bool *seen = calloc((size_t)nk + 1, sizeof(bool));
+		bool *seen = xcalloc((size_t)nk + 1, sizeof(bool));
 		for (int k = 0; k < sf[i].keys.n; k++) {
 			int id = (int)(intptr_t)sf[i].keys.items[k];
 			if (id >= 0 && !seen[id]) {
@@ -1310,7 +1298,7 @@ key_counts(const SharedFn *sf, int n, int nk)
 static void
 reclassify_shared(SharedFn *sf, int n, const int *count, bool uni, int nids)
 {
-	bool *allow = calloc((size_t)nids + 1, sizeof(bool));
+	bool *allow = xcalloc((size_t)nids + 1, sizeof(bool));
 	for (int i = 0; i < n; i++) {
 		Lift *l = &sf[i].l;
 		for (int v = 0; v < nids; v++)
@@ -1335,8 +1323,8 @@ shared_outputs(SharedFn *sf, int n, int nk, int nids, Vec *outs,
 	Lift *l0 = &sf[0].l;
 	Func *f0 = l0->f;
 	int nw = f0->nparams - l0->ninput;
-	bool *wneed = calloc((size_t)nw + 1, sizeof(bool));
-	bool *kneed = calloc((size_t)nk + 1, sizeof(bool));
+	bool *wneed = xcalloc((size_t)nw + 1, sizeof(bool));
+	bool *kneed = xcalloc((size_t)nk + 1, sizeof(bool));
 	for (int i = 0; i < n; i++) {
 		Lift *l = &sf[i].l;
 		for (int k = 0; k < nw; k++)
@@ -1404,9 +1392,7 @@ shared_transform(Module *m, SharedFn *sf, int n, bool uni, Vec *outs,
 		return build_transform(&sf[0].l, "transform_params", outs, &none,
 				       NULL, d);
 	}
-	int *own = malloc(sizeof(int) * ((size_t)owner->n + 1));
-	if (!own)
-		ir_bug("out of memory");
+	int *own = xmalloc(sizeof(int) * ((size_t)owner->n + 1));
 	for (int o = 0; o < owner->n; o++)
 		own[o] = (int)(intptr_t)owner->items[o];
 	Func *t = build_union(m, sf, n, outs, own, d);
@@ -1471,21 +1457,23 @@ prepend_func(Module *m, Func *t)
 	m->nfuncs++;
 }
 
-/* Lifts fs[0..n) into one shared transform_params. */
+/* Lifts fs[0..n) into one shared transform_params; the number of errors
+ * it reported. */
 static int
 lift_shared(Module *m, Func **fs, int n, bool rank_known, Diags *d)
 {
+	int before = d->nerrors;
 	if (!weights_match(m, fs, n, d))
-		return d->nerrors;
+		return d->nerrors - before;
 	int nids = m->next_id;
 	size_t sz = (size_t)nids + 1;
-	SharedFn *sf = calloc((size_t)n, sizeof *sf);
+	SharedFn *sf = xcalloc((size_t)n, sizeof *sf);
 	KeyTab kt = {m, {0}};
 	for (int i = 0; i < n; i++) {
 		Lift *l = &sf[i].l;
 		lift_init(l, m, fs[i]); /* selected: num_input is valid */
 		l->rank_known = rank_known;
-		sf[i].key_of = malloc(sizeof(int) * sz);
+		sf[i].key_of = xmalloc(sizeof(int) * sz);
 		for (size_t k = 0; k < sz; k++)
 			sf[i].key_of[k] = -1;
 		classify_func(l);
@@ -1501,13 +1489,12 @@ lift_shared(Module *m, Func **fs, int n, bool rank_known, Diags *d)
 	Vec outs = {0}, out_keys = {0}, owner = {0};
 	reclassify_shared(sf, n, count, uni, nids);
 	shared_outputs(sf, n, nk, nids, &outs, &out_keys, &owner);
-	int errors = check_shared_symvars(sf, n, &outs, d);
-	if (!errors) {
+	if (!check_shared_symvars(sf, n, &outs, d)) {
 		Func *t = shared_transform(m, sf, n, uni, &outs, &owner, d);
-		errors += clean(m, &t, 1, true, d);
+		clean(m, &t, 1, true, d);
 		/* each function takes every output, named as in the first */
 		for (int i = 0; i < n; i++)
-			errors += take_shared(m, &sf[i], &outs, &out_keys, d);
+			take_shared(m, &sf[i], &outs, &out_keys, d);
 		prepend_func(m, t);
 	}
 	vec_free(&outs);
@@ -1523,7 +1510,7 @@ lift_shared(Module *m, Func **fs, int n, bool rank_known, Diags *d)
 	for (int i = 0; i < kt.keys.n; i++)
 		free(kt.keys.items[i]);
 	vec_free(&kt.keys);
-	return errors + d->nerrors;
+	return d->nerrors - before;
 }
 
 bool
@@ -1544,7 +1531,7 @@ pass_lift_transform_params(Module *m, const PassLiftOptions *o, Diags *d)
 {
 	int errors = 0;
 	int nf = m->nfuncs;
-	Func **sel = malloc(sizeof(Func *) * ((size_t)nf + 1));
+	Func **sel = xmalloc(sizeof(Func *) * ((size_t)nf + 1));
 	int ns = 0;
 	if (o && o->shared && o->nshared_funcs) {
 		/* --shared=F1,F2: exactly these, in this order */

@@ -112,7 +112,7 @@ pass_run(Module *m, const Pass *const *list, int n, const PassOptions *o,
 						  vd.items[k].msg);
 				diag_clear(&vd);
 				free(vd.items);
-				errors = d->nerrors;
+				errors = 1;
 				break;
 			}
 			free(vd.items);
@@ -147,7 +147,9 @@ rlx_run_passes(rlx_module *m, const char *names, rlx_diags *d)
 {
 	const Pass *list[64];
 	int n = 0;
-	char *copy = strdup(names ? names : "");
+	size_t len = names ? strlen(names) : 0;
+	char *copy = memcpy(xmalloc(len + 1), names ? names : "", len);
+	copy[len] = 0;
 	int errors = 0;
 	for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {

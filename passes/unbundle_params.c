@@ -61,8 +61,9 @@ pass_weight_names(const Module *m, const Func *t, const char **names)
 	const Func *f = NULL;
 	size_t sl = strlen("_transform_params"), tl = strlen(t->name);
 	if (res->kind == E_VAR && res->var == p && tl > sl) {
-		char *fname = strndup(t->name, tl - sl);
-		f = fname ? ir_find_func(m, fname) : NULL;
+		char *fname = memcpy(xmalloc(tl - sl + 1), t->name, tl - sl);
+		fname[tl - sl] = 0;
+		f = ir_find_func(m, fname);
 		free(fname);
 	}
 	int nin = f ? ir_func_num_input(f) : -1;
