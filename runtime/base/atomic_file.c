@@ -891,6 +891,23 @@ rt_cache_dir(const char *sub, RtError *why)
 	return dir;
 }
 
+bool
+rt_cache_file_begin(RtFile *f, const char *path, RtError *e)
+{
+	/* a FIFO or a device at the name is no output to write into here:
+	 * the folder is rlx's own, so whatever is not a file goes */
+	struct stat st;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		rt_remove_tree(path);
+	if (!rt_file_begin(f, path, e))
+		return false;
+	if (fchmod(f->fd, 0600) == 0)
+		return true;
+	rt_error(e, "%s: %s", path, strerror(errno));
+	rt_file_end(f, false, e);
+	return false;
+}
+
 int
 rt_cache_file_open(const char *path)
 {

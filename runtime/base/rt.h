@@ -210,6 +210,9 @@ struct stat;
 bool rt_only_mine(const struct stat *st, const char *path, RtError *why);
 char *rt_cache_dir(const char *sub, RtError *why);
 int rt_cache_file_open(const char *path);
+/* rt_file_begin of a file in rlx's cache folder, mode 0600; what is at
+ * path and is not a regular file (a FIFO, a device) is removed first. */
+bool rt_cache_file_begin(RtFile *f, const char *path, RtError *e);
 
 /* The signal side, for programs (the CLI installs it; the library never
  * does): on SIGINT, SIGTERM and SIGHUP remove every temporary still being

@@ -544,10 +544,9 @@ cache_store(const char *path, const char *meta, LLVMMemoryBufferRef obj)
 	put_u64(hdr + 24, nmeta);
 	RtError e;
 	RtFile f;
-	if (!rt_file_begin(&f, path, &e))
+	if (!rt_cache_file_begin(&f, path, &e))
 		return;
-	bool ok = fchmod(f.fd, 0600) == 0 &&
-		  rt_file_write(&f, hdr, sizeof hdr, &e) &&
+	bool ok = rt_file_write(&f, hdr, sizeof hdr, &e) &&
 		  rt_file_write(&f, meta, nmeta, &e) &&
 		  rt_file_write(&f, o, n, &e);
 	rt_file_end(&f, ok, &e);

@@ -761,10 +761,8 @@ stamp_write(const struct stat *st, uint64_t h)
 	stamp_text(text, sizeof text, st, h);
 	RtError e;
 	RtFile f;
-	if (rt_file_begin(&f, path, &e))
-		rt_file_end(&f, fchmod(f.fd, 0600) == 0 &&
-				       rt_file_write(&f, text, strlen(text), &e),
-			    &e);
+	if (rt_cache_file_begin(&f, path, &e))
+		rt_file_end(&f, rt_file_write(&f, text, strlen(text), &e), &e);
 	free(path);
 }
 

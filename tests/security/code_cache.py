@@ -27,6 +27,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "e2e"))
 from rlxtest import RLX, Tap, np, write_safetensors  # noqa: E402
+from run_jit_cache import STAMP_MODEL  # noqa: E402
 
 XXH = ctypes.CDLL("libxxhash.so.0")
 XXH.XXH3_64bits.restype = ctypes.c_uint64
@@ -183,15 +184,6 @@ def main():
     t.done()
 
 
-STAMP_MODEL = '''@I.ir_module
-class Module:
-    @R.function
-    def main(x: R.Tensor((2, 16), dtype="float32"), w: R.Tensor((8, 16), dtype="float32")):
-        R.func_attr({"num_input": 1})
-        wt = R.permute_dims(w, axes=None)
-        y = R.matmul(x, wt, out_dtype="void")
-        return y
-'''
 
 
 def stamps(t, d):
