@@ -2,15 +2,18 @@
  * cmd_dump.c — `rlx dump FILE [--passes P,...] [--print-after-all] [--format F]`:
  * the module as parsed, or after passes, as TVMScript, Graphviz or JSON.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
 #include "pass.h"
+#include "rt_io.h"
+#include "transform.h"
 #include "cli.h"
 
 static const char dump_help[] =
 	"usage: rlx dump FILE [--passes P1,P2,...] [--print-after-all]\n"
-	"                [--format script|dot|json] [--tvm-names]\n"
+	"                [--bind NAME=VALUE]... [--format script|dot|json] [--tvm-names]\n"
 	"                [--tir-spelling main|release]\n"
 	"\n"
 	"Prints the module as parsed: normalized (nested calls bound to\n"
@@ -18,7 +21,11 @@ static const char dump_help[] =
 	"\n"
 	"  --passes P1,P2,...  run these passes in order, then print\n"
 	"  --print-after-all   print the module after each pass, under a line\n"
-	"                      `# after PASS-NAME`\n"
+	"                      `# after PASS-NAME` (without --passes: once, as\n"
+	"                      parsed)\n"
+	"  --bind NAME=VALUE   the value bind-params gives a scalar parameter or a\n"
+	"                      symbolic variable (repeatable); VALUE @FILE.npy binds\n"
+	"                      a tensor parameter to the array in FILE.npy\n"
 	"  --format FORMAT     script (TVMScript, the default), dot (the dataflow\n"
 	"                      graph for Graphviz, with the bindings that\n"
 	"                      lift-transform-params would move drawn apart) or\n"
@@ -109,6 +116,7 @@ cmd_dump(int argc, char **argv)
 	const Pass *list[64];
 	int npasses = 0;
 	const char *val;
+	Vec names = {0}, values = {0}; /* --bind NAME=VALUE */
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
 			print_help_with_passes(dump_help);
@@ -125,6 +133,13 @@ cmd_dump(int argc, char **argv)
 			else
 				return cli_usage_error("dump", "unknown TIR spelling '%s' "
 						   "(main or release)", val);
+		} else if ((val = cli_opt_value(argc, argv, &i, "--bind"))) {
+			char *eq = strchr(val, '=');
+			if (!eq || eq == val || !eq[1])
+				return cli_usage_error("dump", "%s", "--bind needs NAME=VALUE");
+			*eq = 0;
+			vec_push(&names, (void *)val);
+			vec_push(&values, eq + 1);
 		} else if ((val = cli_opt_value(argc, argv, &i, "--format"))) {
 			if (!strcmp(val, "script"))
 				ctx.format = FMT_SCRIPT;
@@ -157,14 +172,28 @@ cmd_dump(int argc, char **argv)
 	int status = EXIT_OK;
 	if (npasses) {
 		rlx_diags *d = rlx_diags_new();
-		PassOptions o = {.verify_each = true};
-		if (pass_run(m, list, npasses, &o, d, print_after, &ctx))
+		PassBinding *bv = calloc((size_t)names.n + 1, sizeof *bv);
+		RtTensor **arrays = calloc((size_t)names.n + 1, sizeof *arrays);
+		PassOptions o = {.verify_each = true, .bind = {bv, names.n}};
+		if (!bv || !arrays ||
+		    !rt_binds_load((const char *const *)names.items,
+				   (const char *const *)values.items, names.n, bv,
+				   arrays, d) ||
+		    pass_run(m, list, npasses, &o, d, print_after, &ctx))
 			status = EXIT_INPUT;
 		rlx_diags_print(d, stderr);
 		rlx_diags_free(d);
+		for (int i = 0; arrays && i < names.n; i++)
+			rt_tensor_free(arrays[i]);
+		free(arrays);
+		free(bv);
 	}
-	if (status == EXIT_OK && !ctx.print_each)
+	/* with --print-after-all each pass printed it; without passes,
+	 * the module as parsed, once */
+	if (status == EXIT_OK && (!ctx.print_each || !npasses))
 		print_as(m, &ctx);
 	rlx_module_free(m);
+	vec_free(&names);
+	vec_free(&values);
 	return status;
 }

@@ -12,6 +12,7 @@
 
 #include "ir.h"
 #include "rlx_runtime.h"
+#include "rt_exec.h"
 #include "cli.h"
 
 static const char transform_help[] =
@@ -45,6 +46,8 @@ static const char transform_help[] =
 	"                    per worker K (the rank bound to K); what depends on\n"
 	"                    the rank is stored per worker as NAME_shard-K\n"
 	"  --quiet           print nothing but errors\n"
+	"  --time            print where the command went on stderr (read,\n"
+	"                    transform and write; total)\n"
 	"  --no-cache        compile every kernel, neither reading nor writing\n"
 	"                    the code cache (as RLX_NO_CACHE=1)\n"
 	"  -o DIR            the tensor cache to write\n"
@@ -56,7 +59,7 @@ static const char transform_help[] =
 typedef struct {
 	const char *file, *ckpt, *out;
 	uint64_t shard_mb;
-	bool quiet;
+	bool quiet, time;
 	Vec shared_funcs;
 	rlx_transform_options o;
 } Args;
@@ -72,6 +75,8 @@ parse_args(Args *a, int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
 			a->quiet = true;
+		} else if (!strcmp(argv[i], "--time")) {
+			a->time = true;
 		} else if (!strcmp(argv[i], "--no-cache")) {
 			setenv("RLX_NO_CACHE", "1", 1); /* read by the JIT */
 		} else if (!strcmp(argv[i], "--strict")) {
@@ -180,8 +185,15 @@ cmd_transform(int argc, char **argv)
 		a.o.progress = show_progress;
 	rlx_transform_stats st;
 	rlx_diags *d = rlx_diags_new();
+	double t0 = rt_now_s();
 	status = rlx_transform(name, text, len, a.ckpt, a.out, &a.o, &st, d);
+	double t_all = rt_now_s() - t0;
 	status = cli_finish("transform", status, d, !a.quiet);
+	if (status == EXIT_OK && a.time && !a.o.plan_only)
+		fprintf(stderr, "rlx transform --time:\n"
+			"  transform %8.3f s  (parse, lift, JIT, read, run, write: "
+			"streamed together)\n"
+			"  total     %8.3f s\n", st.seconds, t_all);
 	if (a.o.plan_only) {
 		if (status == EXIT_OK)
 			fputs(st.plan, stdout);

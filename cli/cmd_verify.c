@@ -9,6 +9,7 @@
 
 #include "ir.h"
 #include "rlx_runtime.h"
+#include "rt_exec.h"
 #include "cli.h"
 
 static const char verify_help[] =
@@ -33,11 +34,13 @@ static const char verify_help[] =
 	"  --strict                checkpoint tensors that are no weight of the\n"
 	"                          function are an error (else a warning)\n"
 	"  --shared[=F1,F2,...]    lift as `rlx lift --shared`: F against the one\n"
-	"                          transform_params (F among the listed functions)\n";
+	"                          transform_params (F among the listed functions)\n"
+	"  --time                  print how long the verification took on stderr\n";
 
 typedef struct {
 	const char *file, *ckpt;
 	CliDims dims;
+	bool time;
 	Vec names, paths, shared; /* --input NAME=FILE, --shared=F1,... */
 	rlx_verify_options o;
 } Args;
@@ -53,6 +56,8 @@ parse_args(Args *a, int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--strict")) {
 			a->o.strict = true;
+		} else if (!strcmp(argv[i], "--time")) {
+			a->time = true;
 		} else if (cli_shared_option(argv[i], &a->o.shared, &a->shared)) {
 			continue;
 		} else if ((v = cli_weights_value(argc, argv, &i))) {
@@ -113,8 +118,14 @@ cmd_verify(int argc, char **argv)
 		a.o.nshared_funcs = a.shared.n;
 		rlx_verify_result res;
 		rlx_diags *d = rlx_diags_new();
+		double t0 = rt_now_s();
 		status = rlx_verify_lift(name, text, len, a.ckpt, &a.o, &res, d);
+		double t_all = rt_now_s() - t0;
 		status = cli_finish("verify", status, d, true);
+		if (a.time)
+			fprintf(stderr, "rlx verify --time:\n"
+				"  total    %8.3f s  (parse, lift, both runs, "
+				"compare)\n", t_all);
 		if (status == EXIT_OK) {
 			fputs(res.report ? res.report : "", stdout);
 			printf("%s\n", res.agree

@@ -85,15 +85,12 @@ rt_shared_serves(const char *const *list, int n, const char *fname, Diags *d)
 	return !n;
 }
 
-/* The --bind values for bind-params: "@FILE.npy" read into arrays[i]
- * (the pass knows no files). false after an error naming the binding. */
-static bool
-load_binds(const rlx_lift_options *o, PassBinding *bv, RtTensor **arrays,
-	   Diags *d)
+bool
+rt_binds_load(const char *const *names, const char *const *values, int n,
+	      PassBinding *bv, RtTensor **arrays, Diags *d)
 {
-	for (int i = 0; i < o->nbinds; i++) {
-		bv[i] = (PassBinding){.name = o->bind_names[i],
-				      .value = o->bind_values[i]};
+	for (int i = 0; i < n; i++) {
+		bv[i] = (PassBinding){.name = names[i], .value = values[i]};
 		if (bv[i].value[0] != '@')
 			continue;
 		RtError e;
@@ -121,7 +118,7 @@ rlx_lift(const char *filename, const char *text, size_t len,
 	if (!bv || !arrays)
 		ir_bug("out of memory");
 	Module *m = NULL;
-	if (load_binds(o, bv, arrays, d) &&
+	if (rt_binds_load(o->bind_names, o->bind_values, o->nbinds, bv, arrays, d) &&
 	    (m = rlx_parse(filename, text, len, d))) {
 		PassOptions po = {
 			.lift = {o->shared, (const char **)o->shared_funcs,

@@ -182,6 +182,11 @@ Func *rt_pick_func(Module *m, const char *name, const char *cmd, Diags *d);
  * tidy: rlx's clean-ups around it, as `rlx lift --tidy` and `rlx
  * transform`. The errors. */
 int rt_lift_module(Module *m, const PassOptions *o, bool tidy, Diags *d);
+/* The --bind values (names[i]=values[i]) for bind-params in bv: a value
+ * "@FILE.npy" is read into arrays[i] (the pass knows no files; the
+ * caller frees them). false after an error naming the binding. */
+bool rt_binds_load(const char *const *names, const char *const *values, int n,
+		   PassBinding *bv, RtTensor **arrays, Diags *d);
 /* Whether --shared=list (n names; n == 0: every function) serves the
  * function fname; else an error naming it. */
 bool rt_shared_serves(const char *const *list, int n, const char *fname,

@@ -452,6 +452,16 @@ class Module:
 # (name, argv, stdin, exit code, stdout regex, stderr regex). A regex is
 # searched for (re.search, multi-line); "" requires the stream to be empty.
 # {tmp} in argv is a scratch directory holding nul.py (a file with NUL bytes).
+# A symbolic dimension for bind-params to fix.
+BIND_SRC = """@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n",), "float32")):
+        n = T.int64()
+        y = R.add(x, x)
+        return y
+"""
+
 CLI_CASES = [
     ("help", ["--help"], None, 0, r"usage: rlx", ANY),
     ("no command", [], None, 2, "", r"usage"),
@@ -475,6 +485,21 @@ CLI_CASES = [
      r"nul\.py.*error|error.*nul\.py"),
 
     ("dump --help", ["dump", "--help"], None, 0, r"usage: rlx dump", ""),
+    # issue 46: without --passes, --print-after-all prints the module once
+    ("dump --print-after-all without --passes",
+     ["dump", "cli/valid.py", "--print-after-all"], None, 0,
+     r"(?s)^(?!.*ir_module.*ir_module).*@I\.ir_module", ""),
+    # issue 46: dump has --bind for bind-params, as lift has
+    ("dump --passes bind-params --bind",
+     ["dump", "-", "--passes", "bind-params", "--bind", "n=4"], BIND_SRC, 0,
+     r"R\.Tensor\(\(4,\), dtype=\"float32\"\)", ""),
+    ("dump --bind NAME without VALUE", ["dump", "-", "--bind", "n"], BIND_SRC,
+     2, "", r"--bind needs NAME=VALUE"),
+    # issue 46: --time is an option of transform and verify too
+    ("transform --time", ["transform", "cli/valid.py", "--time"], None, 2, "",
+     r"^(?!.*--time).*weights"),
+    ("verify --time", ["verify", "cli/valid.py", "--time"], None, 2, "",
+     r"^(?!.*--time).*weights"),
     ("dump unknown option", ["dump", "--frobnicate", "cli/valid.py"], None,
      2, "", r"--frobnicate"),
     ("dump without file", ["dump"], None, 2, "", r"\S"),
