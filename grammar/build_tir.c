@@ -1747,7 +1747,9 @@ bld_prim_func(B *b, Stm *s)
 	int errors = b->d->nerrors;
 	if (!decorators(&t, s, f))
 		return NULL;
-	if (s->ann && !conv_type(&t, s->ann, &f->ret))
+	/* `-> None` (TVM's printer writes it for void prim_funcs) is no
+	 * return type, as when the annotation is absent */
+	if (s->ann && s->ann->kind != X_NONE && !conv_type(&t, s->ann, &f->ret))
 		return NULL;
 	int np = syn_len(s->params);
 	f->nparams = np;

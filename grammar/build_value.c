@@ -1372,12 +1372,17 @@ bld_conv_value(B *b, Syn *x)
 		double d;
 		bool isf;
 		/* a Python number or bool in a tuple is a prim value, as TVM's
-		 * convert_to_expr makes it ([x, 16, True]) */
-		for (Syn *y = x->items; y; y = y->next, i++)
-			if (!(e->tuple.items[i] = y->kind == X_TRUE || y->kind == X_FALSE ||
+		 * convert_to_expr makes it ([x, 16, True]); so is a symbolic
+		 * variable standing alone, a scalar argument of R.call_tir in
+		 * TVM main's spelling ([B, n]) */
+		for (Syn *y = x->items; y; y = y->next, i++) {
+			bool sym = y->kind == X_NAME && !bld_find_entry(b, y->s) &&
+				   bld_find_symvar(b, y->s);
+			if (!(e->tuple.items[i] = sym || y->kind == X_TRUE || y->kind == X_FALSE ||
 						      bld_num_lit(y, &d, &isf)
 						      ? bld_conv_prim(b, y) : bld_conv_leaf(b, y)))
 				return NULL;
+		}
 		return e;
 	}
 	case X_INDEX: {

@@ -122,7 +122,8 @@ test_op_signatures(void **state)
 	assert_int_equal(p.nargs, 1);
 	assert_true(p.params[0].variadic);
 	assert_int_equal(op_lookup("nn.rms_norm"), OP_RMS_NORM);
-	assert_int_equal(op_lookup("call_tir"), OP_NONE);
+	assert_int_equal(op_lookup("call_tir"), OP_CALL_TIR);
+	assert_int_equal(op_lookup("no_such_op"), OP_NONE);
 	OpSig s;
 	op_sig(OP_RMS_NORM, &s);
 	assert_int_equal(s.nargs, 2);
