@@ -2587,6 +2587,14 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	if (e->kind != E_CALL)
 		ir_bug("cg_kernel on a %s", ir_expr_kind_name(e->kind));
 	OpClass oc = op_info(e->call.op)->cls;
+	OpKind op = e->call.op;
+	if (op == OP_CALL_TIR || op == OP_CALL_TIR_INPLACE ||
+	    op == OP_CALL_TIR_WITH_GRAD) {
+		diag_error(d, e->span, "R.%s cannot be run by rlx yet: it reads, "
+			   "checks, prints and lifts prim_funcs, but does not "
+			   "compile them", op_info(op)->name);
+		return NULL;
+	}
 	if (oc == OC_EXTERN || oc == OC_IMPURE) {
 		diag_error(d, e->span, "R.%s cannot be run by rlx: it is outside "
 			   "the operators rlx computes (packed functions, memory "

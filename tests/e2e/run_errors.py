@@ -55,6 +55,24 @@ class Module:
 '''
 
 
+TIR = """from tvm.script import ir as I, relax as R, tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def add1(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("b"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi] + T.float32(1)
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = R.call_tir(Module.add1, (x,), out_sinfo=R.Tensor((4,), dtype="float32"))
+        return y
+"""
+
+
 def main():
     t = Tap()
     with tempfile.TemporaryDirectory(prefix="rlx_errors_") as tmp:
@@ -104,6 +122,14 @@ def main():
             if leftovers:
                 ok, diag = False, diag + "\ntemporary files left: %s" % leftovers
             t.ok(ok and rc >= 0, name, diag + "\nwanted exit %d and '%s'" % (status, want))
+
+        # a prim_func is read but not run: a located refusal, not a crash
+        with open(p("tir.py"), "w") as f:
+            f.write(TIR)
+        np.save(p("x4.npy"), np.arange(4, dtype=np.float32))
+        case("call_tir: refused at the call, read but not run",
+             [p("tir.py"), "--input", "x=" + p("x4.npy")], 1,
+             "tir.py:14:13: error: R.call_tir cannot be run by rlx yet")
 
         # a good run first: the fixtures are right
         case("good run", [model, "--params", p("good.safetensors")] + inputs, 0, "")
