@@ -114,6 +114,9 @@ void *rt_map_huge(size_t len);
 void *rt_buf_alloc(size_t bytes);
 void rt_buf_free(void *p, size_t bytes);
 int64_t rt_numel(const RtTensor *t);
+/* Element i of integer (or bool) tensor t as an int64; false when the
+ * value does not fit one (a uint64 from 2^63) or t is not an integer. */
+bool rt_int_at(const RtTensor *t, int64_t i, int64_t *out);
 /* The process's anonymous resident memory now (RssAnon of
  * /proc/self/status: heap, pools, stacks; not mapped file pages), in
  * bytes; 0 when unknown. */

@@ -215,6 +215,28 @@ rt_numel(const RtTensor *t)
 	return n;
 }
 
+bool
+rt_int_at(const RtTensor *t, int64_t i, int64_t *out)
+{
+	const void *d = t->data;
+	switch (t->dtype) {
+	case DT_BOOL:
+	case DT_U8: *out = ((const uint8_t *)d)[i]; return true;
+	case DT_I8: *out = ((const int8_t *)d)[i]; return true;
+	case DT_I16: *out = ((const int16_t *)d)[i]; return true;
+	case DT_U16: *out = ((const uint16_t *)d)[i]; return true;
+	case DT_I32: *out = ((const int32_t *)d)[i]; return true;
+	case DT_U32: *out = ((const uint32_t *)d)[i]; return true;
+	case DT_I64: *out = ((const int64_t *)d)[i]; return true;
+	case DT_U64: {
+		uint64_t u = ((const uint64_t *)d)[i];
+		*out = (int64_t)u;
+		return u <= INT64_MAX;
+	}
+	default: return false;
+	}
+}
+
 /* -------------------------------------------------------- f16 and bf16 */
 
 /* The bits of a float. */

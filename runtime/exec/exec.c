@@ -618,21 +618,6 @@ check_si(Frame *fr, const SInfo *si, const RtValue *v, int pass,
 	return true;
 }
 
-/* Element i of integer tensor t as int64. */
-static int64_t
-int_at(const RtTensor *t, int64_t i)
-{
-	const void *d = t->data;
-	switch (t->dtype) {
-	case DT_I8: return ((const int8_t *)d)[i];
-	case DT_U8: return ((const uint8_t *)d)[i];
-	case DT_I16: return ((const int16_t *)d)[i];
-	case DT_I32: return ((const int32_t *)d)[i];
-	case DT_I64: return ((const int64_t *)d)[i];
-	default: return 0;
-	}
-}
-
 /*
  * AS_INDEX of call e: every value of argument as->arg (its column as->col,
  * or all) lies in [-n, n), n the dimension as->dim of argument as->data
@@ -656,8 +641,9 @@ check_index(Frame *fr, const Expr *e, const Assume *as, const char *op)
 			first = as->col;
 		}
 		for (int64_t i = first; i < cnt; i += step) {
-			int64_t v = int_at(ix, i);
-			if (v >= -n && v < n)
+			int64_t v;
+			bool fits = rt_int_at(ix, i, &v);
+			if (fits && v >= -n && v < n)
 				continue;
 			/* the position of element i */
 			StrBuf pos = {0}, t = {0};
@@ -669,7 +655,10 @@ check_index(Frame *fr, const Expr *e, const Assume *as, const char *op)
 			sb_putc(&pos, '[');
 			for (int k = 0; k < ix->ndim; k++)
 				sb_printf(&pos, "%s%lld", k ? ", " : "", (long long)at[k]);
-			sb_printf(&pos, "] is %lld", (long long)v);
+			if (fits)
+				sb_printf(&pos, "] is %lld", (long long)v);
+			else
+				sb_printf(&pos, "] is %llu", (unsigned long long)v);
 			char vb[24];
 			snprintf(vb, sizeof vb, "%lld", (long long)n);
 			assume_message(&t, op, as, pos.p, vb);
@@ -694,13 +683,13 @@ check_index(Frame *fr, const Expr *e, const Assume *as, const char *op)
 static bool
 check_assumptions(Frame *fr, const Expr *e)
 {
+	char op[64];
+	snprintf(op, sizeof op, "R.%s", op_info(e->call.op)->name);
 	for (int i = 0; i < e->call.nassume; i++) {
 		const Assume *as = &e->call.assume[i];
 		int64_t a = 0, b = 0;
 		bool ok;
 		if (as->kind == AS_INDEX) {
-			char op[64];
-			snprintf(op, sizeof op, "R.%s", op_info(e->call.op)->name);
 			ok = fr->p->no_index_check || check_index(fr, e, as, op);
 		} else if ((ok = eval_pe(fr, as->a, &a, false) &&
 				 eval_pe(fr, as->b, &b, false))) {
@@ -714,10 +703,9 @@ check_assumptions(Frame *fr, const Expr *e)
 			case AS_INDEX: break;
 			}
 			if (!ok) {
-				char va[24], vb[24], op[64];
+				char va[24], vb[24];
 				snprintf(va, sizeof va, "%lld", (long long)a);
 				snprintf(vb, sizeof vb, "%lld", (long long)b);
-				snprintf(op, sizeof op, "R.%s", op_info(e->call.op)->name);
 				StrBuf t = {0};
 				assume_message(&t, op, as, va, vb);
 				rt_error(fr->e, "%s", t.p);
