@@ -236,23 +236,20 @@ cli_unknown_option(const char *cmd, const char *help, const char *arg)
 	size_t n = strcspn(arg, "=");
 	char want[64];
 	snprintf(want, sizeof want, "%.*s", (int)(n < 63 ? n : 63), arg);
-	char best[64] = "";
-	int bestd = 99;
+	char opts[64][64], best[64];
+	int nopt = 0;
+	Suggest s = {.want = want};
 	for (const char *p = help; (p = strchr(p, '-')); ) {
 		size_t k = strspn(p, "-abcdefghijklmnopqrstuvwxyz");
-		if (k > 1 && k < sizeof best && (p == help || p[-1] == ' ' ||
-						   p[-1] == '[' || p[-1] == '|')) {
-			char opt[64];
-			snprintf(opt, sizeof opt, "%.*s", (int)k, p);
-			int d = str_edit_distance(want, opt);
-			if (d < bestd && d > 0 && str_close_enough(opt, d)) {
-				bestd = d;
-				snprintf(best, sizeof best, "%s", opt);
-			}
+		if (k > 1 && k < sizeof opts[0] && nopt < 64 &&
+		    (p == help || p[-1] == ' ' || p[-1] == '[' || p[-1] == '|')) {
+			snprintf(opts[nopt], sizeof opts[0], "%.*s", (int)k, p);
+			suggest_offer(&s, opts[nopt++]);
 		}
 		p += k ? k : 1;
 	}
-	if (!*best)
+	if (!s.best)
 		return cli_usage_error(cmd, "unknown option %s", arg);
+	snprintf(best, sizeof best, "%s", s.best);
 	return cli_usage_error(cmd, "unknown option %s; did you mean %s?", arg, best);
 }

@@ -94,6 +94,13 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "rlx: unknown command '%s'\n\n%s", argv[1], usage_text);
+	Suggest s = {.want = argv[1]};
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+		suggest_offer(&s, commands[i].name);
+	if (s.best)
+		fprintf(stderr, "rlx: unknown command '%s'; did you mean '%s'?\n"
+			"run 'rlx --help' for the list of commands\n", argv[1], s.best);
+	else
+		fprintf(stderr, "rlx: unknown command '%s'\n\n%s", argv[1], usage_text);
 	return EXIT_USAGE;
 }

@@ -123,11 +123,24 @@ void ivec_free(IntVec *v);
 
 /* FNV-1a of a NUL-terminated string. */
 size_t str_hash(const char *s);
-/* The edit distance of a and b (insert, delete, replace, swap; 99 past 63
+/* The edit distance of a and b (insert, delete, replace, swap; 99 past 255
  * characters), and whether a misspelling of `want` at that distance is
  * close enough to suggest it ("did you mean"). */
 int str_edit_distance(const char *a, const char *b);
 bool str_close_enough(const char *want, int dist);
+/*
+ * The one "did you mean" policy: offer every known name; best is the
+ * closest one that is close enough (and not want itself), or NULL.
+ *     Suggest s = {.want = typed};
+ *     for (...) suggest_offer(&s, names[i]);
+ *     if (s.best) ...
+ */
+typedef struct {
+	const char *want;
+	const char *best;
+	int dist;
+} Suggest;
+void suggest_offer(Suggest *s, const char *name);
 
 /*
  * A map from strings (kept by pointer, not copied: arena strings) to ints,

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ir.h"
 
@@ -472,32 +473,37 @@ ir_bug_at(const char *file, int line, const char *fmt, ...)
 
 /* ------------------------------------------------------------ suggestions */
 
-/* The edit distance of a and b (insert, delete, replace, swap), capped. */
+/* The edit distance of a and b (insert, delete, replace, swap), 99 when
+ * either is longer than 255 characters. Three rows of the table: the
+ * swap looks two rows back. */
 int
 str_edit_distance(const char *a, const char *b)
 {
 	size_t na = strlen(a), nb = strlen(b);
-	if (na > 63 || nb > 63)
+	if (na > 255 || nb > 255)
 		return 99;
-	int d[64][64];
-	for (size_t i = 0; i <= na; i++)
-		d[i][0] = (int)i;
+	int rows[3][256], *pp = rows[0], *prev = rows[1], *cur = rows[2];
 	for (size_t j = 0; j <= nb; j++)
-		d[0][j] = (int)j;
+		prev[j] = (int)j;
 	for (size_t i = 1; i <= na; i++) {
+		cur[0] = (int)i;
 		for (size_t j = 1; j <= nb; j++) {
-			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
+			int c = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			if (prev[j] + 1 < c)
+				c = prev[j] + 1;
+			if (cur[j - 1] + 1 < c)
+				c = cur[j - 1] + 1;
 			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
-				c = d[i - 2][j - 2] + 1;
-			d[i][j] = c;
+			    a[i - 2] == b[j - 1] && pp[j - 2] + 1 < c)
+				c = pp[j - 2] + 1;
+			cur[j] = c;
 		}
+		int *t = pp;
+		pp = prev;
+		prev = cur;
+		cur = t;
 	}
-	return d[na][nb];
+	return prev[nb];
 }
 
 /* Whether a misspelling of `want` at distance dist is close enough. */
@@ -506,6 +512,19 @@ str_close_enough(const char *want, int dist)
 {
 	int n = (int)strlen(want);
 	return 2 * dist < n && dist <= (n <= 8 ? 2 : 3);
+}
+
+void
+suggest_offer(Suggest *s, const char *name)
+{
+	int d = str_edit_distance(s->want, name);
+	/* a difference of case only is as close as it gets */
+	bool close = d > 0 && (!strcasecmp(s->want, name) ||
+			       str_close_enough(name, d));
+	if (close && (!s->best || d < s->dist)) {
+		s->best = name;
+		s->dist = d;
+	}
 }
 
 /* --------------------------------------------------------------- text */

@@ -69,16 +69,10 @@ pass_lookup(const char *name)
 const char *
 pass_suggest(const char *name)
 {
-	const char *best = NULL;
-	int bestd = 99;
-	for (size_t i = 0; i < ARRAY_LEN(passes); i++) {
-		int d = str_edit_distance(name, passes[i].name);
-		if (d < bestd && str_close_enough(passes[i].name, d)) {
-			bestd = d;
-			best = passes[i].name;
-		}
-	}
-	return best;
+	Suggest s = {.want = name};
+	for (size_t i = 0; i < ARRAY_LEN(passes); i++)
+		suggest_offer(&s, passes[i].name);
+	return s.best;
 }
 
 const Pass *

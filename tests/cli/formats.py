@@ -168,6 +168,12 @@ rc, out, err = rlx("dump", "x.py", "--zzzzzz")
 check("no suggestion when none is close", rc == 2 and "unknown option --zzzzzz\n" in err, err)
 rc, out, err = rlx("dump", "x.py", "--passes", "dead-code-elimnation")
 check("an unknown pass suggests the closest", rc == 2 and "did you mean 'dead-code-elimination'?" in err, err)
+rc, out, err = rlx("chek", "x.py")
+check("a misspelt command suggests the closest",
+      rc == 2 and "unknown command 'chek'; did you mean 'check'?" in err, err)
+rc, out, err = rlx("frobnicate")
+check("no command suggestion when none is close; the usage instead",
+      rc == 2 and "did you mean" not in err and "commands" in err.lower(), err)
 rc, out, err = rlx("verify", "x.py", "--params", "w.safetensors", "--zz")
 check("verify takes --params as --weights", rc == 2 and "--params" not in err and "--zz" in err, err)
 rc, out, err = rlx("run", "/nonexistent.py", "--weights", "w.safetensors")
