@@ -143,11 +143,91 @@ rt_check_extra(const Func *f, int first, RtWeights *w, const char *wname,
 	return nextra;
 }
 
+/* The checkpoint name closest to a missing weight's, for "did you
+ * mean", or NULL: one that is want under a prefix ("model.w" for "w"),
+ * else the closest spelling. */
+static const char *
+closest_name(RtWeights *w, const char *want)
+{
+	Suggest s = {.want = want};
+	size_t nw = strlen(want);
+	int n = rt_weights_count(w);
+	for (int i = 0; i < n; i++) {
+		const char *name = rt_weights_name(w, i);
+		size_t k = strlen(name);
+		if (k > nw && name[k - nw - 1] == '.' &&
+		    !strcmp(name + k - nw, want))
+			return name;
+		suggest_offer(&s, name);
+	}
+	return s.best;
+}
+
+/* Whether w is what si says but for its dtype (a checkpoint in another
+ * precision: every tensor differs the same way, one error says it). */
+static bool
+only_dtype(const SInfo *si, const RtWeightInfo *w)
+{
+	if (si->dtype == DT_UNKNOWN || si->dtype == w->dt ||
+	    (si->ndim >= 0 && si->ndim != w->ndim))
+		return false;
+	for (int k = 0; si->shape && k < si->ndim; k++) {
+		int64_t v;
+		if (pe_is_const(si->shape[k], &v) && v != w->shape[k])
+			return false;
+	}
+	return true;
+}
+
+/* Tensors whose only mismatch is the same pair of dtypes, named in one
+ * error. */
+enum { MAX_DT_GROUPS = 8 };
+typedef struct {
+	DType have, want;
+	int n;
+	StrBuf names; /* the first 8, quoted */
+	const Var *first; /* the first, told whole when it is the only one */
+	RtWeightInfo info;
+} DtGroup;
+
+/* Adds name to the group of (have, want), opening it when there is room;
+ * false when there is none. */
+static bool
+dtype_group(DtGroup *g, int *ng, const Var *p, const RtWeightInfo *w)
+{
+	int i = 0;
+	while (i < *ng && (g[i].have != w->dt || g[i].want != p->sinfo->dtype))
+		i++;
+	if (i == *ng) {
+		if (*ng == MAX_DT_GROUPS)
+			return false;
+		g[i] = (DtGroup){.have = w->dt, .want = p->sinfo->dtype,
+				 .first = p, .info = *w};
+		++*ng;
+	}
+	if (g[i].n++ < 8)
+		sb_printf(&g[i].names, "%s'%s'", g[i].n > 1 ? ", " : "", p->name);
+	return true;
+}
+
+/* The error of a tensor that is not what its parameter says. */
+static void
+mismatch(Module *m, const Func *f, const Var *p, const RtWeightInfo *w,
+	 const char *wname, Diags *d)
+{
+	StrBuf b = {0};
+	rt_type_text(&b, w->dt, w->ndim, w->shape);
+	diag_file(d, DIAG_ERROR, wname, "tensor '%s' is %s, but %s expects %s",
+		  p->name, b.p, f->name, infer_sinfo_str(m, p->sinfo));
+	sb_free(&b);
+}
+
 int
 rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
 		 const char *wname, bool strict, RtWeightInfo *info, Diags *d)
 {
-	int errors = d->nerrors, nmissing = 0;
+	int errors = d->nerrors, nmissing = 0, ndt = 0;
+	DtGroup dtg[MAX_DT_GROUPS];
 	RtSymEnv env = {.arena = &m->arena};
 	StrBuf missing = {0};
 	for (int i = first; i < f->nparams; i++) {
@@ -160,9 +240,14 @@ rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
 			continue;
 		}
 		if (!rt_weights_has(w, p->name)) {
-			if (nmissing++ < 8)
+			if (nmissing++ < 8) {
+				const char *near = closest_name(w, p->name);
 				sb_printf(&missing, "%s'%s'", nmissing > 1 ? ", " : "",
 					  p->name);
+				if (near)
+					sb_printf(&missing, " (did you mean '%s'?)",
+						  near);
+			}
 			continue;
 		}
 		RtError e;
@@ -184,13 +269,22 @@ rt_check_weights(Module *m, const Func *f, int first, RtWeights *w,
 			continue;
 		}
 		if (!matches(&env, si, &wi)) {
-			StrBuf b = {0};
-			rt_type_text(&b, wi.dt, wi.ndim, wi.shape);
-			diag_file(d, DIAG_ERROR, wname,
-				  "tensor '%s' is %s, but %s expects %s", p->name,
-				  b.p, f->name, infer_sinfo_str(m, si));
-			sb_free(&b);
+			if (!only_dtype(si, &wi) ||
+			    !dtype_group(dtg, &ndt, p, &wi))
+				mismatch(m, f, p, &wi, wname, d);
 		}
+	}
+	for (int g = 0; g < ndt; g++) {
+		DtGroup *gr = &dtg[g];
+		if (gr->n == 1)
+			mismatch(m, f, gr->first, &gr->info, wname, d);
+		else
+			diag_file(d, DIAG_ERROR, wname,
+				  "%d tensors are %s, but %s expects %s: %s%s",
+				  gr->n, dtype_name(gr->have), f->name,
+				  dtype_name(gr->want), gr->names.p,
+				  gr->n > 8 ? ", ..." : "");
+		sb_free(&gr->names);
 	}
 	if (nmissing)
 		diag_file(d, DIAG_ERROR, wname,

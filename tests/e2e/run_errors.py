@@ -98,6 +98,9 @@ def main():
         np.save(p("x8.npy"), np.ones(8, np.float32))
         np.save(p("x7.npy"), np.ones(7, np.float32))
         write_safetensors(p("missing.safetensors"), {"b": good["b"]})
+        write_safetensors(p("misspelt.safetensors"), {"b": good["b"], "W": good["w"]})
+        write_safetensors(p("prefixed.safetensors"), {"model.b": good["b"], "model.w": good["w"]})
+        write_safetensors(p("half.safetensors"), {k: v.astype(np.float16) for k, v in good.items()})
         write_safetensors(p("extra.safetensors"), dict(good, stray=good["b"]))
         write_safetensors(p("shape.safetensors"), dict(good, w=np.ones((3, 4), np.float32)))
         write_safetensors(p("dtype.safetensors"), dict(good, w=np.ones((4, 3), np.float16)))
@@ -138,6 +141,16 @@ def main():
         # checkpoint against the model
         case("missing weight", [model, "--params", p("missing.safetensors")] + inputs, 1,
              "missing.safetensors: error: 1 weight of main is missing from the checkpoint: 'w'")
+        case("missing weight: the closest checkpoint name suggested",
+             [model, "--params", p("misspelt.safetensors")] + inputs, 1,
+             "1 weight of main is missing from the checkpoint: 'w' (did you mean 'W'?)")
+        case("missing weights: the name under a prefix suggested",
+             [model, "--params", p("prefixed.safetensors")] + inputs, 1,
+             "2 weights of main are missing from the checkpoint: "
+             "'w' (did you mean 'model.w'?), 'b' (did you mean 'model.b'?)")
+        case("a checkpoint in another precision: one error for all its tensors",
+             [model, "--params", p("half.safetensors")] + inputs, 1,
+             "error: 2 tensors are float16, but main expects float32: 'w', 'b'")
         case("extra tensor: a warning naming it",
              [model, "--params", p("extra.safetensors")] + inputs, 0,
              "warning: 1 tensor is not a weight of main, ignored: 'stray'")
