@@ -2,7 +2,9 @@
  * compare.c — whether two run-time values agree, as `rlx verify` decides it:
  * the same kinds, tuple arities, shapes and dtypes, shape tuples equal,
  * integers exact, floats within the dtype's tolerance relative to the
- * reference (an element passes when |a - b| <= tol * (|b| + max|b|)),
+ * reference (an element passes when |a - b| <= tol * (|b| + max|b|):
+ * a max rel diff above tol can pass next to larger elements, and the
+ * line says which rule passed),
  * NaN only where the reference has NaN, infinities equal. One line per
  * compared tensor, shape tuple or scalar is written to `out`.
  */
@@ -69,7 +71,8 @@ compare_tensor(const char *label, const RtTensor *ta, const RtTensor *tb,
 	if (!same)
 		return false;
 	int64_t n = rt_numel(ta);
-	double maxref = 0, maxabs = 0, maxrel = 0, tol = rt_tolerance(ta->dtype);
+	double maxref = 0, maxabs = 0, maxrel = 0, worst = 0;
+	double tol = rt_tolerance(ta->dtype);
 	for (int64_t i = 0; i < n; i++) {
 		double y = fabs(elem_f64(tb, i));
 		if (isfinite(y) && y > maxref)
@@ -91,11 +94,28 @@ compare_tensor(const char *label, const RtTensor *ta, const RtTensor *tb,
 		double r = d / fmax(fabs(y), 1e-30);
 		if (d > 0 && r > maxrel)
 			maxrel = r;
-		if (d > tol * (fabs(y) + maxref))
+		/* the rule: |a - b| <= tol * (|b| + max|b|); worst is the
+		 * largest share of its bound an element uses */
+		double bound = tol * (fabs(y) + maxref);
+		if (d > bound)
 			ok = false;
+		if (d > 0 && bound > 0 && d / bound > worst)
+			worst = d / bound;
 	}
-	fprintf(out, "%s %s: max abs diff %.3g, max rel diff %.3g (tolerance %g) %s\n",
-		label, sa, maxabs, maxrel, tol, ok ? "ok" : "MISMATCH");
+	if (maxabs == 0 && ok)
+		fprintf(out, "%s %s: max abs diff 0: equal, ok\n", label, sa);
+	else if (tol == 0)
+		fprintf(out, "%s %s: max abs diff %.3g: %s\n", label, sa, maxabs,
+			ok ? "ok" : "MISMATCH (integers must be equal)");
+	else if (ok)
+		fprintf(out, "%s %s: max abs diff %.3g, max rel diff %.3g: within "
+			"|a - b| <= %g * (|b| + max|b|), the worst element at "
+			"%.0f%% of its bound, ok\n", label, sa, maxabs, maxrel,
+			tol, 100 * worst);
+	else
+		fprintf(out, "%s %s: max abs diff %.3g, max rel diff %.3g: "
+			"MISMATCH, outside |a - b| <= %g * (|b| + max|b|)\n",
+			label, sa, maxabs, maxrel, tol);
 	return ok;
 }
 

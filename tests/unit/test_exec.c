@@ -1073,8 +1073,11 @@ test_compare(void **state)
 	double far[4] = {1, -2, 3.01, 4}, tiny[4] = {1e-7, -2, 3, 4};
 	double nan1[4] = {NAN, -2, 3, 4}, inf1[4] = {INFINITY, -2, 3, 4};
 	check_compare(vec_value(4, ref, false), vec_value(4, ref, false), true,
-		      "out (4,) float32: max abs diff 0, max rel diff 0 (tolerance 1e-05) ok");
-	check_compare(vec_value(4, near, false), vec_value(4, ref, false), true, " ok");
+		      "out (4,) float32: max abs diff 0: equal, ok");
+	/* 1e-6 off 1, next to 4: within the rule, and the line says which */
+	check_compare(vec_value(4, near, false), vec_value(4, ref, false), true,
+		      "within |a - b| <= 1e-05 * (|b| + max|b|), "
+		      "the worst element at 2% of its bound, ok");
 	check_compare(vec_value(4, far, false), vec_value(4, ref, false), false, "MISMATCH");
 	/* relative to the largest reference element: 1e-7 next to 4 agrees */
 	double zero[4] = {0, -2, 3, 4};
@@ -1087,7 +1090,10 @@ test_compare(void **state)
 	/* integers are exact */
 	double off[4] = {1, -2, 3, 5};
 	check_compare(vec_value(4, off, true), vec_value(4, ref, true), false, "MISMATCH");
-	check_compare(vec_value(4, ref, true), vec_value(4, ref, true), true, "int32");
+	check_compare(vec_value(4, ref, true), vec_value(4, ref, true), true,
+		      "out (4,) int32: max abs diff 0: equal, ok");
+	check_compare(vec_value(4, off, true), vec_value(4, ref, true), false,
+		      "max abs diff 1: MISMATCH (integers must be equal)");
 	/* shapes, dtypes, kinds, tuples, shape tuples */
 	check_compare(vec_value(3, ref, false), vec_value(4, ref, false), false,
 		      "out: (3,) float32 vs (4,) float32");
