@@ -70,6 +70,11 @@ test: deps $(TBUILD)/build.ninja
 	ok=$$(awk '/^Ok:/{print $$2}' $(TBUILD)/test-output.txt); \
 	fail=$$(awk '/^(Fail|Timeout|Unexpected Pass):/{s+=$$NF} END{print s+0}' $(TBUILD)/test-output.txt); \
 	skip=$$(awk '/^Skipped:/{print $$2}' $(TBUILD)/test-output.txt); \
+	if [ $$status != 0 ] || [ "$${fail:-0}" != 0 ]; then \
+	  echo "--- what failed (from $(TBUILD)/meson-logs/testlog.txt) ---"; \
+	  grep -E -A8 '^(not ok|Traceback)|^==[0-9]+==ERROR|runtime error:|test program exited' \
+	    $(TBUILD)/meson-logs/testlog.txt | head -n 80; \
+	fi; \
 	line="$${ok:-0} passed, $${fail:-0} failed"; \
 	[ "$${skip:-0}" != 0 ] && line="$$line, $$skip skipped"; \
 	echo "$$line"; \

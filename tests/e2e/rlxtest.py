@@ -82,6 +82,17 @@ class Tap:
         self.n += 1
         print("ok %d - %s # SKIP %s" % (self.n, name, why))
 
+    def guard(self, fn, *args):
+        """Runs fn(*args); an exception is a failed case with its
+        traceback (so the log says what broke), not a lost TAP stream."""
+        import traceback
+        try:
+            return fn(*args)
+        except Exception:  # noqa: BLE001 -- reported, then the next case
+            self.ok(False, "%s ran to its end" % fn.__name__,
+                    traceback.format_exc())
+            return None
+
     def done(self):
         print("1..%d" % self.n)
         sys.exit(1 if self.failed else 0)

@@ -672,7 +672,7 @@ def main():
     t = Tap()
     tmp = tempfile.mkdtemp(prefix="rlx_tp_")
     try:
-        run_cases(t, tmp)
+        t.guard(run_cases, t, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     t.done()
@@ -721,17 +721,17 @@ def run_cases(t, tmp):
         d = np.abs(parts[0] + parts[1] - ref).max()
         t.ok(d < 1e-5, "TVM's idiom: the workers' partial sums equal NumPy",
              "max diff %g" % d)
-    presharded(t, p, rng, x)
-    spellings(t, p, rng, x)
-    llama_ok = legalized_llama(t, p)
+    t.guard(presharded, t, p, rng, x)
+    t.guard(spellings, t, p, rng, x)
+    llama_ok = t.guard(legalized_llama, t, p)
 
     if not have_mpi():
         t.skip("mpirun cases", "no mpirun, or rlx built without MPI")
         return
-    mpi_presharded(t, p)
-    mpi_spellings(t, p)
+    t.guard(mpi_presharded, t, p)
+    t.guard(mpi_spellings, t, p)
     if llama_ok:
-        mpi_legalized_llama(t, p)
+        t.guard(mpi_legalized_llama, t, p)
     st, _, err = mpirun(2, "run", p("idiom.py"), "--params",
                         p("w.safetensors"), "--input", "x=" + p("x.npy"),
                         "-o", p("idiom_mpi.npy"))
@@ -739,10 +739,10 @@ def run_cases(t, tmp):
         d = np.abs(np.load(p("idiom_mpi.npy")) - ref).max()
         t.ok(d < 1e-5, "mpirun -np 2 TVM's idiom equals NumPy",
              "max diff %g" % d)
-    rss_per_rank(t, p)
-    mpi_transform(t, p)
-    mpi_transform_split(t, p)
-    mpi_transform_bad_rank(t, p)
+    t.guard(rss_per_rank, t, p)
+    t.guard(mpi_transform, t, p)
+    t.guard(mpi_transform_split, t, p)
+    t.guard(mpi_transform_bad_rank, t, p)
 
     # two ranks: the allreduce is over MPI
     st, out, err = mpirun(2, "run", p("mlp2.py"), "--params",
