@@ -408,6 +408,13 @@ def rss_per_rank(t, p):
     peak RSS is below the whole cache, and well below one process running
     the unsharded model."""
     d, f, layers = 1024, 4096, 12       # 384 MiB of float32 weights
+    # the checkpoint and its cache: 0.8 GB in the temporary folder; a
+    # machine without the room skips the case rather than failing on it
+    free = shutil.disk_usage(p(".")).free
+    if free < (3 << 30) // 2:
+        t.skip("per-rank peak RSS", "%.2f GiB free in %s, 1.5 GiB needed"
+               % (free / (1 << 30), p(".")))
+        return
     open(p("big.py"), "w").write(stack(d, f, layers, False))
     open(p("big_tp.py"), "w").write(stack(d, f, layers, True))
     open(p("rss.py"), "w").write(RSS_PY)
