@@ -741,8 +741,11 @@ typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
  *   COMM       talks to the other workers or depends on the worker's rank
  *              (R.ccl.*, R.dist.*): run by the executor, not a kernel
  *   OTHER      anything else (builtins)
- *   EXTERN     read, checked and printed but not run by rlx: packed calls,
- *              memory planning, devices, ops with no CPU kernel here
+ *   EXTERN     read, checked and printed but not run by rlx: the
+ *              runtime's own (packed calls, closures, memory planning,
+ *              devices), not a computation rlx would compile
+ *   NOKERNEL   a computation rlx reads, checks, prints and lifts but has
+ *              no CPU kernel for yet (conv3d, nll_loss, image.resize2d, ...)
  *   IMPURE     as EXTERN, and with a side effect (R.print, R.call_packed):
  *              not in a dataflow block, nor in a pure function unless it
  *              has the attribute relax.force_pure
@@ -752,7 +755,7 @@ typedef SInfo *(*InferFn)(Module *m, Expr *call, Diags *d);
 typedef enum {
 	OC_ELEMWISE, OC_BROADCAST, OC_FILL_LIKE, OC_REDUCE, OC_NORM,
 	OC_LINALG, OC_MOVE, OC_VIEW, OC_CREATE, OC_COMM, OC_OTHER, OC_EXTERN,
-	OC_IMPURE
+	OC_NOKERNEL, OC_IMPURE
 } OpClass;
 
 enum {

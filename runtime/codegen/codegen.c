@@ -2595,6 +2595,13 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 			   "compile them", op_info(op)->name);
 		return NULL;
 	}
+	if (oc == OC_NOKERNEL) {
+		diag_error(d, e->span, "R.%s cannot be run by rlx yet: rlx reads, "
+			   "checks, prints and lifts it, but has no kernel for it "
+			   "(docs/language.md lists the ops rlx runs)",
+			   op_info(e->call.op)->name);
+		return NULL;
+	}
 	if (oc == OC_EXTERN || oc == OC_IMPURE) {
 		diag_error(d, e->span, "R.%s cannot be run by rlx: it is outside "
 			   "the operators rlx computes (packed functions, memory "

@@ -1388,12 +1388,12 @@ def more_cases(op):
 
 def op_names():
     """The Python names of the ops in ops.def that rlx computes: all but the
-    classes OC_EXTERN and OC_IMPURE (read and checked, refused by rlx run:
+    classes OC_EXTERN, OC_NOKERNEL and OC_IMPURE (read and checked, refused by rlx run:
     tests/golden/cli covers that)."""
     text = open(os.path.join(SRC, "compiler", "ops.def")).read()
     rows = re.findall(r'^OP\(\s*\w+\s*,\s*"([^"]+)".*?\b(OC_\w+)\)', text,
                       re.M | re.S)
-    return [n for n, cls in rows if cls not in ("OC_EXTERN", "OC_IMPURE")]
+    return [n for n, cls in rows if cls not in ("OC_EXTERN", "OC_NOKERNEL", "OC_IMPURE")]
 
 
 def module_text(cases):

@@ -569,6 +569,10 @@ CLI_CASES = [
      0, "", ""),
     ("run refuses an extern op", ["run", "cli/extern.py", "-o", "{tmp}/o.npy"],
      None, 1, "", r"^cli/extern\.py:11:13: error: R\.call_dps_packed cannot be run"),
+    ("run refuses an op it has no kernel for, saying so",
+     ["run", "cli/nokernel.py", "-o", "{tmp}/o.npy"],
+     None, 1, "", r"^cli/nokernel\.py:13:16: error: R\.nn\.nll_loss cannot be run "
+     r"by rlx yet: rlx reads, checks, prints and lifts it, but has no kernel"),
     ("run refuses a layout_transform map that is not one-to-one",
      ["run", "cli/layout_not_one_to_one.py", "-o", "{tmp}/o.npy"], None, 1, "",
      r"^cli/layout_not_one_to_one\.py:12:13: error: cannot generate code for "
