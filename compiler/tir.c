@@ -261,3 +261,63 @@ tir_expr_same(const TExpr *a, const TExpr *b)
 	return tir_expr_same(a->a, b->a) && tir_expr_same(a->b, b->b) &&
 	       tir_expr_same(a->c, b->c);
 }
+
+/* ---------------------------------------------------------------- purity */
+
+typedef struct {
+	Vec local; /* TBuf* allocated inside the function */
+	bool pure;
+} Purity;
+
+static bool
+is_local(const Purity *p, const TBuf *b)
+{
+	for (int i = 0; i < p->local.n; i++)
+		if (p->local.items[i] == b)
+			return true;
+	return false;
+}
+
+static void
+purity_stmt(TStmt *s, void *ctx)
+{
+	Purity *p = ctx;
+	for (int i = 0; i < s->nallocs; i++)
+		vec_push(&p->local, s->allocs[i]);
+	/* a statement's allocations come before its body in the walk */
+	if (s->kind == TS_STORE && !is_local(p, s->buf))
+		p->pure = false;
+}
+
+static void
+purity_expr(TExpr *e, void *ctx)
+{
+	Purity *p = ctx;
+	if (e->kind != TE_CALL)
+		return;
+	/* TVM's opaque and state-updating intrinsics (TCallEffectKind) */
+	static const char *const effects[] = {
+		"call_extern", "call_llvm_intrin", "call_packed", "call_cpacked",
+		"call_intrin", "call_kernel", "tvm_struct_set",
+		"anylist_resetitem", "anylist_setitem_call_packed",
+		"anylist_setitem_call_cpacked", "start_profile_intrinsic",
+		"end_profile_intrinsic", "tvm_stack_make_shape",
+		"tvm_stack_make_array", "tvm_access_ptr", "address_of",
+		"handle_add_byte_offset",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(effects); i++)
+		if (!strcmp(e->s, effects[i]))
+			p->pure = false;
+}
+
+bool
+tir_func_pure(const PrimFunc *f)
+{
+	Purity p = {.pure = true};
+	for (int i = 0; i < f->nroot_allocs; i++)
+		vec_push(&p.local, f->root_allocs[i]);
+	TWalk w = {purity_stmt, purity_expr, &p};
+	tir_walk_stmt(f->body, &w);
+	vec_free(&p.local);
+	return p.pure;
+}

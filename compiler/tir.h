@@ -209,6 +209,11 @@ const char *tir_op_text(TExprKind k, bool *infix);
 /* The prim_func of m called name, NULL if none. */
 PrimFunc *tir_find(const Module *m, const char *name);
 
+/* As TVM's IsPureFunction (the purity of a PrimFunc's struct info): no
+ * store into a buffer it does not allocate, no intrinsic with an effect.
+ * A pure prim_func may be called directly from a pure Relax function. */
+bool tir_func_pure(const PrimFunc *f);
+
 /* Intrinsics called by name, T.NAME(args) (TE_CALL). The result's type: */
 typedef enum {
 	TR_SAME,   /* the first argument's */

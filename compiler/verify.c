@@ -458,10 +458,16 @@ check_call_fn(Verifier *v, Expr *e, bool dataflow, Span at)
 			err(v, at, "prim_func %s takes %d argument%s but is called with %d",
 			    nm(callee), pf->nparams, pf->nparams == 1 ? "" : "s",
 			    e->callfn.nargs);
+		if (tir_func_pure(pf))
+			return; /* TVM: a PrimFunc's purity is its body's */
+		const FuncAttr *fp = v->f ? ir_func_attr(v->f, "relax.force_pure") : NULL;
+		bool forced = fp && fp->val.kind == AV_BOOL && fp->val.i;
 		if (dataflow)
 			err(v, at, "impure call to prim_func %s in a dataflow block", nm(callee));
-		else if (v->f && v->f->pure)
-			err(v, at, "pure function %s calls prim_func %s (a call that writes its arguments)",
+		else if (v->f && v->f->pure && !forced)
+			err(v, at, "pure function %s calls prim_func %s, which writes its "
+			    "arguments (declare it @R.function(pure=False), or give it "
+			    "the attribute \"relax.force_pure\": True)",
 			    fname(v), nm(callee));
 		return;
 	}

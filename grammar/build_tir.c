@@ -9,6 +9,7 @@
  * building goes on where it can.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,8 @@ typedef struct {
 	const char *name;
 	TVar *var;
 	TBuf *buf;
+	TVar **tup; /* `for ij in T.grid(m, n)`: ij names the loop variables */
+	int ntup;
 } TName;
 
 typedef struct {
@@ -63,6 +66,22 @@ find(TB *t, const char *name)
 			return n;
 	}
 	return NULL;
+}
+
+/* ij[k] of a name for a grid's loop variables, else NULL. */
+static TVar *
+tuple_item(TB *t, const Syn *x)
+{
+	if (x->kind != X_INDEX || x->a->kind != X_NAME || x->b->kind != X_INT)
+		return NULL;
+	TName *n = find(t, x->a->s);
+	if (!n || !n->tup)
+		return NULL;
+	if (x->b->i < 0 || x->b->i >= n->ntup) {
+		diag_error(t->d, x->b->span, "'%s' has %d loop variables", x->a->s, n->ntup);
+		return NULL;
+	}
+	return n->tup[x->b->i];
 }
 
 static TBuf *
@@ -319,13 +338,23 @@ call_intrinsic(TB *t, Syn *x, const char *n, const TIntrinsic *k)
 	Syn *dt = NULL;
 	for (Syn *a = x->items; a; a = a->next) {
 		if (a->kind == X_KWARG) {
-			if (strcmp(a->s, "dtype") || k->rule != TR_OPAQUE) {
+			if (strcmp(a->s, "dtype")) {
 				diag_error(t->d, a->span, "T.%s takes no keyword argument '%s'",
 					   n, a->s);
 				return NULL;
 			}
+			/* TVM's parser drops dtype= on the math intrinsics
+			 * (their type is their argument's), forwards it as the
+			 * first argument of call_extern and its kind */
 			dt = a->a;
 			continue;
+		}
+		nargs++;
+	}
+	if (dt && k->rule == TR_DTYPE) {
+		if (dt->kind != X_STR) {
+			diag_error(t->d, dt->span, "expected a dtype string");
+			return NULL;
 		}
 		nargs++;
 	}
@@ -337,6 +366,10 @@ call_intrinsic(TB *t, Syn *x, const char *n, const TIntrinsic *k)
 	e->n = nargs;
 	e->args = ARENA_ARRAY(&t->m->arena, TExpr *, nargs ? nargs : 1);
 	int i = 0;
+	if (dt && k->rule == TR_DTYPE) {
+		e->args[i] = tir_expr(t->m, TE_STR, TT_HANDLE, dt->span);
+		e->args[i++]->s = arena_strdup(&t->m->arena, dt->s);
+	}
 	for (Syn *a = x->items; a; a = a->next) {
 		if (a->kind == X_KWARG)
 			continue;
@@ -610,11 +643,22 @@ texpr(TB *t, Syn *x)
 				   "buffer '%s' used as a value (index it: %s[...])", x->s, x->s);
 			return NULL;
 		}
+		if (n->tup) {
+			diag_error(t->d, x->span, "'%s' is %d loop variables: index it (%s[0])",
+				   x->s, n->ntup, x->s);
+			return NULL;
+		}
 		TExpr *e = tir_expr(t->m, TE_VAR, n->var->ty, x->span);
 		e->var = n->var;
 		return e;
 	}
 	case X_INDEX: {
+		TVar *tv = tuple_item(t, x);
+		if (tv) {
+			TExpr *e = tir_expr(t->m, TE_VAR, tv->ty, x->span);
+			e->var = tv;
+			return e;
+		}
 		TBuf *buf = find_buf(t, x->a);
 		if (!buf)
 			return NULL;
@@ -784,16 +828,29 @@ conv_buffer(TB *t, Syn *x, const char *name, const char *fname, int skip, Syn **
 	Syn *sh = a[1];
 	Syn *items = sh;
 	int k = 1;
+	int i = 0;
+	if (sh->kind == X_ATTR && !strcmp(sh->s, "shape")) {
+		/* B.shape: another buffer's shape */
+		TBuf *o = find_buf(t, sh->a);
+		if (!o)
+			return NULL;
+		k = o->ndim;
+		buf->ndim = k;
+		buf->shape = ARENA_ARRAY(&t->m->arena, TExpr *, k ? k : 1);
+		for (i = 0; i < k; i++)
+			buf->shape[i] = o->shape[i];
+		goto dtype;
+	}
 	if (sh->kind == X_TUPLE || sh->kind == X_LIST) {
 		items = sh->items;
 		k = sh->n;
 	}
 	buf->ndim = k;
 	buf->shape = ARENA_ARRAY(&t->m->arena, TExpr *, k ? k : 1);
-	int i = 0;
 	for (Syn *y = items; y && i < k; y = y->next, i++)
 		if (!(buf->shape[i] = tint(t, y, "a buffer's dimension")))
 			return NULL;
+dtype:
 	if (a[2]) {
 		TType ty;
 		if (!conv_type(t, a[2], &ty))
@@ -1031,8 +1088,9 @@ tfor(TB *t, Stm *s)
 	TForKind fk = TF_SERIAL;
 	const char *thread = NULL;
 	Syn *ann = NULL;
-	Vec mins = {0}, exts = {0};
+	Vec mins = {0}, exts = {0}, pre = {0}; /* pre: an extent built already */
 	bool ok = true;
+	Syn *tup = NULL;
 	if (kind && !strcmp(kind, "grid")) {
 		for (Syn *a = it->items; a; a = a->next) {
 			if (a->kind == X_KWARG) {
@@ -1040,8 +1098,44 @@ tfor(TB *t, Stm *s)
 				ok = false;
 				break;
 			}
+			if (a->kind == X_STAR) {
+				/* T.grid(*A.shape): A's extents */
+				Syn *sh = a->a;
+				TBuf *b = sh->kind == X_ATTR && !strcmp(sh->s, "shape")
+					  ? find_buf(t, sh->a) : NULL;
+				if (!b) {
+					if (!(sh->kind == X_ATTR && !strcmp(sh->s, "shape")))
+						diag_error(t->d, a->span,
+							   "T.grid unpacks only a buffer's shape (*A.shape)");
+					ok = false;
+					break;
+				}
+				for (int k = 0; k < b->ndim; k++) {
+					vec_push(&mins, NULL);
+					vec_push(&exts, a);
+					vec_push(&pre, b->shape[k]);
+				}
+				continue;
+			}
 			vec_push(&mins, NULL);
 			vec_push(&exts, a);
+			vec_push(&pre, NULL);
+		}
+		if (ok && names.n == 1 && exts.n > 1 && tg->kind == X_NAME) {
+			/* for ij in T.grid(m, n): ij the tuple of loop vars */
+			tup = tg;
+			names.n = 0;
+			for (int i = 0; i < exts.n; i++) {
+				Syn *y = syn_new(t->b->ps, X_NAME, tg->span);
+				char nb[32];
+				snprintf(nb, sizeof nb, "_%d", i);
+				size_t ln = strlen(tg->s);
+				char *nm = arena_alloc(&t->b->ps->ast, ln + strlen(nb) + 1);
+				memcpy(nm, tg->s, ln);
+				strcpy(nm + ln, nb);
+				y->s = nm;
+				vec_push(&names, y);
+			}
 		}
 		if (ok && exts.n != names.n) {
 			diag_error(t->d, s->target->span, "%d loop variables for T.grid of %d extents",
@@ -1106,7 +1200,8 @@ tfor(TB *t, Stm *s)
 		Syn *nm = names.items[i];
 		TExpr *mn = mins.items[i] ? tint(t, mins.items[i], "a loop's start") : NULL;
 		Syn *hi = exts.items[i];
-		TExpr *ex = tint(t, hi, "a loop's extent");
+		TExpr *ex = i < pre.n && pre.items[i] ? (TExpr *)pre.items[i]
+						       : tint(t, hi, "a loop's extent");
 		if ((mins.items[i] && !mn) || !ex) {
 			ok = false;
 			break;
@@ -1139,13 +1234,25 @@ tfor(TB *t, Stm *s)
 		*slot = f;
 		slot = &f->inner;
 	}
+	int ndef = nloops;
+	if (ok && tup) {
+		TName *n = ARENA_NEW(&t->b->ps->ast, TName);
+		n->name = tup->s;
+		n->ntup = nloops;
+		n->tup = ARENA_ARRAY(&t->b->ps->ast, TVar *, nloops);
+		for (int i = 0; i < nloops; i++)
+			n->tup[i] = ((TStmt *)t->loops.items[t->loops.n - nloops + i])->var;
+		vec_push(&t->names, n);
+		ndef++;
+	}
 	if (ok)
 		*slot = tstmts(t, s->body);
-	t->names.n -= nloops;
+	t->names.n -= ndef;
 	t->loops.n -= nloops;
 	vec_free(&names);
 	vec_free(&mins);
 	vec_free(&exts);
+	vec_free(&pre);
 	return ok && *slot ? outer : NULL;
 }
 
@@ -1185,6 +1292,18 @@ axis(TB *t, Stm *s, Vec *iters)
 		static const char *const nm[] = {"kinds", "bindings"};
 		if (!bld_match_args(t->b, x, "T.axis.remap", nm, 2, a))
 			return false;
+		TName *tn = a[1] && a[1]->kind == X_NAME ? find(t, a[1]->s) : NULL;
+		if (tn && tn->tup) {
+			/* T.axis.remap("SS", ij), ij a grid's loop variables */
+			Syn *l = syn_new(t->b->ps, X_LIST, a[1]->span);
+			for (int i = 0; i < tn->ntup; i++) {
+				Syn *y = syn_new(t->b->ps, X_NAME, a[1]->span);
+				y->s = tn->tup[i]->name;
+				l->items = syn_list(l->items, y);
+			}
+			l->n = tn->ntup;
+			a[1] = l;
+		}
 		if (!a[0] || a[0]->kind != X_STR || !a[1] ||
 		    (a[1]->kind != X_LIST && a[1]->kind != X_TUPLE)) {
 			diag_error(t->d, x->span, "T.axis.remap takes a kinds string (\"SSR\") and a list of loop variables");
@@ -1405,9 +1524,10 @@ tblock(TB *t, Stm *w)
 	return ok ? s : NULL;
 }
 
-/* with T.attr(node, "key", value): */
+/* with T.attr(node, "key", value): body, or T.attr(...) standing alone
+ * over the rest of its sequence (as TVM's parser reads it). */
 static TStmt *
-tattr(TB *t, Stm *w)
+tattr(TB *t, Stm *w, Stm *body)
 {
 	Syn *a[3];
 	if (pos_args(t, w->value, a, 3, "T.attr") != 3 || a[1]->kind != X_STR) {
@@ -1428,7 +1548,12 @@ tattr(TB *t, Stm *w)
 	} else if (!(s->value = texpr(t, a[2]))) {
 		return NULL;
 	}
-	return (s->inner = tstmts(t, w->body)) ? s : NULL;
+	if (!body) {
+		s->inner = tir_stmt(t->m, TS_EVAL, w->span);
+		s->inner->value = tir_int(t->m, DT_I32, 0, w->span);
+		return s;
+	}
+	return (s->inner = tstmts(t, body)) ? s : NULL;
 }
 
 /* The value stored into buf: a literal takes the buffer's type, an int
@@ -1523,7 +1648,7 @@ tstmts(TB *t, Stm *s)
 			} else if (c->kind == X_CALL && (is_t(c, "sblock") || is_t(c, "block"))) {
 				r = tblock(t, s);
 			} else if (c->kind == X_CALL && is_t(c, "attr")) {
-				r = tattr(t, s);
+				r = tattr(t, s, s->body);
 			} else if (c->kind == X_CALL && is_t(c, "init")) {
 				diag_error(t->d, s->span, "T.init() must come first in a block, after its axes and regions");
 			} else {
@@ -1616,6 +1741,14 @@ tstmts(TB *t, Stm *s)
 				diag_error(t->d, s->span, "T.func_attr must be at the top of the function");
 				break;
 			}
+			if (c->kind == X_CALL && is_t(c, "attr")) {
+				r = tattr(t, s, s->next);
+				if (r)
+					vec_push(&v, r);
+				else
+					ok = false;
+				goto done;
+			}
 			if (c->kind == X_CALL && is_t(c, "evaluate")) {
 				Syn *a[1];
 				if (pos_args(t, c, a, 1, "T.evaluate") != 1) {
@@ -1673,6 +1806,21 @@ done:
 }
 
 /* ------------------------------------------------------------ function */
+
+/* `n, m = T.int64(), T.int32()`: names declared symbolic, as many as
+ * values. */
+static bool
+is_sym_tuple(const Stm *st)
+{
+	const Syn *tg = st->target, *v = st->value;
+	if (tg->kind != X_TUPLE || v->kind != X_TUPLE || tg->n != v->n || tg->n == 0)
+		return false;
+	for (const Syn *a = tg->items, *c = v->items; a; a = a->next, c = c->next)
+		if (a->kind != X_NAME || c->kind != X_CALL || c->n != 0 ||
+		    !(is_t(c, "int64") || is_t(c, "int32")))
+			return false;
+	return true;
+}
 
 static bool
 decorators(TB *t, Stm *s, PrimFunc *f)
@@ -1806,6 +1954,17 @@ bld_prim_func(B *b, Stm *s)
 					  tg->span);
 			vec_push(&syms, v);
 			def_var(&t, tg->s, v);
+			continue;
+		}
+		if (st->kind == S_ASSIGN && !st->ann && st->value && is_sym_tuple(st)) {
+			/* n, m = T.int64(), T.int64() */
+			Syn *v = st->value->items;
+			for (Syn *tg = st->target->items; tg; tg = tg->next, v = v->next) {
+				TVar *x = tir_var(b->m, tg->s, is_t(v, "int64") ? DT_I64 : DT_I32,
+						  tg->span);
+				vec_push(&syms, x);
+				def_var(&t, tg->s, x);
+			}
 			continue;
 		}
 		if (st->kind == S_ASSIGN && !st->ann && st->target->kind == X_NAME && st->value &&

@@ -429,6 +429,7 @@ arglist:
 arg:
 	expr			{ $$ = $1; }
 |	NAME '=' expr		{ $$ = named(ps, X_KWARG, @$, $1, $3); }
+|	'*' expr		{ $$ = node(ps, X_STAR, @$, $2, NULL); }
 ;
 
 %%

@@ -36,6 +36,7 @@ typedef enum {
 	X_NOT,    /* not a */
 	X_INVERT, /* ~a */
 	X_SLICE,  /* a:b in a subscript, either may be NULL */
+	X_STAR,   /* *a, a call's argument unpacked (T.grid(*A.shape)) */
 } SynKind;
 
 /* The op of an X_BIN for Python's `/` (not a dimension operator). */
