@@ -567,6 +567,21 @@ f32_to_bf16(K *k, LLVMValueRef f)
 	return LLVMBuildTrunc(b, r, k->i16, "");
 }
 
+/* f32 value v rounded to the nearest bfloat16 or float8 t (as a store
+ * and a load would), as an f32. */
+LLVMValueRef
+cg_round_narrow(K *k, LLVMValueRef v, DType t)
+{
+	if (t == DT_BF16) {
+		LLVMValueRef u = LLVMBuildZExt(k->b, f32_to_bf16(k, v), k->i32, "");
+		u = LLVMBuildShl(k->b, u, LLVMConstInt(k->i32, 16, 0), "");
+		return LLVMBuildBitCast(k->b, u, k->f32, "");
+	}
+	if (dtype_is_float8(t))
+		return f8_to_f32(k, f32_to_f8(k, v, t), t);
+	return v;
+}
+
 /* Stores compute value v (of b's dtype) as element off of b. */
 void
 cg_st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v)
@@ -2544,18 +2559,17 @@ call_impl(K *k, LLVMValueRef f, LLVMValueRef ptrs, int nload, LLVMValueRef dims,
 
 /*
  * Builds a kernel: the impl function (declare_impl) with its body
- * (gen_body), the external wrapper of the kernel ABI that calls it over
+ * (gen(k, ctx)), the external wrapper of the kernel ABI that calls it over
  * the whole range, and NAME.par, the chunk entry the pool calls, when the
  * body has a parallel loop.
  */
-static bool
-build_kernel(K *k, const SInfo **sis, const char *name)
+bool
+cg_build(K *k, const char *name, bool (*gen)(K *k, void *ctx), void *ctx)
 {
 	int nb = k->nin + k->nout;
 	declare_impl(k, name);
-	bind_buffers(k, sis);
 	LLVMValueRef f = k->fn, tramp = k->tramp;
-	if (!gen_body(k)) {
+	if (!gen(k, ctx)) {
 		LLVMDeleteFunction(f);
 		LLVMDeleteFunction(tramp);
 		return false;
@@ -2581,6 +2595,89 @@ build_kernel(K *k, const SInfo **sis, const char *name)
 	return true;
 }
 
+/* An op call's body: its buffers from their struct infos, then gen_body. */
+static bool
+gen_op(K *k, void *ctx)
+{
+	bind_buffers(k, ctx);
+	return gen_body(k);
+}
+
+/* A new kernel of cg: the LLVM types, the pending module, the builder
+ * (disposed by cg_register or the caller). */
+void
+cg_k_init(Codegen *cg, K *k, Module *m, Diags *d)
+{
+	if (!cg->pending)
+		cg->pending = LLVMModuleCreateWithNameInContext(
+			"rlx_kernels", jit_context(cg->jit));
+	memset(k, 0, sizeof *k);
+	k->c = jit_context(cg->jit);
+	k->mod = cg->pending;
+	k->b = LLVMCreateBuilderInContext(k->c);
+	k->i1 = LLVMInt1TypeInContext(k->c);
+	k->i8 = LLVMInt8TypeInContext(k->c);
+	k->i16 = LLVMInt16TypeInContext(k->c);
+	k->i32 = LLVMInt32TypeInContext(k->c);
+	k->i64 = LLVMInt64TypeInContext(k->c);
+	k->f16 = LLVMHalfTypeInContext(k->c);
+	k->f32 = LLVMFloatTypeInContext(k->c);
+	k->f64 = LLVMDoubleTypeInContext(k->c);
+	k->ptr = LLVMPointerTypeInContext(k->c, 0);
+	k->vd = LLVMVoidTypeInContext(k->c);
+	k->gemm_isa = jit_gemm_isa(cg->jit);
+	k->m = m;
+	k->d = d;
+}
+
+/* The kernel made before for key, NULL when none. */
+CgKernel *
+cg_find(Codegen *cg, const char *key)
+{
+	const int *have = namemap_get(&cg->index, key);
+	return have ? cg->kernels[*have] : NULL;
+}
+
+/* A kernel's symbol: rlx_c0_k12_WHAT (WHAT's dots and other
+ * non-identifier characters as '_'); the Codegen's number keeps names of
+ * several Codegens on one Jit apart. */
+void
+cg_kernel_name(Codegen *cg, const char *what, char *name, size_t n)
+{
+	int len = snprintf(name, n, "rlx_c%u_k%d_%s", cg->id, cg->n, what);
+	for (int i = 0; i < len && i < (int)n - 1; i++)
+		if (!(name[i] == '_' || (name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= '0' && name[i] <= '9')))
+			name[i] = '_';
+}
+
+/* Records the kernel built in k as `name` under key (taken): its fn is
+ * set by the next cg_flush. */
+CgKernel *
+cg_register(Codegen *cg, K *k, char *key, const char *name, int ndims)
+{
+	CgKernel *kn = calloc(1, sizeof *kn);
+	if (!kn)
+		ir_bug("out of memory");
+	kn->name = strdup(name);
+	kn->key = key;
+	kn->nin = k->nin;
+	kn->nout = k->nout;
+	kn->ndims = ndims + k->nscalars;
+	kn->nscalars = k->nscalars;
+	memcpy(kn->scalar_arg, k->scalar_arg, sizeof kn->scalar_arg);
+	if (cg->n == cg->cap) {
+		cg->cap = cg->cap ? cg->cap * 2 : 16;
+		cg->kernels = realloc(cg->kernels, sizeof *cg->kernels * (size_t)cg->cap);
+		if (!cg->kernels)
+			ir_bug("out of memory");
+	}
+	namemap_add(&cg->index, kn->key, cg->n);
+	cg->kernels[cg->n++] = kn;
+	return kn;
+}
+
 CgKernel *
 cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 {
@@ -2588,11 +2685,11 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 		ir_bug("cg_kernel on a %s", ir_expr_kind_name(e->kind));
 	OpClass oc = op_info(e->call.op)->cls;
 	OpKind op = e->call.op;
-	if (op == OP_CALL_TIR || op == OP_CALL_TIR_INPLACE ||
-	    op == OP_CALL_TIR_WITH_GRAD) {
-		diag_error(d, e->span, "R.%s cannot be run by rlx yet: it reads, "
-			   "checks, prints and lifts prim_funcs, but does not "
-			   "compile them", op_info(op)->name);
+	if (op == OP_CALL_DPS_PACKED && e->call.nargs > 0 &&
+	    (e->call.args[0]->kind == E_STR || e->call.args[0]->kind == E_EXTERN)) {
+		diag_error(d, e->span, "R.call_dps_packed(\"%s\"): rlx knows no "
+			   "packed function of that name (it runs the module's "
+			   "prim_funcs through R.call_tir)", e->call.args[0]->str);
 		return NULL;
 	}
 	if (oc == OC_NOKERNEL) {
@@ -2616,70 +2713,30 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 		return NULL;
 	}
 	char *ks = sb_take(&key);
-	const int *have = namemap_get(&cg->index, ks);
+	CgKernel *have = cg_find(cg, ks);
 	if (have) {
 		free(ks);
-		return cg->kernels[*have];
+		return have;
 	}
-	if (!cg->pending)
-		cg->pending = LLVMModuleCreateWithNameInContext(
-			"rlx_kernels", jit_context(cg->jit));
-	K k = {0};
-	k.c = jit_context(cg->jit);
-	k.mod = cg->pending;
-	k.b = LLVMCreateBuilderInContext(k.c);
-	k.i1 = LLVMInt1TypeInContext(k.c);
-	k.i8 = LLVMInt8TypeInContext(k.c);
-	k.i16 = LLVMInt16TypeInContext(k.c);
-	k.i32 = LLVMInt32TypeInContext(k.c);
-	k.i64 = LLVMInt64TypeInContext(k.c);
-	k.f16 = LLVMHalfTypeInContext(k.c);
-	k.f32 = LLVMFloatTypeInContext(k.c);
-	k.f64 = LLVMDoubleTypeInContext(k.c);
-	k.ptr = LLVMPointerTypeInContext(k.c, 0);
-	k.vd = LLVMVoidTypeInContext(k.c);
+	K k;
+	cg_k_init(cg, &k, m, d);
 	k.nin = nin;
 	k.nout = nout;
-	k.gemm_isa = jit_gemm_isa(cg->jit);
-	k.m = m;
 	k.e = e;
-	k.d = d;
 
-	/* a name that says what it is: rlx_c0_k12_nn_softmax; the Codegen's
-	 * number keeps names of several Codegens on one Jit apart */
+	/* a name that says what it is: rlx_c0_k12_nn_softmax */
 	char name[128];
-	int len = snprintf(name, sizeof name, "rlx_c%u_k%d_%s", cg->id, cg->n,
-			   op_info(e->call.op)->name);
-	for (int i = 0; i < len && i < (int)sizeof name; i++)
-		if (name[i] == '.')
-			name[i] = '_';
-	bool ok = build_kernel(&k, sis, name);
+	cg_kernel_name(cg, op_info(e->call.op)->name, name, sizeof name);
+	bool ok = cg_build(&k, name, gen_op, sis);
 	LLVMDisposeBuilder(k.b);
 	if (!ok) {
 		free(ks);
 		return NULL;
 	}
-	CgKernel *kn = calloc(1, sizeof *kn);
-	if (!kn)
-		ir_bug("out of memory");
-	kn->name = strdup(name);
-	kn->key = ks;
-	kn->nin = nin;
-	kn->nout = nout;
+	int ndims = 0;
 	for (int i = 0; i < nin + nout; i++)
-		kn->ndims += sis[i]->ndim;
-	kn->nscalars = k.nscalars;
-	kn->ndims += k.nscalars;
-	memcpy(kn->scalar_arg, k.scalar_arg, sizeof kn->scalar_arg);
-	if (cg->n == cg->cap) {
-		cg->cap = cg->cap ? cg->cap * 2 : 16;
-		cg->kernels = realloc(cg->kernels, sizeof *cg->kernels * (size_t)cg->cap);
-		if (!cg->kernels)
-			ir_bug("out of memory");
-	}
-	namemap_add(&cg->index, kn->key, cg->n);
-	cg->kernels[cg->n++] = kn;
-	return kn;
+		ndims += sis[i]->ndim;
+	return cg_register(cg, &k, ks, name, ndims);
 }
 
 bool

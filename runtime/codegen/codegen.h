@@ -85,6 +85,15 @@ void cg_free(Codegen *cg);
  * NULL with an error at e's span when the call cannot be lowered.
  */
 CgKernel *cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d);
+/*
+ * The kernel of prim_func f (codegen_tir.c; R.call_tir): its buffers are
+ * f's buffer parameters in parameter order, its dims each buffer's dims,
+ * then one int64 per scalar parameter (a float's as a double's bits). The
+ * caller checks the buffers against f's (rank, dtype, dims, symbolic
+ * variables consistent) before calling. NULL with an error at the
+ * construct that cannot be lowered.
+ */
+CgKernel *cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d);
 /* Optimizes and JIT-compiles the pending module; fills in the fn pointers. */
 bool cg_flush(Codegen *cg, RtError *err);
 /* Distinct kernels generated so far (the cache size). */

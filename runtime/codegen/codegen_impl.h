@@ -92,6 +92,18 @@ typedef struct {
 	int n;
 } Nest;
 
+/* codegen.c: kernels made by other means than an op call (codegen_tir.c):
+ * cg_k_init readies k (types, module, builder: the caller disposes k->b),
+ * the caller sets k->nin/nout, cg_build makes the impl with gen as its
+ * body and the ABI wrapper, cg_register records it under key (taken) with
+ * ndims dims (plus k's scalars); cg_find looks a key up. */
+void cg_k_init(Codegen *cg, K *k, Module *m, Diags *d);
+bool cg_build(K *k, const char *name, bool (*gen)(K *k, void *ctx), void *ctx);
+CgKernel *cg_register(Codegen *cg, K *k, char *key, const char *name, int ndims);
+CgKernel *cg_find(Codegen *cg, const char *key);
+void cg_kernel_name(Codegen *cg, const char *what, char *name, size_t n);
+LLVMValueRef cg_round_narrow(K *k, LLVMValueRef v, DType t);
+
 /* codegen.c: the helpers the generators use */
 LLVMValueRef cg_add(K *k, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_addr(K *k, const Buf *b, LLVMValueRef off);

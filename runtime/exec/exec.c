@@ -1285,6 +1285,255 @@ call_kernel(Frame *fr, Step *st, const char *who, RtValue **out)
 	return true;
 }
 
+/* A prim_func argument of tensor value v. */
+static TirArg
+tir_tensor_arg(const RtValue *v, const char *role)
+{
+	TirArg a = {.role = role};
+	if (v && v->kind == RV_TENSOR) {
+		a.tensor = true;
+		a.dt = v->t->dtype;
+		a.ndim = v->t->ndim;
+		a.shape = v->t->shape;
+	}
+	return a;
+}
+
+/* A copy of tensor value v (call_tir_inplace writes into it: values
+ * are shared, never written once made). */
+static RtValue *
+copy_tensor(Frame *fr, const RtValue *v)
+{
+	RtTensor *t = rt_tensor_new_in(fr->p->pool, v->t->dtype, v->t->ndim,
+				       v->t->shape, fr->e);
+	if (!t)
+		return NULL;
+	if (t->nbytes)
+		memcpy(t->data, v->t->data, t->nbytes);
+	RtValue *c = rt_value_tensor(t);
+	if (!c)
+		rt_error(fr->e, "out of memory");
+	return c;
+}
+
+/*
+ * R.call_tir(f, args, out_ty, tir_vars), call_tir_inplace and
+ * call_tir_with_grad: the outputs allocated from out_ty (or, where it
+ * gives no shape, from f's buffer over the inputs' variables;
+ * call_tir_inplace's in place ones are copies of the inputs they name),
+ * every argument checked against f's parameters (exec_tir_check), then
+ * f's kernel. The result is the output, or a tuple of them.
+ */
+static bool
+call_tir(Frame *fr, Step *st, const char *who, RtValue **out)
+{
+	Expr *e = st->x;
+	const PrimFunc *f = st->prim;
+	enum { MAXP = MAX_BUFS + 16 };
+	RtValue *hold[MAXP * 2];
+	int nhold = 0;
+	RtValue *ins[MAXP], *outs[MAXP];
+	TirArg args[MAXP];
+	RtValue *pv[MAXP]; /* the tensor of each parameter (NULL: scalar) */
+	char roles[MAXP][24];
+	int nin = 0, nout = 0, nargs = 0;
+	bool ok = false;
+	RtValue *res = NULL;
+	RtValue *a = eval_leaf(fr, e->call.args[1]);
+	if (!a)
+		return false;
+	hold[nhold++] = a;
+	if (a->kind == RV_TUPLE) {
+		if (a->n > MAXP)
+			goto too_many;
+		for (int i = 0; i < a->n; i++)
+			ins[nin++] = a->fields[i];
+	} else {
+		ins[nin++] = a;
+	}
+	const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
+	const SInfo *const *osi = (const SInfo *const *)&rs;
+	nout = 1;
+	if (rs->kind == SI_TUPLE) {
+		osi = (const SInfo *const *)rs->fields;
+		nout = rs->nfields;
+	}
+	if (nout > MAXP)
+		goto too_many;
+	const AttrVal *ip = e->call.op == OP_CALL_TIR_INPLACE
+			    ? op_attr_opt(e, P_inplace_indices) : NULL;
+	int nnew = 0;
+	for (int k = 0; k < nout; k++) {
+		int64_t w = !ip ? -1 : ip->kind == AV_INT ? ip->i
+			    : ip->kind == AV_INTS && k < ip->n ? ip->ints[k] : -1;
+		if (w < 0) {
+			outs[k] = NULL;
+			nnew++;
+			continue;
+		}
+		if (w >= nin || ins[w]->kind != RV_TENSOR) {
+			rt_error(fr->e, "%s: inplace_indices[%d] is %lld, not one of "
+				 "the %d tensor inputs", who, k, (long long)w, nin);
+			goto done;
+		}
+		/* written in place: a copy of the input, which the prim_func
+		 * sees as that input */
+		RtValue *c = copy_tensor(fr, ins[w]);
+		if (!c)
+			goto done;
+		hold[nhold++] = c;
+		ins[w] = c;
+		outs[k] = c;
+	}
+	/* tir_vars */
+	RtValue *tv = NULL;
+	if (e->call.nargs > 2) {
+		tv = eval_leaf(fr, e->call.args[2]);
+		if (!tv)
+			goto done;
+		hold[nhold++] = tv;
+		if (tv->kind == RV_TUPLE && tv->n == 0) { /* None */
+			tv = NULL;
+		} else if (tv->kind != RV_SHAPE) {
+			rt_error(fr->e, "%s: tir_vars is %s, not a shape", who,
+				 value_kind_name(tv));
+			goto done;
+		}
+	}
+	int ntv = tv ? tv->n : 0;
+	if (nin + nnew + ntv != f->nparams) {
+		rt_error(fr->e, "%s: prim_func '%s' takes %d parameters, the call "
+			 "gives %d inputs, %d outputs and %d tir_vars", who, f->name,
+			 f->nparams, nin, nnew, ntv);
+		goto done;
+	}
+	if (f->nparams > MAXP)
+		goto too_many;
+	for (int i = 0; i < nin; i++) {
+		snprintf(roles[nargs], sizeof roles[0], "input %d", i);
+		args[nargs] = tir_tensor_arg(ins[i], roles[nargs]);
+		pv[nargs] = ins[i]->kind == RV_TENSOR ? ins[i] : NULL;
+		if (ins[i]->kind == RV_PRIM) {
+			args[nargs].scalar = true;
+			args[nargs].isf = dtype_is_float(ins[i]->dtype);
+			args[nargs].i = ins[i]->i;
+			args[nargs].f = ins[i]->f;
+		} else if (ins[i]->kind == RV_SHAPE && ins[i]->n == 1) {
+			args[nargs].scalar = true;
+			args[nargs].i = ins[i]->values[0];
+		}
+		nargs++;
+	}
+	/* the new outputs, from out_ty's shape (or the buffer's) */
+	for (int k = 0, p = nin; k < nout; k++) {
+		if (outs[k])
+			continue;
+		const SInfo *si = osi[k];
+		int64_t shape[RT_MAX_DIMS];
+		if (si->kind == SI_TENSOR && si->dtype != DT_UNKNOWN &&
+		    si->ndim >= 0 && si->ndim <= RT_MAX_DIMS && !si->shape &&
+		    exec_tir_out_shape(f, args, nin, p, shape)) {
+			if (f->params[p].buf->ndim != si->ndim) {
+				rt_error(fr->e, "%s: output %d has %d dimensions, the "
+					 "buffer '%s' of prim_func '%s' %d", who, k,
+					 si->ndim, f->params[p].buf->name, f->name,
+					 f->params[p].buf->ndim);
+				goto done;
+			}
+		} else if (!eval_shape(fr, si, shape, who)) {
+			goto done;
+		}
+		RtTensor *t = rt_tensor_new_in(fr->p->pool, si->dtype, si->ndim,
+						shape, fr->e);
+		if (!t)
+			goto done;
+		if (st->zero_out && t->nbytes)
+			memset(t->data, 0, t->nbytes);
+		RtValue *v = rt_value_tensor(t);
+		if (!v) {
+			rt_error(fr->e, "out of memory");
+			goto done;
+		}
+		hold[nhold++] = v;
+		outs[k] = v;
+		snprintf(roles[nargs], sizeof roles[0], "output %d", k);
+		args[nargs] = tir_tensor_arg(v, roles[nargs]);
+		pv[nargs] = v;
+		nargs++;
+		p++;
+	}
+	for (int i = 0; i < ntv; i++) {
+		snprintf(roles[nargs], sizeof roles[0], "tir_vars[%d]", i);
+		args[nargs] = (TirArg){.scalar = true, .i = tv->values[i],
+				       .role = roles[nargs]};
+		pv[nargs] = NULL;
+		nargs++;
+	}
+	/* the entry checks, the dims */
+	int64_t dims[MAX_BUFS * RT_MAX_DIMS + 16];
+	int nd = 0;
+	char msg[sizeof fr->e->msg];
+	if (!exec_tir_check(f, args, nargs, dims, (int)ARRAY_LEN(dims), &nd, msg,
+			    sizeof msg)) {
+		rt_error(fr->e, "%s: R.%s: %s", who, op_info(e->call.op)->name, msg);
+		goto done;
+	}
+	if (nd != st->k->ndims) {
+		rt_error(fr->e, "%s: %d dims for a kernel of %d (executor bug)", who,
+			 nd, st->k->ndims);
+		goto done;
+	}
+	/* the buffers, in parameter order; aligned (a copy when not) */
+	void *ptr[MAX_BUFS];
+	int nb = 0;
+	for (int i = 0; i < nargs; i++) {
+		if (!f->params[i].buf)
+			continue;
+		RtValue *v = pv[i];
+		if (nb == MAX_BUFS)
+			goto too_many;
+		RtValue *al = aligned(v, fr->e);
+		if (!al)
+			goto done;
+		if (al != v && i >= nin) {
+			rt_value_release(al);
+			rt_error(fr->e, "%s: an output is not aligned (executor bug)", who);
+			goto done;
+		}
+		hold[nhold++] = al;
+		ptr[nb++] = al->t->data;
+	}
+	if (nb != st->k->nin) {
+		rt_error(fr->e, "%s: %d buffers for a kernel of %d (executor bug)",
+			 who, nb, st->k->nin);
+		goto done;
+	}
+	st->k->fn(ptr, dims);
+	if (nout == 1) {
+		res = rt_value_retain(outs[0]);
+	} else {
+		RtValue *fl[MAXP];
+		for (int k = 0; k < nout; k++)
+			fl[k] = rt_value_retain(outs[k]);
+		if (!(res = rt_value_tuple(fl, nout))) {
+			for (int k = 0; k < nout; k++)
+				rt_value_release(fl[k]);
+			rt_error(fr->e, "out of memory");
+			goto done;
+		}
+	}
+	ok = true;
+	goto done;
+too_many:
+	rt_error(fr->e, "%s: too many arguments for one prim_func call", who);
+done:
+	for (int i = 0; i < nhold; i++)
+		rt_value_release(hold[i]);
+	if (ok)
+		*out = res;
+	return ok;
+}
+
 /* An op run without a kernel: a view (reshape & co) or the identity. */
 static bool
 call_native(Frame *fr, Step *st, const char *who, RtValue **out)
@@ -1658,6 +1907,8 @@ exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 	Expr *e = st->x;
 	switch (e->kind) {
 	case E_CALL:
+		if (st->prim)
+			return call_tir(fr, st, who, out);
 		if (st->k)
 			return call_kernel(fr, st, who, out);
 		if (op_info(e->call.op)->cls == OC_COMM)

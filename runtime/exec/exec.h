@@ -35,6 +35,10 @@ typedef struct {
 				 * later step */
 	int slot;               /* of b->var */
 	CgKernel *k;            /* op calls with a kernel */
+	const PrimFunc *prim;   /* call_tir: the prim_func k runs */
+	bool zero_out;          /* call_tir: outputs start zeroed (the
+				 * prim_func has a T.init, which an empty
+				 * reduction never runs) */
 	SeqPlan *then_, *else_; /* E_IF */
 	FnPlan *callee;         /* E_CALL_FN */
 	int *emit;              /* streaming: result fields this var gives */
@@ -100,5 +104,30 @@ int exec_slot_of(const RtProgram *p, int id);
  * slice): run by the executor, which knows the values; the kernels take
  * constant bounds. */
 bool exec_is_dyn_slice(const Expr *e);
+
+/* exec_tir.c: one argument of a prim_func call, the role it plays in
+ * messages ("input 0", "output 1", "tir_vars[0]"). */
+typedef struct {
+	bool tensor, scalar;
+	DType dt;
+	int ndim;
+	const int64_t *shape;
+	bool isf;  /* a scalar's value: f when isf, else i */
+	int64_t i;
+	double f;
+	const char *role;
+} TirArg;
+/* Checks args[0..n) against f's parameters as TVM's packed-function
+ * wrapper (scalars bind their variables; buffers: rank, dtype, dims, a
+ * symbolic variable bound at its first bare occurrence and checked at the
+ * others, then the dims that are expressions); fills dims[0..*ndims) for
+ * cg_tir_kernel's kernel. false with a message naming f, the parameter
+ * and both shapes. */
+bool exec_tir_check(const PrimFunc *f, const TirArg *args, int n, int64_t *dims,
+		    int maxdims, int *ndims, char *msg, size_t msz);
+/* The shape of f's buffer parameter p computed from the variables the
+ * first nin arguments bind (an output whose annotation has no shape). */
+bool exec_tir_out_shape(const PrimFunc *f, const TirArg *args, int nin, int p,
+			int64_t *shape);
 
 #endif

@@ -47,6 +47,22 @@ find_plan(RtProgram *p, const Func *f)
 
 static bool plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d);
 
+/* Does a statement hold a block with T.init? (ctx: a bool) */
+static void
+has_init(TStmt *s, void *ctx)
+{
+	if (s->kind == TS_BLOCK && s->init)
+		*(bool *)ctx = true;
+}
+
+/* Is op one of the call_tir family (its kernel is the prim_func's)? */
+static bool
+is_call_tir(OpKind op)
+{
+	return op == OP_CALL_TIR || op == OP_CALL_TIR_INPLACE ||
+	       op == OP_CALL_TIR_WITH_GRAD;
+}
+
 /* Does op run without a kernel (a view: an alias of its input)? */
 static bool
 is_view_op(OpKind op)
@@ -424,6 +440,25 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 		    op_info(e->call.op)->cls == OC_COMM || ir_is_worker_id(e) ||
 		    exec_is_dyn_slice(e))
 			continue;
+		if (is_call_tir(e->call.op)) {
+			const Expr *g = e->call.args[0];
+			st->prim = g->kind == E_GLOBAL ? tir_find(p->m, g->str) : NULL;
+			if (!st->prim) {
+				diag_error(d, g->span, "R.%s: %s is not a prim_func of "
+					   "the module", op_info(e->call.op)->name,
+					   g->kind == E_GLOBAL ? g->str : "the callee");
+				*ok = false;
+				continue;
+			}
+			st->k = cg_tir_kernel(p->cg, p->m, st->prim, d);
+			TWalk w = {has_init, NULL, &st->zero_out};
+			tir_walk_stmt(st->prim->body, &w);
+			if (!st->k) {
+				diag_note(d, e->span, "called here");
+				*ok = false;
+			}
+			continue;
+		}
 		st->k = cg_kernel(p->cg, p->m, e, d);
 		if (!st->k)
 			*ok = false;
@@ -774,6 +809,10 @@ plan_what(const Step *st, StrBuf *b)
 	const Expr *e = st->x;
 	if (!e) {
 		sb_printf(b, "fused into %s", st->into ? st->into->var->name : "?");
+		return;
+	}
+	if (st->prim) {
+		sb_printf(b, "kernel %s (prim_func %s)", st->k->name, st->prim->name);
 		return;
 	}
 	if (st->k) {

@@ -1,0 +1,1422 @@
+/*
+ * codegen_tir.c — lowers a prim_func (compiler/tir.h) to an LLVM kernel of
+ * the kernel ABI (codegen.c), so that R.call_tir runs.
+ *
+ * The kernel's buffers are the prim_func's buffer parameters in parameter
+ * order (for call_tir: the inputs, then the outputs); its dims are each
+ * buffer's dims in that order, then one int64 per scalar parameter (a
+ * float's as the bits of a double). The executor checks the buffers
+ * against the call's tensors before calling (runtime/exec/exec.c: rank,
+ * dtype, dims, each symbolic variable bound at its first bare occurrence
+ * and checked at the others), so the kernel binds a symbolic variable
+ * from the first buffer dim that is that bare variable and trusts the rest.
+ *
+ * The statements are lowered as TVM's LLVM backend runs them: a block's
+ * body with its iteration variables bound to their bindings; its T.init
+ * when every reduction variable is at its minimum; its T.where guarding
+ * it; block allocations (and the root block's) are scratch, not zeroed
+ * (on the stack when small and constant, else malloc'ed for the scope);
+ * lets, if/else, T.evaluate, attr statements (their bodies). Expressions
+ * keep their declared type: an int32 index is computed in 32 bits, then
+ * widened for the address. `//` and `%` are floordiv/floormod (toward
+ * minus infinity), truncdiv/truncmod round toward zero; an integer
+ * division by zero gives 0 rather than a trap. T.if_then_else evaluates
+ * only the taken side, T.Select both. T.round rounds half to even.
+ * float16 is computed in LLVM's half type (each operation rounded, as TVM
+ * on the CPU); bfloat16 in float32, rounded at stores and casts (TVM's
+ * BF16 legalization); float8 likewise. Loops get LLVM hints: T.vectorized
+ * asks the vectorizer, T.unroll the unroller; T.thread_binding runs
+ * serially.
+ *
+ * Parallelism: an outer loop whose iterations are independent (every
+ * block under it binds the loop variable into spatial iteration variables
+ * only, and nothing under it stores outside a block), and T.parallel
+ * loops, are split over the Jit's thread pool when the work is large: the
+ * loop body is outlined into NAME.tK(ctx, lo, hi), the values it uses (the
+ * bound variables, the buffers' pointers and strides) packed into ctx.
+ *
+ * What is not lowered (asserts, handles, calls to external functions,
+ * strided or offset buffers, a return value) is refused with an error at
+ * its source location naming the construct.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h> /* temporary metadata nodes for loop hints */
+
+#include "codegen_impl.h"
+
+enum {
+	STACK_MAX = 64 << 10, /* scratch bytes on the stack at most */
+};
+
+/* A bound variable. */
+typedef struct {
+	const TVar *v;
+	LLVMValueRef val;
+} TBind;
+
+/* A buffer in scope: its data pointer and C-order strides (i64). */
+typedef struct {
+	const TBuf *b;
+	LLVMValueRef ptr;
+	LLVMValueRef st[MAXD];
+} TBufB;
+
+typedef struct {
+	K *k;
+	const PrimFunc *f;
+	TBind *vars;
+	int nv, cv;
+	TBufB *bufs;
+	int nb, cb;
+	LLVMValueRef *heap; /* malloc'ed scratch to free, a stack */
+	int nh, ch;
+	int nouts;          /* outlined parallel bodies made */
+	LLVMValueRef outs[64]; /* the first of them (deleted on failure) */
+	int par_depth;      /* inside a loop split over the pool */
+	const char *name;   /* the kernel's symbol */
+} T;
+
+/* ------------------------------------------------------------ helpers */
+
+static bool
+refuse(T *t, Span sp, const char *fmt, const char *what)
+{
+	char msg[256];
+	snprintf(msg, sizeof msg, fmt, what);
+	diag_error(t->k->d, sp, "prim_func %s: %s", t->f->name, msg);
+	return false;
+}
+
+static void
+bind(T *t, const TVar *v, LLVMValueRef val)
+{
+	if (t->nv == t->cv) {
+		t->cv = t->cv ? 2 * t->cv : 32;
+		t->vars = realloc(t->vars, sizeof *t->vars * (size_t)t->cv);
+		if (!t->vars)
+			ir_bug("out of memory");
+	}
+	t->vars[t->nv++] = (TBind){v, val};
+}
+
+static LLVMValueRef
+lookup(T *t, const TVar *v)
+{
+	for (int i = t->nv - 1; i >= 0; i--)
+		if (t->vars[i].v == v)
+			return t->vars[i].val;
+	return NULL;
+}
+
+static TBufB *
+push_buf(T *t, const TBuf *b)
+{
+	if (t->nb == t->cb) {
+		t->cb = t->cb ? 2 * t->cb : 16;
+		t->bufs = realloc(t->bufs, sizeof *t->bufs * (size_t)t->cb);
+		if (!t->bufs)
+			ir_bug("out of memory");
+	}
+	TBufB *x = &t->bufs[t->nb++];
+	memset(x, 0, sizeof *x);
+	x->b = b;
+	return x;
+}
+
+static TBufB *
+find_buf(T *t, const TBuf *b)
+{
+	for (int i = t->nb - 1; i >= 0; i--)
+		if (t->bufs[i].b == b)
+			return &t->bufs[i];
+	return NULL;
+}
+
+static bool
+is_int(TType ty)
+{
+	return ty != TT_HANDLE && (dtype_is_int((DType)ty) || ty == DT_BOOL);
+}
+
+static bool
+is_float(TType ty)
+{
+	return ty != TT_HANDLE && dtype_is_float((DType)ty);
+}
+
+static bool
+is_unsigned(TType ty)
+{
+	return ty != TT_HANDLE && dtype_is_unsigned((DType)ty);
+}
+
+/* The type a value of ty is computed in: float16 as half, bfloat16 and
+ * float8 as float, bool as i1. */
+static LLVMTypeRef
+vtype(K *k, TType ty)
+{
+	if (ty == TT_HANDLE)
+		return k->ptr;
+	if (ty == DT_F16)
+		return k->f16;
+	return cg_ctype(k, (DType)ty);
+}
+
+/* v of type from as type to (TVM's Cast). */
+static LLVMValueRef
+cvt(K *k, LLVMValueRef v, TType from, TType to)
+{
+	if (from == to)
+		return v;
+	LLVMBuilderRef b = k->b;
+	if (from == DT_F16) { /* through float: exact */
+		v = LLVMBuildFPExt(b, v, k->f32, "");
+		from = DT_F32;
+	}
+	if (to == DT_F16) {
+		if (is_float(from))
+			return LLVMTypeOf(v) == k->f64 ? LLVMBuildFPTrunc(b, v, k->f16, "")
+			       : LLVMBuildFPTrunc(b, v, k->f16, "");
+		if (from == DT_BOOL)
+			return LLVMBuildUIToFP(b, v, k->f16, "");
+		return is_unsigned(from) ? LLVMBuildUIToFP(b, v, k->f16, "")
+					 : LLVMBuildSIToFP(b, v, k->f16, "");
+	}
+	LLVMValueRef r = cg_cvt(k, v, (DType)from, (DType)to);
+	if (to == DT_BF16 || dtype_is_float8((DType)to))
+		r = cg_round_narrow(k, r, (DType)to);
+	return r;
+}
+
+/* A constant of type ty. */
+static LLVMValueRef
+cconst(K *k, TType ty, double f, int64_t i, bool isf)
+{
+	LLVMTypeRef lt = vtype(k, ty);
+	if (is_float(ty)) {
+		double v = isf ? f : (double)i;
+		if (ty == DT_BF16) { /* rounded to bfloat16 */
+			float x = (float)v;
+			uint32_t u;
+			memcpy(&u, &x, 4);
+			if (x == x)
+				u = (u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000u;
+			memcpy(&x, &u, 4);
+			v = x;
+		}
+		return LLVMConstReal(lt, v);
+	}
+	if (ty == DT_BOOL)
+		return LLVMConstInt(k->i1, isf ? f != 0 : i != 0, 0);
+	return LLVMConstInt(lt, (unsigned long long)(isf ? (int64_t)f : i), 1);
+}
+
+/* A libm function of n float arguments (f32 or f64; half goes through
+ * float). */
+static LLVMValueRef
+libm(K *k, const char *name, LLVMValueRef *x, int n)
+{
+	LLVMTypeRef t = LLVMTypeOf(x[0]);
+	bool half = t == k->f16;
+	LLVMValueRef a[2];
+	for (int i = 0; i < n; i++)
+		a[i] = half ? LLVMBuildFPExt(k->b, x[i], k->f32, "") : x[i];
+	LLVMTypeRef ct = half ? k->f32 : t;
+	char full[32];
+	snprintf(full, sizeof full, "%s%s", name, ct == k->f32 ? "f" : "");
+	LLVMTypeRef pt[2] = {ct, ct};
+	LLVMTypeRef ft = LLVMFunctionType(ct, pt, (unsigned)n, false);
+	LLVMValueRef f = LLVMGetNamedFunction(k->mod, full);
+	if (!f)
+		f = LLVMAddFunction(k->mod, full, ft);
+	LLVMValueRef r = LLVMBuildCall2(k->b, ft, f, a, (unsigned)n, "");
+	return half ? LLVMBuildFPTrunc(k->b, r, k->f16, "") : r;
+}
+
+/* An LLVM intrinsic overloaded on its first argument's type. */
+static LLVMValueRef
+intrin(K *k, const char *name, LLVMValueRef *args, int n)
+{
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	if (!id)
+		ir_bug("no intrinsic %s", name);
+	LLVMTypeRef t = LLVMTypeOf(args[0]);
+	LLVMValueRef f = LLVMGetIntrinsicDeclaration(k->mod, id, &t, 1);
+	LLVMTypeRef ft = LLVMIntrinsicGetType(k->c, id, &t, 1);
+	return LLVMBuildCall2(k->b, ft, f, args, (unsigned)n, "");
+}
+
+/* Integer a / b (floor: toward minus infinity; else toward zero) or the
+ * remainder; a zero divisor gives 0, as does INT_MIN / -1's overflow. */
+static LLVMValueRef
+idiv(K *k, LLVMValueRef a, LLVMValueRef b, bool uns, bool floor, bool rem)
+{
+	LLVMBuilderRef bd = k->b;
+	LLVMTypeRef t = LLVMTypeOf(a);
+	LLVMValueRef zero = LLVMConstInt(t, 0, 0), one = LLVMConstInt(t, 1, 0);
+	LLVMValueRef bz = LLVMBuildICmp(bd, LLVMIntEQ, b, zero, "");
+	LLVMValueRef bad = bz;
+	if (!uns) {
+		unsigned w = LLVMGetIntTypeWidth(t);
+		LLVMValueRef mn = LLVMConstInt(t, 1ULL << (w - 1), 0);
+		LLVMValueRef ovf = LLVMBuildAnd(bd,
+			LLVMBuildICmp(bd, LLVMIntEQ, a, mn, ""),
+			LLVMBuildICmp(bd, LLVMIntEQ, b, LLVMConstAllOnes(t), ""), "");
+		bad = LLVMBuildOr(bd, bz, ovf, "");
+	}
+	LLVMValueRef bs = LLVMBuildSelect(bd, bad, one, b, "");
+	LLVMValueRef r;
+	if (uns) {
+		r = rem ? LLVMBuildURem(bd, a, bs, "") : LLVMBuildUDiv(bd, a, bs, "");
+	} else if (!floor) {
+		r = rem ? LLVMBuildSRem(bd, a, bs, "") : LLVMBuildSDiv(bd, a, bs, "");
+	} else {
+		LLVMValueRef q = LLVMBuildSDiv(bd, a, bs, "");
+		LLVMValueRef m = LLVMBuildSRem(bd, a, bs, "");
+		/* the remainder's sign differs from the divisor's: adjust */
+		LLVMValueRef adj = LLVMBuildAnd(bd,
+			LLVMBuildICmp(bd, LLVMIntNE, m, zero, ""),
+			LLVMBuildICmp(bd, LLVMIntSLT, LLVMBuildXor(bd, m, bs, ""), zero, ""), "");
+		r = rem ? LLVMBuildSelect(bd, adj, LLVMBuildAdd(bd, m, bs, ""), m, "")
+			: LLVMBuildSelect(bd, adj, LLVMBuildSub(bd, q, one, ""), q, "");
+	}
+	return LLVMBuildSelect(bd, bad, zero, r, "");
+}
+
+/* ---------------------------------------------------------- expressions */
+
+static LLVMValueRef ex(T *t, const TExpr *e);
+
+/* e as type ty. */
+static LLVMValueRef
+ex_as(T *t, const TExpr *e, TType ty)
+{
+	LLVMValueRef v = ex(t, e);
+	return v ? cvt(t->k, v, e->ty, ty) : NULL;
+}
+
+/* The element offset (i64) of buf[idx[0..n)]. */
+static LLVMValueRef
+offset(T *t, TBufB *bb, TExpr *const *idx, int n, Span sp)
+{
+	K *k = t->k;
+	if (n != bb->b->ndim) {
+		char what[96];
+		snprintf(what, sizeof what, "%s (%d dimensions) indexed with %d indices",
+			 bb->b->name, bb->b->ndim, n);
+		refuse(t, sp, "buffer %s", what);
+		return NULL;
+	}
+	LLVMValueRef off = cg_ci(k, 0);
+	for (int i = 0; i < n; i++) {
+		LLVMValueRef x = ex(t, idx[i]);
+		if (!x)
+			return NULL;
+		if (!is_int(idx[i]->ty)) {
+			refuse(t, idx[i]->span, "an index of type %s",
+			       tir_type_name(idx[i]->ty));
+			return NULL;
+		}
+		if (LLVMTypeOf(x) != k->i64)
+			x = is_unsigned(idx[i]->ty) ? LLVMBuildZExt(k->b, x, k->i64, "")
+						    : LLVMBuildSExt(k->b, x, k->i64, "");
+		off = cg_add(k, off, cg_mul(k, x, bb->st[i]));
+	}
+	return off;
+}
+
+static TBufB *
+need_buf(T *t, const TBuf *b, Span sp)
+{
+	TBufB *bb = find_buf(t, b);
+	if (!bb)
+		refuse(t, sp, "buffer %s is not allocated here", b->name);
+	return bb;
+}
+
+/* Loads element off of bb as a value of its dtype. */
+static LLVMValueRef
+load(T *t, TBufB *bb, LLVMValueRef off)
+{
+	K *k = t->k;
+	if (bb->b->dtype == DT_F16)
+		return LLVMBuildLoad2(k->b, k->f16,
+			LLVMBuildInBoundsGEP2(k->b, k->f16, bb->ptr, &off, 1, ""), "");
+	Buf b = {.dt = bb->b->dtype, .ptr = bb->ptr};
+	return cg_ld(k, &b, off);
+}
+
+static void
+store(T *t, TBufB *bb, LLVMValueRef off, LLVMValueRef v)
+{
+	K *k = t->k;
+	if (bb->b->dtype == DT_F16) {
+		LLVMBuildStore(k->b, v,
+			LLVMBuildInBoundsGEP2(k->b, k->f16, bb->ptr, &off, 1, ""));
+		return;
+	}
+	Buf b = {.dt = bb->b->dtype, .ptr = bb->ptr};
+	cg_st(k, &b, off, v);
+}
+
+/* if_then_else(c, a, b): only the taken side evaluated. */
+static LLVMValueRef
+ex_ite(T *t, const TExpr *e)
+{
+	K *k = t->k;
+	LLVMValueRef c = ex_as(t, e->args[0], DT_BOOL);
+	if (!c)
+		return NULL;
+	LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(k->c, k->fn, "ite.then");
+	LLVMBasicBlockRef bf = LLVMAppendBasicBlockInContext(k->c, k->fn, "ite.else");
+	LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(k->c, k->fn, "ite.join");
+	LLVMBuildCondBr(k->b, c, bt, bf);
+	LLVMPositionBuilderAtEnd(k->b, bt);
+	LLVMValueRef a = ex_as(t, e->args[1], e->ty);
+	if (!a)
+		return NULL;
+	LLVMBasicBlockRef at = LLVMGetInsertBlock(k->b);
+	LLVMBuildBr(k->b, bj);
+	LLVMPositionBuilderAtEnd(k->b, bf);
+	LLVMValueRef b = ex_as(t, e->args[2], e->ty);
+	if (!b)
+		return NULL;
+	LLVMBasicBlockRef bfe = LLVMGetInsertBlock(k->b);
+	LLVMBuildBr(k->b, bj);
+	LLVMPositionBuilderAtEnd(k->b, bj);
+	LLVMValueRef phi = LLVMBuildPhi(k->b, vtype(k, e->ty), "");
+	LLVMValueRef vals[2] = {a, b};
+	LLVMBasicBlockRef bbs[2] = {at, bfe};
+	LLVMAddIncoming(phi, vals, bbs, 2);
+	return phi;
+}
+
+/* A float intrinsic of one argument x (of type ty). */
+static LLVMValueRef
+fmath1(T *t, const char *name, LLVMValueRef x, TType ty)
+{
+	K *k = t->k;
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef one = LLVMConstReal(LLVMTypeOf(x), 1);
+	static const char *const llvm1[][2] = {
+		{"exp2", "llvm.exp2"}, {"exp10", "llvm.exp10"}, {"log", "llvm.log"},
+		{"log2", "llvm.log2"}, {"log10", "llvm.log10"}, {"sqrt", "llvm.sqrt"},
+		{"floor", "llvm.floor"}, {"ceil", "llvm.ceil"}, {"trunc", "llvm.trunc"},
+		{"nearbyint", "llvm.nearbyint"}, {"round", "llvm.roundeven"},
+		{"fabs", "llvm.fabs"}, {"abs", "llvm.fabs"}, {"cos", "llvm.cos"},
+		{"sin", "llvm.sin"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(llvm1); i++)
+		if (!strcmp(name, llvm1[i][0]))
+			return intrin(k, llvm1[i][1], &x, 1);
+	if (!strcmp(name, "exp"))
+		return ty == DT_F32 || ty == DT_BF16 ? cg_fexp(k, x)
+						     : intrin(k, "llvm.exp", &x, 1);
+	if (!strcmp(name, "rsqrt"))
+		return LLVMBuildFDiv(b, one, intrin(k, "llvm.sqrt", &x, 1), "");
+	if (!strcmp(name, "sigmoid")) {
+		LLVMValueRef nx = LLVMBuildFNeg(b, x, "");
+		LLVMValueRef ex_ = ty == DT_F32 || ty == DT_BF16 ? cg_fexp(k, nx)
+					: intrin(k, "llvm.exp", &nx, 1);
+		return LLVMBuildFDiv(b, one, LLVMBuildFAdd(b, one, ex_, ""), "");
+	}
+	if (!strcmp(name, "isnan"))
+		return LLVMBuildFCmp(b, LLVMRealUNO, x, x, "");
+	if (!strcmp(name, "isinf"))
+		return LLVMBuildFCmp(b, LLVMRealOEQ, intrin(k, "llvm.fabs", &x, 1),
+				     LLVMConstReal(LLVMTypeOf(x), INFINITY), "");
+	if (!strcmp(name, "isfinite"))
+		return LLVMBuildFCmp(b, LLVMRealOLT, intrin(k, "llvm.fabs", &x, 1),
+				     LLVMConstReal(LLVMTypeOf(x), INFINITY), "");
+	static const char *const libm1[] = {
+		"log1p", "tanh", "erf", "tan", "acos", "asin", "atan", "cosh",
+		"sinh", "acosh", "asinh", "atanh",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(libm1); i++)
+		if (!strcmp(name, libm1[i]))
+			return libm(k, libm1[i], &x, 1);
+	return NULL;
+}
+
+/* An integer intrinsic of one argument x (of type ty). */
+static LLVMValueRef
+imath1(T *t, const char *name, LLVMValueRef x, TType ty)
+{
+	K *k = t->k;
+	LLVMBuilderRef b = k->b;
+	LLVMTypeRef lt = LLVMTypeOf(x);
+	if (!strcmp(name, "round") || !strcmp(name, "floor") || !strcmp(name, "ceil") ||
+	    !strcmp(name, "trunc") || !strcmp(name, "nearbyint"))
+		return x;
+	if (!strcmp(name, "abs") || !strcmp(name, "fabs")) {
+		if (is_unsigned(ty))
+			return x;
+		LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, x, LLVMConstInt(lt, 0, 0), "");
+		return LLVMBuildSelect(b, neg, LLVMBuildNeg(b, x, ""), x, "");
+	}
+	if (!strcmp(name, "isnan") || !strcmp(name, "isinf"))
+		return LLVMConstInt(k->i1, 0, 0);
+	if (!strcmp(name, "isfinite"))
+		return LLVMConstInt(k->i1, 1, 0);
+	if (!strcmp(name, "bitwise_not"))
+		return LLVMBuildNot(b, x, "");
+	if (!strcmp(name, "popcount"))
+		return intrin(k, "llvm.ctpop", &x, 1);
+	if (!strcmp(name, "clz")) {
+		LLVMValueRef a[2] = {x, LLVMConstInt(k->i1, 0, 0)};
+		return intrin(k, "llvm.ctlz", a, 2);
+	}
+	return NULL;
+}
+
+/* A call to an intrinsic (TE_CALL). */
+static LLVMValueRef
+ex_call(T *t, const TExpr *e)
+{
+	K *k = t->k;
+	LLVMBuilderRef b = k->b;
+	const char *n = e->s;
+	if (!strcmp(n, "if_then_else") && e->n == 3)
+		return ex_ite(t, e);
+	if ((!strcmp(n, "likely") || !strcmp(n, "tvm_thread_invariant")) && e->n == 1)
+		return ex_as(t, e->args[0], e->ty);
+	if (!strcmp(n, "assume"))
+		return LLVMConstInt(vtype(k, e->ty), 0, 0);
+	if (!strcmp(n, "reinterpret") && e->n == 2) {
+		const TExpr *x = e->args[1];
+		if (x->ty == TT_HANDLE || e->ty == TT_HANDLE || x->ty == DT_BOOL ||
+		    e->ty == DT_BOOL || dtype_bits((DType)x->ty) != dtype_bits((DType)e->ty) ||
+		    x->ty == DT_BF16 || e->ty == DT_BF16 || dtype_is_float8((DType)x->ty) ||
+		    dtype_is_float8((DType)e->ty)) {
+			refuse(t, e->span, "T.reinterpret to %s", tir_type_name(e->ty));
+			return NULL;
+		}
+		LLVMValueRef v = ex(t, x);
+		return v ? LLVMBuildBitCast(b, v, vtype(k, e->ty), "") : NULL;
+	}
+	if (e->n == 1 && e->ty != TT_HANDLE && e->args[0]->ty != TT_HANDLE) {
+		TType at = e->args[0]->ty;
+		if (is_float(e->ty) || (is_float(at) && e->ty == DT_BOOL)) {
+			LLVMValueRef x = ex(t, e->args[0]);
+			if (!x)
+				return NULL;
+			if (is_float(at)) {
+				LLVMValueRef r = fmath1(t, n, x, at);
+				if (r)
+					return r;
+			}
+		} else if (is_int(at)) {
+			LLVMValueRef x = ex(t, e->args[0]);
+			if (!x)
+				return NULL;
+			LLVMValueRef r = imath1(t, n, x, at);
+			if (r)
+				return r;
+		}
+	}
+	if (e->n == 2 && e->ty != TT_HANDLE && is_int(e->ty) &&
+	    e->args[0]->ty != TT_HANDLE && e->args[1]->ty != TT_HANDLE) {
+		static const char *const ib[] = {"bitwise_and", "bitwise_or", "bitwise_xor",
+						 "shift_left", "shift_right", "ceildiv"};
+		for (size_t i = 0; i < ARRAY_LEN(ib); i++) {
+			if (strcmp(n, ib[i]))
+				continue;
+			LLVMValueRef x = ex_as(t, e->args[0], e->ty);
+			LLVMValueRef y = x ? ex_as(t, e->args[1], e->ty) : NULL;
+			if (!y)
+				return NULL;
+			bool uns = is_unsigned(e->ty);
+			switch (i) {
+			case 0: return LLVMBuildAnd(b, x, y, "");
+			case 1: return LLVMBuildOr(b, x, y, "");
+			case 2: return LLVMBuildXor(b, x, y, "");
+			case 3: return LLVMBuildShl(b, x, y, "");
+			case 4: return uns ? LLVMBuildLShr(b, x, y, "") : LLVMBuildAShr(b, x, y, "");
+			default: { /* ceildiv: -floordiv(-a, b) */
+				LLVMValueRef one = LLVMConstInt(LLVMTypeOf(x), 1, 0);
+				LLVMValueRef s = LLVMBuildSub(b, LLVMBuildAdd(b, x, y, ""), one, "");
+				return idiv(k, s, y, uns, true, false);
+			}
+			}
+		}
+	}
+	if (e->n == 2 && is_float(e->ty)) {
+		static const char *const fb[] = {"pow", "atan2", "fmod", "hypot",
+						 "copysign", "nextafter", "ceildiv"};
+		for (size_t i = 0; i < ARRAY_LEN(fb); i++) {
+			if (strcmp(n, fb[i]))
+				continue;
+			LLVMValueRef a[2];
+			a[0] = ex_as(t, e->args[0], e->ty);
+			a[1] = a[0] ? ex_as(t, e->args[1], e->ty) : NULL;
+			if (!a[1])
+				return NULL;
+			switch (i) {
+			case 0: return intrin(k, "llvm.pow", a, 2);
+			case 2: return LLVMBuildFRem(b, a[0], a[1], "");
+			case 4: return intrin(k, "llvm.copysign", a, 2);
+			case 6: return intrin(k, "llvm.ceil", (LLVMValueRef[]){
+					LLVMBuildFDiv(b, a[0], a[1], "")}, 1);
+			default: return libm(k, fb[i], a, 2);
+			}
+		}
+	}
+	refuse(t, e->span, "T.%s is not lowered by rlx", n);
+	return NULL;
+}
+
+/* A binary operator. */
+static LLVMValueRef
+ex_bin(T *t, const TExpr *e)
+{
+	K *k = t->k;
+	LLVMBuilderRef b = k->b;
+	bool cmp = TE_IS_CMP(e->kind);
+	/* operands in the result's type; a comparison's in the wider of
+	 * its operands' (TVM makes them equal) */
+	TType ot = e->ty;
+	if (cmp || e->kind == TE_AND || e->kind == TE_OR)
+		ot = cmp ? e->a->ty : DT_BOOL;
+	if (cmp && e->a->ty != e->b->ty && e->b->ty != TT_HANDLE && e->a->ty != TT_HANDLE &&
+	    (is_float(e->b->ty) ||
+	     (!is_float(e->a->ty) && dtype_bits((DType)e->b->ty) > dtype_bits((DType)e->a->ty))))
+		ot = e->b->ty;
+	if (ot == TT_HANDLE) {
+		refuse(t, e->span, "%s on handles", tir_op_text(e->kind, &(bool){0}));
+		return NULL;
+	}
+	LLVMValueRef x = ex_as(t, e->a, ot);
+	LLVMValueRef y = x ? ex_as(t, e->b, ot) : NULL;
+	if (!y)
+		return NULL;
+	bool fl = is_float(ot), uns = is_unsigned(ot);
+	switch (e->kind) {
+	case TE_ADD: return fl ? LLVMBuildFAdd(b, x, y, "") : LLVMBuildAdd(b, x, y, "");
+	case TE_SUB: return fl ? LLVMBuildFSub(b, x, y, "") : LLVMBuildSub(b, x, y, "");
+	case TE_MUL: return fl ? LLVMBuildFMul(b, x, y, "") : LLVMBuildMul(b, x, y, "");
+	case TE_DIV: /* tir.Div: truncating for integers */
+	case TE_TRUNCDIV:
+		return fl ? LLVMBuildFDiv(b, x, y, "") : idiv(k, x, y, uns, false, false);
+	case TE_TRUNCMOD:
+		return fl ? LLVMBuildFRem(b, x, y, "") : idiv(k, x, y, uns, false, true);
+	case TE_FLOORDIV:
+		if (fl)
+			return intrin(k, "llvm.floor", (LLVMValueRef[]){
+				LLVMBuildFDiv(b, x, y, "")}, 1);
+		return idiv(k, x, y, uns, true, false);
+	case TE_FLOORMOD:
+		if (fl) {
+			LLVMValueRef q = intrin(k, "llvm.floor", (LLVMValueRef[]){
+				LLVMBuildFDiv(b, x, y, "")}, 1);
+			return LLVMBuildFSub(b, x, LLVMBuildFMul(b, q, y, ""), "");
+		}
+		return idiv(k, x, y, uns, true, true);
+	case TE_MIN:
+	case TE_MAX: {
+		bool mx = e->kind == TE_MAX;
+		LLVMValueRef c = fl ? LLVMBuildFCmp(b, mx ? LLVMRealOGT : LLVMRealOLT, x, y, "")
+			: LLVMBuildICmp(b, uns ? (mx ? LLVMIntUGT : LLVMIntULT)
+					       : (mx ? LLVMIntSGT : LLVMIntSLT), x, y, "");
+		return LLVMBuildSelect(b, c, x, y, "");
+	}
+	case TE_EQ: case TE_NE: case TE_LT: case TE_LE: case TE_GT: case TE_GE: {
+		static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealONE, LLVMRealOLT,
+						       LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
+		static const LLVMIntPredicate sp[] = {LLVMIntEQ, LLVMIntNE, LLVMIntSLT,
+						      LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+		static const LLVMIntPredicate up[] = {LLVMIntEQ, LLVMIntNE, LLVMIntULT,
+						      LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+		int i = e->kind - TE_EQ;
+		return fl ? LLVMBuildFCmp(b, fp[i], x, y, "")
+			  : LLVMBuildICmp(b, uns ? up[i] : sp[i], x, y, "");
+	}
+	case TE_AND: return LLVMBuildAnd(b, x, y, "");
+	case TE_OR: return LLVMBuildOr(b, x, y, "");
+	default:
+		ir_bug("binary op %d", e->kind);
+	}
+}
+
+static LLVMValueRef
+ex(T *t, const TExpr *e)
+{
+	K *k = t->k;
+	LLVMBuilderRef b = k->b;
+	if (e->ty == TT_HANDLE && e->kind != TE_CALL) {
+		refuse(t, e->span, "%s", "a handle value is not lowered by rlx");
+		return NULL;
+	}
+	switch (e->kind) {
+	case TE_INT:
+		return cconst(k, e->ty, 0, e->i, false);
+	case TE_FLOAT:
+		return cconst(k, e->ty, e->f, 0, true);
+	case TE_STR:
+		refuse(t, e->span, "a string (\"%s\") outside an intrinsic's arguments", e->s);
+		return NULL;
+	case TE_VAR: {
+		LLVMValueRef v = lookup(t, e->var);
+		if (!v)
+			refuse(t, e->span, "variable %s has no value here (no buffer's "
+			       "shape binds it)", e->var->name);
+		return v;
+	}
+	case TE_LOAD: {
+		TBufB *bb = need_buf(t, e->buf, e->span);
+		LLVMValueRef off = bb ? offset(t, bb, e->args, e->n, e->span) : NULL;
+		if (!off)
+			return NULL;
+		return cvt(k, load(t, bb, off), e->buf->dtype, e->ty);
+	}
+	case TE_NOT: {
+		LLVMValueRef a = ex_as(t, e->a, DT_BOOL);
+		return a ? LLVMBuildNot(b, a, "") : NULL;
+	}
+	case TE_NEG: {
+		LLVMValueRef a = ex_as(t, e->a, e->ty);
+		if (!a)
+			return NULL;
+		return is_float(e->ty) ? LLVMBuildFNeg(b, a, "") : LLVMBuildNeg(b, a, "");
+	}
+	case TE_CAST: {
+		if (e->a->ty == TT_HANDLE) {
+			refuse(t, e->span, "a cast of a handle to %s", tir_type_name(e->ty));
+			return NULL;
+		}
+		LLVMValueRef a = ex(t, e->a);
+		return a ? cvt(k, a, e->a->ty, e->ty) : NULL;
+	}
+	case TE_SELECT: {
+		LLVMValueRef c = ex_as(t, e->c, DT_BOOL);
+		LLVMValueRef x = c ? ex_as(t, e->a, e->ty) : NULL;
+		LLVMValueRef y = x ? ex_as(t, e->b, e->ty) : NULL;
+		return y ? LLVMBuildSelect(b, c, x, y, "") : NULL;
+	}
+	case TE_CALL:
+		return ex_call(t, e);
+	default:
+		if (TE_IS_BIN(e->kind))
+			return ex_bin(t, e);
+		ir_bug("TExpr kind %d", e->kind);
+	}
+}
+
+/* An integer expression as an i64. */
+static LLVMValueRef
+ex_i64(T *t, const TExpr *e)
+{
+	if (!is_int(e->ty)) {
+		refuse(t, e->span, "a %s where an integer is needed",
+		       tir_type_name(e->ty));
+		return NULL;
+	}
+	LLVMValueRef v = ex(t, e);
+	if (!v || LLVMTypeOf(v) == t->k->i64)
+		return v;
+	return is_unsigned(e->ty) ? LLVMBuildZExt(t->k->b, v, t->k->i64, "")
+				  : LLVMBuildSExt(t->k->b, v, t->k->i64, "");
+}
+
+/* ----------------------------------------------------------- statements */
+
+/* The strides of buffer bb from its shape (evaluated now). */
+static bool
+buf_strides(T *t, TBufB *bb, LLVMValueRef *size)
+{
+	const TBuf *b = bb->b;
+	if (b->ndim > MAXD)
+		return refuse(t, b->span, "buffer %s has more than 8 dimensions", b->name);
+	if (b->nstrides)
+		return refuse(t, b->span, "buffer %s has strides (rlx runs compact buffers)",
+			      b->name);
+	if (b->elem_offset && !(b->elem_offset->kind == TE_INT && b->elem_offset->i == 0))
+		return refuse(t, b->span, "buffer %s has an elem_offset", b->name);
+	if (b->dtype == DT_UNKNOWN)
+		return refuse(t, b->span, "buffer %s has no dtype rlx knows", b->name);
+	LLVMValueRef s = cg_ci(t->k, 1);
+	for (int i = b->ndim - 1; i >= 0; i--) {
+		bb->st[i] = s;
+		LLVMValueRef d = ex_i64(t, b->shape[i]);
+		if (!d)
+			return false;
+		s = cg_mul(t->k, s, cg_imax(t->k, d, cg_ci(t->k, 0)));
+	}
+	if (size)
+		*size = s;
+	return true;
+}
+
+static LLVMValueRef
+heap_fn(K *k, const char *name, LLVMTypeRef ret, LLVMTypeRef arg, LLVMTypeRef *ft)
+{
+	*ft = LLVMFunctionType(ret, &arg, 1, false);
+	LLVMValueRef f = LLVMGetNamedFunction(k->mod, name);
+	return f ? f : LLVMAddFunction(k->mod, name, *ft);
+}
+
+/* Scratch for buffer b (an allocation: not zeroed), in scope. */
+static bool
+scratch(T *t, const TBuf *b)
+{
+	K *k = t->k;
+	TBufB *bb = push_buf(t, b);
+	LLVMValueRef n;
+	if (!buf_strides(t, bb, &n))
+		return false;
+	int esz = dtype_bits(b->dtype) / 8;
+	if (esz < 1)
+		esz = 1;
+	if (LLVMIsAConstantInt(n) && LLVMConstIntGetSExtValue(n) * esz <= STACK_MAX) {
+		int64_t c = LLVMConstIntGetSExtValue(n);
+		bb->ptr = cg_slot(k, k->i8, (c > 0 ? c : 1) * esz);
+		return true;
+	}
+	LLVMTypeRef ft;
+	LLVMValueRef mf = heap_fn(k, "malloc", k->ptr, k->i64, &ft);
+	LLVMValueRef bytes = cg_add(k, cg_mul(k, n, cg_ci(k, esz)), cg_ci(k, 64));
+	bb->ptr = LLVMBuildCall2(k->b, ft, mf, &bytes, 1, "");
+	if (t->nh == t->ch) {
+		t->ch = t->ch ? 2 * t->ch : 8;
+		t->heap = realloc(t->heap, sizeof *t->heap * (size_t)t->ch);
+		if (!t->heap)
+			ir_bug("out of memory");
+	}
+	t->heap[t->nh++] = bb->ptr;
+	return true;
+}
+
+/* Frees the malloc'ed scratch made since mark. */
+static void
+free_to(T *t, int mark)
+{
+	K *k = t->k;
+	LLVMTypeRef ft;
+	while (t->nh > mark) {
+		LLVMValueRef ff = heap_fn(k, "free", k->vd, k->ptr, &ft);
+		LLVMValueRef p = t->heap[--t->nh];
+		LLVMBuildCall2(k->b, ft, ff, &p, 1, "");
+	}
+}
+
+static bool st(T *t, const TStmt *s);
+
+/* Loop metadata: vectorize (T.vectorized) or unroll (T.unroll). */
+static void
+loop_hint(K *k, LLVMValueRef br, TForKind kind, bool full)
+{
+	const char *key = kind == TF_VECTORIZED ? "llvm.loop.vectorize.enable"
+			  : full ? "llvm.loop.unroll.full" : "llvm.loop.unroll.enable";
+	LLVMMetadataRef tmp = LLVMTemporaryMDNode(k->c, NULL, 0);
+	LLVMMetadataRef hint[2] = {LLVMMDStringInContext2(k->c, key, strlen(key)),
+		LLVMValueAsMetadata(LLVMConstInt(k->i1, 1, 0))};
+	LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(k->c, hint,
+		kind == TF_VECTORIZED ? 2 : 1)};
+	LLVMMetadataRef node = LLVMMDNodeInContext2(k->c, ops, 2);
+	LLVMMetadataReplaceAllUsesWith(tmp, node);
+	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(k->c, "llvm.loop", 9),
+			LLVMMetadataAsValue(k->c, node));
+}
+
+/* ------------------------------------------------------ parallel loops */
+
+/* Does e read variable v? */
+static bool
+expr_uses(const TExpr *e, const TVar *v)
+{
+	if (!e)
+		return false;
+	if (e->kind == TE_VAR)
+		return e->var == v;
+	if (expr_uses(e->a, v) || expr_uses(e->b, v) || expr_uses(e->c, v))
+		return true;
+	for (int i = 0; e->args && i < e->n; i++)
+		if (expr_uses(e->args[i], v))
+			return true;
+	return false;
+}
+
+/* Can e be computed from the variables bound now (no loads, no calls)? */
+static bool
+expr_bound(T *t, const TExpr *e)
+{
+	if (!e)
+		return true;
+	switch (e->kind) {
+	case TE_INT:
+		return true;
+	case TE_VAR:
+		return lookup(t, e->var) != NULL;
+	case TE_LOAD: case TE_CALL: case TE_STR: case TE_FLOAT:
+		return false;
+	default:
+		return is_int(e->ty) && expr_bound(t, e->a) && expr_bound(t, e->b) &&
+		       expr_bound(t, e->c);
+	}
+}
+
+typedef struct {
+	const TVar *v;
+	bool ok;
+	int blocks;
+	int depth; /* blocks around the statement */
+} ParCheck;
+
+static void
+par_check(ParCheck *pc, const TStmt *s)
+{
+	if (!s || !pc->ok)
+		return;
+	switch (s->kind) {
+	case TS_SEQ:
+		for (int i = 0; i < s->n; i++)
+			par_check(pc, s->body[i]);
+		return;
+	case TS_BLOCK: {
+		bool spatial = false;
+		for (int i = 0; i < s->niters; i++) {
+			bool u = expr_uses(s->iters[i].value, pc->v);
+			if (u && s->iters[i].kind != TI_SPATIAL)
+				pc->ok = false;
+			spatial |= u;
+		}
+		if (pc->depth == 0) {
+			if (!spatial)
+				pc->ok = false;
+			pc->blocks++;
+		}
+		pc->depth++;
+		par_check(pc, s->init);
+		par_check(pc, s->inner);
+		pc->depth--;
+		return;
+	}
+	case TS_STORE:
+	case TS_EVAL:
+	case TS_ALLOC:
+		if (pc->depth == 0)
+			pc->ok = false;
+		par_check(pc, s->inner);
+		return;
+	case TS_ASSERT:
+		pc->ok = false;
+		return;
+	case TS_IF:
+		par_check(pc, s->inner);
+		par_check(pc, s->else_);
+		return;
+	default:
+		par_check(pc, s->inner);
+		return;
+	}
+}
+
+/* May the iterations of loop s run concurrently? T.parallel says so; a
+ * serial loop whose variable every block under it binds into spatial
+ * iteration variables only (TVM's promise: distinct spatial values write
+ * distinct elements), with no store outside a block, too. */
+static bool
+parallel_ok(const TStmt *s)
+{
+	if (s->for_kind == TF_PARALLEL)
+		return true;
+	if (s->for_kind != TF_SERIAL)
+		return false;
+	ParCheck pc = {s->var, true, 0, 0};
+	par_check(&pc, s->inner);
+	return pc.ok && pc.blocks > 0;
+}
+
+/* An estimate (i64) of the statements run by s: loop extents multiplied,
+ * an extent not computable here counted as 16. */
+static LLVMValueRef
+work_of(T *t, const TStmt *s, int depth)
+{
+	K *k = t->k;
+	if (!s || depth > 12)
+		return cg_ci(k, 1);
+	switch (s->kind) {
+	case TS_FOR: {
+		LLVMValueRef e = expr_bound(t, s->extent) && expr_bound(t, s->min)
+				 ? ex_i64(t, s->extent) : cg_ci(k, 16);
+		return cg_mul(k, cg_imax(k, e, cg_ci(k, 0)), work_of(t, s->inner, depth + 1));
+	}
+	case TS_SEQ: {
+		LLVMValueRef n = cg_ci(k, 0);
+		for (int i = 0; i < s->n && i < 16; i++)
+			n = cg_add(k, n, work_of(t, s->body[i], depth + 1));
+		return n;
+	}
+	case TS_IF:
+	case TS_BLOCK:
+	case TS_LET:
+	case TS_ATTR:
+	case TS_ALLOC:
+		return work_of(t, s->inner, depth + 1);
+	default:
+		return cg_ci(k, 1);
+	}
+}
+
+static bool st_loop_body(T *t, const TStmt *s, LLVMValueRef i);
+
+/*
+ * Loop s over [lo, lo + n) with its body outlined into NAME.tK(ctx, from,
+ * to): every value bound now (variables, buffers' pointers and strides)
+ * goes through ctx as a 64-bit word. Split over the pool when big, else
+ * called once over the whole range.
+ */
+static bool
+st_par_for(T *t, const TStmt *s, LLVMValueRef lo, LLVMValueRef n, LLVMValueRef big)
+{
+	K *k = t->k;
+	LLVMBuilderRef b = k->b;
+	LLVMTypeRef vt = vtype(k, s->var->ty);
+	int nw = t->nv + 1;
+	for (int i = 0; i < t->nb; i++)
+		nw += 1 + t->bufs[i].b->ndim;
+	LLVMValueRef ctx = cg_slot(k, k->i64, nw);
+	int w = 0;
+	LLVMValueRef idx;
+#define PUT(v) \
+	do { \
+		LLVMValueRef v_ = (v); \
+		idx = cg_ci(k, w++); \
+		LLVMBuildStore(b, v_, LLVMBuildInBoundsGEP2(b, k->i64, ctx, &idx, 1, "")); \
+	} while (0)
+	PUT(LLVMBuildSExt(b, lo, k->i64, ""));
+	for (int i = 0; i < t->nv; i++)
+		PUT(t->vars[i].val);
+	for (int i = 0; i < t->nb; i++) {
+		PUT(t->bufs[i].ptr);
+		for (int j = 0; j < t->bufs[i].b->ndim; j++)
+			PUT(t->bufs[i].st[j]);
+	}
+#undef PUT
+	char name[200];
+	snprintf(name, sizeof name, "%s.t%d", t->name, t->nouts++);
+	LLVMTypeRef pt[3] = {k->ptr, k->i64, k->i64};
+	LLVMTypeRef fty = LLVMFunctionType(k->vd, pt, 3, false);
+	LLVMValueRef fn = LLVMAddFunction(k->mod, name, fty);
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	if (t->nouts <= 64)
+		t->outs[t->nouts - 1] = fn;
+	/* the call: on the pool when big, else here over [0, n) */
+	LLVMTypeRef ft4[4] = {k->ptr, k->ptr, k->i64, k->ptr};
+	LLVMTypeRef ft = LLVMFunctionType(k->vd, ft4, 4, false);
+	LLVMValueRef pf = LLVMGetNamedFunction(k->mod, "rlx_parallel_for");
+	if (!pf)
+		pf = LLVMAddFunction(k->mod, "rlx_parallel_for", ft);
+	LLVMValueRef n64 = LLVMBuildSExt(b, n, k->i64, "");
+	LLVMBasicBlockRef bp = LLVMAppendBasicBlockInContext(k->c, k->fn, "tpar");
+	LLVMBasicBlockRef bs = LLVMAppendBasicBlockInContext(k->c, k->fn, "tser");
+	LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(k->c, k->fn, "tjoin");
+	LLVMBuildCondBr(b, big, bp, bs);
+	LLVMPositionBuilderAtEnd(b, bp);
+	LLVMValueRef args[4] = {k->pool, ctx, n64, fn};
+	LLVMBuildCall2(b, ft, pf, args, 4, "");
+	LLVMBuildBr(b, bj);
+	LLVMPositionBuilderAtEnd(b, bs);
+	LLVMValueRef sargs[3] = {ctx, cg_ci(k, 0), n64};
+	LLVMBuildCall2(b, fty, fn, sargs, 3, "");
+	LLVMBuildBr(b, bj);
+	LLVMBasicBlockRef cont = bj;
+
+	/* the outlined function: the values reloaded from ctx */
+	LLVMValueRef sfn = k->fn, spool = k->pool;
+	LLVMBasicBlockRef sentry = k->entry;
+	int snv = t->nv, snb = t->nb, snh = t->nh;
+	TBind *svars = malloc(sizeof *svars * (size_t)(t->nv + 1));
+	TBufB *sbufs = malloc(sizeof *sbufs * (size_t)(t->nb + 1));
+	if (!svars || !sbufs)
+		ir_bug("out of memory");
+	if (t->nv)
+		memcpy(svars, t->vars, sizeof *svars * (size_t)t->nv);
+	if (t->nb)
+		memcpy(sbufs, t->bufs, sizeof *sbufs * (size_t)t->nb);
+	k->fn = fn;
+	k->entry = LLVMAppendBasicBlockInContext(k->c, fn, "entry");
+	LLVMPositionBuilderAtEnd(b, k->entry);
+	LLVMValueRef c = LLVMGetParam(fn, 0);
+	w = 0;
+#define GET(ty) \
+	(idx = cg_ci(k, w++), \
+	 LLVMBuildLoad2(b, (ty), LLVMBuildInBoundsGEP2(b, k->i64, c, &idx, 1, ""), ""))
+	LLVMValueRef lo2 = GET(k->i64);
+	for (int i = 0; i < t->nv; i++)
+		t->vars[i].val = GET(LLVMTypeOf(svars[i].val));
+	for (int i = 0; i < t->nb; i++) {
+		t->bufs[i].ptr = GET(k->ptr);
+		for (int j = 0; j < t->bufs[i].b->ndim; j++)
+			t->bufs[i].st[j] = GET(k->i64);
+	}
+#undef GET
+	k->pool = LLVMBuildLoad2(b, k->ptr, LLVMGetNamedGlobal(k->mod, "rlx_jit_pool"), "pool");
+	LLVMValueRef from = LLVMBuildAdd(b, lo2, LLVMGetParam(fn, 1), "");
+	LLVMValueRef to = LLVMBuildAdd(b, lo2, LLVMGetParam(fn, 2), "");
+	if (vt != k->i64) {
+		from = LLVMBuildTrunc(b, from, vt, "");
+		to = LLVMBuildTrunc(b, to, vt, "");
+	}
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(k->c, fn, "pbody");
+	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(k->c, fn, "pexit");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, from, to, ""), body, exit);
+	LLVMPositionBuilderAtEnd(b, body);
+	LLVMValueRef i = LLVMBuildPhi(b, vt, "pi");
+	LLVMAddIncoming(i, &from, &pre, 1);
+	bool ok = st_loop_body(t, s, i);
+	if (ok) {
+		LLVMValueRef next = LLVMBuildNSWAdd(b, i, LLVMConstInt(vt, 1, 0), "");
+		LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+		LLVMAddIncoming(i, &next, &latch, 1);
+		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, next, to, ""), body, exit);
+		LLVMPositionBuilderAtEnd(b, exit);
+		LLVMBuildRetVoid(b);
+	}
+	t->nv = snv;
+	t->nb = snb;
+	t->nh = snh;
+	if (snv)
+		memcpy(t->vars, svars, sizeof *svars * (size_t)snv);
+	if (snb)
+		memcpy(t->bufs, sbufs, sizeof *sbufs * (size_t)snb);
+	free(svars);
+	free(sbufs);
+	k->fn = sfn;
+	k->entry = sentry;
+	k->pool = spool;
+	LLVMPositionBuilderAtEnd(b, cont);
+	return ok;
+}
+
+/* -------------------------------------------------------------- loops */
+
+/* The body of loop s with its variable bound to i; its scratch freed. */
+static bool
+st_loop_body(T *t, const TStmt *s, LLVMValueRef i)
+{
+	int nv = t->nv, nb = t->nb, nh = t->nh;
+	bind(t, s->var, i);
+	bool ok = st(t, s->inner);
+	if (ok)
+		free_to(t, nh);
+	t->nv = nv;
+	t->nb = nb;
+	t->nh = nh;
+	return ok;
+}
+
+static bool
+st_for(T *t, const TStmt *s)
+{
+	K *k = t->k;
+	LLVMBuilderRef b = k->b;
+	if (!is_int(s->var->ty) || s->var->ty == DT_BOOL)
+		return refuse(t, s->span, "a loop over a %s variable", tir_type_name(s->var->ty));
+	LLVMValueRef lo = ex_as(t, s->min, s->var->ty);
+	LLVMValueRef ext = lo ? ex_as(t, s->extent, s->var->ty) : NULL;
+	if (!ext)
+		return false;
+	LLVMTypeRef vt = LLVMTypeOf(lo);
+	if (t->par_depth == 0 && parallel_ok(s)) {
+		LLVMValueRef n64 = LLVMBuildSExt(b, ext, k->i64, "");
+		LLVMValueRef work = cg_mul(k, n64, work_of(t, s->inner, 0));
+		LLVMValueRef big = LLVMBuildAnd(b,
+			LLVMBuildICmp(b, LLVMIntSGT, n64, cg_ci(k, 1), ""),
+			LLVMBuildICmp(b, LLVMIntSGE, work, cg_ci(k, PAR_MIN), ""), "");
+		t->par_depth++;
+		bool ok = st_par_for(t, s, lo, ext, big);
+		t->par_depth--;
+		return ok;
+	}
+	LLVMValueRef hi = LLVMBuildNSWAdd(b, lo, ext, "");
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(k->c, k->fn, "tbody");
+	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(k->c, k->fn, "texit");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, lo, hi, ""), body, exit);
+	LLVMPositionBuilderAtEnd(b, body);
+	LLVMValueRef i = LLVMBuildPhi(b, vt, "ti");
+	LLVMAddIncoming(i, &lo, &pre, 1);
+	if (!st_loop_body(t, s, i))
+		return false;
+	LLVMValueRef next = LLVMBuildNSWAdd(b, i, LLVMConstInt(vt, 1, 0), "");
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	LLVMAddIncoming(i, &next, &latch, 1);
+	LLVMValueRef br = LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, next, hi, ""),
+					  body, exit);
+	if (s->for_kind == TF_VECTORIZED || s->for_kind == TF_UNROLL)
+		loop_hint(k, br, s->for_kind, s->extent->kind == TE_INT && s->extent->i <= 64);
+	LLVMPositionBuilderAtEnd(b, exit);
+	return true;
+}
+
+/* ---------------------------------------------------------- statements */
+
+/* Runs then() under cond c (i1): a branch around it. */
+static bool
+guarded(T *t, LLVMValueRef c, const TStmt *then_, const TStmt *else_)
+{
+	K *k = t->k;
+	LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(k->c, k->fn, "if.then");
+	LLVMBasicBlockRef bf = else_ ? LLVMAppendBasicBlockInContext(k->c, k->fn, "if.else") : NULL;
+	LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(k->c, k->fn, "if.join");
+	LLVMBuildCondBr(k->b, c, bt, bf ? bf : bj);
+	LLVMPositionBuilderAtEnd(k->b, bt);
+	if (!st(t, then_))
+		return false;
+	LLVMBuildBr(k->b, bj);
+	if (bf) {
+		LLVMPositionBuilderAtEnd(k->b, bf);
+		if (!st(t, else_))
+			return false;
+		LLVMBuildBr(k->b, bj);
+	}
+	LLVMPositionBuilderAtEnd(k->b, bj);
+	return true;
+}
+
+/* A block realize: iteration variables bound, T.where around it, T.init
+ * when every reduction variable is at its minimum, its allocations
+ * scratch for its extent. */
+static bool
+st_block(T *t, const TStmt *s)
+{
+	K *k = t->k;
+	int nv = t->nv, nb = t->nb, nh = t->nh;
+	for (int i = 0; i < s->niters; i++) {
+		const TIter *it = &s->iters[i];
+		if (!it->value) {
+			if (!lookup(t, it->var))
+				return refuse(t, it->span, "block iteration variable %s has "
+					      "no binding", it->var->name);
+			continue;
+		}
+		LLVMValueRef v = ex_as(t, it->value, it->var->ty);
+		if (!v)
+			return false;
+		bind(t, it->var, v);
+	}
+	LLVMBasicBlockRef skip = NULL;
+	if (s->pred) {
+		LLVMValueRef c = ex_as(t, s->pred, DT_BOOL);
+		if (!c)
+			return false;
+		LLVMBasicBlockRef in = LLVMAppendBasicBlockInContext(k->c, k->fn, "where");
+		skip = LLVMAppendBasicBlockInContext(k->c, k->fn, "where.skip");
+		LLVMBuildCondBr(k->b, c, in, skip);
+		LLVMPositionBuilderAtEnd(k->b, in);
+	}
+	for (int i = 0; i < s->nallocs; i++)
+		if (!scratch(t, s->allocs[i]))
+			return false;
+	if (s->init) {
+		LLVMValueRef c = LLVMConstInt(k->i1, 1, 0);
+		for (int i = 0; i < s->niters; i++) {
+			const TIter *it = &s->iters[i];
+			if (it->kind != TI_REDUCE)
+				continue;
+			LLVMValueRef v = lookup(t, it->var);
+			LLVMValueRef mn = it->min ? ex_as(t, it->min, it->var->ty)
+					  : LLVMConstInt(LLVMTypeOf(v), 0, 0);
+			if (!mn)
+				return false;
+			c = LLVMBuildAnd(k->b, c, LLVMBuildICmp(k->b, LLVMIntEQ, v, mn, ""), "");
+		}
+		if (!guarded(t, c, s->init, NULL))
+			return false;
+	}
+	if (!st(t, s->inner))
+		return false;
+	free_to(t, nh);
+	if (skip) {
+		LLVMBuildBr(k->b, skip);
+		LLVMPositionBuilderAtEnd(k->b, skip);
+	}
+	t->nv = nv;
+	t->nb = nb;
+	return true;
+}
+
+static bool
+st(T *t, const TStmt *s)
+{
+	K *k = t->k;
+	if (!s)
+		return true;
+	switch (s->kind) {
+	case TS_SEQ:
+		for (int i = 0; i < s->n; i++)
+			if (!st(t, s->body[i]))
+				return false;
+		return true;
+	case TS_FOR:
+		return st_for(t, s);
+	case TS_BLOCK:
+		return st_block(t, s);
+	case TS_STORE: {
+		TBufB *bb = need_buf(t, s->buf, s->span);
+		LLVMValueRef v = bb ? ex_as(t, s->value, s->buf->dtype) : NULL;
+		LLVMValueRef off = v ? offset(t, bb, s->idx, s->nidx, s->span) : NULL;
+		if (!off)
+			return false;
+		store(t, bb, off, v);
+		return true;
+	}
+	case TS_LET: {
+		if (s->var->ty == TT_HANDLE)
+			return refuse(t, s->span, "a let of handle %s", s->var->name);
+		LLVMValueRef v = ex_as(t, s->value, s->var->ty);
+		if (!v)
+			return false;
+		int nv = t->nv;
+		bind(t, s->var, v);
+		bool ok = st(t, s->inner);
+		t->nv = nv;
+		return ok;
+	}
+	case TS_IF: {
+		LLVMValueRef c = ex_as(t, s->cond, DT_BOOL);
+		return c && guarded(t, c, s->inner, s->else_);
+	}
+	case TS_EVAL:
+		if (s->value->kind == TE_INT || s->value->kind == TE_FLOAT)
+			return true;
+		return ex(t, s->value) != NULL;
+	case TS_ATTR:
+		return st(t, s->inner);
+	case TS_ALLOC: {
+		int nb = t->nb, nh = t->nh;
+		if (s->nallocs < 1 || !scratch(t, s->allocs[0]))
+			return s->nallocs < 1 ? refuse(t, s->span, "%s", "an allocation without a buffer")
+					      : false;
+		if (!st(t, s->inner))
+			return false;
+		free_to(t, nh);
+		t->nb = nb;
+		return true;
+	}
+	case TS_ASSERT:
+		return refuse(t, s->span, "%s", "assert is not run by rlx");
+	}
+	(void)k;
+	ir_bug("TStmt kind %d", s->kind);
+}
+
+/* ------------------------------------------------------------ the kernel */
+
+/* The kernel's body: buffer parameters bound to the impl's pointers,
+ * symbolic variables to their first bare dim, scalars to the words after
+ * the dims; the root allocations; the body. */
+static bool
+gen_tir(K *k, void *ctx)
+{
+	T *t = ctx;
+	const PrimFunc *f = t->f;
+	t->k = k;
+	if (f->ret != DT_UNKNOWN)
+		return refuse(t, f->span, "%s returns a value (rlx runs prim_funcs "
+			      "that write their buffers)", f->name);
+	LLVMValueRef dims = LLVMGetParam(k->fn, (unsigned)(k->nin + k->nout));
+	int bi = 0, off = 0;
+	for (int i = 0; i < f->nparams; i++) {
+		const TBuf *b = f->params[i].buf;
+		if (!b)
+			continue;
+		if (b->ndim > MAXD)
+			return refuse(t, b->span, "buffer %s has more than 8 dimensions",
+				      b->name);
+		TBufB *bb = push_buf(t, b);
+		bb->ptr = LLVMGetParam(k->fn, (unsigned)bi++);
+		for (int j = 0; j < b->ndim; j++, off++) {
+			const TExpr *x = b->shape[j];
+			if (x->kind != TE_VAR || lookup(t, x->var))
+				continue;
+			if (!is_int(x->var->ty))
+				return refuse(t, x->span, "shape variable %s is not an integer",
+					      x->var->name);
+			LLVMValueRef o = cg_ci(k, off);
+			LLVMValueRef v = LLVMBuildLoad2(k->b, k->i64,
+				LLVMBuildInBoundsGEP2(k->b, k->i64, dims, &o, 1, ""), "");
+			bind(t, x->var, cvt(k, v, DT_I64, x->var->ty));
+		}
+	}
+	for (int i = 0; i < f->nparams; i++) {
+		const TVar *v = f->params[i].var;
+		if (f->params[i].buf)
+			continue;
+		if (v->ty == TT_HANDLE)
+			return refuse(t, v->span, "parameter %s is a handle with no buffer",
+				      v->name);
+		LLVMValueRef o = cg_ci(k, off++);
+		LLVMValueRef w = LLVMBuildLoad2(k->b, k->i64,
+			LLVMBuildInBoundsGEP2(k->b, k->i64, dims, &o, 1, ""), "");
+		if (is_float(v->ty))
+			w = cvt(k, LLVMBuildBitCast(k->b, w, k->f64, ""), DT_F64, v->ty);
+		else
+			w = cvt(k, w, DT_I64, v->ty);
+		bind(t, v, w);
+	}
+	/* strides once every variable is bound */
+	for (int i = 0; i < t->nb; i++)
+		if (!buf_strides(t, &t->bufs[i], NULL))
+			return false;
+	for (int i = 0; i < f->nroot_allocs; i++)
+		if (!scratch(t, f->root_allocs[i]))
+			return false;
+	if (!st(t, f->body))
+		return false;
+	free_to(t, 0);
+	return true;
+}
+
+CgKernel *
+cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d)
+{
+	StrBuf key = {0};
+	sb_puts(&key, "tir\n");
+	print_prim_func(&key, f, 0, TIR_MAIN);
+	char *ks = sb_take(&key);
+	CgKernel *have = cg_find(cg, ks);
+	if (have) {
+		free(ks);
+		return have;
+	}
+	K k;
+	cg_k_init(cg, &k, m, d);
+	int nbuf = 0, ndims = 0;
+	for (int i = 0; i < f->nparams; i++)
+		if (f->params[i].buf) {
+			nbuf++;
+			ndims += f->params[i].buf->ndim;
+		} else {
+			ndims++;
+		}
+	if (nbuf > MAXBUF) {
+		diag_error(d, f->span, "prim_func %s: more than %d buffers", f->name, MAXBUF);
+		LLVMDisposeBuilder(k.b);
+		free(ks);
+		return NULL;
+	}
+	k.nin = nbuf;
+	k.nout = 0;
+	char what[96], name[128];
+	snprintf(what, sizeof what, "tir_%s", f->name);
+	cg_kernel_name(cg, what, name, sizeof name);
+	T t = {.f = f, .name = name};
+	bool ok = cg_build(&k, name, gen_tir, &t);
+	LLVMDisposeBuilder(k.b);
+	free(t.vars);
+	free(t.bufs);
+	free(t.heap);
+	if (!ok) {
+		for (int i = 0; i < t.nouts && i < 64; i++)
+			LLVMDeleteFunction(t.outs[i]);
+		free(ks);
+		return NULL;
+	}
+	return cg_register(cg, &k, ks, name, ndims);
+}
