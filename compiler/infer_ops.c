@@ -1030,6 +1030,8 @@ infer_call_tir(Module *m, Expr *call, Diags *d)
 		if (ip && (ip->kind == AV_INT ? ip->i : ip->ints[i]) >= 0)
 			continue;
 		const TParam *q = &f->params[nin + k++];
+		if (!q->buf && q->var->ty == TT_HANDLE)
+			continue; /* a T.handle no buffer matches: R.Any to TVM */
 		if (!q->buf) {
 			diag_error(d, call->span, "%s: parameter '%s' of %s, where output %d goes, is not a buffer",
 				   c.op, q->var->name, f->name, i);

@@ -580,7 +580,11 @@ put_stmt(TP *p, const TStmt *s, int ind)
 		return;
 	case TS_EVAL:
 		indent(b, ind);
-		if (s->value->kind == TE_CALL) {
+		if (s->value->kind == TE_CALL && !strcmp(s->value->s, "ret")) {
+			/* T.ret(v), as TVM's parser reads `return v` */
+			sb_puts(b, "return ");
+			put_expr(p, s->value->args[0], P_LAMBDA + 1);
+		} else if (s->value->kind == TE_CALL) {
 			put_expr(p, s->value, P_LAMBDA + 1);
 		} else {
 			sb_puts(b, "T.evaluate(");

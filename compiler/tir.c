@@ -107,7 +107,7 @@ static const TIntrinsic intrinsics[] = {
 	{"shift_left", 2, TR_SAME}, {"shift_right", 2, TR_SAME},
 	{"popcount", 1, TR_SAME}, {"clz", 1, TR_SAME},
 	{"if_then_else", 3, TR_ARG1}, {"ceildiv", 2, TR_SAME},
-	{"tvm_thread_invariant", 1, TR_SAME},
+	{"tvm_thread_invariant", 1, TR_SAME}, {"ret", 1, TR_SAME},
 	{"assume", 1, TR_OPAQUE},
 	{"call_extern", -1, TR_DTYPE}, {"call_pure_extern", -1, TR_DTYPE},
 	{"call_llvm_intrin", -1, TR_DTYPE}, {"call_llvm_pure_intrin", -1, TR_DTYPE},

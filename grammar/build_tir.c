@@ -1780,9 +1780,27 @@ tstmts(TB *t, Stm *s)
 			diag_error(t->d, s->span, "unsupported statement in TIR");
 			break;
 		}
-		case S_RETURN:
-			diag_error(t->d, s->span, "return is not supported in TIR by rlx");
+		case S_RETURN: {
+			/* TVM's parser: `return v` is T.evaluate(T.ret(v)) */
+			if (!s->value) {
+				diag_error(t->d, s->span, "a prim_func's return needs a value");
+				break;
+			}
+			TExpr *e = texpr(t, s->value);
+			if (!e)
+				break;
+			TExpr *rt;
+			if (t->f->ret != DT_UNKNOWN && (rt = retype(t, e, t->f->ret)))
+				e = rt; /* a literal takes the declared type */
+			TExpr *c = tir_expr(t->m, TE_CALL, e->ty, s->span);
+			c->s = "ret";
+			c->n = 1;
+			c->args = ARENA_ARRAY(&t->m->arena, TExpr *, 1);
+			c->args[0] = e;
+			r = tir_stmt(t->m, TS_EVAL, s->span);
+			r->value = c;
 			break;
+		}
 		default:
 			diag_error(t->d, s->span, "unsupported statement in TIR");
 			break;

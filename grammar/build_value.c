@@ -1244,10 +1244,14 @@ conv_call(B *b, Syn *x)
 		return NULL;
 	}
 	Span csp = x->a->span;
-	/* relax.op.OP and relax.const are the Python functions that R.OP
-	 * and R.const name (TVMScript evaluates either) */
+	/* relax.op.OP, relax.call_* and relax.const are the Python
+	 * functions that R.OP and R.const name (TVMScript evaluates
+	 * either) */
 	if (!strncmp(name, "relax.op.", 9))
 		name = arena_printf(&b->ps->ast, "R.%s", name + 9);
+	else if (!strncmp(name, "relax.call_", 11))
+		/* relax.call_tir, relax.call_dps_packed, ...: the same */
+		name = arena_printf(&b->ps->ast, "R.%s", name + 6);
 	else if (!strcmp(name, "relax.const"))
 		name = "R.const";
 	if (!strncmp(name, "R.", 2))

@@ -60,3 +60,24 @@ class Module:
         y = R.builtin.alloc_tensor(R.shape([n]), R.dtype("float32"), R.prim_value(0))
         R.vm.call_tir_dyn(cls.fill, (y, R.shape([n])))
         return y
+
+    @T.prim_func(private=True, s_tir=True)
+    def is_multiple(N: T.int64) -> T.bool:
+        return N % T.int64(16) == T.int64(0)
+
+    @R.function(pure=False)
+    def check(A: R.Tensor(("N",), "float32")) -> R.Tensor(("N",), "float32"):
+        N = T.int64()
+        ok: R.Prim("bool") = Module.is_multiple(R.prim_value(N))
+        _ = R.assert_op(ok)
+        return A
+
+    @T.prim_func(private=True, s_tir=True)
+    def relu_any(a: T.handle, b: T.handle):
+        T.evaluate(0)
+
+    @R.function
+    def via_relax(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        cls = Module
+        y = relax.call_tir(cls.relu_any, (x,), R.Tensor((4,), dtype="float32"))
+        return y
