@@ -868,7 +868,8 @@ same_sinfo_text(Printer *p, const SInfo *a, const SInfo *b)
  * block, when it defines the variable the branch returns, nothing else
  * uses that variable, and its struct info prints as y's (the merged line
  * gives it y's annotation when read back: a branch's own annotation, more
- * precise than the if's join, keeps its binding and a result line).
+ * precise than the if's join, keeps its binding and a result line), and
+ * its value is not a bare variable.
  */
 static const Binding *
 merged_last(Printer *p, const Var *y, const Expr *seq)
@@ -881,8 +882,11 @@ merged_last(Printer *p, const Var *y, const Expr *seq)
 	    blk->n == 0)
 		return NULL;
 	const Binding *last = blk->bindings[blk->n - 1];
+	/* `y = v` of a bare variable reads back as a branch returning v
+	 * itself, without the binding: kept apart */
 	if (last->var != res->var || !last->value ||
-	    (last->value->kind == E_IF && !last->cast))
+	    (last->value->kind == E_IF && !last->cast) ||
+	    (last->value->kind == E_VAR && !last->cast))
 		return NULL;
 	int id = res->var->id;
 	if (id < 0 || id >= p->nids || p->uses[id] != 1)
