@@ -508,10 +508,9 @@ put_block(TP *p, const TStmt *s, int ind)
 		put_expr(p, s->pred, P_LAMBDA + 1);
 		sb_puts(b, ")\n");
 	}
-	if (s->reads_given || s->nreads)
-		put_regions(p, "reads", s->reads, s->nreads, in);
-	if (s->writes_given || s->nwrites)
-		put_regions(p, "writes", s->writes, s->nwrites, in);
+	/* always, as TVM prints them (inferred when the source omits them) */
+	put_regions(p, "reads", s->reads, s->nreads, in);
+	put_regions(p, "writes", s->writes, s->nwrites, in);
 	if (s->nanns) {
 		indent(b, in);
 		sb_printf(b, "T.%s(", p->sp == TIR_MAIN ? "sblock_attr" : "block_attr");

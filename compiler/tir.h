@@ -248,6 +248,12 @@ typedef struct {
 void tir_walk_stmt(TStmt *s, const TWalk *w);
 void tir_walk_expr(TExpr *e, const TWalk *w);
 
+/* ----------------------------------------------------------- tir_access.c */
+
+/* Fills T.reads / T.writes of every block of f whose source omits them, as
+ * TVM's parser infers them (its BlockReadWriteDetector). */
+void tir_detect_access(Module *m, PrimFunc *f);
+
 /* ------------------------------------------------------------ print_tir.c */
 
 typedef enum { TIR_MAIN, TIR_RELEASE } TirSpelling;

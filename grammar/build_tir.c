@@ -2076,5 +2076,8 @@ bld_prim_func(B *b, Stm *s)
 	f->root = f->root || t.any_block || f->nroot_allocs > 0;
 	vec_free(&t.names);
 	vec_free(&t.loops);
-	return ok && b->d->nerrors == errors ? f : NULL;
+	if (!ok || b->d->nerrors != errors)
+		return NULL;
+	tir_detect_access(b->m, f);
+	return f;
 }
