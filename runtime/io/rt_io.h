@@ -35,7 +35,7 @@ RtTensor *rt_st_load(const RtSafetensors *st, const char *name, RtError *e);
  * it is large: read with pread, not through the mapping (bool tensors as
  * rt_st_load). A file cut short under the read is an error naming it. On
  * a VM, touching a file's pages through a mapping can cost more than
- * copying them (docs/architecture.md, the transform). NULL + e. */
+ * copying them (docs/perf.md, "Transform I/O"). NULL + e. */
 RtTensor *rt_st_read(const RtSafetensors *st, const char *name, RtPool *pool,
 		     RtError *e);
 /* Whether the file still holds what was mapped at open (rt_map_check). */

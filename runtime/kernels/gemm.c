@@ -90,7 +90,7 @@ typedef struct {
  * 512 KiB L2 on Zen 3): KC 256 keeps its b micro-panel at half of L1 and
  * MC 144 its a block at about a quarter of L2, BLIS's blocks for the same
  * kernel on Zen 3. AVX-512's KC 256 (a 32 KiB micro-panel) was measured
- * best on Zen 4 and Sapphire Rapids (docs/architecture.md).
+ * best on Zen 4 and Sapphire Rapids (docs/perf.md, "Cache blocks").
  */
 enum {
 	GEMV_MAX_M = 8,
@@ -1199,7 +1199,7 @@ gemm_bt(Gemm *s, Pool *p, const void *a, const void *w, const float *ws, float *
  * of a multiple of 16 (widen_rows' vectors), M up to BT_MAX_M filling
  * 3/4 of its panels' lanes, on one thread or, for one batch, on more when
  * M and x (M x K f32) are within the ISA's bt_par_m and bt_par_x. Paired
- * against the blocked GEMM on two threads (docs/architecture.md): the
+ * against the blocked GEMM on two threads (docs/perf.md): the
  * AVX2 kernels 1.13-1.55x at every such M on a Zen 4 VM (no limit); the
  * AVX-512 ones 0.85-1.05x there at M = 128 and 1.00-1.06x on a Zen 5 VM,
  * but 1.03-1.50x on that Zen 5 at M <= 64 with x of up to 1 MiB (M = 48:

@@ -317,7 +317,8 @@ def docs_test(tap):
 def layout_test(tap):
     """docs/architecture.md keeps up with the tree: it names every source
     file of the layers (a file `x.[ch]` names x.c and x.h), and every file
-    its checklists ("How to add an op", "How to add a pass") point to
+    its checklists ("How to add an op", "How to add a pass", "How to add a
+    TIR construct") point to
     exists."""
     doc = read_text(os.path.join(SRCDIR, "docs", "architecture.md")) or ""
     missing = []
@@ -337,7 +338,8 @@ def layout_test(tap):
     tap.add(bool(doc) and not missing,
             "docs/architecture.md names every source file", missing)
     gone = []
-    for title in ("### How to add an op", "### How to add a pass"):
+    for title in ("### How to add an op", "### How to add a pass",
+                  "### How to add a TIR construct"):
         part = doc.split(title, 1)[-1].split("\n## ", 1)[0].split("\n### ", 1)[0]
         if title not in doc:
             gone.append("no section '%s'" % title)
