@@ -52,32 +52,37 @@ typedef struct {
 	int ver;       /* changes whenever the list does */
 } Known;
 
+/* What the pass knows and decides of one variable (per Var.id). */
+typedef struct {
+	/* planner */
+	Expr *known;      /* its value, known values looked through */
+	Var *trivial;     /* y = x: x */
+	Expr *konst;      /* the constant it is bound to */
+	Block *def_block; /* the block of its binding */
+	bool outside;     /* used outside its home dataflow block */
+	/* the plan */
+	Var *use_as;      /* uses read this var instead */
+	Var *def_as;      /* its binding defines this var instead */
+	bool to_df;       /* becomes a DataflowVar */
+	bool removed;     /* its binding goes */
+	bool si_changed;  /* its struct info changed */
+	bool a_changed;   /* symbolic canonicalization changed its binding */
+	/* fold_outputs */
+	bool disq;
+	unsigned char is_out; /* 1: output as `y = x`, 2: as a match_cast */
+	Binding *cand;
+	bool is_touched;  /* in Canon.touched: reset after the function */
+	Known *snap;      /* the values known at its binding */
+} VarState;
+
 typedef struct {
 	Module *m;
 	Diags *d;
 	int nids;
-	/* planner, per Var.id */
-	Expr **known;      /* its value, known values looked through */
-	Var **trivial;     /* y = x: x */
-	Expr **konst;      /* the constant it is bound to */
-	Block **def_block; /* the block of its binding */
-	bool *outside;     /* used outside its home dataflow block */
-	/* the plan, per Var.id */
-	Var **use_as;      /* uses read this var instead */
-	Var **def_as;      /* its binding defines this var instead */
-	bool *to_df;       /* becomes a DataflowVar */
-	bool *removed;     /* its binding goes */
-	bool *si_changed;  /* its struct info changed */
-	bool *a_changed;   /* symbolic canonicalization changed its binding */
-	/* fold_outputs, per Var.id */
-	bool *disq;
-	unsigned char *is_out; /* 1: output as `y = x`, 2: as a match_cast */
-	Binding **cand;
-	bool *is_touched;
-	IntVec touched;
-	IntVec trivials;   /* ids with trivial[] set, in definition order */
+	VarState *vs;      /* per Var.id */
+	IntVec touched;    /* ids whose VarState is not all zero */
+	IntVec trivials;   /* ids with trivial set, in definition order */
 	IntVec dfdefs;     /* ids defined in dataflow blocks, in order */
-	Known **snap;      /* per Var.id: the values known at its binding */
 	Known *last_snap;  /* the latest snapshot, of version last_ver */
 	int last_ver;
 	bool *sv_runtime;  /* per SymVar.id: used by a prim value */
@@ -88,9 +93,9 @@ typedef struct {
 static void
 touch(Canon *c, int id)
 {
-	if (id >= c->nids || c->is_touched[id])
+	if (id >= c->nids || c->vs[id].is_touched)
 		return;
-	c->is_touched[id] = true;
+	c->vs[id].is_touched = true;
 	ivec_push(&c->touched, id);
 }
 
@@ -477,7 +482,7 @@ sym_seq(Canon *c, Expr *seq, Known *k)
 				match_pattern(c, k, b, pat, ir_expr_sinfo(b->value));
 			if (v->id < c->nids) {
 				touch(c, v->id);
-				c->snap[v->id] = known_snapshot(c, k);
+				c->vs[v->id].snap = known_snapshot(c, k);
 			}
 			if (!keep_pattern) {
 				bool ch = expr_mentions(b->value, k) ||
@@ -492,8 +497,8 @@ sym_seq(Canon *c, Expr *seq, Known *k)
 						v->sinfo = vs;
 				}
 				if (v->id < c->nids) {
-					c->a_changed[v->id] |= ch;
-					c->si_changed[v->id] |= old != v->sinfo;
+					c->vs[v->id].a_changed |= ch;
+					c->vs[v->id].si_changed |= old != v->sinfo;
 				}
 			}
 		}
@@ -540,8 +545,8 @@ prim_uses(Canon *c, const Expr *e)
 static Expr *
 look_through(Canon *c, Expr *e)
 {
-	while (e->kind == E_VAR && e->var->id < c->nids && c->known[e->var->id])
-		e = c->known[e->var->id];
+	while (e->kind == E_VAR && e->var->id < c->nids && c->vs[e->var->id].known)
+		e = c->vs[e->var->id].known;
 	return e;
 }
 
@@ -590,9 +595,9 @@ plan_use(Canon *c, Var *v)
 	if (v->id >= c->nids)
 		return;
 	if (!c->cur || !c->cur->dataflow ||
-	    (c->def_block[v->id] && c->def_block[v->id] != c->cur)) {
+	    (c->vs[v->id].def_block && c->vs[v->id].def_block != c->cur)) {
 		touch(c, v->id);
-		c->outside[v->id] = true;
+		c->vs[v->id].outside = true;
 	}
 }
 
@@ -619,13 +624,13 @@ plan_binding(Canon *c, Block *bl, Binding *b)
 	if (u)
 		value = u;
 	if (value->kind == E_VAR && same_ty && value->var->id < c->nids) {
-		c->trivial[id] = value->var;
+		c->vs[id].trivial = value->var;
 		ivec_push(&c->trivials, id);
 	}
 	if (value->kind == E_CONST)
-		c->konst[id] = value;
-	c->known[id] = value;
-	c->def_block[id] = bl;
+		c->vs[id].konst = value;
+	c->vs[id].known = value;
+	c->vs[id].def_block = bl;
 	plan_expr(c, b->value);
 	if (bl->dataflow)
 		ivec_push(&c->dfdefs, id);
@@ -700,16 +705,16 @@ plan_expr(Canon *c, Expr *e)
 static Var *
 use_of(Canon *c, Var *v)
 {
-	while (v->id < c->nids && c->use_as[v->id])
-		v = c->use_as[v->id];
+	while (v->id < c->nids && c->vs[v->id].use_as)
+		v = c->vs[v->id].use_as;
 	return v;
 }
 
 static Var *
 def_of(Canon *c, Var *v)
 {
-	while (v->id < c->nids && c->def_as[v->id])
-		v = c->def_as[v->id];
+	while (v->id < c->nids && c->vs[v->id].def_as)
+		v = c->vs[v->id].def_as;
 	return v;
 }
 
@@ -726,8 +731,8 @@ rewrite(Canon *c, Expr **slot)
 	switch (e->kind) {
 	case E_VAR: {
 		Var *v = use_of(c, e->var);
-		if (v->id < c->nids && c->konst[v->id]) {
-			Expr *k = ir_copy_expr(c->m, c->konst[v->id]);
+		if (v->id < c->nids && c->vs[v->id].konst) {
+			Expr *k = ir_copy_expr(c->m, c->vs[v->id].konst);
 			k->span = e->span;
 			*slot = k;
 			return true;
@@ -736,7 +741,7 @@ rewrite(Canon *c, Expr **slot)
 			*slot = ir_var_ref(c->m, v, e->span);
 			return true;
 		}
-		return v->id < c->nids && c->si_changed[v->id];
+		return v->id < c->nids && c->vs[v->id].si_changed;
 	}
 	case E_TUPLE:
 		for (int i = 0; i < e->tuple.n; i++)
@@ -781,7 +786,7 @@ mark_disq(Var *v, void *ctx)
 	Canon *c = ctx;
 	if (v->dataflow && v->id < c->nids) {
 		touch(c, v->id);
-		c->disq[v->id] = true;
+		c->vs[v->id].disq = true;
 	}
 }
 
@@ -801,16 +806,16 @@ fold_outputs(Canon *c, Block *bl)
 		touch(c, v->id);
 		if (v->dataflow) {
 			ir_visit_uses(b->value, mark_disq, c);
-			bool leaf = c->is_out[v->id] == 1 || b->value->kind == E_VAR;
-			if (!c->disq[v->id] && c->is_out[v->id] && leaf)
-				c->cand[v->id] = b;
+			bool leaf = c->vs[v->id].is_out == 1 || b->value->kind == E_VAR;
+			if (!c->vs[v->id].disq && c->vs[v->id].is_out && leaf)
+				c->vs[v->id].cand = b;
 		} else if (b->value->kind == E_VAR && b->value->var->dataflow &&
 			   b->value->var->id < c->nids) {
 			Var *x = b->value->var;
 			touch(c, x->id);
-			if (c->is_out[x->id])
-				c->disq[x->id] = true;
-			c->is_out[x->id] = b->cast ? 2 : 1;
+			if (c->vs[x->id].is_out)
+				c->vs[x->id].disq = true;
+			c->vs[x->id].is_out = b->cast ? 2 : 1;
 		} else {
 			ir_visit_uses(b->value, mark_disq, c);
 		}
@@ -820,13 +825,13 @@ fold_outputs(Canon *c, Block *bl)
 	for (int i = 0; i < bl->n; i++) {
 		Binding *b = bl->bindings[i];
 		Var *v = b->var;
-		if (v->dataflow && v->id < c->nids && c->cand[v->id]) {
+		if (v->dataflow && v->id < c->nids && c->vs[v->id].cand) {
 			ch = true;
 			continue;
 		}
 		if (!v->dataflow && b->value->kind == E_VAR &&
-		    b->value->var->id < c->nids && c->cand[b->value->var->id]) {
-			b->value = c->cand[b->value->var->id]->value;
+		    b->value->var->id < c->nids && c->vs[b->value->var->id].cand) {
+			b->value = c->vs[b->value->var->id].cand->value;
 			ch = true;
 		}
 		bl->bindings[kept++] = b;
@@ -846,7 +851,7 @@ rewrite_seq(Canon *c, Expr *seq)
 		for (int j = 0; j < bl->n; j++) {
 			Binding *b = bl->bindings[j];
 			int id = b->var->id;
-			if (id < c->nids && c->removed[id]) {
+			if (id < c->nids && c->vs[id].removed) {
 				changed = true;
 				continue;
 			}
@@ -854,19 +859,19 @@ rewrite_seq(Canon *c, Expr *seq)
 			bool ch = nv != b->var;
 			b->var = nv;
 			ch |= rewrite(c, &b->value);
-			ch |= id < c->nids && c->a_changed[id];
+			ch |= id < c->nids && c->vs[id].a_changed;
 			if (ch && id >= c->nids) {
 				changed = true; /* made by this pass: final */
 			} else if (ch) {
 				changed = true;
 				SInfo *vs = infer_known(
-					c, b->value, id < c->nids ? c->snap[id] : NULL);
+					c, b->value, id < c->nids ? c->vs[id].snap : NULL);
 				if (!b->cast && vs &&
 				    !(nv->sinfo && si_equal(m, nv->sinfo, vs))) {
 					nv->sinfo = vs;
 					if (nv->id < c->nids) {
 						touch(c, nv->id);
-						c->si_changed[nv->id] = true;
+						c->vs[nv->id].si_changed = true;
 					}
 				}
 				if (b->cast)
@@ -938,30 +943,30 @@ plan_apply(Canon *c, Var **vars)
 {
 	for (int i = 0; i < c->dfdefs.n; i++) {
 		int id = c->dfdefs.items[i];
-		if (!vars[id]->dataflow && !c->outside[id])
-			c->to_df[id] = true;
+		if (!vars[id]->dataflow && !c->vs[id].outside)
+			c->vs[id].to_df = true;
 	}
 	for (int i = 0; i < c->trivials.n; i++) {
 		int id = c->trivials.items[i];
 		Var *y = vars[id];
-		Var *x = c->trivial[id];
-		while (x->id < c->nids && c->trivial[x->id])
-			x = c->trivial[x->id];
-		while (x->id < c->nids && c->def_as[x->id])
-			x = c->def_as[x->id];
-		bool x_df = x->dataflow || (x->id < c->nids && c->to_df[x->id]);
-		if (y->dataflow || !x_df || !c->outside[id]) {
-			c->use_as[id] = x;
+		Var *x = c->vs[id].trivial;
+		while (x->id < c->nids && c->vs[x->id].trivial)
+			x = c->vs[x->id].trivial;
+		while (x->id < c->nids && c->vs[x->id].def_as)
+			x = c->vs[x->id].def_as;
+		bool x_df = x->dataflow || (x->id < c->nids && c->vs[x->id].to_df);
+		if (y->dataflow || !x_df || !c->vs[id].outside) {
+			c->vs[id].use_as = x;
 		} else {
 			touch(c, x->id);
-			c->def_as[x->id] = y;
-			c->use_as[x->id] = y;
+			c->vs[x->id].def_as = y;
+			c->vs[x->id].use_as = y;
 		}
-		c->removed[id] = true;
+		c->vs[id].removed = true;
 	}
 	for (int i = 0; i < c->dfdefs.n; i++) {
 		int id = c->dfdefs.items[i];
-		if (c->to_df[id])
+		if (c->vs[id].to_df)
 			vars[id]->dataflow = true;
 	}
 }
@@ -1017,18 +1022,8 @@ canon_func(Canon *c, Func *f, Var **vars)
 
 	for (int i = 0; i < c->touched.n; i++) {
 		int id = c->touched.items[i];
-		c->known[id] = NULL;
-		c->trivial[id] = NULL;
-		c->konst[id] = NULL;
-		c->def_block[id] = NULL;
-		c->use_as[id] = c->def_as[id] = NULL;
-		c->cand[id] = NULL;
-		c->snap[id] = NULL;
+		c->vs[id] = (VarState){0};
 		vars[id] = NULL;
-		c->outside[id] = c->to_df[id] = c->removed[id] = false;
-		c->si_changed[id] = c->a_changed[id] = false;
-		c->disq[id] = c->is_touched[id] = false;
-		c->is_out[id] = 0;
 	}
 	c->touched.n = c->trivials.n = c->dfdefs.n = 0;
 	for (int i = 0; i < c->sv_marked.n; i++)
@@ -1048,33 +1043,13 @@ pass_canonicalize_funcs(Module *m, Func **fs, int nfs, Diags *d)
 	int before = d->nerrors;
 	Canon c = {.m = m, .d = d, .nids = m->next_id};
 	size_t n = (size_t)c.nids + 1;
-#define ALLOC(f) (c.f = xcalloc(n, sizeof *c.f))
-	ALLOC(known), ALLOC(trivial), ALLOC(konst), ALLOC(def_block);
-	ALLOC(outside), ALLOC(use_as), ALLOC(def_as), ALLOC(to_df);
-	ALLOC(removed), ALLOC(si_changed), ALLOC(a_changed), ALLOC(disq);
-	ALLOC(is_out), ALLOC(cand), ALLOC(is_touched), ALLOC(snap);
-	ALLOC(sv_runtime);
-#undef ALLOC
+	c.vs = xcalloc(n, sizeof *c.vs);
+	c.sv_runtime = xcalloc(n, sizeof *c.sv_runtime);
 	Var **vars = xcalloc(n, sizeof(Var *));
 	for (int i = 0; i < nfs && d->nerrors == before; i++)
 		canon_func(&c, fs[i], vars);
 	free(vars);
-	free(c.known);
-	free(c.trivial);
-	free(c.konst);
-	free(c.def_block);
-	free(c.outside);
-	free(c.use_as);
-	free(c.def_as);
-	free(c.to_df);
-	free(c.removed);
-	free(c.si_changed);
-	free(c.a_changed);
-	free(c.disq);
-	free(c.is_out);
-	free(c.cand);
-	free(c.is_touched);
-	free(c.snap);
+	free(c.vs);
 	free(c.sv_runtime);
 	ivec_free(&c.touched);
 	ivec_free(&c.trivials);
