@@ -49,21 +49,28 @@
 
 enum { K_NONE, K_INPUT, K_WEIGHT, K_LIFT, K_RUNTIME };
 
+/* What lifting knows of one variable (per Var.id). */
+typedef struct {
+	unsigned char kind; /* K_* */
+	bool param_dep;     /* a weight, or computed from one */
+	bool rt;            /* required at run time */
+	bool rt_use;        /* read at run time */
+	Var *alias;         /* the var a runtime `y = x` or `y = t[i]` (t a
+			     * tuple literal) stands for */
+	Expr *tuple_of;     /* its value when a tuple literal */
+} LiftVar;
+
 typedef struct {
 	Module *m;
 	Func *f;
 	int ninput;
 	int nids;            /* table size: m->next_id when the function started */
-	unsigned char *kind; /* per Var.id */
-	bool *param_dep;     /* per Var.id: a weight, or computed from one */
-	bool *rt;            /* per Var.id: required at run time */
-	bool *rt_use;        /* per Var.id: read at run time */
-	bool *sv_defined;    /* per SymVar.id: defined by a weight annotation */
-	bool *sv_rt;         /* per SymVar.id: required at run time */
+	LiftVar *v;          /* per Var.id */
+	/* sets of symbolic variables (per SymVar.id), as mark_defined and
+	 * erase_undefined take them */
+	bool *sv_defined;    /* defined by a weight annotation */
+	bool *sv_rt;         /* required at run time */
 	const bool *allow;   /* per Var.id: may be computable (NULL: all) */
-	Var **alias;         /* per Var.id: the var a runtime `y = x` or
-			      * `y = t[i]` (t a tuple literal) stands for */
-	Expr **tuple_of;     /* per Var.id: its value when a tuple literal */
 	bool rank_known;     /* PassLiftOptions.rank_known */
 	Vec rank_vars;       /* with rank_known: the vars bound to the rank */
 	Vec rank_syms;       /* ... and the symbolic variables cast from them */
@@ -79,12 +86,7 @@ lift_init(Lift *l, Module *m, Func *f)
 	if (l->ninput < 0 || l->ninput > f->nparams)
 		return false;
 	size_t n = (size_t)l->nids + 1;
-	l->kind = xcalloc(n, 1);
-	l->param_dep = xcalloc(n, sizeof(bool));
-	l->rt = xcalloc(n, sizeof(bool));
-	l->rt_use = xcalloc(n, sizeof(bool));
-	l->alias = xcalloc(n, sizeof(Var *));
-	l->tuple_of = xcalloc(n, sizeof(Expr *));
+	l->v = xcalloc(n, sizeof *l->v);
 	l->sv_defined = xcalloc(n, sizeof(bool));
 	l->sv_rt = xcalloc(n, sizeof(bool));
 	return true;
@@ -93,12 +95,7 @@ lift_init(Lift *l, Module *m, Func *f)
 static void
 lift_free(Lift *l)
 {
-	free(l->kind);
-	free(l->param_dep);
-	free(l->rt);
-	free(l->rt_use);
-	free(l->alias);
-	free(l->tuple_of);
+	free(l->v);
 	free(l->sv_defined);
 	free(l->sv_rt);
 	vec_free(&l->rank_vars);
@@ -155,8 +152,8 @@ typedef struct {
 static Var *
 resolve(const Lift *l, Var *v)
 {
-	while (v->id < l->nids && l->alias[v->id])
-		v = l->alias[v->id];
+	while (v->id < l->nids && l->v[v->id].alias)
+		v = l->v[v->id].alias;
 	return v;
 }
 
@@ -165,10 +162,10 @@ scan_use(Var *v, void *ctx)
 {
 	UseScan *u = ctx;
 	v = resolve(u->l, v);
-	int k = v->id < u->l->nids ? u->l->kind[v->id] : K_RUNTIME;
+	int k = v->id < u->l->nids ? u->l->v[v->id].kind : K_RUNTIME;
 	if (k != K_WEIGHT && k != K_LIFT)
 		u->ok = false;
-	else if (u->l->param_dep[v->id])
+	else if (u->l->v[v->id].param_dep)
 		u->dep = true;
 }
 
@@ -177,7 +174,7 @@ mark_rt(Var *v, void *ctx)
 {
 	Lift *l = ctx;
 	if (v->id < l->nids)
-		l->rt[v->id] = l->rt_use[v->id] = true;
+		l->v[v->id].rt = l->v[v->id].rt_use = true;
 }
 
 /*
@@ -197,7 +194,7 @@ alias_target(const Lift *l, const Binding *b)
 		x = v->var;
 	} else if (v->kind == E_TUPLE_GET && v->tget.tuple->kind == E_VAR) {
 		Var *t = resolve(l, v->tget.tuple->var);
-		const Expr *lit = t->id < l->nids ? l->tuple_of[t->id] : NULL;
+		const Expr *lit = t->id < l->nids ? l->v[t->id].tuple_of : NULL;
 		if (lit && v->tget.index >= 0 && v->tget.index < lit->tuple.n &&
 		    lit->tuple.items[v->tget.index]->kind == E_VAR)
 			x = lit->tuple.items[v->tget.index]->var;
@@ -291,8 +288,8 @@ classify_func(Lift *l)
 	for (int i = 0; i < f->nparams; i++) {
 		Var *p = f->params[i];
 		bool w = i >= l->ninput;
-		l->kind[p->id] = w ? K_WEIGHT : K_INPUT;
-		l->param_dep[p->id] = w;
+		l->v[p->id].kind = w ? K_WEIGHT : K_INPUT;
+		l->v[p->id].param_dep = w;
 		if (w)
 			mark_defined(l->sv_defined, p->sinfo);
 	}
@@ -307,14 +304,14 @@ classify_func(Lift *l)
 			bool allowed = !l->allow || l->allow[bd->var->id];
 			Var *tgt = NULL;
 			if (bd->value->kind == E_TUPLE)
-				l->tuple_of[bd->var->id] = bd->value;
+				l->v[bd->var->id].tuple_of = bd->value;
 			Vec svs = {0};
 			bool rank = b->dataflow && allowed && binds_rank(l, bd);
 			if (b->dataflow && allowed && can_lift(l, bd, &dep)) {
 				/* the rank is as a weight */
 				dep |= rank || reads_rank_sym(l, bd);
-				l->kind[bd->var->id] = K_LIFT;
-				l->param_dep[bd->var->id] = dep;
+				l->v[bd->var->id].kind = K_LIFT;
+				l->v[bd->var->id].param_dep = dep;
 				nlift += dep;
 				if (dep)
 					continue;
@@ -326,12 +323,12 @@ classify_func(Lift *l)
 				 * what it stands for (they may be computable), and
 				 * it reads that only where it is read (below), so
 				 * that lifting again changes nothing */
-				l->kind[bd->var->id] = K_RUNTIME;
-				l->alias[bd->var->id] = tgt;
+				l->v[bd->var->id].kind = K_RUNTIME;
+				l->v[bd->var->id].alias = tgt;
 				vec_push(&aliases, bd);
 			} else {
-				l->kind[bd->var->id] = K_RUNTIME;
-				l->rt[bd->var->id] = true;
+				l->v[bd->var->id].kind = K_RUNTIME;
+				l->v[bd->var->id].rt = true;
 				ir_visit_uses(bd->value, mark_rt, l);
 			}
 			ir_expr_symvars(bd->value, &svs);
@@ -345,8 +342,8 @@ classify_func(Lift *l)
 	ir_visit_uses(body->seq.body, mark_rt, l);
 	for (int i = aliases.n - 1; i >= 0; i--) {
 		Binding *bd = aliases.items[i];
-		if (l->rt_use[bd->var->id])
-			mark_rt(l->alias[bd->var->id], l);
+		if (l->v[bd->var->id].rt_use)
+			mark_rt(l->v[bd->var->id].alias, l);
 	}
 	vec_free(&aliases);
 	Vec svs = {0};
@@ -365,8 +362,8 @@ lift_plan(Module *m, Func *f, bool *lifted)
 		return false;
 	classify_func(&l);
 	for (int i = 0; i < l.nids; i++)
-		lifted[i] = (l.kind[i] == K_LIFT && l.param_dep[i]) ||
-			    l.kind[i] == K_WEIGHT;
+		lifted[i] = (l.v[i].kind == K_LIFT && l.v[i].param_dep) ||
+			    l.v[i].kind == K_WEIGHT;
 	lift_free(&l);
 	return true;
 }
@@ -379,15 +376,15 @@ lift_outputs(const Lift *l, Vec *outs)
 {
 	Func *f = l->f;
 	for (int i = l->ninput; i < f->nparams; i++)
-		if (l->rt[f->params[i]->id])
+		if (l->v[f->params[i]->id].rt)
 			vec_push(outs, f->params[i]);
 	Expr *body = f->body;
 	for (int i = 0; i < body->seq.nblocks; i++) {
 		Block *b = body->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
 			Var *v = b->bindings[k]->var;
-			if (l->kind[v->id] == K_LIFT && l->param_dep[v->id] &&
-			    l->rt[v->id])
+			if (l->v[v->id].kind == K_LIFT && l->v[v->id].param_dep &&
+			    l->v[v->id].rt)
 				vec_push(outs, v);
 		}
 	}
@@ -615,7 +612,7 @@ build_transform(Lift *l, const char *name, const Vec *outs, const Vec *extra,
 		Block *b = body->seq.blocks[i];
 		for (int k = 0; k < b->n; k++) {
 			Binding *bd = b->bindings[k];
-			if (l->kind[bd->var->id] != K_LIFT || bu.copy[bd->var->id])
+			if (l->v[bd->var->id].kind != K_LIFT || bu.copy[bd->var->id])
 				continue;
 			Var *c = copy_var(m, bd->var, true);
 			Expr *val = ir_copy_expr(m, bd->value);
@@ -683,14 +680,14 @@ rewrite_runtime(Lift *l, Var *shape, Var **outp, int nout, Var **bindv,
 		int kept = 0;
 		for (int j = 0; j < b->n; j++) {
 			Binding *bd = b->bindings[j];
-			if (l->kind[bd->var->id] == K_LIFT &&
-			    l->param_dep[bd->var->id])
+			if (l->v[bd->var->id].kind == K_LIFT &&
+			    l->v[bd->var->id].param_dep)
 				continue;
 			if (is_stop_lift(bd->value))
 				bd->value = bd->value->call.args[0];
-			else if (l->alias[bd->var->id])
+			else if (l->v[bd->var->id].alias)
 				/* `y = t[i]` reads the item itself (t may be gone) */
-				bd->value = ir_var_ref(m, l->alias[bd->var->id],
+				bd->value = ir_var_ref(m, l->v[bd->var->id].alias,
 						       bd->value->span);
 			b->bindings[kept++] = bd;
 		}
@@ -975,7 +972,7 @@ key_expr(StrBuf *b, const SharedFn *sf, const Expr *e)
 	switch (e->kind) {
 	case E_VAR: {
 		const Var *v = e->var;
-		if (v->id < l->nids && l->kind[v->id] == K_WEIGHT) {
+		if (v->id < l->nids && l->v[v->id].kind == K_WEIGHT) {
 			for (int i = l->ninput; i < l->f->nparams; i++)
 				if (l->f->params[i] == v)
 					sb_printf(b, "W%d", i - l->ninput);
@@ -1037,8 +1034,8 @@ shared_keys(KeyTab *kt, SharedFn *sf)
 		for (int k = 0; k < b->n; k++) {
 			Binding *bd = b->bindings[k];
 			int id = -1;
-			int kind = sf->l.kind[bd->var->id];
-			bool cnst = kind == K_LIFT && !sf->l.param_dep[bd->var->id];
+			int kind = sf->l.v[bd->var->id].kind;
+			bool cnst = kind == K_LIFT && !sf->l.v[bd->var->id].param_dep;
 			if (kind == K_LIFT) {
 				StrBuf s = {0};
 				sb_puts(&s, cnst ? "C:" : "L:");
@@ -1114,12 +1111,7 @@ static void
 lift_reset(Lift *l)
 {
 	size_t n = (size_t)l->nids + 1;
-	memset(l->kind, 0, n);
-	memset(l->param_dep, 0, n * sizeof(bool));
-	memset(l->rt, 0, n * sizeof(bool));
-	memset(l->rt_use, 0, n * sizeof(bool));
-	memset(l->alias, 0, n * sizeof(Var *));
-	memset(l->tuple_of, 0, n * sizeof(Expr *));
+	memset(l->v, 0, n * sizeof *l->v);
 	memset(l->sv_defined, 0, n * sizeof(bool));
 	memset(l->sv_rt, 0, n * sizeof(bool));
 	l->rank_vars.n = 0;
@@ -1219,7 +1211,7 @@ build_union(Module *m, SharedFn *sf, int n, const Vec *outs, const int *owner,
 		Lift *l = &sf[i].l;
 		/* What an earlier function computes is not computed again. */
 		for (int v = 0; v < nids; v++)
-			if (l->kind[v] == K_LIFT && sf[i].key_of[v] >= 0)
+			if (l->v[v].kind == K_LIFT && sf[i].key_of[v] >= 0)
 				given[v] = by_key[sf[i].key_of[v]];
 		Vec mine = {0};
 		for (int o = 0; o < outs->n; o++)
@@ -1231,7 +1223,7 @@ build_union(Module *m, SharedFn *sf, int n, const Vec *outs, const int *owner,
 					     given, d);
 		vec_free(&mine);
 		for (int v = 0; v < nids; v++)
-			if (l->kind[v] == K_LIFT && sf[i].key_of[v] >= 0 &&
+			if (l->v[v].kind == K_LIFT && sf[i].key_of[v] >= 0 &&
 			    given[v] && !by_key[sf[i].key_of[v]])
 				by_key[sf[i].key_of[v]] = given[v];
 		if (!ti)
@@ -1328,9 +1320,9 @@ shared_outputs(SharedFn *sf, int n, int nk, int nids, Vec *outs,
 	for (int i = 0; i < n; i++) {
 		Lift *l = &sf[i].l;
 		for (int k = 0; k < nw; k++)
-			wneed[k] |= l->rt[l->f->params[l->ninput + k]->id];
+			wneed[k] |= l->v[l->f->params[l->ninput + k]->id].rt;
 		for (int v = 0; v < nids; v++)
-			if (l->rt[v] && l->kind[v] == K_LIFT && l->param_dep[v])
+			if (l->v[v].rt && l->v[v].kind == K_LIFT && l->v[v].param_dep)
 				kneed[sf[i].key_of[v]] = true;
 	}
 	for (int k = 0; k < nw; k++)
@@ -1346,8 +1338,8 @@ shared_outputs(SharedFn *sf, int n, int nk, int nids, Vec *outs,
 			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
 				Var *v = body->seq.blocks[b]->bindings[k]->var;
 				int key = sf[i].key_of[v->id];
-				if (l->kind[v->id] == K_LIFT &&
-				    l->param_dep[v->id] && kneed[key]) {
+				if (l->v[v->id].kind == K_LIFT &&
+				    l->v[v->id].param_dep && kneed[key]) {
 					kneed[key] = false; /* once per key */
 					vec_push(outs, v);
 					vec_push(out_keys, (void *)(intptr_t)key);
@@ -1421,7 +1413,7 @@ take_shared(Module *m, SharedFn *sfi, const Vec *outs, const Vec *out_keys,
 		int key = (int)(intptr_t)out_keys->items[o];
 		if (key < 0) {
 			Var *w = f->params[l->ninput + (-1 - key)];
-			if (l->rt[w->id]) {
+			if (l->v[w->id].rt) {
 				bindp[bindv.n] = o;
 				vec_push(&bindv, w);
 			}
@@ -1432,7 +1424,7 @@ take_shared(Module *m, SharedFn *sfi, const Vec *outs, const Vec *out_keys,
 			for (int k = 0; k < body->seq.blocks[b]->n; k++) {
 				Var *v = body->seq.blocks[b]->bindings[k]->var;
 				if (sfi->key_of[v->id] == key &&
-				    l->kind[v->id] == K_LIFT) {
+				    l->v[v->id].kind == K_LIFT) {
 					bindp[bindv.n] = o;
 					vec_push(&bindv, v);
 				}
