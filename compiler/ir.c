@@ -602,6 +602,45 @@ ir_expr_is_pure(const Module *m, const Expr *e)
 	}
 }
 
+static bool
+is_leaf(const Expr *e, int depth)
+{
+	if (!e || depth > IR_MAX_LEAF_DEPTH)
+		return false;
+	switch (e->kind) {
+	case E_VAR:
+	case E_CONST:
+	case E_SHAPE:
+	case E_PRIM:
+	case E_STR:
+	case E_EXTERN:
+	case E_GLOBAL:
+		return true;
+	case E_TUPLE:
+		if (e->tuple.n > 0 && !e->tuple.items)
+			return false;
+		for (int i = 0; i < e->tuple.n; i++)
+			if (!is_leaf(e->tuple.items[i], depth + 1))
+				return false;
+		return true;
+	case E_TUPLE_GET:
+	case E_CALL:
+	case E_CALL_FN:
+	case E_IF:
+	case E_SEQ:
+	case E_FUNC:
+	case E_CALL_VAR:
+		return false;
+	}
+	return false;
+}
+
+bool
+ir_is_leaf(const Expr *e)
+{
+	return is_leaf(e, 0);
+}
+
 bool
 ir_is_worker_id(const Expr *e)
 {

@@ -641,6 +641,11 @@ void ir_sinfo_symvars(const SInfo *si, Vec *out);
 void ir_expr_symvars(const Expr *e, Vec *out);
 /* True when evaluating e has no side effect (op calls and pure callees). */
 bool ir_expr_is_pure(const Module *m, const Expr *e);
+/* Whether e is a leaf, what a call argument may be: a var, constant,
+ * shape, prim value, string, extern, global, or a tuple of leaves (false
+ * past IR_MAX_LEAF_DEPTH nested tuples, and for a malformed tuple). */
+enum { IR_MAX_LEAF_DEPTH = 2000 };
+bool ir_is_leaf(const Expr *e);
 /* e is TVM's runtime builtin for the worker's rank,
  * R.call_pure_packed("runtime.disco.worker_id", ...). */
 bool ir_is_worker_id(const Expr *e);

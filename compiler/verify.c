@@ -375,32 +375,6 @@ static void walk_expr(Verifier *v, Expr *e, Place at, bool dataflow,
 		      Span sp, int depth);
 static void walk_seq(Verifier *v, Expr *e, int depth);
 
-/* Leaves: what a call argument may be. */
-static bool
-is_leaf(const Expr *e, int depth)
-{
-	if (!e || depth > MAX_DEPTH)
-		return false;
-	switch (e->kind) {
-	case E_VAR:
-	case E_CONST:
-	case E_SHAPE:
-	case E_PRIM:
-	case E_STR:
-	case E_EXTERN:
-	case E_GLOBAL:
-		return true;
-	case E_TUPLE:
-		if (e->tuple.n > 0 && !e->tuple.items)
-			return false;
-		for (int i = 0; i < e->tuple.n; i++)
-			if (!is_leaf(e->tuple.items[i], depth + 1))
-				return false;
-		return true;
-	default:
-		return false;
-	}
-}
 
 /* The arguments of a call: leaves, each walked. */
 static void
@@ -418,7 +392,7 @@ walk_args(Verifier *v, Expr **args, int n, const char *what, bool dataflow,
 			    i + 1, what);
 			continue;
 		}
-		if (!is_leaf(a, 0))
+		if (!ir_is_leaf(a))
 			err(v, pick(a->span, sp, sp), "argument %d of %s must "
 			    "be a variable, constant, shape, prim value, string "
 			    "or tuple of those, not a %s", i + 1, what,

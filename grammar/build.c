@@ -302,28 +302,6 @@ bld_match_args(B *b, const Syn *call, const char *fname, const char *const *name
 	return ok;
 }
 
-/* Whether e may be a call argument. */
-bool
-bld_is_leaf(const Expr *e)
-{
-	switch (e->kind) {
-	case E_VAR:
-	case E_CONST:
-	case E_SHAPE:
-	case E_PRIM:
-	case E_STR:
-	case E_EXTERN:
-	case E_GLOBAL:
-		return true;
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			if (!bld_is_leaf(e->tuple.items[i]))
-				return false;
-		return true;
-	default:
-		return false;
-	}
-}
 
 /* -------------------------------------------------------- suggestions */
 
@@ -798,7 +776,7 @@ build_unpack(B *b, Stm *s)
 	if (s->value->kind == X_TUPLE) /* m, n = T.int64(), T.int64() and the like */
 		return false;
 	Expr *e = bld_conv_value(b, s->value);
-	Expr *t = e ? (bld_is_leaf(e) ? e : bld_bind_fresh(b, e, "lv", &b->lv_next)) : NULL;
+	Expr *t = e ? (ir_is_leaf(e) ? e : bld_bind_fresh(b, e, "lv", &b->lv_next)) : NULL;
 	int i = 0;
 	for (Syn *x = s->target->items; x; x = x->next, i++) {
 		if (!t) {
@@ -1038,7 +1016,7 @@ build_branch(B *b, Stm *body, Stm **last)
 		} else {
 			Expr *e = bld_conv_value(b, l->value);
 			SInfo *ann = l->ann ? bld_conv_sinfo(b, l->ann, false) : NULL;
-			if (e && bld_is_leaf(e)) {
+			if (e && ir_is_leaf(e)) {
 				res = e;
 			} else if (e && (!l->ann || ann)) {
 				Var *y = ir_var(b->m, l->target->s, ann, false,
@@ -1110,7 +1088,7 @@ build_return(B *b, Stm *s)
 		return NULL;
 	}
 	Expr *e = bld_conv_value(b, s->value);
-	if (e && !bld_is_leaf(e))
+	if (e && !ir_is_leaf(e))
 		e = bld_bind_fresh(b, e, "gv", &b->gv_next);
 	return e;
 }

@@ -75,7 +75,6 @@ void *bld_idx_find(const NameIdx *ix, const Vec *v, const char *name, NameOf nam
 void bld_idx_truncate(NameIdx *ix, Vec *v, int n, NameOf name);
 bool bld_int_item(const Syn *x, int64_t *out);
 bool bld_int_lit(const Syn *x, int64_t *out);
-bool bld_is_leaf(const Expr *e);
 bool bld_is_named(const Syn *x, const char *name);
 Var *bld_lookup(B *b, const Syn *x);
 bool bld_match_args(B *b, const Syn *call, const char *fname, const char *const *names,

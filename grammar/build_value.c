@@ -1421,7 +1421,7 @@ Expr *
 bld_conv_leaf(B *b, Syn *x)
 {
 	Expr *e = bld_conv_value(b, x);
-	if (!e || bld_is_leaf(e))
+	if (!e || ir_is_leaf(e))
 		return e;
 	return bld_bind_fresh(b, e, "lv", &b->lv_next);
 }
