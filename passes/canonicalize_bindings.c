@@ -354,14 +354,40 @@ sym_expr(Canon *c, Expr *e, Known *k)
 	case E_SEQ:
 		sym_seq(c, e, k);
 		break;
-	default: /* tuples, calls: their operands */
+	case E_TUPLE: /* tuples, calls: their operands */
+	case E_TUPLE_GET:
+	case E_CALL:
+	case E_CALL_FN:
+	case E_CALL_VAR:
 		ir_each_child(e, sym_child, &(SymWalk){c, k});
+		break;
+	case E_VAR:
+	case E_CONST:
+	case E_PRIM:
+	case E_STR:
+	case E_EXTERN:
+	case E_GLOBAL:
 		break;
 	}
 }
 
 /* Whether a value (its shapes, prim values, struct info) mentions a known
  * variable: then symbolic canonicalization changes it. */
+typedef struct {
+	const Known *k;
+	bool found;
+} MentionWalk;
+
+static bool expr_mentions(const Expr *e, const Known *k);
+
+static bool
+mention_child(Expr **slot, void *ctx)
+{
+	MentionWalk *w = ctx;
+	w->found = expr_mentions(*slot, w->k);
+	return !w->found;
+}
+
 static bool
 expr_mentions(const Expr *e, const Known *k)
 {
@@ -370,36 +396,35 @@ expr_mentions(const Expr *e, const Known *k)
 	if (si_mentions(e->sinfo, k))
 		return true;
 	switch (e->kind) {
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			if (expr_mentions(e->tuple.items[i], k))
-				return true;
-		return false;
-	case E_TUPLE_GET:
-		return expr_mentions(e->tget.tuple, k);
 	case E_SHAPE:
 		for (int i = 0; i < e->shape.n; i++)
 			if (pe_mentions(e->shape.values[i], k))
 				return true;
 		return false;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			if (expr_mentions(e->call.args[i], k))
-				return true;
-		return attrs_mention(e, k);
+	case E_CALL: /* its attributes, then its arguments */
+		if (attrs_mention(e, k))
+			return true;
+		/* fall through */
+	case E_TUPLE:
+	case E_TUPLE_GET:
 	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			if (expr_mentions(e->callfn.args[i], k))
-				return true;
-		return false;
-	case E_CALL_VAR:
-		for (int i = 0; i < e->callv.nargs; i++)
-			if (expr_mentions(e->callv.args[i], k))
-				return true;
-		return expr_mentions(e->callv.fn, k);
-	default:
-		return false; /* if values: their bindings are tracked */
+	case E_CALL_VAR: {
+		MentionWalk w = {k, false};
+		ir_each_child((Expr *)e, mention_child, &w);
+		return w.found;
 	}
+	case E_IF: /* if values: their bindings are tracked */
+	case E_SEQ:
+	case E_FUNC:
+	case E_VAR:
+	case E_CONST:
+	case E_PRIM:
+	case E_STR:
+	case E_EXTERN:
+	case E_GLOBAL:
+		return false;
+	}
+	return false;
 }
 
 /* Whether the symbolic variables of pattern si include a runtime use. */
@@ -651,32 +676,19 @@ plan_seq(Canon *c, Expr *seq)
 	c->cur = saved;
 }
 
+static bool
+plan_child(Expr **slot, void *ctx)
+{
+	plan_expr(ctx, *slot);
+	return true;
+}
+
 static void
 plan_expr(Canon *c, Expr *e)
 {
 	switch (e->kind) {
 	case E_VAR:
 		plan_use(c, e->var);
-		break;
-	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			plan_expr(c, e->tuple.items[i]);
-		break;
-	case E_TUPLE_GET:
-		plan_expr(c, e->tget.tuple);
-		break;
-	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			plan_expr(c, e->call.args[i]);
-		break;
-	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			plan_expr(c, e->callfn.args[i]);
-		break;
-	case E_CALL_VAR:
-		plan_expr(c, e->callv.fn);
-		for (int i = 0; i < e->callv.nargs; i++)
-			plan_expr(c, e->callv.args[i]);
 		break;
 	case E_FUNC: {
 		/* a function's blocks are its own: what it reads of the
@@ -695,7 +707,19 @@ plan_expr(Canon *c, Expr *e)
 	case E_SEQ:
 		plan_seq(c, e);
 		break;
-	default:
+	case E_TUPLE:
+	case E_TUPLE_GET:
+	case E_CALL:
+	case E_CALL_FN:
+	case E_CALL_VAR:
+		ir_each_child(e, plan_child, c);
+		break;
+	case E_CONST:
+	case E_SHAPE:
+	case E_PRIM:
+	case E_STR:
+	case E_EXTERN:
+	case E_GLOBAL:
 		break;
 	}
 }
@@ -719,6 +743,21 @@ def_of(Canon *c, Var *v)
 }
 
 static bool rewrite_seq(Canon *c, Expr *seq);
+
+typedef struct {
+	Canon *c;
+	bool changed;
+} RewriteWalk;
+
+static bool rewrite(Canon *c, Expr **slot);
+
+static bool
+rewrite_child(Expr **slot, void *ctx)
+{
+	RewriteWalk *w = ctx;
+	w->changed |= rewrite(w->c, slot);
+	return true;
+}
 
 /* Rewrites the uses under *slot; true when anything changed (a use now
  * reads another var or a constant, or reads a var whose struct info
@@ -744,25 +783,15 @@ rewrite(Canon *c, Expr **slot)
 		return v->id < c->nids && c->vs[v->id].si_changed;
 	}
 	case E_TUPLE:
-		for (int i = 0; i < e->tuple.n; i++)
-			ch |= rewrite(c, &e->tuple.items[i]);
-		break;
 	case E_TUPLE_GET:
-		ch |= rewrite(c, &e->tget.tuple);
-		break;
 	case E_CALL:
-		for (int i = 0; i < e->call.nargs; i++)
-			ch |= rewrite(c, &e->call.args[i]);
-		break;
 	case E_CALL_FN:
-		for (int i = 0; i < e->callfn.nargs; i++)
-			ch |= rewrite(c, &e->callfn.args[i]);
+	case E_CALL_VAR: {
+		RewriteWalk w = {c, false};
+		ir_each_child(e, rewrite_child, &w);
+		ch = w.changed;
 		break;
-	case E_CALL_VAR:
-		ch |= rewrite(c, &e->callv.fn);
-		for (int i = 0; i < e->callv.nargs; i++)
-			ch |= rewrite(c, &e->callv.args[i]);
-		break;
+	}
 	case E_FUNC:
 		ch |= rewrite_seq(c, e->fn->body);
 		break;
@@ -774,7 +803,12 @@ rewrite(Canon *c, Expr **slot)
 	case E_SEQ:
 		ch |= rewrite_seq(c, e);
 		break;
-	default:
+	case E_CONST:
+	case E_SHAPE:
+	case E_PRIM:
+	case E_STR:
+	case E_EXTERN:
+	case E_GLOBAL:
 		break;
 	}
 	return ch;
