@@ -65,6 +65,13 @@ static const char run_help[] =
 	"between the function and the files is reported with the tensor's\n"
 	"name, its expected and its actual shape and dtype; exit status 1.\n";
 
+/* What -o has received of an output field so far. */
+typedef enum {
+	WRITTEN_NOT,  /* nothing yet */
+	WRITTEN_FILE, /* a .npy file */
+	WRITTEN_DIR,  /* a folder (a tuple field) */
+} Written;
+
 /* What the command needs. */
 typedef struct {
 	const char *file, *params, *out;
@@ -77,7 +84,7 @@ typedef struct {
 	rlx_run_options o;
 	const rlx_run_info *info; /* the result, once rlx_run knows it */
 	RtTmpDir tmp;         /* the temporary directory, once created */
-	char *written;        /* per field: 0 not yet, 1 a file, 2 a dir */
+	Written *written;     /* per field */
 	double t_write;
 } Cmd;
 
@@ -191,7 +198,7 @@ on_start(const rlx_run_info *info, void *ctx, rlx_diags *d)
 			  info->func, info->nresult, c->out);
 		return false;
 	}
-	c->written = calloc((size_t)info->nresult + 1, 1);
+	c->written = calloc((size_t)info->nresult + 1, sizeof *c->written);
 	return c->written != NULL;
 }
 
@@ -213,7 +220,7 @@ on_emit(void *ctx, int field, rlx_value *v, rlx_diags *d)
 	if (!ok)
 		diag_file(d, DIAG_ERROR, NULL, "%s", e.msg);
 	else
-		c->written[field] = v->kind == RV_TUPLE ? 2 : 1;
+		c->written[field] = v->kind == RV_TUPLE ? WRITTEN_DIR : WRITTEN_FILE;
 	return ok;
 }
 
@@ -252,8 +259,8 @@ move_into_place(Cmd *c)
 		return false;
 	}
 	for (int k = 0; k < c->info->nresult; k++) {
-		char *a = rt_field_path(c->tmp.tmp, k, c->written[k] == 2);
-		char *b = rt_field_path(c->out, k, c->written[k] == 2);
+		char *a = rt_field_path(c->tmp.tmp, k, c->written[k] == WRITTEN_DIR);
+		char *b = rt_field_path(c->out, k, c->written[k] == WRITTEN_DIR);
 		bool ok = rename_msg(a, b);
 		free(a);
 		free(b);
@@ -291,7 +298,7 @@ finish_dir(Cmd *c)
 	RtError e;
 	bool ok = nested != NULL;
 	for (int k = 0; ok && k < n; k++)
-		nested[k] = c->written[k] == 2;
+		nested[k] = c->written[k] == WRITTEN_DIR;
 	if (ok && !rt_write_fields_manifest(c->tmp.tmp, (const char **)c->info->names,
 					    nested, n, &e)) {
 		fprintf(stderr, "rlx run: error: %s\n", e.msg);

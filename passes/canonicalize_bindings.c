@@ -52,6 +52,13 @@ typedef struct {
 	int ver;       /* changes whenever the list does */
 } Known;
 
+/* How a variable is an output of its dataflow block (fold_outputs). */
+typedef enum {
+	OUT_NOT,   /* not one */
+	OUT_VAR,   /* `y = x` */
+	OUT_CAST,  /* `y = R.match_cast(x, ...)` */
+} OutForm;
+
 /* What the pass knows and decides of one variable (per Var.id). */
 typedef struct {
 	/* planner */
@@ -69,7 +76,7 @@ typedef struct {
 	bool a_changed;   /* symbolic canonicalization changed its binding */
 	/* fold_outputs */
 	bool disq;
-	unsigned char is_out; /* 1: output as `y = x`, 2: as a match_cast */
+	OutForm is_out;   /* how it is a dataflow block's output */
 	Binding *cand;
 	bool is_touched;  /* in Canon.touched: reset after the function */
 	Known *snap;      /* the values known at its binding */
@@ -840,7 +847,7 @@ fold_outputs(Canon *c, Block *bl)
 		touch(c, v->id);
 		if (v->dataflow) {
 			ir_visit_uses(b->value, mark_disq, c);
-			bool leaf = c->vs[v->id].is_out == 1 || b->value->kind == E_VAR;
+			bool leaf = c->vs[v->id].is_out == OUT_VAR || b->value->kind == E_VAR;
 			if (!c->vs[v->id].disq && c->vs[v->id].is_out && leaf)
 				c->vs[v->id].cand = b;
 		} else if (b->value->kind == E_VAR && b->value->var->dataflow &&
@@ -849,7 +856,7 @@ fold_outputs(Canon *c, Block *bl)
 			touch(c, x->id);
 			if (c->vs[x->id].is_out)
 				c->vs[x->id].disq = true;
-			c->vs[x->id].is_out = b->cast ? 2 : 1;
+			c->vs[x->id].is_out = b->cast ? OUT_CAST : OUT_VAR;
 		} else {
 			ir_visit_uses(b->value, mark_disq, c);
 		}
