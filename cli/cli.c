@@ -64,16 +64,6 @@ cli_read_file(const char *cmd, const char *path, size_t *len)
 	return sb_take(&b);
 }
 
-char *
-cli_read_own_file(const char *cmd, const char *path, size_t *len)
-{
-	RtError e;
-	char *p = rt_read_whole(path, UINT64_MAX, len, &e);
-	if (!p)
-		fprintf(stderr, "rlx %s: error: %s\n", cmd, e.msg);
-	return p;
-}
-
 /* A file's text for parsing: NULL after printing why when it cannot be
  * read or is not text. *name is how messages name it. */
 char *

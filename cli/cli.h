@@ -36,10 +36,6 @@ int cmd_verify(int argc, char **argv);       /* cmd_verify.c */
 /* A whole file ("-" is stdin), malloc'ed; NULL after printing why as
  * "rlx CMD: error: ...". */
 char *cli_read_file(const char *cmd, const char *path, size_t *len);
-/* A whole file rlx wrote itself (a tensor cache's model.py), malloc'ed:
- * a regular file only, opened without blocking as every data file is
- * (rt_open_input: a FIFO is refused at once). NULL after printing why. */
-char *cli_read_own_file(const char *cmd, const char *path, size_t *len);
 /* A file's text for parsing (not a text file: an error); *name is how
  * messages call it ("<stdin>" for -). NULL after printing why. */
 char *cli_read_text(const char *cmd, const char *path, size_t *len,

@@ -389,13 +389,14 @@ static int
 run_cmd(Cmd *c, double t_start)
 {
 	double t0 = rt_now_s();
-	size_t len;
+	size_t len = 0;
 	const char *name = c->file;
-	/* DIR/model.py is rlx transform's: a regular file (not a pipe, as
-	 * FILE may be) */
-	char *text = c->dir_model ? cli_read_own_file("run", c->file, &len)
-				  : cli_read_text("run", c->file, &len, &name);
-	if (!text)
+	/* DIR/model.py is read by rlx_run from the cache it opens, with the
+	 * weights (model_in_cache); FILE here, which may be a pipe */
+	char *text = NULL;
+	if (c->dir_model)
+		c->o.model_in_cache = true;
+	else if (!(text = cli_read_text("run", c->file, &len, &name)))
 		return EXIT_INPUT;
 	double t_read = rt_now_s() - t0;
 	c->o.input_names = (const char *const *)c->names.items;

@@ -112,8 +112,15 @@ rt_open_input_at(int dfd, const char *name, const char *path, uint64_t *size,
 char *
 rt_read_whole(const char *path, uint64_t max, size_t *len, RtError *e)
 {
+	return rt_read_whole_at(AT_FDCWD, path, path, max, len, e);
+}
+
+char *
+rt_read_whole_at(int dfd, const char *name, const char *path, uint64_t max,
+		 size_t *len, RtError *e)
+{
 	uint64_t n;
-	int fd = rt_open_input(path, &n, e);
+	int fd = rt_open_input_at(dfd, name, path, &n, e);
 	if (fd < 0)
 		return NULL;
 	char *p = NULL;

@@ -242,6 +242,9 @@ int rt_open_input_at(int dfd, const char *name, const char *path,
  * a NUL after its *len bytes; NULL + e when it cannot be read or has more
  * than max bytes. */
 char *rt_read_whole(const char *path, uint64_t max, size_t *len, RtError *e);
+/* The same for name under the open directory dfd (path names it). */
+char *rt_read_whole_at(int dfd, const char *name, const char *path,
+		       uint64_t max, size_t *len, RtError *e);
 /* Reads exactly n bytes at off of fd into buf, retrying an interrupted
  * read: 0, the errno of a read that failed, or -1 when the file ends
  * first. */

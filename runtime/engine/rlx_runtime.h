@@ -253,6 +253,12 @@ typedef struct {
 	/* Skip the check of index values (rt_program_set_index_check): an
 	 * index out of range then reads a clamped position. */
 	bool no_index_check;
+	/* `rlx run DIR`: the module is the file model.py of the tensor cache
+	 * `weights` (text is NULL; filename names it in messages), read from
+	 * the directory the weights come from, so that a cache replaced
+	 * meanwhile (rlx transform -o DIR) gives the old model and weights or
+	 * the new ones, never one's model and the other's weights. */
+	bool model_in_cache;
 } rlx_run_options;
 
 typedef struct {

@@ -203,7 +203,7 @@ open_weights(Run *r)
 	if (!r->wname)
 		return true;
 	RtError e;
-	if (!(r->w = rt_weights_open(r->wname, &e))) {
+	if (!r->w && !(r->w = rt_weights_open(r->wname, &e))) {
 		diag_file(r->d, DIAG_ERROR, NULL, "%s", e.msg);
 		return false;
 	}
@@ -442,7 +442,22 @@ rlx_run(const char *filename, const char *text, size_t len,
 	static const rlx_run_options none = {0};
 	memset(res, 0, sizeof *res);
 	Run r = {.o = opts ? opts : &none, .res = res, .d = d, .wname = weights};
-	int status = prepare(&r, filename, text, len);
+	char *own = NULL;
+	int status = RLX_OK;
+	if (r.o->model_in_cache) {
+		/* the model and its weights from one opened directory */
+		RtError e;
+		if (!weights || !(r.w = rt_weights_open(weights, &e)) ||
+		    !(own = rt_weights_read_file(r.w, "model.py", &len, &e))) {
+			diag_file(d, DIAG_ERROR, NULL, "%s", weights ? e.msg :
+				  "model_in_cache without a cache");
+			status = RLX_EINPUT;
+		}
+		text = own;
+	}
+	if (status == RLX_OK)
+		status = prepare(&r, filename, text, len);
+	free(own);
 	if (status == RLX_OK && r.o->plan_only) {
 		RtProgram *p = rt_compile_func(r.m, r.f->name, d);
 		StrBuf b = {0};

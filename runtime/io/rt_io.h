@@ -71,6 +71,10 @@ const char *rt_st_dtype_name(DType dt);
 typedef struct RtWeights RtWeights;
 
 RtWeights *rt_weights_open(const char *path, RtError *e);
+/* For a tensor cache: its file name (model.py), as rt_cache_read_file;
+ * NULL + e for any other kind of checkpoint. */
+char *rt_weights_read_file(RtWeights *w, const char *name, size_t *len,
+			   RtError *e);
 void rt_weights_close(RtWeights *w);
 int rt_weights_count(const RtWeights *w);
 const char *rt_weights_name(const RtWeights *w, int i);
@@ -251,6 +255,11 @@ bool rt_cache_set_hashes(RtCacheWriter *w, const uint64_t *hashes,
  * sizes, record bounds, overlaps). Shard hashes are checked when a shard
  * is first loaded from, or all at once by rt_cache_verify. */
 RtCache *rt_cache_open(const char *dir, RtError *e);
+/* The whole of the file name in the cache's directory (model.py), read
+ * from the directory the records come from: a cache replaced between the
+ * two reads cannot give one's model and the other's weights. */
+char *rt_cache_read_file(RtCache *c, const char *name, size_t *len,
+			 RtError *e);
 int rt_cache_count(const RtCache *c);
 const char *rt_cache_name(const RtCache *c, int i);
 bool rt_cache_is_shape(const RtCache *c, int i);

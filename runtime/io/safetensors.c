@@ -1002,6 +1002,17 @@ w_rec(const RtWeights *w, const char *name)
 	return -1;
 }
 
+char *
+rt_weights_read_file(RtWeights *w, const char *name, size_t *len, RtError *e)
+{
+	if (!w->cache) {
+		rt_error(e, "%s: not a tensor cache: it holds no %s", w->path,
+			 name);
+		return NULL;
+	}
+	return rt_cache_read_file(w->cache, name, len, e);
+}
+
 /* The cache's rlxTensorParallel (0 when absent); -1 + e when malformed. */
 static int
 cache_tp(RtWeights *w, RtError *e)

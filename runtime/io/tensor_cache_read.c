@@ -939,6 +939,19 @@ rt_cache_check(const RtCache *c, RtError *e)
 	return true;
 }
 
+char *
+rt_cache_read_file(RtCache *c, const char *name, size_t *len, RtError *e)
+{
+	char *path = tc_printf("%s/%s", c->dir, name);
+	if (!path) {
+		tc_err(e, "%s: out of memory", c->dir);
+		return NULL;
+	}
+	char *text = rt_read_whole_at(c->dfd, name, path, UINT64_MAX, len, e);
+	free(path);
+	return text;
+}
+
 /* Unmaps the shards and frees the cache. */
 void
 rt_cache_close(RtCache *c)

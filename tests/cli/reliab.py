@@ -346,7 +346,11 @@ def main():
         json.dump({"weight_map": {k: "shard.safetensors" for k in "abcd"}}, f)
     os.mkdir("fcache")
     os.mkfifo("fcache/tensor-cache.json")
-    os.mkdir("mcache")
+    # a cache whose model.py is a FIFO (the cache itself good)
+    rc, _, err = rlx("transform", "m.py", "--weights", "w1.safetensors",
+                     "--quiet", "-o", "mcache")
+    check("a cache for the FIFO model.py", rc == 0, err)
+    os.remove("mcache/model.py")
     os.mkfifo("mcache/model.py")
     for what, args in [
         (".npy input", ["run", "m.py", "--params", "w1.safetensors", "--input",

@@ -56,9 +56,18 @@ def main():
             write_safetensors(p("w%d.safetensors" % i), {"w": w})
         cache = p("cache")
 
-        def transform(i, out=cache):
-            return rlx("transform", p("m.py"), "--weights",
+        def transform(i, out=cache, model="m.py"):
+            return rlx("transform", p(model), "--weights",
                        p("w%d.safetensors" % i), "--quiet", "-o", out)
+
+        # another model of the same answer: its cache holds w as given
+        # (x @ w with w = ws[1].T), where the first one's holds a lifted
+        # transpose; a reader mixing one's model.py with the other's
+        # records would fail
+        with open(p("m2.py"), "w") as f:
+            f.write(MODEL.replace("w: R.Tensor((8, 16)", "w: R.Tensor((16, 8)")
+                    .replace("wt = R.permute_dims(w, axes=None)", "wt = w"))
+        write_safetensors(p("w2.safetensors"), {"w": np.ascontiguousarray(ws[1].T)})
 
         st, err = transform(0)
         t.ok(st == 0, "transform", err)
@@ -119,7 +128,9 @@ def main():
         def replace():
             i = 1
             while time.time() < end:
-                st, err = transform(i, live)
+                # the two models in turn (the second of w1's answer)
+                st, err = (transform(2, live, "m2.py") if i else
+                           transform(0, live))
                 if st:
                     wfail.append(err)
                 i = 1 - i
@@ -141,7 +152,8 @@ def main():
         writer.join()
         t.ok(not wfail, "readers: the replacements succeed", "\n".join(wfail[:3]))
         t.ok(not bad and not wrong,
-             "readers: %d runs during replacements, %d failed, %d wrong" % (
+             "readers: %d runs during replacements of one model's cache by "
+             "another's, %d failed, %d wrong" % (
                  runs, len(bad), wrong), "\n".join(bad[:3]))
 
         # 20,000 extra records: one warning, a count, a few names
