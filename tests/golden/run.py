@@ -570,7 +570,8 @@ CLI_CASES = [
      ["init-weights", "-", "--dim", "k=3", "-o", "{tmp}/w.safetensors"], SYM_WEIGHT,
      0, "", ""),
     ("run refuses an extern op", ["run", "cli/extern.py", "-o", "{tmp}/o.npy"],
-     None, 1, "", r"^cli/extern\.py:11:13: error: R\.call_dps_packed cannot be run"),
+     None, 1, "", r"^cli/extern\.py:11:13: error: R\.call_dps_packed\(\"my_sigmoid\"\): rlx "
+     r"knows no packed function of that name"),
     ("run refuses an op it has no kernel for, saying so",
      ["run", "cli/nokernel.py", "-o", "{tmp}/o.npy"],
      None, 1, "", r"^cli/nokernel\.py:13:16: error: R\.nn\.nll_loss cannot be run "
