@@ -102,6 +102,42 @@ def main():
              "run -o over a file-size limit: an error naming the file, exit 1, "
              "no temporary", (q.returncode, q.stderr, os.listdir(out)))
 
+        # a full disk: a 256 KiB tmpfs (root only; skipped elsewhere)
+        full = p("full")
+        os.mkdir(full)
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k",
+                                  "tmpfs", full], capture_output=True).returncode == 0
+        if not mounted:
+            t.skip("a full disk", "cannot mount a small tmpfs (needs root)")
+        else:
+            try:
+                for what, args, name in [
+                    ("transform", ["transform", p("m.py"), "--weights",
+                                   p("w0.safetensors"), "--quiet", "-o",
+                                   os.path.join(full, "cache")], "cache"),
+                    ("init-weights", ["init-weights", p("m.py"), "-o",
+                                      os.path.join(full, "w.safetensors")],
+                     "w.safetensors"),
+                    ("run -o", ["run", p("c0"), "--input", "x=" + p("x.npy"),
+                                "-o", os.path.join(full, "big", "")], "big")]:
+                    if what == "run -o":
+                        # a result larger than the room: fill it first
+                        with open(os.path.join(full, "filler"), "wb") as f:
+                            try:
+                                f.write(b"\0" * (256 << 10))
+                            except OSError:
+                                pass
+                    q = subprocess.run([RLX] + args, capture_output=True,
+                                       text=True, timeout=300)
+                    left = [f for f in os.listdir(full) if f != "filler"]
+                    t.ok(q.returncode == 1 and "No space left on device" in q.stderr
+                         and name in q.stderr and not left,
+                         "%s onto a full disk: an error naming the file "
+                         "(ENOSPC), exit 1, nothing left" % what,
+                         (q.returncode, q.stderr, left))
+            finally:
+                subprocess.run(["umount", full])
+
         # the kill loop: transforms killed at random moments, alternating
         # weights so that each one replaces the cache
         target = os.path.join(out, "cache")
