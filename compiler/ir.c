@@ -165,6 +165,8 @@ static const char *const expr_kind_names[] = {
 	"string", "op call", "function call", "if", "sequence",
 	"extern function", "function", "call", "global function",
 };
+_Static_assert(ARRAY_LEN(expr_kind_names) == E_GLOBAL + 1,
+	       "expr_kind_names has a name per ExprKind");
 
 const char *
 ir_expr_kind_name(ExprKind k)

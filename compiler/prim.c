@@ -603,6 +603,8 @@ static const int pe_prec[] = {
 	[PE_EQ] = 0, [PE_NE] = 0, [PE_LT] = 0, [PE_LE] = 0, [PE_GT] = 0,
 	[PE_GE] = 0,
 };
+_Static_assert(ARRAY_LEN(pe_prec) == PE_GE + 1,
+	       "pe_prec has a level per PExprKind");
 
 static const char *const pe_op[] = {
 	[PE_ADD] = " + ",

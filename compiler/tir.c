@@ -76,6 +76,8 @@ static const struct {
 	{"==", true}, {"!=", true}, {"<", true}, {"<=", true}, {">", true},
 	{">=", true}, {"and", true}, {"or", true},
 };
+_Static_assert(ARRAY_LEN(bin_ops) == TE_OR - TE_ADD + 1,
+	       "bin_ops has an entry per TExprKind from TE_ADD to TE_OR");
 
 const char *
 tir_op_text(TExprKind k, bool *infix)

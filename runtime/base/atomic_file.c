@@ -26,9 +26,12 @@
  * are not, so the outputs survive the death of the process at any point
  * but not necessarily a power loss (docs/formats.md).
  *
- * The registry the signal handler reads is the one process-wide state of
- * the runtime (signals are process-wide): a fixed table of slots, written
- * with atomics, read by the handler with async-signal-safe calls only.
+ * The registry the signal handler reads is process-wide state (signals
+ * are process-wide): a fixed table of slots, written with atomics, read by
+ * the handler with async-signal-safe calls only. The runtime has three
+ * such states in all, each for a reason the process owns: this registry,
+ * the table of guarded mappings (input_file.c, for SIGBUS) and the JIT's
+ * one-time native target set-up (jit.c, LLVM's own is process-wide).
  * dirent.h is avoided (its DT_UNKNOWN clashes with ir.h's DType): the
  * directory walks use getdents64 directly, which is also what makes the
  * tree removal safe in a signal handler.

@@ -17,8 +17,9 @@
  * A SIGBUS at an address outside every registered mapping is a bug: the
  * guard removes the temporaries (rt_cleanup_run) and lets it kill.
  *
- * Like the cleanup registry (atomic_file.c), the table of mappings is
- * process-wide state read by a signal handler: fixed slots, atomics.
+ * Like the cleanup registry (atomic_file.c, which lists the runtime's
+ * process-wide states), the table of mappings is process-wide state read
+ * by a signal handler: fixed slots, atomics.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -43,15 +43,17 @@
  *
  * Fast paths: transposes move T x T tiles through registers (vector loads,
  * a shuffle network, vector stores; non-temporal when the output is
- * large), f32 matmul uses 6 x 32 register tiles of fmas, reductions may
+ * large), float matmuls call rlx_gemm (runtime/kernels/gemm.c: register
+ * tiles per instruction set, packed panels), reductions may
  * reassociate so they vectorize, and f32 exp is a polynomial so loops
  * calling it vectorize. Cold tail loops carry metadata that keeps the
  * optimizer from vectorizing or unrolling them (JIT time).
  *
- * Adding an op: write `static bool gen_OP(K *k)` from the helpers below
- * (loops: loop_begin/loop_end, nest_begin/nest_end, par_begin for the
- * outer loop; elements: ld/st with an element offset, cvt between dtypes;
- * strides) or, for an elementwise op, a case in elem_unary/elem_binary;
+ * Adding an op: write `static bool gen_OP(K *k)` from the cg_* helpers of
+ * codegen_impl.h (loops: cg_loop_begin/cg_loop_end, cg_nest_begin/
+ * cg_nest_end, cg_par_begin for the outer loop; elements: cg_ld/cg_st with
+ * an element offset, cg_cvt between dtypes) or, for an elementwise op, a
+ * case in elem_unary/elem_binary;
  * then its line in gen_of, the table of generators gen_body() reads. The
  * generators of one family live together: codegen_move.c (data
  * movement), codegen_index.c (computed from each output element's index),
@@ -2214,7 +2216,9 @@ static void
 key_dim(StrBuf *sb, const PExpr *x, VarNames *vn)
 {
 	int64_t c;
-	static const char *ops = "+-*/%<>=!lLgG"; /* ORDER: PExprKind from PE_ADD */
+	static const char ops[] = "+-*/%<>=!lLgG"; /* ORDER: PExprKind from PE_ADD */
+	_Static_assert(sizeof ops - 1 == PE_GE - PE_ADD + 1,
+		       "a key character per PExprKind from PE_ADD");
 	if (cg_pe_const(x, &c)) {
 		sb_printf(sb, "%lld", (long long)c);
 		return;

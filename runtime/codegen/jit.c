@@ -47,7 +47,8 @@
  * code cache keys on the features, so each has its own objects).
  * RLX_ISA=avx512 is the host's own, as is an unset or empty RLX_ISA.
  *
- * The only process-wide state is the one-time native target set-up.
+ * Its one process-wide state is the one-time native target set-up (LLVM's
+ * targets are process-wide); atomic_file.c lists the runtime's others.
  */
 #include <pthread.h>
 #include <sys/stat.h>

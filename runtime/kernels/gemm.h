@@ -27,6 +27,7 @@
 #ifndef RLX_GEMM_H
 #define RLX_GEMM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum { RT_GEMM_F32 = 0, RT_GEMM_F16 = 1, RT_GEMM_BF16 = 2, RT_GEMM_Q8 = 3 };
@@ -59,6 +60,19 @@ enum {
 	RTG_BS = RTG_AS + RTG_MAXB, RTG_BSCALE = RTG_BS + RTG_MAXB, RTG_BGROUP,
 	RTG_SLOTS,
 };
+
+/* the generated code's view of RtGemm: every slot where the enum says */
+#define RTG_AT(f, slot) (offsetof(RtGemm, f) == (slot) * sizeof(int64_t))
+_Static_assert(RTG_AT(M, RTG_M) && RTG_AT(N, RTG_N) && RTG_AT(K, RTG_K) &&
+	       RTG_AT(a, RTG_A) && RTG_AT(b, RTG_B) && RTG_AT(c, RTG_C) &&
+	       RTG_AT(adt, RTG_ADT) && RTG_AT(bdt, RTG_BDT) &&
+	       RTG_AT(cdt, RTG_CDT) && RTG_AT(transb, RTG_TRANSB) &&
+	       RTG_AT(nb, RTG_NB) && RTG_AT(bdim, RTG_BDIM) &&
+	       RTG_AT(as, RTG_AS) && RTG_AT(bs, RTG_BS) &&
+	       RTG_AT(bscale, RTG_BSCALE) && RTG_AT(bgroup, RTG_BGROUP) &&
+	       sizeof(RtGemm) == RTG_SLOTS * sizeof(int64_t),
+	       "RTG_* name RtGemm's 8-byte slots in order");
+#undef RTG_AT
 
 /*
  * Computes g on the pool (runtime/kernels/pool.h; NULL: the calling thread) with
