@@ -1779,6 +1779,8 @@ infer_strided_slice(Module *m, Expr *call, Diags *d)
 		} else if (cb && ce && s == 1 && bi == 0 && ei >= INT32_MAX) {
 			o[ax[i]] = dim;
 		} else if (cb && ce && inbound && s > 0 && bi >= 0 && ei >= bi) {
+			/* the kernel reads up to end - 1 of a symbolic dim */
+			assume(&c, AS_LE, end[i], dim, "end", arg_dim(&c, 0, -1, ax[i]));
 			o[ax[i]] = pe_int(&m->arena, (ei - bi + s - 1) / s);
 		} else if (inbound && s > 0) {
 			/* TVM: ceildiv(end - begin, stride), in bounds */
@@ -1924,6 +1926,10 @@ infer_squeeze(Module *m, Expr *call, Diags *d)
 			if (known(x) && dconst(x->shape[ax[i]], &v) && v != 1)
 				continue;
 			drop[ax[i]] = true;
+			/* a symbolic length squeezed away must be 1 */
+			if (known(x))
+				assume(&c, AS_EQ, x->shape[ax[i]], pe_int(&m->arena, 1),
+				       arg_dim(&c, 0, -1, ax[i]), "the length of a squeezed axis");
 		}
 	}
 	int n = 0;
@@ -2575,8 +2581,13 @@ infer_topk(Module *m, Expr *call, Diags *d)
 	if (x->ndim > 0 && known(x)) {
 		o = dims_copy(&c, x->shape, x->ndim);
 		int64_t v;
-		if (k > 0 && (!dconst(o[ax], &v) || k < v))
+		if (k > 0 && (!dconst(o[ax], &v) || k < v)) {
+			/* a symbolic axis must be at least k: the kernel
+			 * writes k values */
+			assume(&c, AS_LE, pe_int(&m->arena, k), o[ax],
+			       "k", arg_dim(&c, 0, -1, ax));
 			o[ax] = pe_int(&m->arena, k);
+		}
 	}
 	SInfo *f[2] = {tensor(&c, x->dtype, x->ndim, o), tensor(&c, it, x->ndim, o)};
 	const char *rt = attr(&c, P_ret_type)->s;
@@ -3831,6 +3842,7 @@ infer_einsum(Module *m, Expr *call, Diags *d)
 	const char *s = sx;
 	const char *arrow = strstr(s, "->");
 	PExpr *dim[128] = {0};
+	const char *wdim[128] = {0};
 	int count[128] = {0};
 	bool shapes = true;
 	const char *p = s;
@@ -3850,14 +3862,20 @@ infer_einsum(Module *m, Expr *call, Diags *d)
 			if (f->ndim >= 0 && n < f->ndim && known(f)) {
 				PExpr *x = f->shape[n];
 				int64_t one;
-				if (!dim[ch] || (dconst(dim[ch], &one) && one == 1))
+				if (!dim[ch] || (dconst(dim[ch], &one) && one == 1)) {
 					dim[ch] = x;
-				else if (!(dconst(x, &one) && one == 1) &&
+					wdim[ch] = field_dim(&c, 0, k, n);
+				} else if (!(dconst(x, &one) && one == 1) &&
 					 infer_dim_rel(m, dim[ch], x) == DIM_DIFFER) {
 					diag_error(d, call->span,
 						   "%s: subscript '%c' stands for dims %s and %s",
 						   c.op, ch, dim_str(&c, dim[ch]), dim_str(&c, x));
 					return NULL;
+				} else {
+					/* symbolic: equal to the letter's first dim
+					 * (the result's), or 1 */
+					assume(&c, AS_BCAST, x, dim[ch], field_dim(&c, 0, k, n),
+					       wdim[ch]);
 				}
 			} else {
 				shapes = false;
@@ -3942,13 +3960,23 @@ infer_qdq(Module *m, Expr *call, Diags *d)
 	for (int i = 1; i <= 2; i++) {
 		const SInfo *p = i == 1 ? s : z;
 		int64_t v;
-		if (p->ndim < 0 || p->ndim == 0 || !known(p) || x->ndim < 0 || !known(x))
+		if (p->ndim == 0)
 			continue;
-		bool single = true;
-		for (int j = 0; j < p->ndim; j++)
+		bool single = p->ndim > 0 && known(p);
+		for (int j = 0; single && j < p->ndim; j++)
 			single &= dconst(p->shape[j], &v) && v == 1;
 		if (single)
 			continue;
+		/* the kernel reads one value per index of data's axis: a
+		 * length it cannot see is refused, as TVM's rule refuses it
+		 * (no run-time check could name it) */
+		if (p->ndim < 0 || !known(p) || x->ndim < 0 || !known(x)) {
+			diag_error(d, arg_span(&c, i),
+				   "%s: %s must be a scalar or a 1-D tensor of known "
+				   "length (and data's shape known), got %s", c.op,
+				   arg_name(&c, i), infer_sinfo_str(m, p));
+			return NULL;
+		}
 		if (p->ndim != 1 || x->ndim == 0 ||
 		    infer_dim_rel(m, p->shape[0], x->shape[ax]) != DIM_EQUAL) {
 			diag_error(d, arg_span(&c, i),
@@ -4057,6 +4085,10 @@ infer_ccl_scatter(Module *m, Expr *call, Diags *d)
 			   (long long)n);
 		return NULL;
 	}
+	/* a symbolic length: each worker's part must be whole, or the
+	 * remainder would be dropped without a word */
+	assume(&c, AS_DIV, x->shape[ax], pe_int(&m->arena, n), arg_dim(&c, 0, -1, ax),
+	       "num_workers");
 	PExpr **s = dims_new(&c, x->ndim);
 	memcpy(s, x->shape, sizeof *s * (size_t)x->ndim);
 	s[ax] = pe_simplify(&m->arena,
