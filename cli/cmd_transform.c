@@ -18,7 +18,7 @@
 static const char transform_help[] =
 	"usage: rlx transform FILE --weights PATH [--func NAME] [--shared | --shared=F1,..]\n"
 	"                     [--shard-size MiB] [--tensor-parallel N] [--strict] [--quiet]\n"
-	"                     [--no-cache] -o DIR\n"
+	"                     [--no-cache] [--no-index-check] -o DIR\n"
 	"   or: rlx transform FILE [--func NAME] [--shared...] --print-plan\n"
 	"\n"
 	"Runs the weight pre-processing of FILE on a checkpoint and writes the\n"
@@ -50,6 +50,9 @@ static const char transform_help[] =
 	"                    transform and write; total)\n"
 	"  --no-cache        compile every kernel, neither reading nor writing\n"
 	"                    the code cache (as RLX_NO_CACHE=1)\n"
+	"  --no-index-check  do not check that index tensors (R.take in mode\n"
+	"                    \"fast\", the gather and scatter ops) are in range\n"
+	"                    before they are used (as `rlx run --no-index-check`)\n"
 	"  -o DIR            the tensor cache to write\n"
 	"  --print-plan      print how the executor runs the transform (per\n"
 	"                    binding: its kernel, or the kernel it is fused\n"
@@ -77,6 +80,8 @@ parse_args(Args *a, int argc, char **argv)
 			a->quiet = true;
 		} else if (!strcmp(argv[i], "--time")) {
 			a->time = true;
+		} else if (!strcmp(argv[i], "--no-index-check")) {
+			a->o.no_index_check = true;
 		} else if (!strcmp(argv[i], "--no-cache")) {
 			setenv("RLX_NO_CACHE", "1", 1); /* read by the JIT */
 		} else if (!strcmp(argv[i], "--strict")) {

@@ -15,6 +15,7 @@
 static const char verify_help[] =
 	"usage: rlx verify FILE --weights PATH [--func NAME] [--input NAME=FILE.npy]...\n"
 	"                  [--dim NAME=VALUE]... [--seed N] [--strict] [--shared[=F1,F2,...]]\n"
+	"                  [--time] [--no-index-check]\n"
 	"\n"
 	"Runs the function F of FILE on the raw weights of PATH, then lifts FILE,\n"
 	"runs F_transform_params on the same weights and the lifted F on its\n"
@@ -35,7 +36,10 @@ static const char verify_help[] =
 	"                          function are an error (else a warning)\n"
 	"  --shared[=F1,F2,...]    lift as `rlx lift --shared`: F against the one\n"
 	"                          transform_params (F among the listed functions)\n"
-	"  --time                  print how long the verification took on stderr\n";
+	"  --time                  print how long the verification took on stderr\n"
+	"  --no-index-check        do not check that index tensors (R.take in mode\n"
+	"                          \"fast\", the gather and scatter ops) are in range\n"
+	"                          before they are used (as `rlx run --no-index-check`)\n";
 
 typedef struct {
 	const char *file, *ckpt;
@@ -58,6 +62,8 @@ parse_args(Args *a, int argc, char **argv)
 			a->o.strict = true;
 		} else if (!strcmp(argv[i], "--time")) {
 			a->time = true;
+		} else if (!strcmp(argv[i], "--no-index-check")) {
+			a->o.no_index_check = true;
 		} else if (cli_shared_option(argv[i], &a->o.shared, &a->shared)) {
 			continue;
 		} else if ((v = cli_weights_value(argc, argv, &i))) {

@@ -85,6 +85,8 @@ typedef struct {
 	 * of it in stats->plan (`--print-plan`): no checkpoint is read
 	 * (weights may be NULL) and nothing is written (out may be NULL). */
 	bool plan_only;
+	/* Skip the check of index values, as rlx_run_options'. */
+	bool no_index_check;
 } rlx_transform_options;
 
 typedef struct {
@@ -165,6 +167,7 @@ typedef struct {
 	bool shared;                /* lift one shared transform_params */
 	const char *const *shared_funcs; /* ...of these (NULL: all), func */
 	int nshared_funcs;               /* among them */
+	bool no_index_check;        /* as in rlx_run_options */
 } rlx_verify_options;
 
 typedef struct {

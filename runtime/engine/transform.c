@@ -927,6 +927,8 @@ rlx_transform(const char *filename, const char *text, size_t len,
 	if (x.nprocs == 1 || (!x.planned && x.me == 0))
 		rt_ckpt_hash_start(h);
 	ok = (prog = rt_compile_func(x.m, x.T->name, d)) != NULL;
+	if (ok)
+		rt_program_set_index_check(prog, !x.o->no_index_check);
 	if (ok) {
 		if (x.planned && !rt_cache_plan(&x.plan, x.precs, x.nrecs, shard,
 						x.nprocs, &e)) {

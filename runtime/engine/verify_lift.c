@@ -196,12 +196,13 @@ original_args(Vf *v, RtWeights *w, const char *wname, Diags *d)
 /* Compiles function `name` of m and runs it on args; NULL + d. */
 static RtValue *
 run_func(Module *m, const char *name, const char *what, RtValue **args,
-	 RtProgram **prog, Diags *d)
+	 bool index_check, RtProgram **prog, Diags *d)
 {
 	RtValue *r = NULL;
 	RtError e;
 	if (!(*prog = rt_compile_func(m, name, d)))
 		return NULL;
+	rt_program_set_index_check(*prog, index_check);
 	if (!rt_run(*prog, args, &r, &e)) {
 		RtError w = {.span = e.span};
 		rt_error(&w, "%s%s: %s", what, name, e.msg);
@@ -298,11 +299,14 @@ rlx_verify_lift(const char *filename, const char *text, size_t len,
 		goto done;
 	}
 	if (!original_args(&v, w, weights, d) ||
-	    !(r0 = run_func(v.m0, v.F0->name, "", v.args0, &p0, d)) ||
+	    !(r0 = run_func(v.m0, v.F0->name, "", v.args0,
+				    !v.o->no_index_check, &p0, d)) ||
 	    !transform_args(&v, d) ||
-	    !(tr = run_func(v.m1, v.T1->name, "", v.argst, &pt, d)) ||
+	    !(tr = run_func(v.m1, v.T1->name, "", v.argst,
+				    !v.o->no_index_check, &pt, d)) ||
 	    !lifted_args(&v, tr, d) ||
-	    !(r1 = run_func(v.m1, v.F1->name, "lifted ", v.args1, &p1, d)))
+	    !(r1 = run_func(v.m1, v.F1->name, "lifted ", v.args1,
+				    !v.o->no_index_check, &p1, d)))
 		goto done;
 	if (!rt_weights_check(w, &e)) { /* truncated while it was read */
 		diag_file(d, DIAG_ERROR, weights, "%s", e.msg);

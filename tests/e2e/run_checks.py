@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rlxtest import Tap, np, rlx  # noqa: E402
+from rlxtest import Tap, np, rlx, write_safetensors  # noqa: E402
 
 HEAD = '''\
 from tvm.script import ir as I
@@ -357,6 +357,42 @@ def run_property(t_, tmp, rng):
               (res["good"][0], res["good"][2], rc, se, want, src))
 
 
+# --no-index-check on the other commands that run the executor: a
+# weight-only take (lifted into the transform) with an index out of range.
+NIC_MODEL = HEAD.replace("def main(%s):", "def main(x: R.Tensor((2,), \"int64\"), "
+                         "e: R.Tensor((4, 2), \"float32\"), i: R.Tensor((3,), \"int64\")):") + \
+    '''        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            w = R.take(e, i, axis=0)
+            y = R.take(w, x, axis=0)
+            R.output(y)
+        return y
+'''
+
+
+def run_no_index_check(t_, tmp):
+    d = os.path.join(tmp, "nic")
+    os.mkdir(d)
+    model = os.path.join(d, "model.py")
+    with open(model, "w") as f:
+        f.write(NIC_MODEL)
+    ws = os.path.join(d, "w.safetensors")
+    write_safetensors(ws, {"e": np.arange(8, dtype="float32").reshape(4, 2),
+                           "i": np.array([0, 3, 4])})
+    x = os.path.join(d, "x.npy")
+    np.save(x, np.array([0, 2]))
+    loc, want = "model.py:11:17: error: ", "R.take: i[2] is 4, outside [-4, 4)"
+    for cmd, args in (("transform", ["--quiet", "-o", os.path.join(d, "out")]),
+                      ("verify", ["--input", "x=" + x])):
+        rc, _, se = rlx(cmd, model, "--weights", ws, *args)
+        t_.ok(rc == 1 and loc in se and want in se and
+              (cmd == "verify" or not os.path.exists(os.path.join(d, "out"))),
+              "%s: an index out of range is a located error" % cmd,
+              "exit %d\n%s" % (rc, se))
+        rc, _, se = rlx(cmd, model, "--weights", ws, "--no-index-check", *args)
+        t_.ok(rc == 0, "%s --no-index-check: not checked" % cmd, "exit %d\n%s" % (rc, se))
+
+
 def main():
     t_ = Tap()
     rng = np.random.default_rng(7)
@@ -399,6 +435,7 @@ def main():
                 t_.ok(ok, "%s: a located error" % name,
                       "exit %d\nstderr: %s\nwanted: %s" % (rc, se, want))
         run_property(t_, tmp, rng)
+        run_no_index_check(t_, tmp)
     t_.done()
 
 
