@@ -72,6 +72,7 @@
 #include "gemm.h"
 #include "pool.h"
 #include "rt.h"
+#include "sort.h"
 #include "xxh.h"
 
 struct Jit {

@@ -57,10 +57,5 @@ void pool_scratch_give(Pool *pool, void *buf, size_t bytes);
  * no export from the executable.
  */
 void rlx_parallel_for(void *pool, void *ctx, int64_t n, PoolFn fn);
-/* runtime/kernels/sort.c: one row sorted for the sort kernels: the first k values
- * to vals (unless NULL), the first k positions returned (malloc'ed int64)
- * when want_idx. */
-void *rlx_sort_row(const void *row, int64_t stride, int32_t dt, int64_t n, int32_t desc,
-		   int64_t k, void *vals, int64_t vstride, int32_t want_idx);
 
 #endif

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "ir.h"
-#include "pool.h"
+#include "sort.h"
 
 enum { SMALL = 48 }; /* rows this short take the insertion sort */
 
