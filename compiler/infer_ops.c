@@ -1677,6 +1677,11 @@ infer_split(Module *m, Expr *call, Diags *d)
 				    (long long)(nsec - 1)),
 		       arg_dim(&c, 0, -1, ax));
 	}
+	if (!sections && !lconst && nidx > 0)
+		/* the pieces between indices have their constant lengths
+		 * only when the last index is within the symbolic axis */
+		assume(&c, AS_LE, pe_int(&m->arena, idx[nidx - 1]), len,
+		       "the last index", arg_dim(&c, 0, -1, ax));
 	for (int i = 0; i < n; i++) {
 		PExpr *piece;
 		if (sections) {

@@ -1098,6 +1098,49 @@ dss_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim, int64_t *shape,
 }
 
 /*
+ * The result shape of matmul when its rule could not say it (the batch
+ * dims or an operand's shape unknown): NumPy's, the batch dims broadcast;
+ * false + e when the inner dims differ or the batch dims do not
+ * broadcast.
+ */
+static bool
+matmul_shape(Frame *fr, const Bufs *bf, int ndim, int64_t *shape,
+	     const char *who)
+{
+	if (bf->nb != 2 || bf->bnd[0] < 1 || bf->bnd[1] < 1)
+		return false;
+	int na = bf->bnd[0], nb = bf->bnd[1];
+	const int64_t *da = bf->dims, *db = bf->dims + na;
+	int64_t k1 = da[na - 1], k2 = db[nb >= 2 ? nb - 2 : 0];
+	if (k1 != k2) {
+		rt_error(fr->e, "%s: R.matmul: the inner dimensions are %lld and "
+			 "%lld", who, (long long)k1, (long long)k2);
+		return false;
+	}
+	int ba = na >= 2 ? na - 2 : 0, bb = nb >= 2 ? nb - 2 : 0;
+	int nbat = ba > bb ? ba : bb;
+	if (nbat + (na >= 2) + (nb >= 2) != ndim)
+		return false;
+	for (int i = 0; i < nbat; i++) {
+		int64_t x = i >= nbat - ba ? da[i - (nbat - ba)] : 1;
+		int64_t y = i >= nbat - bb ? db[i - (nbat - bb)] : 1;
+		if (x != y && x != 1 && y != 1) {
+			rt_error(fr->e, "%s: R.matmul: batch dimensions %lld and "
+				 "%lld do not broadcast", who, (long long)x,
+				 (long long)y);
+			return false;
+		}
+		shape[i] = x == 1 ? y : x;
+	}
+	int k = nbat;
+	if (na >= 2)
+		shape[k++] = da[na - 2];
+	if (nb >= 2)
+		shape[k++] = db[nb - 1];
+	return true;
+}
+
+/*
  * The output shape of op call e from its input buffers, for the ops whose
  * struct info may know only the rank: elementwise ops (broadcast), the
  * normalizations (the data's shape), reductions and permute_dims. false
@@ -1117,6 +1160,8 @@ runtime_shape(Frame *fr, const Bufs *bf, const Expr *e, int ndim,
 	switch (op) {
 	case OP_DYNAMIC_STRIDED_SLICE:
 		return dss_shape(fr, bf, e, ndim, shape, who);
+	case OP_MATMUL:
+		return matmul_shape(fr, bf, ndim, shape, who);
 	case OP_PERMUTE_DIMS: {
 		const AttrVal *ax = op_attr_opt(e, P_axes);
 		if (nd != ndim || (ax && ax->kind == AV_INTS && ax->n != nd))

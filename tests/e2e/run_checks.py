@@ -50,6 +50,14 @@ CASES = [
     ("matmul: inner dims, 1-D right", "x: %s, w: %s" % (t("b", "m", "k"), t("k2")),
      ["y = R.matmul(x, w)"], {"x": (2, 2, 3), "w": (3,)}, {"x": (2, 2, 3), "w": (4,)},
      "R.matmul: x's dimension 2 is 3 but w's dimension 0 is 4"),
+    ("matmul: symbolic batch dims broadcast (the result's shape at run time)",
+     "x: %s, w: %s" % (t("b1", 2, 3), t("b2", 3, 4)),
+     ["y = R.matmul(x, w)"], {"x": (1, 2, 3), "w": (3, 3, 4)}, {"x": (2, 2, 3), "w": (3, 3, 4)},
+     "binding 'y': R.matmul: batch dimensions 2 and 3 do not broadcast"),
+    ("matmul: inner dims of operands of unknown shape",
+     "x: R.Tensor(dtype=\"float32\", ndim=3), w: R.Tensor(dtype=\"float32\", ndim=2)",
+     ["y = R.matmul(x, w)"], {"x": (2, 2, 3), "w": (3, 4)}, {"x": (2, 2, 3), "w": (5, 4)},
+     "binding 'y': R.matmul: the inner dimensions are 3 and 5"),
     ("reshape: element counts", "x: %s" % t("n", "m"),
      ["y = R.reshape(x, R.shape([6]))"], {"x": (2, 3)}, {"x": (2, 4)},
      "R.reshape: the element count of x is 8 but the new shape's is 6"),
@@ -84,6 +92,9 @@ CASES = [
     ("split: every section fits", "x: %s" % t("n"),
      ["y = R.split(x, indices_or_sections=3)"], {"x": (5,)}, {"x": (1,)},
      "R.split: the length of the first 2 sections (2) is more than x's dimension 0 (1)"),
+    ("split: the last index within the axis", "x: %s" % t("n"),
+     ["y = R.split(x, indices_or_sections=[2, 5])"], {"x": (6,)}, {"x": (4,)},
+     "R.split: the last index (5) is more than x's dimension 0 (4)"),
     ("concat: dims outside the axis", "a: %s, b: %s" % (t("n", 2), t("m", "k")),
      ["y = R.concat((a, b), axis=0)"], None, {"a": (2, 2), "b": (3, 5)},
      "R.concat: b's dimension 1 is 5 but a's dimension 1 is 2"),
@@ -406,7 +417,7 @@ def main():
                 f.write(src)
             # the failing binding: the one the message's op names, or a
             # parameter the message names
-            if msg.startswith("parameter '"):
+            if msg.startswith("parameter '") or msg.startswith("binding '"):
                 at = msg.split("'")[1]
             else:
                 op = msg.split(":")[0]
