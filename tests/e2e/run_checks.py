@@ -320,7 +320,33 @@ def piece_take(i, r):
             {"e%d" % i: (v, 2), "i%d" % i: ids}, {"e%d" % i: (v, 2), "i%d" % i: bad})
 
 
-PIECES = [piece_matmul, piece_param, piece_reshape, piece_conv, piece_norm, piece_take]
+def piece_einsum(i, r):
+    m, k, n = (int(v) for v in r.integers(1, 5, 3))
+    bad = k + int(r.integers(1, 3))
+    return ("x%d: %s, w%d: %s" % (i, t("m%d" % i, "k%d" % i), i, t("k%db" % i, "n%d" % i)),
+            'r%d = R.einsum((x%d, w%d), subscripts="ij,jk->ik")' % (i, i, i), "r%d" % i,
+            {"x%d" % i: (m, k), "w%d" % i: (k, n)}, {"x%d" % i: (m, k), "w%d" % i: (bad, n)})
+
+
+def piece_topk(i, r):
+    k = int(r.integers(1, 4))
+    return ("x%d: %s" % (i, t(2, "n%d" % i)),
+            'r%d = R.topk(x%d, k=%d, axis=-1, ret_type="values")' % (i, i, k), "r%d" % i,
+            {"x%d" % i: (2, k + int(r.integers(0, 3)))},
+            {"x%d" % i: (2, int(r.integers(0, k)))})
+
+
+def piece_split(i, r):
+    a = int(r.integers(1, 4))
+    b = a + int(r.integers(1, 4))
+    return ("x%d: %s" % (i, t("n%d" % i, 2)),
+            "r%d = R.split(x%d, indices_or_sections=[%d, %d])" % (i, i, a, b), "r%d" % i,
+            {"x%d" % i: (b + int(r.integers(0, 3)), 2)},
+            {"x%d" % i: (b - int(r.integers(1, b + 1)), 2)})
+
+
+PIECES = [piece_matmul, piece_param, piece_reshape, piece_conv, piece_norm, piece_take,
+          piece_einsum, piece_topk, piece_split]
 
 
 def property_cases(rng, n):
