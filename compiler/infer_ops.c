@@ -3003,6 +3003,25 @@ infer_pad(Module *m, Expr *call, Diags *d)
 	}
 	if (!known(x))
 		return tensor(&c, x->dtype, x->ndim, NULL);
+	/* the modes but "constant" copy the padding from the data: an axis
+	 * they pad must not be empty (NumPy refuses it too); "reflect"
+	 * mirrors once, so each side's padding is less than the axis */
+	const char *mode = attr(&c, P_pad_mode)->s;
+	bool reflect = mode && !strcmp(mode, "reflect");
+	for (int i = 0; mode && strcmp(mode, "constant") && i < x->ndim; i++) {
+		if (!reflect && p[2 * i] + p[2 * i + 1] > 0 &&
+		    !assume(&c, AS_POS, x->shape[i], pe_int(&m->arena, 1),
+			    arena_printf(&m->arena, "%s's dimension %d, padded in mode \"%s\",",
+					 arg_label(&c, 0), i, mode), ""))
+			return NULL;
+		for (int k = 0; reflect && k < 2; k++)
+			if (p[2 * i + k] > 0 &&
+			    !assume(&c, AS_LT, pe_int(&m->arena, p[2 * i + k]), x->shape[i],
+				    arena_printf(&m->arena, "the reflected padding %s axis %d",
+						 k ? "after" : "before", i),
+				    arg_dim(&c, 0, -1, i)))
+				return NULL;
+	}
 	PExpr **o = dims_new(&c, x->ndim);
 	for (int i = 0; i < x->ndim; i++)
 		o[i] = dop(m, PE_ADD, x->shape[i], pe_int(&m->arena, p[2 * i] + p[2 * i + 1]));
