@@ -7,6 +7,11 @@
  *       REPS times: a fresh Codegen on one Jit, cg_kernel over every op
  *       call of the module, cg_flush. Prints
  *       `compile LAYERS SECONDS CALLS KERNELS` (the median).
+ *   bench_kernels tir NAME REPS
+ *       A prim_func as LegalizeOps writes it (add, sum over the last
+ *       axis, matmul) against rlx's kernel of the same op call, on the
+ *       same buffers, timed alternately. Prints `tir NAME TIR_SECONDS
+ *       OP_SECONDS THREADS` (medians).
  *   bench_kernels gemmisa ISA M K N n|t REPS [DTYPE]
  *       rlx_gemm itself with the kernels of ISA (avx2, avx512 or generic;
  *       the host must have it) on float32 a and b of DTYPE (float32, the
@@ -436,6 +441,150 @@ bench_kernel(const char *name, int reps)
 	free(tm);
 	rt_buf_free(src, big);
 	rt_buf_free(dst, big);
+	for (int i = 0; i < nb; i++)
+		rt_buf_free(bufs[i], sizes[i]);
+	diag_clear(&d);
+	free(d.items);
+	cg_free(cg);
+	jit_free(jit);
+	vec_free(&calls);
+	ir_module_free(m);
+	free(text);
+	return 0;
+}
+
+/* ------------------------------------------------------------ TIR */
+
+/* The TIR rows: a prim_func as TVM's LegalizeOps writes it and the op
+ * call computing the same (shapes static, float32). */
+static const struct {
+	const char *name;
+	const char *params;
+	const char *call;
+	const char *prim;
+} tir_rows[] = {
+	{"add", "x: R.Tensor((4096, 4096), dtype=\"float32\"), "
+		"y: R.Tensor((4096, 4096), dtype=\"float32\")",
+	 "R.add(x, y)",
+	 "    @T.prim_func(private=True)\n"
+	 "    def f(A: T.Buffer((T.int64(4096), T.int64(4096)), \"float32\"), "
+	 "B: T.Buffer((T.int64(4096), T.int64(4096)), \"float32\"), "
+	 "C: T.Buffer((T.int64(4096), T.int64(4096)), \"float32\")):\n"
+	 "        T.func_attr({\"tir.noalias\": True})\n"
+	 "        for ax0, ax1 in T.grid(T.int64(4096), T.int64(4096)):\n"
+	 "            with T.block(\"T_add\"):\n"
+	 "                v0, v1 = T.axis.remap(\"SS\", [ax0, ax1])\n"
+	 "                T.reads(A[v0, v1], B[v0, v1])\n"
+	 "                T.writes(C[v0, v1])\n"
+	 "                C[v0, v1] = A[v0, v1] + B[v0, v1]\n"},
+	{"sum", "x: R.Tensor((4096, 4096), dtype=\"float32\")",
+	 "R.sum(x, axis=[1])",
+	 "    @T.prim_func(private=True)\n"
+	 "    def f(A: T.Buffer((T.int64(4096), T.int64(4096)), \"float32\"), "
+	 "S: T.Buffer((T.int64(4096),), \"float32\")):\n"
+	 "        T.func_attr({\"tir.noalias\": True})\n"
+	 "        for ax0, k1 in T.grid(T.int64(4096), T.int64(4096)):\n"
+	 "            with T.block(\"A_red\"):\n"
+	 "                v0, v1 = T.axis.remap(\"SR\", [ax0, k1])\n"
+	 "                T.reads(A[v0, v1])\n"
+	 "                T.writes(S[v0])\n"
+	 "                with T.init():\n"
+	 "                    S[v0] = T.float32(0)\n"
+	 "                S[v0] = S[v0] + A[v0, v1]\n"},
+	{"matmul", "x: R.Tensor((512, 512), dtype=\"float32\"), "
+		   "y: R.Tensor((512, 512), dtype=\"float32\")",
+	 "R.matmul(x, y, out_dtype=\"void\")",
+	 "    @T.prim_func(private=True)\n"
+	 "    def f(A: T.Buffer((T.int64(512), T.int64(512)), \"float32\"), "
+	 "B: T.Buffer((T.int64(512), T.int64(512)), \"float32\"), "
+	 "C: T.Buffer((T.int64(512), T.int64(512)), \"float32\")):\n"
+	 "        T.func_attr({\"tir.noalias\": True})\n"
+	 "        for i0, i1, k in T.grid(T.int64(512), T.int64(512), T.int64(512)):\n"
+	 "            with T.block(\"matmul\"):\n"
+	 "                v_i, v_j, v_k = T.axis.remap(\"SSR\", [i0, i1, k])\n"
+	 "                T.reads(A[v_i, v_k], B[v_k, v_j])\n"
+	 "                T.writes(C[v_i, v_j])\n"
+	 "                with T.init():\n"
+	 "                    C[v_i, v_j] = T.float32(0)\n"
+	 "                C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]\n"},
+};
+
+/*
+ * bench_kernels tir NAME REPS: the prim_func of TIR row NAME compiled by
+ * cg_tir_kernel and the op call's kernel by cg_kernel, on the same
+ * buffers, timed alternately; prints `tir NAME TIR_SECONDS OP_SECONDS
+ * THREADS` (medians).
+ */
+static int
+bench_tir(const char *name, int reps)
+{
+	size_t r = 0;
+	while (r < ARRAY_LEN(tir_rows) && strcmp(tir_rows[r].name, name))
+		r++;
+	if (r == ARRAY_LEN(tir_rows)) {
+		fprintf(stderr, "no TIR row %s\n", name);
+		return 2;
+	}
+	StrBuf b = {0};
+	sb_printf(&b, "@I.ir_module\nclass Module:\n%s\n    @R.function\n"
+		  "    def main(%s):\n        gv = %s\n        return gv\n",
+		  tir_rows[r].prim, tir_rows[r].params, tir_rows[r].call);
+	char *text = sb_take(&b);
+	Module *m = parse(text);
+	Vec calls = {0};
+	collect_calls(m->funcs[0]->body, &calls);
+	Expr *e = calls.items[0];
+	RtError err;
+	Jit *jit = jit_new(&err);
+	if (!jit) {
+		fprintf(stderr, "jit_new: %s\n", err.msg);
+		return 1;
+	}
+	Codegen *cg = cg_new(jit);
+	Diags d = {0};
+	CgKernel *k = cg_kernel(cg, m, e, &d);
+	CgKernel *kt = m->nprims ? cg_tir_kernel(cg, m, m->prims[0], &d) : NULL;
+	if (!k || !kt || !cg_flush(cg, &err)) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "cannot compile %s\n", name);
+		return 1;
+	}
+	void *bufs[8];
+	size_t sizes[8];
+	int64_t dims[32];
+	int nb = 0, nd = 0;
+	size_t bytes = 0;
+	for (int i = 0; i < e->call.nargs; i++) {
+		Expr *x = e->call.args[i];
+		const SInfo *si = x->sinfo ? x->sinfo : x->var->sinfo;
+		bufs[nb] = buffer(si, &bytes, dims, &nd);
+		sizes[nb++] = bytes;
+	}
+	bufs[nb] = buffer(e->sinfo, &bytes, dims, &nd);
+	sizes[nb++] = bytes;
+	if (nb != k->nin + k->nout || nd != k->ndims || nb != kt->nin || nd != kt->ndims) {
+		fprintf(stderr, "buffer mismatch\n");
+		return 1;
+	}
+	double *t1 = calloc((size_t)reps, sizeof *t1);
+	double *t2 = calloc((size_t)reps, sizeof *t2);
+	for (int i = 0; i < 2; i++) {
+		kt->fn(bufs, dims);
+		k->fn(bufs, dims);
+	}
+	for (int i = 0; i < reps; i++) {
+		double a = now();
+		kt->fn(bufs, dims);
+		double bt = now();
+		k->fn(bufs, dims);
+		double c = now();
+		t1[i] = bt - a;
+		t2[i] = c - bt;
+	}
+	printf("tir %s %.6f %.6f %d\n", name, median(t1, reps), median(t2, reps),
+	       pool_size(jit_pool(jit)));
+	free(t1);
+	free(t2);
 	for (int i = 0; i < nb; i++)
 		rt_buf_free(bufs[i], sizes[i]);
 	diag_clear(&d);
@@ -885,8 +1034,11 @@ main(int argc, char **argv)
 		return bench_compile(atoi(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "kernel"))
 		return bench_kernel(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
+	if (argc == 4 && !strcmp(argv[1], "tir"))
+		return bench_tir(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	fprintf(stderr, "usage: bench_kernels compile LAYERS REPS\n"
 			"       bench_kernels kernel NAME REPS\n"
+			"       bench_kernels tir add|sum|matmul REPS\n"
 			"       bench_kernels gemm M K N n|t DTYPE REPS\n"
 			"       bench_kernels gemm M K N t int8 REPS\n"
 			"       bench_kernels gemmisa avx2|avx512|generic M K N n|t REPS [DTYPE]\n"

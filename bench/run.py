@@ -28,6 +28,10 @@ conv1d and topk, which NumPy has no op for. Ratios are speeds relative to rlx:
 memcpy time / rlx time (1.0: as fast as copying the bytes; memory-bound
 rows only).
 
+The TIR table times prim_funcs written as TVM's LegalizeOps writes them
+(add, a sum with T.init, a matmul) against rlx's own kernel of the same op
+on the same buffers (bench_kernels tir); the target is 0.8x.
+
 Two rows measure rlx itself: JIT compile time for 1 and 32 identical
 layers with the code cache off (kernels are shared, so 32 layers must cost at most 1.5x one), and
 `rlx dump` through convert-ssa, canonicalize-bindings and
@@ -738,9 +742,43 @@ def cache_run_row(rlx, d, env, rounds):
         min(ct) / min(rt), "shown: x cat of the cache's files"))
 
 
+TIR_ROWS = [("add", "add 4096x4096 f32 (T_add)"),
+            ("sum", "sum 4096x4096 axis 1 (T.init)"),
+            ("matmul", "matmul 512^3 f32 (T.init)")]
+
+
+def tir_bench(bk, rounds):
+    """prim_funcs as LegalizeOps writes them (runtime/codegen/codegen_tir.c)
+    against rlx's own kernel of the same op on the same buffers, timed
+    alternately by bench_kernels tir; target: >= 0.8x rlx's kernel."""
+    print()
+    print("TIR prim_funcs against rlx's own kernels (%s; median of %d rounds)"
+          % (loadavg(), rounds))
+    hdr = "%-34s %9s %9s %9s  %-12s %s" % ("row", "tir ms", "op ms", "x op",
+                                          "target", "met")
+    print(hdr)
+    print("-" * len(hdr))
+    met = True
+    for name, desc in TIR_ROWS:
+        tt, to = [], []
+        for _ in range(rounds):
+            f = run_rlx(bk, ["tir", name, str(REPS)])
+            tt.append(float(f[2]))
+            to.append(float(f[3]))
+        t, o = statistics.median(tt), statistics.median(to)
+        ok = o / t >= 0.8
+        met = met and ok
+        print("%-34s %9s %9s %9.2f  %-12s %s" % (desc, ms(t), ms(o), o / t,
+                                                 ">= 0.8", "yes" if ok else "NO"))
+    print("x op = rlx's kernel time / the prim_func's (matmul: the block is "
+          "dispatched to rlx_gemm)")
+    return met
+
+
 def speed_tables(bk, a, env):
-    """The GEMM/GEMV, forward and whole-process tables: {table: met}."""
-    met = {"GEMM/GEMV": gemm_bench(bk, env, a.rounds)}
+    """The GEMM/GEMV, forward, TIR and whole-process tables: {table: met}."""
+    met = {"GEMM/GEMV": gemm_bench(bk, env, a.rounds),
+           "TIR": tir_bench(bk, a.rounds)}
     avx2_bench(bk, env, a.rounds)
     return {**met, "forward": forward_bench(bk, env, a.rounds),
             "whole process": process_bench(a.rlx, env, a.rounds)}

@@ -1481,8 +1481,8 @@ mm_batch_offsets(K *k, const MmBatch *mb, LLVMValueRef f, LLVMValueRef *abase,
 }
 
 /* The RT_GEMM_* code of dtype t, or -1 when rlx_gemm does not take it. */
-static int
-gemm_dtype(DType t)
+int
+cg_gemm_dtype(DType t)
 {
 	return t == DT_F32 ? RT_GEMM_F32 : t == DT_F16 ? RT_GEMM_F16 :
 	       t == DT_BF16 ? RT_GEMM_BF16 : -1;
@@ -1498,7 +1498,7 @@ cg_matmul_transpose(const Expr *perm)
 	    perm->call.nargs != 1)
 		return false;
 	const SInfo *si = ir_expr_sinfo(perm->call.args[0]);
-	if (!si || si->kind != SI_TENSOR || si->ndim < 2 || gemm_dtype(si->dtype) < 0 ||
+	if (!si || si->kind != SI_TENSOR || si->ndim < 2 || cg_gemm_dtype(si->dtype) < 0 ||
 	    !perm->sinfo || perm->sinfo->kind != SI_TENSOR || !perm->sinfo->shape)
 		return false;
 	int nd = si->ndim;
@@ -1609,9 +1609,9 @@ gen_matmul_call(K *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
 	FIELD(RTG_A, a->ptr);
 	FIELD(RTG_B, bb->ptr);
 	FIELD(RTG_C, c->ptr);
-	FIELD(RTG_ADT, cg_ci(k, gemm_dtype(a->dt)));
-	FIELD(RTG_BDT, cg_ci(k, sc ? RT_GEMM_Q8 : gemm_dtype(bb->dt)));
-	FIELD(RTG_CDT, cg_ci(k, gemm_dtype(c->dt)));
+	FIELD(RTG_ADT, cg_ci(k, cg_gemm_dtype(a->dt)));
+	FIELD(RTG_BDT, cg_ci(k, sc ? RT_GEMM_Q8 : cg_gemm_dtype(bb->dt)));
+	FIELD(RTG_CDT, cg_ci(k, cg_gemm_dtype(c->dt)));
 	FIELD(RTG_TRANSB, cg_ci(k, transb));
 	FIELD(RTG_NB, cg_ci(k, mb->cnb));
 	for (int j = 0; j < mb->cnb; j++) {
@@ -1656,7 +1656,7 @@ gen_matmul(K *k)
 		w.nd = 2;
 		if (q->nd == 3)
 			w.dim[1] = cg_mul(k, q->dim[1], q->dim[2]);
-		if (gemm_dtype(a->dt) < 0 || gemm_dtype(c->dt) < 0)
+		if (cg_gemm_dtype(a->dt) < 0 || cg_gemm_dtype(c->dt) < 0)
 			return cg_fail(k, "int8 weights need float operands");
 		if (!mm_batch(k, a, &w, c, &mb))
 			return cg_fail(k, "result has too few dims");
@@ -1665,8 +1665,8 @@ gen_matmul(K *k)
 	if (!mm_batch(k, a, bb, c, &mb))
 		return cg_fail(k, "result has too few dims");
 	bool transb = k->e->call.args[1]->kind == E_CALL;
-	if (gemm_dtype(a->dt) >= 0 && gemm_dtype(bb->dt) >= 0 &&
-	    gemm_dtype(c->dt) >= 0)
+	if (cg_gemm_dtype(a->dt) >= 0 && cg_gemm_dtype(bb->dt) >= 0 &&
+	    cg_gemm_dtype(c->dt) >= 0)
 		return gen_matmul_call(k, a, bb, c, &mb, transb, NULL, NULL);
 	if (transb || k->e->call.args[0]->kind == E_CALL)
 		return cg_fail(k, "a transposed operand needs float dtypes");

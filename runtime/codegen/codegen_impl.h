@@ -103,6 +103,8 @@ CgKernel *cg_register(Codegen *cg, K *k, char *key, const char *name, int ndims)
 CgKernel *cg_find(Codegen *cg, const char *key);
 void cg_kernel_name(Codegen *cg, const char *what, char *name, size_t n);
 LLVMValueRef cg_round_narrow(K *k, LLVMValueRef v, DType t);
+/* The RT_GEMM_* code of dtype t (gemm.h), -1 when rlx_gemm does not take it. */
+int cg_gemm_dtype(DType t);
 
 /* codegen.c: the helpers the generators use */
 LLVMValueRef cg_add(K *k, LLVMValueRef a, LLVMValueRef b);

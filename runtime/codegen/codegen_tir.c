@@ -26,14 +26,26 @@
  * on the CPU); bfloat16 in float32, rounded at stores and casts (TVM's
  * BF16 legalization); float8 likewise. Loops get LLVM hints: T.vectorized
  * asks the vectorizer, T.unroll the unroller; T.thread_binding runs
- * serially.
+ * serially. In a reduction block (a T.init and a reduction variable) the
+ * float32/float64 + and * may reassociate, and a T.init whose reduction
+ * loops are the innermost of a loop chain runs once before them (not as a
+ * branch in their body), so that reduction loops vectorize as rlx's own
+ * reductions do.
  *
  * Parallelism: an outer loop whose iterations are independent (every
  * block under it binds the loop variable into spatial iteration variables
  * only, and nothing under it stores outside a block), and T.parallel
  * loops, are split over the Jit's thread pool when the work is large: the
  * loop body is outlined into NAME.tK(ctx, lo, hi), the values it uses (the
- * bound variables, the buffers' pointers and strides) packed into ctx.
+ * bound variables, the buffers' pointers and strides) packed into ctx,
+ * which calls NAME.tK.b with the buffers as noalias parameters.
+ *
+ * Matrix products: a loop nest whose block is C[bt.., i, j] = 0 at init
+ * and C[bt.., i, j] += A[bt.., i, k] * B[bt.., k, j] (or B[.., j, k]; A
+ * and B 2-D or batched like C; float32/float16/bfloat16, casts to C's
+ * dtype allowed), its loops over exactly its iteration variables, runs
+ * rlx_gemm (runtime/kernels/gemm.h: products summed in float32, rounded
+ * once) when it has work, else its loops.
  *
  * What is not lowered (asserts, handles, calls to external functions,
  * strided or offset buffers, a return value) is refused with an error at
@@ -47,6 +59,7 @@
 #include <llvm-c/DebugInfo.h> /* temporary metadata nodes for loop hints */
 
 #include "codegen_impl.h"
+#include "gemm.h"
 
 enum {
 	STACK_MAX = 64 << 10, /* scratch bytes on the stack at most */
@@ -76,7 +89,15 @@ typedef struct {
 	int nh, ch;
 	int nouts;          /* outlined parallel bodies made */
 	LLVMValueRef outs[64]; /* the first of them (deleted on failure) */
+	LLVMValueRef bodies[64]; /* and their bodies */
+	int nbody;
 	int par_depth;      /* inside a loop split over the pool */
+	bool reassoc;       /* in a reduction block's body: float + and *
+			     * may reassociate (so the loop vectorizes) */
+	const TStmt *hoisted[16]; /* blocks whose T.init ran before their
+				   * reduction loops */
+	int nhoisted;
+	int no_gemm;        /* lowering a matrix product's loops as written */
 	const char *name;   /* the kernel's symbol */
 } T;
 
@@ -594,6 +615,12 @@ ex_bin(T *t, const TExpr *e)
 	if (!y)
 		return NULL;
 	bool fl = is_float(ot), uns = is_unsigned(ot);
+	/* float32 and float64 only: a float16 sum reassociated would round
+	 * differently from TVM's, in order, by more than its tolerance */
+	if ((ot == DT_F32 || ot == DT_F64) && t->reassoc &&
+	    (e->kind == TE_ADD || e->kind == TE_MUL))
+		return cg_reassoc(e->kind == TE_ADD ? LLVMBuildFAdd(b, x, y, "")
+						    : LLVMBuildFMul(b, x, y, ""));
 	switch (e->kind) {
 	case TE_ADD: return fl ? LLVMBuildFAdd(b, x, y, "") : LLVMBuildAdd(b, x, y, "");
 	case TE_SUB: return fl ? LLVMBuildFSub(b, x, y, "") : LLVMBuildSub(b, x, y, "");
@@ -803,6 +830,7 @@ free_to(T *t, int mark)
 }
 
 static bool st(T *t, const TStmt *s);
+static bool st_for(T *t, const TStmt *s);
 
 /* Loop metadata: vectorize (T.vectorized) or unroll (T.unroll). */
 static void
@@ -1037,10 +1065,55 @@ st_par_for(T *t, const TStmt *s, LLVMValueRef lo, LLVMValueRef n, LLVMValueRef b
 		memcpy(svars, t->vars, sizeof *svars * (size_t)t->nv);
 	if (t->nb)
 		memcpy(sbufs, t->bufs, sizeof *sbufs * (size_t)t->nb);
-	k->fn = fn;
-	k->entry = LLVMAppendBasicBlockInContext(k->c, fn, "entry");
+	/* NAME.tK(ctx, from, to) calls NAME.tK.b(buffers..., ctx, from, to)
+	 * whose buffer pointers are noalias parameters, as the impl's: the
+	 * optimizer then keeps a reduction's accumulator in a register and
+	 * vectorizes */
+	int nbp = t->nb;
+	LLVMTypeRef *bt = malloc(sizeof *bt * (size_t)(nbp + 3));
+	LLVMValueRef *ba = malloc(sizeof *ba * (size_t)(nbp + 3));
+	if (!bt || !ba)
+		ir_bug("out of memory");
+	for (int i = 0; i < nbp; i++)
+		bt[i] = k->ptr;
+	bt[nbp] = k->ptr;
+	bt[nbp + 1] = k->i64;
+	bt[nbp + 2] = k->i64;
+	char bname[220];
+	snprintf(bname, sizeof bname, "%s.b", name);
+	LLVMValueRef bfn = LLVMAddFunction(k->mod, bname,
+		LLVMFunctionType(k->vd, bt, (unsigned)nbp + 3, false));
+	LLVMSetLinkage(bfn, LLVMInternalLinkage);
+	unsigned kna = LLVMGetEnumAttributeKindForName("noalias", 7);
+	unsigned knc = LLVMGetEnumAttributeKindForName("nocapture", 9);
+	for (int i = 0; i < nbp; i++) {
+		LLVMAddAttributeAtIndex(bfn, (unsigned)i + 1, LLVMCreateEnumAttribute(k->c, kna, 0));
+		LLVMAddAttributeAtIndex(bfn, (unsigned)i + 1, LLVMCreateEnumAttribute(k->c, knc, 0));
+	}
+	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(k->c, fn, "entry"));
+	{
+		LLVMValueRef c0 = LLVMGetParam(fn, 0);
+		int pos = 1 + t->nv;
+		for (int i = 0; i < nbp; i++) {
+			idx = cg_ci(k, pos);
+			ba[i] = LLVMBuildLoad2(b, k->ptr,
+				LLVMBuildInBoundsGEP2(b, k->i64, c0, &idx, 1, ""), "");
+			pos += 1 + t->bufs[i].b->ndim;
+		}
+		ba[nbp] = c0;
+		ba[nbp + 1] = LLVMGetParam(fn, 1);
+		ba[nbp + 2] = LLVMGetParam(fn, 2);
+		LLVMBuildCall2(b, LLVMGlobalGetValueType(bfn), bfn, ba, (unsigned)nbp + 3, "");
+		LLVMBuildRetVoid(b);
+	}
+	free(bt);
+	free(ba);
+	if (t->nbody < 64)
+		t->bodies[t->nbody++] = bfn;
+	k->fn = bfn;
+	k->entry = LLVMAppendBasicBlockInContext(k->c, bfn, "entry");
 	LLVMPositionBuilderAtEnd(b, k->entry);
-	LLVMValueRef c = LLVMGetParam(fn, 0);
+	LLVMValueRef c = LLVMGetParam(bfn, (unsigned)nbp);
 	w = 0;
 #define GET(ty) \
 	(idx = cg_ci(k, w++), \
@@ -1049,21 +1122,22 @@ st_par_for(T *t, const TStmt *s, LLVMValueRef lo, LLVMValueRef n, LLVMValueRef b
 	for (int i = 0; i < t->nv; i++)
 		t->vars[i].val = GET(LLVMTypeOf(svars[i].val));
 	for (int i = 0; i < t->nb; i++) {
-		t->bufs[i].ptr = GET(k->ptr);
+		t->bufs[i].ptr = LLVMGetParam(bfn, (unsigned)i);
+		w++;
 		for (int j = 0; j < t->bufs[i].b->ndim; j++)
 			t->bufs[i].st[j] = GET(k->i64);
 	}
 #undef GET
 	k->pool = LLVMBuildLoad2(b, k->ptr, LLVMGetNamedGlobal(k->mod, "rlx_jit_pool"), "pool");
-	LLVMValueRef from = LLVMBuildAdd(b, lo2, LLVMGetParam(fn, 1), "");
-	LLVMValueRef to = LLVMBuildAdd(b, lo2, LLVMGetParam(fn, 2), "");
+	LLVMValueRef from = LLVMBuildAdd(b, lo2, LLVMGetParam(bfn, (unsigned)nbp + 1), "");
+	LLVMValueRef to = LLVMBuildAdd(b, lo2, LLVMGetParam(bfn, (unsigned)nbp + 2), "");
 	if (vt != k->i64) {
 		from = LLVMBuildTrunc(b, from, vt, "");
 		to = LLVMBuildTrunc(b, to, vt, "");
 	}
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(k->c, fn, "pbody");
-	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(k->c, fn, "pexit");
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(k->c, bfn, "pbody");
+	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(k->c, bfn, "pexit");
 	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, from, to, ""), body, exit);
 	LLVMPositionBuilderAtEnd(b, body);
 	LLVMValueRef i = LLVMBuildPhi(b, vt, "pi");
@@ -1110,8 +1184,353 @@ st_loop_body(T *t, const TStmt *s, LLVMValueRef i)
 	return ok;
 }
 
+/* The block a chain of loops from s ends in (each loop's body the next
+ * loop or the block), NULL when there is none. */
+static const TStmt *
+chain_block(const TStmt *s)
+{
+	while (s && s->kind == TS_FOR)
+		s = s->inner;
+	return s && s->kind == TS_BLOCK ? s : NULL;
+}
+
+/* Does e read a variable bound now (outside the loops being entered)? */
+static bool
+uses_bound(T *t, const TExpr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == TE_VAR)
+		return lookup(t, e->var) != NULL;
+	if (uses_bound(t, e->a) || uses_bound(t, e->b) || uses_bound(t, e->c))
+		return true;
+	for (int i = 0; e->args && i < e->n; i++)
+		if (uses_bound(t, e->args[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Can block b's T.init run once before loop s, the first of the loops
+ * over its reduction variables? When every loop of the chain from s feeds
+ * reduction variables only, and every reduction variable is bound from
+ * those loops alone: then "every reduction variable at its minimum" is
+ * the first iteration of the chain (TVM's reductions bind them
+ * bijectively), and the loop body is left without the branch, so it
+ * vectorizes. (Over an empty reduction the init runs: the result is the
+ * reduction's identity rather than uninitialized memory.)
+ */
+static bool
+init_hoistable(T *t, const TStmt *s, const TStmt *b)
+{
+	if (!b || !b->init || b->pred || b->nallocs || t->nhoisted == 16)
+		return false;
+	bool any = false;
+	for (const TStmt *l = s; l->kind == TS_FOR; l = l->inner)
+		for (int i = 0; i < b->niters; i++) {
+			bool u = expr_uses(b->iters[i].value, l->var);
+			if (u && b->iters[i].kind != TI_REDUCE)
+				return false;
+			any |= u;
+		}
+	for (int i = 0; i < b->niters; i++) {
+		const TIter *it = &b->iters[i];
+		if (!it->value)
+			return false;
+		if (it->kind == TI_REDUCE && uses_bound(t, it->value))
+			return false;
+		if (it->kind != TI_REDUCE && it->kind != TI_SPATIAL)
+			return false;
+	}
+	return any;
+}
+
+/* Runs b's T.init now: spatial variables bound to their bindings, the
+ * reduction ones to their minimum. */
+static bool
+run_init(T *t, const TStmt *b)
+{
+	int nv = t->nv;
+	for (int i = 0; i < b->niters; i++) {
+		const TIter *it = &b->iters[i];
+		LLVMValueRef v;
+		if (it->kind == TI_REDUCE)
+			v = it->min ? ex_as(t, it->min, it->var->ty)
+				    : LLVMConstInt(vtype(t->k, it->var->ty), 0, 0);
+		else
+			v = ex_as(t, it->value, it->var->ty);
+		if (!v)
+			return false;
+		bind(t, it->var, v);
+	}
+	bool ok = st(t, b->init);
+	t->nv = nv;
+	return ok;
+}
+
+/* ------------------------------------------------------ matrix products */
+
+/* A matrix product found in a loop chain: C[bt.., i, j] (=) 0 at init,
+ * C[bt.., i, j] += A[bt.., i, k] * B[bt.., k, j] (or B[bt.., j, k]). */
+typedef struct {
+	const TBuf *a, *b, *c;
+	bool transb;
+	int nb;          /* batch dims of C */
+	bool abatch, bbatch; /* A, B have C's batch dims (else 2-D) */
+} Mm;
+
+static const TBuf *
+strip_load(const TExpr *x, TType want, const TExpr **load)
+{
+	bool cast = false;
+	if (x->kind == TE_CAST && x->ty == want) {
+		x = x->a;
+		cast = true;
+	}
+	if (x->kind != TE_LOAD || cg_gemm_dtype(x->buf->dtype) < 0 ||
+	    (!cast && x->ty != want))
+		return NULL;
+	*load = x;
+	return x->buf;
+}
+
+static bool
+is_zero(const TExpr *x)
+{
+	if (x->kind == TE_CAST)
+		x = x->a;
+	return (x->kind == TE_FLOAT && x->f == 0) || (x->kind == TE_INT && x->i == 0);
+}
+
+/* Are the indices idx[0..n) exactly the variables vs[0..n)? */
+static bool
+idx_vars(TExpr *const *idx, int n, const TVar *const *vs)
+{
+	for (int i = 0; i < n; i++)
+		if (idx[i]->kind != TE_VAR || idx[i]->var != vs[i])
+			return false;
+	return true;
+}
+
+/*
+ * Is the loop chain from s a matrix product rlx_gemm can run? Every loop
+ * of the chain serial from 0, over a variable binding exactly one
+ * iteration variable of the block, its extent the dim it runs over; the
+ * block unpredicated, without allocations, its init storing 0 into C,
+ * its body C[s..] = C[s..] + A[..] * B[..] with float32, float16 or
+ * bfloat16 buffers (casts to C's dtype allowed on A and B).
+ */
+static bool
+match_gemm(const TStmt *s, Mm *mm)
+{
+	const TStmt *b = chain_block(s);
+	if (!b || !b->init || b->pred || b->nallocs || b->niters > MAXD + 1)
+		return false;
+	const TVar *loopv[MAXD + 1];
+	const TExpr *loopx[MAXD + 1];
+	int nl = 0;
+	for (const TStmt *l = s; l->kind == TS_FOR; l = l->inner) {
+		if (nl == MAXD + 1 || l->for_kind == TF_VECTORIZED ||
+		    !(l->min->kind == TE_INT && l->min->i == 0))
+			return false;
+		loopv[nl] = l->var;
+		loopx[nl++] = l->extent;
+	}
+	if (nl != b->niters)
+		return false;
+	/* the iteration variables: spatial ones in order, one reduction */
+	const TVar *sp[MAXD];
+	const TExpr *spx[MAXD];
+	int ns = 0;
+	const TVar *rv = NULL;
+	const TExpr *rx = NULL;
+	for (int i = 0; i < b->niters; i++) {
+		const TIter *it = &b->iters[i];
+		if (!it->value || it->value->kind != TE_VAR ||
+		    (it->min && !is_zero(it->min)))
+			return false;
+		int l = 0;
+		while (l < nl && loopv[l] != it->value->var)
+			l++;
+		if (l == nl)
+			return false;
+		if (it->kind == TI_SPATIAL && ns < MAXD) {
+			sp[ns] = it->var;
+			spx[ns++] = loopx[l];
+		} else if (it->kind == TI_REDUCE && !rv) {
+			rv = it->var;
+			rx = loopx[l];
+		} else {
+			return false;
+		}
+	}
+	if (!rv || ns < 2 || ns - 2 > RTG_MAXB)
+		return false;
+	/* init: C[sp] = 0 */
+	const TStmt *in = b->init;
+	if (in->kind == TS_SEQ && in->n == 1)
+		in = in->body[0];
+	if (in->kind != TS_STORE || in->nidx != ns || !idx_vars(in->idx, ns, sp) ||
+	    !is_zero(in->value))
+		return false;
+	const TBuf *c = in->buf;
+	if (cg_gemm_dtype(c->dtype) < 0 || c->ndim != ns)
+		return false;
+	for (int i = 0; i < ns; i++)
+		if (!tir_expr_same(c->shape[i], spx[i]))
+			return false;
+	/* body: C[sp] = C[sp] + X * Y */
+	const TStmt *bd = b->inner;
+	if (bd->kind == TS_SEQ && bd->n == 1)
+		bd = bd->body[0];
+	if (bd->kind != TS_STORE || bd->buf != c || bd->nidx != ns ||
+	    !idx_vars(bd->idx, ns, sp) || bd->value->kind != TE_ADD)
+		return false;
+	const TExpr *acc = bd->value->a, *prod = bd->value->b;
+	if (prod->kind == TE_LOAD && prod->buf == c) {
+		const TExpr *tmp = acc;
+		acc = prod;
+		prod = tmp;
+	}
+	if (acc->kind != TE_LOAD || acc->buf != c || !idx_vars(acc->args, ns, sp) ||
+	    prod->kind != TE_MUL)
+		return false;
+	const TExpr *xa, *xb;
+	const TBuf *ba = strip_load(prod->a, (TType)c->dtype, &xa);
+	const TBuf *bb = strip_load(prod->b, (TType)c->dtype, &xb);
+	if (!ba || !bb || ba == c || bb == c)
+		return false;
+	int nb = ns - 2;
+	const TVar *vi = sp[nb], *vj = sp[nb + 1];
+	/* A[bt.., i, k]; B[bt.., k, j] or B[bt.., j, k]; either may be the
+	 * other way round in the product */
+	for (int swap = 0; swap < 2; swap++) {
+		const TExpr *la = swap ? xb : xa, *lb = swap ? xa : xb;
+		const TBuf *A = la->buf, *B = lb->buf;
+		bool ab = A->ndim == ns, bbt = B->ndim == ns;
+		if ((A->ndim != 2 && !ab) || (B->ndim != 2 && !bbt))
+			continue;
+		if (ab && !idx_vars(la->args, nb, sp))
+			continue;
+		if (bbt && !idx_vars(lb->args, nb, sp))
+			continue;
+		TExpr *const *ia = la->args + (ab ? nb : 0);
+		TExpr *const *ib = lb->args + (bbt ? nb : 0);
+		const TVar *ik[2] = {vi, rv};
+		if (!idx_vars(ia, 2, ik))
+			continue;
+		const TVar *kj[2] = {rv, vj}, *jk[2] = {vj, rv};
+		bool tb;
+		if (idx_vars(ib, 2, kj))
+			tb = false;
+		else if (idx_vars(ib, 2, jk))
+			tb = true;
+		else
+			continue;
+		/* the reduction runs over A's last dim; i, j over C's */
+		if (!tir_expr_same(A->shape[A->ndim - 1], rx) ||
+		    !tir_expr_same(B->shape[B->ndim - (tb ? 1 : 2)], rx))
+			continue;
+		*mm = (Mm){A, B, c, tb, nb, ab, bbt};
+		return true;
+	}
+	return false;
+}
+
+/* Runs the matrix product mm with rlx_gemm (f32 sums, rounded once):
+ * when the loops have work; else the loops as written (an empty product
+ * is the init's zeros). */
+static bool
+st_gemm(T *t, const TStmt *s, const Mm *mm)
+{
+	K *k = t->k;
+	LLVMBuilderRef b = k->b;
+	TBufB *A = need_buf(t, mm->a, s->span), *B = need_buf(t, mm->b, s->span);
+	TBufB *C = need_buf(t, mm->c, s->span);
+	if (!A || !B || !C)
+		return false;
+	const TBuf *c = mm->c;
+	LLVMValueRef cd[MAXD];
+	for (int i = 0; i < c->ndim; i++)
+		if (!(cd[i] = ex_i64(t, c->shape[i])))
+			return false;
+	LLVMValueRef Kd = ex_i64(t, mm->a->shape[mm->a->ndim - 1]);
+	if (!Kd)
+		return false;
+	LLVMValueRef M = cd[mm->nb], N = cd[mm->nb + 1];
+	LLVMValueRef work = cg_mul(k, cg_mul(k, M, N), Kd);
+	for (int i = 0; i < mm->nb; i++)
+		work = cg_mul(k, work, cd[i]);
+	LLVMBasicBlockRef bg = LLVMAppendBasicBlockInContext(k->c, k->fn, "gemm");
+	LLVMBasicBlockRef bl = LLVMAppendBasicBlockInContext(k->c, k->fn, "gemm.loops");
+	LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(k->c, k->fn, "gemm.join");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, work, cg_ci(k, 0), ""), bg, bl);
+	LLVMPositionBuilderAtEnd(b, bg);
+	LLVMValueRef g = cg_slot(k, k->i64, RTG_SLOTS);
+	LLVMTypeRef gt = LLVMArrayType2(k->i64, RTG_SLOTS);
+#define FIELD(i, v) do { \
+		LLVMValueRef ix[2] = {cg_ci(k, 0), cg_ci(k, (i))}; \
+		LLVMBuildStore(b, (v), LLVMBuildInBoundsGEP2(b, gt, g, ix, 2, "")); \
+	} while (0)
+	FIELD(RTG_M, M);
+	FIELD(RTG_N, N);
+	FIELD(RTG_K, Kd);
+	FIELD(RTG_A, A->ptr);
+	FIELD(RTG_B, B->ptr);
+	FIELD(RTG_C, C->ptr);
+	FIELD(RTG_ADT, cg_ci(k, cg_gemm_dtype(mm->a->dtype)));
+	FIELD(RTG_BDT, cg_ci(k, cg_gemm_dtype(mm->b->dtype)));
+	FIELD(RTG_CDT, cg_ci(k, cg_gemm_dtype(c->dtype)));
+	FIELD(RTG_TRANSB, cg_ci(k, mm->transb));
+	FIELD(RTG_NB, cg_ci(k, mm->nb));
+	FIELD(RTG_BSCALE, cg_ci(k, 0));
+	FIELD(RTG_BGROUP, cg_ci(k, 0));
+	for (int j = 0; j < mm->nb; j++) {
+		FIELD(RTG_BDIM + j, cd[j]);
+		FIELD(RTG_AS + j, mm->abatch ? A->st[j] : cg_ci(k, 0));
+		FIELD(RTG_BS + j, mm->bbatch ? B->st[j] : cg_ci(k, 0));
+	}
+#undef FIELD
+	LLVMTypeRef pt[3] = {k->ptr, k->i64, k->ptr};
+	LLVMTypeRef ft = LLVMFunctionType(k->vd, pt, 3, false);
+	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "rlx_gemm");
+	if (!fn)
+		fn = LLVMAddFunction(k->mod, "rlx_gemm", ft);
+	LLVMValueRef args[3] = {k->pool, cg_ci(k, k->gemm_isa), g};
+	LLVMBuildCall2(b, ft, fn, args, 3, "");
+	LLVMBuildBr(b, bj);
+	LLVMPositionBuilderAtEnd(b, bl);
+	t->no_gemm++;
+	bool ok = st_for(t, s);
+	t->no_gemm--;
+	if (!ok)
+		return false;
+	LLVMBuildBr(b, bj);
+	LLVMPositionBuilderAtEnd(b, bj);
+	return true;
+}
+
+static bool st_for_loop(T *t, const TStmt *s);
+
 static bool
 st_for(T *t, const TStmt *s)
+{
+	Mm mm;
+	if (!t->no_gemm && match_gemm(s, &mm))
+		return st_gemm(t, s, &mm);
+	const TStmt *b = chain_block(s);
+	if (!init_hoistable(t, s, b))
+		return st_for_loop(t, s);
+	if (!run_init(t, b))
+		return false;
+	t->hoisted[t->nhoisted++] = b;
+	bool ok = st_for_loop(t, s);
+	t->nhoisted--;
+	return ok;
+}
+
+static bool
+st_for_loop(T *t, const TStmt *s)
 {
 	K *k = t->k;
 	LLVMBuilderRef b = k->b;
@@ -1213,7 +1632,13 @@ st_block(T *t, const TStmt *s)
 	for (int i = 0; i < s->nallocs; i++)
 		if (!scratch(t, s->allocs[i]))
 			return false;
-	if (s->init) {
+	bool hoisted = false;
+	for (int i = 0; i < t->nhoisted; i++)
+		hoisted |= t->hoisted[i] == s;
+	bool reduce = false;
+	for (int i = 0; i < s->niters; i++)
+		reduce |= s->iters[i].kind == TI_REDUCE;
+	if (s->init && !hoisted) {
 		LLVMValueRef c = LLVMConstInt(k->i1, 1, 0);
 		for (int i = 0; i < s->niters; i++) {
 			const TIter *it = &s->iters[i];
@@ -1229,7 +1654,11 @@ st_block(T *t, const TStmt *s)
 		if (!guarded(t, c, s->init, NULL))
 			return false;
 	}
-	if (!st(t, s->inner))
+	bool ra = t->reassoc;
+	t->reassoc = reduce && s->init;
+	bool ok = st(t, s->inner);
+	t->reassoc = ra;
+	if (!ok)
 		return false;
 	free_to(t, nh);
 	if (skip) {
@@ -1415,6 +1844,8 @@ cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d)
 	if (!ok) {
 		for (int i = 0; i < t.nouts && i < 64; i++)
 			LLVMDeleteFunction(t.outs[i]);
+		for (int i = 0; i < t.nbody; i++)
+			LLVMDeleteFunction(t.bodies[i]);
 		free(ks);
 		return NULL;
 	}

@@ -317,6 +317,50 @@ def main():
                             matmul(dt, tb), mm_main(dt, tb), {"a": a, "b": b},
                             [w.astype(dt)], [dt], scale=float(k) * 4)
 
+        # batched matmul (rlx_gemm's batch strides; B broadcast or not),
+        # float16/bfloat16 operands cast to a float32 result, and the
+        # reduction loop outermost (the same product: rlx_gemm too)
+        for bshape, bidx in [("(k, m)", "B[v_k, v_j]"), ("(bt, k, m)", "B[v_b, v_k, v_j]")]:
+            for adt, cast in [("float32", False), ("float16", True), ("bfloat16", True)]:
+                ld_a = 'T.Cast("float32", A[v_b, v_i, v_k])' if cast else "A[v_b, v_i, v_k]"
+                ld_b = 'T.Cast("float32", %s)' % bidx if cast else bidx
+                prim = '''    @T.prim_func(private=True)
+    def bmm(var_A: T.handle, var_B: T.handle, var_C: T.handle):
+        T.func_attr({"tir.noalias": True})
+        bt, n, k, m = T.int64(), T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(var_A, (bt, n, k), "%(adt)s")
+        B = T.match_buffer(var_B, %(bshape)s, "%(adt)s")
+        C = T.match_buffer(var_C, (bt, n, m), "float32")
+        for b0, i0, i1, k2 in T.grid(bt, n, m, k):
+            with T.block("matmul"):
+                v_b, v_i, v_j, v_k = T.axis.remap("SSSR", [b0, i0, i1, k2])
+                with T.init():
+                    C[v_b, v_i, v_j] = T.float32(0)
+                C[v_b, v_i, v_j] = C[v_b, v_i, v_j] + %(la)s * %(lb)s
+
+''' % {"adt": adt, "bshape": bshape, "la": ld_a, "lb": ld_b}
+                mn = '''    @R.function
+    def main(a: R.Tensor(("bt", "n", "k"), "%(adt)s"), b: R.Tensor(%(bs)s, "%(adt)s")):
+        bt, n, m = T.int64(), T.int64(), T.int64()
+        cls = Module
+        with R.dataflow():
+            c = R.call_tir(cls.bmm, (a, b), out_sinfo=R.Tensor((bt, n, m), "float32"))
+            R.output(c)
+        return c
+''' % {"adt": adt, "bs": bshape.replace("(", '("').replace(")", '")').replace(", ", '", "')}
+                for bt, n, k, m in [(3, 5, 7, 4), (2, 40, 33, 70), (0, 2, 2, 2), (2, 3, 0, 4)]:
+                    a = rnd(adt, (bt, n, k), -2, 2)
+                    b = rnd(adt, (bt, k, m) if "bt" in bshape else (k, m), -2, 2)
+                    w = np.matmul(a.astype(np.float64), b.astype(np.float64))
+                    r.check("batched matmul %s B %s (%d, %d, %d, %d)" % (adt, bshape, bt, n, k, m),
+                            prim, mn, {"a": a, "b": b}, [w.astype(np.float32)], ["float32"],
+                            scale=float(k) * 4)
+        prim = matmul("float32").replace("for i0, i1, k2 in T.grid(n, m, k):",
+                                         "for k2, i0, i1 in T.grid(k, n, m):")
+        a, b = rnd("float32", (9, 13)), rnd("float32", (13, 6))
+        r.check("matmul with the reduction loop outermost", prim, mm_main("float32"),
+                {"a": a, "b": b}, [a @ b], ["float32"], scale=50.0)
+
         # floordiv / floormod / truncdiv / truncmod on negative values
         for dt in ["int32", "int64", "int8"]:
             a = rnd(dt, (200,), -20, 20)
