@@ -260,14 +260,89 @@ func_json(const Func *f)
 			 "loc", loc_json(f->span));
 }
 
+static json_t *
+texpr_json(const TExpr *e)
+{
+	StrBuf b = {0};
+	print_texpr(&b, e);
+	json_t *j = jstr(b.p ? b.p : "");
+	sb_free(&b);
+	return j;
+}
+
+/* A prim_func: its signature as data, its body as TVMScript text. */
+static json_t *
+prim_json(const PrimFunc *f)
+{
+	json_t *params = json_array(), *attrs = json_object();
+	for (int i = 0; i < f->nparams; i++) {
+		const TParam *q = &f->params[i];
+		json_t *p = json_object();
+		json_object_set_new(p, "name", jstr(q->var ? q->var->name : q->buf->name));
+		if (q->buf) {
+			json_t *shape = json_array();
+			for (int k = 0; k < q->buf->ndim; k++)
+				json_array_append_new(shape, texpr_json(q->buf->shape[k]));
+			json_object_set_new(p, "kind", jstr("buffer"));
+			json_object_set_new(p, "buffer", jstr(q->buf->name));
+			json_object_set_new(p, "dtype", jstr(dtype_name(q->buf->dtype)));
+			json_object_set_new(p, "shape", shape);
+		} else {
+			json_object_set_new(p, "kind", jstr(q->var->ty == TT_HANDLE ? "handle" : "scalar"));
+			json_object_set_new(p, "dtype", jstr(tir_type_name(q->var->ty)));
+		}
+		json_array_append_new(params, p);
+	}
+	for (int i = 0; i < f->nattrs; i++)
+		json_object_set_new(attrs, f->attrs[i].key, attr_json(&f->attrs[i].val));
+	StrBuf b = {0};
+	print_prim_func(&b, f, 0, f->s_tir ? TIR_MAIN : TIR_RELEASE);
+	json_t *j = json_pack("{s:s, s:b, s:b, s:b, s:o, s:o, s:o, s:o}", "name", f->name,
+			      "private", f->is_private, "s_tir", f->s_tir,
+			      "pure", tir_func_pure(f), "attrs", attrs, "params", params,
+			      "text", jstr(b.p ? b.p : ""), "loc", loc_json(f->span));
+	sb_free(&b);
+	return j;
+}
+
+/* The calls of prim_funcs in a sequence (branches too): the edges. */
+static void
+call_edges(const Module *m, const Func *f, const Expr *seq, json_t *out, int depth)
+{
+	if (!seq || seq->kind != E_SEQ || depth > 200)
+		return;
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		const Block *bl = seq->seq.blocks[i];
+		for (int k = 0; k < bl->n; k++) {
+			const Binding *bd = bl->bindings[k];
+			const char *how;
+			const PrimFunc *p = tir_called(m, bd->value, &how);
+			if (p)
+				json_array_append_new(out, json_pack(
+					"{s:s, s:s, s:s, s:s, s:o}", "caller", f->name,
+					"var", bd->var ? bd->var->name : "_", "via", how,
+					"prim_func", p->name, "loc", loc_json(bd->span)));
+			if (bd->value->kind == E_IF) {
+				call_edges(m, f, bd->value->if_.then_, out, depth + 1);
+				call_edges(m, f, bd->value->if_.else_, out, depth + 1);
+			}
+		}
+	}
+}
+
 void
 print_module_json(StrBuf *b, const Module *m)
 {
-	json_t *fs = json_array();
-	for (int i = 0; i < m->nfuncs; i++)
+	json_t *fs = json_array(), *ps = json_array(), *es = json_array();
+	for (int i = 0; i < m->nfuncs; i++) {
 		json_array_append_new(fs, func_json(m->funcs[i]));
-	json_t *root = json_pack("{s:s, s:s, s:o}", "rlx_version", RLX_VERSION,
-				 "module", m->name, "functions", fs);
+		call_edges(m, m->funcs[i], m->funcs[i]->body, es, 0);
+	}
+	for (int i = 0; i < m->nprims; i++)
+		json_array_append_new(ps, prim_json(m->prims[i]));
+	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:o}", "rlx_version", RLX_VERSION,
+				 "module", m->name, "functions", fs, "prim_funcs", ps,
+				 "prim_calls", es);
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	sb_puts(b, text);
 	sb_putc(b, '\n');

@@ -323,3 +323,22 @@ tir_func_pure(const PrimFunc *f)
 	vec_free(&p.local);
 	return p.pure;
 }
+
+/* ------------------------------------------------------------- callers */
+
+const PrimFunc *
+tir_called(const Module *m, const Expr *e, const char **how)
+{
+	const char *name = NULL;
+	if (e->kind == E_CALL &&
+	    (e->call.op == OP_CALL_TIR || e->call.op == OP_CALL_TIR_INPLACE ||
+	     e->call.op == OP_CALL_TIR_WITH_GRAD || e->call.op == OP_VM_CALL_TIR_DYN) &&
+	    e->call.nargs > 0 && e->call.args[0]->kind == E_GLOBAL) {
+		name = e->call.args[0]->str;
+		*how = op_info(e->call.op)->name;
+	} else if (e->kind == E_CALL_FN) {
+		name = e->callfn.callee;
+		*how = "call";
+	}
+	return name ? tir_find(m, name) : NULL;
+}

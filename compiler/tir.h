@@ -209,6 +209,11 @@ const char *tir_op_text(TExprKind k, bool *infix);
 /* The prim_func of m called name, NULL if none. */
 PrimFunc *tir_find(const Module *m, const char *name);
 
+/* The prim_func a Relax value calls (R.call_tir and its kin,
+ * R.vm.call_tir_dyn, or cls.f(...) directly), how in *how ("call_tir",
+ * "call"); NULL when it calls none. */
+const PrimFunc *tir_called(const Module *m, const Expr *e, const char **how);
+
 /* As TVM's IsPureFunction (the purity of a PrimFunc's struct info): no
  * store into a buffer it does not allocate, no intrinsic with an effect.
  * A pure prim_func may be called directly from a pure Relax function. */

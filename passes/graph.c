@@ -7,7 +7,11 @@
  * function has num_input, the weights and the bindings that
  * lift-transform-params would move sit in a separate dashed cluster
  * "transform (lifted)", so the split can be seen before it is made.
+ * The module's prim_funcs are drawn as components in a cluster of their
+ * own, each call of one (R.call_tir and its kin, a direct call) a dashed
+ * edge from the binding to the prim_func.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +29,14 @@ dot_str(StrBuf *b, const char *s)
 }
 
 static const char *
-value_label(const Expr *e)
+value_label(Module *m, const Expr *e, char *buf, size_t n)
 {
+	const char *how;
+	const PrimFunc *p = tir_called(m, e, &how);
+	if (p) {
+		snprintf(buf, n, "%s %s", how, p->name);
+		return buf;
+	}
 	switch (e->kind) {
 	case E_CALL:
 		return op_info(e->call.op)->name;
@@ -72,34 +82,41 @@ node(StrBuf *b, int fi, const Var *v, const char *label, const char *shape)
 
 /* Draws the bindings of a sequence; nested ones flattened into the graph. */
 static void
-seq_nodes(StrBuf *b, int fi, const Expr *seq, const bool *lifted, bool want)
+seq_nodes(Module *m, StrBuf *b, int fi, const Expr *seq, const bool *lifted, bool want)
 {
 	for (int i = 0; i < seq->seq.nblocks; i++) {
 		const Block *bl = seq->seq.blocks[i];
 		for (int k = 0; k < bl->n; k++) {
 			const Binding *bd = bl->bindings[k];
+			char buf[256];
 			if (lifted[bd->var->id] == want)
-				node(b, fi, bd->var, value_label(bd->value), "box");
+				node(b, fi, bd->var, value_label(m, bd->value, buf, sizeof buf), "box");
 			if (bd->value->kind == E_IF && !want) {
-				seq_nodes(b, fi, bd->value->if_.then_, lifted, want);
-				seq_nodes(b, fi, bd->value->if_.else_, lifted, want);
+				seq_nodes(m, b, fi, bd->value->if_.then_, lifted, want);
+				seq_nodes(m, b, fi, bd->value->if_.else_, lifted, want);
 			}
 		}
 	}
 }
 
 static void
-seq_edges(StrBuf *b, int fi, const Expr *seq)
+seq_edges(Module *m, StrBuf *b, int fi, const Expr *seq)
 {
 	for (int i = 0; i < seq->seq.nblocks; i++) {
 		const Block *bl = seq->seq.blocks[i];
 		for (int k = 0; k < bl->n; k++) {
 			const Binding *bd = bl->bindings[k];
 			EdgeCtx c = {b, fi, bd->var};
+			const char *how;
+			const PrimFunc *p = tir_called(m, bd->value, &how);
+			for (int j = 0; p && j < m->nprims; j++)
+				if (m->prims[j] == p)
+					sb_printf(b, "    f%d_v%d -> p%d [style=dashed, label=\"%s\"];\n",
+						  fi, bd->var->id, j, how);
 			if (bd->value->kind == E_IF) {
 				ir_visit_uses(bd->value->if_.cond, edge, &c);
-				seq_edges(b, fi, bd->value->if_.then_);
-				seq_edges(b, fi, bd->value->if_.else_);
+				seq_edges(m, b, fi, bd->value->if_.then_);
+				seq_edges(m, b, fi, bd->value->if_.else_);
 				ir_visit_uses(bd->value->if_.then_->seq.body, edge, &c);
 				ir_visit_uses(bd->value->if_.else_->seq.body, edge, &c);
 			} else {
@@ -113,6 +130,38 @@ void
 graph_dot(StrBuf *b, Module *m)
 {
 	sb_puts(b, "digraph rlx {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n");
+	if (m->nprims) {
+		sb_puts(b, "  subgraph cluster_prims {\n    label=\"prim_funcs\"; style=dotted;\n");
+		for (int j = 0; j < m->nprims; j++) {
+			const PrimFunc *p = m->prims[j];
+			sb_printf(b, "    p%d [shape=component, label=\"", j);
+			dot_str(b, p->name);
+			sb_puts(b, "(");
+			for (int i = 0; i < p->nparams; i++) {
+				const TParam *q = &p->params[i];
+				if (i)
+					sb_puts(b, ", ");
+				if (q->buf) {
+					dot_str(b, q->buf->name);
+					sb_printf(b, ": %s[", dtype_name(q->buf->dtype));
+					for (int k = 0; k < q->buf->ndim; k++) {
+						StrBuf t = {0};
+						print_texpr(&t, q->buf->shape[k]);
+						if (k)
+							sb_puts(b, ", ");
+						dot_str(b, t.p ? t.p : "");
+						sb_free(&t);
+					}
+					sb_puts(b, "]");
+				} else {
+					dot_str(b, q->var->name);
+					sb_printf(b, ": %s", tir_type_name(q->var->ty));
+				}
+			}
+			sb_puts(b, ")\"];\n");
+		}
+		sb_puts(b, "  }\n");
+	}
 	bool *lifted = xcalloc((size_t)m->next_id + 1, sizeof(bool));
 	for (int fi = 0; fi < m->nfuncs; fi++) {
 		Func *f = m->funcs[fi];
@@ -127,17 +176,17 @@ graph_dot(StrBuf *b, Module *m)
 			sb_puts(b, "      label=\"transform (lifted)\"; style=dashed; color=blue;\n");
 			for (int i = ninput; i < f->nparams; i++)
 				node(b, fi, f->params[i], NULL, "cylinder");
-			seq_nodes(b, fi, f->body, lifted, true);
+			seq_nodes(m, b, fi, f->body, lifted, true);
 			sb_puts(b, "    }\n");
 		}
 		sb_printf(b, "    subgraph cluster_f%d_run {\n", fi);
 		sb_puts(b, "      label=\"runtime\"; style=solid;\n");
 		for (int i = 0; i < ninput; i++)
 			node(b, fi, f->params[i], NULL, "ellipse");
-		seq_nodes(b, fi, f->body, lifted, false);
+		seq_nodes(m, b, fi, f->body, lifted, false);
 		sb_printf(b, "      f%d_ret [shape=plaintext, label=\"return\"];\n", fi);
 		sb_puts(b, "    }\n");
-		seq_edges(b, fi, f->body);
+		seq_edges(m, b, fi, f->body);
 		EdgeCtx c = {b, fi, NULL};
 		(void)c;
 		const Expr *ret = f->body->seq.body;

@@ -2,7 +2,7 @@
 """`rlx dump --format json|dot` and `--print-after-all`: TAP tests.
 
 json: the output is valid JSON whose functions, params, bindings and ops
-mirror the module. dot: one cluster per function, and the bindings that
+mirror the module, with its prim_funcs and the calls of them. dot: one cluster per function, and the bindings that
 lift-transform-params would move sit in the dashed "transform (lifted)"
 cluster while runtime bindings do not. print-after-all: one `# after NAME`
 heading per pass, each followed by a module that parses back.
@@ -68,6 +68,37 @@ check("dot: runtime cluster holds the matmuls",
       "gu = matmul" in run_part and "gate_up_t" not in run_part.split("->")[0], run_part[:400])
 check("dot: edges", re.search(r"f0_v\d+ -> f0_v\d+;", out) is not None)
 check("dot: braces balance", out.count("{") == out.count("}"))
+
+# --- prim_funcs in json and dot --------------------------------------------
+TIR = os.path.join(SRC, "tests", "golden", "roundtrip", "tir_lowered.py")
+rc, out, err = rlx("dump", TIR, "--format", "json")
+check("json tir: exit 0", rc == 0, err)
+try:
+    doc = json.loads(out)
+except ValueError as e:
+    doc = {}
+prims = {p["name"]: p for p in doc.get("prim_funcs", [])}
+check("json tir: every prim_func listed",
+      sorted(prims) == ["exp2d", "fill", "is_multiple", "noop", "relu_any"], sorted(prims))
+fill = prims.get("fill", {})
+check("json tir: buffer and scalar parameters",
+      [(q["kind"], q["dtype"], q.get("shape")) for q in fill.get("params", [])]
+      == [("buffer", "float32", ["n"]), ("scalar", "int64", None)], fill.get("params"))
+check("json tir: purity as TVM computes it",
+      prims.get("noop", {}).get("pure") is True and fill.get("pure") is False)
+check("json tir: the body as TVMScript", "X[i] = T.float32(0.0)" in fill.get("text", ""), fill.get("text"))
+edges = [(e["caller"], e["via"], e["prim_func"]) for e in doc.get("prim_calls", [])]
+check("json tir: the call edges", edges == [
+    ("pure_call", "call", "noop"), ("forced", "call", "exp2d"),
+    ("dyn", "vm.call_tir_dyn", "fill"), ("check", "call", "is_multiple"),
+    ("via_relax", "call_tir", "relu_any")], edges)
+rc, out, err = rlx("dump", TIR, "--format", "dot")
+check("dot tir: exit 0", rc == 0, err)
+check("dot tir: prim_funcs drawn", "cluster_prims" in out and
+      re.search(r'p1 \[shape=component, label="exp2d\(A: float32\[n, m\]', out) is not None, out[:600])
+check("dot tir: call_tir edge", re.search(r'f\d+_v\d+ -> p4 \[style=dashed, label="call_tir"\];', out)
+      is not None, out)
+check("dot tir: braces balance", out.count("{") == out.count("}"))
 
 # --- print-after-all --------------------------------------------------------
 passes = "convert-ssa,canonicalize-bindings,lift-transform-params,dead-code-elimination"
