@@ -315,13 +315,18 @@ fuse_dequant(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 }
 
 /* strided_slice whose begin or strides are symbolic (r * 64, the worker's
- * slice): run by the executor, which knows the values; the kernels take
- * constant bounds. */
+ * slice), or whose result's dims the rule could not say (constant bounds
+ * on a symbolic dim): run by the executor, which knows the values and
+ * computes Python's slice lengths; the kernels take constant bounds and a
+ * known result. */
 bool
 exec_is_dyn_slice(const Expr *e)
 {
 	if (e->kind != E_CALL || e->call.op != OP_STRIDED_SLICE)
 		return false;
+	if (e->sinfo && e->sinfo->kind == SI_TENSOR && e->sinfo->ndim >= 0 &&
+	    !e->sinfo->shape)
+		return true;
 	for (int i = 0; i < e->call.nattrs; i++)
 		if (e->call.attrs[i].kind == AV_DIMS)
 			return true;

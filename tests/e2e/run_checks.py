@@ -401,6 +401,45 @@ def run_property(t_, tmp, rng):
               (res["good"][0], res["good"][2], rc, se, want, src))
 
 
+# Results whose shape the rule cannot say (it would need an assumption that
+# does not hold for every input) are computed when the call runs, with
+# NumPy's semantics: checked against NumPy.
+RUNTIME_SHAPES = [
+    ("strided_slice: constant bounds on a symbolic dim", "x: %s" % t("n", 2),
+     "y = R.strided_slice(x, axes=[0], begin=[1], end=[4])", {"x": (2, 2)},
+     lambda x: x[1:4]),
+    ("strided_slice: negative bounds and stride", "x: %s" % t("n", 2),
+     "y = R.strided_slice(x, axes=[0], begin=[-1], end=[-100], strides=[-2])", {"x": (7, 2)},
+     lambda x: x[-1:-100:-2]),
+    ("matmul: symbolic batch dims broadcast", "x: %s, w: %s" % (t("b1", 2, 3), t("b2", 3, 4)),
+     "y = R.matmul(x, w)", {"x": (1, 2, 3), "w": (3, 3, 4)}, lambda x, w: x @ w),
+    ("matmul: operands of unknown shape",
+     "x: R.Tensor(dtype=\"float32\", ndim=3), w: R.Tensor(dtype=\"float32\", ndim=1)",
+     "y = R.matmul(x, w)", {"x": (2, 2, 3), "w": (3,)}, lambda x, w: x @ w),
+]
+
+
+def run_runtime_shapes(t_, tmp, rng):
+    for k, (name, params, line, shapes, ref) in enumerate(RUNTIME_SHAPES):
+        d = os.path.join(tmp, "rs%d" % k)
+        os.mkdir(d)
+        model = os.path.join(d, "model.py")
+        with open(model, "w") as f:
+            f.write(model_text(params, [line]))
+        args, arrays = ["run", model], []
+        for n, shape in shapes.items():
+            a = rng.standard_normal(shape).astype(F)
+            arrays.append(a)
+            np.save(os.path.join(d, n + ".npy"), a)
+            args += ["--input", "%s=%s" % (n, os.path.join(d, n + ".npy"))]
+        out = os.path.join(d, "out.npy")
+        rc, _, se = rlx(*args, "-o", out)
+        want = ref(*arrays)
+        got = np.load(out) if rc == 0 else None
+        t_.ok(rc == 0 and got.shape == want.shape and np.allclose(got, want, atol=1e-5),
+              "%s: NumPy's result" % name, "exit %d\n%s\ngot %s\nwant %s" % (rc, se, got, want))
+
+
 # --no-index-check on the other commands that run the executor: a
 # weight-only take (lifted into the transform) with an index out of range.
 NIC_MODEL = HEAD.replace("def main(%s):", "def main(x: R.Tensor((2,), \"int64\"), "
@@ -480,6 +519,7 @@ def main():
                       "exit %d\nstderr: %s\nwanted: %s" % (rc, se, want))
         run_property(t_, tmp, rng)
         run_no_index_check(t_, tmp)
+        run_runtime_shapes(t_, tmp, rng)
     t_.done()
 
 
