@@ -541,6 +541,9 @@ live_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq, Rel *r,
 	c.pos = sp->n + 1;
 	if (!skip_body)
 		ir_visit_uses(sp->seq->seq.body, live_use, &c);
+	else /* streaming: the fields that are evaluated at the end */
+		for (int k = 0; k < fp->nend; k++)
+			ir_visit_uses(fp->fields[fp->end_fields[k]], live_use, &c);
 	build_rel(p, r, last, fp->nslots, sp->n + 2);
 	free(last);
 }
@@ -658,6 +661,8 @@ plan_stream(RtProgram *p, FnPlan *fp, const int *def_seq)
 				ir_visit_uses(top->steps[j].b->value, find_use, &c);
 		if (!fp->tuple_mode)
 			ir_visit_uses(body, find_use, &c);
+		for (int k = 0; fp->tuple_mode && k < fp->nend; k++)
+			ir_visit_uses(fp->fields[fp->end_fields[k]], find_use, &c);
 		fp->param_used[i] = c.found;
 	}
 	live_seq(p, fp, top, def_seq, &top->srel, fp->skip_step,

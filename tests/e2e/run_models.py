@@ -308,10 +308,43 @@ def test_head(t, tmp, dt):
          "%s vs %s" % (tk, logits.argmax(-1)))
 
 
+NESTED = """from tvm.script import ir as I, relax as R
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), "int32")):
+        y = R.add(x, x)
+        return ((x, (y, x)), y, x)
+"""
+
+
+def test_nested_result(t, tmp):
+    """A result that names a parameter and a binding several times, some
+    inside nested tuples (evaluated at the end of a streaming run): each
+    stays alive until its last field is written (TVM's test_vm_build
+    TestVMSetInput returns ((x, (x,)), x))."""
+    model = os.path.join(tmp, "nested.py")
+    with open(model, "w") as f:
+        f.write(NESTED)
+    x = np.array([1, 5], np.int32)
+    xp = os.path.join(tmp, "xn.npy")
+    np.save(xp, x)
+    out = os.path.join(tmp, "nested_out")
+    rc, _, se = rlx("run", model, "--input", "x=" + xp, "-o", out + "/")
+    if not t.ok(rc == 0, "a nested result naming a parameter thrice: rlx run", se):
+        return
+    got = [np.load(os.path.join(out, *f)) for f in
+           (("0", "0.npy"), ("0", "1", "0.npy"), ("0", "1", "1.npy"), ("1.npy",), ("2.npy",))]
+    want = [x, 2 * x, x, 2 * x, x]
+    t.ok(all(np.array_equal(g, w) for g, w in zip(got, want)),
+         "a nested result naming a parameter thrice: every field", (got, want))
+
+
 def main():
     t = Tap()
     with tempfile.TemporaryDirectory(prefix="rlx_models_") as tmp:
         test_mlp(t, tmp)
+        test_nested_result(t, tmp)
         test_quant(t, tmp)
         test_qlinear(t, tmp)
         test_head(t, tmp, "float32")
