@@ -27,6 +27,7 @@ sh "$src/tests/fuzz/build_io.sh" "$out" >/dev/null || exit 2
 mkdir -p "$out/corpus" "$out/seeds" "$out/crash" "$out/io-corpus" "$out/io-crash"
 cp "$src"/tests/golden/roundtrip/*.py "$src"/tests/golden/errors/*.py \
 	"$src"/tests/passes/golden/*.py "$src"/tests/fuzz/regress/*.py \
+	"$src"/tests/fuzz/corpus_tir/*.py \
 	"$out/seeds/" 2>/dev/null || true
 # FUZZ_SEEDS=DIR: more seeds, e.g. TVM's own modules (tvm_modules.py)
 if [ -n "${FUZZ_SEEDS:-}" ]; then
