@@ -28,6 +28,8 @@ $cc -std=c17 -D_GNU_SOURCE -DRLX_OPS_WITHOUT_RULES -I"$src/compiler" \
 
 objs=""
 for f in compiler/util.c compiler/diag.c compiler/ir.c compiler/ops.c \
+	compiler/tir.c compiler/print_tir.c compiler/tir_access.c \
+	compiler/verify_tir.c grammar/build_tir.c \
 	compiler/op_attr.c "$out/gen/op_params.c" \
 	compiler/prim.c compiler/infer.c compiler/infer_ops.c compiler/verify.c \
 	compiler/print.c compiler/print_json.c compiler/equal.c compiler/api.c \
