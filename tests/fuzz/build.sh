@@ -34,7 +34,8 @@ for f in compiler/util.c compiler/diag.c compiler/ir.c compiler/ops.c \
 	compiler/prim.c compiler/infer.c compiler/infer_ops.c compiler/verify.c \
 	compiler/print.c compiler/print_json.c compiler/equal.c compiler/api.c \
 	passes/pipeline.c passes/convert_ssa.c passes/canonicalize_bindings.c \
-	passes/bind_params.c passes/lift_transform_params.c passes/dce.c \
+	passes/bind_params.c passes/lift_transform_params.c passes/lift_shared.c \
+	passes/dce.c \
 	passes/unbundle_params.c passes/graph.c grammar/parse.c grammar/build.c \
 	grammar/build_sinfo.c grammar/build_value.c \
 	"$out/gen/lexer.c" "$out/gen/parser.c"; do

@@ -17,7 +17,8 @@ cflags="-std=c17 -g -O1 -D_GNU_SOURCE -fno-omit-frame-pointer $san \
 
 objs=""
 for f in runtime/base/tensor.c runtime/base/bufpool.c runtime/base/atomic_file.c runtime/base/input_file.c runtime/io/safetensors.c runtime/io/npy.c \
-	runtime/io/tensor_cache_write.c runtime/io/tensor_cache_read.c compiler/util.c; do
+	runtime/io/tensor_cache_write.c runtime/io/tensor_cache_read.c compiler/util.c \
+	compiler/diag.c; do
 	o=$out/io/$(basename "$f" .c).o
 	$cc $cflags -fsanitize=fuzzer-no-link -c "$src/$f" -o "$o"
 	objs="$objs $o"
