@@ -1912,11 +1912,11 @@ bld_prim_func(B *b, Stm *s)
 	t.f = f;
 	int errors = b->d->nerrors;
 	if (!decorators(&t, s, f))
-		return NULL;
+		goto fail;
 	/* `-> None` (TVM's printer writes it for void prim_funcs) is no
 	 * return type, as when the annotation is absent */
 	if (s->ann && s->ann->kind != X_NONE && !conv_type(&t, s->ann, &f->ret))
-		return NULL;
+		goto fail;
 	int np = syn_len(s->params);
 	f->nparams = np;
 	f->params = ARENA_ARRAY(&b->m->arena, TParam, np ? np : 1);
@@ -1925,13 +1925,13 @@ bld_prim_func(B *b, Stm *s)
 	for (Syn *p = s->params; p; p = p->next, i++) {
 		if (!p->a) {
 			diag_error(b->d, p->span, "parameter '%s' of a prim_func needs a type", p->s);
-			return NULL;
+			goto fail;
 		}
 		if (is_buffer_ann(p->a))
 			continue;
 		TType ty;
 		if (!conv_type(&t, p->a, &ty))
-			return NULL;
+			goto fail;
 		f->params[i].var = tir_var(b->m, p->s, ty, p->span);
 		f->params[i].handle = ty == TT_HANDLE;
 		def_var(&t, p->s, f->params[i].var);
@@ -1942,7 +1942,7 @@ bld_prim_func(B *b, Stm *s)
 			continue;
 		TBuf *buf = conv_buffer(&t, p->a, p->s, "T.Buffer", 0, NULL);
 		if (!buf)
-			return NULL;
+			goto fail;
 		buf->span = p->span;
 		f->params[i].buf = buf;
 		f->params[i].var = tir_var(b->m, p->s, TT_HANDLE, p->span);
@@ -2080,4 +2080,8 @@ bld_prim_func(B *b, Stm *s)
 		return NULL;
 	tir_detect_access(b->m, f);
 	return f;
+fail:
+	vec_free(&t.names);
+	vec_free(&t.loops);
+	return NULL;
 }
