@@ -393,7 +393,7 @@ def main():
             break
     rc, err = outcomes[-1]
     print("# truncated during transform: %d attempt(s), last: exit %s, %s"
-          % (len(outcomes), rc, err.strip()))
+          % (len(outcomes), rc, err.strip().replace("\n", "\n# ")))
     check("truncated during transform: no signal death",
           all(c in (0, 1) for c, _ in outcomes), outcomes)
     check("truncated during transform: exit 1, an error naming the checkpoint",
@@ -414,7 +414,7 @@ def main():
             break
     rc, err = outcomes[-1]
     print("# truncated during run: %d attempt(s), last: exit %s, %s"
-          % (len(outcomes), rc, err.strip()))
+          % (len(outcomes), rc, err.strip().replace("\n", "\n# ")))
     check("truncated during run: exit 1 naming the checkpoint, no signal death",
           rc == 1 and "big.safetensors" in err and
           all(c in (0, 1) for c, _ in outcomes), outcomes)
