@@ -136,7 +136,8 @@ def main():
                          "(ENOSPC), exit 1, nothing left" % what,
                          (q.returncode, q.stderr, left))
             finally:
-                subprocess.run(["umount", full])
+                if subprocess.run(["umount", full]).returncode:
+                    subprocess.run(["umount", "-l", full])  # busy: detach it
 
         # the kill loop: transforms killed at random moments, alternating
         # weights so that each one replaces the cache
