@@ -49,7 +49,7 @@
  * calling it vectorize. Cold tail loops carry metadata that keeps the
  * optimizer from vectorizing or unrolling them (JIT time).
  *
- * Adding an op: write `static bool gen_OP(K *k)` from the cg_* helpers of
+ * Adding an op: write `static bool gen_OP(KernelBuilder *k)` from the cg_* helpers of
  * codegen_impl.h (loops: cg_loop_begin/cg_loop_end, cg_nest_begin/
  * cg_nest_end, cg_par_begin for the outer loop; elements: cg_ld/cg_st with
  * an element offset, cg_cvt between dtypes) or, for an elementwise op, a
@@ -85,26 +85,26 @@ struct Codegen {
 
 /* An i64 constant. */
 LLVMValueRef
-cg_ci(K *k, int64_t v)
+cg_ci(KernelBuilder *k, int64_t v)
 {
 	return LLVMConstInt(k->i64, (unsigned long long)v, true);
 }
 
 LLVMValueRef
-cg_add(K *k, LLVMValueRef a, LLVMValueRef b)
+cg_add(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildNSWAdd(k->b, a, b, "");
 }
 
 LLVMValueRef
-cg_mul(K *k, LLVMValueRef a, LLVMValueRef b)
+cg_mul(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildNSWMul(k->b, a, b, "");
 }
 
 /* min(a, b) of i64 values. */
 LLVMValueRef
-cg_imin(K *k, LLVMValueRef a, LLVMValueRef b)
+cg_imin(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, a, b, ""),
 			       a, b, "");
@@ -112,7 +112,7 @@ cg_imin(K *k, LLVMValueRef a, LLVMValueRef b)
 
 /* max(a, b) of i64 values. */
 LLVMValueRef
-cg_imax(K *k, LLVMValueRef a, LLVMValueRef b)
+cg_imax(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b)
 {
 	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSGT, a, b, ""),
 			       a, b, "");
@@ -120,7 +120,7 @@ cg_imax(K *k, LLVMValueRef a, LLVMValueRef b)
 
 /* Product of dims[lo..hi) (1 when empty). */
 LLVMValueRef
-cg_prod(K *k, LLVMValueRef *dims, int lo, int hi)
+cg_prod(KernelBuilder *k, LLVMValueRef *dims, int lo, int hi)
 {
 	LLVMValueRef p = cg_ci(k, 1);
 	for (int i = lo; i < hi; i++)
@@ -130,7 +130,7 @@ cg_prod(K *k, LLVMValueRef *dims, int lo, int hi)
 
 /* C-order strides of buffer b, in elements. */
 void
-cg_strides(K *k, const Buf *b, LLVMValueRef *st)
+cg_strides(KernelBuilder *k, const Buf *b, LLVMValueRef *st)
 {
 	LLVMValueRef s = cg_ci(k, 1);
 	for (int i = b->nd - 1; i >= 0; i--) {
@@ -141,7 +141,7 @@ cg_strides(K *k, const Buf *b, LLVMValueRef *st)
 
 /* A stack slot in the entry block (so mem2reg can promote it). */
 LLVMValueRef
-cg_slot(K *k, LLVMTypeRef t, int64_t n)
+cg_slot(KernelBuilder *k, LLVMTypeRef t, int64_t n)
 {
 	LLVMBuilderRef eb = LLVMCreateBuilderInContext(k->c);
 	LLVMValueRef first = LLVMGetFirstInstruction(k->entry);
@@ -159,7 +159,7 @@ cg_slot(K *k, LLVMTypeRef t, int64_t n)
 
 /* Opens a loop `for (i = from; i < n; i++)`; returns its index, an i64. */
 LLVMValueRef
-cg_loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
+cg_loop_from(KernelBuilder *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
 {
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(k->b);
 	l->body = LLVMAppendBasicBlockInContext(k->c, k->fn, "body");
@@ -176,14 +176,14 @@ cg_loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n)
 
 /* Opens a loop `for (i = 0; i < n; i++)`; returns its index, an i64. */
 LLVMValueRef
-cg_loop_begin(K *k, Loop *l, LLVMValueRef n)
+cg_loop_begin(KernelBuilder *k, Loop *l, LLVMValueRef n)
 {
 	return cg_loop_from(k, l, cg_ci(k, 0), n);
 }
 
 /* A string metadata node with an optional i32 operand. */
 static LLVMMetadataRef
-md_str(K *k, const char *s, int v, bool with_v)
+md_str(KernelBuilder *k, const char *s, int v, bool with_v)
 {
 	LLVMMetadataRef ops[2] = {
 		LLVMMDStringInContext2(k->c, s, strlen(s)),
@@ -196,7 +196,7 @@ md_str(K *k, const char *s, int v, bool with_v)
  * tail loops that run a few times would only cost compile time), or for
  * no unrolling only (keep). */
 static void
-mark_loop(K *k, LLVMValueRef br, bool plain)
+mark_loop(KernelBuilder *k, LLVMValueRef br, bool plain)
 {
 	LLVMMetadataRef tmp = LLVMTemporaryMDNode(k->c, NULL, 0);
 	LLVMMetadataRef ops[3] = {
@@ -212,7 +212,7 @@ mark_loop(K *k, LLVMValueRef br, bool plain)
 
 /* Closes the loop opened by loop_begin; code continues after it. */
 void
-cg_loop_end(K *k, Loop *l)
+cg_loop_end(KernelBuilder *k, Loop *l)
 {
 	LLVMValueRef next = LLVMBuildNUWAdd(k->b, l->i, cg_ci(k, 1), "");
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(k->b);
@@ -226,7 +226,7 @@ cg_loop_end(K *k, Loop *l)
 
 
 void
-cg_nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx)
+cg_nest_begin(KernelBuilder *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx)
 {
 	ns->n = nd;
 	for (int i = 0; i < nd; i++)
@@ -234,7 +234,7 @@ cg_nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx)
 }
 
 void
-cg_nest_end(K *k, Nest *ns)
+cg_nest_end(KernelBuilder *k, Nest *ns)
 {
 	for (int i = ns->n - 1; i >= 0; i--)
 		cg_loop_end(k, &ns->l[i]);
@@ -250,7 +250,7 @@ cg_nest_end(K *k, Nest *ns)
  * kernel. Closed with loop_end.
  */
 LLVMValueRef
-cg_par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
+cg_par_begin(KernelBuilder *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
 {
 	if (k->par_used)
 		ir_bug("two parallel loops in one kernel");
@@ -291,7 +291,7 @@ cg_par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work)
  * the indices back by division. nd >= 1. Closed with cg_loop_end(l).
  */
 void
-cg_par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
+cg_par_nest(KernelBuilder *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
 	 LLVMValueRef work)
 {
 	LLVMValueRef f = cg_par_begin(k, l, cg_prod(k, dims, 0, nd - 1), work);
@@ -307,7 +307,7 @@ cg_par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
 
 /* Σ idx[i] * st[i] over i < n. */
 LLVMValueRef
-cg_dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n)
+cg_dot(KernelBuilder *k, LLVMValueRef *idx, LLVMValueRef *st, int n)
 {
 	LLVMValueRef o = cg_ci(k, 0);
 	for (int i = 0; i < n; i++)
@@ -325,7 +325,7 @@ cg_is_unsigned(DType t)
 
 /* How an element is stored. */
 static LLVMTypeRef
-stype(K *k, DType t)
+stype(KernelBuilder *k, DType t)
 {
 	switch (t) {
 	case DT_BOOL: case DT_I8: case DT_U8: return k->i8;
@@ -343,7 +343,7 @@ stype(K *k, DType t)
 
 /* How an element is computed with: f16/bf16/float8 as f32, bool as i1. */
 LLVMTypeRef
-cg_ctype(K *k, DType t)
+cg_ctype(KernelBuilder *k, DType t)
 {
 	if (t == DT_BOOL)
 		return k->i1;
@@ -354,7 +354,7 @@ cg_ctype(K *k, DType t)
 
 /* A constant of dtype t in its compute type. */
 LLVMValueRef
-cg_cconst(K *k, DType t, double v)
+cg_cconst(KernelBuilder *k, DType t, double v)
 {
 	if (dtype_is_float(t))
 		return LLVMConstReal(cg_ctype(k, t), v);
@@ -369,7 +369,7 @@ cg_cconst(K *k, DType t, double v)
  * as ml_dtypes rounds an f64 directly (Boldo and Melquiond, "When double
  * rounding is odd": f32 has more than 2 bits beyond a float8's). */
 static LLVMValueRef
-f64_to_f32_odd(K *k, LLVMValueRef v)
+f64_to_f32_odd(KernelBuilder *k, LLVMValueRef v)
 {
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef t = LLVMBuildFPTrunc(b, v, k->f32, "");
@@ -387,7 +387,7 @@ f64_to_f32_odd(K *k, LLVMValueRef v)
 
 /* Converts compute value v of dtype from to dtype to (as numpy astype). */
 LLVMValueRef
-cg_cvt(K *k, LLVMValueRef v, DType from, DType to)
+cg_cvt(KernelBuilder *k, LLVMValueRef v, DType from, DType to)
 {
 	LLVMTypeRef ft = cg_ctype(k, from), tt = cg_ctype(k, to);
 	bool ff = dtype_is_float(from), tf = dtype_is_float(to);
@@ -426,14 +426,14 @@ cg_cvt(K *k, LLVMValueRef v, DType from, DType to)
 
 /* The address of element off of buffer b. */
 LLVMValueRef
-cg_addr(K *k, const Buf *b, LLVMValueRef off)
+cg_addr(KernelBuilder *k, const Buf *b, LLVMValueRef off)
 {
 	return LLVMBuildInBoundsGEP2(k->b, stype(k, b->dt), b->ptr, &off, 1, "");
 }
 
 /* The i32 constant c. */
 static LLVMValueRef
-c32(K *k, long long c)
+c32(KernelBuilder *k, long long c)
 {
 	return LLVMConstInt(k->i32, (unsigned long long)c, 1);
 }
@@ -445,7 +445,7 @@ c32(K *k, long long c)
  * back.
  */
 static LLVMValueRef
-f8_to_f32(K *k, LLVMValueRef v, DType t)
+f8_to_f32(KernelBuilder *k, LLVMValueRef v, DType t)
 {
 	LLVMBuilderRef b = k->b;
 	bool e5 = t == DT_F8E5M2;
@@ -477,7 +477,7 @@ f8_to_f32(K *k, LLVMValueRef v, DType t)
  * what carries into bit n exactly when the dropped bits are above half,
  * or half and bit n is odd. */
 static LLVMValueRef
-rne_bits(K *k, LLVMValueRef v, LLVMValueRef n)
+rne_bits(KernelBuilder *k, LLVMValueRef v, LLVMValueRef n)
 {
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef odd = LLVMBuildAnd(b, LLVMBuildLShr(b, v, n, ""), c32(k, 1), "");
@@ -494,7 +494,7 @@ rne_bits(K *k, LLVMValueRef v, LLVMValueRef n)
  * in units of the smallest subnormal.
  */
 static LLVMValueRef
-f32_to_f8(K *k, LLVMValueRef f, DType t)
+f32_to_f8(KernelBuilder *k, LLVMValueRef f, DType t)
 {
 	LLVMBuilderRef b = k->b;
 	bool e5 = t == DT_F8E5M2;
@@ -532,7 +532,7 @@ f32_to_f8(K *k, LLVMValueRef f, DType t)
 
 /* Loads element off of b as a compute value. */
 LLVMValueRef
-cg_ld(K *k, const Buf *b, LLVMValueRef off)
+cg_ld(KernelBuilder *k, const Buf *b, LLVMValueRef off)
 {
 	LLVMValueRef v = LLVMBuildLoad2(k->b, stype(k, b->dt), cg_addr(k, b, off), "");
 	switch (b->dt) {
@@ -554,7 +554,7 @@ cg_ld(K *k, const Buf *b, LLVMValueRef off)
 
 /* f32 to bf16 bits, rounding to nearest even; NaN stays a (quiet) NaN. */
 static LLVMValueRef
-f32_to_bf16(K *k, LLVMValueRef f)
+f32_to_bf16(KernelBuilder *k, LLVMValueRef f)
 {
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef u = LLVMBuildBitCast(b, f, k->i32, "");
@@ -572,7 +572,7 @@ f32_to_bf16(K *k, LLVMValueRef f)
 /* f32 value v rounded to the nearest bfloat16 or float8 t (as a store
  * and a load would), as an f32. */
 LLVMValueRef
-cg_round_narrow(K *k, LLVMValueRef v, DType t)
+cg_round_narrow(KernelBuilder *k, LLVMValueRef v, DType t)
 {
 	if (t == DT_BF16) {
 		LLVMValueRef u = LLVMBuildZExt(k->b, f32_to_bf16(k, v), k->i32, "");
@@ -586,7 +586,7 @@ cg_round_narrow(K *k, LLVMValueRef v, DType t)
 
 /* Stores compute value v (of b's dtype) as element off of b. */
 void
-cg_st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v)
+cg_st(KernelBuilder *k, const Buf *b, LLVMValueRef off, LLVMValueRef v)
 {
 	switch (b->dt) {
 	case DT_BOOL:
@@ -610,7 +610,7 @@ cg_st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v)
 
 /* A call to the intrinsic `name` overloaded on t. */
 static LLVMValueRef
-intrin(K *k, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n)
+intrin(KernelBuilder *k, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n)
 {
 	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
 	if (!id)
@@ -622,14 +622,14 @@ intrin(K *k, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n)
 
 /* intrinsic of one float argument. */
 LLVMValueRef
-cg_fn1(K *k, const char *name, LLVMValueRef x)
+cg_fn1(KernelBuilder *k, const char *name, LLVMValueRef x)
 {
 	return intrin(k, name, LLVMTypeOf(x), &x, 1);
 }
 
 /* A call to libm's `name` (float or double by x's type): tanh, erf. */
 static LLVMValueRef
-libm(K *k, const char *name, LLVMValueRef x)
+libm(KernelBuilder *k, const char *name, LLVMValueRef x)
 {
 	LLVMTypeRef t = LLVMTypeOf(x);
 	char full[32];
@@ -649,7 +649,7 @@ fconst(LLVMValueRef like, double v)
 
 /* max or min of two compute values of dtype t; NaN wins as in numpy. */
 LLVMValueRef
-cg_vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max)
+cg_vmax(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max)
 {
 	if (!dtype_is_float(t)) {
 		LLVMIntPredicate p = cg_is_unsigned(t) ? (is_max ? LLVMIntUGT : LLVMIntULT)
@@ -681,7 +681,7 @@ cg_contract(LLVMValueRef v)
  * (no subnormals), above 88.72 +inf; NaN stays NaN. f64 uses llvm.exp.
  */
 LLVMValueRef
-cg_fexp(K *k, LLVMValueRef x)
+cg_fexp(KernelBuilder *k, LLVMValueRef x)
 {
 	LLVMTypeRef t = LLVMTypeOf(x);
 	if (t != k->f32)
@@ -733,7 +733,7 @@ cg_reassoc(LLVMValueRef v)
 
 /* Attribute p of the call (op_attr.h: by slot). */
 AttrVal
-cg_attr(K *k, ParamName p)
+cg_attr(KernelBuilder *k, ParamName p)
 {
 	return *op_attr(k->e, p);
 }
@@ -784,7 +784,7 @@ cg_pe_const(const PExpr *x, int64_t *out)
 
 /* The prim argument p as a number; false when it is not a constant. */
 bool
-cg_prim_arg(K *k, ParamName p, double *out)
+cg_prim_arg(KernelBuilder *k, ParamName p, double *out)
 {
 	Expr *x = op_arg(k->e, p);
 	int64_t v;
@@ -806,7 +806,7 @@ cg_prim_arg(K *k, ParamName p, double *out)
  * (CgKernel.scalar_arg). NULL with a diagnostic when p cannot be one.
  */
 LLVMValueRef
-cg_prim_i64(K *k, ParamName p)
+cg_prim_i64(KernelBuilder *k, ParamName p)
 {
 	Expr *x = op_arg(k->e, p);
 	double v;
@@ -863,7 +863,7 @@ cg_norm_axis(int64_t a, int nd, int *out)
  * n (its own), inner (after it); None is the flattened data (1, all, 1).
  * False when the axis is out of range. */
 bool
-cg_axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer, LLVMValueRef *n,
+cg_axis_extents(KernelBuilder *k, Buf *x, AttrVal av, LLVMValueRef *outer, LLVMValueRef *n,
 	     LLVMValueRef *inner)
 {
 	if (av.kind == AV_NONE) {
@@ -882,7 +882,7 @@ cg_axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer, LLVMValueRef *n,
 
 /* Reports that the call cannot be lowered, and why; returns false. */
 bool
-cg_fail(K *k, const char *why)
+cg_fail(KernelBuilder *k, const char *why)
 {
 	diag_error(k->d, k->e->span, "cannot generate code for %s: %s",
 		   op_info(k->e->call.op)->name, why);
@@ -893,7 +893,7 @@ cg_fail(K *k, const char *why)
 
 /* The computation of one output element from its input elements; returns
  * a compute value of dtype *rdt. */
-typedef LLVMValueRef (*ElemFn)(K *k, LLVMValueRef *in, DType *rdt);
+typedef LLVMValueRef (*ElemFn)(KernelBuilder *k, LLVMValueRef *in, DType *rdt);
 
 /* Do the dims of b equal those of out (same tokens)? */
 static bool
@@ -913,7 +913,7 @@ same_dims(const Buf *b, const Buf *out)
  * output's shape it is one flat loop.
  */
 static bool
-gen_elementwise(K *k, ElemFn f)
+gen_elementwise(KernelBuilder *k, ElemFn f)
 {
 	Buf *out = &k->buf[k->nin];
 	LLVMValueRef in[MAXBUF], idx[MAXD];
@@ -985,7 +985,7 @@ static const double SQRT_2_PI = 0.79788456080286535588;
 
 /* 1 / (1 + exp(-x)) */
 static LLVMValueRef
-sigmoid(K *k, LLVMValueRef x)
+sigmoid(KernelBuilder *k, LLVMValueRef x)
 {
 	LLVMValueRef e = cg_fexp(k, LLVMBuildFNeg(k->b, x, ""));
 	return LLVMBuildFDiv(k->b, fconst(x, 1),
@@ -995,7 +995,7 @@ sigmoid(K *k, LLVMValueRef x)
 /* The bool-valued unary ops: logical_not, and isnan/isinf/isfinite
  * tested in the input's dtype (integers are finite numbers). */
 static LLVMValueRef
-elem_test(K *k, OpKind op, LLVMValueRef v)
+elem_test(KernelBuilder *k, OpKind op, LLVMValueRef v)
 {
 	LLVMBuilderRef b = k->b;
 	if (op == OP_LOGICAL_NOT)
@@ -1011,7 +1011,7 @@ elem_test(K *k, OpKind op, LLVMValueRef v)
 
 /* sign(x) in dtype t: -1, 0 or 1 (a float NaN stays NaN). */
 static LLVMValueRef
-elem_sign(K *k, LLVMValueRef x, DType t)
+elem_sign(KernelBuilder *k, LLVMValueRef x, DType t)
 {
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef zero = cg_cconst(k, t, 0), one = cg_cconst(k, t, 1);
@@ -1033,7 +1033,7 @@ elem_sign(K *k, LLVMValueRef x, DType t)
 /* gelu: x/2 (1 + erf(x / sqrt 2)); gelu_tanh: x/2 (1 + tanh(sqrt(2/pi)
  * (x + 0.044715 x^3))). */
 static LLVMValueRef
-elem_gelu(K *k, LLVMValueRef x, bool tanh_form)
+elem_gelu(KernelBuilder *k, LLVMValueRef x, bool tanh_form)
 {
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef g;
@@ -1050,7 +1050,7 @@ elem_gelu(K *k, LLVMValueRef x, bool tanh_form)
 
 /* softplus: log(1 + exp(beta x)) / beta, x itself above the threshold. */
 static LLVMValueRef
-elem_softplus(K *k, LLVMValueRef x)
+elem_softplus(KernelBuilder *k, LLVMValueRef x)
 {
 	LLVMBuilderRef b = k->b;
 	double beta = cg_attr(k, P_beta).f, th = cg_attr(k, P_threshold).f;
@@ -1061,7 +1061,7 @@ elem_softplus(K *k, LLVMValueRef x)
 
 /* selu: scale * (x > 0 ? x : alpha * (exp(x) - 1)). */
 static LLVMValueRef
-elem_selu(K *k, LLVMValueRef x)
+elem_selu(KernelBuilder *k, LLVMValueRef x)
 {
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef neg = LLVMBuildFMul(b, fconst(x, 1.6732632423543772848),
@@ -1074,7 +1074,7 @@ elem_selu(K *k, LLVMValueRef x)
 /* Unary ops and the other one-input elementwise ops: one case per op, its
  * scalar body or the helper above that holds it. */
 static LLVMValueRef
-elem_unary(K *k, LLVMValueRef *in, DType *rdt)
+elem_unary(KernelBuilder *k, LLVMValueRef *in, DType *rdt)
 {
 	LLVMBuilderRef b = k->b;
 	DType t = k->odt; /* compute in the result's dtype */
@@ -1159,7 +1159,7 @@ elem_unary(K *k, LLVMValueRef *in, DType *rdt)
 
 /* Integer division a / b rounding toward zero or -inf; 0 for b == 0. */
 static LLVMValueRef
-idiv(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool floor_)
+idiv(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b, DType t, bool floor_)
 {
 	LLVMBuilderRef bl = k->b;
 	LLVMValueRef zero = cg_cconst(k, t, 0);
@@ -1201,7 +1201,7 @@ cmp_index(OpKind op)
 
 /* Binary arithmetic, comparisons, logical ops, where and full. */
 static LLVMValueRef
-elem_binary(K *k, LLVMValueRef *in, DType *rdt)
+elem_binary(KernelBuilder *k, LLVMValueRef *in, DType *rdt)
 {
 	LLVMBuilderRef b = k->b;
 	OpKind op = k->e->call.op;
@@ -1382,7 +1382,7 @@ has_nested_call(const Expr *e)
  * the node's dtypes switched to e, and restores them.
  */
 static LLVMValueRef
-elem_node(K *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
+elem_node(KernelBuilder *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
 {
 	LLVMValueRef in[MAXBUF];
 	DType dts[MAXBUF];
@@ -1424,7 +1424,7 @@ elem_node(K *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
 
 /* ElemFn of a fused kernel: the whole tree of k->e. */
 static LLVMValueRef
-elem_fused(K *k, LLVMValueRef *in, DType *rdt)
+elem_fused(KernelBuilder *k, LLVMValueRef *in, DType *rdt)
 {
 	int next = 0;
 	return elem_node(k, k->e, in, &next, rdt);
@@ -1441,7 +1441,7 @@ typedef struct {
 
 /* Fills mb for c = a @ bb; false when the result has too few dims. */
 static bool
-mm_batch(K *k, Buf *a, Buf *bb, Buf *c, MmBatch *mb)
+mm_batch(KernelBuilder *k, Buf *a, Buf *bb, Buf *c, MmBatch *mb)
 {
 	int anb = a->nd > 2 ? a->nd - 2 : 0, bnb = bb->nd > 2 ? bb->nd - 2 : 0;
 	int cnb = c->nd - (a->nd > 1) - (bb->nd > 1);
@@ -1466,7 +1466,7 @@ mm_batch(K *k, Buf *a, Buf *bb, Buf *c, MmBatch *mb)
 /* From the flat batch index f of the result: the batch offsets of a and
  * b. */
 static void
-mm_batch_offsets(K *k, const MmBatch *mb, LLVMValueRef f, LLVMValueRef *abase,
+mm_batch_offsets(KernelBuilder *k, const MmBatch *mb, LLVMValueRef f, LLVMValueRef *abase,
 		 LLVMValueRef *bbase)
 {
 	Buf *c = &k->buf[2];
@@ -1588,7 +1588,7 @@ cg_matmul_qweight(const Expr *perm, const Expr **qp, const Expr **sp)
  * blocks, packs and threads it.
  */
 static bool
-gen_matmul_call(K *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
+gen_matmul_call(KernelBuilder *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
 		const Buf *sc, LLVMValueRef gs)
 {
 	if (mb->cnb > RTG_MAXB)
@@ -1642,7 +1642,7 @@ gen_matmul_call(K *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
  * every kk, a unit-stride inner loop that vectorizes; then it is stored.
  */
 static bool
-gen_matmul(K *k)
+gen_matmul(KernelBuilder *k)
 {
 	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
 	if (a->nd < 1 || bb->nd < 1)
@@ -1733,7 +1733,7 @@ gen_matmul(K *k)
 /* The axes the axis attribute reduces (None: all of them) as flags;
  * false after cg_fail. */
 static bool
-reduced_axes(K *k, int nd, bool *red)
+reduced_axes(KernelBuilder *k, int nd, bool *red)
 {
 	AttrVal av = cg_attr(k, P_axis);
 	if (av.kind == AV_NONE) {
@@ -1755,7 +1755,7 @@ reduced_axes(K *k, int nd, bool *red)
 /* The accumulator's start for reduction op in type acct: 0, 1, or the
  * identity of max / min (-inf, +inf, or the integer type's limits). */
 static LLVMValueRef
-reduce_init(K *k, OpKind op, DType acct)
+reduce_init(KernelBuilder *k, OpKind op, DType acct)
 {
 	bool fl = dtype_is_float(acct);
 	bool mx = op == OP_MAX || op == OP_ARGMAX;
@@ -1780,7 +1780,7 @@ reduce_init(K *k, OpKind op, DType acct)
  * acct). For argmax / argmin, r is v's flat index in the reduced dims and
  * best the slot of the best index so far, updated here. */
 static LLVMValueRef
-reduce_step(K *k, OpKind op, DType acct, LLVMValueRef cur, LLVMValueRef v,
+reduce_step(KernelBuilder *k, OpKind op, DType acct, LLVMValueRef cur, LLVMValueRef v,
 	    LLVMValueRef r, LLVMValueRef best)
 {
 	bool fl = dtype_is_float(acct);
@@ -1823,7 +1823,7 @@ reduce_step(K *k, OpKind op, DType acct, LLVMValueRef cur, LLVMValueRef v,
  * from buffer 0, or computed by the fused elementwise tree from every
  * buffer's element at off (the leaves have the data's shape). */
 static LLVMValueRef
-reduce_load(K *k, Expr *tree, LLVMValueRef off, DType xdt)
+reduce_load(KernelBuilder *k, Expr *tree, LLVMValueRef off, DType xdt)
 {
 	if (!tree)
 		return cg_ld(k, &k->buf[0], off);
@@ -1842,7 +1842,7 @@ reduce_load(K *k, Expr *tree, LLVMValueRef off, DType xdt)
  * accumulator in the compute type (f32 for f16/bf16).
  */
 static bool
-gen_reduce(K *k)
+gen_reduce(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
 	OpKind op = k->e->call.op;
@@ -1942,7 +1942,7 @@ cg_float_ct(DType t)
 
 /* softmax / log_softmax along axis: subtract the row max, then exp. */
 static bool
-gen_softmax(K *k)
+gen_softmax(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int axis;
@@ -1992,7 +1992,7 @@ gen_softmax(K *k)
 
 /* The normalized axes must be the trailing ones; *first is the first. */
 static bool
-trailing_axes(K *k, int nd, int *first)
+trailing_axes(KernelBuilder *k, int nd, int *first)
 {
 	AttrVal av = cg_attr(k, P_axes);
 	if (av.kind != AV_INTS || av.n < 1 || av.n > nd)
@@ -2017,7 +2017,7 @@ trailing_axes(K *k, int nd, int *first)
  * one contiguous row; weights are indexed by the position in the row.
  */
 static bool
-gen_norm(K *k)
+gen_norm(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
 	bool layer = k->e->call.op == OP_LAYER_NORM;
@@ -2072,7 +2072,7 @@ gen_norm(K *k)
 /* The kernel of a call whose operands include fused elementwise calls: a
  * reduction over the fused tree, or the tree itself. */
 static bool
-gen_fused(K *k)
+gen_fused(KernelBuilder *k)
 {
 	OpKind op = k->e->call.op;
 	if (k->nout != 1)
@@ -2087,7 +2087,7 @@ gen_fused(K *k)
 /* R.full and R.full_like: a constant fill value needs no input; a tensor
  * one is broadcast as a binary op's operand. */
 static bool
-gen_full(K *k)
+gen_full(KernelBuilder *k)
 {
 	if (op_arg(k->e, P_fill_value)->kind != E_PRIM)
 		return gen_elementwise(k, elem_binary);
@@ -2104,7 +2104,7 @@ gen_full(K *k)
 
 /* An op of one tensor in, one out, whose scalar body is elem_unary's. */
 static bool
-gen_unary(K *k)
+gen_unary(KernelBuilder *k)
 {
 	if (k->nin != 1 || k->nout != 1)
 		return cg_fail(k, "expects one tensor");
@@ -2113,14 +2113,14 @@ gen_unary(K *k)
 
 /* R.zeros and R.ones: no input, elem_unary's constant. */
 static bool
-gen_fill(K *k)
+gen_fill(KernelBuilder *k)
 {
 	return gen_elementwise(k, elem_unary);
 }
 
 /* R.clip: elem_unary with its bounds compiled in as constants. */
 static bool
-gen_clip(K *k)
+gen_clip(KernelBuilder *k)
 {
 	double v;
 	if (k->nin != 1 || !cg_prim_arg(k, P_min, &v) || !cg_prim_arg(k, P_max, &v))
@@ -2134,7 +2134,7 @@ gen_clip(K *k)
  * rather than a switch: one line per op, and an op missing here is the
  * "no code generation" error.
  */
-static bool (*const gen_of[OP_COUNT])(K *) = {
+static bool (*const gen_of[OP_COUNT])(KernelBuilder *) = {
 	[OP_FULL] = gen_full, [OP_FULL_LIKE] = gen_full,
 	[OP_CLIP] = gen_clip,
 	[OP_BROADCAST_TO] = gen_unary, [OP_STOP_LIFT_PARAMS] = gen_unary,
@@ -2180,7 +2180,7 @@ static bool (*const gen_of[OP_COUNT])(K *) = {
  * kernels are gen_fused's; then the op's own generator (gen_of), else the
  * one of its class. */
 static bool
-gen_body(K *k)
+gen_body(KernelBuilder *k)
 {
 	OpKind op = k->e->call.op;
 	if (op == OP_MATMUL)
@@ -2444,7 +2444,7 @@ cg_num_kernels(const Codegen *cg)
 
 /* Adds the attribute `name` to parameter i (0: the function). */
 static void
-fn_attr(K *k, LLVMValueRef f, unsigned i, const char *name, uint64_t v)
+fn_attr(KernelBuilder *k, LLVMValueRef f, unsigned i, const char *name, uint64_t v)
 {
 	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
 	LLVMAddAttributeAtIndex(f, i, LLVMCreateEnumAttribute(k->c, kind, v));
@@ -2455,7 +2455,7 @@ fn_attr(K *k, LLVMValueRef f, unsigned i, const char *name, uint64_t v)
  * chunk entry NAME.par(ctx, lo, hi) in k, and opens the impl's entry
  * block, where the pool is loaded. */
 static void
-declare_impl(K *k, const char *name)
+declare_impl(KernelBuilder *k, const char *name)
 {
 	LLVMTypeRef pt[MAXBUF + 4];
 	int nb = k->nin + k->nout;
@@ -2504,7 +2504,7 @@ declare_impl(K *k, const char *name)
  * impl's parameters) and each dim, a constant when static, else loaded
  * from the dims parameter; tok names each dim for the kernel's key. */
 static void
-bind_buffers(K *k, const SInfo **sis)
+bind_buffers(KernelBuilder *k, const SInfo **sis)
 {
 	int nb = k->nin + k->nout;
 	LLVMValueRef dims = LLVMGetParam(k->fn, (unsigned)nb);
@@ -2542,7 +2542,7 @@ bind_buffers(K *k, const SInfo **sis)
  * (buffers, then the dims when dims is NULL) or the nb buffers and dims,
  * the range [lo, hi) and whether it may split; then returns. */
 static void
-call_impl(K *k, LLVMValueRef f, LLVMValueRef ptrs, int nload, LLVMValueRef dims,
+call_impl(KernelBuilder *k, LLVMValueRef f, LLVMValueRef ptrs, int nload, LLVMValueRef dims,
 	  LLVMValueRef lo, LLVMValueRef hi, bool split)
 {
 	int nb = k->nin + k->nout;
@@ -2568,7 +2568,7 @@ call_impl(K *k, LLVMValueRef f, LLVMValueRef ptrs, int nload, LLVMValueRef dims,
  * body has a parallel loop.
  */
 bool
-cg_build(K *k, const char *name, bool (*gen)(K *k, void *ctx), void *ctx)
+cg_build(KernelBuilder *k, const char *name, bool (*gen)(KernelBuilder *k, void *ctx), void *ctx)
 {
 	int nb = k->nin + k->nout;
 	declare_impl(k, name);
@@ -2601,7 +2601,7 @@ cg_build(K *k, const char *name, bool (*gen)(K *k, void *ctx), void *ctx)
 
 /* An op call's body: its buffers from their struct infos, then gen_body. */
 static bool
-gen_op(K *k, void *ctx)
+gen_op(KernelBuilder *k, void *ctx)
 {
 	bind_buffers(k, ctx);
 	return gen_body(k);
@@ -2610,7 +2610,7 @@ gen_op(K *k, void *ctx)
 /* A new kernel of cg: the LLVM types, the pending module, the builder
  * (disposed by cg_register or the caller). */
 void
-cg_k_init(Codegen *cg, K *k, Module *m, Diags *d)
+cg_k_init(Codegen *cg, KernelBuilder *k, Module *m, Diags *d)
 {
 	if (!cg->pending)
 		cg->pending = LLVMModuleCreateWithNameInContext(
@@ -2659,7 +2659,7 @@ cg_kernel_name(Codegen *cg, const char *what, char *name, size_t n)
 /* Records the kernel built in k as `name` under key (taken): its fn is
  * set by the next cg_flush. */
 CgKernel *
-cg_register(Codegen *cg, K *k, char *key, const char *name, int ndims)
+cg_register(Codegen *cg, KernelBuilder *k, char *key, const char *name, int ndims)
 {
 	CgKernel *kn = calloc(1, sizeof *kn);
 	if (!kn)
@@ -2722,7 +2722,7 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 		free(ks);
 		return have;
 	}
-	K k;
+	KernelBuilder k;
 	cg_k_init(cg, &k, m, d);
 	k.nin = nin;
 	k.nout = nout;

@@ -39,7 +39,8 @@ typedef struct {
 	const char *tok[MAXD]; /* the dim in the key: "4", "$0", "?1.2" */
 } Buf;
 
-/* The kernel being built. */
+/* The kernel being built: the LLVM function, its buffers, loops and
+ * parallel split (every generator's k). */
 typedef struct {
 	LLVMContextRef c;
 	LLVMModuleRef mod;
@@ -75,7 +76,7 @@ typedef struct {
 	int nscalars;
 	int scalar_arg[CG_MAX_SCALARS];
 	LLVMValueRef scalar[CG_MAX_SCALARS]; /* the i64 values, loaded */
-} K;
+} KernelBuilder;
 
 /* A counted loop `for (i = 0; i < n; i++)`, guarded for n <= 0. */
 typedef struct {
@@ -97,93 +98,93 @@ typedef struct {
  * the caller sets k->nin/nout, cg_build makes the impl with gen as its
  * body and the ABI wrapper, cg_register records it under key (taken) with
  * ndims dims (plus k's scalars); cg_find looks a key up. */
-void cg_k_init(Codegen *cg, K *k, Module *m, Diags *d);
-bool cg_build(K *k, const char *name, bool (*gen)(K *k, void *ctx), void *ctx);
-CgKernel *cg_register(Codegen *cg, K *k, char *key, const char *name, int ndims);
+void cg_k_init(Codegen *cg, KernelBuilder *k, Module *m, Diags *d);
+bool cg_build(KernelBuilder *k, const char *name, bool (*gen)(KernelBuilder *k, void *ctx), void *ctx);
+CgKernel *cg_register(Codegen *cg, KernelBuilder *k, char *key, const char *name, int ndims);
 CgKernel *cg_find(Codegen *cg, const char *key);
 void cg_kernel_name(Codegen *cg, const char *what, char *name, size_t n);
-LLVMValueRef cg_round_narrow(K *k, LLVMValueRef v, DType t);
+LLVMValueRef cg_round_narrow(KernelBuilder *k, LLVMValueRef v, DType t);
 /* The RT_GEMM_* code of dtype t (gemm.h), -1 when rlx_gemm does not take it. */
 int cg_gemm_dtype(DType t);
 
 /* codegen.c: the helpers the generators use */
-LLVMValueRef cg_add(K *k, LLVMValueRef a, LLVMValueRef b);
-LLVMValueRef cg_addr(K *k, const Buf *b, LLVMValueRef off);
-AttrVal cg_attr(K *k, ParamName p);
-LLVMValueRef cg_cconst(K *k, DType t, double v);
-LLVMValueRef cg_ci(K *k, int64_t v);
+LLVMValueRef cg_add(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_addr(KernelBuilder *k, const Buf *b, LLVMValueRef off);
+AttrVal cg_attr(KernelBuilder *k, ParamName p);
+LLVMValueRef cg_cconst(KernelBuilder *k, DType t, double v);
+LLVMValueRef cg_ci(KernelBuilder *k, int64_t v);
 LLVMValueRef cg_contract(LLVMValueRef v);
-LLVMTypeRef cg_ctype(K *k, DType t);
-LLVMValueRef cg_cvt(K *k, LLVMValueRef v, DType from, DType to);
-LLVMValueRef cg_dot(K *k, LLVMValueRef *idx, LLVMValueRef *st, int n);
-bool cg_fail(K *k, const char *why);
-LLVMValueRef cg_fexp(K *k, LLVMValueRef x);
+LLVMTypeRef cg_ctype(KernelBuilder *k, DType t);
+LLVMValueRef cg_cvt(KernelBuilder *k, LLVMValueRef v, DType from, DType to);
+LLVMValueRef cg_dot(KernelBuilder *k, LLVMValueRef *idx, LLVMValueRef *st, int n);
+bool cg_fail(KernelBuilder *k, const char *why);
+LLVMValueRef cg_fexp(KernelBuilder *k, LLVMValueRef x);
 DType cg_float_ct(DType t);
-LLVMValueRef cg_fn1(K *k, const char *name, LLVMValueRef x);
-LLVMValueRef cg_imax(K *k, LLVMValueRef a, LLVMValueRef b);
-LLVMValueRef cg_imin(K *k, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_fn1(KernelBuilder *k, const char *name, LLVMValueRef x);
+LLVMValueRef cg_imax(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_imin(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b);
 bool cg_is_unsigned(DType t);
-LLVMValueRef cg_ld(K *k, const Buf *b, LLVMValueRef off);
-LLVMValueRef cg_loop_begin(K *k, Loop *l, LLVMValueRef n);
-void cg_loop_end(K *k, Loop *l);
-LLVMValueRef cg_loop_from(K *k, Loop *l, LLVMValueRef from, LLVMValueRef n);
-LLVMValueRef cg_mul(K *k, LLVMValueRef a, LLVMValueRef b);
-void cg_nest_begin(K *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx);
-void cg_nest_end(K *k, Nest *ns);
+LLVMValueRef cg_ld(KernelBuilder *k, const Buf *b, LLVMValueRef off);
+LLVMValueRef cg_loop_begin(KernelBuilder *k, Loop *l, LLVMValueRef n);
+void cg_loop_end(KernelBuilder *k, Loop *l);
+LLVMValueRef cg_loop_from(KernelBuilder *k, Loop *l, LLVMValueRef from, LLVMValueRef n);
+LLVMValueRef cg_mul(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b);
+void cg_nest_begin(KernelBuilder *k, Nest *ns, LLVMValueRef *dims, int nd, LLVMValueRef *idx);
+void cg_nest_end(KernelBuilder *k, Nest *ns);
 bool cg_norm_axis(int64_t a, int nd, int *out);
-bool cg_axis_extents(K *k, Buf *x, AttrVal av, LLVMValueRef *outer,
+bool cg_axis_extents(KernelBuilder *k, Buf *x, AttrVal av, LLVMValueRef *outer,
 		  LLVMValueRef *n, LLVMValueRef *inner);
-LLVMValueRef cg_par_begin(K *k, Loop *l, LLVMValueRef n, LLVMValueRef work);
-void cg_par_nest(K *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
+LLVMValueRef cg_par_begin(KernelBuilder *k, Loop *l, LLVMValueRef n, LLVMValueRef work);
+void cg_par_nest(KernelBuilder *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
 		 LLVMValueRef work);
 bool cg_pe_const(const PExpr *x, int64_t *out);
-bool cg_prim_arg(K *k, ParamName p, double *out);
-LLVMValueRef cg_prim_i64(K *k, ParamName p);
-LLVMValueRef cg_prod(K *k, LLVMValueRef *dims, int lo, int hi);
+bool cg_prim_arg(KernelBuilder *k, ParamName p, double *out);
+LLVMValueRef cg_prim_i64(KernelBuilder *k, ParamName p);
+LLVMValueRef cg_prod(KernelBuilder *k, LLVMValueRef *dims, int lo, int hi);
 LLVMValueRef cg_reassoc(LLVMValueRef v);
-LLVMValueRef cg_slot(K *k, LLVMTypeRef t, int64_t n);
-void cg_st(K *k, const Buf *b, LLVMValueRef off, LLVMValueRef v);
-void cg_strides(K *k, const Buf *b, LLVMValueRef *st);
-LLVMValueRef cg_vmax(K *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max);
+LLVMValueRef cg_slot(KernelBuilder *k, LLVMTypeRef t, int64_t n);
+void cg_st(KernelBuilder *k, const Buf *b, LLVMValueRef off, LLVMValueRef v);
+void cg_strides(KernelBuilder *k, const Buf *b, LLVMValueRef *st);
+LLVMValueRef cg_vmax(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b, DType t, bool is_max);
 
 /* codegen_index.c: the index-map helpers (also used by codegen_nn.c) */
-void cg_canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts);
+void cg_canon_buf(KernelBuilder *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts);
 DType cg_cdt(DType t);
-LLVMValueRef cg_clampi(K *k, LLVMValueRef i, LLVMValueRef n);
-LLVMValueRef cg_inside(K *k, LLVMValueRef i, LLVMValueRef n);
-bool cg_layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm);
+LLVMValueRef cg_clampi(KernelBuilder *k, LLVMValueRef i, LLVMValueRef n);
+LLVMValueRef cg_inside(KernelBuilder *k, LLVMValueRef i, LLVMValueRef n);
+bool cg_layout_of(KernelBuilder *k, ParamName name, ParamName dflt, const char *canon, int *perm);
 
 /* codegen_index.c: the generators dispatched by gen_body */
-bool gen_eye(K *k);
-bool gen_layout_transform(K *k);
-bool gen_move(K *k);
-bool gen_one_hot(K *k);
-bool gen_prelu(K *k);
-bool gen_qdq(K *k);
-bool gen_scatter(K *k);
-bool gen_stack(K *k);
-bool gen_tril(K *k);
+bool gen_eye(KernelBuilder *k);
+bool gen_layout_transform(KernelBuilder *k);
+bool gen_move(KernelBuilder *k);
+bool gen_one_hot(KernelBuilder *k);
+bool gen_prelu(KernelBuilder *k);
+bool gen_qdq(KernelBuilder *k);
+bool gen_scatter(KernelBuilder *k);
+bool gen_stack(KernelBuilder *k);
+bool gen_tril(KernelBuilder *k);
 
 /* codegen_move.c: the data-movement generators dispatched by gen_body */
-bool gen_arange(K *k);
-bool gen_concat(K *k);
-bool gen_copy(K *k);
-bool gen_permute(K *k);
-bool gen_split(K *k);
-bool gen_strided_slice(K *k);
-bool gen_take(K *k);
+bool gen_arange(KernelBuilder *k);
+bool gen_concat(KernelBuilder *k);
+bool gen_copy(KernelBuilder *k);
+bool gen_permute(KernelBuilder *k);
+bool gen_split(KernelBuilder *k);
+bool gen_strided_slice(KernelBuilder *k);
+bool gen_take(KernelBuilder *k);
 
 /* codegen_nn.c: the generators dispatched by gen_body */
-bool gen_adaptive_pool2d(K *k);
-bool gen_attention(K *k);
-bool gen_batch_norm(K *k);
-bool gen_conv(K *k);
-bool gen_dropout(K *k);
-bool gen_einsum(K *k);
-bool gen_group_norm(K *k);
-bool gen_pool2d(K *k);
-bool gen_scan(K *k);
-bool gen_sort(K *k);
-bool gen_variance(K *k);
+bool gen_adaptive_pool2d(KernelBuilder *k);
+bool gen_attention(KernelBuilder *k);
+bool gen_batch_norm(KernelBuilder *k);
+bool gen_conv(KernelBuilder *k);
+bool gen_dropout(KernelBuilder *k);
+bool gen_einsum(KernelBuilder *k);
+bool gen_group_norm(KernelBuilder *k);
+bool gen_pool2d(KernelBuilder *k);
+bool gen_scan(KernelBuilder *k);
+bool gen_sort(KernelBuilder *k);
+bool gen_variance(KernelBuilder *k);
 
 #endif

@@ -22,11 +22,11 @@
  * ================================================================= */
 
 /* The value of output element idx (compute value of dtype *rdt). */
-typedef LLVMValueRef (*IdxFn)(K *k, LLVMValueRef *idx, DType *rdt);
+typedef LLVMValueRef (*IdxFn)(KernelBuilder *k, LLVMValueRef *idx, DType *rdt);
 
 /* out[idx] = f(idx) over the first output. */
 static bool
-gen_index_map(K *k, IdxFn f)
+gen_index_map(KernelBuilder *k, IdxFn f)
 {
 	Buf *out = &k->buf[k->nin];
 	int nd = out->nd;
@@ -50,14 +50,14 @@ gen_index_map(K *k, IdxFn f)
 
 /* i clamped into [0, n). */
 LLVMValueRef
-cg_clampi(K *k, LLVMValueRef i, LLVMValueRef n)
+cg_clampi(KernelBuilder *k, LLVMValueRef i, LLVMValueRef n)
 {
 	return cg_imax(k, cg_imin(k, i, LLVMBuildSub(k->b, n, cg_ci(k, 1), "")), cg_ci(k, 0));
 }
 
 /* 0 <= i < n */
 LLVMValueRef
-cg_inside(K *k, LLVMValueRef i, LLVMValueRef n)
+cg_inside(KernelBuilder *k, LLVMValueRef i, LLVMValueRef n)
 {
 	return LLVMBuildICmp(k->b, LLVMIntULT, i, n, "");
 }
@@ -71,7 +71,7 @@ cg_cdt(DType t)
 
 /* Element of b at index idx (b's own C-order strides). */
 static LLVMValueRef
-ld_at(K *k, const Buf *b, LLVMValueRef *idx)
+ld_at(KernelBuilder *k, const Buf *b, LLVMValueRef *idx)
 {
 	LLVMValueRef s[MAXD];
 	cg_strides(k, b, s);
@@ -82,7 +82,7 @@ ld_at(K *k, const Buf *b, LLVMValueRef *idx)
  * attribute `dflt`) against canonical letters canon; perm[i] is the
  * buffer dim of canonical axis i. */
 bool
-cg_layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm)
+cg_layout_of(KernelBuilder *k, ParamName name, ParamName dflt, const char *canon, int *perm)
 {
 	AttrVal v = cg_attr(k, name);
 	if (v.kind == AV_NONE && dflt != P_NONE)
@@ -104,7 +104,7 @@ cg_layout_of(K *k, ParamName name, ParamName dflt, const char *canon, int *perm)
  * have fewer dims when lead canonical axes are absent: pad == n - b->nd
  * leading axes of extent 1). */
 void
-cg_canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts)
+cg_canon_buf(KernelBuilder *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLVMValueRef *sts)
 {
 	LLVMValueRef s[MAXD] = {0};
 	cg_strides(k, b, s);
@@ -118,7 +118,7 @@ cg_canon_buf(K *k, const Buf *b, const int *perm, int n, LLVMValueRef *dims, LLV
 
 /* tril / triu: x where the column minus the row is <= k (>= k), else 0. */
 static LLVMValueRef
-tril_elem(K *k, LLVMValueRef *idx, DType *rdt)
+tril_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0];
 	int nd = x->nd;
@@ -131,7 +131,7 @@ tril_elem(K *k, LLVMValueRef *idx, DType *rdt)
 }
 
 bool
-gen_tril(K *k)
+gen_tril(KernelBuilder *k)
 {
 	if (k->nin != 1 || k->buf[0].nd < 2)
 		return cg_fail(k, "expects a tensor of at least two dimensions");
@@ -141,7 +141,7 @@ gen_tril(K *k)
 
 /* eye: 1 where column - row == k. */
 static LLVMValueRef
-eye_elem(K *k, LLVMValueRef *idx, DType *rdt)
+eye_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	*rdt = DT_BOOL;
 	return LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSub(k->b, idx[1], idx[0], ""),
@@ -149,14 +149,14 @@ eye_elem(K *k, LLVMValueRef *idx, DType *rdt)
 }
 
 bool
-gen_eye(K *k)
+gen_eye(KernelBuilder *k)
 {
 	return (k->pv[0] = cg_prim_i64(k, P_k)) && gen_index_map(k, eye_elem);
 }
 
 /* one_hot: on_value where indices[idx without axis] == idx[axis]. */
 static LLVMValueRef
-one_hot_elem(K *k, LLVMValueRef *idx, DType *rdt)
+one_hot_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *ix = &k->buf[0], *out = &k->buf[1];
 	int ax = (int)k->pi[0];
@@ -171,7 +171,7 @@ one_hot_elem(K *k, LLVMValueRef *idx, DType *rdt)
 }
 
 bool
-gen_one_hot(K *k)
+gen_one_hot(KernelBuilder *k)
 {
 	Buf *out = &k->buf[1];
 	int ax;
@@ -284,7 +284,7 @@ im_terms(const PExpr *x, SymVar *const *iv, int nin, int64_t scale, ImTerm *t, i
 
 /* The constant extent of input index v, or -1 when symbolic. */
 static int64_t
-im_extent(K *k, int v)
+im_extent(KernelBuilder *k, int v)
 {
 	LLVMValueRef d = k->buf[0].dim[v];
 	return LLVMIsAConstantInt(d) ? LLVMConstIntGetSExtValue(d) : -1;
@@ -293,7 +293,7 @@ im_extent(K *k, int v)
 /* The extent of digit t: b, or for an unbounded digit of a constant
  * extent E, ceil(E / a); -1 when unknown. */
 static int64_t
-im_digit_extent(K *k, const ImTerm *t)
+im_digit_extent(KernelBuilder *k, const ImTerm *t)
 {
 	int64_t e = t->b ? t->b : im_extent(k, t->v);
 	return t->b || e < 0 ? e : (e + t->a - 1) / t->a;
@@ -316,7 +316,7 @@ im_cmp_a(const void *x, const void *y)
 /* Reads k's index map into im; false with a diagnostic when it is not a
  * one-to-one map rlx can invert. */
 static bool
-im_inverse(K *k, ImInv *im)
+im_inverse(KernelBuilder *k, ImInv *im)
 {
 	AttrVal m = cg_attr(k, P_index_map);
 	Arena *ar = &k->m->arena;
@@ -382,7 +382,7 @@ im_inverse(K *k, ImInv *im)
 
 /* Whether out[idx] comes from x (*valid), and from where (*src). */
 static void
-im_source(K *k, const ImInv *im, LLVMValueRef *idx, LLVMValueRef *valid, LLVMValueRef *src)
+im_source(KernelBuilder *k, const ImInv *im, LLVMValueRef *idx, LLVMValueRef *valid, LLVMValueRef *src)
 {
 	Buf *x = &k->buf[0];
 	LLVMValueRef iv[MAXD], ok = LLVMConstInt(k->i1, 1, 0), xs[MAXD];
@@ -414,7 +414,7 @@ im_source(K *k, const ImInv *im, LLVMValueRef *idx, LLVMValueRef *valid, LLVMVal
 }
 
 bool
-gen_layout_transform(K *k)
+gen_layout_transform(KernelBuilder *k)
 {
 	if (k->nin != 1 || k->nout != 1)
 		return cg_fail(k, "expects one tensor");
@@ -460,7 +460,7 @@ gen_layout_transform(K *k)
 
 /* nn.prelu: x > 0 ? x : alpha[channel] * x (alpha of 1 value: shared). */
 static LLVMValueRef
-prelu_elem(K *k, LLVMValueRef *idx, DType *rdt)
+prelu_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0], *a = &k->buf[1];
 	DType ct = cg_float_ct(x->dt);
@@ -474,7 +474,7 @@ prelu_elem(K *k, LLVMValueRef *idx, DType *rdt)
 }
 
 bool
-gen_prelu(K *k)
+gen_prelu(KernelBuilder *k)
 {
 	int ax;
 	if (k->nin != 2 || k->buf[1].nd != 1 || !cg_norm_axis(cg_attr(k, P_axis).i, k->buf[0].nd, &ax))
@@ -486,7 +486,7 @@ gen_prelu(K *k)
 /* quantize: clamp(round(x / scale) + zero_point); dequantize: (x -
  * zero_point) * scale; scale and zero_point per element of axis (or one). */
 static LLVMValueRef
-qdq_elem(K *k, LLVMValueRef *idx, DType *rdt)
+qdq_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0], *s = &k->buf[1], *z = &k->buf[2], *out = &k->buf[3];
 	LLVMBuilderRef b = k->b;
@@ -512,7 +512,7 @@ qdq_elem(K *k, LLVMValueRef *idx, DType *rdt)
 }
 
 bool
-gen_qdq(K *k)
+gen_qdq(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0];
 	int ax = 0;
@@ -526,7 +526,7 @@ gen_qdq(K *k)
 
 /* tile: out[i] = x[i mod dim] (x aligned on the right). */
 static LLVMValueRef
-tile_elem(K *k, LLVMValueRef *idx, DType *rdt)
+tile_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	LLVMValueRef xi[MAXD];
@@ -539,7 +539,7 @@ tile_elem(K *k, LLVMValueRef *idx, DType *rdt)
 
 /* repeat: along axis out[i] = x[i / repeats]; axis None: flattened. */
 static LLVMValueRef
-repeat_elem(K *k, LLVMValueRef *idx, DType *rdt)
+repeat_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0];
 	LLVMValueRef r = cg_ci(k, k->pi[0] > 0 ? k->pi[0] : 1);
@@ -554,7 +554,7 @@ repeat_elem(K *k, LLVMValueRef *idx, DType *rdt)
 
 /* flip: along axis out[i] = x[n - 1 - i]. */
 static LLVMValueRef
-flip_elem(K *k, LLVMValueRef *idx, DType *rdt)
+flip_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0];
 	LLVMValueRef xi[MAXD];
@@ -569,7 +569,7 @@ flip_elem(K *k, LLVMValueRef *idx, DType *rdt)
 /* nn.pad: modes constant (pad_value), edge or replicate (clamp), reflect
  * (mirror without repeating the edge), circular (wrap around). */
 static LLVMValueRef
-pad_elem(K *k, LLVMValueRef *idx, DType *rdt)
+pad_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0];
 	LLVMBuilderRef b = k->b;
@@ -602,7 +602,7 @@ pad_elem(K *k, LLVMValueRef *idx, DType *rdt)
 
 /* gather_elements: out[i] = x[i with axis replaced by indices[i]]. */
 static LLVMValueRef
-gather_elements_elem(K *k, LLVMValueRef *idx, DType *rdt)
+gather_elements_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1];
 	int ax = (int)k->pi[0];
@@ -618,7 +618,7 @@ gather_elements_elem(K *k, LLVMValueRef *idx, DType *rdt)
 
 /* gather_nd: out[b.., j.., t..] = x[b.., indices[b.., j.., :], t..]. */
 static LLVMValueRef
-gather_nd_elem(K *k, LLVMValueRef *idx, DType *rdt)
+gather_nd_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1];
 	int bd = (int)k->pi[0], l = (int)k->pi[1], lead = ix->nd - 1;
@@ -644,7 +644,7 @@ gather_nd_elem(K *k, LLVMValueRef *idx, DType *rdt)
 /* dynamic_strided_slice: begins normalized at run time as strided_slice's
  * (the output's dims were computed from the same values by the executor). */
 static LLVMValueRef
-dyn_slice_elem(K *k, LLVMValueRef *idx, DType *rdt)
+dyn_slice_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 {
 	Buf *x = &k->buf[0], *bb = &k->buf[1], *sb = &k->buf[3];
 	LLVMBuilderRef b = k->b;
@@ -665,7 +665,7 @@ dyn_slice_elem(K *k, LLVMValueRef *idx, DType *rdt)
 }
 
 bool
-gen_move(K *k)
+gen_move(KernelBuilder *k)
 {
 	OpKind op = k->e->call.op;
 	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
@@ -728,7 +728,7 @@ gen_move(K *k)
 /* stack: out[.., i, ..] = tensors[i][..]: each input's rows (the dims
  * from axis on) copied into place. */
 bool
-gen_stack(K *k)
+gen_stack(KernelBuilder *k)
 {
 	Buf *out = &k->buf[k->nin];
 	int ax;
@@ -755,7 +755,7 @@ gen_stack(K *k)
  * is TVM's running average (old + u) / 2 in index order, not the mean of
  * all updates of a position (integers: the sum divided toward zero). */
 static LLVMValueRef
-scatter_combine(K *k, int red, LLVMValueRef old, LLVMValueRef u, DType t)
+scatter_combine(KernelBuilder *k, int red, LLVMValueRef old, LLVMValueRef u, DType t)
 {
 	bool fl = dtype_is_float(t);
 	LLVMValueRef sum;
@@ -779,7 +779,7 @@ scatter_combine(K *k, int red, LLVMValueRef old, LLVMValueRef u, DType t)
 /* scatter_elements / scatter_nd: out = data, then each update applied in
  * index order (serial: later updates of a position win, as in TVM). */
 bool
-gen_scatter(K *k)
+gen_scatter(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *u = &k->buf[2], *out = &k->buf[3];
 	const char *rs = cg_attr(k, P_reduction).s;

@@ -14,7 +14,7 @@
 
 /* A view op (OC_VIEW: reshape, squeeze, ...): the bytes, unchanged. */
 bool
-gen_copy(K *k)
+gen_copy(KernelBuilder *k)
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	if (in->dt != out->dt)
@@ -27,7 +27,7 @@ gen_copy(K *k)
 
 /* A constant <n x i32> shuffle mask. */
 static LLVMValueRef
-shuffle_mask(K *k, const int *m, int n)
+shuffle_mask(KernelBuilder *k, const int *m, int n)
 {
 	LLVMValueRef v[64];
 	for (int i = 0; i < n; i++)
@@ -37,7 +37,7 @@ shuffle_mask(K *k, const int *m, int n)
 
 /* A vector load of type t at p with the given alignment. */
 static LLVMValueRef
-vload(K *k, LLVMTypeRef t, LLVMValueRef p, unsigned align)
+vload(KernelBuilder *k, LLVMTypeRef t, LLVMValueRef p, unsigned align)
 {
 	LLVMValueRef v = LLVMBuildLoad2(k->b, t, p, "");
 	LLVMSetAlignment(v, align);
@@ -51,7 +51,7 @@ vload(K *k, LLVMTypeRef t, LLVMValueRef p, unsigned align)
  * backend turns these into unpack/permute instructions.
  */
 static void
-transpose_regs(K *k, LLVMValueRef *r, int n)
+transpose_regs(KernelBuilder *k, LLVMValueRef *r, int n)
 {
 	int ma[64], mb[64];
 	for (int d = n / 2; d >= 1; d /= 2) {
@@ -79,7 +79,7 @@ transpose_regs(K *k, LLVMValueRef *r, int n)
  * nt: aligned non-temporal stores.
  */
 static void
-transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
+transpose_tiles(KernelBuilder *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
 		LLVMValueRef nqt, LLVMValueRef ibase, LLVMValueRef obase,
 		LLVMValueRef q0, LLVMValueRef sr, LLVMValueRef oq, bool nt)
 {
@@ -116,7 +116,7 @@ transpose_tiles(K *k, LLVMTypeRef vt, LLVMTypeRef et, int T, LLVMValueRef ntile,
 /* Element-by-element copy of a transpose's rows q in [qa, qb) of q, cols
  * r in [ra, Dr) (the edges of a strip). */
 static void
-transpose_edge(K *k, LLVMTypeRef et, LLVMValueRef qa, LLVMValueRef qb,
+transpose_edge(KernelBuilder *k, LLVMTypeRef et, LLVMValueRef qa, LLVMValueRef qb,
 	       LLVMValueRef ra, LLVMValueRef Dr, LLVMValueRef ibase,
 	       LLVMValueRef obase, LLVMValueRef sr, LLVMValueRef oq)
 {
@@ -137,7 +137,7 @@ transpose_edge(K *k, LLVMTypeRef et, LLVMValueRef qa, LLVMValueRef qb,
 /* permute_dims' axes over nd dims, normalized (none given: reversed);
  * false with a diagnostic. */
 static bool
-permute_axes(K *k, int nd, int *axes)
+permute_axes(KernelBuilder *k, int nd, int *axes)
 {
 	AttrVal av = cg_attr(k, P_axes);
 	if (av.kind != AV_INTS) {
@@ -168,7 +168,7 @@ permute_axes(K *k, int nd, int *axes)
  * by element.
  */
 bool
-gen_permute(K *k)
+gen_permute(KernelBuilder *k)
 {
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	int nd = in->nd, axes[MAXD];
@@ -274,7 +274,7 @@ gen_permute(K *k)
  * of the output's dtype is a memcpy.
  */
 bool
-gen_concat(K *k)
+gen_concat(KernelBuilder *k)
 {
 	Buf *out = &k->buf[k->nin];
 	AttrVal av = cg_attr(k, P_axis);
@@ -338,7 +338,7 @@ gen_concat(K *k)
 
 /* split: the reverse of concat, one output per section. */
 bool
-gen_split(K *k)
+gen_split(KernelBuilder *k)
 {
 	Buf *in = &k->buf[0];
 	int axis;
@@ -364,7 +364,7 @@ gen_split(K *k)
 
 /* take: out[o, t, i] = x[o, wrap(indices[t]), i] along axis. */
 bool
-gen_take(K *k)
+gen_take(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *out = &k->buf[2];
 	LLVMValueRef outer, n, inner;
@@ -405,7 +405,7 @@ gen_take(K *k)
 /* strided_slice: out[i..] = x[begin + i * stride ..]; begins normalized at
  * run time against the actual dims, extents taken from the output. */
 bool
-gen_strided_slice(K *k)
+gen_strided_slice(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	AttrVal axes = cg_attr(k, P_axes), beg = cg_attr(k, P_begin);
@@ -458,7 +458,7 @@ gen_strided_slice(K *k)
 /* arange: out[i] = start + i * step; an integer start or step known only
  * at run time (`R.arange(r * 64, ...)`) is a scalar of the kernel. */
 bool
-gen_arange(K *k)
+gen_arange(KernelBuilder *k)
 {
 	Buf *out = &k->buf[0];
 	double s0, s1;

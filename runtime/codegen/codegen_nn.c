@@ -16,7 +16,7 @@
 /* cumsum / cumprod along axis (None: the flattened data), inclusive or
  * exclusive; rows of (outer, inner) across the pool, the scan serial. */
 bool
-gen_scan(K *k)
+gen_scan(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	AttrVal av = cg_attr(k, P_axis), ex = cg_attr(k, P_exclusive);
@@ -56,7 +56,7 @@ gen_scan(K *k)
  * in f32 (f64 for f64).
  */
 bool
-gen_variance(K *k)
+gen_variance(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	bool red[MAXD] = {0};
@@ -126,7 +126,7 @@ gen_variance(K *k)
 
 /* Int-list attribute `name` as n values, fewer repeated (1 or 2 of 4). */
 static bool
-ints_n(K *k, ParamName name, int n, int64_t *out)
+ints_n(KernelBuilder *k, ParamName name, int n, int64_t *out)
 {
 	AttrVal v = cg_attr(k, name);
 	if (v.kind != AV_INTS || v.n < 1 || v.n > n || n % v.n)
@@ -145,7 +145,7 @@ ints_n(K *k, ParamName name, int n, int64_t *out)
  * dtype's lowest for integers).
  */
 bool
-gen_pool2d(K *k)
+gen_pool2d(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int lp[4], op[4];
@@ -222,7 +222,7 @@ gen_pool2d(K *k)
 
 /* adaptive_avg_pool2d: window [floor(o H / OH), ceil((o + 1) H / OH)). */
 bool
-gen_adaptive_pool2d(K *k)
+gen_adaptive_pool2d(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int lp[4], op[4];
@@ -273,7 +273,7 @@ gen_adaptive_pool2d(K *k)
 
 /* floor(a / s) for a constant s > 0 */
 static LLVMValueRef
-floordiv_c(K *k, LLVMValueRef a, int64_t s)
+floordiv_c(KernelBuilder *k, LLVMValueRef a, int64_t s)
 {
 	LLVMValueRef q = LLVMBuildSDiv(k->b, a, cg_ci(k, s), "");
 	LLVMValueRef r = LLVMBuildSRem(k->b, a, cg_ci(k, s), "");
@@ -289,7 +289,7 @@ floordiv_c(K *k, LLVMValueRef a, int64_t s)
  * optimizer vectorizes (for stride 1 and x's W innermost).
  */
 static bool
-conv_rows(K *k, LLVMValueRef *xd, LLVMValueRef *xs, LLVMValueRef *wd, LLVMValueRef *ws,
+conv_rows(KernelBuilder *k, LLVMValueRef *xd, LLVMValueRef *xs, LLVMValueRef *wd, LLVMValueRef *ws,
 	  LLVMValueRef *od, LLVMValueRef *os, const int64_t *st2, const int64_t *dil,
 	  const int64_t *pad, LLVMValueRef Og, LLVMValueRef Cg)
 {
@@ -351,7 +351,7 @@ conv_rows(K *k, LLVMValueRef *xd, LLVMValueRef *xs, LLVMValueRef *wd, LLVMValueR
 /* A buffer's dims and strides on the canonical axes of perm, 4-D: a 1-D
  * convolution's (N, C, W) as (N, C, 1, W). */
 static void
-conv_canon(K *k, Buf *bf, const int *perm, bool one, LLVMValueRef *d, LLVMValueRef *s)
+conv_canon(KernelBuilder *k, Buf *bf, const int *perm, bool one, LLVMValueRef *d, LLVMValueRef *s)
 {
 	if (!one) {
 		cg_canon_buf(k, bf, perm, 4, d, s);
@@ -368,7 +368,7 @@ conv_canon(K *k, Buf *bf, const int *perm, bool one, LLVMValueRef *d, LLVMValueR
  * read, and in *ok whether it is inside x: o st - pad + kk dil, or for a
  * transposed convolution (o + pad - kk dil) / st when st divides it. */
 static LLVMValueRef
-conv_in_pos(K *k, bool tr, LLVMValueRef o, LLVMValueRef kk, int64_t st, int64_t dil,
+conv_in_pos(KernelBuilder *k, bool tr, LLVMValueRef o, LLVMValueRef kk, int64_t st, int64_t dil,
 	    int64_t pad, LLVMValueRef ext, LLVMValueRef *ok)
 {
 	LLVMBuilderRef b = k->b;
@@ -398,7 +398,7 @@ conv_in_pos(K *k, bool tr, LLVMValueRef o, LLVMValueRef kk, int64_t st, int64_t 
  * positions outside x read nothing.
  */
 bool
-gen_conv(K *k)
+gen_conv(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *w = &k->buf[1], *out = &k->buf[2];
 	OpKind op = k->e->call.op;
@@ -500,7 +500,7 @@ gen_conv(K *k)
  * normalizes with the moving statistics and returns them unchanged.
  */
 bool
-gen_batch_norm(K *k)
+gen_batch_norm(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[5];
 	int ax;
@@ -573,7 +573,7 @@ gen_batch_norm(K *k)
  * normalized dims, then y = (x - mean) / sqrt(var + eps) * gamma + beta.
  */
 bool
-gen_group_norm(K *k)
+gen_group_norm(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *out = &k->buf[3];
 	int nd = x->nd, ca;
@@ -671,7 +671,7 @@ gen_group_norm(K *k)
  * share key heads in groups of Hq / Hk. Dv must be static.
  */
 bool
-gen_attention(K *k)
+gen_attention(KernelBuilder *k)
 {
 	Buf *q = &k->buf[0], *kk = &k->buf[1], *v = &k->buf[2], *out = &k->buf[k->nin];
 	bool has_bias = k->nin == 4;
@@ -772,7 +772,7 @@ gen_attention(K *k)
 
 /* nn.dropout in inference: the data, and a mask of ones. */
 bool
-gen_dropout(K *k)
+gen_dropout(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0], *o = &k->buf[1], *mk = &k->buf[2];
 	LLVMValueRef n = cg_prod(k, x->dim, 0, x->nd);
@@ -791,7 +791,7 @@ gen_dropout(K *k)
  * positions returned in a malloc'ed int64 array when want_idx (else
  * NULL). */
 static LLVMValueRef
-sort_row(K *k, LLVMValueRef row, LLVMValueRef stride, DType dt, LLVMValueRef n, bool desc,
+sort_row(KernelBuilder *k, LLVMValueRef row, LLVMValueRef stride, DType dt, LLVMValueRef n, bool desc,
 	 LLVMValueRef kk, LLVMValueRef vals, LLVMValueRef vstride, bool want_idx)
 {
 	LLVMTypeRef pt[9] = {k->ptr, k->i64, k->i32, k->i64, k->i32, k->i64, k->ptr, k->i64,
@@ -809,7 +809,7 @@ sort_row(K *k, LLVMValueRef row, LLVMValueRef stride, DType dt, LLVMValueRef n, 
 
 /* free(p) */
 static void
-call_free(K *k, LLVMValueRef p)
+call_free(KernelBuilder *k, LLVMValueRef p)
 {
 	LLVMTypeRef ft = LLVMFunctionType(k->vd, &k->ptr, 1, false);
 	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "free");
@@ -825,7 +825,7 @@ call_free(K *k, LLVMValueRef p)
  * positions it returns are written here in the index dtype. topk's largest and sort's descending sort descending.
  */
 bool
-gen_sort(K *k)
+gen_sort(KernelBuilder *k)
 {
 	Buf *x = &k->buf[0];
 	OpKind op = k->e->call.op;
@@ -895,7 +895,7 @@ typedef struct {
 
 /* Reads subscripts s of k's operands into *es; NULL, or what is wrong. */
 static const char *
-einsum_subs(K *k, const char *s, EinsumSubs *es)
+einsum_subs(KernelBuilder *k, const char *s, EinsumSubs *es)
 {
 	const char *arrow = strstr(s, "->");
 	int count[128] = {0};
@@ -958,7 +958,7 @@ einsum_subs(K *k, const char *s, EinsumSubs *es)
  * is written out as letters first (einsum_expand, as inference does).
  */
 bool
-gen_einsum(K *k)
+gen_einsum(KernelBuilder *k)
 {
 	Buf *out = &k->buf[k->nin];
 	int ndims[MAXBUF];

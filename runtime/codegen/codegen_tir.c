@@ -79,7 +79,7 @@ typedef struct {
 } TBufB;
 
 typedef struct {
-	K *k;
+	KernelBuilder *k;
 	const PrimFunc *f;
 	TBind *vars;
 	int nv, cv;
@@ -178,7 +178,7 @@ is_unsigned(TType ty)
 /* The type a value of ty is computed in: float16 as half, bfloat16 and
  * float8 as float, bool as i1. */
 static LLVMTypeRef
-vtype(K *k, TType ty)
+vtype(KernelBuilder *k, TType ty)
 {
 	if (ty == TT_HANDLE)
 		return k->ptr;
@@ -189,7 +189,7 @@ vtype(K *k, TType ty)
 
 /* v of type from as type to (TVM's Cast). */
 static LLVMValueRef
-cvt(K *k, LLVMValueRef v, TType from, TType to)
+cvt(KernelBuilder *k, LLVMValueRef v, TType from, TType to)
 {
 	if (from == to)
 		return v;
@@ -215,7 +215,7 @@ cvt(K *k, LLVMValueRef v, TType from, TType to)
 
 /* A constant of type ty. */
 static LLVMValueRef
-cconst(K *k, TType ty, double f, int64_t i, bool isf)
+cconst(KernelBuilder *k, TType ty, double f, int64_t i, bool isf)
 {
 	LLVMTypeRef lt = vtype(k, ty);
 	if (is_float(ty)) {
@@ -239,7 +239,7 @@ cconst(K *k, TType ty, double f, int64_t i, bool isf)
 /* A libm function of n float arguments (f32 or f64; half goes through
  * float). */
 static LLVMValueRef
-libm(K *k, const char *name, LLVMValueRef *x, int n)
+libm(KernelBuilder *k, const char *name, LLVMValueRef *x, int n)
 {
 	LLVMTypeRef t = LLVMTypeOf(x[0]);
 	bool half = t == k->f16;
@@ -260,7 +260,7 @@ libm(K *k, const char *name, LLVMValueRef *x, int n)
 
 /* An LLVM intrinsic overloaded on its first argument's type. */
 static LLVMValueRef
-intrin(K *k, const char *name, LLVMValueRef *args, int n)
+intrin(KernelBuilder *k, const char *name, LLVMValueRef *args, int n)
 {
 	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
 	if (!id)
@@ -274,7 +274,7 @@ intrin(K *k, const char *name, LLVMValueRef *args, int n)
 /* Integer a / b (floor: toward minus infinity; else toward zero) or the
  * remainder; a zero divisor gives 0, as does INT_MIN / -1's overflow. */
 static LLVMValueRef
-idiv(K *k, LLVMValueRef a, LLVMValueRef b, bool uns, bool floor, bool rem)
+idiv(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b, bool uns, bool floor, bool rem)
 {
 	LLVMBuilderRef bd = k->b;
 	LLVMTypeRef t = LLVMTypeOf(a);
@@ -324,7 +324,7 @@ ex_as(T *t, const TExpr *e, TType ty)
 static LLVMValueRef
 offset(T *t, TBufB *bb, TExpr *const *idx, int n, Span sp)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	if (n != bb->b->ndim) {
 		char what[96];
 		snprintf(what, sizeof what, "%s (%d dimensions) indexed with %d indices",
@@ -363,7 +363,7 @@ need_buf(T *t, const TBuf *b, Span sp)
 static LLVMValueRef
 load(T *t, TBufB *bb, LLVMValueRef off)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	if (bb->b->dtype == DT_F16)
 		return LLVMBuildLoad2(k->b, k->f16,
 			LLVMBuildInBoundsGEP2(k->b, k->f16, bb->ptr, &off, 1, ""), "");
@@ -374,7 +374,7 @@ load(T *t, TBufB *bb, LLVMValueRef off)
 static void
 store(T *t, TBufB *bb, LLVMValueRef off, LLVMValueRef v)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	if (bb->b->dtype == DT_F16) {
 		LLVMBuildStore(k->b, v,
 			LLVMBuildInBoundsGEP2(k->b, k->f16, bb->ptr, &off, 1, ""));
@@ -388,7 +388,7 @@ store(T *t, TBufB *bb, LLVMValueRef off, LLVMValueRef v)
 static LLVMValueRef
 ex_ite(T *t, const TExpr *e)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMValueRef c = ex_as(t, e->args[0], DT_BOOL);
 	if (!c)
 		return NULL;
@@ -420,7 +420,7 @@ ex_ite(T *t, const TExpr *e)
 static LLVMValueRef
 fmath1(T *t, const char *name, LLVMValueRef x, TType ty)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef one = LLVMConstReal(LLVMTypeOf(x), 1);
 	static const char *const llvm1[][2] = {
@@ -467,7 +467,7 @@ fmath1(T *t, const char *name, LLVMValueRef x, TType ty)
 static LLVMValueRef
 imath1(T *t, const char *name, LLVMValueRef x, TType ty)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMBuilderRef b = k->b;
 	LLVMTypeRef lt = LLVMTypeOf(x);
 	if (!strcmp(name, "round") || !strcmp(name, "floor") || !strcmp(name, "ceil") ||
@@ -498,7 +498,7 @@ imath1(T *t, const char *name, LLVMValueRef x, TType ty)
 static LLVMValueRef
 ex_call(T *t, const TExpr *e)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMBuilderRef b = k->b;
 	const char *n = e->s;
 	if (!strcmp(n, "if_then_else") && e->n == 3)
@@ -594,7 +594,7 @@ ex_call(T *t, const TExpr *e)
 static LLVMValueRef
 ex_bin(T *t, const TExpr *e)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMBuilderRef b = k->b;
 	bool cmp = TE_IS_CMP(e->kind);
 	/* operands in the result's type; a comparison's in the wider of
@@ -671,7 +671,7 @@ ex_bin(T *t, const TExpr *e)
 static LLVMValueRef
 ex(T *t, const TExpr *e)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMBuilderRef b = k->b;
 	if (e->ty == TT_HANDLE && e->kind != TE_CALL) {
 		refuse(t, e->span, "%s", "a handle value is not lowered by rlx");
@@ -778,7 +778,7 @@ buf_strides(T *t, TBufB *bb, LLVMValueRef *size)
 }
 
 static LLVMValueRef
-heap_fn(K *k, const char *name, LLVMTypeRef ret, LLVMTypeRef arg, LLVMTypeRef *ft)
+heap_fn(KernelBuilder *k, const char *name, LLVMTypeRef ret, LLVMTypeRef arg, LLVMTypeRef *ft)
 {
 	*ft = LLVMFunctionType(ret, &arg, 1, false);
 	LLVMValueRef f = LLVMGetNamedFunction(k->mod, name);
@@ -789,7 +789,7 @@ heap_fn(K *k, const char *name, LLVMTypeRef ret, LLVMTypeRef arg, LLVMTypeRef *f
 static bool
 scratch(T *t, const TBuf *b)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	TBufB *bb = push_buf(t, b);
 	LLVMValueRef n;
 	if (!buf_strides(t, bb, &n))
@@ -820,7 +820,7 @@ scratch(T *t, const TBuf *b)
 static void
 free_to(T *t, int mark)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMTypeRef ft;
 	while (t->nh > mark) {
 		LLVMValueRef ff = heap_fn(k, "free", k->vd, k->ptr, &ft);
@@ -834,7 +834,7 @@ static bool st_for(T *t, const TStmt *s);
 
 /* Loop metadata: vectorize (T.vectorized) or unroll (T.unroll). */
 static void
-loop_hint(K *k, LLVMValueRef br, TForKind kind, bool full)
+loop_hint(KernelBuilder *k, LLVMValueRef br, TForKind kind, bool full)
 {
 	const char *key = kind == TF_VECTORIZED ? "llvm.loop.vectorize.enable"
 			  : full ? "llvm.loop.unroll.full" : "llvm.loop.unroll.enable";
@@ -963,7 +963,7 @@ parallel_ok(const TStmt *s)
 static LLVMValueRef
 work_of(T *t, const TStmt *s, int depth)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	if (!s || depth > 12)
 		return cg_ci(k, 1);
 	switch (s->kind) {
@@ -1000,7 +1000,7 @@ static bool st_loop_body(T *t, const TStmt *s, LLVMValueRef i);
 static bool
 st_par_for(T *t, const TStmt *s, LLVMValueRef lo, LLVMValueRef n, LLVMValueRef big)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMBuilderRef b = k->b;
 	LLVMTypeRef vt = vtype(k, s->var->ty);
 	int nw = t->nv + 1;
@@ -1443,7 +1443,7 @@ match_gemm(const TStmt *s, Mm *mm)
 static bool
 st_gemm(T *t, const TStmt *s, const Mm *mm)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMBuilderRef b = k->b;
 	TBufB *A = need_buf(t, mm->a, s->span), *B = need_buf(t, mm->b, s->span);
 	TBufB *C = need_buf(t, mm->c, s->span);
@@ -1532,7 +1532,7 @@ st_for(T *t, const TStmt *s)
 static bool
 st_for_loop(T *t, const TStmt *s)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMBuilderRef b = k->b;
 	if (!is_int(s->var->ty) || s->var->ty == DT_BOOL)
 		return refuse(t, s->span, "a loop over a %s variable", tir_type_name(s->var->ty));
@@ -1579,7 +1579,7 @@ st_for_loop(T *t, const TStmt *s)
 static bool
 guarded(T *t, LLVMValueRef c, const TStmt *then_, const TStmt *else_)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(k->c, k->fn, "if.then");
 	LLVMBasicBlockRef bf = else_ ? LLVMAppendBasicBlockInContext(k->c, k->fn, "if.else") : NULL;
 	LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(k->c, k->fn, "if.join");
@@ -1604,7 +1604,7 @@ guarded(T *t, LLVMValueRef c, const TStmt *then_, const TStmt *else_)
 static bool
 st_block(T *t, const TStmt *s)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	int nv = t->nv, nb = t->nb, nh = t->nh;
 	for (int i = 0; i < s->niters; i++) {
 		const TIter *it = &s->iters[i];
@@ -1673,7 +1673,7 @@ st_block(T *t, const TStmt *s)
 static bool
 st(T *t, const TStmt *s)
 {
-	K *k = t->k;
+	KernelBuilder *k = t->k;
 	if (!s)
 		return true;
 	switch (s->kind) {
@@ -1741,7 +1741,7 @@ st(T *t, const TStmt *s)
  * symbolic variables to their first bare dim, scalars to the words after
  * the dims; the root allocations; the body. */
 static bool
-gen_tir(K *k, void *ctx)
+gen_tir(KernelBuilder *k, void *ctx)
 {
 	T *t = ctx;
 	const PrimFunc *f = t->f;
@@ -1814,7 +1814,7 @@ cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d)
 		free(ks);
 		return have;
 	}
-	K k;
+	KernelBuilder k;
 	cg_k_init(cg, &k, m, d);
 	int nbuf = 0, ndims = 0;
 	for (int i = 0; i < f->nparams; i++)
