@@ -436,6 +436,22 @@ infer_call(Infer *in, Expr *e)
 		ok &= infer(in, e->call.args[i]) != NULL;
 	if (!ok)
 		return NULL;
+	/* a callee's arguments are an in-line tuple: one value that is not a
+	 * tuple becomes (value,), as TVM's Python wrappers build it */
+	for (int i = 0; i < sig.nparams; i++) {
+		const OpParam *q = &sig.params[i];
+		Expr *a = q->kind == PK_TUPLE && q->slot < e->call.nargs ? e->call.args[q->slot] : NULL;
+		if (!a || a->kind == E_TUPLE || (a->sinfo && a->sinfo->kind == SI_TUPLE))
+			continue;
+		Expr *t = ir_expr(in->m, E_TUPLE, a->span);
+		t->tuple.items = ARENA_ARRAY(&in->m->arena, Expr *, 1);
+		t->tuple.items[0] = a;
+		t->tuple.n = 1;
+		SInfo **f = ARENA_ARRAY(&in->m->arena, SInfo *, 1);
+		f[0] = a->sinfo;
+		t->sinfo = si_tuple(&in->m->arena, f, 1);
+		e->call.args[q->slot] = t;
+	}
 	InferFn fn = op_info(e->call.op)->infer;
 	e->call.nassume = 0;
 	return fn ? fn(in->m, e, in->d) : si_object(&in->m->arena);

@@ -707,6 +707,9 @@ typedef enum {
 	PK_FUNC,
 	PK_RAW,   /* any Python literal (a list of floats), kept as its text */
 	PK_IMAP,  /* an index map: a lambda, or T.index_map(lambda ...) */
+	PK_TUPLE,  /* the arguments of a callee, an in-line tuple: one value
+		   * that is not a tuple is wrapped into one (TVM's
+		   * _wrap_inline_arg_tuple) */
 } ParamKind;
 
 typedef struct {

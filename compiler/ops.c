@@ -58,7 +58,7 @@ static const struct {
 	{"dtype", PK_DTYPE, true},   {"dims", PK_DIMS, true},
 	{"sinfos", PK_SINFOS, true}, {"sinfo", PK_SINFO, true},
 	{"func", PK_FUNC, false},    {"raw", PK_RAW, true},
-	{"imap", PK_IMAP, true},
+	{"imap", PK_IMAP, true},     {"tuple", PK_TUPLE, false},
 };
 
 /* Reads a default value written in Python syntax into v. */
