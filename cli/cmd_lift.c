@@ -12,7 +12,7 @@
 #include "cli.h"
 
 static const char lift_help[] =
-	"usage: rlx lift FILE [--shared | --shared=F1,F2,...] [--bind NAME=VALUE]... [--tidy] [-o OUT]\n"
+	"usage: rlx lift FILE [--shared | --shared=F1,F2,...] [--bind NAME=VALUE]... [--tidy] [--consume-params] [-o OUT]\n"
 	"\n"
 	"Splits weight pre-processing from inference, as TVM's LiftTransformParams:\n"
 	"for every function with a num_input attribute, the bindings computable\n"
@@ -25,6 +25,10 @@ static const char lift_help[] =
 	"                     canonicalize-bindings and dead-code-elimination\n"
 	"                     before, dead-code-elimination after (as `rlx\n"
 	"                     transform` lifts)\n"
+	"  --consume-params   each *transform_params releases a weight after\n"
+	"                     reading it (R.call_pure_packed(\"vm.builtin.\n"
+	"                     tuple_reset_item\", params, i)), as TVM's\n"
+	"                     relax.lift_transform_params.consume_params\n"
 	"  --shared           one transform_params shared by all lifted functions\n"
 	"  --shared=F1,F2     one shared transform for the named functions\n"
 	"  --bind NAME=VALUE  fix a scalar parameter or a symbolic variable at\n"
@@ -54,6 +58,8 @@ parse_args(Args *a, int argc, char **argv)
 			continue;
 		} else if (!strcmp(argv[i], "--tidy")) {
 			a->o.tidy = true;
+		} else if (!strcmp(argv[i], "--consume-params")) {
+			a->o.consume_params = true;
 		} else if ((val = cli_opt_value(argc, argv, &i, "--bind"))) {
 			char *eq = strchr(val, '=');
 			if (!eq || eq == val || !eq[1])

@@ -860,6 +860,114 @@ pass_is_transform(const Func *f)
 	return len >= sl && !strcmp(f->name + len - sl, "transform_params");
 }
 
+/* ------------------------------------------------------ consume_params */
+
+typedef struct {
+	Module *m;
+	Var *params;  /* the transform's tuple of weights */
+	Var **first;  /* first[i]: the variable that read params[i] */
+	int n;
+} Consume;
+
+static Binding *
+reset_item(Consume *c, int i, bool dataflow, Span sp)
+{
+	Module *m = c->m;
+	Expr *fn = ir_expr(m, E_EXTERN, sp);
+	fn->str = "vm.builtin.tuple_reset_item";
+	Expr *idx = ir_expr(m, E_PRIM, sp);
+	idx->prim.dtype = DT_I32;
+	idx->prim.value = pe_int(&m->arena, i);
+	Expr *call = ir_expr(m, E_CALL, sp);
+	call->call.op = OP_CALL_PURE_PACKED;
+	call->call.nargs = 3;
+	call->call.args = ARENA_ARRAY(&m->arena, Expr *, 3);
+	call->call.args[0] = fn;
+	call->call.args[1] = ir_var_ref(m, c->params, sp);
+	call->call.args[2] = idx;
+	call->call.nattrs = 1;
+	call->call.attrs = ARENA_ARRAY(&m->arena, AttrVal, 1);
+	call->call.attrs[0] = (AttrVal){.kind = AV_SINFO, .n = 1,
+					.sis = ARENA_ARRAY(&m->arena, SInfo *, 1)};
+	call->call.attrs[0].sis[0] = si_tuple(&m->arena, NULL, 0);
+	Var *v = ir_var(m, "_", si_tuple(&m->arena, NULL, 0), dataflow, sp);
+	Binding *b = ir_binding(m, v, call, sp);
+	b->annotated = true;
+	return b;
+}
+
+static bool
+consume_seq(Consume *c, Expr *seq, Diags *d)
+{
+	for (int k = 0; k < seq->seq.nblocks; k++) {
+		Block *bl = seq->seq.blocks[k];
+		int extra = 0;
+		for (int j = 0; j < bl->n; j++) {
+			const Expr *v = bl->bindings[j]->value;
+			extra += v->kind == E_TUPLE_GET && v->tget.tuple->kind == E_VAR &&
+				 v->tget.tuple->var == c->params;
+		}
+		Binding **out = ARENA_ARRAY(&c->m->arena, Binding *, bl->n + extra + 1);
+		int n = 0;
+		for (int j = 0; j < bl->n; j++) {
+			Binding *b = bl->bindings[j];
+			Expr *v = b->value;
+			out[n++] = b;
+			if (v->kind == E_IF && (!consume_seq(c, v->if_.then_, d) ||
+						!consume_seq(c, v->if_.else_, d)))
+				return false;
+			if (b->cast || v->kind != E_TUPLE_GET || v->tget.tuple->kind != E_VAR ||
+			    v->tget.tuple->var != c->params)
+				continue;
+			int i = v->tget.index;
+			if (i < 0 || i >= c->n)
+				continue;
+			if (c->first[i]) {
+				b->value = ir_var_ref(c->m, c->first[i], v->span);
+				b->value->sinfo = c->first[i]->sinfo;
+				continue;
+			}
+			c->first[i] = b->var;
+			out[n++] = reset_item(c, i, bl->dataflow, b->span);
+			if (!infer_expr(c->m, out[n - 1]->value, d))
+				return false;
+		}
+		bl->bindings = out;
+		bl->n = n;
+	}
+	return true;
+}
+
+/* Rewrites every *transform_params function as TVM's ConsumeBundledParams
+ * (consume_params): after TVM's post-processing, so an existing transform
+ * is consumed too. */
+static int
+consume_params(Module *m, Diags *d)
+{
+	int errors = 0;
+	for (int i = 0; i < m->nfuncs; i++) {
+		Func *f = m->funcs[i];
+		if (!pass_is_transform(f))
+			continue;
+		int ni = ir_func_num_input(f);
+		if (ni < 0 || f->nparams != ni + 1 || !f->params[ni]->sinfo ||
+		    f->params[ni]->sinfo->kind != SI_TUPLE) {
+			diag_error(d, f->span, "consume_params: %s must take its weights as one "
+				   "tuple after its num_input inputs (as lift-transform-params "
+				   "writes it)", f->name);
+			errors++;
+			continue;
+		}
+		Consume c = {.m = m, .params = f->params[ni],
+			     .n = f->params[ni]->sinfo->nfields};
+		c.first = xcalloc((size_t)c.n + 1, sizeof *c.first);
+		if (f->body->kind == E_SEQ && !consume_seq(&c, f->body, d))
+			errors++;
+		free(c.first);
+	}
+	return errors;
+}
+
 static int
 by_name(const void *a, const void *b)
 {
@@ -905,6 +1013,8 @@ pass_lift_transform_params(Module *m, const PassLiftOptions *o, Diags *d)
 			errors += lift_func(m, sel[i], o && o->rank_known, d);
 	}
 	free(sel);
+	if (!errors && o && o->consume_params)
+		errors = consume_params(m, d);
 	if (!errors)
 		errors = pass_convert_ssa(m, d);
 	return errors;

@@ -37,6 +37,12 @@ typedef struct {
 	 * variables a match_cast binds from it as defined by one, so what
 	 * depends only on weights and the rank is lifted. */
 	bool rank_known;
+	/* TVM's relax.lift_transform_params.consume_params: each
+	 * *transform_params function releases a weight after reading it,
+	 * `_ = R.call_pure_packed("vm.builtin.tuple_reset_item", params,
+	 * R.prim_value(T.int32(i)), ty_args=(R.Tuple,))` after the first
+	 * `w = params[i]`; a later read of params[i] is bound to w. */
+	bool consume_params;
 } PassLiftOptions;
 
 /* bind-params (bind_params.c) */

@@ -121,8 +121,10 @@ rlx_lift(const char *filename, const char *text, size_t len,
 	if (rt_binds_load(o->bind_names, o->bind_values, o->nbinds, bv, arrays, d) &&
 	    (m = rlx_parse(filename, text, len, d))) {
 		PassOptions po = {
-			.lift = {o->shared, (const char **)o->shared_funcs,
-				 o->nshared_funcs},
+			.lift = {.shared = o->shared,
+				 .shared_funcs = (const char **)o->shared_funcs,
+				 .nshared_funcs = o->nshared_funcs,
+				 .consume_params = o->consume_params},
 			.bind = {bv, o->nbinds},
 			.verify_each = true};
 		if (rt_lift_module(m, &po, o->tidy, d)) {

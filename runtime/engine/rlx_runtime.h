@@ -195,6 +195,10 @@ typedef struct {
 	int nshared_funcs;
 	bool tidy;                 /* rlx's clean-ups around the lift (not
 				    * TVM's), as rlx_transform lifts */
+	bool consume_params;       /* each *transform_params releases a weight
+				    * after reading it (vm.builtin.
+				    * tuple_reset_item), as TVM's
+				    * relax.lift_transform_params.consume_params */
 	/* bind-params before lifting: NAME=VALUE, VALUE a number or
 	 * "@FILE.npy" (a tensor parameter bound to the array) */
 	const char *const *bind_names;

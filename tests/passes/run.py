@@ -21,8 +21,9 @@ For each scenario the harness checks, as separate TAP points:
      (`rlx equal --names OUT EXPECTED`: structural, names included);
   3. the output parses back (`rlx check OUT`);
   4. running the same command on the output gives the same text byte for
-     byte (skipped for `--bind`, which removes what it binds, and `dump`
-     without passes).
+     byte (skipped for `--bind`, which removes what it binds,
+     `--consume-params`, which releases each weight again as TVM does, and
+     `dump` without passes).
 Output is TAP; the exit status is 1 when any point failed.
 """
 import difflib
@@ -115,7 +116,8 @@ def command_of(cmdline, file):
 def is_idempotent(words):
     """Whether the issue requires running the command twice to equal once."""
     if words[0] == "lift":
-        return not any(w == "--bind" or w.startswith("--bind=") for w in words)
+        return not any(w == "--bind" or w.startswith("--bind=") or
+                       w == "--consume-params" for w in words)
     if words[0] == "dump":
         for i, w in enumerate(words):
             if w == "--passes" and i + 1 < len(words):

@@ -1,0 +1,1 @@
+lift --consume-params
