@@ -6,7 +6,8 @@
 #   make bench   run the benchmarks in bench/ (kernels, then transform)
 #   make fuzz    both libFuzzer harnesses with ASan+UBSan for FUZZ_SECONDS
 #                (default 600); findings go to tests/fuzz/regress;
-#                FUZZ_SEEDS=DIR adds DIR/*.py to the seeds
+#                FUZZ_SEEDS=DIR adds DIR/*.py to the seeds;
+#                FUZZ_TIMEOUT=S (default 10) wall seconds make a hang
 #
 # Packages come from Debian. As root, missing ones are installed with
 # apt-get; otherwise the exact command is printed and make stops.

@@ -11,7 +11,10 @@
 #
 # SECONDS (default 600) is split evenly between the two harnesses; OUTDIR
 # (default build-fuzz) keeps the builds and the corpora, which later runs
-# reuse. FUZZ_SEEDS=DIR adds DIR/*.py to fuzz_rlx's seeds. Exit 0 when nothing was found, 1 when something was (the findings
+# reuse. FUZZ_SEEDS=DIR adds DIR/*.py to fuzz_rlx's seeds. FUZZ_TIMEOUT
+# (default 10) is the seconds of wall time after which an input counts as
+# a hang (and a slow unit): raise it on a loaded machine, where a fast
+# input can wait that long for a core. Exit 0 when nothing was found, 1 when something was (the findings
 # are listed), 2 when the harnesses cannot be built.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,6 +23,7 @@ out=${2:-$src/build-fuzz}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 half=$((secs / 2))
+tmo=${FUZZ_TIMEOUT:-10}
 [ "$half" -gt 0 ] || half=1
 
 sh "$src/tests/fuzz/build.sh" "$out" >/dev/null || exit 2
@@ -38,7 +42,8 @@ fi
 # One harness for `half` seconds; libFuzzer stops at its first finding.
 run() { # NAME DICT MAXLEN RSS ARTIFACTS CORPUS SEEDS
 	echo "fuzz: $1 for $half s"
-	(cd "$out" && nice "./$1" -dict="$2" -max_len="$3" -timeout=10 \
+	(cd "$out" && nice "./$1" -dict="$2" -max_len="$3" -timeout="$tmo" \
+		-report_slow_units="$tmo" \
 		-rss_limit_mb="$4" -max_total_time="$half" -print_final_stats=1 \
 		-artifact_prefix="$5/" "$6" "$7" >"$out/$1.log" 2>&1) || true
 	if ! grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" \
