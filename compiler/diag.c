@@ -63,7 +63,7 @@ quote_line(DiagEntry *e, const char *line, size_t len)
 		while (to < len && ((unsigned char)line[to] & 0xC0) == 0x80)
 			to++;
 	}
-	e->line_text = strndup(line + from, to - from);
+	e->line_text = xstrndup(line + from, to - from);
 	e->text_col = (int)from + 1;
 	e->cut_left = from > 0;
 	e->cut_right = to < len;
@@ -74,10 +74,7 @@ diag_add(Diags *d, DiagLevel level, Span sp, const char *fmt, va_list ap)
 {
 	if (d->n == d->cap) {
 		int cap = d->cap ? d->cap * 2 : 8;
-		DiagEntry *items = realloc(d->items, sizeof *items * (size_t)cap);
-		if (!items)
-			ir_bug("out of memory");
-		d->items = items;
+		d->items = xrealloc(d->items, sizeof *d->items * (size_t)cap);
 		d->cap = cap;
 	}
 	StrBuf raw = {0}, b = {0};
@@ -88,7 +85,7 @@ diag_add(Diags *d, DiagLevel level, Span sp, const char *fmt, va_list ap)
 	DiagEntry e = {level, NULL, sp, sb_take(&b), NULL, 1, false, false};
 	/* Copy what printing needs: the module may be gone by then. */
 	if (d->src) {
-		e.file = strdup(d->src->name);
+		e.file = xstrdup(d->src->name);
 		size_t len;
 		const char *line = sp.line > 0 ? source_line(d, sp.line, &len) : NULL;
 		if (line)
@@ -118,7 +115,7 @@ diag_file(Diags *d, DiagLevel level, const char *file, const char *fmt, ...)
 	va_end(ap);
 	d->src = src;
 	if (file)
-		d->items[d->n - 1].file = strdup(file);
+		d->items[d->n - 1].file = xstrdup(file);
 }
 
 void
@@ -227,9 +224,7 @@ diag_clear(Diags *d)
 rlx_diags *
 rlx_diags_new(void)
 {
-	rlx_diags *d = calloc(1, sizeof *d);
-	if (!d)
-		ir_bug("out of memory");
+	rlx_diags *d = xcalloc(1, sizeof *d);
 	return d;
 }
 

@@ -1021,12 +1021,10 @@ equal_modules(const Module *a, const Module *b, bool names, Span *sa,
 	Eq q = {.ma = a, .mb = b, .names = names};
 	q.na = a->next_id > 0 ? a->next_id : 1;
 	q.nb = b->next_id > 0 ? b->next_id : 1;
-	q.v_ab = malloc(sizeof *q.v_ab * (size_t)q.na);
-	q.v_ba = malloc(sizeof *q.v_ba * (size_t)q.nb);
-	q.s_ab = calloc((size_t)q.na, sizeof *q.s_ab);
-	q.s_ba = calloc((size_t)q.nb, sizeof *q.s_ba);
-	if (!q.v_ab || !q.v_ba || !q.s_ab || !q.s_ba)
-		ir_bug("out of memory");
+	q.v_ab = xmalloc(sizeof *q.v_ab * (size_t)q.na);
+	q.v_ba = xmalloc(sizeof *q.v_ba * (size_t)q.nb);
+	q.s_ab = xcalloc((size_t)q.na, sizeof *q.s_ab);
+	q.s_ba = xcalloc((size_t)q.nb, sizeof *q.s_ba);
 	memset(q.v_ab, 0xff, sizeof *q.v_ab * (size_t)q.na);
 	memset(q.v_ba, 0xff, sizeof *q.v_ba * (size_t)q.nb);
 

@@ -958,9 +958,7 @@ int
 infer_module(Module *m, Diags *d)
 {
 	int before = d->nerrors;
-	Infer in = {m, d, calloc((size_t)m->nfuncs + 1, 1), {0}};
-	if (!in.fstate)
-		ir_bug("out of memory");
+	Infer in = {m, d, xcalloc((size_t)m->nfuncs + 1, 1), {0}};
 	for (int i = 0; i < m->nfuncs; i++)
 		if (in.fstate[i] == 0)
 			infer_func(&in, m->funcs[i], i);

@@ -25,16 +25,12 @@ struct FuncIndex {
 Module *
 ir_module_new(const char *filename, const char *text, size_t len)
 {
-	Module *m = calloc(1, sizeof *m);
-	if (!m)
-		ir_bug("out of memory");
+	Module *m = xcalloc(1, sizeof *m);
 	m->src.name = arena_strdup(&m->arena, filename ? filename : "<input>");
 	m->src.text = arena_strndup(&m->arena, text ? text : "", text ? len : 0);
 	m->src.len = text ? len : 0;
 	m->name = "Module";
-	m->fidx = calloc(1, sizeof *m->fidx);
-	if (!m->fidx)
-		ir_bug("out of memory");
+	m->fidx = xcalloc(1, sizeof *m->fidx);
 	return m;
 }
 

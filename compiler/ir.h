@@ -66,6 +66,8 @@ void arena_free(Arena *a);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n); /* at most n bytes of s */
 
 /* Growing byte buffer (malloc-backed) used by the printer and diagnostics. */
 struct StrBuf {

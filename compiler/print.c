@@ -1127,11 +1127,7 @@ put_symvar_decls(Printer *p, const Func *f)
 	for (int i = 0; i < f->nsymvars; i++)
 		vec_push(&order, f->symvars[i]);
 	/* each of f's own, once */
-	bool *mine = calloc((size_t)p->nids + 1, 1);
-	if (!mine) {
-		vec_free(&order);
-		return;
-	}
+	bool *mine = xcalloc((size_t)p->nids + 1, 1);
 	for (int i = 0; i < f->nsymvars; i++)
 		if (f->symvars[i]->id >= 0 && f->symvars[i]->id < p->nids)
 			mine[f->symvars[i]->id] = true;
@@ -1239,10 +1235,8 @@ print_module(StrBuf *b, const Module *m, const PrintOpts *o)
 	for (int i = 0; i < m->ndecls; i++)
 		sb_printf(b, "    %s\n%s", m->decls[i],
 			  i == m->ndecls - 1 && (m->nfuncs || m->nprims) ? "\n" : "");
-	p.names_tab = calloc((size_t)p.nids + 1, sizeof *p.names_tab);
-	p.uses_tab = calloc((size_t)p.nids + 1, sizeof *p.uses_tab);
-	if (!p.names_tab || !p.uses_tab)
-		ir_bug("out of memory");
+	p.names_tab = xcalloc((size_t)p.nids + 1, sizeof *p.names_tab);
+	p.uses_tab = xcalloc((size_t)p.nids + 1, sizeof *p.uses_tab);
 	/* prim_funcs first, as TVM prints a module */
 	for (int i = 0; i < m->nprims; i++) {
 		if (i)

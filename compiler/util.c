@@ -457,6 +457,23 @@ xrealloc(void *p, size_t n)
 	return q;
 }
 
+char *
+xstrndup(const char *s, size_t n)
+{
+	const char *end = memchr(s, 0, n);
+	size_t len = end ? (size_t)(end - s) : n;
+	char *p = xmalloc(len + 1);
+	memcpy(p, s, len);
+	p[len] = 0;
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
 /* -------------------------------------------------------------------- bug */
 
 _Noreturn void

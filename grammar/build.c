@@ -398,16 +398,12 @@ idx_push(NameIdx *ix, const Vec *v, NameOf name)
 {
 	if (v->n > ix->cap) {
 		ix->cap = v->cap > v->n ? v->cap : v->n;
-		ix->prev = realloc(ix->prev, sizeof(int) * (size_t)ix->cap);
-		if (!ix->prev)
-			ir_bug("out of memory");
+		ix->prev = xrealloc(ix->prev, sizeof(int) * (size_t)ix->cap);
 	}
 	if (v->n * 2 > ix->nb) { /* grow, then index everything again */
 		ix->nb = ix->nb ? ix->nb * 4 : 64;
 		free(ix->head);
-		ix->head = calloc((size_t)ix->nb, sizeof(int));
-		if (!ix->head)
-			ir_bug("out of memory");
+		ix->head = xcalloc((size_t)ix->nb, sizeof(int));
 		for (int i = 0; i < v->n; i++)
 			idx_link(ix, v, i, name);
 	} else {

@@ -110,9 +110,7 @@ syn_check_depth(PState *ps, const Syn *x)
 	if (!x)
 		return true;
 	size_t n = 0, cap = 64;
-	DepthItem *st = malloc(cap * sizeof *st);
-	if (!st)
-		ir_bug("out of memory");
+	DepthItem *st = xmalloc(cap * sizeof *st);
 	st[n++] = (DepthItem){x, 1};
 	bool ok = true;
 	while (n > 0 && ok) {
@@ -128,9 +126,7 @@ syn_check_depth(PState *ps, const Syn *x)
 			for (; c; c = k < 2 ? NULL : c->next) {
 				if (n == cap) {
 					cap *= 2;
-					st = realloc(st, cap * sizeof *st);
-					if (!st)
-						ir_bug("out of memory");
+					st = xrealloc(st, cap * sizeof *st);
 				}
 				st[n++] = (DepthItem){c, it.depth + 1};
 			}

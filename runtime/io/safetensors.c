@@ -83,7 +83,7 @@ fmt_shape(char *buf, size_t cap, int ndim, const int64_t *shape)
 
 /* malloc'ed copy of s, NULL when out of memory. */
 static char *
-xstrdup(const char *s)
+dup_or_null(const char *s)
 {
 	size_t n = strlen(s) + 1;
 	char *p = malloc(n);
@@ -236,7 +236,7 @@ parse_entry(const RtSafetensors *st, const char *name, json_t *v,
 	}
 	ent->begin = (uint64_t)b;
 	ent->end = (uint64_t)en;
-	ent->name = xstrdup(name);
+	ent->name = dup_or_null(name);
 	if (!ent->name) {
 		rt_error(e, "out of memory");
 		return false;
@@ -266,8 +266,8 @@ parse_metadata(RtSafetensors *st, json_t *v, RtError *e)
 				 "string", st->path, k);
 			return false;
 		}
-		st->meta[2 * st->nmeta] = xstrdup(k);
-		st->meta[2 * st->nmeta + 1] = xstrdup(json_string_value(x));
+		st->meta[2 * st->nmeta] = dup_or_null(k);
+		st->meta[2 * st->nmeta + 1] = dup_or_null(json_string_value(x));
 		st->nmeta++;
 		if (!st->meta[2 * st->nmeta - 2] ||
 		    !st->meta[2 * st->nmeta - 1]) {
@@ -378,7 +378,7 @@ RtSafetensors *
 rt_st_open(const char *path, RtError *e)
 {
 	RtSafetensors *st = calloc(1, sizeof *st);
-	if (!st || !(st->path = xstrdup(path))) {
+	if (!st || !(st->path = dup_or_null(path))) {
 		free(st);
 		rt_error(e, "out of memory");
 		return NULL;
@@ -801,7 +801,7 @@ add_shard(RtWeights *w, const char *rel, RtError *e)
 	size_t dlen = slash ? (size_t)(slash - w->path) + 1 : 0;
 	size_t rlen = strlen(rel);
 	Shard *sh = &w->shards[w->nshards];
-	sh->rel = xstrdup(rel);
+	sh->rel = dup_or_null(rel);
 	sh->file = malloc(dlen + rlen + 1);
 	if (!sh->rel || !sh->file) {
 		free(sh->rel);
@@ -868,7 +868,7 @@ open_index(RtWeights *w, RtError *e)
 		if (s < 0)
 			goto done;
 		WEntry *we = &w->ents[w->n];
-		if (!(we->name = xstrdup(k))) {
+		if (!(we->name = dup_or_null(k))) {
 			rt_error(e, "out of memory");
 			goto done;
 		}
@@ -951,7 +951,7 @@ rt_weights_set_rank(RtWeights *w, int rank, RtError *e)
 			k = -1;
 		if (k >= 0 && k != rank)
 			continue;
-		char *vn = k >= 0 ? strndup(name, bl) : xstrdup(name);
+		char *vn = k >= 0 ? strndup(name, bl) : dup_or_null(name);
 		if (!vn) {
 			view_free(w);
 			rt_error(e, "out of memory");
@@ -1077,9 +1077,9 @@ hf_entry(void *ctx, const char *n, bool is_dir)
 	if (!strcmp(n, "model.safetensors.index.json"))
 		h->main_index = true;
 	else if (ends_with(n, ".safetensors.index.json"))
-		vec_push(&h->idx, xstrdup(n));
+		vec_push(&h->idx, dup_or_null(n));
 	else if (ends_with(n, ".safetensors"))
-		vec_push(&h->st, xstrdup(n));
+		vec_push(&h->st, dup_or_null(n));
 	return true;
 }
 
@@ -1137,7 +1137,7 @@ RtWeights *
 rt_weights_open(const char *path, RtError *e)
 {
 	RtWeights *w = calloc(1, sizeof *w);
-	if (!w || !(w->path = xstrdup(path))) {
+	if (!w || !(w->path = dup_or_null(path))) {
 		free(w);
 		rt_error(e, "out of memory");
 		return NULL;
