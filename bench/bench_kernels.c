@@ -19,6 +19,14 @@
  *       32), on a pool of
  *       RLX_NUM_THREADS: a host with AVX-512 can time the AVX2 kernels an
  *       AVX2-only CPU runs. Prints `gemm SECONDS THREADS` (the best).
+ *   bench_kernels model FILE N REPS [lift]
+ *       The main function of the model in FILE (examples/llama.py, or
+ *       examples/llama_legalized.py, scaled) run by the executor on
+ *       random weights in memory and N token ids; with lift, the module
+ *       lifted first (as `rlx transform` lifts it), its
+ *       main_transform_params run once and the lifted main timed on its
+ *       outputs. Prints `model SECONDS THREADS` (the best of REPS runs
+ *       after one warm-up; the JIT and the transform are not timed).
  *   bench_kernels kernel NAME REPS
  *       Parses the one-op function of row NAME (transpose, cast, add,
  *       rms_norm, matmul, max_pool2d, avg_pool2d, attention, conv1d,
@@ -40,6 +48,7 @@
 #include "gemm.h"
 #include "pool.h"
 #include "rt_exec.h"
+#include "transform.h"
 
 /* Seconds on the monotonic clock. */
 static double
@@ -1011,6 +1020,164 @@ bench_forward(int layers, int hid, int heads, int ffn, long n, int reps, bool q8
 	return 0;
 }
 
+/* ------------------------------------------------------------ model */
+
+/* The value of parameter p: n token ids below vocab for an int64 input,
+ * else random float32 weights scaled by 1/sqrt(last dim). */
+static RtValue *
+model_arg(const Var *p, long n, int64_t vocab, unsigned *seed)
+{
+	const SInfo *si = p->sinfo;
+	int64_t shape[8], cnt = 1;
+	for (int j = 0; j < si->ndim; j++) {
+		int64_t v;
+		shape[j] = pe_is_const(si->shape[j], &v) ? v : n;
+		cnt *= shape[j];
+	}
+	RtError e;
+	RtTensor *t = rt_tensor_new(si->dtype, si->ndim, shape, &e);
+	if (!t) {
+		fprintf(stderr, "%s: %s\n", p->name, e.msg);
+		exit(1);
+	}
+	float scale = si->ndim ? 1.0f / sqrtf((float)shape[si->ndim - 1]) : 1.0f;
+	for (int64_t j = 0; j < cnt; j++) {
+		*seed = *seed * 1103515245u + 12345u;
+		if (si->dtype == DT_I64)
+			((int64_t *)t->data)[j] = (int64_t)((*seed >> 8) % (unsigned)vocab);
+		else if (si->dtype == DT_F32)
+			((float *)t->data)[j] = scale * ((float)((*seed >> 8) & 0xffff) / 32768.0f - 1.0f);
+		else {
+			fprintf(stderr, "%s: only int64 inputs and float32 weights\n", p->name);
+			exit(1);
+		}
+	}
+	return rt_value_tensor(t);
+}
+
+/* Compiles `name` of m; exits with the diagnostics on an error. */
+static RtProgram *
+model_compile(Module *m, const char *name)
+{
+	Diags d = {0};
+	RtProgram *p = rt_compile_func(m, name, &d);
+	if (!p) {
+		diag_print(&d, stderr);
+		exit(1);
+	}
+	diag_clear(&d);
+	free(d.items);
+	return p;
+}
+
+static int
+bench_model(const char *path, long n, int reps, bool lift)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		perror(path);
+		return 1;
+	}
+	StrBuf b = {0};
+	char buf[65536];
+	size_t k;
+	while ((k = fread(buf, 1, sizeof buf, fp)) > 0)
+		sb_putn(&b, buf, k);
+	fclose(fp);
+	char *text = sb_take(&b);
+	Module *m0 = parse(text);
+	Func *F0 = ir_find_func(m0, "main");
+	if (!F0) {
+		fprintf(stderr, "%s: no main\n", path);
+		return 1;
+	}
+	int nin = ir_func_num_input(F0);
+	/* token ids below the first weight's first dim (the vocabulary) */
+	int64_t vocab = 1;
+	if (F0->nparams > nin && F0->params[nin]->sinfo->ndim)
+		pe_is_const(F0->params[nin]->sinfo->shape[0], &vocab);
+	unsigned seed = 1;
+	RtValue **args0 = calloc((size_t)F0->nparams, sizeof *args0);
+	for (int i = 0; i < F0->nparams; i++)
+		args0[i] = model_arg(F0->params[i], n, vocab, &seed);
+	Module *m = m0;
+	RtValue **args = args0;
+	int nargs = F0->nparams;
+	RtProgram *tp = NULL;
+	RtValue *tr = NULL;
+	if (lift) {
+		Diags d = {0};
+		m = parse(text);
+		if (rt_lift_tidy(m, false, NULL, 0, false, &d)) {
+			diag_print(&d, stderr);
+			return 1;
+		}
+		Func *T1 = ir_find_func(m, "main_transform_params");
+		Func *F1 = ir_find_func(m, "main");
+		if (!T1 || !F1) {
+			fprintf(stderr, "%s: lifting made no main_transform_params\n", path);
+			return 1;
+		}
+		rt_unbundle(m, T1, rt_lift_weight_names(m0, F0, false, NULL, 0), &d);
+		RtValue **targs = calloc((size_t)T1->nparams + 1, sizeof *targs);
+		for (int i = 0; i < T1->nparams; i++)
+			for (int j = nin; j < F0->nparams && !targs[i]; j++)
+				if (!strcmp(F0->params[j]->name, T1->params[i]->name))
+					targs[i] = args0[j];
+		tp = model_compile(m, "main_transform_params");
+		RtError e;
+		if (!rt_run(tp, targs, &tr, &e)) {
+			fprintf(stderr, "main_transform_params: %s\n", e.msg);
+			return 1;
+		}
+		free(targs);
+		int nin1 = ir_func_num_input(F1);
+		nargs = F1->nparams;
+		if (tr->kind != RV_TUPLE || tr->n != nargs - nin1) {
+			fprintf(stderr, "main_transform_params: not the lifted main's weights\n");
+			return 1;
+		}
+		args = calloc((size_t)nargs, sizeof *args);
+		for (int i = 0; i < nin1; i++)
+			args[i] = args0[i];
+		for (int i = nin1; i < nargs; i++)
+			args[i] = tr->fields[i - nin1];
+		diag_clear(&d);
+		free(d.items);
+	}
+	RtProgram *p = model_compile(m, "main");
+	double best = 1e30;
+	for (int r = 0; r <= reps; r++) {
+		RtError e;
+		RtValue *res = NULL;
+		double t0 = now();
+		if (!rt_run(p, args, &res, &e)) {
+			fprintf(stderr, "%s: %s\n", path, e.msg);
+			return 1;
+		}
+		double t = now() - t0;
+		rt_value_release(res);
+		if (r)
+			best = t < best ? t : best;
+	}
+	Pool *pl = pool_new(0); /* the size the program's pool has */
+	printf("model %.6f %d\n", best, pool_size(pl));
+	pool_free(pl);
+	rt_program_free(p);
+	if (lift) {
+		free(args);
+		rt_value_release(tr);
+		rt_program_free(tp);
+		ir_module_free(m);
+	}
+	for (int i = 0; i < F0->nparams; i++)
+		rt_value_release(args0[i]);
+	free(args0);
+	ir_module_free(m0);
+	free(text);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1032,6 +1199,10 @@ main(int argc, char **argv)
 		return bench_read(atol(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "compile"))
 		return bench_compile(atoi(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
+	if ((argc == 5 || (argc == 6 && !strcmp(argv[5], "lift"))) &&
+	    !strcmp(argv[1], "model"))
+		return bench_model(argv[2], atol(argv[3]), atoi(argv[4]) > 0 ? atoi(argv[4]) : 1,
+				   argc == 6);
 	if (argc == 4 && !strcmp(argv[1], "kernel"))
 		return bench_kernel(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
 	if (argc == 4 && !strcmp(argv[1], "tir"))
@@ -1043,6 +1214,7 @@ main(int argc, char **argv)
 			"       bench_kernels gemm M K N t int8 REPS\n"
 			"       bench_kernels gemmisa avx2|avx512|generic M K N n|t REPS [DTYPE]\n"
 			"       bench_kernels read MB REPS\n"
-			"       bench_kernels forward LAYERS HID HEADS FFN N REPS [int8]\n");
+			"       bench_kernels forward LAYERS HID HEADS FFN N REPS [int8]\n"
+			"       bench_kernels model FILE N REPS [lift]\n");
 	return 2;
 }

@@ -28,6 +28,12 @@ conv1d and topk, which NumPy has no op for. Ratios are speeds relative to rlx:
 memcpy time / rlx time (1.0: as fast as copying the bytes; memory-bound
 rows only).
 
+The legalized table runs examples/llama.py and examples/llama_legalized.py
+(every op a prim_func as TVM's LegalizeOps writes it), both scaled to
+hidden 2048, side by side on the same weights: the legalized forward
+against the un-legalized one, with the weight pre-processing lifted
+(target 0.8x) and as written (shown).
+
 The TIR table times prim_funcs written as TVM's LegalizeOps writes them
 (add, a sum with T.init, a matmul) against rlx's own kernel of the same op
 on the same buffers (bench_kernels tir); the target is 0.8x.
@@ -54,6 +60,7 @@ average is printed before and after: the machine may be shared.
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -450,6 +457,86 @@ def forward_bench(bk, env, rounds):
     return met
 
 
+LEGAL_SIZE = dict(hid=2048, heads=16, ffn=5632, vocab=4096)
+
+
+def scaled_llama(hid, heads, ffn, vocab):
+    """examples/llama.py's text at another size (its 2 layers), each
+    parameter's shape from its name; the attention scale 1/sqrt(head dim)."""
+    ex = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
+    with open(os.path.join(ex, "llama.py")) as f:
+        src = f.read()
+    dims = [("embed_tokens", (vocab, hid)), ("lm_head", (vocab, hid)),
+            ("gate_proj", (ffn, hid)), ("up_proj", (ffn, hid)), ("down_proj", (hid, ffn)),
+            ("_proj", (hid, hid)), ("norm", (hid,))]
+
+    def shape(m):
+        sh = next(v for k, v in dims if k in m.group(1))
+        return "`%s`: R.Tensor(%s, " % (m.group(1), "(%d,)" % sh if len(sh) == 1 else str(sh))
+    src = re.sub(r"`([^`]*)`: R\.Tensor\(\([^)]*\), ", shape, src)
+    for a, b in (('("n", 128)', '("n", %d)' % vocab),
+                 ("[n, 4, 16]", "[n, %d, %d]" % (heads, hid // heads)),
+                 ("[n, 64]", "[n, %d]" % hid), ("0.25", repr(1 / (hid // heads) ** 0.5))):
+        src = src.replace(a, b)
+    return src
+
+
+def legalized_bench(bk, rounds):
+    """examples/llama.py against examples/llama_legalized.py (every op a
+    prim_func as TVM's LegalizeOps writes it), both scaled to LEGAL_SIZE
+    (gen_llama_legalized.py writes the legalized one at that size), run by
+    the executor on the same random weights in memory (bench_kernels
+    model), alternately: the forward after the weight pre-processing is
+    lifted and run once (`rlx transform`, then `rlx run DIR`: target
+    >= 0.8x the un-legalized forward), and as written (the concatenations
+    and transposes of the weights in every forward: shown)."""
+    print()
+    print("Legalized Llama forward, hidden %(hid)d, %(heads)d heads, FFN %(ffn)d, "
+          "vocab %(vocab)d, 2 layers" % LEGAL_SIZE + " (%s; best of %d rounds)"
+          % (loadavg(), rounds))
+    hdr = "%-34s %2s %9s %9s %9s  %s" % ("row", "T", "legal ms", "relax ms", "x relax",
+                                          "target")
+    print(hdr)
+    print("-" * len(hdr))
+    met = True
+    with tempfile.TemporaryDirectory() as d:
+        orig, legal = os.path.join(d, "llama.py"), os.path.join(d, "legal.py")
+        with open(orig, "w") as f:
+            f.write(scaled_llama(**LEGAL_SIZE))
+        gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",
+                           "gen_llama_legalized.py")
+        with open(legal, "w") as f:
+            subprocess.run([sys.executable, gen, "--hidden", str(LEGAL_SIZE["hid"]),
+                            "--heads", str(LEGAL_SIZE["heads"]), "--ffn",
+                            str(LEGAL_SIZE["ffn"]), "--vocab", str(LEGAL_SIZE["vocab"])],
+                           stdout=f, check=True)
+        for threads in (1, 2):
+            tenv = dict(os.environ, RLX_NUM_THREADS=str(threads))
+            for n in (128, 1):
+                for lift in (True, False):
+                    tl, to = [], []
+                    for _ in range(rounds):
+                        for path, times in ((legal, tl), (orig, to)):
+                            f = run_rlx(bk, ["model", path, str(n), "2" if n > 1 else "5"] +
+                                        (["lift"] if lift else []), tenv)
+                            times.append(float(f[1]))
+                    r = min(to) / min(tl)
+                    pm = paired_median(tl, [to])
+                    if lift:
+                        met = met and r >= 0.8
+                    print("%-34s %2d %9s %9s %9.2f  %s" % (
+                        "forward n=%d, %s" % (n, "lifted" if lift else "as written"),
+                        threads, ms(min(tl)), ms(min(to)), r,
+                        "%s, paired %.2f" % (
+                            (">= 0.8x: %s" % ("yes" if r >= 0.8 else "NO")) if lift
+                            else "shown", pm)))
+    print("x relax = the un-legalized model's time / the legalized one's (above 1: "
+          "the legalized is faster); lifted: main after main_transform_params; as "
+          "written: main on the checkpoint's weights; paired: the median over rounds")
+    print(loadavg())
+    return met
+
+
 def paired_median(rl, peer_lists):
     """The median over rounds of (the fastest peer's time in that round) /
     (rlx's time in that round): on a shared machine one lucky run can make
@@ -781,6 +868,7 @@ def speed_tables(bk, a, env):
            "TIR": tir_bench(bk, a.rounds)}
     avx2_bench(bk, env, a.rounds)
     return {**met, "forward": forward_bench(bk, env, a.rounds),
+            "legalized": legalized_bench(bk, a.rounds),
             "whole process": process_bench(a.rlx, env, a.rounds)}
 
 
