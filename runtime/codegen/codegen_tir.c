@@ -990,6 +990,8 @@ work_of(T *t, const TStmt *s, int depth)
 }
 
 static bool st_loop_body(T *t, const TStmt *s, LLVMValueRef i);
+static bool tile_ok(const TStmt *s);
+static bool st_tiled(T *t, const TStmt *s, LLVMValueRef jlo, LLVMValueRef jhi);
 
 /*
  * Loop s over [lo, lo + n) with its body outlined into NAME.tK(ctx, from,
@@ -1135,6 +1137,12 @@ st_par_for(T *t, const TStmt *s, LLVMValueRef lo, LLVMValueRef n, LLVMValueRef b
 		from = LLVMBuildTrunc(b, from, vt, "");
 		to = LLVMBuildTrunc(b, to, vt, "");
 	}
+	bool ok;
+	if (tile_ok(s)) {
+		if ((ok = st_tiled(t, s, from, to)))
+			LLVMBuildRetVoid(b);
+		goto done;
+	}
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
 	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(k->c, bfn, "pbody");
 	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(k->c, bfn, "pexit");
@@ -1142,7 +1150,7 @@ st_par_for(T *t, const TStmt *s, LLVMValueRef lo, LLVMValueRef n, LLVMValueRef b
 	LLVMPositionBuilderAtEnd(b, body);
 	LLVMValueRef i = LLVMBuildPhi(b, vt, "pi");
 	LLVMAddIncoming(i, &from, &pre, 1);
-	bool ok = st_loop_body(t, s, i);
+	ok = st_loop_body(t, s, i);
 	if (ok) {
 		LLVMValueRef next = LLVMBuildNSWAdd(b, i, LLVMConstInt(vt, 1, 0), "");
 		LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
@@ -1151,6 +1159,7 @@ st_par_for(T *t, const TStmt *s, LLVMValueRef lo, LLVMValueRef n, LLVMValueRef b
 		LLVMPositionBuilderAtEnd(b, exit);
 		LLVMBuildRetVoid(b);
 	}
+done:
 	t->nv = snv;
 	t->nb = snb;
 	t->nh = snh;
@@ -1510,6 +1519,235 @@ st_gemm(T *t, const TStmt *s, const Mm *mm)
 	return true;
 }
 
+/* ------------------------------------------------- transposing copies */
+
+enum { TILE = 16 }; /* a transposing copy runs TILE x TILE elements at a time */
+
+/* Does e load with vj as its last index and vl in another (a read that
+ * strides along vl)? */
+static bool
+strided_load(const TExpr *e, const TVar *vj, const TVar *vl)
+{
+	if (!e)
+		return false;
+	if (e->kind == TE_LOAD && e->n >= 2) {
+		const TExpr *last = e->args[e->n - 1];
+		if (last->kind == TE_VAR && last->var == vj)
+			for (int i = 0; i < e->n - 1; i++)
+				if (expr_uses(e->args[i], vl))
+					return true;
+	}
+	if (strided_load(e->a, vj, vl) || strided_load(e->b, vj, vl) ||
+	    strided_load(e->c, vj, vl))
+		return true;
+	for (int i = 0; e->args && i < e->n; i++)
+		if (strided_load(e->args[i], vj, vl))
+			return true;
+	return false;
+}
+
+/*
+ * Is loop s (over j) a transposing copy: its body a loop over l whose
+ * body is one spatial block (no init, T.where or allocation) binding j
+ * and l to iteration variables vj and vl as they are, storing with vl as
+ * its last index and loading with vj as a last index and vl in another
+ * (T_transpose[v0, v1] = A[v1, v0], topi's 2-D transpose; also
+ * [1, 2, 0] of 3-D)? Run as written, each load of the inner loop is in
+ * another row of A (another page, once rows are 4 KiB); in TILE x TILE
+ * tiles the rows a tile reads stay in L1. Reordering the iterations is
+ * TVM's promise for spatial blocks (distinct values write distinct
+ * elements), as for the parallel split.
+ */
+static bool
+tile_ok(const TStmt *s)
+{
+	const TStmt *l = s->inner;
+	if (s->kind != TS_FOR || s->for_kind != TF_SERIAL || !l || l->kind != TS_FOR ||
+	    l->for_kind != TF_SERIAL || expr_uses(l->min, s->var) ||
+	    expr_uses(l->extent, s->var))
+		return false;
+	const TStmt *b = l->inner;
+	if (!b || b->kind != TS_BLOCK || b->init || b->pred || b->nallocs)
+		return false;
+	const TVar *vj = NULL, *vl = NULL;
+	for (int i = 0; i < b->niters; i++) {
+		const TIter *it = &b->iters[i];
+		if (it->kind != TI_SPATIAL || !it->value)
+			return false;
+		if (it->value->kind == TE_VAR && it->value->var == s->var)
+			vj = it->var;
+		else if (it->value->kind == TE_VAR && it->value->var == l->var)
+			vl = it->var;
+		else if (expr_uses(it->value, s->var) || expr_uses(it->value, l->var))
+			return false;
+	}
+	const TStmt *x = b->inner;
+	if (x && x->kind == TS_SEQ && x->n == 1)
+		x = x->body[0];
+	if (!vj || !vl || !x || x->kind != TS_STORE || x->nidx < 1)
+		return false;
+	const TExpr *last = x->idx[x->nidx - 1];
+	return last->kind == TE_VAR && last->var == vl && strided_load(x->value, vj, vl);
+}
+
+/* The block statement of a transposing copy s (tile_ok): its store. */
+static const TStmt *
+tile_store(const TStmt *s)
+{
+	const TStmt *x = s->inner->inner->inner;
+	return x->kind == TS_SEQ ? x->body[0] : x;
+}
+
+/* The load a transposing copy s stores as it is (a copy of an element of
+ * 1, 2 or 4 bytes, same dtype), else NULL: its full tiles are then moved
+ * as TILE vectors. */
+static const TExpr *
+tile_copy(const TStmt *s)
+{
+	const TStmt *x = tile_store(s);
+	const TExpr *v = x->value;
+	int bytes = (dtype_bits(x->buf->dtype) + 7) / 8;
+	if (v->kind != TE_LOAD || v->buf->dtype != x->buf->dtype || x->buf->dtype == DT_BOOL ||
+	    (bytes != 1 && bytes != 2 && bytes != 4))
+		return NULL;
+	return v;
+}
+
+/* The element offsets of the load x and of the store of transposing copy
+ * s at j, i (i64) for its loops' variables: the block's iteration
+ * variables bound from them. */
+static bool
+tile_offsets(T *t, const TStmt *s, const TExpr *x, LLVMValueRef j, LLVMValueRef i,
+	     LLVMValueRef *loff, LLVMValueRef *soff)
+{
+	KernelBuilder *k = t->k;
+	const TStmt *l = s->inner, *b = l->inner, *st_ = tile_store(s);
+	int nv = t->nv;
+	bind(t, s->var, LLVMBuildTrunc(k->b, j, vtype(k, s->var->ty), ""));
+	bind(t, l->var, LLVMBuildTrunc(k->b, i, vtype(k, l->var->ty), ""));
+	for (int q = 0; q < b->niters; q++) {
+		LLVMValueRef v = ex_as(t, b->iters[q].value, b->iters[q].var->ty);
+		if (!v)
+			return false;
+		bind(t, b->iters[q].var, v);
+	}
+	TBufB *ib = need_buf(t, x->buf, x->span), *ob = need_buf(t, st_->buf, st_->span);
+	*loff = ib ? offset(t, ib, x->args, x->n, x->span) : NULL;
+	*soff = ob && *loff ? offset(t, ob, st_->idx, st_->nidx, st_->span) : NULL;
+	t->nv = nv;
+	return *soff != NULL;
+}
+
+/* A full TILE x TILE tile of the copy s at j0, i0: TILE vector loads
+ * along j (a row of the input each), transposed in registers (for d =
+ * TILE/2 .. 1, rows r and r + d swap their off-diagonal d-blocks, one
+ * two-input shuffle per row), TILE vector stores along i. */
+static bool
+tile_vectors(T *t, const TStmt *s, const TExpr *x, LLVMValueRef j0, LLVMValueRef i0)
+{
+	KernelBuilder *k = t->k;
+	LLVMBuilderRef b = k->b;
+	unsigned bytes = (unsigned)(dtype_bits(x->buf->dtype) + 7) / 8;
+	LLVMTypeRef et = LLVMIntTypeInContext(k->c, bytes * 8);
+	LLVMTypeRef vt = LLVMVectorType(et, TILE);
+	TBufB *ib = find_buf(t, x->buf), *ob = find_buf(t, tile_store(s)->buf);
+	LLVMValueRef r[TILE], lo, so;
+	for (int v = 0; v < TILE; v++) {
+		if (!tile_offsets(t, s, x, j0, cg_add(k, i0, cg_ci(k, v)), &lo, &so))
+			return false;
+		r[v] = LLVMBuildLoad2(b, vt, LLVMBuildInBoundsGEP2(b, et, ib->ptr, &lo, 1, ""), "");
+		LLVMSetAlignment(r[v], bytes);
+	}
+	for (int d = TILE / 2; d >= 1; d /= 2) {
+		LLVMValueRef ma[TILE], mb[TILE];
+		for (int p = 0; p < TILE; p++) {
+			ma[p] = LLVMConstInt(k->i32, (unsigned)((p & d) ? TILE + p - d : p), 0);
+			mb[p] = LLVMConstInt(k->i32, (unsigned)((p & d) ? TILE + p : p + d), 0);
+		}
+		LLVMValueRef mav = LLVMConstVector(ma, TILE), mbv = LLVMConstVector(mb, TILE);
+		for (int v = 0; v < TILE; v++) {
+			if (v & d)
+				continue;
+			LLVMValueRef a = r[v], c = r[v + d];
+			r[v] = LLVMBuildShuffleVector(b, a, c, mav, "");
+			r[v + d] = LLVMBuildShuffleVector(b, a, c, mbv, "");
+		}
+	}
+	for (int v = 0; v < TILE; v++) {
+		if (!tile_offsets(t, s, x, cg_add(k, j0, cg_ci(k, v)), i0, &lo, &so))
+			return false;
+		LLVMValueRef st_ = LLVMBuildStore(b, r[v],
+			LLVMBuildInBoundsGEP2(b, et, ob->ptr, &so, 1, ""));
+		LLVMSetAlignment(st_, bytes);
+	}
+	return true;
+}
+
+/* The transposing copy s (tile_ok) over j in [jlo, jhi): tiles of TILE
+ * j by TILE l, j outer in a tile, l inner (the stores contiguous); a full
+ * tile of a plain copy as vectors (tile_vectors). */
+static bool
+st_tiled(T *t, const TStmt *s, LLVMValueRef jlo, LLVMValueRef jhi)
+{
+	KernelBuilder *k = t->k;
+	LLVMBuilderRef b = k->b;
+	const TStmt *l = s->inner;
+	LLVMValueRef llo = ex_as(t, l->min, l->var->ty);
+	LLVMValueRef lext = llo ? ex_as(t, l->extent, l->var->ty) : NULL;
+	if (!lext)
+		return false;
+	LLVMValueRef j0 = LLVMBuildSExt(b, jlo, k->i64, "");
+	LLVMValueRef j1 = LLVMBuildSExt(b, jhi, k->i64, "");
+	LLVMValueRef l0 = LLVMBuildSExt(b, llo, k->i64, "");
+	LLVMValueRef l1 = cg_add(k, l0, LLVMBuildSExt(b, lext, k->i64, ""));
+	LLVMValueRef tile = cg_ci(k, TILE);
+#define TILES(lo, hi) LLVMBuildSDiv(b, cg_add(k, LLVMBuildSub(b, hi, lo, ""), \
+					    cg_ci(k, TILE - 1)), tile, "")
+	Loop lj, ll, li, lk;
+	LLVMValueRef jt = cg_loop_begin(k, &lj, TILES(j0, j1));
+	LLVMValueRef ja = cg_add(k, j0, cg_mul(k, jt, tile));
+	LLVMValueRef jb = cg_imin(k, cg_add(k, ja, tile), j1);
+	LLVMValueRef lt = cg_loop_begin(k, &ll, TILES(l0, l1));
+	LLVMValueRef la = cg_add(k, l0, cg_mul(k, lt, tile));
+	LLVMValueRef lb = cg_imin(k, cg_add(k, la, tile), l1);
+#undef TILES
+	const TExpr *cp = tile_copy(s);
+	LLVMBasicBlockRef join = NULL;
+	if (cp) { /* a full tile: vectors; else element by element */
+		LLVMBasicBlockRef bv = LLVMAppendBasicBlockInContext(k->c, k->fn, "tile.v");
+		LLVMBasicBlockRef be = LLVMAppendBasicBlockInContext(k->c, k->fn, "tile.e");
+		join = LLVMAppendBasicBlockInContext(k->c, k->fn, "tile.j");
+		LLVMValueRef full = LLVMBuildAnd(b,
+			LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSub(b, jb, ja, ""), tile, ""),
+			LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSub(b, lb, la, ""), tile, ""), "");
+		LLVMBuildCondBr(b, full, bv, be);
+		LLVMPositionBuilderAtEnd(b, bv);
+		if (!tile_vectors(t, s, cp, ja, la))
+			return false;
+		LLVMBuildBr(b, join);
+		LLVMPositionBuilderAtEnd(b, be);
+	}
+	LLVMValueRef j = cg_loop_from(k, &li, ja, jb);
+	int nv = t->nv, nb = t->nb, nh = t->nh;
+	bind(t, s->var, LLVMBuildTrunc(b, j, vtype(k, s->var->ty), ""));
+	LLVMValueRef i = cg_loop_from(k, &lk, la, lb);
+	bind(t, l->var, LLVMBuildTrunc(b, i, vtype(k, l->var->ty), ""));
+	if (!st(t, l->inner))
+		return false;
+	free_to(t, nh);
+	t->nv = nv;
+	t->nb = nb;
+	cg_loop_end(k, &lk);
+	cg_loop_end(k, &li);
+	if (join) {
+		LLVMBuildBr(b, join);
+		LLVMPositionBuilderAtEnd(b, join);
+	}
+	cg_loop_end(k, &ll);
+	cg_loop_end(k, &lj);
+	return true;
+}
+
 static bool st_for_loop(T *t, const TStmt *s);
 
 static bool
@@ -1553,6 +1791,8 @@ st_for_loop(T *t, const TStmt *s)
 		return ok;
 	}
 	LLVMValueRef hi = LLVMBuildNSWAdd(b, lo, ext, "");
+	if (tile_ok(s))
+		return st_tiled(t, s, lo, hi);
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
 	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(k->c, k->fn, "tbody");
 	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(k->c, k->fn, "texit");

@@ -252,11 +252,84 @@ def mm_main(dt, transb=False):
 ''' % {"dt": dt, "bs": '("m", "k")' if transb else '("k", "m")'}
 
 
+def transposes(r):
+    """Transposing copies (codegen_tir.c runs them in tiles of 16 x 16, a
+    full tile of a plain copy of 1, 2 or 4 bytes as vectors): topi's 2-D
+    transpose on sizes around and across the tile, in each element size;
+    with an expression (tiles element by element); permute_dims [1, 2, 0]
+    of 3-D; int32 loop variables; large ones split over the pool."""
+    def t2(dt, body="A[v1, v0]"):
+        return '''    @T.prim_func(private=True)
+    def tr(var_A: T.handle, var_B: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n, m = T.int64(), T.int64()
+        A = T.match_buffer(var_A, (n, m), "%(dt)s")
+        B = T.match_buffer(var_B, (m, n), "%(dt)s")
+        for a0, a1 in T.grid(m, n):
+            with T.block("T_transpose"):
+                v0, v1 = T.axis.remap("SS", [a0, a1])
+                B[v0, v1] = %(body)s
+
+''' % dict(dt=dt, body=body)
+
+    def m2(dt):
+        return '''    @R.function
+    def main(a: R.Tensor(("n", "m"), "%(dt)s")):
+        n, m = T.int64(), T.int64()
+        cls = Module
+        with R.dataflow():
+            b = R.call_tir(cls.tr, (a,), out_sinfo=R.Tensor((m, n), "%(dt)s"))
+            R.output(b)
+        return b
+''' % dict(dt=dt)
+    sizes = [(0, 5), (1, 1), (16, 16), (15, 17), (33, 48), (100, 257), (1024, 600)]
+    for dt in ["float32", "float16", "bfloat16", "int8", "int32", "float64"]:
+        for n, m in sizes:
+            a = rnd(dt, (n, m), -100, 100)
+            r.check("transpose %s (%d, %d)" % (dt, n, m), t2(dt), m2(dt), {"a": a},
+                    [a.T], [dt])
+    for n, m in [(16, 32), (37, 70)]:
+        a = rnd("float32", (n, m))
+        r.check("transpose times 0.5 (%d, %d)" % (n, m),
+                t2("float32", "A[v1, v0] * T.float32(0.5)"), m2("float32"), {"a": a},
+                [a.T * np.float32(0.5)], ["float32"])
+    a = rnd("float32", (40, 19))
+    r.check("transpose over int32 loops", t2("float32").replace(
+        "T.grid(m, n)", 'T.grid(T.Cast("int32", m), T.Cast("int32", n))'),
+        m2("float32"), {"a": a}, [a.T], ["float32"])
+    prim = '''    @T.prim_func(private=True)
+    def tr(var_A: T.handle, var_B: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n, h, d = T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(var_A, (n, h, d))
+        B = T.match_buffer(var_B, (h, d, n))
+        for a0, a1, a2 in T.grid(h, d, n):
+            with T.block("T_transpose"):
+                v0, v1, v2 = T.axis.remap("SSS", [a0, a1, a2])
+                B[v0, v1, v2] = A[v2, v0, v1]
+
+'''
+    main = '''    @R.function
+    def main(a: R.Tensor(("n", "h", "d"), "float32")):
+        n, h, d = T.int64(), T.int64(), T.int64()
+        cls = Module
+        with R.dataflow():
+            b = R.call_tir(cls.tr, (a,), out_sinfo=R.Tensor((h, d, n), "float32"))
+            R.output(b)
+        return b
+'''
+    for shape in [(5, 3, 7), (40, 4, 16), (130, 16, 128)]:
+        a = rnd("float32", shape)
+        r.check("permute_dims [1, 2, 0] %s" % (shape,), prim, main, {"a": a},
+                [a.transpose(1, 2, 0)], ["float32"])
+
+
 def main():
     t = Tap()
     with tempfile.TemporaryDirectory(prefix="rlx_tir_") as tmp:
         r = Runner(tmp, t)
         sizes2 = [(0, 3), (1, 1), (3, 7), (5, 0), (300, 517)]
+        transposes(r)
 
         # elementwise with broadcast
         for dt in ["float32", "float16", "bfloat16", "int32", "float64"]:
