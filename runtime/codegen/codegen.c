@@ -49,8 +49,15 @@
  * calling it vectorize. Cold tail loops carry metadata that keeps the
  * optimizer from vectorizing or unrolling them (JIT time).
  *
- * Adding an op: write `static bool gen_OP(KernelBuilder *k)` from the cg_* helpers of
- * codegen_impl.h (loops: cg_loop_begin/cg_loop_end, cg_nest_begin/
+ * Two layers (codegen_impl.h): a KernelBuilder builds one kernel function
+ * (buffers, loops, parallel loops, loads, stores, conversions: the cg_*
+ * helpers taking it, and cg_k_init / cg_build / cg_register); an OpKernel
+ * is an op call being lowered onto one (the call, what its generators pass
+ * each other, the op helpers cg_attr, cg_prim_arg, cg_prim_i64, cg_fail).
+ * A prim_func (codegen_tir.c) is lowered onto a KernelBuilder alone.
+ *
+ * Adding an op: write `static bool gen_OP(OpKernel *o)` (its builder is
+ * o->k) from the cg_* helpers of codegen_impl.h (loops: cg_loop_begin/cg_loop_end, cg_nest_begin/
  * cg_nest_end, cg_par_begin for the outer loop; elements: cg_ld/cg_st with
  * an element offset, cg_cvt between dtypes) or, for an elementwise op, a
  * case in elem_unary/elem_binary;
@@ -733,9 +740,9 @@ cg_reassoc(LLVMValueRef v)
 
 /* Attribute p of the call (op_attr.h: by slot). */
 AttrVal
-cg_attr(KernelBuilder *k, ParamName p)
+cg_attr(OpKernel *o, ParamName p)
 {
-	return *op_attr(k->e, p);
+	return *op_attr(o->e, p);
 }
 
 /* Folds a PExpr of constants; false when it has a variable. */
@@ -784,9 +791,9 @@ cg_pe_const(const PExpr *x, int64_t *out)
 
 /* The prim argument p as a number; false when it is not a constant. */
 bool
-cg_prim_arg(KernelBuilder *k, ParamName p, double *out)
+cg_prim_arg(OpKernel *o, ParamName p, double *out)
 {
-	Expr *x = op_arg(k->e, p);
+	Expr *x = op_arg(o->e, p);
 	int64_t v;
 	if (!x || x->kind != E_PRIM)
 		return false;
@@ -806,19 +813,20 @@ cg_prim_arg(KernelBuilder *k, ParamName p, double *out)
  * (CgKernel.scalar_arg). NULL with a diagnostic when p cannot be one.
  */
 LLVMValueRef
-cg_prim_i64(KernelBuilder *k, ParamName p)
+cg_prim_i64(OpKernel *o, ParamName p)
 {
-	Expr *x = op_arg(k->e, p);
+	KernelBuilder *k = o->k;
+	Expr *x = op_arg(o->e, p);
 	double v;
-	if (x && cg_prim_arg(k, p, &v))
+	if (x && cg_prim_arg(o, p, &v))
 		return cg_ci(k, (int64_t)v);
 	const SInfo *si = x ? ir_expr_sinfo(x) : NULL;
 	int a = 0;
-	while (x && a < k->e->call.nargs && k->e->call.args[a] != x)
+	while (x && a < o->e->call.nargs && o->e->call.args[a] != x)
 		a++;
-	if (!x || a == k->e->call.nargs || !si || si->kind != SI_PRIM ||
+	if (!x || a == o->e->call.nargs || !si || si->kind != SI_PRIM ||
 	    !dtype_is_int(si->dtype)) {
-		cg_fail(k, arena_printf(&k->m->arena, "%s must be an integer",
+		cg_fail(o, arena_printf(&k->m->arena, "%s must be an integer",
 				     op_param_names[p]));
 		return NULL;
 	}
@@ -826,7 +834,7 @@ cg_prim_i64(KernelBuilder *k, ParamName p)
 		if (k->scalar_arg[i] == a)
 			return k->scalar[i];
 	if (k->nscalars == CG_MAX_SCALARS) {
-		cg_fail(k, "too many prim arguments known only at run time");
+		cg_fail(o, "too many prim arguments known only at run time");
 		return NULL;
 	}
 	/* loaded in the entry block, where the dims are */
@@ -838,9 +846,9 @@ cg_prim_i64(KernelBuilder *k, ParamName p)
 		LLVMPositionBuilderBefore(eb, first);
 	else
 		LLVMPositionBuilderAtEnd(eb, k->entry);
-	LLVMValueRef o = cg_ci(k, k->ndim_bufs + k->nscalars);
+	LLVMValueRef oi = cg_ci(k, k->ndim_bufs + k->nscalars);
 	LLVMValueRef sv = LLVMBuildLoad2(eb, k->i64,
-		LLVMBuildInBoundsGEP2(eb, k->i64, k->dims, &o, 1, ""), "scalar");
+		LLVMBuildInBoundsGEP2(eb, k->i64, k->dims, &oi, 1, ""), "scalar");
 	LLVMDisposeBuilder(eb);
 	k->scalar_arg[k->nscalars] = a;
 	k->scalar[k->nscalars++] = sv;
@@ -882,10 +890,11 @@ cg_axis_extents(KernelBuilder *k, Buf *x, AttrVal av, LLVMValueRef *outer, LLVMV
 
 /* Reports that the call cannot be lowered, and why; returns false. */
 bool
-cg_fail(KernelBuilder *k, const char *why)
+cg_fail(OpKernel *o, const char *why)
 {
-	diag_error(k->d, k->e->span, "cannot generate code for %s: %s",
-		   op_info(k->e->call.op)->name, why);
+	KernelBuilder *k = o->k;
+	diag_error(k->d, o->e->span, "cannot generate code for %s: %s",
+		   op_info(o->e->call.op)->name, why);
 	return false;
 }
 
@@ -893,7 +902,7 @@ cg_fail(KernelBuilder *k, const char *why)
 
 /* The computation of one output element from its input elements; returns
  * a compute value of dtype *rdt. */
-typedef LLVMValueRef (*ElemFn)(KernelBuilder *k, LLVMValueRef *in, DType *rdt);
+typedef LLVMValueRef (*ElemFn)(OpKernel *o, LLVMValueRef *in, DType *rdt);
 
 /* Do the dims of b equal those of out (same tokens)? */
 static bool
@@ -913,16 +922,17 @@ same_dims(const Buf *b, const Buf *out)
  * output's shape it is one flat loop.
  */
 static bool
-gen_elementwise(KernelBuilder *k, ElemFn f)
+gen_elementwise(OpKernel *o, ElemFn f)
 {
+	KernelBuilder *k = o->k;
 	Buf *out = &k->buf[k->nin];
 	LLVMValueRef in[MAXBUF], idx[MAXD];
 	DType rdt, dts[MAXBUF];
 	for (int i = 0; i < k->nin; i++)
 		dts[i] = k->buf[i].dt;
-	k->edt = dts;
-	k->enin = k->nin;
-	k->odt = out->dt;
+	o->edt = dts;
+	o->enin = k->nin;
+	o->odt = out->dt;
 	bool flat = true;
 	for (int i = 0; i < k->nin; i++)
 		flat = flat && same_dims(&k->buf[i], out);
@@ -936,7 +946,7 @@ gen_elementwise(KernelBuilder *k, ElemFn f)
 		LLVMValueRef j = cg_loop_from(k, &l, j0, cg_imin(k, cg_add(k, j0, cg_ci(k, PAR_BLK)), total));
 		for (int i = 0; i < k->nin; i++)
 			in[i] = cg_ld(k, &k->buf[i], j);
-		LLVMValueRef v = f(k, in, &rdt);
+		LLVMValueRef v = f(o, in, &rdt);
 		cg_st(k, out, j, cg_cvt(k, v, rdt, out->dt));
 		cg_loop_end(k, &l);
 		cg_loop_end(k, &lb);
@@ -950,7 +960,7 @@ gen_elementwise(KernelBuilder *k, ElemFn f)
 		LLVMValueRef s[MAXD];
 		int lead = out->nd - b->nd;
 		if (lead < 0)
-			return cg_fail(k, "an input has more dims than the result");
+			return cg_fail(o, "an input has more dims than the result");
 		cg_strides(k, b, s);
 		for (int j = 0; j < out->nd; j++) {
 			if (j < lead) {
@@ -973,7 +983,7 @@ gen_elementwise(KernelBuilder *k, ElemFn f)
 	idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
 	for (int i = 0; i < k->nin; i++)
 		in[i] = cg_ld(k, &k->buf[i], cg_dot(k, idx, ist[i], nd));
-	LLVMValueRef v = f(k, in, &rdt);
+	LLVMValueRef v = f(o, in, &rdt);
 	cg_st(k, out, cg_dot(k, idx, ost, nd), cg_cvt(k, v, rdt, out->dt));
 	cg_loop_end(k, &li);
 	cg_loop_end(k, &lo);
@@ -995,12 +1005,13 @@ sigmoid(KernelBuilder *k, LLVMValueRef x)
 /* The bool-valued unary ops: logical_not, and isnan/isinf/isfinite
  * tested in the input's dtype (integers are finite numbers). */
 static LLVMValueRef
-elem_test(KernelBuilder *k, OpKind op, LLVMValueRef v)
+elem_test(OpKernel *o, OpKind op, LLVMValueRef v)
 {
+	KernelBuilder *k = o->k;
 	LLVMBuilderRef b = k->b;
 	if (op == OP_LOGICAL_NOT)
-		return LLVMBuildNot(b, cg_cvt(k, v, k->edt[0], DT_BOOL), "");
-	if (!dtype_is_float(k->edt[0]))
+		return LLVMBuildNot(b, cg_cvt(k, v, o->edt[0], DT_BOOL), "");
+	if (!dtype_is_float(o->edt[0]))
 		return LLVMConstInt(k->i1, op == OP_ISFINITE, 0);
 	if (op == OP_ISNAN)
 		return LLVMBuildFCmp(b, LLVMRealUNO, v, v, "");
@@ -1011,8 +1022,9 @@ elem_test(KernelBuilder *k, OpKind op, LLVMValueRef v)
 
 /* sign(x) in dtype t: -1, 0 or 1 (a float NaN stays NaN). */
 static LLVMValueRef
-elem_sign(KernelBuilder *k, LLVMValueRef x, DType t)
+elem_sign(OpKernel *o, LLVMValueRef x, DType t)
 {
+	KernelBuilder *k = o->k;
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef zero = cg_cconst(k, t, 0), one = cg_cconst(k, t, 1);
 	if (dtype_is_float(t)) {
@@ -1033,8 +1045,9 @@ elem_sign(KernelBuilder *k, LLVMValueRef x, DType t)
 /* gelu: x/2 (1 + erf(x / sqrt 2)); gelu_tanh: x/2 (1 + tanh(sqrt(2/pi)
  * (x + 0.044715 x^3))). */
 static LLVMValueRef
-elem_gelu(KernelBuilder *k, LLVMValueRef x, bool tanh_form)
+elem_gelu(OpKernel *o, LLVMValueRef x, bool tanh_form)
 {
+	KernelBuilder *k = o->k;
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef g;
 	if (!tanh_form) {
@@ -1050,10 +1063,11 @@ elem_gelu(KernelBuilder *k, LLVMValueRef x, bool tanh_form)
 
 /* softplus: log(1 + exp(beta x)) / beta, x itself above the threshold. */
 static LLVMValueRef
-elem_softplus(KernelBuilder *k, LLVMValueRef x)
+elem_softplus(OpKernel *o, LLVMValueRef x)
 {
+	KernelBuilder *k = o->k;
 	LLVMBuilderRef b = k->b;
-	double beta = cg_attr(k, P_beta).f, th = cg_attr(k, P_threshold).f;
+	double beta = cg_attr(o, P_beta).f, th = cg_attr(o, P_threshold).f;
 	LLVMValueRef bx = LLVMBuildFMul(b, x, fconst(x, beta), "");
 	LLVMValueRef sp = LLVMBuildFDiv(b, libm(k, "log1p", cg_fexp(k, bx)), fconst(x, beta), "");
 	return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, bx, fconst(x, th), ""), x, sp, "");
@@ -1061,8 +1075,9 @@ elem_softplus(KernelBuilder *k, LLVMValueRef x)
 
 /* selu: scale * (x > 0 ? x : alpha * (exp(x) - 1)). */
 static LLVMValueRef
-elem_selu(KernelBuilder *k, LLVMValueRef x)
+elem_selu(OpKernel *o, LLVMValueRef x)
 {
+	KernelBuilder *k = o->k;
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef neg = LLVMBuildFMul(b, fconst(x, 1.6732632423543772848),
 		LLVMBuildFSub(b, cg_fexp(k, x), fconst(x, 1), ""), "");
@@ -1074,17 +1089,18 @@ elem_selu(KernelBuilder *k, LLVMValueRef x)
 /* Unary ops and the other one-input elementwise ops: one case per op, its
  * scalar body or the helper above that holds it. */
 static LLVMValueRef
-elem_unary(KernelBuilder *k, LLVMValueRef *in, DType *rdt)
+elem_unary(OpKernel *o, LLVMValueRef *in, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	LLVMBuilderRef b = k->b;
-	DType t = k->odt; /* compute in the result's dtype */
-	OpKind op = k->e->call.op;
+	DType t = o->odt; /* compute in the result's dtype */
+	OpKind op = o->e->call.op;
 	*rdt = t;
 	if (op == OP_LOGICAL_NOT || op == OP_ISNAN || op == OP_ISINF || op == OP_ISFINITE) {
 		*rdt = DT_BOOL;
-		return elem_test(k, op, in[0]);
+		return elem_test(o, op, in[0]);
 	}
-	LLVMValueRef x = k->enin ? cg_cvt(k, in[0], k->edt[0], t) : NULL;
+	LLVMValueRef x = o->enin ? cg_cvt(k, in[0], o->edt[0], t) : NULL;
 	bool fl = dtype_is_float(t);
 	LLVMValueRef zero = cg_cconst(k, t, 0), one = cg_cconst(k, t, 1);
 	switch (op) {
@@ -1110,11 +1126,11 @@ elem_unary(KernelBuilder *k, LLVMValueRef *in, DType *rdt)
 	case OP_ROUND: return fl ? cg_fn1(k, "llvm.roundeven", x) : x;
 	case OP_FLOOR: return fl ? cg_fn1(k, "llvm.floor", x) : x;
 	case OP_CEIL: return fl ? cg_fn1(k, "llvm.ceil", x) : x;
-	case OP_SIGN: return elem_sign(k, x, t);
+	case OP_SIGN: return elem_sign(o, x, t);
 	case OP_CLIP: {
 		double lo = 0, hi = 0; /* constants: cg_fusable and gen_clip check */
-		cg_prim_arg(k, P_min, &lo);
-		cg_prim_arg(k, P_max, &hi);
+		cg_prim_arg(o, P_min, &lo);
+		cg_prim_arg(o, P_max, &hi);
 		x = cg_vmax(k, x, cg_cconst(k, t, lo), t, true);
 		return cg_vmax(k, x, cg_cconst(k, t, hi), t, false);
 	}
@@ -1125,8 +1141,8 @@ elem_unary(KernelBuilder *k, LLVMValueRef *in, DType *rdt)
 		return cg_vmax(k, x, zero, t, true);
 	case OP_SILU:
 		return LLVMBuildFMul(b, x, sigmoid(k, x), "");
-	case OP_GELU: return elem_gelu(k, x, false);
-	case OP_GELU_TANH: return elem_gelu(k, x, true);
+	case OP_GELU: return elem_gelu(o, x, false);
+	case OP_GELU_TANH: return elem_gelu(o, x, true);
 	case OP_SQUARE:
 		return fl ? LLVMBuildFMul(b, x, x, "") : LLVMBuildMul(b, x, x, "");
 	case OP_TAN: return libm(k, "tan", x);
@@ -1141,11 +1157,11 @@ elem_unary(KernelBuilder *k, LLVMValueRef *in, DType *rdt)
 	case OP_TRUNC: return fl ? cg_fn1(k, "llvm.trunc", x) : x;
 	case OP_BITWISE_NOT: return LLVMBuildNot(b, x, "");
 	case OP_LEAKYRELU: {
-		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, cg_attr(k, P_alpha).f), "");
+		LLVMValueRef ax = LLVMBuildFMul(b, x, fconst(x, cg_attr(o, P_alpha).f), "");
 		return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""), x, ax, "");
 	}
-	case OP_SOFTPLUS: return elem_softplus(k, x);
-	case OP_SELU: return elem_selu(k, x);
+	case OP_SOFTPLUS: return elem_softplus(o, x);
+	case OP_SELU: return elem_selu(o, x);
 	case OP_ZEROS:
 	case OP_ZEROS_LIKE:
 		return zero;
@@ -1201,34 +1217,35 @@ cmp_index(OpKind op)
 
 /* Binary arithmetic, comparisons, logical ops, where and full. */
 static LLVMValueRef
-elem_binary(KernelBuilder *k, LLVMValueRef *in, DType *rdt)
+elem_binary(OpKernel *o, LLVMValueRef *in, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	LLVMBuilderRef b = k->b;
-	OpKind op = k->e->call.op;
-	DType out = k->odt;
+	OpKind op = o->e->call.op;
+	DType out = o->odt;
 	if (op == OP_WHERE) {
 		*rdt = out;
-		return LLVMBuildSelect(b, cg_cvt(k, in[0], k->edt[0], DT_BOOL),
-				       cg_cvt(k, in[1], k->edt[1], out),
-				       cg_cvt(k, in[2], k->edt[2], out), "");
+		return LLVMBuildSelect(b, cg_cvt(k, in[0], o->edt[0], DT_BOOL),
+				       cg_cvt(k, in[1], o->edt[1], out),
+				       cg_cvt(k, in[2], o->edt[2], out), "");
 	}
 	if (op == OP_FULL || op == OP_FULL_LIKE) {
-		int i = k->enin - 1; /* fill_value, a tensor */
-		*rdt = k->edt[i];
+		int i = o->enin - 1; /* fill_value, a tensor */
+		*rdt = o->edt[i];
 		return in[i];
 	}
 	if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR || op == OP_LOGICAL_XOR) {
 		*rdt = DT_BOOL;
-		LLVMValueRef x = cg_cvt(k, in[0], k->edt[0], DT_BOOL);
-		LLVMValueRef y = cg_cvt(k, in[1], k->edt[1], DT_BOOL);
+		LLVMValueRef x = cg_cvt(k, in[0], o->edt[0], DT_BOOL);
+		LLVMValueRef y = cg_cvt(k, in[1], o->edt[1], DT_BOOL);
 		return op == OP_LOGICAL_AND ? LLVMBuildAnd(b, x, y, "")
 		       : op == OP_LOGICAL_OR ? LLVMBuildOr(b, x, y, "")
 					     : LLVMBuildXor(b, x, y, "");
 	}
 	if (op == OP_EWISE_FMA) {
 		*rdt = out;
-		LLVMValueRef x = cg_cvt(k, in[0], k->edt[0], out), y = cg_cvt(k, in[1], k->edt[1], out);
-		LLVMValueRef z = cg_cvt(k, in[2], k->edt[2], out);
+		LLVMValueRef x = cg_cvt(k, in[0], o->edt[0], out), y = cg_cvt(k, in[1], o->edt[1], out);
+		LLVMValueRef z = cg_cvt(k, in[2], o->edt[2], out);
 		if (dtype_is_float(out))
 			return cg_contract(LLVMBuildFAdd(b, cg_contract(LLVMBuildFMul(b, x, y, "")), z, ""));
 		return LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), z, "");
@@ -1237,9 +1254,9 @@ elem_binary(KernelBuilder *k, LLVMValueRef *in, DType *rdt)
 	bool cmp = ci >= 0;
 	/* a comparison compares in the left operand's dtype, or in the other's
 	 * when the left is bool (TVM lets a bool operand meet another dtype) */
-	DType t = !cmp ? out : k->edt[0] == DT_BOOL ? k->edt[1] : k->edt[0];
-	LLVMValueRef x = cg_cvt(k, in[0], k->edt[0], t);
-	LLVMValueRef y = cg_cvt(k, in[1], k->edt[1], t);
+	DType t = !cmp ? out : o->edt[0] == DT_BOOL ? o->edt[1] : o->edt[0];
+	LLVMValueRef x = cg_cvt(k, in[0], o->edt[0], t);
+	LLVMValueRef y = cg_cvt(k, in[1], o->edt[1], t);
 	bool fl = dtype_is_float(t), un = cg_is_unsigned(t);
 	*rdt = cmp ? DT_BOOL : t;
 	if (cmp) {
@@ -1378,12 +1395,13 @@ has_nested_call(const Expr *e)
  * The value of node e of a fused elementwise tree: its call arguments are
  * computed recursively (rounded to their dtype, as storing would), its
  * tensor arguments are the next leaves (the kernel's input buffers, in
- * argument order, depth first). Runs elem_unary / elem_binary with k->e,
+ * argument order, depth first). Runs elem_unary / elem_binary with o->e,
  * the node's dtypes switched to e, and restores them.
  */
 static LLVMValueRef
-elem_node(KernelBuilder *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
+elem_node(OpKernel *o, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	LLVMValueRef in[MAXBUF];
 	DType dts[MAXBUF];
 	int n = 0;
@@ -1391,7 +1409,7 @@ elem_node(KernelBuilder *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt
 		Expr *x = e->call.args[i];
 		if (x->kind == E_CALL) {
 			DType r;
-			LLVMValueRef v = elem_node(k, x, leaves, next, &r);
+			LLVMValueRef v = elem_node(o, x, leaves, next, &r);
 			in[n] = cg_cvt(k, v, r, x->sinfo->dtype);
 			dts[n++] = x->sinfo->dtype;
 			continue;
@@ -1405,29 +1423,29 @@ elem_node(KernelBuilder *k, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt
 		dts[n++] = k->buf[*next].dt;
 		(*next)++;
 	}
-	Expr *se = k->e;
-	const DType *sedt = k->edt;
-	int senin = k->enin;
-	DType sodt = k->odt;
-	k->e = e;
-	k->edt = dts;
-	k->enin = n;
-	k->odt = e->sinfo->dtype;
-	LLVMValueRef v = elem_class(e->call.op) == 1 ? elem_unary(k, in, rdt)
-						     : elem_binary(k, in, rdt);
-	k->e = se;
-	k->edt = sedt;
-	k->enin = senin;
-	k->odt = sodt;
+	Expr *se = o->e;
+	const DType *sedt = o->edt;
+	int senin = o->enin;
+	DType sodt = o->odt;
+	o->e = e;
+	o->edt = dts;
+	o->enin = n;
+	o->odt = e->sinfo->dtype;
+	LLVMValueRef v = elem_class(e->call.op) == 1 ? elem_unary(o, in, rdt)
+						     : elem_binary(o, in, rdt);
+	o->e = se;
+	o->edt = sedt;
+	o->enin = senin;
+	o->odt = sodt;
 	return v;
 }
 
-/* ElemFn of a fused kernel: the whole tree of k->e. */
+/* ElemFn of a fused kernel: the whole tree of o->e. */
 static LLVMValueRef
-elem_fused(KernelBuilder *k, LLVMValueRef *in, DType *rdt)
+elem_fused(OpKernel *o, LLVMValueRef *in, DType *rdt)
 {
 	int next = 0;
-	return elem_node(k, k->e, in, &next, rdt);
+	return elem_node(o, o->e, in, &next, rdt);
 }
 
 /* ---------------------------------------------------------- matmul */
@@ -1588,11 +1606,12 @@ cg_matmul_qweight(const Expr *perm, const Expr **qp, const Expr **sp)
  * blocks, packs and threads it.
  */
 static bool
-gen_matmul_call(KernelBuilder *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
+gen_matmul_call(OpKernel *o, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bool transb,
 		const Buf *sc, LLVMValueRef gs)
 {
+	KernelBuilder *k = o->k;
 	if (mb->cnb > RTG_MAXB)
-		return cg_fail(k, "too many batch dims");
+		return cg_fail(o, "too many batch dims");
 	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : cg_ci(k, 1);
 	LLVMValueRef Kd = a->dim[a->nd - 1];
 	LLVMValueRef N = bb->nd == 1 ? cg_ci(k, 1) :
@@ -1642,13 +1661,14 @@ gen_matmul_call(KernelBuilder *k, Buf *a, Buf *bb, Buf *c, const MmBatch *mb, bo
  * every kk, a unit-stride inner loop that vectorizes; then it is stored.
  */
 static bool
-gen_matmul(KernelBuilder *k)
+gen_matmul(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *a = &k->buf[0], *bb = &k->buf[1], *c = &k->buf[2];
 	if (a->nd < 1 || bb->nd < 1)
-		return cg_fail(k, "operands must have at least one dim");
+		return cg_fail(o, "operands must have at least one dim");
 	MmBatch mb;
-	if (cg_matmul_qweight(k->e->call.args[1], NULL, NULL)) {
+	if (cg_matmul_qweight(o->e->call.args[1], NULL, NULL)) {
 		/* int8 q [N, G, gs] (or [N, K]) and its scales s: b is q read
 		 * as [N, K], gs weights per scale */
 		Buf *q = &k->buf[1], *sc = &k->buf[2], w = *q;
@@ -1657,19 +1677,19 @@ gen_matmul(KernelBuilder *k)
 		if (q->nd == 3)
 			w.dim[1] = cg_mul(k, q->dim[1], q->dim[2]);
 		if (cg_gemm_dtype(a->dt) < 0 || cg_gemm_dtype(c->dt) < 0)
-			return cg_fail(k, "int8 weights need float operands");
+			return cg_fail(o, "int8 weights need float operands");
 		if (!mm_batch(k, a, &w, c, &mb))
-			return cg_fail(k, "result has too few dims");
-		return gen_matmul_call(k, a, &w, c, &mb, true, sc, q->dim[q->nd - 1]);
+			return cg_fail(o, "result has too few dims");
+		return gen_matmul_call(o, a, &w, c, &mb, true, sc, q->dim[q->nd - 1]);
 	}
 	if (!mm_batch(k, a, bb, c, &mb))
-		return cg_fail(k, "result has too few dims");
-	bool transb = k->e->call.args[1]->kind == E_CALL;
+		return cg_fail(o, "result has too few dims");
+	bool transb = o->e->call.args[1]->kind == E_CALL;
 	if (cg_gemm_dtype(a->dt) >= 0 && cg_gemm_dtype(bb->dt) >= 0 &&
 	    cg_gemm_dtype(c->dt) >= 0)
-		return gen_matmul_call(k, a, bb, c, &mb, transb, NULL, NULL);
-	if (transb || k->e->call.args[0]->kind == E_CALL)
-		return cg_fail(k, "a transposed operand needs float dtypes");
+		return gen_matmul_call(o, a, bb, c, &mb, transb, NULL, NULL);
+	if (transb || o->e->call.args[0]->kind == E_CALL)
+		return cg_fail(o, "a transposed operand needs float dtypes");
 	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : cg_ci(k, 1);
 	LLVMValueRef Kd = a->dim[a->nd - 1];
 	LLVMValueRef N = bb->nd > 1 ? bb->dim[bb->nd - 1] : cg_ci(k, 1);
@@ -1733,9 +1753,9 @@ gen_matmul(KernelBuilder *k)
 /* The axes the axis attribute reduces (None: all of them) as flags;
  * false after cg_fail. */
 static bool
-reduced_axes(KernelBuilder *k, int nd, bool *red)
+reduced_axes(OpKernel *o, int nd, bool *red)
 {
-	AttrVal av = cg_attr(k, P_axis);
+	AttrVal av = cg_attr(o, P_axis);
 	if (av.kind == AV_NONE) {
 		for (int i = 0; i < nd; i++)
 			red[i] = true;
@@ -1745,7 +1765,7 @@ reduced_axes(KernelBuilder *k, int nd, bool *red)
 	for (int i = 0; i < n; i++) {
 		int a;
 		if (!cg_norm_axis(av.kind == AV_INTS ? av.ints[i] : av.i, nd, &a))
-			return cg_fail(k, "axis out of range");
+			return cg_fail(o, "axis out of range");
 		if (nd)
 			red[a] = true;
 	}
@@ -1823,8 +1843,9 @@ reduce_step(KernelBuilder *k, OpKind op, DType acct, LLVMValueRef cur, LLVMValue
  * from buffer 0, or computed by the fused elementwise tree from every
  * buffer's element at off (the leaves have the data's shape). */
 static LLVMValueRef
-reduce_load(KernelBuilder *k, Expr *tree, LLVMValueRef off, DType xdt)
+reduce_load(OpKernel *o, Expr *tree, LLVMValueRef off, DType xdt)
 {
+	KernelBuilder *k = o->k;
 	if (!tree)
 		return cg_ld(k, &k->buf[0], off);
 	LLVMValueRef lv[MAXBUF];
@@ -1832,7 +1853,7 @@ reduce_load(KernelBuilder *k, Expr *tree, LLVMValueRef off, DType xdt)
 		lv[i] = cg_ld(k, &k->buf[i], off);
 	int next = 0;
 	DType r;
-	LLVMValueRef tv = elem_node(k, tree, lv, &next, &r);
+	LLVMValueRef tv = elem_node(o, tree, lv, &next, &r);
 	return cg_cvt(k, tv, r, xdt);
 }
 
@@ -1842,20 +1863,21 @@ reduce_load(KernelBuilder *k, Expr *tree, LLVMValueRef off, DType xdt)
  * accumulator in the compute type (f32 for f16/bf16).
  */
 static bool
-gen_reduce(KernelBuilder *k)
+gen_reduce(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
-	OpKind op = k->e->call.op;
+	OpKind op = o->e->call.op;
 	/* a fused elementwise tree computes the data: its leaves all have
 	 * the data's shape (exec's fuse_seq), so buffer 0 gives the dims */
-	Expr *tree = k->e->call.args[0]->kind == E_CALL ? k->e->call.args[0] : NULL;
+	Expr *tree = o->e->call.args[0]->kind == E_CALL ? o->e->call.args[0] : NULL;
 	DType xdt = tree ? tree->sinfo->dtype : x->dt;
 	if (!tree && k->nin != 1)
-		return cg_fail(k, "expects one tensor");
+		return cg_fail(o, "expects one tensor");
 	bool arg = op == OP_ARGMAX || op == OP_ARGMIN;
 	bool red[MAXD] = {0};
 	int nd = x->nd;
-	if (!reduced_axes(k, nd, red))
+	if (!reduced_axes(o, nd, red))
 		return false;
 	LLVMValueRef xs[MAXD], kd[MAXD], rd[MAXD], kidx[MAXD], ridx[MAXD];
 	LLVMValueRef kst[MAXD], rst[MAXD], kflat[MAXD], rflat[MAXD];
@@ -1910,7 +1932,7 @@ gen_reduce(KernelBuilder *k)
 	if (nr && red[nd - 1] && !arg)
 		rn.l[nr - 1].keep = true;
 	LLVMValueRef off = cg_add(k, base, cg_dot(k, ridx, rst, nr));
-	LLVMValueRef v = cg_cvt(k, reduce_load(k, tree, off, xdt), xdt, acct);
+	LLVMValueRef v = cg_cvt(k, reduce_load(o, tree, off, xdt), xdt, acct);
 	LLVMValueRef cur = LLVMBuildLoad2(k->b, at, acc, "");
 	LLVMValueRef r = arg ? cg_dot(k, ridx, rflat, nr) : NULL;
 	LLVMBuildStore(k->b, reduce_step(k, op, acct, cur, v, r, best), acc);
@@ -1942,12 +1964,13 @@ cg_float_ct(DType t)
 
 /* softmax / log_softmax along axis: subtract the row max, then exp. */
 static bool
-gen_softmax(KernelBuilder *k)
+gen_softmax(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int axis;
-	if (x->nd == 0 || !cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &axis))
-		return cg_fail(k, "axis out of range");
+	if (x->nd == 0 || !cg_norm_axis(cg_attr(o, P_axis).i, x->nd, &axis))
+		return cg_fail(o, "axis out of range");
 	DType ct = cg_float_ct(out->dt);
 	LLVMTypeRef t = cg_ctype(k, ct);
 	LLVMValueRef outer = cg_prod(k, x->dim, 0, axis), n = x->dim[axis];
@@ -1956,9 +1979,9 @@ gen_softmax(KernelBuilder *k)
 	Loop lo, l1, l2, l3;
 	LLVMValueRef f = cg_par_begin(k, &lo, cg_mul(k, outer, inner),
 				   cg_mul(k, cg_mul(k, outer, inner), n));
-	LLVMValueRef o = LLVMBuildUDiv(k->b, f, inner, "");
+	LLVMValueRef oi = LLVMBuildUDiv(k->b, f, inner, "");
 	LLVMValueRef i = LLVMBuildURem(k->b, f, inner, "");
-	LLVMValueRef base = cg_add(k, cg_mul(k, cg_mul(k, o, n), inner), i);
+	LLVMValueRef base = cg_add(k, cg_mul(k, cg_mul(k, oi, n), inner), i);
 	LLVMBuildStore(k->b, cg_cconst(k, ct, -INFINITY), mx);
 	LLVMBuildStore(k->b, cg_cconst(k, ct, 0), sum);
 	LLVMValueRef j = cg_loop_begin(k, &l1, n);
@@ -1980,7 +2003,7 @@ gen_softmax(KernelBuilder *k)
 	off = cg_add(k, base, cg_mul(k, j, inner));
 	v = cg_cvt(k, cg_ld(k, x, off), x->dt, ct);
 	LLVMValueRef r;
-	if (k->e->call.op == OP_SOFTMAX)
+	if (o->e->call.op == OP_SOFTMAX)
 		r = LLVMBuildFMul(k->b, cg_fexp(k, LLVMBuildFSub(k->b, v, m, "")), rs, "");
 	else
 		r = LLVMBuildFSub(k->b, v, ls, "");
@@ -1992,22 +2015,22 @@ gen_softmax(KernelBuilder *k)
 
 /* The normalized axes must be the trailing ones; *first is the first. */
 static bool
-trailing_axes(KernelBuilder *k, int nd, int *first)
+trailing_axes(OpKernel *o, int nd, int *first)
 {
-	AttrVal av = cg_attr(k, P_axes);
+	AttrVal av = cg_attr(o, P_axes);
 	if (av.kind != AV_INTS || av.n < 1 || av.n > nd)
-		return cg_fail(k, "axes must be given");
+		return cg_fail(o, "axes must be given");
 	bool seen[MAXD] = {0};
 	for (int i = 0; i < av.n; i++) {
 		int a;
 		if (!cg_norm_axis(av.ints[i], nd, &a) || seen[a])
-			return cg_fail(k, "bad axes");
+			return cg_fail(o, "bad axes");
 		seen[a] = true;
 	}
 	*first = nd - av.n;
 	for (int i = *first; i < nd; i++)
 		if (!seen[i])
-			return cg_fail(k, "only trailing axes are supported");
+			return cg_fail(o, "only trailing axes are supported");
 	return true;
 }
 
@@ -2017,15 +2040,16 @@ trailing_axes(KernelBuilder *k, int nd, int *first)
  * one contiguous row; weights are indexed by the position in the row.
  */
 static bool
-gen_norm(KernelBuilder *k)
+gen_norm(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
-	bool layer = k->e->call.op == OP_LAYER_NORM;
+	bool layer = o->e->call.op == OP_LAYER_NORM;
 	int first = 0; /* set unless trailing_axes fails */
-	if (!trailing_axes(k, x->nd, &first))
+	if (!trailing_axes(o, x->nd, &first))
 		return false;
-	double eps = cg_attr(k, P_epsilon).f;
-	bool center = !layer || cg_attr(k, P_center).i, scale = !layer || cg_attr(k, P_scale).i;
+	double eps = cg_attr(o, P_epsilon).f;
+	bool center = !layer || cg_attr(o, P_center).i, scale = !layer || cg_attr(o, P_scale).i;
 	DType ct = cg_float_ct(out->dt);
 	LLVMTypeRef t = cg_ctype(k, ct);
 	LLVMValueRef outer = cg_prod(k, x->dim, 0, first);
@@ -2033,8 +2057,8 @@ gen_norm(KernelBuilder *k)
 	LLVMValueRef nf = LLVMBuildSIToFP(k->b, n, t, "");
 	LLVMValueRef acc = cg_slot(k, t, 1);
 	Loop lo, l1, l2, l3;
-	LLVMValueRef o = cg_par_begin(k, &lo, outer, cg_mul(k, outer, n));
-	LLVMValueRef base = cg_mul(k, o, n);
+	LLVMValueRef oi = cg_par_begin(k, &lo, outer, cg_mul(k, outer, n));
+	LLVMValueRef base = cg_mul(k, oi, n);
 	LLVMValueRef mean = cg_cconst(k, ct, 0);
 	if (layer) {
 		LLVMBuildStore(k->b, cg_cconst(k, ct, 0), acc);
@@ -2072,28 +2096,30 @@ gen_norm(KernelBuilder *k)
 /* The kernel of a call whose operands include fused elementwise calls: a
  * reduction over the fused tree, or the tree itself. */
 static bool
-gen_fused(KernelBuilder *k)
+gen_fused(OpKernel *o)
 {
-	OpKind op = k->e->call.op;
+	KernelBuilder *k = o->k;
+	OpKind op = o->e->call.op;
 	if (k->nout != 1)
-		return cg_fail(k, "a fused kernel has one output");
+		return cg_fail(o, "a fused kernel has one output");
 	if (cg_reduce_fusable(op))
-		return gen_reduce(k);
+		return gen_reduce(o);
 	if (!elem_class(op))
-		return cg_fail(k, "cannot take a fused operand");
-	return gen_elementwise(k, elem_fused);
+		return cg_fail(o, "cannot take a fused operand");
+	return gen_elementwise(o, elem_fused);
 }
 
 /* R.full and R.full_like: a constant fill value needs no input; a tensor
  * one is broadcast as a binary op's operand. */
 static bool
-gen_full(KernelBuilder *k)
+gen_full(OpKernel *o)
 {
-	if (op_arg(k->e, P_fill_value)->kind != E_PRIM)
-		return gen_elementwise(k, elem_binary);
+	KernelBuilder *k = o->k;
+	if (op_arg(o->e, P_fill_value)->kind != E_PRIM)
+		return gen_elementwise(o, elem_binary);
 	double v;
-	if (k->nout != 1 || !cg_prim_arg(k, P_fill_value, &v))
-		return cg_fail(k, "fill_value must be a tensor or a constant");
+	if (k->nout != 1 || !cg_prim_arg(o, P_fill_value, &v))
+		return cg_fail(o, "fill_value must be a tensor or a constant");
 	Buf *out = &k->buf[k->nin];
 	Loop l;
 	LLVMValueRef i = cg_loop_begin(k, &l, cg_prod(k, out->dim, 0, out->nd));
@@ -2104,28 +2130,30 @@ gen_full(KernelBuilder *k)
 
 /* An op of one tensor in, one out, whose scalar body is elem_unary's. */
 static bool
-gen_unary(KernelBuilder *k)
+gen_unary(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	if (k->nin != 1 || k->nout != 1)
-		return cg_fail(k, "expects one tensor");
-	return gen_elementwise(k, elem_unary);
+		return cg_fail(o, "expects one tensor");
+	return gen_elementwise(o, elem_unary);
 }
 
 /* R.zeros and R.ones: no input, elem_unary's constant. */
 static bool
-gen_fill(KernelBuilder *k)
+gen_fill(OpKernel *o)
 {
-	return gen_elementwise(k, elem_unary);
+	return gen_elementwise(o, elem_unary);
 }
 
 /* R.clip: elem_unary with its bounds compiled in as constants. */
 static bool
-gen_clip(KernelBuilder *k)
+gen_clip(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	double v;
-	if (k->nin != 1 || !cg_prim_arg(k, P_min, &v) || !cg_prim_arg(k, P_max, &v))
-		return cg_fail(k, "min and max must be constants");
-	return gen_elementwise(k, elem_unary);
+	if (k->nin != 1 || !cg_prim_arg(o, P_min, &v) || !cg_prim_arg(o, P_max, &v))
+		return cg_fail(o, "min and max must be constants");
+	return gen_elementwise(o, elem_unary);
 }
 
 /*
@@ -2134,7 +2162,7 @@ gen_clip(KernelBuilder *k)
  * rather than a switch: one line per op, and an op missing here is the
  * "no code generation" error.
  */
-static bool (*const gen_of[OP_COUNT])(KernelBuilder *) = {
+static bool (*const gen_of[OP_COUNT])(OpKernel *) = {
 	[OP_FULL] = gen_full, [OP_FULL_LIKE] = gen_full,
 	[OP_CLIP] = gen_clip,
 	[OP_BROADCAST_TO] = gen_unary, [OP_STOP_LIFT_PARAMS] = gen_unary,
@@ -2180,26 +2208,27 @@ static bool (*const gen_of[OP_COUNT])(KernelBuilder *) = {
  * kernels are gen_fused's; then the op's own generator (gen_of), else the
  * one of its class. */
 static bool
-gen_body(KernelBuilder *k)
+gen_body(OpKernel *o)
 {
-	OpKind op = k->e->call.op;
+	KernelBuilder *k = o->k;
+	OpKind op = o->e->call.op;
 	if (op == OP_MATMUL)
-		return gen_matmul(k);
-	if (has_nested_call(k->e))
-		return gen_fused(k);
+		return gen_matmul(o);
+	if (has_nested_call(o->e))
+		return gen_fused(o);
 	if (gen_of[op])
-		return gen_of[op](k);
+		return gen_of[op](o);
 	switch (op_info(op)->cls) {
 	case OC_BROADCAST:
-		if (k->nin != k->e->call.nargs || k->nout != 1)
-			return cg_fail(k, "expects tensor operands");
-		return gen_elementwise(k, elem_binary);
+		if (k->nin != o->e->call.nargs || k->nout != 1)
+			return cg_fail(o, "expects tensor operands");
+		return gen_elementwise(o, elem_binary);
 	case OC_ELEMWISE: case OC_FILL_LIKE:
-		return gen_unary(k);
+		return gen_unary(o);
 	case OC_VIEW: /* the same elements in C order */
-		return gen_copy(k);
+		return gen_copy(o);
 	default:
-		return cg_fail(k, "no code generation for this op yet");
+		return cg_fail(o, "no code generation for this op yet");
 	}
 }
 
@@ -2599,12 +2628,19 @@ cg_build(KernelBuilder *k, const char *name, bool (*gen)(KernelBuilder *k, void 
 	return true;
 }
 
+/* cg_build's ctx for an op call: the call and its buffers' struct infos. */
+typedef struct {
+	OpKernel *o;
+	const SInfo **sis;
+} OpCtx;
+
 /* An op call's body: its buffers from their struct infos, then gen_body. */
 static bool
 gen_op(KernelBuilder *k, void *ctx)
 {
-	bind_buffers(k, ctx);
-	return gen_body(k);
+	OpCtx *c = ctx;
+	bind_buffers(k, c->sis);
+	return gen_body(c->o);
 }
 
 /* A new kernel of cg: the LLVM types, the pending module, the builder
@@ -2726,12 +2762,13 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	cg_k_init(cg, &k, m, d);
 	k.nin = nin;
 	k.nout = nout;
-	k.e = e;
+	OpKernel o = {.k = &k, .e = e};
+	OpCtx c = {&o, sis};
 
 	/* a name that says what it is: rlx_c0_k12_nn_softmax */
 	char name[128];
 	cg_kernel_name(cg, op_info(e->call.op)->name, name, sizeof name);
-	bool ok = cg_build(&k, name, gen_op, sis);
+	bool ok = cg_build(&k, name, gen_op, &c);
 	LLVMDisposeBuilder(k.b);
 	if (!ok) {
 		free(ks);

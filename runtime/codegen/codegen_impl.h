@@ -39,8 +39,14 @@ typedef struct {
 	const char *tok[MAXD]; /* the dim in the key: "4", "$0", "?1.2" */
 } Buf;
 
-/* The kernel being built: the LLVM function, its buffers, loops and
- * parallel split (every generator's k). */
+/*
+ * A kernel being built: the LLVM function (cg_build makes the impl and
+ * its ABI wrapper), its buffers, the parallel split of its outer loop and
+ * the integer scalars it reads at run time. It knows nothing of what the
+ * kernel computes: op calls (OpKernel, below) and prim_funcs
+ * (codegen_tir.c) are lowered onto it with the same helpers (cg_* taking
+ * a KernelBuilder: loops, loads, stores, conversions).
+ */
 typedef struct {
 	LLVMContextRef c;
 	LLVMModuleRef mod;
@@ -50,8 +56,7 @@ typedef struct {
 	LLVMTypeRef i1, i8, i16, i32, i64, f16, f32, f64, ptr, vd;
 	Buf buf[MAXBUF];
 	int nin, nout;
-	Module *m;
-	Expr *e;
+	Module *m;            /* its arena holds the kernel's strings */
 	Diags *d;
 	/* splitting the outer loop across the pool (par_begin) */
 	LLVMValueRef lo, hi;  /* the impl's range of the outer loop */
@@ -60,8 +65,27 @@ typedef struct {
 	LLVMValueRef pool;    /* the Jit's pool, a constant pointer */
 	bool par_used;
 	int gemm_isa;         /* GEMM_ISA_* of the host (rlx_gemm) */
+	/* integer values known only at run time (cg_prim_i64): they follow
+	 * the buffers' dims (ndim_bufs entries) in dims */
+	LLVMValueRef dims;
+	int ndim_bufs;
+	int nscalars;
+	int scalar_arg[CG_MAX_SCALARS]; /* the call argument of each */
+	LLVMValueRef scalar[CG_MAX_SCALARS]; /* the i64 values, loaded */
+} KernelBuilder;
+
+/*
+ * An op call being lowered (cg_kernel) onto its kernel's builder k: the
+ * call, and what the op's generators (gen_*, elem_*, the index maps) pass
+ * each other beyond the builder. The op helpers (cg_attr, cg_prim_arg,
+ * cg_prim_i64, cg_layout_of, cg_fail) take an OpKernel; every other cg_*
+ * helper takes the builder.
+ */
+typedef struct {
+	KernelBuilder *k;
+	Expr *e;
 	/* the elementwise node being computed (elem_unary, elem_binary):
-	 * k->e's inputs' dtypes and count, and its result's dtype */
+	 * e's inputs' dtypes and count, and its result's dtype */
 	const DType *edt;
 	int enin;
 	DType odt;
@@ -69,14 +93,7 @@ typedef struct {
 	int64_t pi[4 * MAXD];
 	double pf[4];
 	LLVMValueRef pv[4];
-	/* integer prim arguments known only at run time (cg_prim_i64): their
-	 * values follow the buffers' dims (ndim_bufs entries) in dims */
-	LLVMValueRef dims;
-	int ndim_bufs;
-	int nscalars;
-	int scalar_arg[CG_MAX_SCALARS];
-	LLVMValueRef scalar[CG_MAX_SCALARS]; /* the i64 values, loaded */
-} KernelBuilder;
+} OpKernel;
 
 /* A counted loop `for (i = 0; i < n; i++)`, guarded for n <= 0. */
 typedef struct {
@@ -93,8 +110,8 @@ typedef struct {
 	int n;
 } Nest;
 
-/* codegen.c: kernels made by other means than an op call (codegen_tir.c):
- * cg_k_init readies k (types, module, builder: the caller disposes k->b),
+/* codegen.c: building a kernel, for an op call (cg_kernel) or a prim_func
+ * (codegen_tir.c): cg_k_init readies k (types, module, builder: the caller disposes k->b),
  * the caller sets k->nin/nout, cg_build makes the impl with gen as its
  * body and the ABI wrapper, cg_register records it under key (taken) with
  * ndims dims (plus k's scalars); cg_find looks a key up. */
@@ -107,17 +124,18 @@ LLVMValueRef cg_round_narrow(KernelBuilder *k, LLVMValueRef v, DType t);
 /* The RT_GEMM_* code of dtype t (gemm.h), -1 when rlx_gemm does not take it. */
 int cg_gemm_dtype(DType t);
 
-/* codegen.c: the helpers the generators use */
+/* codegen.c: the helpers the generators use (those taking an OpKernel
+ * read the op call) */
 LLVMValueRef cg_add(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_addr(KernelBuilder *k, const Buf *b, LLVMValueRef off);
-AttrVal cg_attr(KernelBuilder *k, ParamName p);
+AttrVal cg_attr(OpKernel *o, ParamName p);
 LLVMValueRef cg_cconst(KernelBuilder *k, DType t, double v);
 LLVMValueRef cg_ci(KernelBuilder *k, int64_t v);
 LLVMValueRef cg_contract(LLVMValueRef v);
 LLVMTypeRef cg_ctype(KernelBuilder *k, DType t);
 LLVMValueRef cg_cvt(KernelBuilder *k, LLVMValueRef v, DType from, DType to);
 LLVMValueRef cg_dot(KernelBuilder *k, LLVMValueRef *idx, LLVMValueRef *st, int n);
-bool cg_fail(KernelBuilder *k, const char *why);
+bool cg_fail(OpKernel *o, const char *why);
 LLVMValueRef cg_fexp(KernelBuilder *k, LLVMValueRef x);
 DType cg_float_ct(DType t);
 LLVMValueRef cg_fn1(KernelBuilder *k, const char *name, LLVMValueRef x);
@@ -138,8 +156,8 @@ LLVMValueRef cg_par_begin(KernelBuilder *k, Loop *l, LLVMValueRef n, LLVMValueRe
 void cg_par_nest(KernelBuilder *k, Loop *l, LLVMValueRef *dims, int nd, LLVMValueRef *idx,
 		 LLVMValueRef work);
 bool cg_pe_const(const PExpr *x, int64_t *out);
-bool cg_prim_arg(KernelBuilder *k, ParamName p, double *out);
-LLVMValueRef cg_prim_i64(KernelBuilder *k, ParamName p);
+bool cg_prim_arg(OpKernel *o, ParamName p, double *out);
+LLVMValueRef cg_prim_i64(OpKernel *o, ParamName p);
 LLVMValueRef cg_prod(KernelBuilder *k, LLVMValueRef *dims, int lo, int hi);
 LLVMValueRef cg_reassoc(LLVMValueRef v);
 LLVMValueRef cg_slot(KernelBuilder *k, LLVMTypeRef t, int64_t n);
@@ -152,39 +170,39 @@ void cg_canon_buf(KernelBuilder *k, const Buf *b, const int *perm, int n, LLVMVa
 DType cg_cdt(DType t);
 LLVMValueRef cg_clampi(KernelBuilder *k, LLVMValueRef i, LLVMValueRef n);
 LLVMValueRef cg_inside(KernelBuilder *k, LLVMValueRef i, LLVMValueRef n);
-bool cg_layout_of(KernelBuilder *k, ParamName name, ParamName dflt, const char *canon, int *perm);
+bool cg_layout_of(OpKernel *o, ParamName name, ParamName dflt, const char *canon, int *perm);
 
 /* codegen_index.c: the generators dispatched by gen_body */
-bool gen_eye(KernelBuilder *k);
-bool gen_layout_transform(KernelBuilder *k);
-bool gen_move(KernelBuilder *k);
-bool gen_one_hot(KernelBuilder *k);
-bool gen_prelu(KernelBuilder *k);
-bool gen_qdq(KernelBuilder *k);
-bool gen_scatter(KernelBuilder *k);
-bool gen_stack(KernelBuilder *k);
-bool gen_tril(KernelBuilder *k);
+bool gen_eye(OpKernel *o);
+bool gen_layout_transform(OpKernel *o);
+bool gen_move(OpKernel *o);
+bool gen_one_hot(OpKernel *o);
+bool gen_prelu(OpKernel *o);
+bool gen_qdq(OpKernel *o);
+bool gen_scatter(OpKernel *o);
+bool gen_stack(OpKernel *o);
+bool gen_tril(OpKernel *o);
 
 /* codegen_move.c: the data-movement generators dispatched by gen_body */
-bool gen_arange(KernelBuilder *k);
-bool gen_concat(KernelBuilder *k);
-bool gen_copy(KernelBuilder *k);
-bool gen_permute(KernelBuilder *k);
-bool gen_split(KernelBuilder *k);
-bool gen_strided_slice(KernelBuilder *k);
-bool gen_take(KernelBuilder *k);
+bool gen_arange(OpKernel *o);
+bool gen_concat(OpKernel *o);
+bool gen_copy(OpKernel *o);
+bool gen_permute(OpKernel *o);
+bool gen_split(OpKernel *o);
+bool gen_strided_slice(OpKernel *o);
+bool gen_take(OpKernel *o);
 
 /* codegen_nn.c: the generators dispatched by gen_body */
-bool gen_adaptive_pool2d(KernelBuilder *k);
-bool gen_attention(KernelBuilder *k);
-bool gen_batch_norm(KernelBuilder *k);
-bool gen_conv(KernelBuilder *k);
-bool gen_dropout(KernelBuilder *k);
-bool gen_einsum(KernelBuilder *k);
-bool gen_group_norm(KernelBuilder *k);
-bool gen_pool2d(KernelBuilder *k);
-bool gen_scan(KernelBuilder *k);
-bool gen_sort(KernelBuilder *k);
-bool gen_variance(KernelBuilder *k);
+bool gen_adaptive_pool2d(OpKernel *o);
+bool gen_attention(OpKernel *o);
+bool gen_batch_norm(OpKernel *o);
+bool gen_conv(OpKernel *o);
+bool gen_dropout(OpKernel *o);
+bool gen_einsum(OpKernel *o);
+bool gen_group_norm(OpKernel *o);
+bool gen_pool2d(OpKernel *o);
+bool gen_scan(OpKernel *o);
+bool gen_sort(OpKernel *o);
+bool gen_variance(OpKernel *o);
 
 #endif

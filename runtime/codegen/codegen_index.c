@@ -16,32 +16,33 @@
  * Most of these kernels are an index map: every
  * output element computed from its index (gen_index_map), split across
  * the pool over the outer dims, the last dim innermost; constant
- * parameters are kept in k->pi / k->pf by the op's gen_ function. The
+ * parameters are kept in o->pi / o->pf by the op's gen_ function. The
  * families that are loop nests of their own (scans, pooling,
  * convolutions, norms, attention, sorting, einsum) are codegen_nn.c's.
  * ================================================================= */
 
 /* The value of output element idx (compute value of dtype *rdt). */
-typedef LLVMValueRef (*IdxFn)(KernelBuilder *k, LLVMValueRef *idx, DType *rdt);
+typedef LLVMValueRef (*IdxFn)(OpKernel *o, LLVMValueRef *idx, DType *rdt);
 
 /* out[idx] = f(idx) over the first output. */
 static bool
-gen_index_map(KernelBuilder *k, IdxFn f)
+gen_index_map(OpKernel *o, IdxFn f)
 {
+	KernelBuilder *k = o->k;
 	Buf *out = &k->buf[k->nin];
 	int nd = out->nd;
 	LLVMValueRef idx[MAXD], ost[MAXD];
 	DType rdt;
 	cg_strides(k, out, ost);
 	if (nd == 0) {
-		LLVMValueRef v = f(k, idx, &rdt);
+		LLVMValueRef v = f(o, idx, &rdt);
 		cg_st(k, out, cg_ci(k, 0), cg_cvt(k, v, rdt, out->dt));
 		return true;
 	}
 	Loop lo, li;
 	cg_par_nest(k, &lo, out->dim, nd, idx, cg_prod(k, out->dim, 0, nd));
 	idx[nd - 1] = cg_loop_begin(k, &li, out->dim[nd - 1]);
-	LLVMValueRef v = f(k, idx, &rdt);
+	LLVMValueRef v = f(o, idx, &rdt);
 	cg_st(k, out, cg_dot(k, idx, ost, nd), cg_cvt(k, v, rdt, out->dt));
 	cg_loop_end(k, &li);
 	cg_loop_end(k, &lo);
@@ -82,11 +83,11 @@ ld_at(KernelBuilder *k, const Buf *b, LLVMValueRef *idx)
  * attribute `dflt`) against canonical letters canon; perm[i] is the
  * buffer dim of canonical axis i. */
 bool
-cg_layout_of(KernelBuilder *k, ParamName name, ParamName dflt, const char *canon, int *perm)
+cg_layout_of(OpKernel *o, ParamName name, ParamName dflt, const char *canon, int *perm)
 {
-	AttrVal v = cg_attr(k, name);
+	AttrVal v = cg_attr(o, name);
 	if (v.kind == AV_NONE && dflt != P_NONE)
-		v = cg_attr(k, dflt);
+		v = cg_attr(o, dflt);
 	const char *s = v.kind == AV_STR && v.s ? v.s : "";
 	size_t n = strlen(canon);
 	if (strlen(s) != n)
@@ -118,48 +119,52 @@ cg_canon_buf(KernelBuilder *k, const Buf *b, const int *perm, int n, LLVMValueRe
 
 /* tril / triu: x where the column minus the row is <= k (>= k), else 0. */
 static LLVMValueRef
-tril_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+tril_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0];
 	int nd = x->nd;
 	*rdt = cg_cdt(x->dt);
 	LLVMValueRef v = ld_at(k, x, idx);
 	LLVMValueRef d = LLVMBuildSub(k->b, idx[nd - 1], idx[nd - 2], "");
-	LLVMValueRef keep = LLVMBuildICmp(k->b, k->e->call.op == OP_TRIL ? LLVMIntSLE : LLVMIntSGE,
-					  d, k->pv[0], "");
+	LLVMValueRef keep = LLVMBuildICmp(k->b, o->e->call.op == OP_TRIL ? LLVMIntSLE : LLVMIntSGE,
+					  d, o->pv[0], "");
 	return LLVMBuildSelect(k->b, keep, v, cg_cconst(k, *rdt, 0), "");
 }
 
 bool
-gen_tril(KernelBuilder *k)
+gen_tril(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	if (k->nin != 1 || k->buf[0].nd < 2)
-		return cg_fail(k, "expects a tensor of at least two dimensions");
+		return cg_fail(o, "expects a tensor of at least two dimensions");
 	/* k: a constant, or read at run time */
-	return (k->pv[0] = cg_prim_i64(k, P_k)) && gen_index_map(k, tril_elem);
+	return (o->pv[0] = cg_prim_i64(o, P_k)) && gen_index_map(o, tril_elem);
 }
 
 /* eye: 1 where column - row == k. */
 static LLVMValueRef
-eye_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+eye_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	*rdt = DT_BOOL;
 	return LLVMBuildICmp(k->b, LLVMIntEQ, LLVMBuildSub(k->b, idx[1], idx[0], ""),
-			     k->pv[0], "");
+			     o->pv[0], "");
 }
 
 bool
-gen_eye(KernelBuilder *k)
+gen_eye(OpKernel *o)
 {
-	return (k->pv[0] = cg_prim_i64(k, P_k)) && gen_index_map(k, eye_elem);
+	return (o->pv[0] = cg_prim_i64(o, P_k)) && gen_index_map(o, eye_elem);
 }
 
 /* one_hot: on_value where indices[idx without axis] == idx[axis]. */
 static LLVMValueRef
-one_hot_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+one_hot_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *ix = &k->buf[0], *out = &k->buf[1];
-	int ax = (int)k->pi[0];
+	int ax = (int)o->pi[0];
 	LLVMValueRef ii[MAXD];
 	for (int i = 0, j = 0; i < out->nd; i++)
 		if (i != ax)
@@ -167,20 +172,21 @@ one_hot_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 	LLVMValueRef v = cg_cvt(k, ld_at(k, ix, ii), ix->dt, DT_I64);
 	*rdt = DT_F64;
 	return LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntEQ, v, idx[ax], ""),
-			       LLVMConstReal(k->f64, k->pf[0]), LLVMConstReal(k->f64, k->pf[1]), "");
+			       LLVMConstReal(k->f64, o->pf[0]), LLVMConstReal(k->f64, o->pf[1]), "");
 }
 
 bool
-gen_one_hot(KernelBuilder *k)
+gen_one_hot(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *out = &k->buf[1];
 	int ax;
-	if (!cg_prim_arg(k, P_on_value, &k->pf[0]) || !cg_prim_arg(k, P_off_value, &k->pf[1]))
-		return cg_fail(k, "on_value and off_value must be constants");
-	if (!cg_norm_axis(cg_attr(k, P_axis).i, out->nd, &ax))
-		return cg_fail(k, "axis out of range");
-	k->pi[0] = ax;
-	return gen_index_map(k, one_hot_elem);
+	if (!cg_prim_arg(o, P_on_value, &o->pf[0]) || !cg_prim_arg(o, P_off_value, &o->pf[1]))
+		return cg_fail(o, "on_value and off_value must be constants");
+	if (!cg_norm_axis(cg_attr(o, P_axis).i, out->nd, &ax))
+		return cg_fail(o, "axis out of range");
+	o->pi[0] = ax;
+	return gen_index_map(o, one_hot_elem);
 }
 
 /* ---------------------------------------------------- layout_transform */
@@ -316,12 +322,13 @@ im_cmp_a(const void *x, const void *y)
 /* Reads k's index map into im; false with a diagnostic when it is not a
  * one-to-one map rlx can invert. */
 static bool
-im_inverse(KernelBuilder *k, ImInv *im)
+im_inverse(OpKernel *o, ImInv *im)
 {
-	AttrVal m = cg_attr(k, P_index_map);
+	KernelBuilder *k = o->k;
+	AttrVal m = cg_attr(o, P_index_map);
 	Arena *ar = &k->m->arena;
 	if (m.kind != AV_IMAP || m.nin != k->buf[0].nd || m.n != k->buf[1].nd || m.n > MAXD)
-		return cg_fail(k, "the index map does not fit the tensors");
+		return cg_fail(o, "the index map does not fit the tensors");
 	im->nout = m.n;
 	im->nin = m.nin;
 	ImTerm byvar[MAXD][IM_TERMS];
@@ -330,15 +337,15 @@ im_inverse(KernelBuilder *k, ImInv *im)
 		int64_t off = 0;
 		int n = 0;
 		if (!im_terms(m.dims[f], m.ivars, m.nin, 1, im->t[f], &n, &off))
-			return cg_fail(k, arena_printf(ar, "final index %d of the index map is not a "
+			return cg_fail(o, arena_printf(ar, "final index %d of the index map is not a "
 				"sum of c * (i // a %% b) of the input indices", f));
 		if (off != 0)
-			return cg_fail(k, arena_printf(ar, "final index %d of the index map starts at "
+			return cg_fail(o, arena_printf(ar, "final index %d of the index map starts at "
 				"%lld, not 0", f, (long long)off));
 		int w = 0;
 		for (int j = 0; j < n; j++) {
 			if (im->t[f][j].c < 0)
-				return cg_fail(k, arena_printf(ar, "final index %d of the index map has a "
+				return cg_fail(o, arena_printf(ar, "final index %d of the index map has a "
 					"negative coefficient", f));
 			if (im->t[f][j].c)
 				im->t[f][w++] = im->t[f][j];
@@ -348,16 +355,16 @@ im_inverse(KernelBuilder *k, ImInv *im)
 		for (int j = 0; j + 1 < n; j++) {
 			int64_t e = im_digit_extent(k, &im->t[f][j]);
 			if (e < 0)
-				return cg_fail(k, arena_printf(ar, "final index %d of the index map "
+				return cg_fail(o, arena_printf(ar, "final index %d of the index map "
 					"adds to an index whose extent is symbolic", f));
 			if (im->t[f][j + 1].c < im->t[f][j].c * e)
-				return cg_fail(k, arena_printf(ar, "the index map is not one-to-one: the "
+				return cg_fail(o, arena_printf(ar, "the index map is not one-to-one: the "
 					"terms of final index %d overlap", f));
 		}
 		for (int j = 0; j < n; j++) {
 			int v = im->t[f][j].v;
 			if (nv[v] == IM_TERMS)
-				return cg_fail(k, "the index map is too long");
+				return cg_fail(o, "the index map is too long");
 			byvar[v][nv[v]++] = im->t[f][j];
 		}
 	}
@@ -368,12 +375,12 @@ im_inverse(KernelBuilder *k, ImInv *im)
 		for (int j = 0; j < nv[v]; j++) {
 			const ImTerm *t = &byvar[v][j];
 			if (t->a != a || (j + 1 < nv[v] && !t->b))
-				return cg_fail(k, arena_printf(ar, "the index map is not one-to-one: "
+				return cg_fail(o, arena_printf(ar, "the index map is not one-to-one: "
 					"the parts of input index %s overlap or leave a gap", name));
 			a = t->b ? a * t->b : 0;
 		}
 		if (a && !(e >= 0 && e <= a))
-			return cg_fail(k, arena_printf(ar, "the index map is not one-to-one: it "
+			return cg_fail(o, arena_printf(ar, "the index map is not one-to-one: it "
 				"drops %s of input index %s", nv[v] ? "the high part" : "all",
 				name));
 	}
@@ -414,15 +421,16 @@ im_source(KernelBuilder *k, const ImInv *im, LLVMValueRef *idx, LLVMValueRef *va
 }
 
 bool
-gen_layout_transform(KernelBuilder *k)
+gen_layout_transform(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	if (k->nin != 1 || k->nout != 1)
-		return cg_fail(k, "expects one tensor");
+		return cg_fail(o, "expects one tensor");
 	ImInv im;
-	if (!im_inverse(k, &im))
+	if (!im_inverse(o, &im))
 		return false;
 	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal pv = cg_attr(k, P_pad_value);
+	AttrVal pv = cg_attr(o, P_pad_value);
 	DType ct = cg_cdt(x->dt);
 	LLVMValueRef pad = cg_cconst(k, ct, pv.kind == AV_FLOAT ? pv.f
 				  : pv.kind == AV_INT ? (double)pv.i : 0.0);
@@ -460,34 +468,37 @@ gen_layout_transform(KernelBuilder *k)
 
 /* nn.prelu: x > 0 ? x : alpha[channel] * x (alpha of 1 value: shared). */
 static LLVMValueRef
-prelu_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+prelu_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *a = &k->buf[1];
 	DType ct = cg_float_ct(x->dt);
 	*rdt = ct;
 	LLVMValueRef v = cg_cvt(k, ld_at(k, x, idx), x->dt, ct);
 	LLVMValueRef one = LLVMBuildICmp(k->b, LLVMIntEQ, a->dim[0], cg_ci(k, 1), "");
-	LLVMValueRef ai = LLVMBuildSelect(k->b, one, cg_ci(k, 0), idx[k->pi[0]], "");
+	LLVMValueRef ai = LLVMBuildSelect(k->b, one, cg_ci(k, 0), idx[o->pi[0]], "");
 	LLVMValueRef av = cg_cvt(k, cg_ld(k, a, ai), a->dt, ct);
 	LLVMValueRef pos = LLVMBuildFCmp(k->b, LLVMRealOGT, v, cg_cconst(k, ct, 0), "");
 	return LLVMBuildSelect(k->b, pos, v, LLVMBuildFMul(k->b, v, av, ""), "");
 }
 
 bool
-gen_prelu(KernelBuilder *k)
+gen_prelu(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	int ax;
-	if (k->nin != 2 || k->buf[1].nd != 1 || !cg_norm_axis(cg_attr(k, P_axis).i, k->buf[0].nd, &ax))
-		return cg_fail(k, "expects data and a 1-D alpha, and an axis in range");
-	k->pi[0] = ax;
-	return gen_index_map(k, prelu_elem);
+	if (k->nin != 2 || k->buf[1].nd != 1 || !cg_norm_axis(cg_attr(o, P_axis).i, k->buf[0].nd, &ax))
+		return cg_fail(o, "expects data and a 1-D alpha, and an axis in range");
+	o->pi[0] = ax;
+	return gen_index_map(o, prelu_elem);
 }
 
 /* quantize: clamp(round(x / scale) + zero_point); dequantize: (x -
  * zero_point) * scale; scale and zero_point per element of axis (or one). */
 static LLVMValueRef
-qdq_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+qdq_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *s = &k->buf[1], *z = &k->buf[2], *out = &k->buf[3];
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef sv[2];
@@ -495,13 +506,13 @@ qdq_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 		Buf *p = i ? z : s;
 		LLVMValueRef n = cg_prod(k, p->dim, 0, p->nd);
 		LLVMValueRef pi = x->nd ? LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, n, cg_ci(k, 1), ""),
-							  cg_ci(k, 0), idx[k->pi[0]], "")
+							  cg_ci(k, 0), idx[o->pi[0]], "")
 					: cg_ci(k, 0);
 		sv[i] = cg_cvt(k, cg_ld(k, p, pi), p->dt, DT_F32);
 	}
 	LLVMValueRef v = cg_cvt(k, ld_at(k, x, idx), x->dt, DT_F32);
 	*rdt = DT_F32;
-	if (k->e->call.op == OP_DEQUANTIZE)
+	if (o->e->call.op == OP_DEQUANTIZE)
 		return LLVMBuildFMul(b, LLVMBuildFSub(b, v, sv[1], ""), sv[0], "");
 	LLVMValueRef q = cg_fn1(k, "llvm.roundeven", LLVMBuildFDiv(b, v, sv[0], ""));
 	q = LLVMBuildFAdd(b, q, sv[1], "");
@@ -512,22 +523,24 @@ qdq_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 }
 
 bool
-gen_qdq(KernelBuilder *k)
+gen_qdq(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0];
 	int ax = 0;
-	if (k->nin != 3 || (x->nd && !cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax)))
-		return cg_fail(k, "expects data, scale and zero_point, and an axis in range");
-	k->pi[0] = ax;
-	return gen_index_map(k, qdq_elem);
+	if (k->nin != 3 || (x->nd && !cg_norm_axis(cg_attr(o, P_axis).i, x->nd, &ax)))
+		return cg_fail(o, "expects data, scale and zero_point, and an axis in range");
+	o->pi[0] = ax;
+	return gen_index_map(o, qdq_elem);
 }
 
 /* ------------------------------------------------------ data movement */
 
 /* tile: out[i] = x[i mod dim] (x aligned on the right). */
 static LLVMValueRef
-tile_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+tile_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	LLVMValueRef xi[MAXD];
 	int lead = out->nd - x->nd;
@@ -539,26 +552,28 @@ tile_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 
 /* repeat: along axis out[i] = x[i / repeats]; axis None: flattened. */
 static LLVMValueRef
-repeat_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+repeat_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0];
-	LLVMValueRef r = cg_ci(k, k->pi[0] > 0 ? k->pi[0] : 1);
+	LLVMValueRef r = cg_ci(k, o->pi[0] > 0 ? o->pi[0] : 1);
 	*rdt = cg_cdt(x->dt);
-	if (k->pi[1] < 0)
+	if (o->pi[1] < 0)
 		return cg_ld(k, x, LLVMBuildUDiv(k->b, idx[0], r, ""));
 	LLVMValueRef xi[MAXD];
 	for (int i = 0; i < x->nd; i++)
-		xi[i] = i == k->pi[1] ? LLVMBuildUDiv(k->b, idx[i], r, "") : idx[i];
+		xi[i] = i == o->pi[1] ? LLVMBuildUDiv(k->b, idx[i], r, "") : idx[i];
 	return ld_at(k, x, xi);
 }
 
 /* flip: along axis out[i] = x[n - 1 - i]. */
 static LLVMValueRef
-flip_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+flip_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0];
 	LLVMValueRef xi[MAXD];
-	int ax = (int)k->pi[0];
+	int ax = (int)o->pi[0];
 	for (int i = 0; i < x->nd; i++)
 		xi[i] = i == ax ? LLVMBuildSub(k->b, LLVMBuildSub(k->b, x->dim[i], cg_ci(k, 1), ""),
 					       idx[i], "") : idx[i];
@@ -569,43 +584,45 @@ flip_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 /* nn.pad: modes constant (pad_value), edge or replicate (clamp), reflect
  * (mirror without repeating the edge), circular (wrap around). */
 static LLVMValueRef
-pad_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+pad_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0];
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef xi[MAXD], in = LLVMConstInt(k->i1, 1, 0);
 	for (int i = 0; i < x->nd; i++) {
 		LLVMValueRef n = x->dim[i];
-		LLVMValueRef j = LLVMBuildSub(b, idx[i], cg_ci(k, k->pi[2 * i]), "");
-		if (k->pi[2 * MAXD] == 2) { /* reflect */
+		LLVMValueRef j = LLVMBuildSub(b, idx[i], cg_ci(k, o->pi[2 * i]), "");
+		if (o->pi[2 * MAXD] == 2) { /* reflect */
 			j = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, j, cg_ci(k, 0), ""),
 					    LLVMBuildSub(b, cg_ci(k, 0), j, ""), j, "");
 			LLVMValueRef over = LLVMBuildICmp(b, LLVMIntSGE, j, n, "");
 			LLVMValueRef m = LLVMBuildSub(b, cg_mul(k, cg_ci(k, 2), LLVMBuildSub(b, n, cg_ci(k, 1), "")), j, "");
 			j = LLVMBuildSelect(b, over, m, j, "");
-		} else if (k->pi[2 * MAXD] == 3) { /* circular: j mod n, in [0, n) */
+		} else if (o->pi[2 * MAXD] == 3) { /* circular: j mod n, in [0, n) */
 			LLVMValueRef sn = cg_imax(k, n, cg_ci(k, 1));
 			LLVMValueRef r = LLVMBuildSRem(b, j, sn, "");
 			LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, r, cg_ci(k, 0), "");
 			j = LLVMBuildSelect(b, neg, cg_add(k, r, sn), r, "");
-		} else if (k->pi[2 * MAXD] == 0) {
+		} else if (o->pi[2 * MAXD] == 0) {
 			in = LLVMBuildAnd(b, in, cg_inside(k, j, n), "");
 		}
 		xi[i] = cg_clampi(k, j, n);
 	}
 	*rdt = cg_cdt(x->dt);
 	LLVMValueRef v = ld_at(k, x, xi);
-	if (k->pi[2 * MAXD] != 0)
+	if (o->pi[2 * MAXD] != 0)
 		return v;
-	return LLVMBuildSelect(b, in, v, cg_cconst(k, *rdt, k->pf[0]), "");
+	return LLVMBuildSelect(b, in, v, cg_cconst(k, *rdt, o->pf[0]), "");
 }
 
 /* gather_elements: out[i] = x[i with axis replaced by indices[i]]. */
 static LLVMValueRef
-gather_elements_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+gather_elements_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *ix = &k->buf[1];
-	int ax = (int)k->pi[0];
+	int ax = (int)o->pi[0];
 	LLVMValueRef p = cg_cvt(k, ld_at(k, ix, idx), ix->dt, DT_I64);
 	LLVMValueRef n = x->dim[ax];
 	p = LLVMBuildSelect(k->b, LLVMBuildICmp(k->b, LLVMIntSLT, p, cg_ci(k, 0), ""), cg_add(k, p, n), p, "");
@@ -618,10 +635,11 @@ gather_elements_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 
 /* gather_nd: out[b.., j.., t..] = x[b.., indices[b.., j.., :], t..]. */
 static LLVMValueRef
-gather_nd_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+gather_nd_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *ix = &k->buf[1];
-	int bd = (int)k->pi[0], l = (int)k->pi[1], lead = ix->nd - 1;
+	int bd = (int)o->pi[0], l = (int)o->pi[1], lead = ix->nd - 1;
 	LLVMValueRef ii[MAXD], xi[MAXD];
 	for (int i = 0; i < lead; i++)
 		ii[i] = idx[i];
@@ -644,8 +662,9 @@ gather_nd_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 /* dynamic_strided_slice: begins normalized at run time as strided_slice's
  * (the output's dims were computed from the same values by the executor). */
 static LLVMValueRef
-dyn_slice_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
+dyn_slice_elem(OpKernel *o, LLVMValueRef *idx, DType *rdt)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *bb = &k->buf[1], *sb = &k->buf[3];
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef xi[MAXD];
@@ -665,85 +684,87 @@ dyn_slice_elem(KernelBuilder *k, LLVMValueRef *idx, DType *rdt)
 }
 
 bool
-gen_move(KernelBuilder *k)
+gen_move(OpKernel *o)
 {
-	OpKind op = k->e->call.op;
+	KernelBuilder *k = o->k;
+	OpKind op = o->e->call.op;
 	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
 	int ax;
 	switch (op) {
 	case OP_TILE:
-		return gen_index_map(k, tile_elem);
+		return gen_index_map(o, tile_elem);
 	case OP_REPEAT: {
-		AttrVal a = cg_attr(k, P_axis);
-		k->pi[0] = cg_attr(k, P_repeats).i;
-		k->pi[1] = -1;
+		AttrVal a = cg_attr(o, P_axis);
+		o->pi[0] = cg_attr(o, P_repeats).i;
+		o->pi[1] = -1;
 		if (a.kind != AV_NONE) {
 			if (!cg_norm_axis(a.i, x->nd, &ax))
-				return cg_fail(k, "axis out of range");
-			k->pi[1] = ax;
+				return cg_fail(o, "axis out of range");
+			o->pi[1] = ax;
 		}
-		return gen_index_map(k, repeat_elem);
+		return gen_index_map(o, repeat_elem);
 	}
 	case OP_FLIP:
-		if (!cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax))
-			return cg_fail(k, "axis out of range");
-		k->pi[0] = ax;
-		return gen_index_map(k, flip_elem);
+		if (!cg_norm_axis(cg_attr(o, P_axis).i, x->nd, &ax))
+			return cg_fail(o, "axis out of range");
+		o->pi[0] = ax;
+		return gen_index_map(o, flip_elem);
 	case OP_PAD: {
-		AttrVal pw = cg_attr(k, P_pad_width), mode = cg_attr(k, P_pad_mode);
+		AttrVal pw = cg_attr(o, P_pad_width), mode = cg_attr(o, P_pad_mode);
 		if (pw.kind != AV_INTS || pw.n != 2 * x->nd)
-			return cg_fail(k, "pad_width must have two values per dimension");
+			return cg_fail(o, "pad_width must have two values per dimension");
 		for (int i = 0; i < pw.n; i++)
-			k->pi[i] = pw.ints[i];
-		k->pi[2 * MAXD] = !strcmp(mode.s, "edge") || !strcmp(mode.s, "replicate") ? 1
+			o->pi[i] = pw.ints[i];
+		o->pi[2 * MAXD] = !strcmp(mode.s, "edge") || !strcmp(mode.s, "replicate") ? 1
 				: !strcmp(mode.s, "reflect") ? 2 : !strcmp(mode.s, "circular") ? 3 : 0;
-		k->pf[0] = cg_attr(k, P_pad_value).f;
-		return gen_index_map(k, pad_elem);
+		o->pf[0] = cg_attr(o, P_pad_value).f;
+		return gen_index_map(o, pad_elem);
 	}
 	case OP_GATHER_ELEMENTS:
-		if (!cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax))
-			return cg_fail(k, "axis out of range");
-		k->pi[0] = ax;
-		return gen_index_map(k, gather_elements_elem);
+		if (!cg_norm_axis(cg_attr(o, P_axis).i, x->nd, &ax))
+			return cg_fail(o, "axis out of range");
+		o->pi[0] = ax;
+		return gen_index_map(o, gather_elements_elem);
 	case OP_GATHER_ND: {
 		Buf *ix = &k->buf[1];
 		int64_t l;
-		if (ix->nd < 1 || !cg_pe_const(ix->nd && k->e->call.args[1]->sinfo &&
-					   k->e->call.args[1]->sinfo->shape
-					   ? k->e->call.args[1]->sinfo->shape[ix->nd - 1] : NULL, &l))
-			return cg_fail(k, "the last dim of indices must be static");
-		k->pi[0] = cg_attr(k, P_batch_dims).i;
-		k->pi[1] = l;
-		return gen_index_map(k, gather_nd_elem);
+		if (ix->nd < 1 || !cg_pe_const(ix->nd && o->e->call.args[1]->sinfo &&
+					   o->e->call.args[1]->sinfo->shape
+					   ? o->e->call.args[1]->sinfo->shape[ix->nd - 1] : NULL, &l))
+			return cg_fail(o, "the last dim of indices must be static");
+		o->pi[0] = cg_attr(o, P_batch_dims).i;
+		o->pi[1] = l;
+		return gen_index_map(o, gather_nd_elem);
 	}
 	case OP_DYNAMIC_STRIDED_SLICE:
 		if (out->nd != x->nd)
-			return cg_fail(k, "malformed");
-		return gen_index_map(k, dyn_slice_elem);
+			return cg_fail(o, "malformed");
+		return gen_index_map(o, dyn_slice_elem);
 	default:
-		return cg_fail(k, "not a movement op");
+		return cg_fail(o, "not a movement op");
 	}
 }
 
 /* stack: out[.., i, ..] = tensors[i][..]: each input's rows (the dims
  * from axis on) copied into place. */
 bool
-gen_stack(KernelBuilder *k)
+gen_stack(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *out = &k->buf[k->nin];
 	int ax;
-	if (!cg_norm_axis(cg_attr(k, P_axis).i, out->nd, &ax))
-		return cg_fail(k, "axis out of range");
+	if (!cg_norm_axis(cg_attr(o, P_axis).i, out->nd, &ax))
+		return cg_fail(o, "axis out of range");
 	Buf *in0 = &k->buf[0];
 	LLVMValueRef outer = cg_prod(k, in0->dim, 0, ax), row = cg_prod(k, in0->dim, ax, in0->nd);
 	LLVMValueRef nin = cg_ci(k, k->nin);
 	for (int i = 0; i < k->nin; i++) {
 		Buf *in = &k->buf[i];
 		Loop lo, li;
-		LLVMValueRef o = cg_loop_begin(k, &lo, outer);
+		LLVMValueRef oi = cg_loop_begin(k, &lo, outer);
 		LLVMValueRef j = cg_loop_begin(k, &li, row);
-		LLVMValueRef v = cg_ld(k, in, cg_add(k, cg_mul(k, o, row), j));
-		LLVMValueRef dst = cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, o, nin), cg_ci(k, i)), row), j);
+		LLVMValueRef v = cg_ld(k, in, cg_add(k, cg_mul(k, oi, row), j));
+		LLVMValueRef dst = cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, oi, nin), cg_ci(k, i)), row), j);
 		cg_st(k, out, dst, cg_cvt(k, v, in->dt, out->dt));
 		cg_loop_end(k, &li);
 		cg_loop_end(k, &lo);
@@ -779,31 +800,32 @@ scatter_combine(KernelBuilder *k, int red, LLVMValueRef old, LLVMValueRef u, DTy
 /* scatter_elements / scatter_nd: out = data, then each update applied in
  * index order (serial: later updates of a position win, as in TVM). */
 bool
-gen_scatter(KernelBuilder *k)
+gen_scatter(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *u = &k->buf[2], *out = &k->buf[3];
-	const char *rs = cg_attr(k, P_reduction).s;
+	const char *rs = cg_attr(o, P_reduction).s;
 	static const char *const names[] = {"update", "add", "mul", "max", "min", "mean"};
-	bool elems = k->e->call.op == OP_SCATTER_ELEMENTS;
+	bool elems = o->e->call.op == OP_SCATTER_ELEMENTS;
 	int red = -1;
 	for (int i = 0; i < (elems ? 6 : 5); i++)
 		if (!strcmp(rs, names[i]))
 			red = i;
 	if (red < 0)
-		return cg_fail(k, elems ? "reduction must be update, add, mul, mean, max or min"
+		return cg_fail(o, elems ? "reduction must be update, add, mul, mean, max or min"
 				     : "reduction must be update, add, mul, max or min");
 	if (x->dt != out->dt || u->dt != out->dt)
-		return cg_fail(k, "data, updates and the result must have one dtype");
+		return cg_fail(o, "data, updates and the result must have one dtype");
 	LLVMValueRef total = cg_prod(k, x->dim, 0, x->nd);
 	LLVMBuildMemCpy(k->b, out->ptr, 64, x->ptr, 64,
 			cg_mul(k, total, cg_ci(k, dtype_bits(x->dt) / 8)));
 	DType t = cg_cdt(out->dt);
 	LLVMValueRef os[MAXD];
 	cg_strides(k, out, os);
-	if (k->e->call.op == OP_SCATTER_ELEMENTS) {
+	if (o->e->call.op == OP_SCATTER_ELEMENTS) {
 		int ax;
-		if (!cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax) || ix->nd != x->nd)
-			return cg_fail(k, "axis out of range");
+		if (!cg_norm_axis(cg_attr(o, P_axis).i, x->nd, &ax) || ix->nd != x->nd)
+			return cg_fail(o, "axis out of range");
 		LLVMValueRef idx[MAXD];
 		Nest ns;
 		cg_nest_begin(k, &ns, ix->dim, ix->nd, idx);
@@ -821,10 +843,10 @@ gen_scatter(KernelBuilder *k)
 	}
 	/* scatter_nd: indices (m.., l), updates (m.., rest of data) */
 	int64_t l;
-	const SInfo *isi = k->e->call.args[1]->sinfo;
+	const SInfo *isi = o->e->call.args[1]->sinfo;
 	if (ix->nd < 1 || !isi || !isi->shape || !cg_pe_const(isi->shape[ix->nd - 1], &l) ||
 	    l > x->nd)
-		return cg_fail(k, "the last dim of indices must be static");
+		return cg_fail(o, "the last dim of indices must be static");
 	int lead = ix->nd - 1;
 	LLVMValueRef m = cg_prod(k, ix->dim, 0, lead), rest = cg_prod(k, x->dim, (int)l, x->nd);
 	LLVMValueRef ist[MAXD];

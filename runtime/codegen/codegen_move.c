@@ -14,11 +14,12 @@
 
 /* A view op (OC_VIEW: reshape, squeeze, ...): the bytes, unchanged. */
 bool
-gen_copy(KernelBuilder *k)
+gen_copy(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	if (in->dt != out->dt)
-		return cg_fail(k, "changes the dtype");
+		return cg_fail(o, "changes the dtype");
 	LLVMValueRef n = cg_mul(k, cg_prod(k, out->dim, 0, out->nd),
 			     cg_ci(k, (dtype_bits(out->dt) + 7) / 8));
 	LLVMBuildMemCpy(k->b, out->ptr, 64, in->ptr, 64, n);
@@ -137,19 +138,19 @@ transpose_edge(KernelBuilder *k, LLVMTypeRef et, LLVMValueRef qa, LLVMValueRef q
 /* permute_dims' axes over nd dims, normalized (none given: reversed);
  * false with a diagnostic. */
 static bool
-permute_axes(KernelBuilder *k, int nd, int *axes)
+permute_axes(OpKernel *o, int nd, int *axes)
 {
-	AttrVal av = cg_attr(k, P_axes);
+	AttrVal av = cg_attr(o, P_axes);
 	if (av.kind != AV_INTS) {
 		for (int i = 0; i < nd; i++)
 			axes[i] = nd - 1 - i;
 		return true;
 	}
 	if (av.n != nd)
-		return cg_fail(k, "axes must name every dim");
+		return cg_fail(o, "axes must name every dim");
 	for (int i = 0; i < nd; i++)
 		if (!cg_norm_axis(av.ints[i], nd, &axes[i]))
-			return cg_fail(k, "axis out of range");
+			return cg_fail(o, "axis out of range");
 	return true;
 }
 
@@ -168,13 +169,14 @@ permute_axes(KernelBuilder *k, int nd, int *axes)
  * by element.
  */
 bool
-gen_permute(KernelBuilder *k)
+gen_permute(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *in = &k->buf[0], *out = &k->buf[1];
 	int nd = in->nd, axes[MAXD];
 	if (in->dt != out->dt)
-		return cg_fail(k, "changes the dtype");
-	if (!permute_axes(k, nd, axes))
+		return cg_fail(o, "changes the dtype");
+	if (!permute_axes(o, nd, axes))
 		return false;
 	LLVMValueRef ist[MAXD], s[MAXD], ost[MAXD], idx[MAXD];
 	cg_strides(k, in, ist);
@@ -274,15 +276,16 @@ gen_permute(KernelBuilder *k)
  * of the output's dtype is a memcpy.
  */
 bool
-gen_concat(KernelBuilder *k)
+gen_concat(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *out = &k->buf[k->nin];
-	AttrVal av = cg_attr(k, P_axis);
+	AttrVal av = cg_attr(o, P_axis);
 	int axis = 0;
 	if (av.kind == AV_NONE)
-		return cg_fail(k, "axis=None is not supported");
+		return cg_fail(o, "axis=None is not supported");
 	if (!cg_norm_axis(av.i, out->nd, &axis))
-		return cg_fail(k, "axis out of range");
+		return cg_fail(o, "axis out of range");
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef outer = cg_prod(k, out->dim, 0, axis);
 	LLVMValueRef orow = cg_prod(k, out->dim, axis, out->nd);
@@ -299,7 +302,7 @@ gen_concat(KernelBuilder *k)
 	}
 	Loop lp;
 	LLVMValueRef f = cg_par_begin(k, &lp, cg_mul(k, outer, nb), cg_mul(k, outer, orow));
-	LLVMValueRef o = LLVMBuildUDiv(b, f, nb, "");
+	LLVMValueRef oi = LLVMBuildUDiv(b, f, nb, "");
 	LLVMValueRef blk = LLVMBuildURem(b, f, nb, "");
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(k->c, k->fn, "cdone");
 	LLVMValueRef first = cg_ci(k, 0);
@@ -313,8 +316,8 @@ gen_concat(KernelBuilder *k)
 		LLVMPositionBuilderAtEnd(b, here);
 		LLVMValueRef j0 = cg_mul(k, LLVMBuildSub(b, blk, first, ""), cg_ci(k, CC_BLK));
 		LLVMValueRef j1 = cg_imin(k, cg_add(k, j0, cg_ci(k, CC_BLK)), rows[i]);
-		LLVMValueRef ioff = cg_add(k, cg_mul(k, o, rows[i]), j0);
-		LLVMValueRef ooff = cg_add(k, cg_add(k, cg_mul(k, o, orow), offs[i]), j0);
+		LLVMValueRef ioff = cg_add(k, cg_mul(k, oi, rows[i]), j0);
+		LLVMValueRef ooff = cg_add(k, cg_add(k, cg_mul(k, oi, orow), offs[i]), j0);
 		if (in->dt == out->dt && dtype_bits(in->dt) % 8 == 0) {
 			int bytes = dtype_bits(in->dt) / 8;
 			LLVMBuildMemCpy(b, cg_addr(k, out, ooff), 1, cg_addr(k, in, ioff), 1,
@@ -338,12 +341,13 @@ gen_concat(KernelBuilder *k)
 
 /* split: the reverse of concat, one output per section. */
 bool
-gen_split(KernelBuilder *k)
+gen_split(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *in = &k->buf[0];
 	int axis;
-	if (!cg_norm_axis(cg_attr(k, P_axis).i, in->nd, &axis))
-		return cg_fail(k, "axis out of range");
+	if (!cg_norm_axis(cg_attr(o, P_axis).i, in->nd, &axis))
+		return cg_fail(o, "axis out of range");
 	LLVMValueRef outer = cg_prod(k, in->dim, 0, axis);
 	LLVMValueRef irow = cg_prod(k, in->dim, axis, in->nd);
 	LLVMValueRef off = cg_ci(k, 0);
@@ -351,10 +355,10 @@ gen_split(KernelBuilder *k)
 		Buf *b = &k->buf[k->nin + i];
 		LLVMValueRef row = cg_prod(k, b->dim, axis, b->nd);
 		Loop lo, li;
-		LLVMValueRef o = cg_loop_begin(k, &lo, outer);
+		LLVMValueRef oi = cg_loop_begin(k, &lo, outer);
 		LLVMValueRef j = cg_loop_begin(k, &li, row);
-		LLVMValueRef v = cg_ld(k, in, cg_add(k, cg_add(k, cg_mul(k, o, irow), off), j));
-		cg_st(k, b, cg_add(k, cg_mul(k, o, row), j), cg_cvt(k, v, in->dt, b->dt));
+		LLVMValueRef v = cg_ld(k, in, cg_add(k, cg_add(k, cg_mul(k, oi, irow), off), j));
+		cg_st(k, b, cg_add(k, cg_mul(k, oi, row), j), cg_cvt(k, v, in->dt, b->dt));
 		cg_loop_end(k, &li);
 		cg_loop_end(k, &lo);
 		off = cg_add(k, off, row);
@@ -364,22 +368,23 @@ gen_split(KernelBuilder *k)
 
 /* take: out[o, t, i] = x[o, wrap(indices[t]), i] along axis. */
 bool
-gen_take(KernelBuilder *k)
+gen_take(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *ix = &k->buf[1], *out = &k->buf[2];
 	LLVMValueRef outer, n, inner;
-	if (!cg_axis_extents(k, x, cg_attr(k, P_axis), &outer, &n, &inner))
-		return cg_fail(k, "axis out of range");
+	if (!cg_axis_extents(k, x, cg_attr(o, P_axis), &outer, &n, &inner))
+		return cg_fail(o, "axis out of range");
 	if (!dtype_is_int(ix->dt))
-		return cg_fail(k, "indices must be integers");
+		return cg_fail(o, "indices must be integers");
 	LLVMValueRef ni = cg_prod(k, ix->dim, 0, ix->nd);
 	Loop lo, li;
 	LLVMValueRef rows = cg_mul(k, outer, ni);
 	LLVMValueRef f = cg_par_begin(k, &lo, rows, cg_mul(k, rows, inner));
-	LLVMValueRef o = LLVMBuildUDiv(k->b, f, ni, "");
+	LLVMValueRef oi = LLVMBuildUDiv(k->b, f, ni, "");
 	LLVMValueRef t = LLVMBuildURem(k->b, f, ni, "");
 	LLVMValueRef p = cg_cvt(k, cg_ld(k, ix, t), ix->dt, DT_I64);
-	AttrVal mode = cg_attr(k, P_mode);
+	AttrVal mode = cg_attr(o, P_mode);
 	if (mode.kind == AV_STR && !strcmp(mode.s, "wrap")) {
 		/* p mod n, the sign of n (n > 0 when there is a row) */
 		LLVMValueRef sn = cg_imax(k, n, cg_ci(k, 1));
@@ -393,8 +398,8 @@ gen_take(KernelBuilder *k)
 	}
 	/* clip (and, for safety, fast): into [0, n) */
 	p = cg_imax(k, cg_imin(k, p, LLVMBuildSub(k->b, n, cg_ci(k, 1), "")), cg_ci(k, 0));
-	LLVMValueRef src = cg_mul(k, cg_add(k, cg_mul(k, o, n), p), inner);
-	LLVMValueRef dst = cg_mul(k, cg_add(k, cg_mul(k, o, ni), t), inner);
+	LLVMValueRef src = cg_mul(k, cg_add(k, cg_mul(k, oi, n), p), inner);
+	LLVMValueRef dst = cg_mul(k, cg_add(k, cg_mul(k, oi, ni), t), inner);
 	LLVMValueRef i = cg_loop_begin(k, &li, inner);
 	cg_st(k, out, cg_add(k, dst, i), cg_cvt(k, cg_ld(k, x, cg_add(k, src, i)), x->dt, out->dt));
 	cg_loop_end(k, &li);
@@ -405,15 +410,16 @@ gen_take(KernelBuilder *k)
 /* strided_slice: out[i..] = x[begin + i * stride ..]; begins normalized at
  * run time against the actual dims, extents taken from the output. */
 bool
-gen_strided_slice(KernelBuilder *k)
+gen_strided_slice(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal axes = cg_attr(k, P_axes), beg = cg_attr(k, P_begin);
-	AttrVal strv = cg_attr(k, P_strides);
+	AttrVal axes = cg_attr(o, P_axes), beg = cg_attr(o, P_begin);
+	AttrVal strv = cg_attr(o, P_strides);
 	LLVMValueRef start[MAXD], step[MAXD], xs[MAXD], idx[MAXD];
 	if (out->nd != x->nd || axes.kind != AV_INTS || beg.kind != AV_INTS ||
 	    beg.n < axes.n || (strv.kind == AV_INTS && strv.n < axes.n))
-		return cg_fail(k, "malformed attributes");
+		return cg_fail(o, "malformed attributes");
 	for (int d = 0; d < x->nd; d++) {
 		start[d] = cg_ci(k, 0);
 		step[d] = cg_ci(k, 1);
@@ -421,10 +427,10 @@ gen_strided_slice(KernelBuilder *k)
 	for (int p = 0; p < axes.n; p++) {
 		int d;
 		if (!cg_norm_axis(axes.ints[p], x->nd, &d))
-			return cg_fail(k, "axis out of range");
+			return cg_fail(o, "axis out of range");
 		int64_t s = strv.kind == AV_INTS ? strv.ints[p] : 1;
 		if (s == 0)
-			return cg_fail(k, "a stride is 0");
+			return cg_fail(o, "a stride is 0");
 		LLVMValueRef n = x->dim[d], b = cg_ci(k, beg.ints[p]);
 		b = beg.ints[p] < 0 ? cg_add(k, b, n) : b;
 		if (s > 0)
@@ -458,14 +464,15 @@ gen_strided_slice(KernelBuilder *k)
 /* arange: out[i] = start + i * step; an integer start or step known only
  * at run time (`R.arange(r * 64, ...)`) is a scalar of the kernel. */
 bool
-gen_arange(KernelBuilder *k)
+gen_arange(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *out = &k->buf[0];
 	double s0, s1;
 	LLVMValueRef v0 = NULL, v1 = NULL;
-	if (!cg_prim_arg(k, P_start, &s0) && !(v0 = cg_prim_i64(k, P_start)))
+	if (!cg_prim_arg(o, P_start, &s0) && !(v0 = cg_prim_i64(o, P_start)))
 		return false;
-	if (!cg_prim_arg(k, P_step, &s1) && !(v1 = cg_prim_i64(k, P_step)))
+	if (!cg_prim_arg(o, P_step, &s1) && !(v1 = cg_prim_i64(o, P_step)))
 		return false;
 	Loop l;
 	LLVMValueRef i = cg_loop_begin(k, &l, out->dim[0]);

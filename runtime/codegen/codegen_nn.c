@@ -16,23 +16,24 @@
 /* cumsum / cumprod along axis (None: the flattened data), inclusive or
  * exclusive; rows of (outer, inner) across the pool, the scan serial. */
 bool
-gen_scan(KernelBuilder *k)
+gen_scan(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[1];
-	AttrVal av = cg_attr(k, P_axis), ex = cg_attr(k, P_exclusive);
+	AttrVal av = cg_attr(o, P_axis), ex = cg_attr(o, P_exclusive);
 	bool exclusive = ex.kind == AV_BOOL && ex.i;
-	bool prodop = k->e->call.op == OP_CUMPROD;
+	bool prodop = o->e->call.op == OP_CUMPROD;
 	LLVMValueRef outer, n, inner;
 	if (!cg_axis_extents(k, x, av, &outer, &n, &inner))
-		return cg_fail(k, "axis out of range");
+		return cg_fail(o, "axis out of range");
 	DType t = out->dt == DT_BOOL ? DT_I64 : cg_cdt(out->dt);
 	LLVMTypeRef at = cg_ctype(k, t);
 	LLVMValueRef acc = cg_slot(k, at, 1);
 	Loop lp, ls;
 	LLVMValueRef rows = cg_mul(k, outer, inner);
 	LLVMValueRef f = cg_par_begin(k, &lp, rows, cg_mul(k, rows, n));
-	LLVMValueRef o = LLVMBuildUDiv(k->b, f, inner, ""), i = LLVMBuildURem(k->b, f, inner, "");
-	LLVMValueRef base = cg_add(k, cg_mul(k, cg_mul(k, o, n), inner), i);
+	LLVMValueRef oi = LLVMBuildUDiv(k->b, f, inner, ""), i = LLVMBuildURem(k->b, f, inner, "");
+	LLVMValueRef base = cg_add(k, cg_mul(k, cg_mul(k, oi, n), inner), i);
 	LLVMBuildStore(k->b, cg_cconst(k, t, prodop ? 1 : 0), acc);
 	LLVMValueRef j = cg_loop_begin(k, &ls, n);
 	LLVMValueRef off = cg_add(k, base, cg_mul(k, j, inner));
@@ -56,16 +57,17 @@ gen_scan(KernelBuilder *k)
  * in f32 (f64 for f64).
  */
 bool
-gen_variance(KernelBuilder *k)
+gen_variance(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	bool red[MAXD] = {0};
-	AttrVal av = cg_attr(k, P_axis);
+	AttrVal av = cg_attr(o, P_axis);
 	int nd = x->nd;
 	for (int i = 0; i < (av.kind == AV_NONE ? nd : av.n); i++) {
 		int a = i;
 		if (av.kind != AV_NONE && !cg_norm_axis(av.ints[i], nd, &a))
-			return cg_fail(k, "axis out of range");
+			return cg_fail(o, "axis out of range");
 		if (nd)
 			red[a] = true;
 	}
@@ -109,15 +111,15 @@ gen_variance(KernelBuilder *k)
 						    cg_contract(LLVMBuildFMul(k->b, v, v, "")), "")), acc);
 	cg_nest_end(k, &n2);
 	LLVMValueRef r = LLVMBuildFDiv(k->b, LLVMBuildLoad2(k->b, t, acc, ""), count, "");
-	if (k->e->call.op == OP_STD)
+	if (o->e->call.op == OP_STD)
 		r = cg_fn1(k, "llvm.sqrt", r);
 	/* the kept index in the output: the same C order */
-	LLVMValueRef o = cg_ci(k, 0), s = cg_ci(k, 1);
+	LLVMValueRef oi = cg_ci(k, 0), s = cg_ci(k, 1);
 	for (int i = nk - 1; i >= 0; i--) {
-		o = cg_add(k, o, cg_mul(k, kidx[i], s));
+		oi = cg_add(k, oi, cg_mul(k, kidx[i], s));
 		s = cg_mul(k, s, kd[i]);
 	}
-	cg_st(k, out, o, cg_cvt(k, r, ct, out->dt));
+	cg_st(k, out, oi, cg_cvt(k, r, ct, out->dt));
 	cg_loop_end(k, &lk);
 	return true;
 }
@@ -126,9 +128,9 @@ gen_variance(KernelBuilder *k)
 
 /* Int-list attribute `name` as n values, fewer repeated (1 or 2 of 4). */
 static bool
-ints_n(KernelBuilder *k, ParamName name, int n, int64_t *out)
+ints_n(OpKernel *o, ParamName name, int n, int64_t *out)
 {
-	AttrVal v = cg_attr(k, name);
+	AttrVal v = cg_attr(o, name);
 	if (v.kind != AV_INTS || v.n < 1 || v.n > n || n % v.n)
 		return false;
 	for (int i = 0; i < n; i++)
@@ -145,19 +147,20 @@ ints_n(KernelBuilder *k, ParamName name, int n, int64_t *out)
  * dtype's lowest for integers).
  */
 bool
-gen_pool2d(KernelBuilder *k)
+gen_pool2d(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int lp[4], op[4];
 	int64_t ks[2], stv[2], dil[2], pads[4];
-	if (x->nd != 4 || !cg_layout_of(k, P_layout, P_NONE, "NCHW", lp) ||
-	    !cg_layout_of(k, P_out_layout, P_layout, "NCHW", op))
-		return cg_fail(k, "expects 4-D data in a permutation of NCHW");
-	if (!ints_n(k, P_pool_size, 2, ks) || !ints_n(k, P_strides, 2, stv) ||
-	    !ints_n(k, P_dilation, 2, dil) || !ints_n(k, P_padding, 4, pads))
-		return cg_fail(k, "bad pool_size, strides, dilation or padding");
+	if (x->nd != 4 || !cg_layout_of(o, P_layout, P_NONE, "NCHW", lp) ||
+	    !cg_layout_of(o, P_out_layout, P_layout, "NCHW", op))
+		return cg_fail(o, "expects 4-D data in a permutation of NCHW");
+	if (!ints_n(o, P_pool_size, 2, ks) || !ints_n(o, P_strides, 2, stv) ||
+	    !ints_n(o, P_dilation, 2, dil) || !ints_n(o, P_padding, 4, pads))
+		return cg_fail(o, "bad pool_size, strides, dilation or padding");
 	struct { int64_t *ints; } pv = {pads};
-	bool avg = k->e->call.op == OP_AVG_POOL2D, cip = cg_attr(k, P_count_include_pad).i;
+	bool avg = o->e->call.op == OP_AVG_POOL2D, cip = cg_attr(o, P_count_include_pad).i;
 	LLVMValueRef xd[4], xs[4], od[4], os[4];
 	cg_canon_buf(k, x, lp, 4, xd, xs);
 	cg_canon_buf(k, out, op, 4, od, os);
@@ -172,7 +175,7 @@ gen_pool2d(KernelBuilder *k)
 		lowest = LLVMConstInt(t, cg_is_unsigned(ct) ? 0 : 1ull << (w - 1), false);
 	}
 	if (avg && !fl)
-		return cg_fail(k, "avg_pool2d needs float data");
+		return cg_fail(o, "avg_pool2d needs float data");
 	LLVMValueRef acc = cg_slot(k, t, 1), cnt = cg_slot(k, k->i64, 1);
 	LLVMBuilderRef b = k->b;
 	LLVMValueRef items = cg_mul(k, cg_mul(k, od[0], od[1]), od[2]);
@@ -222,13 +225,14 @@ gen_pool2d(KernelBuilder *k)
 
 /* adaptive_avg_pool2d: window [floor(o H / OH), ceil((o + 1) H / OH)). */
 bool
-gen_adaptive_pool2d(KernelBuilder *k)
+gen_adaptive_pool2d(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[1];
 	int lp[4], op[4];
-	if (x->nd != 4 || !cg_layout_of(k, P_layout, P_NONE, "NCHW", lp) ||
-	    !cg_layout_of(k, P_out_layout, P_layout, "NCHW", op) || !dtype_is_float(x->dt))
-		return cg_fail(k, "expects 4-D float data in a permutation of NCHW");
+	if (x->nd != 4 || !cg_layout_of(o, P_layout, P_NONE, "NCHW", lp) ||
+	    !cg_layout_of(o, P_out_layout, P_layout, "NCHW", op) || !dtype_is_float(x->dt))
+		return cg_fail(o, "expects 4-D float data in a permutation of NCHW");
 	LLVMValueRef xd[4], xs[4], od[4], os[4];
 	cg_canon_buf(k, x, lp, 4, xd, xs);
 	cg_canon_buf(k, out, op, 4, od, os);
@@ -398,25 +402,26 @@ conv_in_pos(KernelBuilder *k, bool tr, LLVMValueRef o, LLVMValueRef kk, int64_t 
  * positions outside x read nothing.
  */
 bool
-gen_conv(KernelBuilder *k)
+gen_conv(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *w = &k->buf[1], *out = &k->buf[2];
-	OpKind op = k->e->call.op;
+	OpKind op = o->e->call.op;
 	bool tr = op == OP_CONV2D_TRANSPOSE, one = op == OP_CONV1D;
 	int nsp = one ? 1 : 2, nd = nsp + 2;
 	if (k->nin != 2 || x->nd != nd || w->nd != nd || out->nd != nd)
-		return cg_fail(k, "expects data and weight of the layout's rank");
+		return cg_fail(o, "expects data and weight of the layout's rank");
 	int dp[4], kp[4], opm[4];
 	const char *dc = one ? "NCW" : "NCHW", *kc = one ? "OIW" : tr ? "IOHW" : "OIHW";
-	if (!cg_layout_of(k, P_data_layout, P_NONE, dc, dp) || !cg_layout_of(k, P_kernel_layout, P_NONE, kc, kp) ||
-	    !cg_layout_of(k, P_out_layout, P_data_layout, dc, opm))
-		return cg_fail(k, arena_printf(&k->m->arena, "layouts must be permutations of %s "
+	if (!cg_layout_of(o, P_data_layout, P_NONE, dc, dp) || !cg_layout_of(o, P_kernel_layout, P_NONE, kc, kp) ||
+	    !cg_layout_of(o, P_out_layout, P_data_layout, dc, opm))
+		return cg_fail(o, arena_printf(&k->m->arena, "layouts must be permutations of %s "
 					    "(data, result) and %s (weight)", dc, kc));
 	int64_t st2[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0};
-	int64_t groups = cg_attr(k, P_groups).i, sv[2], dv[2], pv[4];
-	if (!ints_n(k, P_strides, nsp, sv) || !ints_n(k, P_dilation, nsp, dv) ||
-	    !ints_n(k, P_padding, 2 * nsp, pv) || groups <= 0)
-		return cg_fail(k, "bad strides, dilation, padding or groups");
+	int64_t groups = cg_attr(o, P_groups).i, sv[2], dv[2], pv[4];
+	if (!ints_n(o, P_strides, nsp, sv) || !ints_n(o, P_dilation, nsp, dv) ||
+	    !ints_n(o, P_padding, 2 * nsp, pv) || groups <= 0)
+		return cg_fail(o, "bad strides, dilation, padding or groups");
 	for (int i = 0; i < nsp; i++) {
 		int j = i + 2 - nsp; /* the canonical spatial slot: 1-D uses W */
 		st2[j] = sv[i];
@@ -448,12 +453,12 @@ gen_conv(KernelBuilder *k)
 	LLVMValueRef f = cg_par_begin(k, &lp, items, work);
 	LLVMValueRef oh = LLVMBuildURem(b, f, od[2], "");
 	f = LLVMBuildUDiv(b, f, od[2], "");
-	LLVMValueRef o = LLVMBuildURem(b, f, od[1], "");
+	LLVMValueRef oi = LLVMBuildURem(b, f, od[1], "");
 	LLVMValueRef n = LLVMBuildUDiv(b, f, od[1], "");
-	LLVMValueRef g = LLVMBuildSDiv(b, o, Og, "");
+	LLVMValueRef g = LLVMBuildSDiv(b, oi, Og, "");
 	LLVMValueRef c0 = cg_mul(k, g, Cg);
-	LLVMValueRef wo = tr ? LLVMBuildSRem(b, o, Og, "") : o;
-	LLVMValueRef obase = cg_add(k, cg_add(k, cg_mul(k, n, os[0]), cg_mul(k, o, os[1])), cg_mul(k, oh, os[2]));
+	LLVMValueRef wo = tr ? LLVMBuildSRem(b, oi, Og, "") : oi;
+	LLVMValueRef obase = cg_add(k, cg_add(k, cg_mul(k, n, os[0]), cg_mul(k, oi, os[1])), cg_mul(k, oh, os[2]));
 	LLVMValueRef ow = cg_loop_begin(k, &lw, od[3]);
 	LLVMBuildStore(b, cg_cconst(k, acct, 0), acc);
 	LLVMValueRef c = cg_loop_begin(k, &lc, Cg);
@@ -500,14 +505,15 @@ gen_conv(KernelBuilder *k)
  * normalizes with the moving statistics and returns them unchanged.
  */
 bool
-gen_batch_norm(KernelBuilder *k)
+gen_batch_norm(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[5];
 	int ax;
-	if (k->nin != 5 || k->nout != 3 || !cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax) || x->nd == 0)
-		return cg_fail(k, "expects data, 4 parameters, an axis in range and 3 results");
-	bool training = cg_attr(k, P_training).i, center = cg_attr(k, P_center).i, scale = cg_attr(k, P_scale).i;
-	double eps = cg_attr(k, P_epsilon).f, mom = cg_attr(k, P_momentum).f;
+	if (k->nin != 5 || k->nout != 3 || !cg_norm_axis(cg_attr(o, P_axis).i, x->nd, &ax) || x->nd == 0)
+		return cg_fail(o, "expects data, 4 parameters, an axis in range and 3 results");
+	bool training = cg_attr(o, P_training).i, center = cg_attr(o, P_center).i, scale = cg_attr(o, P_scale).i;
+	double eps = cg_attr(o, P_epsilon).f, mom = cg_attr(o, P_momentum).f;
 	DType ct = cg_float_ct(x->dt);
 	LLVMTypeRef t = cg_ctype(k, ct);
 	LLVMBuilderRef b = k->b;
@@ -522,17 +528,17 @@ gen_batch_norm(KernelBuilder *k)
 	LLVMValueRef mean = pv[2], var = pv[3];
 	if (training) {
 		LLVMBuildStore(b, cg_cconst(k, ct, 0), acc);
-		LLVMValueRef o = cg_loop_begin(k, &lo, outer);
+		LLVMValueRef oi = cg_loop_begin(k, &lo, outer);
 		LLVMValueRef i = cg_loop_begin(k, &li, inner);
-		LLVMValueRef v = cg_cvt(k, cg_ld(k, x, cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, o, C), c), inner), i)), x->dt, ct);
+		LLVMValueRef v = cg_cvt(k, cg_ld(k, x, cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, oi, C), c), inner), i)), x->dt, ct);
 		LLVMBuildStore(b, cg_reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""), v, "")), acc);
 		cg_loop_end(k, &li);
 		cg_loop_end(k, &lo);
 		mean = LLVMBuildFDiv(b, LLVMBuildLoad2(b, t, acc, ""), cnt, "");
 		LLVMBuildStore(b, cg_cconst(k, ct, 0), acc);
-		o = cg_loop_begin(k, &lo2, outer);
+		oi = cg_loop_begin(k, &lo2, outer);
 		i = cg_loop_begin(k, &li2, inner);
-		v = cg_cvt(k, cg_ld(k, x, cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, o, C), c), inner), i)), x->dt, ct);
+		v = cg_cvt(k, cg_ld(k, x, cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, oi, C), c), inner), i)), x->dt, ct);
 		v = LLVMBuildFSub(b, v, mean, "");
 		LLVMBuildStore(b, cg_reassoc(LLVMBuildFAdd(b, LLVMBuildLoad2(b, t, acc, ""),
 							 cg_contract(LLVMBuildFMul(b, v, v, "")), "")), acc);
@@ -545,9 +551,9 @@ gen_batch_norm(KernelBuilder *k)
 	LLVMValueRef sc = scale ? LLVMBuildFMul(b, r, pv[0], "") : r;
 	LLVMValueRef sh = center ? pv[1] : cg_cconst(k, ct, 0);
 	Loop lo3, li3;
-	LLVMValueRef o = cg_loop_begin(k, &lo3, outer);
+	LLVMValueRef oi = cg_loop_begin(k, &lo3, outer);
 	LLVMValueRef i = cg_loop_begin(k, &li3, inner);
-	LLVMValueRef off = cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, o, C), c), inner), i);
+	LLVMValueRef off = cg_add(k, cg_mul(k, cg_add(k, cg_mul(k, oi, C), c), inner), i);
 	LLVMValueRef v = cg_cvt(k, cg_ld(k, x, off), x->dt, ct);
 	v = LLVMBuildFAdd(b, LLVMBuildFMul(b, LLVMBuildFSub(b, v, mean, ""), sc, ""), sh, "");
 	cg_st(k, out, off, cg_cvt(k, v, ct, out->dt));
@@ -573,24 +579,25 @@ gen_batch_norm(KernelBuilder *k)
  * normalized dims, then y = (x - mean) / sqrt(var + eps) * gamma + beta.
  */
 bool
-gen_group_norm(KernelBuilder *k)
+gen_group_norm(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[3];
 	int nd = x->nd, ca;
-	bool gn = k->e->call.op == OP_GROUP_NORM;
-	AttrVal axes = cg_attr(k, P_axes);
-	if (k->nin != 3 || !cg_norm_axis(cg_attr(k, P_channel_axis).i, nd, &ca) || axes.kind != AV_INTS)
-		return cg_fail(k, "expects data, gamma, beta, a channel axis and axes");
+	bool gn = o->e->call.op == OP_GROUP_NORM;
+	AttrVal axes = cg_attr(o, P_axes);
+	if (k->nin != 3 || !cg_norm_axis(cg_attr(o, P_channel_axis).i, nd, &ca) || axes.kind != AV_INTS)
+		return cg_fail(o, "expects data, gamma, beta, a channel axis and axes");
 	bool normd[MAXD] = {0};
 	for (int i = 0; i < axes.n; i++) {
 		int a;
 		if (!cg_norm_axis(axes.ints[i], nd, &a))
-			return cg_fail(k, "axes out of range");
+			return cg_fail(o, "axes out of range");
 		normd[a] = true;
 	}
-	int64_t G = gn ? cg_attr(k, P_num_groups).i : 0;
-	bool center = cg_attr(k, P_center).i, scale = cg_attr(k, P_scale).i;
-	double eps = cg_attr(k, P_epsilon).f;
+	int64_t G = gn ? cg_attr(o, P_num_groups).i : 0;
+	bool center = cg_attr(o, P_center).i, scale = cg_attr(o, P_scale).i;
+	double eps = cg_attr(o, P_epsilon).f;
 	LLVMValueRef xs[MAXD], bd[MAXD], bs[MAXD], rd[MAXD + 1], rs[MAXD + 1];
 	cg_strides(k, x, xs);
 	int nb = 0, nr = 0;
@@ -671,19 +678,20 @@ gen_group_norm(KernelBuilder *k)
  * share key heads in groups of Hq / Hk. Dv must be static.
  */
 bool
-gen_attention(KernelBuilder *k)
+gen_attention(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *q = &k->buf[0], *kk = &k->buf[1], *v = &k->buf[2], *out = &k->buf[k->nin];
 	bool has_bias = k->nin == 4;
 	if (q->nd != 4 || kk->nd != 4 || v->nd != 4 || out->nd != 4)
-		return cg_fail(k, "expects 4-D query, key and value");
-	if (cg_attr(k, P_window_size).kind != AV_NONE)
-		return cg_fail(k, "window_size is not supported (TVM's own CPU legalization refuses it too)");
+		return cg_fail(o, "expects 4-D query, key and value");
+	if (cg_attr(o, P_window_size).kind != AV_NONE)
+		return cg_fail(o, "window_size is not supported (TVM's own CPU legalization refuses it too)");
 	int64_t dvc;
-	const SInfo *vs = k->e->call.args[2]->sinfo;
+	const SInfo *vs = o->e->call.args[2]->sinfo;
 	if (!vs || !vs->shape || !cg_pe_const(vs->shape[3], &dvc) || dvc < 1 || dvc > 1024)
-		return cg_fail(k, "the value's head dim must be static (at most 1024)");
-	AttrVal cm = cg_attr(k, P_causal_mask), sc = cg_attr(k, P_scale);
+		return cg_fail(o, "the value's head dim must be static (at most 1024)");
+	AttrVal cm = cg_attr(o, P_causal_mask), sc = cg_attr(o, P_scale);
 	int causal = cm.kind == AV_STR ? (!strcmp(cm.s, "TopLeft") ? 1 : 2) : 0;
 	DType ct = cg_float_ct(out->dt);
 	LLVMTypeRef t = cg_ctype(k, ct);
@@ -772,13 +780,14 @@ gen_attention(KernelBuilder *k)
 
 /* nn.dropout in inference: the data, and a mask of ones. */
 bool
-gen_dropout(KernelBuilder *k)
+gen_dropout(OpKernel *o)
 {
-	Buf *x = &k->buf[0], *o = &k->buf[1], *mk = &k->buf[2];
+	KernelBuilder *k = o->k;
+	Buf *x = &k->buf[0], *ob = &k->buf[1], *mk = &k->buf[2];
 	LLVMValueRef n = cg_prod(k, x->dim, 0, x->nd);
 	Loop l;
 	LLVMValueRef i = cg_loop_begin(k, &l, n);
-	cg_st(k, o, i, cg_cvt(k, cg_ld(k, x, i), x->dt, o->dt));
+	cg_st(k, ob, i, cg_cvt(k, cg_ld(k, x, i), x->dt, ob->dt));
 	cg_st(k, mk, i, cg_cconst(k, cg_cdt(mk->dt), 1));
 	cg_loop_end(k, &l);
 	return true;
@@ -825,21 +834,22 @@ call_free(KernelBuilder *k, LLVMValueRef p)
  * positions it returns are written here in the index dtype. topk's largest and sort's descending sort descending.
  */
 bool
-gen_sort(KernelBuilder *k)
+gen_sort(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0];
-	OpKind op = k->e->call.op;
+	OpKind op = o->e->call.op;
 	int ax;
-	if (x->nd == 0 || !cg_norm_axis(cg_attr(k, P_axis).i, x->nd, &ax))
-		return cg_fail(k, "axis out of range");
-	bool desc = op == OP_TOPK ? cg_attr(k, P_largest).i : cg_attr(k, P_descending).i;
+	if (x->nd == 0 || !cg_norm_axis(cg_attr(o, P_axis).i, x->nd, &ax))
+		return cg_fail(o, "axis out of range");
+	bool desc = op == OP_TOPK ? cg_attr(o, P_largest).i : cg_attr(o, P_descending).i;
 	Buf *vals = NULL, *idxs = NULL;
 	if (op == OP_SORT) {
 		vals = &k->buf[1];
 	} else if (op == OP_ARGSORT) {
 		idxs = &k->buf[1];
 	} else {
-		const char *rt = cg_attr(k, P_ret_type).s;
+		const char *rt = cg_attr(o, P_ret_type).s;
 		if (!strcmp(rt, "both")) {
 			vals = &k->buf[1];
 			idxs = &k->buf[2];
@@ -856,15 +866,15 @@ gen_sort(KernelBuilder *k)
 	LLVMValueRef rows = cg_mul(k, outer, inner);
 	Loop lp, lj;
 	LLVMValueRef f = cg_par_begin(k, &lp, rows, cg_mul(k, rows, n));
-	LLVMValueRef o = LLVMBuildUDiv(b, f, inner, ""), i = LLVMBuildURem(b, f, inner, "");
-	LLVMValueRef base = cg_add(k, cg_mul(k, cg_mul(k, o, n), inner), i);
-	LLVMValueRef obase = cg_add(k, cg_mul(k, cg_mul(k, o, kk), inner), i);
+	LLVMValueRef oi = LLVMBuildUDiv(b, f, inner, ""), i = LLVMBuildURem(b, f, inner, "");
+	LLVMValueRef base = cg_add(k, cg_mul(k, cg_mul(k, oi, n), inner), i);
+	LLVMValueRef obase = cg_add(k, cg_mul(k, cg_mul(k, oi, kk), inner), i);
 	LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(k->c, k->fn, "sortrow");
 	LLVMBasicBlockRef skip = LLVMAppendBasicBlockInContext(k->c, k->fn, "sortskip");
 	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, n, cg_ci(k, 0), ""), go, skip);
 	LLVMPositionBuilderAtEnd(b, go);
 	if (vals && vals->dt != x->dt)
-		return cg_fail(k, "the values must have the data's dtype");
+		return cg_fail(o, "the values must have the data's dtype");
 	LLVMValueRef order = sort_row(k, cg_addr(k, x, base), inner, x->dt, n, desc, kk,
 				      vals ? cg_addr(k, vals, obase) : NULL, inner, idxs != NULL);
 	if (idxs) {
@@ -958,23 +968,24 @@ einsum_subs(KernelBuilder *k, const char *s, EinsumSubs *es)
  * is written out as letters first (einsum_expand, as inference does).
  */
 bool
-gen_einsum(KernelBuilder *k)
+gen_einsum(OpKernel *o)
 {
+	KernelBuilder *k = o->k;
 	Buf *out = &k->buf[k->nin];
 	int ndims[MAXBUF];
 	char sx[256];
 	const char *why = "";
 	for (int i = 0; i < k->nin; i++)
 		ndims[i] = k->buf[i].nd;
-	if (!einsum_expand(cg_attr(k, P_subscripts).s, ndims, k->nin, sx, sizeof sx, &why))
-		return cg_fail(k, why);
+	if (!einsum_expand(cg_attr(o, P_subscripts).s, ndims, k->nin, sx, sizeof sx, &why))
+		return cg_fail(o, why);
 	EinsumSubs es;
 	if ((why = einsum_subs(k, sx, &es)))
-		return cg_fail(k, why);
+		return cg_fail(o, why);
 	int nl = es.nl, no = es.no, *oletter = es.oletter;
 	int8_t (*letter)[MAXD] = es.letter;
 	if (no != out->nd)
-		return cg_fail(k, "the output subscripts do not match the result");
+		return cg_fail(o, "the output subscripts do not match the result");
 	bool isout[64] = {0};
 	for (int i = 0; i < no; i++)
 		isout[oletter[i]] = true;
@@ -1002,7 +1013,7 @@ gen_einsum(KernelBuilder *k)
 		if (!isout[i])
 			rl[nr++] = i;
 	if (nr > MAXD)
-		return cg_fail(k, "too many summed subscripts");
+		return cg_fail(o, "too many summed subscripts");
 	DType acct = dtype_is_float(out->dt) ? cg_float_ct(out->dt) : out->dt == DT_BOOL ? DT_I64 : out->dt;
 	bool fl = dtype_is_float(acct);
 	LLVMTypeRef at = cg_ctype(k, acct);
