@@ -259,6 +259,33 @@ void tir_walk_expr(TExpr *e, const TWalk *w);
  * TVM's parser infers them (its BlockReadWriteDetector). */
 void tir_detect_access(Module *m, PrimFunc *f);
 
+/* ----------------------------------------------------------- tir_bounds.c */
+
+/* Proves buffer accesses in range (see tir_bounds.c): the lowering
+ * registers each variable as it binds it, in scopes, and asks. */
+typedef struct TirBounds TirBounds;
+typedef struct {
+	int nv, nf;
+} TirBoundsMark;
+TirBounds *tir_bounds_new(void);
+void tir_bounds_free(TirBounds *tb);
+TirBoundsMark tir_bounds_mark(const TirBounds *tb);
+void tir_bounds_pop(TirBounds *tb, TirBoundsMark m);
+/* v is a buffer dim (>= 0) / a scalar of any value / let or iteration
+ * variable with this value / a constant / nothing known / a loop over
+ * [min, min + extent) */
+void tir_bounds_dim(TirBounds *tb, const TVar *v);
+void tir_bounds_sym(TirBounds *tb, const TVar *v);
+void tir_bounds_let(TirBounds *tb, const TVar *v, const TExpr *value);
+void tir_bounds_point(TirBounds *tb, const TVar *v, int64_t c);
+void tir_bounds_unknown(TirBounds *tb, const TVar *v);
+void tir_bounds_loop(TirBounds *tb, const TVar *v, const TExpr *min,
+		     const TExpr *extent);
+/* Condition c holds from now until the scope is popped. */
+void tir_bounds_assume(TirBounds *tb, const TExpr *c);
+/* Is 0 <= idx < dim proven? */
+bool tir_bounds_inside(const TirBounds *tb, const TExpr *idx, const TExpr *dim);
+
 /* ------------------------------------------------------------ print_tir.c */
 
 typedef enum { TIR_MAIN, TIR_RELEASE } TirSpelling;
