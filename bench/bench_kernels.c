@@ -46,6 +46,7 @@
 
 #include "codegen.h"
 #include "gemm.h"
+#include "index_error.h"
 #include "pool.h"
 #include "rt_exec.h"
 #include "transform.h"
@@ -575,6 +576,8 @@ bench_tir(const char *name, int reps)
 		fprintf(stderr, "buffer mismatch\n");
 		return 1;
 	}
+	RlxIndexRec rec = {0}; /* the prim_func kernel's last buffer */
+	bufs[nb] = &rec;
 	double *t1 = calloc((size_t)reps, sizeof *t1);
 	double *t2 = calloc((size_t)reps, sizeof *t2);
 	for (int i = 0; i < 2; i++) {

@@ -2458,6 +2458,7 @@ cg_free(Codegen *cg)
 	for (int i = 0; i < cg->n; i++) {
 		free((char *)cg->kernels[i]->key);
 		free((char *)cg->kernels[i]->name);
+		free(cg->kernels[i]->sites);
 		free(cg->kernels[i]);
 	}
 	namemap_free(&cg->index);

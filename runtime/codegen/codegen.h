@@ -60,6 +60,14 @@ enum { CG_MAX_SCALARS = 4 };
 /* The kernel ABI; see the comment at the top of codegen.c. */
 typedef void (*CgFn)(void **buffers, const int64_t *dims);
 
+/* An index of a prim_func's access that its kernel checks at run time
+ * (codegen_tir.c): where it is written, the buffer, the axis. */
+typedef struct {
+	Span span;
+	const TBuf *buf;
+	int axis;
+} CgSite;
+
 typedef struct {
 	const char *name; /* the symbol in the JIT */
 	const char *key;  /* the signature it was made for */
@@ -72,6 +80,11 @@ typedef struct {
 	 * scalar_arg[i] for each i < nscalars, as an int64 */
 	int nscalars;
 	int scalar_arg[CG_MAX_SCALARS];
+	/* a prim_func's kernel (cg_tir_kernel): nout is 1, that last buffer
+	 * the RlxIndexRec (runtime/kernels/index_error.h) the kernel fills at
+	 * its first index outside its buffer, site i being sites[i] */
+	CgSite *sites;
+	int nsites;
 } CgKernel;
 
 typedef struct Codegen Codegen;
@@ -87,10 +100,15 @@ void cg_free(Codegen *cg);
 CgKernel *cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d);
 /*
  * The kernel of prim_func f (codegen_tir.c; R.call_tir): its buffers are
- * f's buffer parameters in parameter order, its dims each buffer's dims,
- * then one int64 per scalar parameter (a float's as a double's bits). The
+ * f's buffer parameters in parameter order (nin), then an RlxIndexRec
+ * (nout = 1), zeroed by the caller; its dims each buffer's dims, then
+ * one int64 per scalar parameter (a float's as a double's bits). The
  * caller checks the buffers against f's (rank, dtype, dims, symbolic
- * variables consistent) before calling. NULL with an error at the
+ * variables consistent) before calling. An index not proven inside its
+ * dimension is checked when it runs: one outside is recorded (site, value,
+ * extent; the first one) and replaced by the nearest index inside (an
+ * empty buffer's access goes to the record's spare bytes), so the kernel
+ * never reads or writes outside its buffers. NULL with an error at the
  * construct that cannot be lowered.
  */
 CgKernel *cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d);

@@ -47,11 +47,25 @@
  * rlx_gemm (runtime/kernels/gemm.h: products summed in float32, rounded
  * once) when it has work, else its loops.
  *
+ * Indices: every index of a load or a store that compiler/tir_bounds.c
+ * cannot prove inside its dimension (from the loops' ranges, the blocks'
+ * bindings, the T.where and if conditions around it) is compared with
+ * the dimension when it runs; one outside branches to a cold block that
+ * records it in the kernel's RlxIndexRec (its site: the buffer, the axis,
+ * the index's span; the value and the dimension) and goes on with the
+ * nearest index inside, so the kernel never touches memory outside its
+ * buffers; the executor turns the record into a located error unless
+ * index checks are off (rlx run --no-index-check: TVM's result wherever
+ * the value read outside is not used). Proven accesses cost nothing:
+ * LegalizeOps' elementwise ops, reductions and matrix products have none
+ * checked.
+ *
  * What is not lowered (asserts, handles, calls to external functions,
  * strided or offset buffers, a return value) is refused with an error at
  * its source location naming the construct.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +74,7 @@
 
 #include "codegen_impl.h"
 #include "gemm.h"
+#include "index_error.h"
 
 enum {
 	STACK_MAX = 64 << 10, /* scratch bytes on the stack at most */
@@ -99,6 +114,11 @@ typedef struct {
 	int nhoisted;
 	int no_gemm;        /* lowering a matrix product's loops as written */
 	const char *name;   /* the kernel's symbol */
+	TirBounds *tb;      /* what is proven about the variables bound */
+	TBuf recb;          /* the index record's pseudo-buffer (its pointer
+			     * travels with the buffers into outlined bodies) */
+	CgSite *sites;      /* the indices checked at run time */
+	int nsites, csites;
 } T;
 
 /* ------------------------------------------------------------ helpers */
@@ -311,6 +331,7 @@ idiv(KernelBuilder *k, LLVMValueRef a, LLVMValueRef b, bool uns, bool floor, boo
 /* ---------------------------------------------------------- expressions */
 
 static LLVMValueRef ex(T *t, const TExpr *e);
+static LLVMValueRef ex_i64(T *t, const TExpr *e);
 
 /* e as type ty. */
 static LLVMValueRef
@@ -320,11 +341,81 @@ ex_as(T *t, const TExpr *e, TType ty)
 	return v ? cvt(t->k, v, e->ty, ty) : NULL;
 }
 
-/* The element offset (i64) of buf[idx[0..n)]. */
+/* The number of a new checked index: idx of axis `axis` of b. */
+static int
+add_site(T *t, Span sp, const TBuf *b, int axis)
+{
+	if (t->nsites == t->csites) {
+		t->csites = t->csites ? 2 * t->csites : 16;
+		t->sites = realloc(t->sites, sizeof *t->sites * (size_t)t->csites);
+		if (!t->sites)
+			ir_bug("out of memory");
+	}
+	t->sites[t->nsites] = (CgSite){sp, b, axis};
+	return t->nsites++;
+}
+
+/*
+ * Index x (i64) of axis `axis` of bb, not proven inside its dimension d,
+ * checked: outside, a cold block records it (rlx_index_error) and goes on
+ * with the nearest index inside (0 when d <= 0, *empty then true, so that
+ * the access goes to the record's spare bytes). Returns the index to use.
+ */
 static LLVMValueRef
-offset(T *t, TBufB *bb, TExpr *const *idx, int n, Span sp)
+checked(T *t, TBufB *bb, int axis, LLVMValueRef x, Span sp, LLVMValueRef *empty)
 {
 	KernelBuilder *k = t->k;
+	LLVMBuilderRef b = k->b;
+	LLVMValueRef d = ex_i64(t, bb->b->shape[axis]);
+	if (!d)
+		return NULL;
+	int site = add_site(t, sp, bb->b, axis);
+	LLVMValueRef in = LLVMBuildAnd(b,
+		LLVMBuildICmp(b, LLVMIntSGE, x, cg_ci(k, 0), ""),
+		LLVMBuildICmp(b, LLVMIntSLT, x, d, ""), "");
+	LLVMBasicBlockRef hot = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef cold = LLVMAppendBasicBlockInContext(k->c, k->fn, "oob");
+	LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(k->c, k->fn, "oob.cont");
+	LLVMBuildCondBr(b, in, cont, cold);
+	LLVMPositionBuilderAtEnd(b, cold);
+	LLVMTypeRef pt[4] = {k->ptr, k->i64, k->i64, k->i64};
+	LLVMTypeRef ft = LLVMFunctionType(k->vd, pt, 4, false);
+	LLVMValueRef fn = LLVMGetNamedFunction(k->mod, "rlx_index_error");
+	if (!fn) {
+		fn = LLVMAddFunction(k->mod, "rlx_index_error", ft);
+		const char *attrs[] = {"cold", "nounwind"};
+		for (size_t i = 0; i < ARRAY_LEN(attrs); i++)
+			LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(k->c,
+					LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+	}
+	LLVMValueRef args[4] = {find_buf(t, &t->recb)->ptr, cg_ci(k, site), x, d};
+	LLVMBuildCall2(b, ft, fn, args, 4, "");
+	LLVMValueRef xc = cg_clampi(k, x, d);
+	LLVMValueRef e = LLVMBuildICmp(b, LLVMIntSLE, d, cg_ci(k, 0), "");
+	LLVMBasicBlockRef cold_end = LLVMGetInsertBlock(b);
+	LLVMBuildBr(b, cont);
+	LLVMPositionBuilderAtEnd(b, cont);
+	LLVMValueRef px = LLVMBuildPhi(b, k->i64, "");
+	LLVMValueRef vx[2] = {x, xc};
+	LLVMBasicBlockRef from[2] = {hot, cold_end};
+	LLVMAddIncoming(px, vx, from, 2);
+	LLVMValueRef pe = LLVMBuildPhi(b, k->i1, "");
+	LLVMValueRef ve[2] = {LLVMConstInt(k->i1, 0, 0), e};
+	LLVMAddIncoming(pe, ve, from, 2);
+	*empty = *empty ? LLVMBuildOr(b, *empty, pe, "") : pe;
+	return px;
+}
+
+/* The element offset (i64) of buf[idx[0..n)] and the address it is an
+ * offset from (*base): each index not proven inside its dimension is
+ * checked. */
+static LLVMValueRef
+offset(T *t, TBufB *bb, TExpr *const *idx, int n, Span sp, LLVMValueRef *base)
+{
+	KernelBuilder *k = t->k;
+	LLVMValueRef empty = NULL;
+	*base = bb->ptr;
 	if (n != bb->b->ndim) {
 		char what[96];
 		snprintf(what, sizeof what, "%s (%d dimensions) indexed with %d indices",
@@ -345,7 +436,17 @@ offset(T *t, TBufB *bb, TExpr *const *idx, int n, Span sp)
 		if (LLVMTypeOf(x) != k->i64)
 			x = is_unsigned(idx[i]->ty) ? LLVMBuildZExt(k->b, x, k->i64, "")
 						    : LLVMBuildSExt(k->b, x, k->i64, "");
+		if (!tir_bounds_inside(t->tb, idx[i], bb->b->shape[i]) &&
+		    !(x = checked(t, bb, i, x, idx[i]->span.line ? idx[i]->span : sp,
+				  &empty)))
+			return NULL;
 		off = cg_add(k, off, cg_mul(k, x, bb->st[i]));
+	}
+	if (empty) { /* an empty buffer: the record's spare bytes */
+		LLVMValueRef spare = LLVMBuildGEP2(k->b, k->i8, find_buf(t, &t->recb)->ptr,
+			(LLVMValueRef[]){cg_ci(k, offsetof(RlxIndexRec, spare))}, 1, "");
+		*base = LLVMBuildSelect(k->b, empty, spare, bb->ptr, "");
+		off = LLVMBuildSelect(k->b, empty, cg_ci(k, 0), off, "");
 	}
 	return off;
 }
@@ -359,28 +460,28 @@ need_buf(T *t, const TBuf *b, Span sp)
 	return bb;
 }
 
-/* Loads element off of bb as a value of its dtype. */
+/* Loads element off of bb (at base) as a value of its dtype. */
 static LLVMValueRef
-load(T *t, TBufB *bb, LLVMValueRef off)
+load(T *t, TBufB *bb, LLVMValueRef base, LLVMValueRef off)
 {
 	KernelBuilder *k = t->k;
 	if (bb->b->dtype == DT_F16)
 		return LLVMBuildLoad2(k->b, k->f16,
-			LLVMBuildInBoundsGEP2(k->b, k->f16, bb->ptr, &off, 1, ""), "");
-	Buf b = {.dt = bb->b->dtype, .ptr = bb->ptr};
+			LLVMBuildInBoundsGEP2(k->b, k->f16, base, &off, 1, ""), "");
+	Buf b = {.dt = bb->b->dtype, .ptr = base};
 	return cg_ld(k, &b, off);
 }
 
 static void
-store(T *t, TBufB *bb, LLVMValueRef off, LLVMValueRef v)
+store(T *t, TBufB *bb, LLVMValueRef base, LLVMValueRef off, LLVMValueRef v)
 {
 	KernelBuilder *k = t->k;
 	if (bb->b->dtype == DT_F16) {
 		LLVMBuildStore(k->b, v,
-			LLVMBuildInBoundsGEP2(k->b, k->f16, bb->ptr, &off, 1, ""));
+			LLVMBuildInBoundsGEP2(k->b, k->f16, base, &off, 1, ""));
 		return;
 	}
-	Buf b = {.dt = bb->b->dtype, .ptr = bb->ptr};
+	Buf b = {.dt = bb->b->dtype, .ptr = base};
 	cg_st(k, &b, off, v);
 }
 
@@ -397,7 +498,10 @@ ex_ite(T *t, const TExpr *e)
 	LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(k->c, k->fn, "ite.join");
 	LLVMBuildCondBr(k->b, c, bt, bf);
 	LLVMPositionBuilderAtEnd(k->b, bt);
+	TirBoundsMark m = tir_bounds_mark(t->tb);
+	tir_bounds_assume(t->tb, e->args[0]);
 	LLVMValueRef a = ex_as(t, e->args[1], e->ty);
+	tir_bounds_pop(t->tb, m);
 	if (!a)
 		return NULL;
 	LLVMBasicBlockRef at = LLVMGetInsertBlock(k->b);
@@ -694,10 +798,11 @@ ex(T *t, const TExpr *e)
 	}
 	case TE_LOAD: {
 		TBufB *bb = need_buf(t, e->buf, e->span);
-		LLVMValueRef off = bb ? offset(t, bb, e->args, e->n, e->span) : NULL;
+		LLVMValueRef base;
+		LLVMValueRef off = bb ? offset(t, bb, e->args, e->n, e->span, &base) : NULL;
 		if (!off)
 			return NULL;
-		return cvt(k, load(t, bb, off), e->buf->dtype, e->ty);
+		return cvt(k, load(t, bb, base, off), e->buf->dtype, e->ty);
 	}
 	case TE_NOT: {
 		LLVMValueRef a = ex_as(t, e->a, DT_BOOL);
@@ -1183,8 +1288,11 @@ static bool
 st_loop_body(T *t, const TStmt *s, LLVMValueRef i)
 {
 	int nv = t->nv, nb = t->nb, nh = t->nh;
+	TirBoundsMark m = tir_bounds_mark(t->tb);
 	bind(t, s->var, i);
+	tir_bounds_loop(t->tb, s->var, s->min, s->extent);
 	bool ok = st(t, s->inner);
+	tir_bounds_pop(t->tb, m);
 	if (ok)
 		free_to(t, nh);
 	t->nv = nv;
@@ -1260,6 +1368,7 @@ static bool
 run_init(T *t, const TStmt *b)
 {
 	int nv = t->nv;
+	TirBoundsMark m = tir_bounds_mark(t->tb);
 	for (int i = 0; i < b->niters; i++) {
 		const TIter *it = &b->iters[i];
 		LLVMValueRef v;
@@ -1271,8 +1380,15 @@ run_init(T *t, const TStmt *b)
 		if (!v)
 			return false;
 		bind(t, it->var, v);
+		if (it->kind != TI_REDUCE)
+			tir_bounds_let(t->tb, it->var, it->value);
+		else if (it->min)
+			tir_bounds_let(t->tb, it->var, it->min);
+		else
+			tir_bounds_point(t->tb, it->var, 0);
 	}
 	bool ok = st(t, b->init);
+	tir_bounds_pop(t->tb, m);
 	t->nv = nv;
 	return ok;
 }
@@ -1815,9 +1931,10 @@ st_for_loop(T *t, const TStmt *s)
 
 /* ---------------------------------------------------------- statements */
 
-/* Runs then() under cond c (i1): a branch around it. */
+/* Runs then() under cond c (i1; cx its expression when it has one,
+ * known to hold in then_): a branch around it. */
 static bool
-guarded(T *t, LLVMValueRef c, const TStmt *then_, const TStmt *else_)
+guarded(T *t, LLVMValueRef c, const TExpr *cx, const TStmt *then_, const TStmt *else_)
 {
 	KernelBuilder *k = t->k;
 	LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(k->c, k->fn, "if.then");
@@ -1825,7 +1942,11 @@ guarded(T *t, LLVMValueRef c, const TStmt *then_, const TStmt *else_)
 	LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(k->c, k->fn, "if.join");
 	LLVMBuildCondBr(k->b, c, bt, bf ? bf : bj);
 	LLVMPositionBuilderAtEnd(k->b, bt);
-	if (!st(t, then_))
+	TirBoundsMark m = tir_bounds_mark(t->tb);
+	tir_bounds_assume(t->tb, cx);
+	bool ok = st(t, then_);
+	tir_bounds_pop(t->tb, m);
+	if (!ok)
 		return false;
 	LLVMBuildBr(k->b, bj);
 	if (bf) {
@@ -1846,6 +1967,7 @@ st_block(T *t, const TStmt *s)
 {
 	KernelBuilder *k = t->k;
 	int nv = t->nv, nb = t->nb, nh = t->nh;
+	TirBoundsMark m = tir_bounds_mark(t->tb);
 	for (int i = 0; i < s->niters; i++) {
 		const TIter *it = &s->iters[i];
 		if (!it->value) {
@@ -1858,7 +1980,9 @@ st_block(T *t, const TStmt *s)
 		if (!v)
 			return false;
 		bind(t, it->var, v);
+		tir_bounds_let(t->tb, it->var, it->value);
 	}
+	tir_bounds_assume(t->tb, s->pred);
 	LLVMBasicBlockRef skip = NULL;
 	if (s->pred) {
 		LLVMValueRef c = ex_as(t, s->pred, DT_BOOL);
@@ -1891,7 +2015,7 @@ st_block(T *t, const TStmt *s)
 				return false;
 			c = LLVMBuildAnd(k->b, c, LLVMBuildICmp(k->b, LLVMIntEQ, v, mn, ""), "");
 		}
-		if (!guarded(t, c, s->init, NULL))
+		if (!guarded(t, c, NULL, s->init, NULL))
 			return false;
 	}
 	bool ra = t->reassoc;
@@ -1905,6 +2029,7 @@ st_block(T *t, const TStmt *s)
 		LLVMBuildBr(k->b, skip);
 		LLVMPositionBuilderAtEnd(k->b, skip);
 	}
+	tir_bounds_pop(t->tb, m);
 	t->nv = nv;
 	t->nb = nb;
 	return true;
@@ -1929,10 +2054,11 @@ st(T *t, const TStmt *s)
 	case TS_STORE: {
 		TBufB *bb = need_buf(t, s->buf, s->span);
 		LLVMValueRef v = bb ? ex_as(t, s->value, s->buf->dtype) : NULL;
-		LLVMValueRef off = v ? offset(t, bb, s->idx, s->nidx, s->span) : NULL;
+		LLVMValueRef base;
+		LLVMValueRef off = v ? offset(t, bb, s->idx, s->nidx, s->span, &base) : NULL;
 		if (!off)
 			return false;
-		store(t, bb, off, v);
+		store(t, bb, base, off, v);
 		return true;
 	}
 	case TS_LET: {
@@ -1942,14 +2068,17 @@ st(T *t, const TStmt *s)
 		if (!v)
 			return false;
 		int nv = t->nv;
+		TirBoundsMark m = tir_bounds_mark(t->tb);
 		bind(t, s->var, v);
+		tir_bounds_let(t->tb, s->var, s->value);
 		bool ok = st(t, s->inner);
+		tir_bounds_pop(t->tb, m);
 		t->nv = nv;
 		return ok;
 	}
 	case TS_IF: {
 		LLVMValueRef c = ex_as(t, s->cond, DT_BOOL);
-		return c && guarded(t, c, s->inner, s->else_);
+		return c && guarded(t, c, s->cond, s->inner, s->else_);
 	}
 	case TS_EVAL:
 		if (s->value->kind == TE_INT || s->value->kind == TE_FLOAT)
@@ -2011,8 +2140,12 @@ gen_tir(KernelBuilder *k, void *ctx)
 			LLVMValueRef v = LLVMBuildLoad2(k->b, k->i64,
 				LLVMBuildInBoundsGEP2(k->b, k->i64, dims, &o, 1, ""), "");
 			bind(t, x->var, cvt(k, v, DT_I64, x->var->ty));
+			tir_bounds_dim(t->tb, x->var);
 		}
 	}
+	/* the index record: a pseudo-buffer, so outlined bodies get it */
+	t->recb = (TBuf){.name = "(index record)", .dtype = DT_I8, .ndim = 0};
+	push_buf(t, &t->recb)->ptr = LLVMGetParam(k->fn, (unsigned)bi);
 	for (int i = 0; i < f->nparams; i++) {
 		const TVar *v = f->params[i].var;
 		if (f->params[i].buf)
@@ -2028,6 +2161,8 @@ gen_tir(KernelBuilder *k, void *ctx)
 		else
 			w = cvt(k, w, DT_I64, v->ty);
 		bind(t, v, w);
+		if (is_int(v->ty))
+			tir_bounds_sym(t->tb, v);
 	}
 	/* strides once every variable is bound */
 	for (int i = 0; i < t->nb; i++)
@@ -2071,23 +2206,28 @@ cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d)
 		return NULL;
 	}
 	k.nin = nbuf;
-	k.nout = 0;
+	k.nout = 1; /* the RlxIndexRec */
 	char what[96], name[128];
 	snprintf(what, sizeof what, "tir_%s", f->name);
 	cg_kernel_name(cg, what, name, sizeof name);
-	T t = {.f = f, .name = name};
+	T t = {.f = f, .name = name, .tb = tir_bounds_new()};
 	bool ok = cg_build(&k, name, gen_tir, &t);
 	LLVMDisposeBuilder(k.b);
 	free(t.vars);
 	free(t.bufs);
 	free(t.heap);
+	tir_bounds_free(t.tb);
 	if (!ok) {
 		for (int i = 0; i < t.nouts && i < 64; i++)
 			LLVMDeleteFunction(t.outs[i]);
 		for (int i = 0; i < t.nbody; i++)
 			LLVMDeleteFunction(t.bodies[i]);
+		free(t.sites);
 		free(ks);
 		return NULL;
 	}
-	return cg_register(cg, &k, ks, name, ndims);
+	CgKernel *kn = cg_register(cg, &k, ks, name, ndims);
+	kn->sites = t.sites;
+	kn->nsites = t.nsites;
+	return kn;
 }

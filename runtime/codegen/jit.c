@@ -70,6 +70,7 @@
 
 #include "codegen.h"
 #include "gemm.h"
+#include "index_error.h"
 #include "pool.h"
 #include "rt.h"
 #include "sort.h"
@@ -113,7 +114,8 @@ take_error(LLVMErrorRef e, const char *what, char *err, size_t errlen)
 }
 
 /* Defines the runtime helpers kernels call (rlx_parallel_for, rlx_gemm, the
- * sort of runtime/kernels/sort.c) in the main JITDylib; false with a message. */
+ * sort of runtime/kernels/sort.c, rlx_index_error) in the main JITDylib;
+ * false with a message. */
 static bool
 define_runtime(Jit *jit, char *err, size_t errlen)
 {
@@ -124,6 +126,7 @@ define_runtime(Jit *jit, char *err, size_t errlen)
 		{"rlx_parallel_for", (void (*)(void))rlx_parallel_for},
 		{"rlx_gemm", (void (*)(void))rlx_gemm},
 		{"rlx_sort_row", (void (*)(void))rlx_sort_row},
+		{"rlx_index_error", (void (*)(void))rlx_index_error},
 	};
 	LLVMOrcCSymbolMapPair sym[ARRAY_LEN(helpers)];
 	for (size_t i = 0; i < ARRAY_LEN(helpers); i++)

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "index_error.h"
 #include "op_attr.h"
 
 /* A running function. */
@@ -1529,7 +1530,7 @@ call_tir(Frame *fr, Step *st, const char *who, RtValue **out)
 		goto done;
 	}
 	/* the buffers, in parameter order; aligned (a copy when not) */
-	void *ptr[MAX_BUFS];
+	void *ptr[MAX_BUFS + 1];
 	int nb = 0;
 	for (int i = 0; i < nargs; i++) {
 		if (!f->params[i].buf)
@@ -1548,12 +1549,30 @@ call_tir(Frame *fr, Step *st, const char *who, RtValue **out)
 		hold[nhold++] = al;
 		ptr[nb++] = al->t->data;
 	}
-	if (nb != st->k->nin) {
+	if (nb != st->k->nin || st->k->nout != 1) {
 		rt_error(fr->e, "%s: %d buffers for a kernel of %d (executor bug)",
 			 who, nb, st->k->nin);
 		goto done;
 	}
+	RlxIndexRec rec = {0};
+	ptr[nb] = &rec;
 	st->k->fn(ptr, dims);
+	if (rec.site && !fr->p->no_index_check) {
+		/* an index the kernel checked was outside (the kernel used the
+		 * nearest one inside): located at that index */
+		const CgSite *s = rec.site <= st->k->nsites ? &st->k->sites[rec.site - 1]
+							     : NULL;
+		if (s) {
+			rt_error(fr->e, "prim_func %s: index %lld of %s's axis %d is "
+				 "outside [0, %lld)", f->name, (long long)rec.value,
+				 s->buf->name, s->axis, (long long)rec.extent);
+			fr->e->span = s->span;
+		} else {
+			rt_error(fr->e, "%s: prim_func %s: an index outside its buffer "
+				 "(site %lld)", who, f->name, (long long)rec.site);
+		}
+		goto done;
+	}
 	if (nout == 1) {
 		res = rt_value_retain(outs[0]);
 	} else {
