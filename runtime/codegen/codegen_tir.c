@@ -1552,9 +1552,19 @@ match_gemm(const TStmt *s, Mm *mm)
 			tb = true;
 		else
 			continue;
-		/* the reduction runs over A's last dim; i, j over C's */
+		/* the reduction runs over A's last dim; i, j over C's, and
+		 * over A's and B's (rlx_gemm reads them all: they must be
+		 * the loops' extents) */
 		if (!tir_expr_same(A->shape[A->ndim - 1], rx) ||
-		    !tir_expr_same(B->shape[B->ndim - (tb ? 1 : 2)], rx))
+		    !tir_expr_same(B->shape[B->ndim - (tb ? 1 : 2)], rx) ||
+		    !tir_expr_same(A->shape[A->ndim - 2], spx[nb]) ||
+		    !tir_expr_same(B->shape[B->ndim - (tb ? 2 : 1)], spx[nb + 1]))
+			continue;
+		bool same = true;
+		for (int d = 0; d < nb; d++)
+			same = same && (!ab || tir_expr_same(A->shape[d], spx[d])) &&
+			       (!bbt || tir_expr_same(B->shape[d], spx[d]));
+		if (!same)
 			continue;
 		*mm = (Mm){A, B, c, tb, nb, ab, bbt};
 		return true;
