@@ -822,7 +822,11 @@ plan_what(const Step *st, StrBuf *b)
 		return;
 	}
 	if (st->prim) {
-		sb_printf(b, "kernel %s (prim_func %s)", st->k->name, st->prim->name);
+		sb_printf(b, "kernel %s (prim_func %s", st->k->name, st->prim->name);
+		if (st->k->nsites)
+			sb_printf(b, "; %d ind%s checked when it runs", st->k->nsites,
+				  st->k->nsites == 1 ? "ex" : "ices");
+		sb_putc(b, ')');
 		return;
 	}
 	if (st->k) {

@@ -13,8 +13,11 @@ arguments; in float32, float16, bfloat16, int32 (and others where they
 apply), on sizes 0, 1, odd and large (large ones take the thread pool).
 Then the entry checks (rank, dtype, dimension, inconsistent symbolic
 variable, output annotation against the buffer): each a located error
-naming the prim_func, the parameter and both shapes, exit 1. Under ASan
-(make test) an out-of-bounds access fails the run.
+naming the prim_func, the parameter and both shapes, exit 1. Then indices
+outside their buffers (a constant, a loop variable's, over a symbolic
+dimension, one loaded from another buffer, an empty buffer): each a
+located error, and with --no-index-check a run on clamped indices. Under
+ASan (make test) an out-of-bounds access fails the run.
 """
 import os
 import sys
@@ -791,7 +794,129 @@ def main():
         return c
 ''', {"a": rnd("float32", (4,))}, ["m.py:10:17: error: R.call_dps_packed(\"my_kernel\"): rlx knows no packed "
                                               "function of that name"])
+        index_checks(r, t)
     t.done()
+
+
+def index_checks(r, t):
+    """Indices outside their buffers: each a located error naming the
+    prim_func, the buffer, the axis, the value and the range, exit 1; with
+    --no-index-check the run ends (the nearest index inside is used, never
+    an access outside) with the result NumPy computes from clamped indices.
+    The plan counts the indices checked when the kernel runs."""
+    def mainf(params, call, out, syms="n"):
+        return '''    @R.function
+    def main(%s):
+        %s = %s
+        cls = Module
+        with R.dataflow():
+            c = R.call_tir(%s, out_sinfo=%s)
+            R.output(c)
+        return c
+''' % (params, syms, ", ".join(["T.int64()"] * len(syms.split(","))), call, out)
+
+    def run(name, prim, mn, inputs, want_err, want_nocheck):
+        """want_err: the error's text; want_nocheck: the output with
+        --no-index-check (None: exit 0 is enough)."""
+        rc, _, se = r.run(prim, mn, inputs)
+        t.ok(rc == 1 and want_err in se and "Sanitizer" not in se, name + ": located error",
+             "exit %d, stderr:\n%s\nwanted: %s" % (rc, se, want_err))
+        out = os.path.join(r.tmp, "nc%d.npy" % r.n)
+        rc, _, se = r.run(prim, mn, inputs, ["--no-index-check", "-o", out])
+        ok = rc == 0 and "Sanitizer" not in se
+        why = "exit %d\n%s" % (rc, se)
+        if ok and want_nocheck is not None:
+            got = np.load(out)
+            ok = got.shape == want_nocheck.shape and np.array_equal(got, want_nocheck)
+            why = "got %s, expected %s" % (got, want_nocheck)
+        t.ok(ok, name + ": --no-index-check runs, clamped", why)
+
+    a5 = rnd("float32", (5,))
+    # a constant index, stored to (no blocks, as lowered code)
+    prim = '''    @T.prim_func(private=True)
+    def put(A: T.Buffer((T.int64(5),), "float32"), B: T.Buffer((T.int64(5),), "float32")):
+        for i in range(T.int64(5)):
+            B[i] = A[i]
+        B[T.int64(5)] = T.float32(1)
+
+'''
+    w = a5.copy()
+    w[4] = 1
+    run("constant index, store", prim,
+        mainf('a: R.Tensor((5,), "float32")', "cls.put, (a,)", 'R.Tensor((5,), "float32")'),
+        {"a": a5}, "m.py:11:11: error: prim_func put: index 5 of B's axis 0 is outside [0, 5)", w)
+
+    # an index that depends on the loop variable
+    prim = '''    @T.prim_func(private=True)
+    def shift(A: T.Buffer((T.int64(5),), "float32"), B: T.Buffer((T.int64(5),), "float32")):
+        for i in range(T.int64(5)):
+            with T.block("b"):
+                vi = T.axis.spatial(T.int64(5), i)
+                B[vi] = A[vi + T.int64(2)]
+
+'''
+    run("loop-dependent index, load", prim,
+        mainf('a: R.Tensor((5,), "float32")', "cls.shift, (a,)", 'R.Tensor((5,), "float32")'),
+        {"a": a5}, "m.py:12:27: error: prim_func shift: index 5 of A's axis 0 is outside [0, 5)",
+        a5[np.minimum(np.arange(5) + 2, 4)])
+
+    # a symbolic dimension; large, so that the loop is split over threads
+    prim = '''    @T.prim_func(private=True)
+    def next_(var_A: T.handle, var_B: T.handle):
+        n = T.int64()
+        A = T.match_buffer(var_A, (n,), "float32")
+        B = T.match_buffer(var_B, (n,), "float32")
+        for i in range(n):
+            with T.block("b"):
+                vi = T.axis.spatial(n, i)
+                B[vi] = A[vi + T.int64(1)] * T.float32(2)
+
+'''
+    mn = mainf('a: R.Tensor(("n",), "float32")', "cls.next_, (a,)", 'R.Tensor((n,), "float32")')
+    for n in [4, 200000]:
+        a = rnd("float32", (n,))
+        run("symbolic dimension n=%d" % n, prim, mn, {"a": a},
+            "m.py:15:27: error: prim_func next_: index %d of A's axis 0 is outside [0, %d)"
+            % (n, n), a[np.minimum(np.arange(n) + 1, n - 1)] * 2)
+
+    # an index loaded from another buffer (a gather)
+    prim = '''    @T.prim_func(private=True)
+    def gather(var_A: T.handle, var_I: T.handle, var_B: T.handle):
+        n, m = T.int64(), T.int64()
+        A = T.match_buffer(var_A, (n,), "float32")
+        I_ = T.match_buffer(var_I, (m,), "int32")
+        B = T.match_buffer(var_B, (m,), "float32")
+        for i in range(m):
+            with T.block("b"):
+                vi = T.axis.spatial(m, i)
+                B[vi] = A[I_[vi]]
+
+'''
+    mn = mainf('a: R.Tensor(("n",), "float32"), ix: R.Tensor(("m",), "int32")',
+               "cls.gather, (a, ix)", 'R.Tensor((m,), "float32")', "n, m")
+    for ix, bad in [([0, 4, 7, 2], 7), ([3, -1, 0], -1)]:
+        ix = np.array(ix, "int32")
+        run("index from a buffer (%d)" % bad, prim, mn, {"a": a5, "ix": ix},
+            "m.py:16:27: error: prim_func gather: index %d of A's axis 0 is outside [0, 5)" % bad,
+            a5[np.clip(ix, 0, 4)])
+    ix = np.array([4, 0, 3, 3, 1], "int32")
+    r.check("index from a buffer, inside", prim, mn, {"a": a5, "ix": ix}, [a5[ix]], ["float32"])
+
+    # an empty buffer: no index is inside
+    prim = '''    @T.prim_func(private=True)
+    def first(var_A: T.handle, B: T.Buffer((T.int64(3),), "float32")):
+        n = T.int64()
+        A = T.match_buffer(var_A, (n,), "float32")
+        for i in range(T.int64(3)):
+            B[i] = A[T.int64(0)]
+
+'''
+    mn = mainf('a: R.Tensor(("n",), "float32")', "cls.first, (a,)", 'R.Tensor((3,), "float32")')
+    run("empty buffer", prim, mn, {"a": rnd("float32", (0,))},
+        "m.py:12:22: error: prim_func first: index 0 of A's axis 0 is outside [0, 0)", None)
+    rc, so, se = r.run(prim, mn, {}, ["--print-plan"])
+    t.ok(rc == 0 and "(prim_func first; 1 index checked when it runs)" in so,
+         "--print-plan counts the indices checked", so + se)
 
 
 if __name__ == "__main__":
