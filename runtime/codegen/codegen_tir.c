@@ -1758,8 +1758,9 @@ tile_offsets(T *t, const TStmt *s, const TExpr *x, LLVMValueRef j, LLVMValueRef 
 		bind(t, b->iters[q].var, v);
 	}
 	TBufB *ib = need_buf(t, x->buf, x->span), *ob = need_buf(t, st_->buf, st_->span);
-	*loff = ib ? offset(t, ib, x->args, x->n, x->span) : NULL;
-	*soff = ob && *loff ? offset(t, ob, st_->idx, st_->nidx, st_->span) : NULL;
+	LLVMValueRef base; /* the buffer's own: tile_proven holds */
+	*loff = ib ? offset(t, ib, x->args, x->n, x->span, &base) : NULL;
+	*soff = ob && *loff ? offset(t, ob, st_->idx, st_->nidx, st_->span, &base) : NULL;
 	t->nv = nv;
 	return *soff != NULL;
 }
@@ -1809,6 +1810,22 @@ tile_vectors(T *t, const TStmt *s, const TExpr *x, LLVMValueRef j0, LLVMValueRef
 	return true;
 }
 
+/* Are the load x and the store of transposing copy s proven inside their
+ * buffers (tir_bounds.c; its loops and block registered)? A vector moves
+ * TILE elements from one index computed: only proven indices may. */
+static bool
+tile_proven(T *t, const TStmt *s, const TExpr *x)
+{
+	const TStmt *st_ = tile_store(s);
+	for (int i = 0; i < x->n && i < x->buf->ndim; i++)
+		if (!tir_bounds_inside(t->tb, x->args[i], x->buf->shape[i]))
+			return false;
+	for (int i = 0; i < st_->nidx && i < st_->buf->ndim; i++)
+		if (!tir_bounds_inside(t->tb, st_->idx[i], st_->buf->shape[i]))
+			return false;
+	return x->n == x->buf->ndim && st_->nidx == st_->buf->ndim;
+}
+
 /* The transposing copy s (tile_ok) over j in [jlo, jhi): tiles of TILE
  * j by TILE l, j outer in a tile, l inner (the stores contiguous); a full
  * tile of a plain copy as vectors (tile_vectors). */
@@ -1837,7 +1854,15 @@ st_tiled(T *t, const TStmt *s, LLVMValueRef jlo, LLVMValueRef jhi)
 	LLVMValueRef la = cg_add(k, l0, cg_mul(k, lt, tile));
 	LLVMValueRef lb = cg_imin(k, cg_add(k, la, tile), l1);
 #undef TILES
+	/* what the bounds know over the loops (j runs in a part of s's range) */
+	TirBoundsMark m = tir_bounds_mark(t->tb);
+	tir_bounds_loop(t->tb, s->var, s->min, s->extent);
+	tir_bounds_loop(t->tb, l->var, l->min, l->extent);
+	for (int q = 0; q < l->inner->niters; q++)
+		tir_bounds_let(t->tb, l->inner->iters[q].var, l->inner->iters[q].value);
 	const TExpr *cp = tile_copy(s);
+	if (cp && !tile_proven(t, s, cp))
+		cp = NULL;
 	LLVMBasicBlockRef join = NULL;
 	if (cp) { /* a full tile: vectors; else element by element */
 		LLVMBasicBlockRef bv = LLVMAppendBasicBlockInContext(k->c, k->fn, "tile.v");
@@ -1871,6 +1896,7 @@ st_tiled(T *t, const TStmt *s, LLVMValueRef jlo, LLVMValueRef jhi)
 	}
 	cg_loop_end(k, &ll);
 	cg_loop_end(k, &lj);
+	tir_bounds_pop(t->tb, m);
 	return true;
 }
 
