@@ -13,7 +13,7 @@ mkdir -p "$out/gen"
 cc=${CC:-clang}
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-std=c17 -g -O1 -D_GNU_SOURCE -fno-omit-frame-pointer $san \
-	-I$src/compiler -I$src/grammar -I$src/passes -I$out/gen"
+	-I$src/include -I$src/compiler -I$src/grammar -I$src/passes -I$out/gen"
 
 flex --outfile="$out/gen/lexer.c" --header-file="$out/gen/lexer.h" \
 	"$src/grammar/lexer.l"
@@ -21,7 +21,7 @@ bison --defines="$out/gen/parser.h" --output="$out/gen/parser.c" \
 	"$src/grammar/parser.y"
 
 # the op table's parameter slots (op_params.h, .c), as meson generates them
-$cc -std=c17 -D_GNU_SOURCE -DRLX_OPS_WITHOUT_RULES -I"$src/compiler" \
+$cc -std=c17 -D_GNU_SOURCE -DRLX_OPS_WITHOUT_RULES -I"$src/include" -I"$src/compiler" \
 	"$src/compiler/gen_params.c" "$src/compiler/ops.c" "$src/compiler/util.c" \
 	-ljansson -lxxhash -lm -lpthread -o "$out/gen/gen_params"
 "$out/gen/gen_params" "$out/gen/op_params.h" "$out/gen/op_params.c"

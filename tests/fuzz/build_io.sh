@@ -13,7 +13,7 @@ mkdir -p "$out/io"
 cc=${CC:-clang}
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-std=c17 -g -O1 -D_GNU_SOURCE -fno-omit-frame-pointer $san \
-	-Wall -Wextra -Wno-unused-parameter -I$src/compiler -I$src/runtime/base -I$src/runtime/io"
+	-Wall -Wextra -Wno-unused-parameter -I$src/include -I$src/compiler -I$src/runtime/base -I$src/runtime/io"
 
 objs=""
 for f in runtime/base/tensor.c runtime/base/bufpool.c runtime/base/atomic_file.c runtime/base/input_file.c runtime/io/safetensors.c runtime/io/npy.c \

@@ -325,7 +325,7 @@ def layout_test(tap):
     runtime = os.path.join(SRCDIR, "runtime")
     layers = ["runtime/" + l for l in sorted(os.listdir(runtime))
               if os.path.isdir(os.path.join(runtime, l))]
-    for d in ["compiler", "grammar", "passes"] + layers + ["cli"]:
+    for d in ["include", "compiler", "grammar", "passes"] + layers + ["cli"]:
         for f in sorted(os.listdir(os.path.join(SRCDIR, d))):
             stem, ext = os.path.splitext(f)
             if ext not in (".c", ".h", ".l", ".y", ".def"):
