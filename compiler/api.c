@@ -1,7 +1,9 @@
 /*
  * api.c — the public interface (rlx.h) over the IR: modules, the verifier,
- * the printer, equality. Each layer implements its own part of rlx.h:
- * rlx_parse is grammar/parse.c's, rlx_run_passes passes/pipeline.c's.
+ * the printers, equality. Each layer implements its own part of rlx.h:
+ * rlx_parse is grammar/parse.c's, rlx_run_passes and the pass table
+ * passes/pipeline.c's, rlx_print_dot passes/graph.c's; the diagnostics
+ * are compiler/diag.c's, rlx_suggest compiler/util.c's.
  */
 #include <stdlib.h>
 
@@ -27,10 +29,20 @@ char *
 rlx_print(const rlx_module *m, const rlx_print_options *opts)
 {
 	PrintOpts o = {0};
-	if (opts)
+	if (opts) {
 		o.tvm_names = opts->tvm_names;
+		o.tir = opts->tir_release ? TIR_RELEASE : TIR_MAIN;
+	}
 	StrBuf b = {0};
 	print_module(&b, m, &o);
+	return sb_take(&b);
+}
+
+char *
+rlx_print_json(const rlx_module *m)
+{
+	StrBuf b = {0};
+	print_module_json(&b, m);
 	return sb_take(&b);
 }
 

@@ -104,18 +104,25 @@ diag_verror(Diags *d, Span sp, const char *fmt, va_list ap)
 	diag_add(d, DIAG_ERROR, sp, fmt, ap);
 }
 
-void
-diag_file(Diags *d, DiagLevel level, const char *file, const char *fmt, ...)
+static void
+diag_vfile(Diags *d, DiagLevel level, const char *file, const char *fmt,
+	   va_list ap)
 {
 	const Source *src = d->src;
 	d->src = NULL;
-	va_list ap;
-	va_start(ap, fmt);
 	diag_add(d, level, (Span){0, 0, 0}, fmt, ap);
-	va_end(ap);
 	d->src = src;
 	if (file)
 		d->items[d->n - 1].file = xstrdup(file);
+}
+
+void
+diag_file(Diags *d, DiagLevel level, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vfile(d, level, file, fmt, ap);
+	va_end(ap);
 }
 
 void
@@ -137,13 +144,13 @@ diag_note(Diags *d, Span sp, const char *fmt, ...)
 }
 
 static void
-print_one(const DiagEntry *e, FILE *out)
+print_one(const DiagEntry *e, const char *program, FILE *out)
 {
 	const char *kind = e->level == DIAG_ERROR     ? "error"
 			   : e->level == DIAG_WARNING ? "warning"
 						      : "note";
 	if (!e->file) {
-		fprintf(out, "rlx: %s: %s\n", kind, e->msg);
+		fprintf(out, "%s: %s: %s\n", program, kind, e->msg);
 		return;
 	}
 	if (e->span.line <= 0) {
@@ -194,7 +201,7 @@ diag_print_some(const Diags *d, FILE *out, bool warnings, int n)
 			break;
 		if (d->items[i].level == DIAG_WARNING && !warnings)
 			continue;
-		print_one(&d->items[i], out);
+		print_one(&d->items[i], d->program ? d->program : "rlx", out);
 	}
 	if (d->nerrors > DIAG_PRINT_LIMIT)
 		fprintf(out, "rlx: %d more errors not shown (%d in all)\n",
@@ -204,7 +211,7 @@ diag_print_some(const Diags *d, FILE *out, bool warnings, int n)
 void
 diag_print(const Diags *d, FILE *out)
 {
-	diag_print_some(d, out, true, d->n);
+	diag_print_some(d, out, !d->hide_warnings, d->n);
 }
 
 void
@@ -235,6 +242,7 @@ rlx_diags_free(rlx_diags *d)
 		return;
 	diag_clear(d);
 	free(d->items);
+	free(d->program);
 	free(d);
 }
 
@@ -254,4 +262,38 @@ void
 rlx_diags_print(const rlx_diags *d, FILE *out)
 {
 	diag_print(d, out);
+}
+
+void
+rlx_diags_set_program(rlx_diags *d, const char *program)
+{
+	free(d->program);
+	d->program = program ? strdup(program) : NULL;
+}
+
+void
+rlx_diags_show_warnings(rlx_diags *d, bool show)
+{
+	d->hide_warnings = !show;
+}
+
+void
+rlx_diags_error(rlx_diags *d, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vfile(d, DIAG_ERROR, file, fmt, ap);
+	va_end(ap);
+}
+
+char *
+rlx_diags_take_last_error(rlx_diags *d)
+{
+	if (!d->n || d->items[d->n - 1].level != DIAG_ERROR)
+		return NULL;
+	DiagEntry *e = &d->items[--d->n];
+	d->nerrors--;
+	free(e->file);
+	free(e->line_text);
+	return e->msg;
 }

@@ -206,6 +206,9 @@ struct rlx_diags {
 	const char *memo_text;
 	int memo_line;
 	size_t memo_off;
+	char *program;       /* printed for a diagnostic about no file
+			      * (malloc'ed; NULL: "rlx") */
+	bool hide_warnings;  /* diag_print leaves warnings out */
 };
 
 /* Errors diag_print shows (with their notes) before a count of the rest. */
@@ -217,14 +220,16 @@ void diag_note(Diags *d, Span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void diag_verror(Diags *d, Span sp, const char *fmt, va_list ap);
 /* A diagnostic about a file as a whole (`FILE: error: MSG`; without a file,
- * `rlx: error: MSG`), whatever d->src is: the runtime's channel for
- * checkpoints, caches and outputs. */
+ * `PROGRAM: error: MSG`, PROGRAM "rlx" or rlx_diags_set_program's),
+ * whatever d->src is: the runtime's channel for checkpoints, caches and
+ * outputs. */
 void diag_file(Diags *d, DiagLevel level, const char *file,
 	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* FILE:LINE:COL: error: MSG, the source line, a caret line (GCC style). */
 void diag_print(const Diags *d, FILE *out);
 /* The first n entries, warnings only when `warnings`. */
 void diag_print_some(const Diags *d, FILE *out, bool warnings, int n);
+/* Frees the entries; d stays usable, empty. */
 void diag_clear(Diags *d);
 
 /* ----------------------------------------------------------------- dtype */

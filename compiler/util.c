@@ -544,6 +544,15 @@ suggest_offer(Suggest *s, const char *name)
 	}
 }
 
+const char *
+rlx_suggest(const char *want, const char *const *names, int n)
+{
+	Suggest s = {.want = want};
+	for (int i = 0; i < n; i++)
+		suggest_offer(&s, names[i]);
+	return s.best;
+}
+
 /* --------------------------------------------------------------- text */
 
 /* The length of the valid UTF-8 sequence at p (n bytes left), 0 if none.

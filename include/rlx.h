@@ -28,8 +28,27 @@ int rlx_diags_errors(const rlx_diags *d);
 int rlx_diags_warnings(const rlx_diags *d);
 /* Writes `FILE:LINE:COL: error: MSG` (or `warning:`), the source line and a caret, for
  * the first 50 errors (with their notes), then a count of the rest;
- * rlx_diags_errors counts them all. */
+ * rlx_diags_errors counts them all. A diagnostic about a file as a whole
+ * is written `FILE: error: MSG`, one about no file `PROGRAM: error: MSG`. */
 void rlx_diags_print(const rlx_diags *d, FILE *out);
+/* The PROGRAM of the diagnostics that name no file (default "rlx"; a
+ * command line gives its command: "rlx run"); copied. */
+void rlx_diags_set_program(rlx_diags *d, const char *program);
+/* Whether rlx_diags_print writes warnings (default true); they are counted
+ * either way. */
+void rlx_diags_show_warnings(rlx_diags *d, bool show);
+/* Adds an error about the file `file` as a whole (`FILE: error: MSG`), or
+ * with file NULL about none (`PROGRAM: error: MSG`): the program's own
+ * errors, reported the one way the library reports its. fmt as printf's;
+ * control bytes of the message are escaped when printed. */
+void rlx_diags_error(rlx_diags *d, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* When the last diagnostic of d is an error: its message (malloc'ed, the
+ * caller frees), removed from d; else NULL. The library reports an
+ * option that names what the module does not have (RLX_EOPTIONS of
+ * rlx_runtime.h) last, so that a command line can show it as a usage
+ * error instead. */
+char *rlx_diags_take_last_error(rlx_diags *d);
 
 /*
  * Parses TVMScript (the Relax dialect), normalizes it, infers struct info
@@ -45,10 +64,18 @@ int rlx_verify(rlx_module *m, rlx_diags *d);
 
 typedef struct {
 	bool tvm_names; /* rename dotted names so that TVM can parse the text */
+	bool tir_release; /* prim_funcs as TVM releases write them (T.block,
+			   * T.alloc_buffer), not as TVM main does (T.sblock,
+			   * s_tir=True) */
 } rlx_print_options;
 
 /* The module as TVMScript; malloc'ed, the caller frees. opts may be NULL. */
 char *rlx_print(const rlx_module *m, const rlx_print_options *opts);
+/* The module as JSON, the IR for tools (docs/formats.md); malloc'ed. */
+char *rlx_print_json(const rlx_module *m);
+/* The dataflow graph of each function in Graphviz dot, the bindings that
+ * lift-transform-params would move drawn apart; malloc'ed. */
+char *rlx_print_dot(const rlx_module *m);
 
 /* Structural equality (alpha-equivalence; names too when `names`). When the
  * modules differ and why != NULL, *why receives a malloc'ed message locating
@@ -63,6 +90,16 @@ bool rlx_equal(const rlx_module *a, const rlx_module *b, bool names,
  * names included).
  */
 int rlx_run_passes(rlx_module *m, const char *passes, rlx_diags *d);
+/* The passes rlx_run_passes knows, in the pipeline table's order: the
+ * name of pass i (kebab-case) and one line saying what it does; NULL when
+ * i is out of range. */
+const char *rlx_pass_name(int i);
+const char *rlx_pass_doc(int i);
+
+/* Of the n names, the one closest to `want` that want may be a
+ * misspelling of (the library's own "did you mean" rule; never want
+ * itself), or NULL when none is close enough. */
+const char *rlx_suggest(const char *want, const char *const *names, int n);
 
 const char *rlx_version(void);
 

@@ -197,3 +197,12 @@ graph_dot(StrBuf *b, Module *m)
 	free(lifted);
 	sb_puts(b, "}\n");
 }
+
+/* rlx.h */
+char *
+rlx_print_dot(const rlx_module *m)
+{
+	StrBuf b = {0};
+	graph_dot(&b, (Module *)m);
+	return sb_take(&b);
+}

@@ -83,6 +83,15 @@ int pass_run(Module *m, const Pass *const *passes, int n, const PassOptions *o,
 	     Diags *d, void (*after)(const Pass *p, const Module *m, void *ctx),
 	     void *ctx);
 
+/* Runs the passes named in `names`, comma-separated ("lift": the lift
+ * pipeline without bind-params), as pass_run; an unknown name is an error
+ * (with the closest known one) and nothing runs. rlx_run_passes and
+ * rlx_run_passes_with (runtime/engine/func.c) are this. */
+int pass_run_names(Module *m, const char *names, const PassOptions *o,
+		   Diags *d,
+		   void (*after)(const Pass *p, const Module *m, void *ctx),
+		   void *ctx);
+
 /* lift_transform_params.c: true for the names lifting gives transforms
  * (`F_transform_params`, `transform_params`); such functions are not lifted. */
 bool pass_is_transform(const Func *f);

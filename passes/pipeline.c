@@ -135,9 +135,10 @@ pass_lift_pipeline(const Pass **out, bool with_bind, bool tidy)
 	return n;
 }
 
-/* rlx.h: passes by name, comma-separated; "lift" is the lift pipeline. */
 int
-rlx_run_passes(rlx_module *m, const char *names, rlx_diags *d)
+pass_run_names(Module *m, const char *names, const PassOptions *o, Diags *d,
+	       void (*after)(const Pass *p, const Module *m, void *ctx),
+	       void *ctx)
 {
 	const Pass *list[64];
 	int n = 0;
@@ -168,6 +169,25 @@ rlx_run_passes(rlx_module *m, const char *names, rlx_diags *d)
 	free(copy);
 	if (errors)
 		return errors;
+	return pass_run(m, list, n, o, d, after, ctx);
+}
+
+/* rlx.h: passes by name, comma-separated; "lift" is the lift pipeline. */
+int
+rlx_run_passes(rlx_module *m, const char *names, rlx_diags *d)
+{
 	PassOptions o = {.verify_each = true};
-	return pass_run(m, list, n, &o, d, NULL, NULL);
+	return pass_run_names(m, names, &o, d, NULL, NULL);
+}
+
+const char *
+rlx_pass_name(int i)
+{
+	return i >= 0 && i < (int)ARRAY_LEN(passes) ? passes[i].name : NULL;
+}
+
+const char *
+rlx_pass_doc(int i)
+{
+	return i >= 0 && i < (int)ARRAY_LEN(passes) ? passes[i].doc : NULL;
 }
