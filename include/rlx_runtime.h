@@ -11,13 +11,20 @@
  *                     out field by field or kept (`rlx run`)
  *   rlx_lift          the lift pipeline with --bind values, some read from
  *                     .npy files (`rlx lift`)
+ *   rlx_run_passes_with  passes by name with those --bind values and a look
+ *                     at the module after each (`rlx dump`)
+ *   rlx_write_file    a file written whole or not at all (`rlx lift -o`)
+ *   rlx_install_signal_handlers  for a program: what the library's files
+ *                     need of signals
  *
  * Each takes the module's text (as rlx_parse does), reports every error and
  * warning into an rlx_diags (rlx.h), and returns a status: RLX_OK, RLX_EINPUT
  * (the input is wrong: the module, the checkpoint, a file), RLX_EOPTIONS
- * (an option names what the module does not have) or, under mpirun only,
- * RLX_EABORT (below). Nothing here prints, exits or changes process-wide
- * settings; the caller decides what to show and when the process ends.
+ * (an option names what the module does not have; its error is the last
+ * of d, rlx_diags_take_last_error) or, under mpirun only, RLX_EABORT
+ * (below). Nothing here prints, exits or changes process-wide settings
+ * (but rlx_install_signal_handlers, which a program calls when it wants
+ * them); the caller decides what to show and when the process ends.
  *
  * MPI. rlx_transform (distributed) and rlx_run under mpirun initialize MPI
  * and leave it initialized when they return, so that the caller can print
@@ -215,6 +222,47 @@ typedef struct {
 rlx_module *rlx_lift(const char *filename, const char *text, size_t len,
 		     const rlx_lift_options *o, rlx_diags *d);
 
+/*
+ * rlx_run_passes (rlx.h) with options: bind-params' values (as
+ * rlx_lift_options', "@FILE.npy" arrays read before any pass runs) and
+ * `after`, called after each pass with its name and the module (`rlx dump
+ * --print-after-all`). The verifier runs after each pass. Returns the
+ * number of errors (unknown pass names included). o may be NULL.
+ */
+typedef struct {
+	const char *const *bind_names;
+	const char *const *bind_values;
+	int nbinds;
+	void (*after)(const char *pass, const rlx_module *m, void *ctx);
+	void *ctx;
+} rlx_passes_options;
+
+int rlx_run_passes_with(rlx_module *m, const char *passes,
+			const rlx_passes_options *o, rlx_diags *d);
+
+/* ----------------------------------------------------------------- files */
+
+/*
+ * Writes the len bytes at data as the file path, whole or not at all:
+ * under a temporary name next to it, created exclusively, renamed into
+ * place (docs/cli.md; a link at path is followed as a shell's `>` follows
+ * it, a device or a FIFO is written into directly). RLX_OK, or RLX_EINPUT
+ * with the error, naming the file, in d.
+ */
+int rlx_write_file(const char *path, const void *data, size_t len,
+		   rlx_diags *d);
+
+/*
+ * For a program that wants them (`rlx` does; the library never installs
+ * them itself): on SIGINT, SIGTERM and SIGHUP the temporaries the library
+ * is writing are removed and the process exits 128 + the signal (signals
+ * ignored when the process started stay ignored); a mapped checkpoint
+ * truncated while it is read gives an error instead of SIGBUS; SIGXFSZ is
+ * ignored, so that a write over a file-size limit (ulimit -f, a quota)
+ * fails with an error naming the file instead of killing the process.
+ */
+void rlx_install_signal_handlers(void);
+
 /* ------------------------------------------------------------------- run */
 
 /* A value of a result: a tensor, a shape tuple, a scalar or a tuple of
@@ -243,15 +291,28 @@ typedef struct {
 	bool strict;               /* as in rlx_transform_options */
 	/* Worker `rank` of a tensor-parallel model, in this one process (its
 	 * NAME_shard-K weights; collectives over itself); -1: the MPI rank
-	 * under mpirun (MPI, at the top), else worker 0 of 1. */
+	 * under mpirun (MPI, at the top), else worker 0 of 1. A rank under
+	 * mpirun is RLX_EOPTIONS. */
 	int rank;
+	/* Write the result to the file system (`rlx run -o`) instead of
+	 * keeping it or handing it to emit: a tensor (a shape, a scalar: as
+	 * .npy writes them, docs/formats.md) to the .npy file `out`, or to
+	 * out/0.npy when out ends in '/' or is a directory; a tuple as the
+	 * directory out: out/0.npy, out/1.npy, ... (a nested tuple as
+	 * out/1/0.npy ...) and out/fields.json, each field written as soon as
+	 * it is final. All under temporary names, renamed into place once
+	 * everything is written (into an existing directory field by field,
+	 * its other files left alone): a failed run leaves nothing. A tuple
+	 * with out named *.npy is an error before anything is read. Only the
+	 * process that writes results writes. NULL: none. */
+	const char *out;
 	/* Called once the function is known, before any input or weight is
 	 * read: false stops the run (RLX_EINPUT; the callback says why). */
 	bool (*start)(const rlx_run_info *info, void *ctx, rlx_diags *d);
-	/* When set and the result is a tuple: each field as soon as it is
-	 * final (v borrowed for the call), and none is kept. false stops the
-	 * run (the callback reports why into d). Called only on the process
-	 * that writes results (process 0 under mpirun). */
+	/* When set and the result is a tuple (and out is NULL): each field
+	 * as soon as it is final (v borrowed for the call), and none is kept.
+	 * false stops the run (the callback reports why into d). Called only
+	 * on the process that writes results (process 0 under mpirun). */
 	bool (*emit)(void *ctx, int field, rlx_value *v, rlx_diags *d);
 	void *ctx;
 	/* Only compile the function and put the executor's plan in res->plan
@@ -271,11 +332,11 @@ typedef struct {
 typedef struct {
 	rlx_run_info info;
 	/* The result's fields (info.nresult) when the writer has not taken
-	 * them through emit; owned by res (rlx_run_result_free), they may
-	 * borrow the checkpoint's memory, which stays open until then. */
+	 * them through emit or out; owned by res (rlx_run_result_free), they
+	 * may borrow the checkpoint's memory, which stays open until then. */
 	rlx_value **fields;
 	char *plan;                /* plan_only: the plan (as rlx_transform) */
-	/* where the time went, in seconds */
+	/* where the time went, in seconds (t_emit: emit or writing out) */
 	double t_parse, t_plan, t_jit, t_load, t_run, t_emit;
 	int jit_compiled, jit_cached; /* kernel modules compiled, cached */
 	void *priv;                /* the module and the checkpoint */
@@ -298,6 +359,11 @@ int rlx_run(const char *filename, const char *text, size_t len,
 	    const char *weights, const rlx_run_options *opts,
 	    rlx_run_result *res, rlx_diags *d);
 void rlx_run_result_free(rlx_run_result *res);
+/* The kept result as text (`rlx run` without -o prints it): for each
+ * tensor "NAME: dtype (shape)" and, up to 1000 elements, its values as
+ * nested lists; a tuple field by field as NAME[K]; NAME the function's.
+ * Malloc'ed, the caller frees; NULL when res keeps no result. */
+char *rlx_run_result_text(const rlx_run_result *res);
 /* After an rlx_run under mpirun (and after printing its report): as
  * rlx_transform_end. */
 void rlx_run_end(void);

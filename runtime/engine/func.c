@@ -3,7 +3,8 @@
  * run.c) do with a module before running it: pick the function, lift it,
  * bind its transform's weights by name, compile it, each reporting into a
  * Diags; and rlx_lift (rlx_runtime.h), the lift of `rlx lift` with its
- * --bind arrays read from .npy files.
+ * --bind arrays read from .npy files, and rlx_run_passes_with, the passes
+ * of `rlx dump` with the same.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,36 @@ rlx_lift(const char *filename, const char *text, size_t len,
 	free(arrays);
 	free(bv);
 	return m;
+}
+
+/* pass_run's `after` (ctx: the rlx_passes_options) as the caller's. */
+static void
+after_pass(const Pass *p, const Module *m, void *ctx)
+{
+	const rlx_passes_options *o = ctx;
+	o->after(p->name, m, o->ctx);
+}
+
+int
+rlx_run_passes_with(rlx_module *m, const char *passes,
+		    const rlx_passes_options *o, rlx_diags *d)
+{
+	static const rlx_passes_options none = {0};
+	o = o ? o : &none;
+	PassBinding *bv = xcalloc((size_t)o->nbinds + 1, sizeof *bv);
+	RtTensor **arrays = xcalloc((size_t)o->nbinds + 1, sizeof *arrays);
+	int errors = 1;
+	if (rt_binds_load(o->bind_names, o->bind_values, o->nbinds, bv, arrays,
+			  d)) {
+		PassOptions po = {.bind = {bv, o->nbinds}, .verify_each = true};
+		errors = pass_run_names(m, passes, &po, d,
+					o->after ? after_pass : NULL, (void *)o);
+	}
+	for (int i = 0; i < o->nbinds; i++)
+		rt_tensor_free(arrays[i]);
+	free(arrays);
+	free(bv);
+	return errors;
 }
 
 const char **

@@ -13,13 +13,17 @@
  * the symbolic dims. Under mpirun each process is a worker: process 0
  * reads the .npy files and broadcasts them, every process checks its own
  * weights, one failing stops them all, and only process 0 keeps or hands
- * out the result. Nothing here prints or exits; files are the caller's
- * (emit). A process that fails where the others wait for it returns
- * RLX_EABORT for the program to end the run.
+ * out the result: to the caller (emit, or kept) or written as .npy files
+ * (out: under temporary names, a tuple's fields as they come, renamed into
+ * place at the end). Nothing here prints or exits. A process that fails
+ * where the others wait for it returns RLX_EABORT for the program to end
+ * the run.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "transform.h"
@@ -30,6 +34,21 @@ typedef struct {
 	Module *m;
 	RtWeights *w;
 } RunPriv;
+
+/* What out has received of a result field so far. */
+typedef enum {
+	WRITTEN_NOT,  /* nothing yet */
+	WRITTEN_FILE, /* a .npy file */
+	WRITTEN_DIR,  /* a folder (a tuple field) */
+} Written;
+
+/* The result written to rlx_run_options.out. */
+typedef struct {
+	char *path;       /* out without trailing slashes; NULL: no out */
+	bool dir;         /* out ended in a slash: a directory */
+	RtTmpDir tmp;     /* the temporary directory, once created */
+	Written *written; /* per field */
+} Out;
 
 /* The state of one run. */
 typedef struct {
@@ -51,6 +70,7 @@ typedef struct {
 	bool lost;
 	bool *produced;      /* per result field */
 	RtValue **kept;      /* per result field, unless streamed */
+	Out out;             /* the writer's o->out */
 } Run;
 
 /* This process can no longer meet the others: why, into d. */
@@ -232,6 +252,166 @@ open_weights(Run *r)
 				r->o->strict, NULL, r->d) == 0;
 }
 
+/* ---------------------------------------------------------------- output */
+
+/* o->out on the process that writes results, the result known: a tuple
+ * goes to a directory. false after an error. */
+static bool
+out_start(Run *r)
+{
+	const rlx_run_info *info = &r->res->info;
+	Out *out = &r->out;
+	const char *o = r->o->out;
+	out->dir = o[0] && o[strlen(o) - 1] == '/'; /* `-o tp/`: the directory tp */
+	out->path = rt_path_strip(o);
+	size_t n = strlen(out->path);
+	if (info->tuple && n > 4 && !strcmp(out->path + n - 4, ".npy")) {
+		diag_file(r->d, DIAG_ERROR, NULL, "%s returns a tuple of %d "
+			  "fields, written as a directory: -o %s looks like a "
+			  ".npy file", info->func, info->nresult, out->path);
+		return false;
+	}
+	out->written = xcalloc((size_t)info->nresult + 1, sizeof *out->written);
+	return true;
+}
+
+/* A field of the result into the temporary directory of out (a tuple's
+ * fields as they come, and a tensor written into a directory). */
+static bool
+out_field(Run *r, int field, const RtValue *v)
+{
+	Out *out = &r->out;
+	RtError e;
+	bool ok = out->tmp.tmp || rt_dir_begin(&out->tmp, out->path, &e);
+	if (ok) {
+		char *path = rt_field_path(out->tmp.tmp, field, v->kind == RV_TUPLE);
+		ok = rt_value_write(path, v, &e);
+		free(path);
+	}
+	if (!ok)
+		diag_file(r->d, DIAG_ERROR, NULL, "%s", e.msg);
+	else
+		out->written[field] = v->kind == RV_TUPLE ? WRITTEN_DIR : WRITTEN_FILE;
+	return ok;
+}
+
+/* Is path an existing directory? */
+static bool
+is_dir(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Renames a to b; false after an error. */
+static bool
+rename_to(Run *r, const char *a, const char *b)
+{
+	if (rename(a, b) == 0)
+		return true;
+	diag_file(r->d, DIAG_ERROR, NULL, "cannot rename %s to %s: %s", a, b,
+		  strerror(errno));
+	return false;
+}
+
+/*
+ * Moves the fields written to the temporary directory into out: the
+ * directory renamed into place when out does not exist, else each field
+ * renamed into the existing directory (each rename atomic). false after
+ * an error.
+ */
+static bool
+move_into_place(Run *r)
+{
+	Out *out = &r->out;
+	if (!is_dir(out->path)) {
+		RtError e;
+		if (rt_dir_commit(&out->tmp, false, &e))
+			return true;
+		diag_file(r->d, DIAG_ERROR, NULL, "%s", e.msg);
+		return false;
+	}
+	for (int k = 0; k < r->res->info.nresult; k++) {
+		bool nested = out->written[k] == WRITTEN_DIR;
+		char *a = rt_field_path(out->tmp.tmp, k, nested);
+		char *b = rt_field_path(out->path, k, nested);
+		bool ok = rename_to(r, a, b);
+		free(a);
+		free(b);
+		if (!ok)
+			return false;
+	}
+	if (r->res->info.tuple) { /* the manifest, last: it describes the fields */
+		StrBuf a = {0}, b = {0};
+		sb_printf(&a, "%s/fields.json", out->tmp.tmp);
+		sb_printf(&b, "%s/fields.json", out->path);
+		bool ok = rename_to(r, a.p, b.p);
+		sb_free(&a);
+		sb_free(&b);
+		if (!ok)
+			return false;
+	}
+	rt_dir_abort(&out->tmp);
+	return true;
+}
+
+/* A tuple result's directory, its fields written: DIR/fields.json (each
+ * field's file and the name the function gives it), then into place. */
+static bool
+out_tuple(Run *r)
+{
+	Out *out = &r->out;
+	if (!out->tmp.tmp) { /* an empty tuple: an empty directory */
+		if (mkdir(out->path, 0777) == 0 || errno == EEXIST)
+			return true;
+		diag_file(r->d, DIAG_ERROR, NULL, "cannot create %s: %s",
+			  out->path, strerror(errno));
+		return false;
+	}
+	int n = r->res->info.nresult;
+	bool *nested = xcalloc((size_t)n + 1, sizeof *nested);
+	for (int k = 0; k < n; k++)
+		nested[k] = out->written[k] == WRITTEN_DIR;
+	RtError e;
+	bool ok = rt_write_fields_manifest(out->tmp.tmp, r->res->info.names,
+					   nested, n, &e);
+	if (!ok)
+		diag_file(r->d, DIAG_ERROR, NULL, "%s", e.msg);
+	free(nested);
+	return ok && move_into_place(r);
+}
+
+/*
+ * A tensor result v to out: to OUT, or to DIR/0.npy when OUT is (or is
+ * written as) a directory, through the temporary directory as the fields
+ * of a tuple. Nothing is half-written.
+ */
+static bool
+out_tensor(Run *r, const RtValue *v)
+{
+	Out *out = &r->out;
+	if (is_dir(out->path) || out->dir)
+		return out_field(r, 0, v) && move_into_place(r);
+	RtError e;
+	RtTensor *t = rt_value_npy_tensor(v, &e);
+	bool ok = t && rt_npy_write(out->path, t, &e);
+	if (!ok)
+		diag_file(r->d, DIAG_ERROR, NULL, "cannot write %s: %s",
+			  out->path, e.msg);
+	rt_tensor_free(t);
+	return ok;
+}
+
+/* The temporary directory removed (when a run failed), out freed. */
+static void
+out_free(Out *out)
+{
+	if (out->tmp.tmp)
+		rt_dir_abort(&out->tmp);
+	free(out->path);
+	free(out->written);
+}
+
 /* --------------------------------------------------------------- running */
 
 /* The stream's load: an input, or a weight from the checkpoint. */
@@ -277,7 +457,8 @@ run_emit(void *ctx, int field, RtValue *v, RtError *e)
 	r->produced[field] = true;
 	if (r->stream) {
 		double t0 = rt_now_s();
-		bool ok = r->o->emit(r->o->ctx, field, v, r->d);
+		bool ok = r->out.path ? out_field(r, field, v)
+				      : r->o->emit(r->o->ctx, field, v, r->d);
 		r->res->t_emit += rt_now_s() - t0;
 		if (!ok) {
 			r->emit_failed = true;
@@ -373,7 +554,8 @@ result_info(Run *r)
 	in->process = rt_comm_rank(r->comm);
 	in->processes = rt_comm_is_mpi(r->comm) ? rt_comm_size(r->comm) : 1;
 	r->res->info.writer = !rt_comm_is_mpi(r->comm) || in->process == 0;
-	r->stream = in->tuple && r->o->emit && r->res->info.writer;
+	r->stream = in->tuple && (r->o->emit || r->o->out) &&
+		    r->res->info.writer;
 	r->produced = calloc((size_t)in->nresult + 1, sizeof *r->produced);
 	r->kept = calloc((size_t)in->nresult + 1, sizeof *r->kept);
 	if (!r->produced || !r->kept)
@@ -444,6 +626,11 @@ rlx_run(const char *filename, const char *text, size_t len,
 	Run r = {.o = opts ? opts : &none, .res = res, .d = d, .wname = weights};
 	char *own = NULL;
 	int status = RLX_OK;
+	if (opts && opts->rank >= 0 && rt_comm_launched()) {
+		diag_file(d, DIAG_ERROR, NULL, "--rank is for one process; "
+			  "under mpirun the worker is the MPI rank");
+		return RLX_EOPTIONS;
+	}
 	if (r.o->model_in_cache) {
 		/* the model and its weights from one opened directory */
 		RtError e;
@@ -470,7 +657,9 @@ rlx_run(const char *filename, const char *text, size_t len,
 		status = RLX_EINPUT;
 	} else if (status == RLX_OK) {
 		result_info(&r);
-		if (r.o->start && !r.o->start(&res->info, r.o->ctx, d))
+		if (r.o->out && res->info.writer && !out_start(&r))
+			status = RLX_EINPUT;
+		else if (r.o->start && !r.o->start(&res->info, r.o->ctx, d))
 			status = RLX_EINPUT;
 		else
 			status = weights_given(&r);
@@ -488,7 +677,15 @@ rlx_run(const char *filename, const char *text, size_t len,
 		rt_value_release(r.values[i]);
 	free(r.values);
 	free(r.produced);
-	if (status == RLX_OK && res->info.writer && !r.stream) {
+	bool written = r.out.path != NULL; /* by this process */
+	if (status == RLX_OK && written) {
+		double t0 = rt_now_s();
+		if (!(res->info.tuple ? out_tuple(&r) : out_tensor(&r, r.kept[0])))
+			status = RLX_EINPUT;
+		res->t_emit += rt_now_s() - t0;
+	}
+	out_free(&r.out);
+	if (status == RLX_OK && res->info.writer && !r.stream && !written) {
 		res->fields = r.kept;
 	} else {
 		for (int k = 0; r.kept && k < res->info.nresult; k++)
@@ -522,6 +719,28 @@ rlx_run_result_free(rlx_run_result *res)
 		free(priv);
 	}
 	memset(res, 0, sizeof *res);
+}
+
+char *
+rlx_run_result_text(const rlx_run_result *res)
+{
+	if (!res->fields)
+		return NULL;
+	int n = res->info.nresult;
+	RtValue *v;
+	if (res->info.tuple) {
+		for (int k = 0; k < n; k++)
+			rt_value_retain(res->fields[k]);
+		v = rt_value_tuple(res->fields, n);
+		if (!v)
+			ir_bug("out of memory");
+	} else {
+		v = rt_value_retain(res->fields[0]);
+	}
+	StrBuf b = {0};
+	rt_value_print(&b, res->info.func, v);
+	rt_value_release(v);
+	return sb_take(&b);
 }
 
 void

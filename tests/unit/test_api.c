@@ -230,6 +230,139 @@ test_print_formats(void **state)
 	rlx_diags_free(d);
 }
 
+/* rlx_run_passes_with's after sees each pass; a bind array that cannot
+ * be read is an error before any pass runs. */
+static void
+count_after(const char *pass, const rlx_module *m, void *ctx)
+{
+	char *seen = ctx;
+	assert_non_null(m);
+	strcat(seen, pass);
+	strcat(seen, ";");
+}
+
+static void
+test_passes_with_options(void **state)
+{
+	(void)state;
+	rlx_diags *d = rlx_diags_new();
+	rlx_module *m = rlx_parse("model.py", model, strlen(model), d);
+	assert_non_null(m);
+	char seen[256] = "";
+	rlx_passes_options o = {.after = count_after, .ctx = seen};
+	assert_int_equal(rlx_run_passes_with(m, "convert-ssa,lift-transform-params",
+					     &o, d), 0);
+	assert_string_equal(seen, "convert-ssa;lift-transform-params;");
+	seen[0] = 0;
+	const char *names[] = {"w"}, *values[] = {"@/nonexistent/w.npy"};
+	o.bind_names = names;
+	o.bind_values = values;
+	o.nbinds = 1;
+	assert_true(rlx_run_passes_with(m, "bind-params", &o, d) > 0);
+	assert_string_equal(seen, "");
+	char *out = printed(d);
+	assert_non_null(strstr(out, "--bind w: "));
+	assert_non_null(strstr(out, "/nonexistent/w.npy"));
+	free(out);
+	rlx_module_free(m);
+	rlx_diags_free(d);
+}
+
+/* rlx_run writes its result where out says: a tensor to a .npy file, a
+ * tuple as a directory with its manifest; a tuple refused a .npy name
+ * before it runs; without out the result is kept and shown as text. */
+static void
+test_run_writes_out(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"@I.ir_module\n"
+		"class Module:\n"
+		"    @R.function\n"
+		"    def f() -> R.Tuple(R.Tensor((2,), dtype=\"float32\"), R.Tensor((3,), dtype=\"int32\")):\n"
+		"        a = R.zeros(R.shape([2]), dtype=\"float32\")\n"
+		"        b = R.ones(R.shape([3]), dtype=\"int32\")\n"
+		"        return (a, b)\n"
+		"    @R.function\n"
+		"    def g() -> R.Tensor((2,), dtype=\"float32\"):\n"
+		"        a = R.ones(R.shape([2]), dtype=\"float32\")\n"
+		"        return a\n";
+	char dir[] = "/tmp/rlx-test-api-XXXXXX", path[128];
+	assert_non_null(mkdtemp(dir));
+	struct stat st;
+	rlx_diags *d = rlx_diags_new();
+	rlx_run_result res;
+
+	snprintf(path, sizeof path, "%s/g.npy", dir);
+	rlx_run_options o = {.func = "g", .rank = -1, .out = path};
+	assert_int_equal(rlx_run("m.py", text, sizeof text - 1, NULL, &o, &res, d),
+			 RLX_OK);
+	assert_null(rlx_run_result_text(&res));
+	rlx_run_result_free(&res);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(unlink(path), 0);
+
+	snprintf(path, sizeof path, "%s/f.npy", dir);
+	o.func = "f";
+	assert_int_equal(rlx_run("m.py", text, sizeof text - 1, NULL, &o, &res, d),
+			 RLX_EINPUT);
+	rlx_run_result_free(&res);
+	assert_int_equal(rlx_diags_errors(d), 1);
+	assert_int_equal(stat(path, &st), -1);
+
+	snprintf(path, sizeof path, "%s/f", dir);
+	assert_int_equal(rlx_run("m.py", text, sizeof text - 1, NULL, &o, &res, d),
+			 RLX_OK);
+	rlx_run_result_free(&res);
+	const char *files[] = {"0.npy", "1.npy", "fields.json"};
+	for (int i = 0; i < 3; i++) {
+		char p[160];
+		snprintf(p, sizeof p, "%s/%s", path, files[i]);
+		assert_int_equal(stat(p, &st), 0);
+		assert_int_equal(unlink(p), 0);
+	}
+	assert_int_equal(rmdir(path), 0);
+
+	o.out = NULL;
+	assert_int_equal(rlx_run("m.py", text, sizeof text - 1, NULL, &o, &res, d),
+			 RLX_OK);
+	char *shown = rlx_run_result_text(&res);
+	assert_string_equal(shown, "f[0]: float32 (2,)\n[0, 0]\n"
+			    "f[1]: int32 (3,)\n[1, 1, 1]\n");
+	free(shown);
+	rlx_run_result_free(&res);
+	assert_int_equal(rlx_diags_errors(d), 1);
+	rlx_diags_free(d);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* rlx_write_file: the whole file, or an error naming it. */
+static void
+test_write_file(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rlx-test-api-XXXXXX", path[128];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/out.py", dir);
+	rlx_diags *d = rlx_diags_new();
+	assert_int_equal(rlx_write_file(path, "text\n", 5, d), RLX_OK);
+	FILE *f = fopen(path, "r");
+	char buf[16] = "";
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof buf, f));
+	fclose(f);
+	assert_string_equal(buf, "text\n");
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/no/out.py", dir);
+	assert_int_equal(rlx_write_file(path, "x", 1, d), RLX_EINPUT);
+	char *out = printed(d);
+	assert_non_null(strstr(out, "rlx: error: "));
+	assert_non_null(strstr(out, path));
+	free(out);
+	rlx_diags_free(d);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -241,6 +374,9 @@ main(void)
 		cmocka_unit_test(test_diags_of_a_program),
 		cmocka_unit_test(test_pass_table_and_suggest),
 		cmocka_unit_test(test_print_formats),
+		cmocka_unit_test(test_passes_with_options),
+		cmocka_unit_test(test_run_writes_out),
+		cmocka_unit_test(test_write_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
