@@ -1,21 +1,20 @@
 /*
  * cli.c — what the commands share: reading files and modules, option
- * values, usage errors.
+ * values, usage errors, the end of a command.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #ifdef RLX_HAVE_MPI
 #include <mpi.h>
 #endif
 
-#include "ir.h"
-#include "rlx_runtime.h"
-#include "rt_exec.h"
 #include "cli.h"
 
 /* The most model text read from what is not a regular file (standard
@@ -23,86 +22,129 @@
  * its size (docs/cli.md, docs/security.md). */
 #define TEXT_CAP ((size_t)256 << 20)
 
-/* Reads a whole file ("-" is stdin) into a malloc'ed buffer, within the
- * bounds above. */
-char *
-cli_read_file(const char *cmd, const char *path, size_t *len)
+void
+cli_list_push(CliList *l, const char *s)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (!f) {
-		fprintf(stderr, "rlx %s: error: cannot open %s: %s\n", cmd, path,
-			strerror(errno));
-		return NULL;
+	const char **items = realloc(l->items, sizeof *items * (size_t)(l->n + 1));
+	if (!items) {
+		fputs("rlx: out of memory\n", stderr);
+		abort();
 	}
+	l->items = items;
+	l->items[l->n++] = s;
+}
+
+void
+cli_list_free(CliList *l)
+{
+	free(l->items);
+	*l = (CliList){0};
+}
+
+double
+cli_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+rlx_diags *
+cli_diags(const char *cmd)
+{
+	char program[64];
+	snprintf(program, sizeof program, "rlx %s", cmd);
+	rlx_diags *d = rlx_diags_new();
+	rlx_diags_set_program(d, program);
+	return d;
+}
+
+/* Reads the whole of f (path names it) within the bounds above into a
+ * malloc'ed buffer; NULL after an error in d. */
+static char *
+read_all(rlx_diags *d, FILE *f, const char *path, size_t *len)
+{
 	struct stat st;
 	bool regular = !fstat(fileno(f), &st) && S_ISREG(st.st_mode);
 	size_t cap = regular ? (size_t)st.st_size : TEXT_CAP;
-	StrBuf b = {0};
+	char *p = NULL;
+	size_t n = 0, size = 0, got;
 	char buf[65536];
-	size_t n;
-	while (b.len <= cap && (n = fread(buf, 1, sizeof buf, f)) > 0)
-		sb_putn(&b, buf, n);
-	if (!regular && b.len > cap) {
-		fprintf(stderr, "rlx %s: error: %s: more than %zu MiB of model "
-			"text (the limit for what is not a regular file)\n", cmd,
-			strcmp(path, "-") ? path : "<stdin>", cap >> 20);
-		if (f != stdin)
-			fclose(f);
-		sb_free(&b);
+	while (n <= cap && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+		if (n + got + 1 > size) {
+			size = (n + got + 1) * 2;
+			char *q = realloc(p, size);
+			if (!q) {
+				free(p);
+				rlx_diags_error(d, NULL, "cannot read %s: out of "
+						"memory", path);
+				return NULL;
+			}
+			p = q;
+		}
+		memcpy(p + n, buf, got);
+		n += got;
+	}
+	if (!regular && n > cap) {
+		rlx_diags_error(d, NULL, "%s: more than %zu MiB of model text "
+				"(the limit for what is not a regular file)",
+				strcmp(path, "-") ? path : "<stdin>", cap >> 20);
+		free(p);
 		return NULL;
 	}
-	bool bad = ferror(f);
-	if (f != stdin)
-		fclose(f);
-	if (bad) {
-		fprintf(stderr, "rlx %s: error: cannot read %s: %s\n", cmd, path,
-			strerror(errno));
-		sb_free(&b);
+	if (ferror(f)) {
+		rlx_diags_error(d, NULL, "cannot read %s: %s", path,
+				strerror(errno));
+		free(p);
 		return NULL;
 	}
-	*len = b.len;
-	return sb_take(&b);
+	if (!p && !(p = malloc(1))) {
+		rlx_diags_error(d, NULL, "cannot read %s: out of memory", path);
+		return NULL;
+	}
+	p[n] = 0;
+	*len = n;
+	return p;
 }
 
-/* A file's text for parsing: NULL after printing why when it cannot be
- * read or is not text. *name is how messages name it. */
 char *
-cli_read_text(const char *cmd, const char *path, size_t *len, const char **name)
+cli_read_text(rlx_diags *d, const char *path, size_t *len, const char **name)
 {
-	char *text = cli_read_file(cmd, path, len);
-	if (!text)
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!f) {
+		rlx_diags_error(d, NULL, "cannot open %s: %s", path,
+				strerror(errno));
 		return NULL;
+	}
+	char *text = read_all(d, f, path, len);
+	if (f != stdin)
+		fclose(f);
 	*name = strcmp(path, "-") ? path : "<stdin>";
-	/* NUL bytes and malformed UTF-8: located by the parser */
 	return text;
 }
 
-/* Parses a file into a module, printing diagnostics; NULL on error. */
 rlx_module *
 cli_load_module(const char *cmd, const char *path)
 {
 	size_t len;
 	const char *name;
-	char *text = cli_read_text(cmd, path, &len, &name);
-	if (!text)
-		return NULL;
-	rlx_diags *d = rlx_diags_new();
-	rlx_module *m = rlx_parse(name, text, len, d);
-	rlx_diags_print(d, stderr);
-	rlx_diags_free(d);
+	rlx_diags *d = cli_diags(cmd);
+	char *text = cli_read_text(d, path, &len, &name);
+	rlx_module *m = text ? rlx_parse(name, text, len, d) : NULL;
 	free(text);
+	cli_finish(cmd, m ? EXIT_OK : EXIT_INPUT, d, true);
 	return m;
 }
 
 bool
-cli_shared_option(char *arg, bool *shared, Vec *funcs)
+cli_shared_option(char *arg, bool *shared, CliList *funcs)
 {
 	if (strcmp(arg, "--shared") && strncmp(arg, "--shared=", 9))
 		return false;
 	*shared = true;
 	if (arg[8] == '=')
 		for (char *t = strtok(arg + 9, ","); t; t = strtok(NULL, ","))
-			vec_push(funcs, t);
+			cli_list_push(funcs, t);
 	return true;
 }
 
@@ -200,12 +242,12 @@ abort_run(int code)
 int
 cli_finish(const char *cmd, int status, rlx_diags *d, bool warnings)
 {
-	int n = d->n;
-	if (status == RLX_EOPTIONS && n && d->items[n - 1].level == DIAG_ERROR)
-		n--;
-	diag_print_some(d, stderr, warnings, n);
-	if (n != d->n)
-		cli_usage_error(cmd, "%s", d->items[n].msg);
+	char *usage = status == RLX_EOPTIONS ? rlx_diags_take_last_error(d) : NULL;
+	rlx_diags_show_warnings(d, warnings);
+	rlx_diags_print(d, stderr);
+	if (usage)
+		cli_usage_error(cmd, "%s", usage);
+	free(usage);
 	rlx_diags_free(d);
 	if (status == RLX_EABORT)
 		abort_run(EXIT_INPUT);
@@ -226,20 +268,21 @@ cli_unknown_option(const char *cmd, const char *help, const char *arg)
 	size_t n = strcspn(arg, "=");
 	char want[64];
 	snprintf(want, sizeof want, "%.*s", (int)(n < 63 ? n : 63), arg);
-	char opts[64][64], best[64];
+	char opts[64][64];
+	const char *names[64];
 	int nopt = 0;
-	Suggest s = {.want = want};
 	for (const char *p = help; (p = strchr(p, '-')); ) {
 		size_t k = strspn(p, "-abcdefghijklmnopqrstuvwxyz");
 		if (k > 1 && k < sizeof opts[0] && nopt < 64 &&
 		    (p == help || p[-1] == ' ' || p[-1] == '[' || p[-1] == '|')) {
 			snprintf(opts[nopt], sizeof opts[0], "%.*s", (int)k, p);
-			suggest_offer(&s, opts[nopt++]);
+			names[nopt] = opts[nopt];
+			nopt++;
 		}
 		p += k ? k : 1;
 	}
-	if (!s.best)
+	const char *best = rlx_suggest(want, names, nopt);
+	if (!best)
 		return cli_usage_error(cmd, "unknown option %s", arg);
-	snprintf(best, sizeof best, "%s", s.best);
 	return cli_usage_error(cmd, "unknown option %s; did you mean %s?", arg, best);
 }

@@ -5,10 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
-#include "pass.h"
-#include "rt_io.h"
-#include "transform.h"
 #include "cli.h"
 
 static const char dump_help[] =
@@ -41,10 +37,8 @@ static void
 print_help_with_passes(const char *text)
 {
 	fputs(text, stdout);
-	int n;
-	const Pass *p = pass_table(&n);
-	for (int i = 0; i < n; i++)
-		printf("  %-24s %s\n", p[i].name, p[i].doc);
+	for (int i = 0; rlx_pass_name(i); i++)
+		printf("  %-24s %s\n", rlx_pass_name(i), rlx_pass_doc(i));
 }
 
 typedef enum { FMT_SCRIPT, FMT_DOT, FMT_JSON } Format;
@@ -53,57 +47,65 @@ typedef struct {
 	rlx_print_options opts;
 	Format format;
 	bool print_each;
-	TirSpelling tir;
 } DumpCtx;
 
 /* Prints m to stdout in the chosen format. */
 static void
-print_as(const Module *m, const DumpCtx *c)
+print_as(const rlx_module *m, const DumpCtx *c)
 {
-	StrBuf b = {0};
-	if (c->format == FMT_JSON) {
-		print_module_json(&b, m);
-	} else if (c->format == FMT_DOT) {
-		graph_dot(&b, (Module *)m);
-	} else {
-		PrintOpts o = {.tvm_names = c->opts.tvm_names, .tir = c->tir};
-		print_module(&b, m, &o);
-	}
-	fputs(b.p ? b.p : "", stdout);
-	sb_free(&b);
+	char *text = c->format == FMT_JSON ? rlx_print_json(m)
+		     : c->format == FMT_DOT ? rlx_print_dot(m)
+					    : rlx_print(m, &c->opts);
+	fputs(text, stdout);
+	free(text);
 }
 
 static void
-print_after(const Pass *p, const Module *m, void *ctx)
+print_after(const char *pass, const rlx_module *m, void *ctx)
 {
 	DumpCtx *c = ctx;
 	if (!c->print_each)
 		return;
-	printf("# after %s\n", p->name);
+	printf("# after %s\n", pass);
 	print_as(m, c);
 }
 
-/* Splits "a,b,c" into pass pointers; reports unknown names. */
+/* Checks the pass names of "a,b,c": how many there are, or -1 after a
+ * usage error naming the first unknown one. */
 static int
-parse_pass_list(const char *cmd, char *list, const Pass **out, int max)
+check_pass_list(const char *cmd, const char *list)
 {
+	const char *known[64];
+	int nknown = 0;
+	while (nknown < 64 && rlx_pass_name(nknown)) {
+		known[nknown] = rlx_pass_name(nknown);
+		nknown++;
+	}
 	int n = 0;
-	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-		const Pass *p = pass_lookup(tok);
-		if (!p) {
-			const char *near = pass_suggest(tok);
-			if (near)
+	for (const char *p = list; *p; ) {
+		size_t len = strcspn(p, ",");
+		if (len) {
+			char *name = strndup(p, len);
+			bool found = false;
+			for (int i = 0; name && i < nknown && !found; i++)
+				found = !strcmp(known[i], name);
+			const char *near = found || !name ? NULL
+					   : rlx_suggest(name, known, nknown);
+			if (!found && near)
 				cli_usage_error(cmd, "unknown pass '%s'; did you mean '%s'?",
-						tok, near);
-			else
-				cli_usage_error(cmd, "unknown pass '%s'", tok);
-			return -1;
+						name, near);
+			else if (!found)
+				cli_usage_error(cmd, "unknown pass '%s'",
+						name ? name : "?");
+			free(name);
+			if (!found)
+				return -1;
+			if (n++ == 64) {
+				cli_usage_error(cmd, "%s", "too many passes");
+				return -1;
+			}
 		}
-		if (n == max) {
-			cli_usage_error(cmd, "%s", "too many passes");
-			return -1;
-		}
-		out[n++] = p;
+		p += len + (p[len] == ',');
 	}
 	return n;
 }
@@ -111,12 +113,10 @@ parse_pass_list(const char *cmd, char *list, const Pass **out, int max)
 int
 cmd_dump(int argc, char **argv)
 {
-	const char *file = NULL;
+	const char *file = NULL, *passes = NULL;
 	DumpCtx ctx = {0};
-	const Pass *list[64];
-	int npasses = 0;
 	const char *val;
-	Vec names = {0}, values = {0}; /* --bind NAME=VALUE */
+	CliList names = {0}, values = {0}; /* --bind NAME=VALUE */
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
 			print_help_with_passes(dump_help);
@@ -126,10 +126,8 @@ cmd_dump(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--print-after-all")) {
 			ctx.print_each = true;
 		} else if ((val = cli_opt_value(argc, argv, &i, "--tir-spelling"))) {
-			if (!strcmp(val, "main"))
-				ctx.tir = TIR_MAIN;
-			else if (!strcmp(val, "release"))
-				ctx.tir = TIR_RELEASE;
+			if (!strcmp(val, "main") || !strcmp(val, "release"))
+				ctx.opts.tir_release = !strcmp(val, "release");
 			else
 				return cli_usage_error("dump", "unknown TIR spelling '%s' "
 						   "(main or release)", val);
@@ -138,8 +136,8 @@ cmd_dump(int argc, char **argv)
 			if (!eq || eq == val || !eq[1])
 				return cli_usage_error("dump", "%s", "--bind needs NAME=VALUE");
 			*eq = 0;
-			vec_push(&names, (void *)val);
-			vec_push(&values, eq + 1);
+			cli_list_push(&names, val);
+			cli_list_push(&values, eq + 1);
 		} else if ((val = cli_opt_value(argc, argv, &i, "--format"))) {
 			if (!strcmp(val, "script"))
 				ctx.format = FMT_SCRIPT;
@@ -153,9 +151,10 @@ cmd_dump(int argc, char **argv)
 		} else if ((val = cli_opt_value(argc, argv, &i, "--passes"))) {
 			if (!*val)
 				return cli_usage_error("dump", "%s", "--passes needs a list");
-			npasses = parse_pass_list("dump", (char *)val, list, 64);
-			if (npasses < 0)
+			int n = check_pass_list("dump", val);
+			if (n < 0)
 				return EXIT_USAGE;
+			passes = n ? val : NULL;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cli_unknown_option("dump", dump_help, argv[i]);
 		} else if (file) {
@@ -170,30 +169,20 @@ cmd_dump(int argc, char **argv)
 	if (!m)
 		return EXIT_INPUT;
 	int status = EXIT_OK;
-	if (npasses) {
-		rlx_diags *d = rlx_diags_new();
-		PassBinding *bv = calloc((size_t)names.n + 1, sizeof *bv);
-		RtTensor **arrays = calloc((size_t)names.n + 1, sizeof *arrays);
-		PassOptions o = {.verify_each = true, .bind = {bv, names.n}};
-		if (!bv || !arrays ||
-		    !rt_binds_load((const char *const *)names.items,
-				   (const char *const *)values.items, names.n, bv,
-				   arrays, d) ||
-		    pass_run(m, list, npasses, &o, d, print_after, &ctx))
+	if (passes) {
+		rlx_diags *d = cli_diags("dump");
+		rlx_passes_options o = {names.items, values.items, names.n,
+					print_after, &ctx};
+		if (rlx_run_passes_with(m, passes, &o, d))
 			status = EXIT_INPUT;
-		rlx_diags_print(d, stderr);
-		rlx_diags_free(d);
-		for (int i = 0; arrays && i < names.n; i++)
-			rt_tensor_free(arrays[i]);
-		free(arrays);
-		free(bv);
+		status = cli_finish("dump", status, d, true);
 	}
 	/* with --print-after-all each pass printed it; without passes,
 	 * the module as parsed, once */
-	if (status == EXIT_OK && (!ctx.print_each || !npasses))
+	if (status == EXIT_OK && (!ctx.print_each || !passes))
 		print_as(m, &ctx);
 	rlx_module_free(m);
-	vec_free(&names);
-	vec_free(&values);
+	cli_list_free(&names);
+	cli_list_free(&values);
 	return status;
 }

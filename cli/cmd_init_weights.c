@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rlx_runtime.h"
 #include "cli.h"
 
 static const char init_help[] =
@@ -65,19 +64,17 @@ cmd_init_weights(int argc, char **argv)
 		status = cli_usage_error("init-weights", "%s", "needs a FILE");
 	if (status < 0 && !out)
 		status = cli_usage_error("init-weights", "%s", "needs -o OUT.safetensors");
-	size_t len;
-	const char *name;
-	char *text = status < 0 ? cli_read_text("init-weights", file, &len, &name) : NULL;
-	if (status < 0 && !text)
-		status = EXIT_INPUT;
 	if (status < 0) {
+		rlx_diags *d = cli_diags("init-weights");
+		size_t len;
+		const char *name;
+		char *text = cli_read_text(d, file, &len, &name);
 		o.dims = (rlx_dims){dims.names, dims.values, dims.n};
-		rlx_diags *d = rlx_diags_new();
-		status = cli_finish("init-weights",
-				    rlx_init_weights(name, text, len, out, &o, d),
-				    d, true);
+		status = text ? rlx_init_weights(name, text, len, out, &o, d)
+			      : EXIT_INPUT;
+		status = cli_finish("init-weights", status, d, true);
+		free(text);
 	}
-	free(text);
 	cli_dims_free(&dims);
 	return status;
 }

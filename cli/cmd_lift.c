@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
-#include "rlx_runtime.h"
-#include "rt_exec.h"
 #include "cli.h"
 
 static const char lift_help[] =
@@ -42,7 +39,7 @@ typedef struct {
 	const char *file, *out;
 	rlx_print_options popts;
 	rlx_lift_options o;
-	Vec names, values, shared; /* --bind NAME=VALUE, --shared=F1,... */
+	CliList names, values, shared; /* --bind NAME=VALUE, --shared=F1,... */
 } Args;
 
 /* Parses argv into a; an exit status when the command is done already. */
@@ -65,8 +62,8 @@ parse_args(Args *a, int argc, char **argv)
 			if (!eq || eq == val || !eq[1])
 				return cli_usage_error("lift", "%s", "--bind needs NAME=VALUE");
 			*eq = 0;
-			vec_push(&a->names, (void *)val);
-			vec_push(&a->values, eq + 1);
+			cli_list_push(&a->names, val);
+			cli_list_push(&a->values, eq + 1);
 		} else if ((val = cli_opt_value(argc, argv, &i, "-o"))) {
 			if (!*val)
 				return cli_usage_error("lift", "%s", "-o needs a file");
@@ -88,17 +85,14 @@ parse_args(Args *a, int argc, char **argv)
 
 /* Writes the lifted module to a->out (atomically) or standard output. */
 static int
-put_module(const Args *a, const rlx_module *m)
+put_module(const Args *a, const rlx_module *m, rlx_diags *d)
 {
 	char *text = rlx_print(m, &a->popts);
 	int status = EXIT_OK;
-	RtError e;
 	if (!a->out)
 		fputs(text, stdout);
-	else if (!rt_file_put(a->out, text, strlen(text), &e)) {
-		fprintf(stderr, "rlx lift: error: %s\n", e.msg);
-		status = EXIT_INPUT;
-	}
+	else
+		status = rlx_write_file(a->out, text, strlen(text), d);
 	free(text);
 	return status;
 }
@@ -108,27 +102,27 @@ cmd_lift(int argc, char **argv)
 {
 	Args a = {0};
 	int status = parse_args(&a, argc, argv);
-	size_t len;
-	const char *name;
-	char *text = status < 0 ? cli_read_text("lift", a.file, &len, &name) : NULL;
-	if (status < 0 && !text)
-		status = EXIT_INPUT;
 	if (status < 0) {
-		a.o.bind_names = (const char *const *)a.names.items;
-		a.o.bind_values = (const char *const *)a.values.items;
+		rlx_diags *d = cli_diags("lift");
+		size_t len;
+		const char *name;
+		char *text = cli_read_text(d, a.file, &len, &name);
+		a.o.bind_names = a.names.items;
+		a.o.bind_values = a.values.items;
 		a.o.nbinds = a.names.n;
-		a.o.shared_funcs = (const char *const *)a.shared.items;
+		a.o.shared_funcs = a.shared.items;
 		a.o.nshared_funcs = a.shared.n;
-		rlx_diags *d = rlx_diags_new();
-		rlx_module *m = rlx_lift(name, text, len, &a.o, d);
+		rlx_module *m = text ? rlx_lift(name, text, len, &a.o, d) : NULL;
 		status = cli_finish("lift", m ? EXIT_OK : EXIT_INPUT, d, true);
-		if (m)
-			status = put_module(&a, m);
+		if (m) { /* after the lift's warnings */
+			d = cli_diags("lift");
+			status = cli_finish("lift", put_module(&a, m, d), d, true);
+		}
 		rlx_module_free(m);
+		free(text);
 	}
-	free(text);
-	vec_free(&a.names);
-	vec_free(&a.values);
-	vec_free(&a.shared);
+	cli_list_free(&a.names);
+	cli_list_free(&a.values);
+	cli_list_free(&a.shared);
 	return status;
 }

@@ -10,9 +10,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "ir.h"
-#include "rlx_runtime.h"
-#include "rt_exec.h"
 #include "cli.h"
 
 static const char transform_help[] =
@@ -63,7 +60,7 @@ typedef struct {
 	const char *file, *ckpt, *out;
 	uint64_t shard_mb;
 	bool quiet, time;
-	Vec shared_funcs;
+	CliList shared_funcs;
 	rlx_transform_options o;
 } Args;
 
@@ -167,13 +164,14 @@ cmd_transform(int argc, char **argv)
 {
 	Args a = {.shard_mb = 32};
 	int status = parse_args(&a, argc, argv);
+	rlx_diags *d = status < 0 ? cli_diags("transform") : NULL;
 	size_t len;
 	const char *name;
-	char *text = status < 0 ? cli_read_text("transform", a.file, &len, &name) : NULL;
-	if (status < 0 && !text)
-		status = EXIT_INPUT;
+	char *text = d ? cli_read_text(d, a.file, &len, &name) : NULL;
+	if (d && !text)
+		status = cli_finish("transform", EXIT_INPUT, d, true);
 	if (status >= 0) {
-		vec_free(&a.shared_funcs);
+		cli_list_free(&a.shared_funcs);
 		return status;
 	}
 	/* Large buffers from mmap, always: freed intermediates go back to the
@@ -181,7 +179,7 @@ cmd_transform(int argc, char **argv)
 	 * threshold would otherwise serve 16 MiB tensors from the heap, and
 	 * peak RSS would follow fragmentation rather than the working set). */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
-	a.o.shared_funcs = (const char *const *)a.shared_funcs.items;
+	a.o.shared_funcs = a.shared_funcs.items;
 	a.o.nshared_funcs = a.shared_funcs.n;
 	a.o.shard_bytes = a.shard_mb << 20;
 	/* under mpirun the processes share the work (docs/cli.md) */
@@ -189,10 +187,9 @@ cmd_transform(int argc, char **argv)
 	if (!a.quiet && isatty(2))
 		a.o.progress = show_progress;
 	rlx_transform_stats st;
-	rlx_diags *d = rlx_diags_new();
-	double t0 = rt_now_s();
+	double t0 = cli_now();
 	status = rlx_transform(name, text, len, a.ckpt, a.out, &a.o, &st, d);
-	double t_all = rt_now_s() - t0;
+	double t_all = cli_now() - t0;
 	status = cli_finish("transform", status, d, !a.quiet);
 	if (status == EXIT_OK && a.time && !a.o.plan_only)
 		fprintf(stderr, "rlx transform --time:\n"
@@ -221,6 +218,6 @@ cmd_transform(int argc, char **argv)
 	free(st.plan);
 	rlx_transform_end(); /* under mpirun: once every process has printed */
 	free(text);
-	vec_free(&a.shared_funcs);
+	cli_list_free(&a.shared_funcs);
 	return status;
 }

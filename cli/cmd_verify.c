@@ -7,9 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
-#include "rlx_runtime.h"
-#include "rt_exec.h"
 #include "cli.h"
 
 static const char verify_help[] =
@@ -45,7 +42,7 @@ typedef struct {
 	const char *file, *ckpt;
 	CliDims dims;
 	bool time;
-	Vec names, paths, shared; /* --input NAME=FILE, --shared=F1,... */
+	CliList names, paths, shared; /* --input NAME=FILE, --shared=F1,... */
 	rlx_verify_options o;
 } Args;
 
@@ -80,8 +77,8 @@ parse_args(Args *a, int argc, char **argv)
 				return cli_usage_error("verify",
 					"--input needs NAME=FILE.npy, not '%s'", v);
 			*eq = 0;
-			vec_push(&a->names, (void *)v);
-			vec_push(&a->paths, eq + 1);
+			cli_list_push(&a->names, v);
+			cli_list_push(&a->paths, eq + 1);
 		} else if ((v = cli_opt_value(argc, argv, &i, "--dim"))) {
 			if (!cli_dim_add(&a->dims, (char *)v))
 				return cli_usage_error("verify",
@@ -110,23 +107,23 @@ cmd_verify(int argc, char **argv)
 {
 	Args a = {0};
 	int status = parse_args(&a, argc, argv);
+	rlx_diags *d = status < 0 ? cli_diags("verify") : NULL;
 	size_t len;
 	const char *name;
-	char *text = status < 0 ? cli_read_text("verify", a.file, &len, &name) : NULL;
-	if (status < 0 && !text)
-		status = EXIT_INPUT;
+	char *text = d ? cli_read_text(d, a.file, &len, &name) : NULL;
+	if (d && !text)
+		status = cli_finish("verify", EXIT_INPUT, d, true);
 	if (status < 0) {
 		a.o.dims = (rlx_dims){a.dims.names, a.dims.values, a.dims.n};
-		a.o.input_names = (const char *const *)a.names.items;
-		a.o.input_paths = (const char *const *)a.paths.items;
+		a.o.input_names = a.names.items;
+		a.o.input_paths = a.paths.items;
 		a.o.ninputs = a.names.n;
-		a.o.shared_funcs = (const char *const *)a.shared.items;
+		a.o.shared_funcs = a.shared.items;
 		a.o.nshared_funcs = a.shared.n;
 		rlx_verify_result res;
-		rlx_diags *d = rlx_diags_new();
-		double t0 = rt_now_s();
+		double t0 = cli_now();
 		status = rlx_verify_lift(name, text, len, a.ckpt, &a.o, &res, d);
-		double t_all = rt_now_s() - t0;
+		double t_all = cli_now() - t0;
 		status = cli_finish("verify", status, d, true);
 		if (a.time)
 			fprintf(stderr, "rlx verify --time:\n"
@@ -143,8 +140,8 @@ cmd_verify(int argc, char **argv)
 	}
 	free(text);
 	cli_dims_free(&a.dims);
-	vec_free(&a.names);
-	vec_free(&a.paths);
-	vec_free(&a.shared);
+	cli_list_free(&a.names);
+	cli_list_free(&a.paths);
+	cli_list_free(&a.shared);
 	return status;
 }

@@ -5,13 +5,10 @@
  * 0 success, 1 the input is wrong, 2 wrong usage. Nothing here prints IR by
  * itself; it reads files, calls the library and reports its diagnostics.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ir.h"
 #include "cli.h"
-#include "rt_exec.h"
 
 static const char usage_text[] =
 	"usage: rlx COMMAND [ARGS]\n"
@@ -69,14 +66,9 @@ main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return EXIT_OK;
 	}
-	/* SIGINT, SIGTERM, SIGHUP: remove the temporaries, exit 128 + sig */
-	rt_cleanup_install();
-	/* a mapped checkpoint truncated under us: an error, not SIGBUS */
-	rt_map_guard_install();
-	/* over a file-size limit (ulimit -f, a quota) a write fails with
-	 * EFBIG, an error naming the file that removes the temporaries,
-	 * instead of the signal killing rlx and leaving them */
-	signal(SIGXFSZ, SIG_IGN);
+	/* SIGINT, SIGTERM, SIGHUP remove the temporaries; a truncated
+	 * checkpoint and a file-size limit are errors, not signals */
+	rlx_install_signal_handlers();
 	if (!strcmp(argv[1], "--version")) {
 		printf("rlx %s\n", rlx_version());
 		return EXIT_OK;
@@ -91,15 +83,16 @@ main(int argc, char **argv)
 		argc = 3;
 		argv = help;
 	}
-	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+	const char *names[CLI_LEN(commands)];
+	for (size_t i = 0; i < CLI_LEN(commands); i++) {
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	Suggest s = {.want = argv[1]};
-	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
-		suggest_offer(&s, commands[i].name);
-	if (s.best)
+		names[i] = commands[i].name;
+	}
+	const char *best = rlx_suggest(argv[1], names, (int)CLI_LEN(commands));
+	if (best)
 		fprintf(stderr, "rlx: unknown command '%s'; did you mean '%s'?\n"
-			"run 'rlx --help' for the list of commands\n", argv[1], s.best);
+			"run 'rlx --help' for the list of commands\n", argv[1], best);
 	else
 		fprintf(stderr, "rlx: unknown command '%s'\n\n%s", argv[1], usage_text);
 	return EXIT_USAGE;

@@ -186,12 +186,13 @@ check("rlx help lists the environment it reads",
       "RLX_NUM_THREADS" in read and all(v in env for v in read),
       "read: %s; listed: %s" % (sorted(read), env))
 # an environment that names no instruction set: an error of the run, not
-# located at the function (the model's text is not what is wrong)
+# located at the function (the model's text is not what is wrong), under
+# the command's name as every error about no file
 p = subprocess.run([RLX, "run", MLP, "--print-plan"], capture_output=True, text=True,
                    env=dict(os.environ, RLX_ISA="sse9"))
 check("RLX_ISA=sse9: exit 1, an error of the run, not of a line",
       p.returncode == 1 and p.stderr.startswith(
-          "rlx: error: cannot start the JIT: RLX_ISA is 'sse9': avx512, avx2 or generic")
+          "rlx run: error: cannot start the JIT: RLX_ISA is 'sse9': avx512, avx2 or generic")
       and MLP not in p.stderr, p.stderr)
 rc, out, err = rlx("dump", "x.py", "--pases", "a")
 check("an unknown option suggests the closest", rc == 2 and "did you mean --passes?" in err, err)
