@@ -268,7 +268,7 @@ void
 rlx_diags_set_program(rlx_diags *d, const char *program)
 {
 	free(d->program);
-	d->program = program ? strdup(program) : NULL;
+	d->program = program ? xstrdup(program) : NULL;
 }
 
 void
