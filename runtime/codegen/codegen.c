@@ -20,7 +20,10 @@
  *
  * One kernel per signature: the key is the op, the dtype and dims of every
  * buffer (static values, symbolic dims numbered by first appearance so that
- * equal dims stay equal), the attributes and the prim arguments. Calls with
+ * equal dims stay equal), the attributes and the prim arguments; for a
+ * fused kernel (a CgFusion, codegen.h: the plan's producers computed
+ * inside the kernel) every producer's too, in the place of the argument it
+ * computes. Calls with
  * the same key share the kernel. Kernels are generated into one pending
  * module; cg_flush() optimizes it for the host CPU and JIT-compiles it.
  *
@@ -1373,45 +1376,53 @@ cg_fusable(const Expr *e)
 	return true;
 }
 
-/* Can reduction op read its data from a fused elementwise tree whose
- * leaves all have the data's shape (see codegen.h)? */
+/* May reduction op read its data from fused producers (see codegen.h)? */
 bool
 cg_reduce_fusable(OpKind op)
 {
 	return op_info(op)->flags & OF_FUSE_INPUT;
 }
 
-/* Does call e have a call among its arguments (a fused kernel)? */
-static bool
-has_nested_call(const Expr *e)
+/* Where argument i of node nd of fu comes from: -1 (the argument as
+ * written) or the producer node computing it. */
+static int
+fu_from(const CgFusion *fu, int nd, int i)
 {
-	for (int i = 0; i < e->call.nargs; i++)
-		if (e->call.args[i]->kind == E_CALL)
-			return true;
-	return false;
+	const CgNode *n = &fu->node[nd];
+	return n->from ? n->from[i] : -1;
+}
+
+/* The root node of fu: the call the kernel is for. */
+static int
+fu_root(const CgFusion *fu)
+{
+	return fu->n - 1;
 }
 
 /*
- * The value of node e of a fused elementwise tree: its call arguments are
- * computed recursively (rounded to their dtype, as storing would), its
- * tensor arguments are the next leaves (the kernel's input buffers, in
- * argument order, depth first). Runs elem_unary / elem_binary with o->e,
- * the node's dtypes switched to e, and restores them.
+ * The value of node nd of o's fusion, an elementwise call: the arguments
+ * producers compute are computed recursively (rounded to their dtype, as
+ * storing would), its tensor arguments are the next leaves (the kernel's
+ * input buffers, in argument order, depth first). Runs elem_unary /
+ * elem_binary with o->e, the node's dtypes switched to the node's call,
+ * and restores them.
  */
 static LLVMValueRef
-elem_node(OpKernel *o, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
+elem_node(OpKernel *o, int nd, LLVMValueRef *leaves, int *next, DType *rdt)
 {
 	KernelBuilder *k = o->k;
+	Expr *e = o->fu->node[nd].call;
 	LLVMValueRef in[MAXBUF];
 	DType dts[MAXBUF];
 	int n = 0;
 	for (int i = 0; i < e->call.nargs && n < MAXBUF; i++) {
 		Expr *x = e->call.args[i];
-		if (x->kind == E_CALL) {
-			DType r;
-			LLVMValueRef v = elem_node(o, x, leaves, next, &r);
-			in[n] = cg_cvt(k, v, r, x->sinfo->dtype);
-			dts[n++] = x->sinfo->dtype;
+		int from = fu_from(o->fu, nd, i);
+		if (from >= 0) {
+			DType r, pdt = o->fu->node[from].call->sinfo->dtype;
+			LLVMValueRef v = elem_node(o, from, leaves, next, &r);
+			in[n] = cg_cvt(k, v, r, pdt);
+			dts[n++] = pdt;
 			continue;
 		}
 		const SInfo *si = x->sinfo ? x->sinfo
@@ -1440,12 +1451,12 @@ elem_node(OpKernel *o, Expr *e, LLVMValueRef *leaves, int *next, DType *rdt)
 	return v;
 }
 
-/* ElemFn of a fused kernel: the whole tree of o->e. */
+/* ElemFn of a fused kernel: the root of o's fusion and its producers. */
 static LLVMValueRef
 elem_fused(OpKernel *o, LLVMValueRef *in, DType *rdt)
 {
 	int next = 0;
-	return elem_node(o, o->e, in, &next, rdt);
+	return elem_node(o, fu_root(o->fu), in, &next, rdt);
 }
 
 /* ---------------------------------------------------------- matmul */
@@ -1557,27 +1568,39 @@ leaf_tensor(const Expr *x, DType dt, int nd)
 	       si->shape ? si : NULL;
 }
 
+/* Is node perm of fu the transposed dequantize of int8 weights (see
+ * codegen.h)? */
 bool
-cg_matmul_qweight(const Expr *perm, const Expr **qp, const Expr **sp)
+cg_matmul_qweight(const CgFusion *fu, int perm, const Expr **qp, const Expr **sp)
 {
-	if (!cg_matmul_transpose(perm))
+	if (!cg_matmul_transpose(fu->node[perm].call))
 		return false;
-	const Expr *x = perm->call.args[0], *rs = NULL;
+	int xn = fu_from(fu, perm, 0), rn = -1;
+	if (xn < 0)
+		return false;
+	const Expr *x = fu->node[xn].call;
 	const SInfo *ps = ir_expr_sinfo(x);
 	if (!ps || ps->ndim != 2 || !ps->shape)
 		return false;
-	if (x->kind == E_CALL && x->call.op == OP_RESHAPE && x->call.nargs >= 1) {
-		rs = x;
-		x = x->call.args[0];
+	if (x->call.op == OP_RESHAPE && x->call.nargs >= 1) {
+		rn = xn;
+		if ((xn = fu_from(fu, rn, 0)) < 0)
+			return false;
+		x = fu->node[xn].call;
 	}
-	if (x->kind != E_CALL || x->call.op != OP_MULTIPLY || x->call.nargs != 2 ||
+	if (x->call.op != OP_MULTIPLY || x->call.nargs != 2 ||
 	    !x->sinfo || x->sinfo->kind != SI_TENSOR || x->sinfo->dtype != DT_F32)
 		return false;
-	const Expr *c = x->call.args[0], *s = x->call.args[1];
-	if (c->kind != E_CALL || c->call.op != OP_ASTYPE || c->call.nargs != 1 ||
+	/* astype(q) computed by a producer, s as written, in either order */
+	int a = fu_from(fu, xn, 0), b = fu_from(fu, xn, 1);
+	if ((a >= 0) == (b >= 0))
+		return false;
+	int cn = a >= 0 ? a : b;
+	const Expr *c = fu->node[cn].call, *s = x->call.args[a >= 0 ? 1 : 0];
+	if (c->call.op != OP_ASTYPE || c->call.nargs != 1 || fu_from(fu, cn, 0) >= 0 ||
 	    !c->sinfo || c->sinfo->kind != SI_TENSOR || c->sinfo->dtype != DT_F32)
 		return false;
-	int nd = rs ? 3 : 2;
+	int nd = rn >= 0 ? 3 : 2;
 	const SInfo *qs = leaf_tensor(c->call.args[0], DT_I8, nd);
 	const SInfo *ss = leaf_tensor(s, DT_F32, nd);
 	int64_t one;
@@ -1588,7 +1611,7 @@ cg_matmul_qweight(const Expr *perm, const Expr **qp, const Expr **sp)
 			return false;
 	/* the reshape keeps the rows: [N, G, gs] -> [N, G * gs] */
 	if (!same_dim(ps->shape[0], qs->shape[0]) ||
-	    (!rs && !same_dim(ps->shape[1], qs->shape[1])))
+	    (rn < 0 && !same_dim(ps->shape[1], qs->shape[1])))
 		return false;
 	if (qp)
 		*qp = c->call.args[0];
@@ -1668,7 +1691,8 @@ gen_matmul(OpKernel *o)
 	if (a->nd < 1 || bb->nd < 1)
 		return cg_fail(o, "operands must have at least one dim");
 	MmBatch mb;
-	if (cg_matmul_qweight(o->e->call.args[1], NULL, NULL)) {
+	int bn = fu_from(o->fu, fu_root(o->fu), 1);
+	if (bn >= 0 && cg_matmul_qweight(o->fu, bn, NULL, NULL)) {
 		/* int8 q [N, G, gs] (or [N, K]) and its scales s: b is q read
 		 * as [N, K], gs weights per scale */
 		Buf *q = &k->buf[1], *sc = &k->buf[2], w = *q;
@@ -1684,11 +1708,11 @@ gen_matmul(OpKernel *o)
 	}
 	if (!mm_batch(k, a, bb, c, &mb))
 		return cg_fail(o, "result has too few dims");
-	bool transb = o->e->call.args[1]->kind == E_CALL;
+	bool transb = bn >= 0; /* its permute_dims read transposed */
 	if (cg_gemm_dtype(a->dt) >= 0 && cg_gemm_dtype(bb->dt) >= 0 &&
 	    cg_gemm_dtype(c->dt) >= 0)
 		return gen_matmul_call(o, a, bb, c, &mb, transb, NULL, NULL);
-	if (transb || o->e->call.args[0]->kind == E_CALL)
+	if (transb || fu_from(o->fu, fu_root(o->fu), 0) >= 0)
 		return cg_fail(o, "a transposed operand needs float dtypes");
 	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : cg_ci(k, 1);
 	LLVMValueRef Kd = a->dim[a->nd - 1];
@@ -1840,13 +1864,13 @@ reduce_step(KernelBuilder *k, OpKind op, DType acct, LLVMValueRef cur, LLVMValue
 }
 
 /* The value at offset off of a reduction's data, in dtype xdt: loaded
- * from buffer 0, or computed by the fused elementwise tree from every
- * buffer's element at off (the leaves have the data's shape). */
+ * from buffer 0, or computed by the producer node tree of o's fusion
+ * from every buffer's element at off (they have the data's shape). */
 static LLVMValueRef
-reduce_load(OpKernel *o, Expr *tree, LLVMValueRef off, DType xdt)
+reduce_load(OpKernel *o, int tree, LLVMValueRef off, DType xdt)
 {
 	KernelBuilder *k = o->k;
-	if (!tree)
+	if (tree < 0)
 		return cg_ld(k, &k->buf[0], off);
 	LLVMValueRef lv[MAXBUF];
 	for (int i = 0; i < k->nin; i++)
@@ -1868,11 +1892,11 @@ gen_reduce(OpKernel *o)
 	KernelBuilder *k = o->k;
 	Buf *x = &k->buf[0], *out = &k->buf[k->nin];
 	OpKind op = o->e->call.op;
-	/* a fused elementwise tree computes the data: its leaves all have
-	 * the data's shape (exec's fuse_seq), so buffer 0 gives the dims */
-	Expr *tree = o->e->call.args[0]->kind == E_CALL ? o->e->call.args[0] : NULL;
-	DType xdt = tree ? tree->sinfo->dtype : x->dt;
-	if (!tree && k->nin != 1)
+	/* producers compute the data: their tensor operands all have the
+	 * data's shape (exec's fuse_seq), so buffer 0 gives the dims */
+	int tree = fu_from(o->fu, fu_root(o->fu), 0);
+	DType xdt = tree >= 0 ? o->fu->node[tree].call->sinfo->dtype : x->dt;
+	if (tree < 0 && k->nin != 1)
 		return cg_fail(o, "expects one tensor");
 	bool arg = op == OP_ARGMAX || op == OP_ARGMIN;
 	bool red[MAXD] = {0};
@@ -2093,8 +2117,8 @@ gen_norm(OpKernel *o)
 
 /* ------------------------------------------------------------ dispatch */
 
-/* The kernel of a call whose operands include fused elementwise calls: a
- * reduction over the fused tree, or the tree itself. */
+/* The kernel of a call with fused producers: a reduction over them, or
+ * the elementwise root and its producers. */
 static bool
 gen_fused(OpKernel *o)
 {
@@ -2214,7 +2238,7 @@ gen_body(OpKernel *o)
 	OpKind op = o->e->call.op;
 	if (op == OP_MATMUL)
 		return gen_matmul(o);
-	if (has_nested_call(o->e))
+	if (o->fu->n > 1)
 		return gen_fused(o);
 	if (gen_of[op])
 		return gen_of[op](o);
@@ -2309,86 +2333,113 @@ push_tensors(const SInfo *si, const SInfo **sis, int *n)
 	return true;
 }
 
-static bool sig_args(const Expr *e, Diags *d, const SInfo **sis, int *n,
-		     StrBuf *key, VarNames *vn);
+/* A kernel's signature as it is read off its fusion: the buffers' struct
+ * infos, the arguments that give the input buffers, and the key (d: where
+ * to say why not, NULL: say nothing). */
+typedef struct {
+	const CgFusion *fu;
+	Diags *d;
+	const SInfo **sis; /* MAXBUF: inputs, then outputs */
+	int n;
+	const Expr **xs;   /* MAXBUF: the arguments that give the inputs */
+	int nx;
+	StrBuf *key;
+	VarNames vn;
+} Sig;
 
-/* A call argument of a fused kernel into the key: "(op args -> dtype[dims]
- * attrs)"; its tensors join the buffers. */
+/* Argument x's tensors join the inputs (x gives them). */
 static bool
-sig_nested(const Expr *x, Diags *d, const SInfo **sis, int *n, StrBuf *key,
-	   VarNames *vn)
+sig_input(Sig *g, const Expr *x)
 {
-	const SInfo *si = x->sinfo;
-	if (!cg_fusable(x) || !si || si->kind != SI_TENSOR || !si->shape ||
-	    si->dtype == DT_UNKNOWN) {
-		diag_error(d, x->span, "%s: cannot be fused into its user",
-			   op_info(x->call.op)->name);
+	if (g->nx >= MAXBUF || !push_tensors(ir_expr_sinfo(x), g->sis, &g->n))
 		return false;
-	}
-	sb_printf(key, " (%s", op_info(x->call.op)->name);
-	if (!sig_args(x, d, sis, n, key, vn))
-		return false;
-	sb_printf(key, " -> %s[", dtype_name(si->dtype));
-	for (int j = 0; j < si->ndim; j++) {
-		if (j)
-			sb_putc(key, ',');
-		key_dim(key, si->shape[j], vn);
-	}
-	sb_putc(key, ']');
-	for (int i = 0; i < x->call.nattrs; i++) {
-		sb_putc(key, ' ');
-		key_attr(key, &x->call.attrs[i]);
-	}
-	sb_putc(key, ')');
+	g->xs[g->nx++] = x;
 	return true;
 }
 
-/* The arguments of call e into the key and their tensors into sis. */
+static bool sig_args(Sig *g, int nd);
+
+/* A producer node of a fused kernel into the key: "(op args -> dtype[dims]
+ * attrs)"; its tensors join the buffers. */
 static bool
-sig_args(const Expr *e, Diags *d, const SInfo **sis, int *n, StrBuf *key,
-	 VarNames *vn)
+sig_nested(Sig *g, int nd)
 {
+	const Expr *x = g->fu->node[nd].call;
+	const SInfo *si = x->sinfo;
+	if (!cg_fusable(x) || !si || si->kind != SI_TENSOR || !si->shape ||
+	    si->dtype == DT_UNKNOWN) {
+		if (g->d)
+			diag_error(g->d, x->span, "%s: cannot be fused into "
+				   "its user", op_info(x->call.op)->name);
+		return false;
+	}
+	sb_printf(g->key, " (%s", op_info(x->call.op)->name);
+	if (!sig_args(g, nd))
+		return false;
+	sb_printf(g->key, " -> %s[", dtype_name(si->dtype));
+	for (int j = 0; j < si->ndim; j++) {
+		if (j)
+			sb_putc(g->key, ',');
+		key_dim(g->key, si->shape[j], &g->vn);
+	}
+	sb_putc(g->key, ']');
+	for (int i = 0; i < x->call.nattrs; i++) {
+		sb_putc(g->key, ' ');
+		key_attr(g->key, &x->call.attrs[i]);
+	}
+	sb_putc(g->key, ')');
+	return true;
+}
+
+/* The arguments of node nd into the key and their tensors into the
+ * inputs; a producer's at the place of the argument it computes. */
+static bool
+sig_args(Sig *g, int nd)
+{
+	const Expr *e = g->fu->node[nd].call;
 	for (int i = 0; i < e->call.nargs; i++) {
 		const Expr *x = e->call.args[i];
+		int from = fu_from(g->fu, nd, i);
 		const Expr *q, *s;
-		if (x->kind == E_CALL && e->call.op == OP_MATMUL && i == 1 &&
-		    cg_matmul_qweight(x, &q, &s)) {
+		if (from >= 0 && e->call.op == OP_MATMUL && i == 1 &&
+		    cg_matmul_qweight(g->fu, from, &q, &s)) {
 			/* int8 weights and their scales read transposed */
-			sb_puts(key, " (TQ8)");
-			if (!push_tensors(ir_expr_sinfo(q), sis, n) ||
-			    !push_tensors(ir_expr_sinfo(s), sis, n))
+			sb_puts(g->key, " (TQ8)");
+			if (!sig_input(g, q) || !sig_input(g, s))
 				return false;
 			continue;
 		}
-		if (x->kind == E_CALL && e->call.op == OP_MATMUL && i == 1 &&
-		    cg_matmul_transpose(x)) {
+		if (from >= 0 && e->call.op == OP_MATMUL && i == 1 &&
+		    cg_matmul_transpose(g->fu->node[from].call)) {
 			/* b read transposed: its input is the buffer */
-			sb_puts(key, " (T");
-			if (!sig_args(x, d, sis, n, key, vn))
+			sb_puts(g->key, " (T");
+			if (!sig_args(g, from))
 				return false;
-			sb_putc(key, ')');
+			sb_putc(g->key, ')');
 			continue;
 		}
-		if (x->kind == E_CALL) {
-			if (!sig_nested(x, d, sis, n, key, vn))
+		if (from >= 0) {
+			if (!sig_nested(g, from))
 				return false;
 			continue;
 		}
 		const SInfo *si = ir_expr_sinfo(x);
 		if (x->kind == E_PRIM) {
 			if (dtype_is_float(x->prim.dtype))
-				sb_printf(key, " p%.17g", x->prim.f);
+				sb_printf(g->key, " p%.17g", x->prim.f);
 			else if (x->prim.value) {
-				sb_puts(key, " p");
-				key_dim(key, x->prim.value, vn);
+				sb_puts(g->key, " p");
+				key_dim(g->key, x->prim.value, &g->vn);
 			}
 			continue;
 		}
 		if (!si || si->kind == SI_SHAPE || si->kind == SI_PRIM)
 			continue;
-		if (!push_tensors(si, sis, n)) {
-			diag_error(d, x->span, "%s: argument %d is not a tensor of "
-				   "known dtype and rank", op_info(e->call.op)->name, i);
+		if (!sig_input(g, x)) {
+			if (g->d)
+				diag_error(g->d, x->span, "%s: argument %d is not a "
+					   "tensor of known dtype and rank",
+					   op_info(e->call.op)->name, i);
 			return false;
 		}
 	}
@@ -2396,43 +2447,59 @@ sig_args(const Expr *e, Diags *d, const SInfo **sis, int *n, StrBuf *key,
 }
 
 /*
- * The buffers of call e (their struct infos, inputs then outputs) and its
- * key; false with a diagnostic when an operand is not a known tensor.
+ * The buffers of fusion fu (their struct infos in g->sis, inputs then
+ * outputs; the arguments giving the inputs in g->xs) and its key; false
+ * with a diagnostic when an operand is not a known tensor.
  */
 static bool
-signature(Module *m, Expr *e, Diags *d, const SInfo **sis, int *nin,
-	  int *nout, StrBuf *key)
+signature(Sig *g, int *nin, int *nout)
 {
-	int n = 0;
-	VarNames vn = {.n = 0};
-	sb_puts(key, op_info(e->call.op)->name);
-	if (!sig_args(e, d, sis, &n, key, &vn))
+	const Expr *e = g->fu->node[fu_root(g->fu)].call;
+	sb_puts(g->key, op_info(e->call.op)->name);
+	if (!sig_args(g, fu_root(g->fu)))
 		return false;
-	*nin = n;
-	if (!push_tensors(e->sinfo, sis, &n) || n == *nin) {
-		diag_error(d, e->span, "%s: the result's dtype and rank must be "
-			   "known", op_info(e->call.op)->name);
+	*nin = g->n;
+	if (!push_tensors(e->sinfo, g->sis, &g->n) || g->n == *nin) {
+		if (g->d)
+			diag_error(g->d, e->span, "%s: the result's dtype and rank "
+				   "must be known", op_info(e->call.op)->name);
 		return false;
 	}
-	*nout = n - *nin;
-	for (int b = 0; b < n; b++) {
-		sb_printf(key, " %s[", dtype_name(sis[b]->dtype));
-		for (int j = 0; j < sis[b]->ndim; j++) {
+	*nout = g->n - *nin;
+	for (int b = 0; b < g->n; b++) {
+		const SInfo *si = g->sis[b];
+		sb_printf(g->key, " %s[", dtype_name(si->dtype));
+		for (int j = 0; j < si->ndim; j++) {
 			if (j)
-				sb_putc(key, ',');
-			if (sis[b]->shape)
-				key_dim(key, sis[b]->shape[j], &vn);
+				sb_putc(g->key, ',');
+			if (si->shape)
+				key_dim(g->key, si->shape[j], &g->vn);
 			else
-				sb_printf(key, "?%d.%d", b, j);
+				sb_printf(g->key, "?%d.%d", b, j);
 		}
-		sb_putc(key, ']');
+		sb_putc(g->key, ']');
 	}
 	for (int i = 0; i < e->call.nattrs; i++) {
-		sb_putc(key, ' ');
-		key_attr(key, &e->call.attrs[i]);
+		sb_putc(g->key, ' ');
+		key_attr(g->key, &e->call.attrs[i]);
 	}
-	(void)m;
 	return true;
+}
+
+int
+cg_fused_inputs(const CgFusion *fu, const Expr **ins, int max)
+{
+	const SInfo *sis[MAXBUF];
+	const Expr *xs[MAXBUF];
+	StrBuf key = {0};
+	Sig g = {.fu = fu, .d = NULL, .sis = sis, .xs = xs, .key = &key};
+	int nin, nout;
+	bool ok = signature(&g, &nin, &nout) && g.nx <= max;
+	sb_free(&key);
+	if (!ok)
+		return -1;
+	memcpy(ins, xs, sizeof *xs * (size_t)g.nx);
+	return g.nx;
 }
 
 /* ------------------------------------------------------------ the cache */
@@ -2724,6 +2791,15 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 {
 	if (e->kind != E_CALL)
 		ir_bug("cg_kernel on a %s", ir_expr_kind_name(e->kind));
+	CgNode n = {e, NULL, NULL};
+	CgFusion fu = {1, &n};
+	return cg_fused_kernel(cg, m, &fu, d);
+}
+
+CgKernel *
+cg_fused_kernel(Codegen *cg, Module *m, const CgFusion *fu, Diags *d)
+{
+	Expr *e = fu->node[fu_root(fu)].call;
 	OpClass oc = op_info(e->call.op)->cls;
 	OpKind op = e->call.op;
 	if (op == OP_CALL_DPS_PACKED && e->call.nargs > 0 &&
@@ -2747,9 +2823,11 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 		return NULL;
 	}
 	const SInfo *sis[MAXBUF];
+	const Expr *xs[MAXBUF];
 	int nin, nout;
 	StrBuf key = {0};
-	if (!signature(m, e, d, sis, &nin, &nout, &key)) {
+	Sig g = {.fu = fu, .d = d, .sis = sis, .xs = xs, .key = &key};
+	if (!signature(&g, &nin, &nout)) {
 		sb_free(&key);
 		return NULL;
 	}
@@ -2763,7 +2841,7 @@ cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d)
 	cg_k_init(cg, &k, m, d);
 	k.nin = nin;
 	k.nout = nout;
-	OpKernel o = {.k = &k, .e = e};
+	OpKernel o = {.k = &k, .e = e, .fu = fu};
 	OpCtx c = {&o, sis};
 
 	/* a name that says what it is: rlx_c0_k12_nn_softmax */

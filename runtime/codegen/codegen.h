@@ -99,6 +99,43 @@ void cg_free(Codegen *cg);
  */
 CgKernel *cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d);
 /*
+ * Fusion as data: the calls one kernel computes, as the executor's plan
+ * says (exec_plan.c). node[n - 1] is the root, the call the kernel is for;
+ * the others are its producers: calls bound to vars that the kernel
+ * computes where they are read instead of storing them, each listed before
+ * the nodes that read it. from[i] of a node says where argument i of its
+ * call comes from: -1, the argument as written (a tensor: a buffer of the
+ * kernel; a prim value: compiled in), else the producer node that computes
+ * it. The IR is not changed: every call is a binding's value.
+ *
+ * What may be fused: a producer of an elementwise root (cg_fusable), or of
+ * a reduction's data (cg_reduce_fusable), is itself cg_fusable, with a
+ * known tensor type whose dtype stores exactly what it computes (float32,
+ * float64, int32, int64) and, for an elementwise root, the root's shape;
+ * under a reduction every tensor operand has the data's shape. A matmul's
+ * b may be a permute_dims producer read transposed (cg_matmul_transpose),
+ * or the dequantize of int8 weights (cg_matmul_qweight).
+ */
+typedef struct {
+	Expr *call;        /* an E_CALL of the IR, as written */
+	const Var *var;    /* the var it is bound to (--print-plan) */
+	const int *from;   /* call->call.nargs entries; NULL: all -1 */
+} CgNode;
+
+typedef struct {
+	int n;
+	const CgNode *node;
+} CgFusion;
+
+/* The kernel of fusion fu (cg_kernel of its root when n is 1): a kernel
+ * per signature as cg_kernel's, the key covering every node (op, dims,
+ * dtypes, attributes, prim arguments) and how they are linked. */
+CgKernel *cg_fused_kernel(Codegen *cg, Module *m, const CgFusion *fu, Diags *d);
+/* The arguments whose tensors are fu's kernel's input buffers, in buffer
+ * order (a tuple gives one buffer per field), into ins (up to max); their
+ * count, -1 when fu cannot be lowered (cg_fused_kernel says why). */
+int cg_fused_inputs(const CgFusion *fu, const Expr **ins, int max);
+/*
  * The kernel of prim_func f (codegen_tir.c; R.call_tir): its buffers are
  * f's buffer parameters in parameter order (nin), then an RlxIndexRec
  * (nout = 1), zeroed by the caller; its dims each buffer's dims, then
@@ -116,32 +153,24 @@ CgKernel *cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d);
 bool cg_flush(Codegen *cg, RtError *err);
 /* Distinct kernels generated so far (the cache size). */
 int cg_num_kernels(const Codegen *cg);
-/*
- * Fused elementwise kernels: an argument of an op call given to cg_kernel
- * may itself be an op call (recursively) instead of a var; the kernel then
- * computes the whole tree per element, its buffers being the tensor
- * arguments of all the calls, depth first, then the output. Every call of
- * the tree must be cg_fusable, and every nested call must have a known
- * tensor type whose shape is the output's and whose dtype stores exactly
- * what it computes (float32, float64, int32, int64).
- */
+/* Can op call e be a producer, or the root, of a fused elementwise kernel
+ * (an elementwise or broadcasting op; clip's bounds constants)? */
 bool cg_fusable(const Expr *e);
-/* A reduction's data argument (its first) may be such a tree too when
- * every tensor operand of the tree has the tree's shape. */
+/* May reduction op read its data from fused producers? */
 bool cg_reduce_fusable(OpKind op);
-/* A matmul's b (its second argument) may be an op call perm for which
- * this holds: a permute_dims swapping the last two dims of a float tensor.
- * The kernel then reads perm's input as the transposed b (no copy). */
+/* Is perm a permute_dims swapping the last two dims of a float tensor, so
+ * that a matmul reads its input as the transposed b (no copy)? */
 bool cg_matmul_transpose(const Expr *perm);
 /*
- * Or the dequantize of int8 group-quantized weights read transposed: perm
- * = permute_dims(reshape(multiply(astype(q, "float32"), s), [N, G * gs]))
- * with q an int8 [N, G, gs] and s a float32 [N, G, 1] (or, without the
- * reshape, q [N, K] and s [N, 1]: one scale per row), q and s vars or
- * constants. The kernel reads q's bytes and s directly (its buffers: q,
- * then s) and never materializes the f32 weights. *q and *s (may be NULL)
- * get the two operands.
+ * Is node perm of fu (a permute_dims, cg_matmul_transpose) the transposed
+ * dequantize of int8 group-quantized weights, its argument computed by
+ * producers reshape(multiply(astype(q, "float32"), s), [N, G * gs]) with
+ * q an int8 [N, G, gs] and s a float32 [N, G, 1] (or, without the reshape,
+ * q [N, K] and s [N, 1]: one scale per row; the multiply's operands in
+ * either order), q and s vars or constants? The kernel then reads q's
+ * bytes and s directly (its buffers: q, then s) and never materializes the
+ * f32 weights. *q and *s (may be NULL) get the two operands.
  */
-bool cg_matmul_qweight(const Expr *perm, const Expr **q, const Expr **s);
+bool cg_matmul_qweight(const CgFusion *fu, int perm, const Expr **q, const Expr **s);
 
 #endif

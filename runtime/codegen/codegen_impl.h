@@ -83,7 +83,8 @@ typedef struct {
  */
 typedef struct {
 	KernelBuilder *k;
-	Expr *e;
+	Expr *e;              /* the call (the fusion's root) */
+	const CgFusion *fu;   /* the calls the kernel computes (codegen.h) */
 	/* the elementwise node being computed (elem_unary, elem_binary):
 	 * e's inputs' dtypes and count, and its result's dtype */
 	const DType *edt;

@@ -984,12 +984,6 @@ push_arg(Frame *fr, Bufs *bf, const Expr *x, const char *who)
 {
 	if (x->kind == E_PRIM)
 		return true;
-	if (x->kind == E_CALL) { /* a fused call: its operands */
-		for (int i = 0; i < x->call.nargs; i++)
-			if (!push_arg(fr, bf, x->call.args[i], who))
-				return false;
-		return true;
-	}
 	const SInfo *si = ir_expr_sinfo(x);
 	if (!si || si->kind == SI_SHAPE || si->kind == SI_PRIM)
 		return true;
@@ -1273,8 +1267,12 @@ call_kernel(Frame *fr, Step *st, const char *who, RtValue **out)
 	Bufs bf;
 	bf.nb = bf.nd = bf.nhold = 0;
 	bool ok = true;
-	for (int i = 0; ok && i < e->call.nargs; i++)
-		ok = push_arg(fr, &bf, e->call.args[i], who);
+	if (st->fu) /* a fused kernel: the inputs the plan lists */
+		for (int i = 0; ok && i < st->nins; i++)
+			ok = push_arg(fr, &bf, st->ins[i], who);
+	else
+		for (int i = 0; ok && i < e->call.nargs; i++)
+			ok = push_arg(fr, &bf, e->call.args[i], who);
 	RtValue *res = NULL;
 	if (ok && bf.nb != st->k->nin) {
 		rt_error(fr->e, "%s: %d input buffers for a kernel of %d "
@@ -2226,7 +2224,7 @@ stream_needs(FnPlan *fp, const bool *want, Need *nd, bool *skip)
 			     (b->annotated && has_symvars(b->var->sinfo)));
 		skip[i] = !keep;
 		if (keep)
-			ir_visit_uses(st->x, need_var, nd);
+			exec_step_uses(st, need_var, nd);
 	}
 }
 

@@ -30,9 +30,13 @@ typedef struct {
 /* One binding, planned. */
 typedef struct {
 	Binding *b;
-	Expr *x;                /* what runs: b->value, or a fused tree of
-				 * elementwise calls; NULL when fused into a
-				 * later step */
+	Expr *x;                /* what runs: b->value; NULL when fused into
+				 * a later step's kernel */
+	const CgFusion *fu;     /* a kernel computing producers too: the
+				 * calls it computes (codegen.h); NULL when
+				 * it computes x alone */
+	const Expr **ins;       /* fu: the arguments giving the kernel's */
+	int nins;               /* input buffers, in order */
 	int slot;               /* of b->var */
 	CgKernel *k;            /* op calls with a kernel */
 	const PrimFunc *prim;   /* call_tir: the prim_func k runs */
@@ -104,6 +108,10 @@ int exec_slot_of(const RtProgram *p, int id);
  * slice): run by the executor, which knows the values; the kernels take
  * constant bounds. */
 bool exec_is_dyn_slice(const Expr *e);
+/* Calls fn on every var step st reads: its call's arguments, or, for a
+ * fused kernel, the arguments of every call it computes that no producer
+ * computes. */
+void exec_step_uses(const Step *st, void (*fn)(Var *v, void *ctx), void *ctx);
 
 /* exec_tir.c: one argument of a prim_func call, the role it plays in
  * messages ("input 0", "output 1", "tir_vars[0]"). */

@@ -2,10 +2,12 @@
  * exec_plan.c — the executor's planning (rt_compile): each binding of the
  * function and of every function it calls becomes a Step (its kernel, its
  * branches or its callee), each Var a slot of a frame, each SymVar a slot
- * of the frame's symbolic values; elementwise chains and transposed matmul
- * operands are fused; liveness is computed up front (for every position of
- * a sequence, the slots whose last use it is); the streaming plan says
- * which parameters and result fields each step loads and emits.
+ * of the frame's symbolic values; elementwise chains, transposed matmul
+ * operands and int8 weights' dequantize are fused (a Step's fu: the calls
+ * its kernel computes, as data codegen reads; the IR is left as it is);
+ * liveness is computed up front (for every position of a sequence, the
+ * slots whose last use it is); the streaming plan says which parameters
+ * and result fields each step loads and emits.
  * rt_program_plan prints the plan (--print-plan). Running is exec.c.
  */
 #include <stdio.h>
@@ -77,17 +79,28 @@ count_use(Var *v, void *ctx)
 	((int *)ctx)[v->id]++;
 }
 
-/* The tensor operands of elementwise call tree e. */
+/* Where argument i of node nd of fu comes from: -1 (the argument as
+ * written) or the producer node computing it. */
 static int
-count_leaves(const Expr *e)
+fu_from(const CgFusion *fu, int nd, int i)
+{
+	const CgNode *n = &fu->node[nd];
+	return n->from ? n->from[i] : -1;
+}
+
+/* The tensor operands of fusion fu: its nodes' arguments, as written,
+ * that are vars or constants. */
+static int
+count_leaves(const CgFusion *fu)
 {
 	int n = 0;
-	for (int i = 0; i < e->call.nargs; i++) {
-		const Expr *x = e->call.args[i];
-		if (x->kind == E_CALL)
-			n += count_leaves(x);
-		else if (x->kind == E_VAR || x->kind == E_CONST)
-			n++;
+	for (int j = 0; j < fu->n; j++) {
+		const Expr *e = fu->node[j].call;
+		for (int i = 0; i < e->call.nargs; i++) {
+			const Expr *x = e->call.args[i];
+			n += fu_from(fu, j, i) < 0 &&
+			     (x->kind == E_VAR || x->kind == E_CONST);
+		}
 	}
 	return n;
 }
@@ -127,23 +140,22 @@ shaped(const Expr *e)
 	       si->dtype != DT_UNKNOWN ? si : NULL;
 }
 
-/* Do all tensor operands of elementwise tree e have shape si? */
+/* Do all tensor operands of fusion fu have shape si? */
 static bool
-leaves_shaped(const Expr *e, const SInfo *si)
+leaves_shaped(const CgFusion *fu, const SInfo *si)
 {
-	for (int i = 0; i < e->call.nargs; i++) {
-		const Expr *x = e->call.args[i];
-		if (x->kind == E_CALL) {
-			if (!leaves_shaped(x, si))
+	for (int j = 0; j < fu->n; j++) {
+		const Expr *e = fu->node[j].call;
+		for (int i = 0; i < e->call.nargs; i++) {
+			const Expr *x = e->call.args[i];
+			if (fu_from(fu, j, i) >= 0 ||
+			    (x->kind != E_VAR && x->kind != E_CONST))
+				continue;
+			const SInfo *xs = x->kind == E_VAR ? x->var->sinfo : x->sinfo;
+			if (!xs || xs->kind != SI_TENSOR || !xs->shape ||
+			    !same_shape(xs, si))
 				return false;
-			continue;
 		}
-		if (x->kind != E_VAR && x->kind != E_CONST)
-			continue;
-		const SInfo *xs = x->kind == E_VAR ? x->var->sinfo : x->sinfo;
-		if (!xs || xs->kind != SI_TENSOR || !xs->shape ||
-		    !same_shape(xs, si))
-			return false;
 	}
 	return true;
 }
@@ -179,27 +191,68 @@ single_def(RtProgram *p, FnPlan *fp, SeqPlan *sp, int j, const Expr *x)
 	return NULL;
 }
 
-/* A copy of call e (in p's arena) with argument i replaced by x. */
-static Expr *
-with_arg(RtProgram *p, const Expr *e, int i, Expr *x)
+/* The fusion of step s: the calls its kernel computes (s->fu), or its
+ * call alone (program memory). */
+static const CgFusion *
+fusion_of(RtProgram *p, const Step *s)
 {
-	Expr *f = ARENA_NEW(&p->m->arena, Expr);
-	*f = *e;
-	f->call.args = ARENA_ARRAY(&p->m->arena, Expr *, e->call.nargs);
-	memcpy(f->call.args, e->call.args, sizeof *f->call.args * (size_t)e->call.nargs);
-	f->call.args[i] = x;
+	if (s->fu)
+		return s->fu;
+	CgNode *n = palloc(p, sizeof *n);
+	*n = (CgNode){s->x, s->b->var, NULL};
+	CgFusion *f = palloc(p, sizeof *f);
+	*f = (CgFusion){1, n};
 	return f;
+}
+
+/* Fusion f with g computing argument a of f's node u: g's nodes (g's root
+ * last), then f's, their links moved past g's (program memory; f and g
+ * are left as they are). */
+static const CgFusion *
+fuse_arg(RtProgram *p, const CgFusion *f, int u, int a, const CgFusion *g)
+{
+	CgNode *nd = palloc(p, sizeof *nd * (size_t)(f->n + g->n));
+	memcpy(nd, g->node, sizeof *nd * (size_t)g->n);
+	for (int j = 0; j < f->n; j++) {
+		const CgNode *x = &f->node[j];
+		int na = x->call->call.nargs;
+		int *from = palloc(p, sizeof *from * (size_t)(na ? na : 1));
+		for (int i = 0; i < na; i++) {
+			int y = fu_from(f, j, i);
+			from[i] = y >= 0 ? y + g->n : -1;
+		}
+		if (j == u)
+			from[a] = g->n - 1;
+		nd[g->n + j] = (CgNode){x->call, x->var, from};
+	}
+	CgFusion *r = palloc(p, sizeof *r);
+	*r = (CgFusion){f->n + g->n, nd};
+	return r;
+}
+
+/* Step si is computed inside sj's kernel: it runs nothing, and so do the
+ * steps that were computed inside its own (their `into` follows). */
+static void
+fused_into(SeqPlan *sp, Step *si, Step *sj)
+{
+	for (int i = 0; i < sp->n; i++)
+		if (sp->steps[i].into == si->b)
+			sp->steps[i].into = sj->b;
+	si->x = NULL;
+	si->fu = NULL;
+	si->into = sj->b;
 }
 
 /*
  * Elementwise fusion: a var bound in sp to an elementwise call, used once
  * in the whole function, as a direct operand of a later elementwise call
  * of sp with the same shape, is computed inside that call's kernel
- * (cg_fusable) instead of into a tensor of its own: the later step's x
- * becomes the tree and the earlier one's NULL. The data operand of a
- * reduction fuses the same way when the tree's operands all have its
- * shape (cg_reduce_fusable). Liveness follows x, so the operands of the
- * fused call live until the kernel that reads them.
+ * (cg_fusable) instead of into a tensor of its own: it becomes a producer
+ * of the later step's fusion (with its own producers) and its step
+ * computes nothing. The data operand of a reduction fuses the same way
+ * when the producers' operands all have its shape (cg_reduce_fusable).
+ * Liveness follows the fusion, so the producers' operands live until the
+ * kernel that reads them.
  */
 static void
 fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
@@ -211,34 +264,25 @@ fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 		const SInfo *rs = e && (red || cg_fusable(e)) ? shaped(e) : NULL;
 		if (!rs)
 			continue;
-		Expr **args = NULL;
-		int leaves = count_leaves(e);
+		const CgFusion *f = fusion_of(p, sj);
+		int leaves = count_leaves(f);
 		for (int a = 0; a < (red ? 1 : e->call.nargs); a++) {
 			Step *si = single_def(p, fp, sp, j, e->call.args[a]);
 			Expr *pe = si ? si->x : NULL;
 			const SInfo *ps = pe && cg_fusable(pe) ? shaped(pe) : NULL;
-			if (!ps ||
-			    !exact_dtype(ps->dtype) ||
-			    !(red ? leaves_shaped(pe, ps) : same_shape(ps, rs)) ||
-			    leaves - 1 + count_leaves(pe) > FUSE_LEAVES)
+			if (!ps)
 				continue;
-			if (!args) {
-				args = ARENA_ARRAY(&p->m->arena, Expr *,
-						   e->call.nargs);
-				memcpy(args, e->call.args,
-				       sizeof *args * (size_t)e->call.nargs);
-			}
-			args[a] = pe;
-			leaves += count_leaves(pe) - 1;
-			si->x = NULL;
-			si->into = sj->b;
+			const CgFusion *g = fusion_of(p, si);
+			if (!exact_dtype(ps->dtype) ||
+			    !(red ? leaves_shaped(g, ps) : same_shape(ps, rs)) ||
+			    leaves - 1 + count_leaves(g) > FUSE_LEAVES)
+				continue;
+			f = fuse_arg(p, f, f->n - 1, a, g);
+			leaves += count_leaves(g) - 1;
+			fused_into(sp, si, sj);
 		}
-		if (args) {
-			Expr *f = ARENA_NEW(&p->m->arena, Expr);
-			*f = *e;
-			f->call.args = args;
-			sj->x = f;
-		}
+		if (f->n > 1)
+			sj->fu = f;
 	}
 }
 
@@ -246,14 +290,15 @@ fuse_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp)
  * Transposed-b fusion: a matmul whose b is a var bound earlier in sp to a
  * permute_dims that swaps the last two dims (cg_matmul_transpose), used
  * only there, reads the permute's input directly (x @ w.T without a
- * transposed copy of w): the matmul's step gets the permute call as its
- * argument and the permute's step computes nothing.
+ * transposed copy of w): the permute becomes a producer of the matmul's
+ * fusion and its step computes nothing.
  */
 static void
 fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 {
 	for (int j = 0; j < sp->n; j++) {
-		Expr *e = sp->steps[j].x;
+		Step *sj = &sp->steps[j];
+		Expr *e = sj->x;
 		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL ||
 		    e->call.nargs < 2 || !shaped(e))
 			continue;
@@ -262,9 +307,9 @@ fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 		if (!pe || !cg_matmul_transpose(pe) ||
 		    pe->call.args[0]->kind != E_VAR)
 			continue;
-		sp->steps[j].x = with_arg(p, e, 1, pe);
-		si->x = NULL;
-		si->into = sp->steps[j].b;
+		const CgFusion *f = fusion_of(p, sj);
+		sj->fu = fuse_arg(p, f, f->n - 1, 1, fusion_of(p, si));
+		fused_into(sp, si, sj);
 	}
 }
 
@@ -274,43 +319,40 @@ fuse_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
  * (the run-time half of int8 group quantization, as examples/llama_q8.py
  * writes it: q int8 [N, G, gs], s float32 [N, G, 1]; or without the
  * reshape, q [N, K] and s [N, 1]), every intermediate used only there,
- * reads q and s themselves (cg_matmul_qweight): the multiply and reshape
- * steps compute nothing and the f32 weights are never stored.
+ * reads q and s themselves (cg_matmul_qweight): the reshape and the
+ * multiply (with its astype) become producers of the matmul's fusion,
+ * their steps compute nothing and the f32 weights are never stored.
  */
 static void
 fuse_dequant(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 {
 	for (int j = 0; j < sp->n; j++) {
-		Expr *e = sp->steps[j].x;
-		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL ||
-		    e->call.nargs < 2 || e->call.args[1]->kind != E_CALL ||
-		    !cg_matmul_transpose(e->call.args[1]))
+		Step *sj = &sp->steps[j];
+		Expr *e = sj->x;
+		const CgFusion *f = sj->fu;
+		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL || !f ||
+		    fu_from(f, f->n - 1, 1) < 0)
 			continue;
-		Expr *pe = e->call.args[1];
+		int pn = fu_from(f, f->n - 1, 1);
+		Expr *pe = f->node[pn].call;
 		Step *sr = single_def(p, fp, sp, j, pe->call.args[0]), *sm = sr;
 		if (!sr)
 			continue;
-		Expr *rs = NULL;
+		const CgFusion *g = fusion_of(p, sr);
+		const CgFusion *c = fuse_arg(p, f, pn, 0, g);
 		if (sr->x->call.op == OP_RESHAPE && sr->x->call.nargs >= 1) {
-			rs = sr->x;
-			sm = single_def(p, fp, sp, j, rs->call.args[0]);
+			sm = single_def(p, fp, sp, j, sr->x->call.args[0]);
 			if (!sm)
 				continue;
+			c = fuse_arg(p, c, g->n - 1, 0, fusion_of(p, sm));
 		}
-		Expr *mx = sm->x;
-		if (mx->call.op != OP_MULTIPLY || mx->call.nargs != 2)
+		if (sm->x->call.op != OP_MULTIPLY || sm->x->call.nargs != 2 ||
+		    !cg_matmul_qweight(c, fu_from(c, c->n - 1, 1), NULL, NULL))
 			continue;
-		if (mx->call.args[1]->kind == E_CALL) /* astype first */
-			mx = with_arg(p, with_arg(p, mx, 0, mx->call.args[1]), 1,
-				      mx->call.args[0]);
-		Expr *w = rs ? with_arg(p, rs, 0, mx) : mx;
-		Expr *pq = with_arg(p, pe, 0, w);
-		if (!cg_matmul_qweight(pq, NULL, NULL))
-			continue;
-		sp->steps[j].x = with_arg(p, e, 1, pq);
-		sr->x = NULL;
-		sm->x = NULL;
-		sr->into = sm->into = sp->steps[j].b;
+		sj->fu = c;
+		fused_into(sp, sr, sj);
+		if (sm != sr)
+			fused_into(sp, sm, sj);
 	}
 }
 
@@ -464,11 +506,42 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 			}
 			continue;
 		}
-		st->k = cg_kernel(p->cg, p->m, e, d);
-		if (!st->k)
+		if (!st->fu) {
+			st->k = cg_kernel(p->cg, p->m, e, d);
+			if (!st->k)
+				*ok = false;
+			continue;
+		}
+		st->k = cg_fused_kernel(p->cg, p->m, st->fu, d);
+		if (!st->k) {
 			*ok = false;
+			continue;
+		}
+		const Expr *ins[MAX_BUFS];
+		int nins = cg_fused_inputs(st->fu, ins, MAX_BUFS);
+		if (nins != st->k->nin)
+			ir_bug("kernel %s: %d inputs for %d buffers", st->k->name,
+			       nins, st->k->nin);
+		st->ins = palloc(p, sizeof *st->ins * (size_t)nins);
+		memcpy(st->ins, ins, sizeof *ins * (size_t)nins);
+		st->nins = nins;
 	}
 	return sp;
+}
+
+void
+exec_step_uses(const Step *st, void (*fn)(Var *v, void *ctx), void *ctx)
+{
+	if (!st->fu) {
+		ir_visit_uses(st->x, fn, ctx);
+		return;
+	}
+	for (int j = 0; j < st->fu->n; j++) {
+		const Expr *e = st->fu->node[j].call;
+		for (int i = 0; i < e->call.nargs; i++)
+			if (fu_from(st->fu, j, i) < 0)
+				ir_visit_uses(e->call.args[i], fn, ctx);
+	}
 }
 
 /* Liveness bookkeeping of one sequence. */
@@ -536,7 +609,7 @@ live_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq, Rel *r,
 	for (int i = 0; i < sp->n; i++) {
 		c.pos = i + 1;
 		if (i != skip)
-			ir_visit_uses(sp->steps[i].x, live_use, &c);
+			exec_step_uses(&sp->steps[i], live_use, &c);
 	}
 	c.pos = sp->n + 1;
 	if (!skip_body)
@@ -830,13 +903,11 @@ plan_what(const Step *st, StrBuf *b)
 		return;
 	}
 	if (st->k) {
-		int fused = 0;
-		for (int i = 0; i < e->call.nargs; i++)
-			fused += e->call.args[i]->kind == E_CALL;
 		sb_printf(b, "kernel %s", st->k->name);
-		if (fused)
-			sb_printf(b, " (%d operand%s computed inside)", fused,
-				  fused == 1 ? "" : "s");
+		/* the producers, in the fusion's order */
+		for (int i = 0; st->fu && i < st->fu->n - 1; i++)
+			sb_printf(b, "%s%s", i ? ", " : ", computing ",
+				  st->fu->node[i].var ? st->fu->node[i].var->name : "?");
 		return;
 	}
 	switch (e->kind) {
@@ -865,7 +936,7 @@ plan_step_print(const Step *st, int ind, StrBuf *b)
 {
 	size_t start = b->len;
 	sb_printf(b, "%*s%s = ", ind, "", st->b->var->name);
-	const Expr *e = st->x ? st->x : st->b->value;
+	const Expr *e = st->b->value;
 	if (e->kind == E_IF) {
 		sb_puts(b, "if ");
 		print_expr(b, e->if_.cond);
