@@ -773,6 +773,83 @@ test_fusion_quantize(void **state)
 	prog_free(&gp);
 }
 
+/* The module's text, for comparing before and after planning. */
+static char *
+module_text(const Module *m)
+{
+	PrintOpts o = {.no_header = true};
+	StrBuf b = {0};
+	print_module(&b, m, &o);
+	return sb_take(&b);
+}
+
+/* Fusion is data of the plan: a chain of elementwise calls and a
+ * transposed matmul operand are computed inside the kernels that read
+ * them (two kernels for five bindings) while the IR stays as written, the
+ * plan names the producers each kernel computes, and the values are
+ * those computed in C. */
+static void
+test_fusion_as_data(void **state)
+{
+	(void)state;
+	static const char src[] =
+		"@I.ir_module\n"
+		"class Module:\n"
+		"    @R.function\n"
+		"    def main(x: R.Tensor((2, 3), dtype=\"float32\"),"
+		" y: R.Tensor((2, 3), dtype=\"float32\"),"
+		" w: R.Tensor((4, 3), dtype=\"float32\")):\n"
+		"        lv = R.add(x, y)\n"
+		"        lv1 = R.multiply(lv, y)\n"
+		"        gv = R.negative(lv1)\n"
+		"        wt = R.permute_dims(w, axes=[1, 0])\n"
+		"        out = R.matmul(gv, wt)\n"
+		"        return out\n";
+	rlx_diags *d = rlx_diags_new();
+	Module *m = rlx_parse("test.py", src, strlen(src), d);
+	assert_non_null(m);
+	char *before = module_text(m);
+	rlx_module_free(m);
+	Prog g = compile(src, "main");
+	char *after = module_text(g.m);
+	assert_string_equal(before, after);
+	assert_int_equal(rt_program_num_kernels(g.p), 2);
+	StrBuf plan = {0};
+	rt_program_plan(g.p, &plan);
+	assert_non_null(strstr(plan.p, "5 bindings, 2 kernel calls, 3 fused"));
+	assert_non_null(strstr(plan.p, "lv1 = R.multiply(lv, y)"));
+	assert_non_null(strstr(plan.p, "_negative, computing lv, lv1\n"));
+	assert_non_null(strstr(plan.p, "_matmul, computing wt\n"));
+	const char *l = strstr(plan.p, "    lv = ");
+	assert_non_null(l);
+	assert_non_null(strstr(l, "# fused into gv\n"));
+	float xd[6], yd[6], wd[12];
+	for (int i = 0; i < 6; i++)
+		xd[i] = (float)i * 0.5f - 1.0f, yd[i] = (float)(i % 4) - 1.5f;
+	for (int i = 0; i < 12; i++)
+		wd[i] = (float)((i * 7) % 5) - 2.0f;
+	RtValue *args[3] = {f32(2, (int64_t[]){2, 3}, xd),
+			    f32(2, (int64_t[]){2, 3}, yd),
+			    f32(2, (int64_t[]){4, 3}, wd)};
+	RtValue *r = run_ok(&g, args, 3);
+	assert_int_equal(r->t->ndim, 2);
+	assert_int_equal(r->t->shape[1], 4);
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 4; j++) {
+			float want = 0;
+			for (int k = 0; k < 3; k++)
+				want += -((xd[i * 3 + k] + yd[i * 3 + k]) * yd[i * 3 + k]) *
+					wd[j * 3 + k];
+			assert_true(fabsf(at(r, i * 4 + j) - want) <= 1e-5f);
+		}
+	rt_value_release(r);
+	sb_free(&plan);
+	free(before);
+	free(after);
+	rlx_diags_free(d);
+	prog_free(&g);
+}
+
 /* max(abs(w)) over the last axis: fused into the reduction (one kernel)
  * it equals the unfused pair and the maximum computed in C. */
 static void
@@ -1133,6 +1210,7 @@ main(void)
 		cmocka_unit_test(test_long_chain),
 		cmocka_unit_test(test_fusion_quantize),
 		cmocka_unit_test(test_fusion_reduce),
+		cmocka_unit_test(test_fusion_as_data),
 		cmocka_unit_test(test_fusion_refused),
 		cmocka_unit_test(test_fusion_dequant),
 		cmocka_unit_test(test_compare),
