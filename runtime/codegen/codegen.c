@@ -1383,15 +1383,6 @@ cg_reduce_fusable(OpKind op)
 	return op_info(op)->flags & OF_FUSE_INPUT;
 }
 
-/* Where argument i of node nd of fu comes from: -1 (the argument as
- * written) or the producer node computing it. */
-static int
-fu_from(const CgFusion *fu, int nd, int i)
-{
-	const CgNode *n = &fu->node[nd];
-	return n->from ? n->from[i] : -1;
-}
-
 /* The root node of fu: the call the kernel is for. */
 static int
 fu_root(const CgFusion *fu)
@@ -1417,7 +1408,7 @@ elem_node(OpKernel *o, int nd, LLVMValueRef *leaves, int *next, DType *rdt)
 	int n = 0;
 	for (int i = 0; i < e->call.nargs && n < MAXBUF; i++) {
 		Expr *x = e->call.args[i];
-		int from = fu_from(o->fu, nd, i);
+		int from = cg_from(o->fu, nd, i);
 		if (from >= 0) {
 			DType r, pdt = o->fu->node[from].call->sinfo->dtype;
 			LLVMValueRef v = elem_node(o, from, leaves, next, &r);
@@ -1575,7 +1566,7 @@ cg_matmul_qweight(const CgFusion *fu, int perm, const Expr **qp, const Expr **sp
 {
 	if (!cg_matmul_transpose(fu->node[perm].call))
 		return false;
-	int xn = fu_from(fu, perm, 0), rn = -1;
+	int xn = cg_from(fu, perm, 0), rn = -1;
 	if (xn < 0)
 		return false;
 	const Expr *x = fu->node[xn].call;
@@ -1584,7 +1575,7 @@ cg_matmul_qweight(const CgFusion *fu, int perm, const Expr **qp, const Expr **sp
 		return false;
 	if (x->call.op == OP_RESHAPE && x->call.nargs >= 1) {
 		rn = xn;
-		if ((xn = fu_from(fu, rn, 0)) < 0)
+		if ((xn = cg_from(fu, rn, 0)) < 0)
 			return false;
 		x = fu->node[xn].call;
 	}
@@ -1592,12 +1583,12 @@ cg_matmul_qweight(const CgFusion *fu, int perm, const Expr **qp, const Expr **sp
 	    !x->sinfo || x->sinfo->kind != SI_TENSOR || x->sinfo->dtype != DT_F32)
 		return false;
 	/* astype(q) computed by a producer, s as written, in either order */
-	int a = fu_from(fu, xn, 0), b = fu_from(fu, xn, 1);
+	int a = cg_from(fu, xn, 0), b = cg_from(fu, xn, 1);
 	if ((a >= 0) == (b >= 0))
 		return false;
 	int cn = a >= 0 ? a : b;
 	const Expr *c = fu->node[cn].call, *s = x->call.args[a >= 0 ? 1 : 0];
-	if (c->call.op != OP_ASTYPE || c->call.nargs != 1 || fu_from(fu, cn, 0) >= 0 ||
+	if (c->call.op != OP_ASTYPE || c->call.nargs != 1 || cg_from(fu, cn, 0) >= 0 ||
 	    !c->sinfo || c->sinfo->kind != SI_TENSOR || c->sinfo->dtype != DT_F32)
 		return false;
 	int nd = rn >= 0 ? 3 : 2;
@@ -1691,7 +1682,7 @@ gen_matmul(OpKernel *o)
 	if (a->nd < 1 || bb->nd < 1)
 		return cg_fail(o, "operands must have at least one dim");
 	MmBatch mb;
-	int bn = fu_from(o->fu, fu_root(o->fu), 1);
+	int bn = cg_from(o->fu, fu_root(o->fu), 1);
 	if (bn >= 0 && cg_matmul_qweight(o->fu, bn, NULL, NULL)) {
 		/* int8 q [N, G, gs] (or [N, K]) and its scales s: b is q read
 		 * as [N, K], gs weights per scale */
@@ -1712,7 +1703,7 @@ gen_matmul(OpKernel *o)
 	if (cg_gemm_dtype(a->dt) >= 0 && cg_gemm_dtype(bb->dt) >= 0 &&
 	    cg_gemm_dtype(c->dt) >= 0)
 		return gen_matmul_call(o, a, bb, c, &mb, transb, NULL, NULL);
-	if (transb || fu_from(o->fu, fu_root(o->fu), 0) >= 0)
+	if (transb || cg_from(o->fu, fu_root(o->fu), 0) >= 0)
 		return cg_fail(o, "a transposed operand needs float dtypes");
 	LLVMValueRef M = a->nd > 1 ? a->dim[a->nd - 2] : cg_ci(k, 1);
 	LLVMValueRef Kd = a->dim[a->nd - 1];
@@ -1894,7 +1885,7 @@ gen_reduce(OpKernel *o)
 	OpKind op = o->e->call.op;
 	/* producers compute the data: their tensor operands all have the
 	 * data's shape (exec's fuse_seq), so buffer 0 gives the dims */
-	int tree = fu_from(o->fu, fu_root(o->fu), 0);
+	int tree = cg_from(o->fu, fu_root(o->fu), 0);
 	DType xdt = tree >= 0 ? o->fu->node[tree].call->sinfo->dtype : x->dt;
 	if (tree < 0 && k->nin != 1)
 		return cg_fail(o, "expects one tensor");
@@ -2399,7 +2390,7 @@ sig_args(Sig *g, int nd)
 	const Expr *e = g->fu->node[nd].call;
 	for (int i = 0; i < e->call.nargs; i++) {
 		const Expr *x = e->call.args[i];
-		int from = fu_from(g->fu, nd, i);
+		int from = cg_from(g->fu, nd, i);
 		const Expr *q, *s;
 		if (from >= 0 && e->call.op == OP_MATMUL && i == 1 &&
 		    cg_matmul_qweight(g->fu, from, &q, &s)) {

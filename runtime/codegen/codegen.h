@@ -124,8 +124,17 @@ typedef struct {
 
 typedef struct {
 	int n;
-	const CgNode *node;
+	const CgNode *node; /* node[n - 1]: the root */
 } CgFusion;
+
+/* Where argument i of node nd of fu comes from: -1 (the argument as
+ * written) or the producer node computing it. */
+static inline int
+cg_from(const CgFusion *fu, int nd, int i)
+{
+	const CgNode *n = &fu->node[nd];
+	return n->from ? n->from[i] : -1;
+}
 
 /* The kernel of fusion fu (cg_kernel of its root when n is 1): a kernel
  * per signature as cg_kernel's, the key covering every node (op, dims,

@@ -79,15 +79,6 @@ count_use(Var *v, void *ctx)
 	((int *)ctx)[v->id]++;
 }
 
-/* Where argument i of node nd of fu comes from: -1 (the argument as
- * written) or the producer node computing it. */
-static int
-fu_from(const CgFusion *fu, int nd, int i)
-{
-	const CgNode *n = &fu->node[nd];
-	return n->from ? n->from[i] : -1;
-}
-
 /* The tensor operands of fusion fu: its nodes' arguments, as written,
  * that are vars or constants. */
 static int
@@ -98,7 +89,7 @@ count_leaves(const CgFusion *fu)
 		const Expr *e = fu->node[j].call;
 		for (int i = 0; i < e->call.nargs; i++) {
 			const Expr *x = e->call.args[i];
-			n += fu_from(fu, j, i) < 0 &&
+			n += cg_from(fu, j, i) < 0 &&
 			     (x->kind == E_VAR || x->kind == E_CONST);
 		}
 	}
@@ -148,7 +139,7 @@ leaves_shaped(const CgFusion *fu, const SInfo *si)
 		const Expr *e = fu->node[j].call;
 		for (int i = 0; i < e->call.nargs; i++) {
 			const Expr *x = e->call.args[i];
-			if (fu_from(fu, j, i) >= 0 ||
+			if (cg_from(fu, j, i) >= 0 ||
 			    (x->kind != E_VAR && x->kind != E_CONST))
 				continue;
 			const SInfo *xs = x->kind == E_VAR ? x->var->sinfo : x->sinfo;
@@ -218,7 +209,7 @@ fuse_arg(RtProgram *p, const CgFusion *f, int u, int a, const CgFusion *g)
 		int na = x->call->call.nargs;
 		int *from = palloc(p, sizeof *from * (size_t)(na ? na : 1));
 		for (int i = 0; i < na; i++) {
-			int y = fu_from(f, j, i);
+			int y = cg_from(f, j, i);
 			from[i] = y >= 0 ? y + g->n : -1;
 		}
 		if (j == u)
@@ -331,9 +322,9 @@ fuse_dequant(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 		Expr *e = sj->x;
 		const CgFusion *f = sj->fu;
 		if (!e || e->kind != E_CALL || e->call.op != OP_MATMUL || !f ||
-		    fu_from(f, f->n - 1, 1) < 0)
+		    cg_from(f, f->n - 1, 1) < 0)
 			continue;
-		int pn = fu_from(f, f->n - 1, 1);
+		int pn = cg_from(f, f->n - 1, 1);
 		Expr *pe = f->node[pn].call;
 		Step *sr = single_def(p, fp, sp, j, pe->call.args[0]), *sm = sr;
 		if (!sr)
@@ -347,7 +338,7 @@ fuse_dequant(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 			c = fuse_arg(p, c, g->n - 1, 0, fusion_of(p, sm));
 		}
 		if (sm->x->call.op != OP_MULTIPLY || sm->x->call.nargs != 2 ||
-		    !cg_matmul_qweight(c, fu_from(c, c->n - 1, 1), NULL, NULL))
+		    !cg_matmul_qweight(c, cg_from(c, c->n - 1, 1), NULL, NULL))
 			continue;
 		sj->fu = c;
 		fused_into(sp, sr, sj);
@@ -539,7 +530,7 @@ exec_step_uses(const Step *st, void (*fn)(Var *v, void *ctx), void *ctx)
 	for (int j = 0; j < st->fu->n; j++) {
 		const Expr *e = st->fu->node[j].call;
 		for (int i = 0; i < e->call.nargs; i++)
-			if (fu_from(st->fu, j, i) < 0)
+			if (cg_from(st->fu, j, i) < 0)
 				ir_visit_uses(e->call.args[i], fn, ctx);
 	}
 }
