@@ -124,8 +124,8 @@ void rt_program_set_comm(RtProgram *p, RtComm *c);
 void rt_program_set_index_check(RtProgram *p, bool on);
 /* The executor's plan of p, for --print-plan: for each function, each
  * binding (the top level of the body; the branches of an if indented) with
- * the expression that runs for it and what runs it: a kernel (with the
- * calls fused into it as nested calls), "fused into V" (computed inside
+ * its expression as written and what runs it: a kernel (with the bindings
+ * it also computes, "computing V, W"), "fused into V" (computed inside
  * V's kernel, no tensor of its own), a view, the executor, a callee. */
 void rt_program_plan(const RtProgram *p, StrBuf *b);
 const Func *rt_program_func(const RtProgram *p);
