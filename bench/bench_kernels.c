@@ -321,9 +321,9 @@ static const struct {
 		   "y: R.Tensor((512, 512), dtype=\"float32\")",
 	 "R.matmul(x, y, out_dtype=\"void\")"},
 	{"max_pool2d", "x: R.Tensor((4, 64, 112, 112), dtype=\"float32\")",
-	 "R.nn.max_pool2d(x, pool_size=3, strides=2, padding=1)"},
+	 "R.nn.max_pool2d(x, tpool_size=3, strides=2, padding=1)"},
 	{"avg_pool2d", "x: R.Tensor((4, 64, 112, 112), dtype=\"float32\")",
-	 "R.nn.avg_pool2d(x, pool_size=3, strides=2, padding=1, count_include_pad=True)"},
+	 "R.nn.avg_pool2d(x, tpool_size=3, strides=2, padding=1, count_include_pad=True)"},
 	{"attention", "q: R.Tensor((1, 512, 8, 64), dtype=\"float32\"), "
 		      "k: R.Tensor((1, 512, 8, 64), dtype=\"float32\"), "
 		      "v: R.Tensor((1, 512, 8, 64), dtype=\"float32\")",
@@ -446,7 +446,7 @@ bench_kernel(const char *name, int reps)
 		tm[i] = t2 - t1;
 	}
 	printf("kernel %s %.6f %.6f %zu %d\n", name, median(tk, reps),
-	       median(tm, reps), big, pool_size(jit_pool(jit)));
+	       median(tm, reps), big, tpool_size(jit_pool(jit)));
 	free(tk);
 	free(tm);
 	rt_buf_free(src, big);
@@ -594,7 +594,7 @@ bench_tir(const char *name, int reps)
 		t2[i] = c - bt;
 	}
 	printf("tir %s %.6f %.6f %d\n", name, median(t1, reps), median(t2, reps),
-	       pool_size(jit_pool(jit)));
+	       tpool_size(jit_pool(jit)));
 	free(t1);
 	free(t2);
 	for (int i = 0; i < nb; i++)
@@ -680,7 +680,7 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 		double t = now() - t0;
 		best = t < best ? t : best;
 	}
-	printf("gemm %.6f %d\n", best, pool_size(jit_pool(jit)));
+	printf("gemm %.6f %d\n", best, tpool_size(jit_pool(jit)));
 	for (int i = 0; i < 3; i++)
 		rt_buf_free(bufs[i], n[i] * es + 64);
 	diag_clear(&d);
@@ -741,7 +741,7 @@ bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, in
 	RtGemm g = {.M = M, .N = N, .K = Kd, .a = bufs[0], .b = bufs[1], .c = bufs[2],
 		    .adt = RT_GEMM_F32, .bdt = bdt, .cdt = RT_GEMM_F32,
 		    .transb = !strcmp(layout, "t"), .bscale = bufs[3], .bgroup = GS};
-	Pool *pl = pool_new(0);
+	ThreadPool *pl = tpool_new(0);
 	if (!pl)
 		return 1;
 	rlx_gemm(pl, isa, &g); /* warm up: threads, page faults */
@@ -752,8 +752,8 @@ bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, in
 		double t = now() - t0;
 		best = t < best ? t : best;
 	}
-	printf("gemm %.6f %d\n", best, pool_size(pl));
-	pool_free(pl);
+	printf("gemm %.6f %d\n", best, tpool_size(pl));
+	tpool_free(pl);
 	for (int i = 0; i < 4; i++)
 		rt_buf_free(bufs[i], n[i] * sizeof(float));
 	return 0;
@@ -823,9 +823,9 @@ bench_gemm_q8(long M, long Kd, long N, int reps)
 		if (r)
 			best = t < best ? t : best;
 	}
-	Pool *pl = pool_new(0); /* the size the program's pool has */
-	printf("gemm %.6f %d\n", best, pool_size(pl));
-	pool_free(pl);
+	ThreadPool *pl = tpool_new(0); /* the size the program's pool has */
+	printf("gemm %.6f %d\n", best, tpool_size(pl));
+	tpool_free(pl);
 	rt_value_release(vx);
 	rt_value_release(vq);
 	rt_value_release(vs);
@@ -897,7 +897,7 @@ read_chunk(void *ctx, int64_t lo, int64_t hi)
 static int
 bench_read(long mb, int reps)
 {
-	Pool *pool = pool_new(0);
+	ThreadPool *pool = tpool_new(0);
 	int64_t n = (int64_t)mb << 18; /* floats */
 	float *p = buf_new((size_t)n * 4);
 	if (!pool)
@@ -908,14 +908,14 @@ bench_read(long mb, int reps)
 	double best = 1e30;
 	for (int i = 0; i <= reps; i++) {
 		double t0 = now();
-		pool_run(pool, &r, n >> 16, read_chunk);
+		tpool_run(pool, &r, n >> 16, read_chunk);
 		double t = now() - t0;
 		if (i)
 			best = t < best ? t : best;
 	}
-	printf("read %.6f %lld %d\n", best, (long long)n * 4, pool_size(pool));
+	printf("read %.6f %lld %d\n", best, (long long)n * 4, tpool_size(pool));
 	rt_buf_free(p, (size_t)n * 4);
-	pool_free(pool);
+	tpool_free(pool);
 	return 0;
 }
 
@@ -1009,9 +1009,9 @@ bench_forward(int layers, int hid, int heads, int ffn, long n, int reps, bool q8
 		if (r)
 			best = t < best ? t : best;
 	}
-	Pool *pl = pool_new(0); /* the size the program's pool has */
-	printf("forward %.6f %d\n", best, pool_size(pl));
-	pool_free(pl);
+	ThreadPool *pl = tpool_new(0); /* the size the program's pool has */
+	printf("forward %.6f %d\n", best, tpool_size(pl));
+	tpool_free(pl);
 	for (int i = 0; i < fw.n; i++)
 		rt_value_release(fw.w[i]);
 	free(fw.w);
@@ -1163,9 +1163,9 @@ bench_model(const char *path, long n, int reps, bool lift)
 		if (r)
 			best = t < best ? t : best;
 	}
-	Pool *pl = pool_new(0); /* the size the program's pool has */
-	printf("model %.6f %d\n", best, pool_size(pl));
-	pool_free(pl);
+	ThreadPool *pl = tpool_new(0); /* the size the program's pool has */
+	printf("model %.6f %d\n", best, tpool_size(pl));
+	tpool_free(pl);
 	rt_program_free(p);
 	if (lift) {
 		free(args);

@@ -1,5 +1,5 @@
 /*
- * bufpool.c — pools of large tensor buffers in huge pages (RtPool, rt.h):
+ * bufpool.c — pools of large tensor buffers in huge pages (RtBufPool, rt.h):
  * a freed buffer is kept for the next tensor that fits it while what the
  * pool has mapped stays within its peak use, so a model's intermediates
  * reuse the same pages instead of faulting fresh ones. Thread safe.
@@ -21,7 +21,7 @@ typedef struct {
 	size_t cap;
 } PoolBuf;
 
-struct RtPool {
+struct RtBufPool {
 	pthread_mutex_t mu;
 	int refs;          /* the creator's + one per buffer handed out */
 	PoolBuf *free_;    /* kept buffers, oldest first */
@@ -32,10 +32,10 @@ struct RtPool {
 
 /* A new pool with one reference (the creator's); NULL when out of
  * memory. */
-RtPool *
-rt_pool_new(void)
+RtBufPool *
+rt_bufpool_new(void)
 {
-	RtPool *p = calloc(1, sizeof *p);
+	RtBufPool *p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
 	if (pthread_mutex_init(&p->mu, NULL)) {
@@ -48,7 +48,7 @@ rt_pool_new(void)
 
 /* Unmaps the kept buffers and frees p (no reference left). */
 static void
-pool_destroy(RtPool *p)
+pool_destroy(RtBufPool *p)
 {
 	for (int i = 0; i < p->nfree; i++)
 		munmap(p->free_[i].data, p->free_[i].cap);
@@ -59,7 +59,7 @@ pool_destroy(RtPool *p)
 
 /* Drops one reference to p (under no lock); the last one destroys it. */
 static void
-pool_unref(RtPool *p)
+pool_unref(RtBufPool *p)
 {
 	pthread_mutex_lock(&p->mu);
 	bool last = --p->refs == 0;
@@ -71,7 +71,7 @@ pool_unref(RtPool *p)
 /* Drops the creator's reference: the kept buffers go now, the pool when
  * its last buffer comes back. */
 void
-rt_pool_release(RtPool *p)
+rt_bufpool_release(RtBufPool *p)
 {
 	if (!p)
 		return;
@@ -132,7 +132,7 @@ rt_buf_free(void *p, size_t bytes)
  * buffers that fit nothing are unmapped first while the pool keeps more
  * than it may). *cap is the buffer's size. */
 void *
-rt_pool_get(RtPool *p, size_t need, size_t *cap)
+rt_bufpool_get(RtBufPool *p, size_t need, size_t *cap)
 {
 	size_t want = (need + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
 	pthread_mutex_lock(&p->mu);
@@ -186,7 +186,7 @@ rt_pool_get(RtPool *p, size_t need, size_t *cap)
 /* Gives a buffer back: kept while what the pool has mapped stays within
  * its peak use (and the creator still holds it), else unmapped. */
 void
-rt_pool_put(RtPool *p, void *data, size_t cap)
+rt_bufpool_put(RtBufPool *p, void *data, size_t cap)
 {
 	pthread_mutex_lock(&p->mu);
 	p->used -= cap;
@@ -214,7 +214,7 @@ rt_pool_put(RtPool *p, void *data, size_t cap)
 
 /* The pool's byte counts, read under its lock. */
 void
-rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak)
+rt_bufpool_stats(RtBufPool *p, size_t *used, size_t *kept, size_t *peak)
 {
 	pthread_mutex_lock(&p->mu);
 	if (used)

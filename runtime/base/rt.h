@@ -42,14 +42,14 @@ void rt_error_report(Diags *d, const Module *m, const RtError *e);
 typedef enum {
 	RT_OWNED,    /* data is ours, RT_ALIGN-aligned, freed with the tensor */
 	RT_BORROWED, /* data belongs to someone else (a mapped file) */
-	RT_POOLED,   /* data is ours, from an RtPool: rt_tensor_free gives it
+	RT_POOLED,   /* data is ours, from an RtBufPool: rt_tensor_free gives it
 		      * back (never free() it) */
 	RT_MAPPED,   /* data is ours, rt_buf_alloc's huge mapping of cap
 		      * bytes: rt_tensor_free gives it back with
 		      * rt_buf_free (never free() it) */
 } RtOwnership;
 
-typedef struct RtPool RtPool;
+typedef struct RtBufPool RtBufPool;
 
 /* A dense C-order tensor in host memory. bool is one byte per element. */
 typedef struct {
@@ -59,7 +59,7 @@ typedef struct {
 	void *data;
 	size_t nbytes;
 	RtOwnership own;
-	RtPool *pool;    /* RT_POOLED: where data goes back to */
+	RtBufPool *pool;    /* RT_POOLED: where data goes back to */
 	size_t cap;      /* RT_POOLED, RT_MAPPED: bytes mapped at data */
 } RtTensor;
 
@@ -78,23 +78,23 @@ void rt_tensor_free(RtTensor *t);
  * the next tensor of about the same size reuses the memory instead of
  * faulting fresh pages in 4 KiB at a time. The pool keeps at most as many
  * bytes as were ever in use at once (and at least RT_POOL_KEEP_MIN), so
- * memory still follows the live set. Thread safe. rt_pool_release drops
+ * memory still follows the live set. Thread safe. rt_bufpool_release drops
  * the creator's reference; the pool goes when its last buffer is freed.
  */
 enum { RT_POOL_MIN = 1 << 20, RT_POOL_KEEP_MIN = 64 << 20 };
-RtPool *rt_pool_new(void);
-void rt_pool_release(RtPool *p); /* NULL is fine */
+RtBufPool *rt_bufpool_new(void);
+void rt_bufpool_release(RtBufPool *p); /* NULL is fine */
 /* As rt_tensor_new; from p (RT_POOLED) when p and the size allow. */
-RtTensor *rt_tensor_new_in(RtPool *p, DType dt, int ndim,
+RtTensor *rt_tensor_new_in(RtBufPool *p, DType dt, int ndim,
 			   const int64_t *shape, RtError *e);
 /* What p holds now: bytes handed out (used), kept for reuse (kept), and
  * the most ever handed out at once (peak). Any pointer may be NULL. */
-void rt_pool_stats(RtPool *p, size_t *used, size_t *kept, size_t *peak);
+void rt_bufpool_stats(RtBufPool *p, size_t *used, size_t *kept, size_t *peak);
 /* The pool's buffers for rt_tensor_new_in and rt_tensor_free: at least
  * need bytes (*cap: how many), NULL when out of memory; and giving one
  * back (bufpool.c). */
-void *rt_pool_get(RtPool *p, size_t need, size_t *cap);
-void rt_pool_put(RtPool *p, void *data, size_t cap);
+void *rt_bufpool_get(RtBufPool *p, size_t need, size_t *cap);
+void rt_bufpool_put(RtBufPool *p, void *data, size_t cap);
 /*
  * len bytes of fresh zeroed memory at a 2 MiB boundary, advised to use
  * huge pages (the 2 MiB stretches of it; a tail shorter than that gets
@@ -109,7 +109,7 @@ void *rt_map_huge(size_t len);
 /* bytes of 64-byte aligned memory for a buffer filled once: rt_map_huge's
  * from RT_HUGE_MIN bytes on, else aligned_alloc's; NULL when out of
  * memory. rt_buf_free takes it back with the same bytes (p may be
- * NULL). Every buffer outside an RtPool that wants huge pages comes from
+ * NULL). Every buffer outside an RtBufPool that wants huge pages comes from
  * here (rt_tensor_new records the same size test as RT_MAPPED). */
 void *rt_buf_alloc(size_t bytes);
 void rt_buf_free(void *p, size_t bytes);

@@ -175,7 +175,7 @@ rt_tensor_free(RtTensor *t)
 	if (t->own == RT_OWNED)
 		free(t->data);
 	else if (t->own == RT_POOLED)
-		rt_pool_put(t->pool, t->data, t->cap);
+		rt_bufpool_put(t->pool, t->data, t->cap);
 	else if (t->own == RT_MAPPED)
 		rt_buf_free(t->data, t->cap);
 	free(t);
@@ -184,7 +184,7 @@ rt_tensor_free(RtTensor *t)
 /* A new tensor whose data comes from p when p is given and the tensor is
  * large (RT_POOLED), else as rt_tensor_new. */
 RtTensor *
-rt_tensor_new_in(RtPool *p, DType dt, int ndim, const int64_t *shape,
+rt_tensor_new_in(RtBufPool *p, DType dt, int ndim, const int64_t *shape,
 		 RtError *e)
 {
 	size_t nb;
@@ -194,7 +194,7 @@ rt_tensor_new_in(RtPool *p, DType dt, int ndim, const int64_t *shape,
 	RtTensor *t = tensor_header(dt, ndim, shape, e);
 	if (!t)
 		return NULL;
-	t->data = rt_pool_get(p, t->nbytes, &t->cap);
+	t->data = rt_bufpool_get(p, t->nbytes, &t->cap);
 	if (!t->data) {
 		rt_error(e, "out of memory allocating %zu bytes", t->nbytes);
 		free(t);

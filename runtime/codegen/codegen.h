@@ -37,7 +37,7 @@ void *jit_lookup(Jit *jit, const char *name);
 /* A number not returned before by this Jit (unique symbol names). */
 unsigned jit_unique(Jit *jit);
 /* The thread pool the JIT's kernels split their loops across (pool.h). */
-struct Pool *jit_pool(Jit *jit);
+struct ThreadPool *jit_pool(Jit *jit);
 /* The code cache and the time spent compiling (see jit.c: the cache is
  * $XDG_CACHE_HOME/rlx or ~/.cache/rlx, off with RLX_NO_CACHE=1). */
 typedef struct {

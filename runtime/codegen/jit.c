@@ -83,7 +83,7 @@ struct Jit {
 	char *triple;
 	char *cpu;
 	char *features;
-	Pool *pool;
+	ThreadPool *pool;
 	int gemm_isa;     /* GEMM_ISA_* from the features */
 	LLVMTargetMachineRef obj_tm; /* emits cached object code (PIC) */
 	char *cache_dir;  /* NULL: no code cache */
@@ -299,7 +299,7 @@ jit_new(RtError *rerr)
 	}
 	LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(jit->lljit),
 				    gen);
-	jit->pool = pool_new(0);
+	jit->pool = tpool_new(0);
 	if (!jit->pool || !define_runtime(jit, err, errlen)) {
 		if (!jit->pool)
 			snprintf(err, errlen, "out of memory");
@@ -342,7 +342,7 @@ jit_free(Jit *jit)
 	}
 	if (jit->tsctx)
 		LLVMOrcDisposeThreadSafeContext(jit->tsctx);
-	pool_free(jit->pool);
+	tpool_free(jit->pool);
 	if (jit->tm)
 		LLVMDisposeTargetMachine(jit->tm);
 	if (jit->obj_tm)
@@ -361,7 +361,7 @@ jit_unique(Jit *jit)
 	return jit->next_id++;
 }
 
-Pool *
+ThreadPool *
 jit_pool(Jit *jit)
 {
 	return jit->pool;

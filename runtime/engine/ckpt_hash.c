@@ -41,7 +41,7 @@ struct RtCkptHash {
 	bool started;
 	atomic_bool stop;      /* the main thread gave up */
 	RtWeights *src;        /* the thread's own view of the checkpoint */
-	RtPool *pool;          /* the thread's buffers, each tensor read into one */
+	RtBufPool *pool;          /* the thread's buffers, each tensor read into one */
 	bool ok;               /* written by the thread, read after the join */
 	RtError err;
 	/* what the thread read for the executor, under mu */
@@ -197,7 +197,7 @@ rt_ckpt_hash_start(RtCkptHash *h)
 	atomic_store(&h->stop, false);
 	if (!(h->src = rt_weights_open(h->path, &h->err)))
 		return;
-	if (!(h->pool = rt_pool_new())) {
+	if (!(h->pool = rt_bufpool_new())) {
 		rt_weights_close(h->src);
 		h->src = NULL;
 		return;
@@ -206,7 +206,7 @@ rt_ckpt_hash_start(RtCkptHash *h)
 	if (!h->started) {
 		rt_weights_close(h->src);
 		h->src = NULL;
-		rt_pool_release(h->pool);
+		rt_bufpool_release(h->pool);
 		h->pool = NULL;
 	}
 }
@@ -271,7 +271,7 @@ join(RtCkptHash *h, RtError *e)
 	h->started = false;
 	rt_weights_close(h->src);
 	h->src = NULL;
-	rt_pool_release(h->pool);
+	rt_bufpool_release(h->pool);
 	h->pool = NULL;
 	if (!h->ok)
 		rt_error(e, "%s", h->err.msg);

@@ -55,7 +55,7 @@ typedef struct {
 	RtCacheQueue *q;
 	RtCkptHash *hash;    /* the checkpoint's: what its thread read ahead */
 	RtValue **held;      /* per parameter of T: our reference, until dropped */
-	RtPool *inpool;      /* the buffers weights are read into, reused */
+	RtBufPool *inpool;      /* the buffers weights are read into, reused */
 	const char **names;  /* T's parameter names */
 	RtWeightInfo *info;
 	uint64_t total_in, bytes_in, bytes_out;
@@ -124,7 +124,7 @@ xf_load(void *ctx, int param, RtError *e)
 			 x->T->name, param, x->T->nparams);
 		return NULL;
 	}
-	if (!x->inpool && !(x->inpool = rt_pool_new())) {
+	if (!x->inpool && !(x->inpool = rt_bufpool_new())) {
 		rt_error(e, "out of memory");
 		return NULL;
 	}
@@ -855,7 +855,7 @@ xf_free(Xf *x)
 	free(x->rec_worker);
 	free(x->rec_out);
 	rt_cache_plan_free(&x->plan);
-	rt_pool_release(x->inpool); /* after the last input is freed */
+	rt_bufpool_release(x->inpool); /* after the last input is freed */
 	rt_weights_close(x->src);
 	rlx_module_free(x->m);
 	rt_comm_release(x->comm); /* MPI ends in rlx_transform_end */

@@ -97,7 +97,7 @@ struct RtProgram {
 	ConstEntry *consts;
 	int nconsts, cconsts;
 	int nseqs;
-	RtPool *pool;    /* large outputs, reused once freed */
+	RtBufPool *pool;    /* large outputs, reused once freed */
 	RtComm *comm;    /* the workers (NULL: worker 0 of 1); not owned */
 	bool no_index_check; /* rt_program_set_index_check(p, false) */
 };

@@ -838,7 +838,7 @@ rt_compile(Module *m, const char *func, Diags *d)
 	if (jit_cache_warning(p->jit))
 		diag_file(d, DIAG_WARNING, NULL, "%s", jit_cache_warning(p->jit));
 	p->cg = cg_new(p->jit);
-	p->pool = rt_pool_new(); /* NULL: plain allocations */
+	p->pool = rt_bufpool_new(); /* NULL: plain allocations */
 	p->nidx = m->next_id + 1;
 	p->idx = malloc(sizeof *p->idx * (size_t)p->nidx);
 	if (!p->cg || !p->idx)
@@ -867,7 +867,7 @@ rt_program_free(RtProgram *p)
 	free(p->consts);
 	cg_free(p->cg);
 	jit_free(p->jit);
-	rt_pool_release(p->pool);
+	rt_bufpool_release(p->pool);
 	for (int i = 0; i < p->allocs.n; i++)
 		free(p->allocs.items[i]);
 	vec_free(&p->allocs);

@@ -36,7 +36,7 @@ RtTensor *rt_st_load(const RtSafetensors *st, const char *name, RtError *e);
  * rt_st_load). A file cut short under the read is an error naming it. On
  * a VM, touching a file's pages through a mapping can cost more than
  * copying them (docs/perf.md, "Transform I/O"). NULL + e. */
-RtTensor *rt_st_read(const RtSafetensors *st, const char *name, RtPool *pool,
+RtTensor *rt_st_read(const RtSafetensors *st, const char *name, RtBufPool *pool,
 		     RtError *e);
 /* Whether the file still holds what was mapped at open (rt_map_check). */
 bool rt_st_check(const RtSafetensors *st, RtError *e);
@@ -86,7 +86,7 @@ bool rt_weights_info(RtWeights *w, const char *name, DType *dt, int *ndim,
 RtTensor *rt_weights_load(RtWeights *w, const char *name, RtError *e);
 /* As rt_weights_load, read into memory of its own (rt_st_read) from a
  * safetensors file; a tensor cache's records as rt_weights_load. */
-RtTensor *rt_weights_read(RtWeights *w, const char *name, RtPool *pool,
+RtTensor *rt_weights_read(RtWeights *w, const char *name, RtBufPool *pool,
 			  RtError *e);
 /* Whether every file of w read so far still holds what was mapped: false
  * + e naming the file that was truncated while it was read. */

@@ -516,7 +516,7 @@ rt_st_load(const RtSafetensors *st, const char *name, RtError *e)
  * large): pread from the file, not the mapping. A short read is the file
  * truncated while it was read; NULL + e then, and when name is absent. */
 RtTensor *
-rt_st_read(const RtSafetensors *st, const char *name, RtPool *pool,
+rt_st_read(const RtSafetensors *st, const char *name, RtBufPool *pool,
 	   RtError *e)
 {
 	const StEntry *en = st_lookup(st, name);
@@ -1311,7 +1311,7 @@ rt_weights_load(RtWeights *w, const char *name, RtError *e)
 /* The tensor name in memory of its own (see rt_st_read); a tensor
  * cache's records as rt_weights_load gives them. NULL + e. */
 RtTensor *
-rt_weights_read(RtWeights *w, const char *name, RtPool *pool, RtError *e)
+rt_weights_read(RtWeights *w, const char *name, RtBufPool *pool, RtError *e)
 {
 	if (w->cache)
 		return rt_weights_load(w, name, e);

@@ -11,7 +11,7 @@
  * weights' one read from memory overlaps the arithmetic (the prefill
  * case, M = 128, has one row block). The b block (KC x NC) sits in L2
  * next to an a block (MC x KC), a b micro-panel (KC x NR) in L1 (BLOCKS
- * below). Threads: one pool_run per batch over (column group, row group)
+ * below). Threads: one tpool_run per batch over (column group, row group)
  * items, each packing its own b panels and blocks of a into the scratch
  * slot of its thread (kept by the pool between calls): a thread's b block
  * stays in its core's L2 and no item waits for another. Many small
@@ -859,7 +859,7 @@ gemm_tile(int isa, int *mr, int *nr)
 typedef struct {
 	const RtGemm *g;
 	const GemmIsa *k;
-	Pool *pool;
+	ThreadPool *pool;
 	int64_t nbatch;
 	float *c;          /* f32 result (g->c, or scratch when it is not f32) */
 	/* the current batch and block */
@@ -1060,7 +1060,7 @@ slot_b(const Gemm *s, int i)
 	return slot_a(s, i) + abuf_floats(s->k);
 }
 
-/* Pool item: whole batches lo .. hi, each on this thread. */
+/* ThreadPool item: whole batches lo .. hi, each on this thread. */
 static void
 batches_fn(void *ctx, int64_t lo, int64_t hi)
 {
@@ -1078,7 +1078,7 @@ batches_fn(void *ctx, int64_t lo, int64_t hi)
 }
 
 /*
- * Pool item: (column group, row group) items lo .. hi of the batch. Each
+ * ThreadPool item: (column group, row group) items lo .. hi of the batch. Each
  * packs its own b panels, one KC block at a time, and runs its row blocks
  * over them, packing each block of a: its b block stays in this core's
  * L2, and no item waits for another.
@@ -1125,7 +1125,7 @@ gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 {
 	const RtGemm *g = s->g;
 	const GemmIsa *k = s->k;
-	int64_t T = pool_size(s->pool);
+	int64_t T = tpool_size(s->pool);
 	s->a = a;
 	s->b = b;
 	s->bsc = bsc;
@@ -1142,10 +1142,10 @@ gemm_parallel(Gemm *s, const void *a, const void *b, const float *bsc, float *c)
 	int64_t nrg = (2 * T + s->ngrp - 1) / s->ngrp;
 	s->rgb = (nmb + nrg - 1) / nrg;
 	s->nrg = (nmb + s->rgb - 1) / s->rgb;
-	pool_run(s->pool, s, s->ngrp * s->nrg, tile_fn);
+	tpool_run(s->pool, s, s->ngrp * s->nrg, tile_fn);
 }
 
-/* Pool item: tiles lo .. hi of MR rows of the batch's w (s->b) against
+/* ThreadPool item: tiles lo .. hi of MR rows of the batch's w (s->b) against
  * every panel of x in s->xt; 16-bit and int8 w widened a tile at a time
  * (widen_rows) into a block of this item's. */
 static void
@@ -1182,7 +1182,7 @@ bt_fn(void *ctx, int64_t lo, int64_t hi)
  * than its reuse saves (docs/architecture.md).
  */
 static void
-gemm_bt(Gemm *s, Pool *p, const void *a, const void *w, const float *ws, float *c)
+gemm_bt(Gemm *s, ThreadPool *p, const void *a, const void *w, const float *ws, float *c)
 {
 	const RtGemm *g = s->g;
 	const GemmIsa *k = s->k;
@@ -1192,7 +1192,7 @@ gemm_bt(Gemm *s, Pool *p, const void *a, const void *w, const float *ws, float *
 	s->b = w;
 	s->bsc = ws;
 	s->cb = c;
-	pool_run(p, s, (g->N + k->mr - 1) / k->mr, bt_fn);
+	tpool_run(p, s, (g->N + k->mr - 1) / k->mr, bt_fn);
 }
 
 /* Whether x @ w.T goes through gemm_bt: w f32, 16-bit or int8 in groups
@@ -1220,12 +1220,12 @@ bt_fits(const Gemm *s, int T)
 /* Every batch through gemm_bt, x's panels in the pool's scratch; false
  * when that cannot be had (nothing ran). */
 static bool
-bt_all(Gemm *s, Pool *p)
+bt_all(Gemm *s, ThreadPool *p)
 {
 	const RtGemm *g = s->g;
 	int64_t nr = s->k->nr;
 	size_t bytes = (size_t)((g->M + nr - 1) / nr * nr * g->K) * sizeof(float);
-	float *xt = pool_scratch_take(s->pool, &bytes);
+	float *xt = tpool_scratch_take(s->pool, &bytes);
 	if (!xt)
 		return false;
 	s->xt = xt;
@@ -1235,11 +1235,11 @@ bt_all(Gemm *s, Pool *p)
 		gemm_bt(s, p, elem_ptr(g->a, g->adt, ao), elem_ptr(g->b, g->bdt, bo),
 			scale_ptr(g, bo), s->c + bt * g->M * g->N);
 	}
-	pool_scratch_give(s->pool, xt, bytes);
+	tpool_scratch_give(s->pool, xt, bytes);
 	return true;
 }
 
-/* Pool item: GEMV items lo .. hi (batch, column range). */
+/* ThreadPool item: GEMV items lo .. hi (batch, column range). */
 static void
 gemv_fn(void *ctx, int64_t lo, int64_t hi)
 {
@@ -1268,7 +1268,7 @@ gemv_fn(void *ctx, int64_t lo, int64_t hi)
 	ffree(abuf, (size_t)(M * K) + 16);
 }
 
-/* Pool item: converts the f32 scratch result into c, elements lo .. hi. */
+/* ThreadPool item: converts the f32 scratch result into c, elements lo .. hi. */
 static void
 convert_fn(void *ctx, int64_t lo, int64_t hi)
 {
@@ -1288,12 +1288,12 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 		return;
 	/* a 16-bit c: the f32 result first, in scratch the pool keeps */
 	size_t cbytes = (size_t)total * sizeof(float);
-	s.c = g->cdt == RT_GEMM_F32 ? g->c : pool_scratch_take(pool, &cbytes);
+	s.c = g->cdt == RT_GEMM_F32 ? g->c : tpool_scratch_take(pool, &cbytes);
 	if (!s.c)
 		return; /* out of memory: the executor's own allocations fail first */
 	double work = (double)total * (double)K;
-	Pool *p = work >= PAR_WORK ? pool : NULL;
-	int T = pool_size(p);
+	ThreadPool *p = work >= PAR_WORK ? pool : NULL;
+	int T = tpool_size(p);
 	if (K == 0) {
 		memset(s.c, 0, (size_t)total * sizeof(float));
 	} else if (M <= GEMV_MAX_M) {
@@ -1307,7 +1307,7 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 		s.cols = (N + per - 1) / per;
 		s.cols = (s.cols + 15) / 16 * 16;
 		per = (N + s.cols - 1) / s.cols;
-		pool_run(p, &s, s.nbatch * per, gemv_fn);
+		tpool_run(p, &s, s.nbatch * per, gemv_fn);
 	} else if (bt_fits(&s, T) && bt_all(&s, p)) {
 		/* done: x @ w.T with w read in place */
 	} else {
@@ -1315,14 +1315,14 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 		 * pool keeps it, also for the small products that run serially) */
 		s.nslots = T < MAX_SLOTS ? T : MAX_SLOTS;
 		size_t bytes = (size_t)s.nslots * (abuf_floats(s.k) + bbuf_floats(s.k)) * sizeof(float);
-		s.scratch = pool_scratch_take(pool, &bytes);
+		s.scratch = tpool_scratch_take(pool, &bytes);
 		s.busy = calloc((size_t)s.nslots, sizeof *s.busy);
 		if (s.scratch && s.busy) {
 			for (int i = 0; i < s.nslots; i++)
 				atomic_flag_clear(&s.busy[i]);
 			if (T == 1 || (s.nbatch >= T && M * N * K <= SMALL_BATCH) ||
 			    s.nbatch >= 4 * T)
-				pool_run(p, &s, s.nbatch, batches_fn);
+				tpool_run(p, &s, s.nbatch, batches_fn);
 			else
 				for (int64_t bt = 0; bt < s.nbatch; bt++) {
 					int64_t ao, bo;
@@ -1332,11 +1332,11 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 						      s.c + bt * M * N);
 				}
 		}
-		pool_scratch_give(pool, s.scratch, bytes);
+		tpool_scratch_give(pool, s.scratch, bytes);
 		free(s.busy);
 	}
 	if (s.c != g->c) {
-		pool_run(total >= PAR_WORK ? pool : NULL, &s, total, convert_fn);
-		pool_scratch_give(pool, s.c, cbytes);
+		tpool_run(total >= PAR_WORK ? pool : NULL, &s, total, convert_fn);
+		tpool_scratch_give(pool, s.c, cbytes);
 	}
 }

@@ -1,13 +1,13 @@
 /*
  * pool.c — the thread pool behind rlx_parallel_for (see pool.h).
  *
- * nthreads - 1 workers wait for a job. pool_run publishes one (fn, ctx, n,
+ * nthreads - 1 workers wait for a job. tpool_run publishes one (fn, ctx, n,
  * a chunk size), bumps the generation (an atomic: a release store) and
  * wakes the workers that sleep; the caller then works on the job too.
  * Chunks are taken with an atomic counter, so a core that another
  * process keeps busy takes fewer. The caller waits until every worker has
  * checked out of the job before returning, since the job's context lives
- * on the caller's stack. A second pool_run while one is running (found by
+ * on the caller's stack. A second tpool_run while one is running (found by
  * trylock on `busy`) runs serially on its caller.
  *
  * Waiting spins first: a worker that finished a job polls the generation
@@ -46,7 +46,7 @@ enum {
 	SPIN_CHECK = 64,       /* polls between clock reads */
 };
 
-struct Pool {
+struct ThreadPool {
 	int nthreads;           /* the caller included */
 	pthread_mutex_t busy;   /* held by the one running loop */
 	pthread_mutex_t mu;     /* with the two conditions: sleeping */
@@ -62,14 +62,14 @@ struct Pool {
 	atomic_uint_fast64_t gen; /* job generation: publishes the job */
 	atomic_int active;      /* workers not yet done with this job */
 	/* the job, written before gen is bumped */
-	PoolFn fn;
+	ThreadPoolFn fn;
 	void *ctx;
 	int64_t n, chunk;
 	atomic_int_fast64_t next;
-	/* pool_scratch_take's blocks, when given back (NULL: none kept) */
+	/* tpool_scratch_take's blocks, when given back (NULL: none kept) */
 	pthread_mutex_t smu;
-	void *scratch[POOL_SCRATCH_KEEP];
-	size_t scratch_bytes[POOL_SCRATCH_KEEP];
+	void *scratch[TPOOL_SCRATCH_KEEP];
+	size_t scratch_bytes[TPOOL_SCRATCH_KEEP];
 };
 
 /* The pool size asked for by the environment or the machine. */
@@ -89,10 +89,10 @@ default_threads(void)
 	return c > MAX_THREADS ? MAX_THREADS : (int)c;
 }
 
-Pool *
-pool_new(int nthreads)
+ThreadPool *
+tpool_new(int nthreads)
 {
-	Pool *p = calloc(1, sizeof *p);
+	ThreadPool *p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
 	p->nthreads = nthreads > 0 ? nthreads : default_threads();
@@ -111,14 +111,14 @@ pool_new(int nthreads)
 }
 
 int
-pool_size(const Pool *pool)
+tpool_size(const ThreadPool *pool)
 {
 	return pool ? pool->nthreads : 1;
 }
 
 /* Takes chunks of the current job until none is left. */
 static void
-work(Pool *p)
+work(ThreadPool *p)
 {
 	for (;;) {
 		int64_t lo = atomic_fetch_add(&p->next, p->chunk);
@@ -147,7 +147,7 @@ now_ns(void)
 
 /* Polls until done(p, arg) holds or SPIN_NS have passed; its last answer. */
 static bool
-spin(Pool *p, bool (*done)(Pool *, uint64_t), uint64_t arg)
+spin(ThreadPool *p, bool (*done)(ThreadPool *, uint64_t), uint64_t arg)
 {
 	int64_t until = 0;
 	for (int i = 1;; i++) {
@@ -168,7 +168,7 @@ spin(Pool *p, bool (*done)(Pool *, uint64_t), uint64_t arg)
 
 /* A job newer than generation seen, or stop. */
 static bool
-news(Pool *p, uint64_t seen)
+news(ThreadPool *p, uint64_t seen)
 {
 	return atomic_load_explicit(&p->gen, memory_order_acquire) != seen ||
 	       atomic_load_explicit(&p->stop, memory_order_acquire);
@@ -176,7 +176,7 @@ news(Pool *p, uint64_t seen)
 
 /* Every worker checked out of the job. */
 static bool
-all_out(Pool *p, uint64_t unused)
+all_out(ThreadPool *p, uint64_t unused)
 {
 	(void)unused;
 	return atomic_load_explicit(&p->active, memory_order_acquire) == 0;
@@ -186,7 +186,7 @@ all_out(Pool *p, uint64_t unused)
 static void *
 worker(void *arg)
 {
-	Pool *p = arg;
+	ThreadPool *p = arg;
 	uint64_t seen = 0;
 #ifdef __linux__
 	if (p->placed) /* started on one CPU (see the top): free again */
@@ -215,7 +215,7 @@ worker(void *arg)
 /* Starts the workers the first time (with mu held); false when none
  * could be started. */
 static bool
-start(Pool *p)
+start(ThreadPool *p)
 {
 	if (p->threads)
 		return p->nstarted > 0;
@@ -253,7 +253,7 @@ start(Pool *p)
 }
 
 void
-pool_run(Pool *p, void *ctx, int64_t n, PoolFn fn)
+tpool_run(ThreadPool *p, void *ctx, int64_t n, ThreadPoolFn fn)
 {
 	if (n <= 0)
 		return;
@@ -289,19 +289,19 @@ pool_run(Pool *p, void *ctx, int64_t n, PoolFn fn)
 }
 
 void
-rlx_parallel_for(void *pool, void *ctx, int64_t n, PoolFn fn)
+rlx_parallel_for(void *pool, void *ctx, int64_t n, ThreadPoolFn fn)
 {
-	pool_run(pool, ctx, n, fn);
+	tpool_run(pool, ctx, n, fn);
 }
 
 void *
-pool_scratch_take(Pool *p, size_t *bytes)
+tpool_scratch_take(ThreadPool *p, size_t *bytes)
 {
 	void *buf = NULL;
 	if (p) {
 		pthread_mutex_lock(&p->smu);
 		int best = -1; /* the smallest kept block that is large enough */
-		for (int i = 0; i < POOL_SCRATCH_KEEP; i++)
+		for (int i = 0; i < TPOOL_SCRATCH_KEEP; i++)
 			if (p->scratch[i] && p->scratch_bytes[i] >= *bytes &&
 			    (best < 0 || p->scratch_bytes[i] < p->scratch_bytes[best]))
 				best = i;
@@ -319,12 +319,12 @@ pool_scratch_take(Pool *p, size_t *bytes)
 }
 
 void
-pool_scratch_give(Pool *p, void *buf, size_t bytes)
+tpool_scratch_give(ThreadPool *p, void *buf, size_t bytes)
 {
 	if (p && buf) {
 		pthread_mutex_lock(&p->smu);
 		int low = 0; /* an empty place, else the smallest block kept */
-		for (int i = 0; i < POOL_SCRATCH_KEEP; i++)
+		for (int i = 0; i < TPOOL_SCRATCH_KEEP; i++)
 			if (!p->scratch[i] || (p->scratch[low] && p->scratch_bytes[i] < p->scratch_bytes[low]))
 				low = i;
 		if (!p->scratch[low] || p->scratch_bytes[low] < bytes) {
@@ -341,7 +341,7 @@ pool_scratch_give(Pool *p, void *buf, size_t bytes)
 }
 
 void
-pool_free(Pool *p)
+tpool_free(ThreadPool *p)
 {
 	if (!p)
 		return;
@@ -352,7 +352,7 @@ pool_free(Pool *p)
 	for (int i = 0; i < p->nstarted; i++)
 		pthread_join(p->threads[i], NULL);
 	free(p->threads);
-	for (int i = 0; i < POOL_SCRATCH_KEEP; i++)
+	for (int i = 0; i < TPOOL_SCRATCH_KEEP; i++)
 		rt_buf_free(p->scratch[i], p->scratch_bytes[i]);
 	pthread_mutex_destroy(&p->smu);
 	pthread_cond_destroy(&p->wake);

@@ -1462,7 +1462,7 @@ count_body(void *ctx, int64_t lo, int64_t hi)
 }
 
 typedef struct {
-	Pool *pool;
+	ThreadPool *pool;
 	int *seen;
 } Nested;
 
@@ -1473,7 +1473,7 @@ nested_body(void *ctx, int64_t lo, int64_t hi)
 {
 	Nested *n = ctx;
 	for (int64_t i = lo; i < hi; i++)
-		pool_run(n->pool, n->seen + i * 10, 10, count_body);
+		tpool_run(n->pool, n->seen + i * 10, 10, count_body);
 }
 
 /* The pool runs every index exactly once, nested loops too; its size
@@ -1482,11 +1482,11 @@ static void
 test_pool(void **state)
 {
 	(void)state;
-	Pool *p = pool_new(3);
-	assert_int_equal(pool_size(p), 3);
+	ThreadPool *p = tpool_new(3);
+	assert_int_equal(tpool_size(p), 3);
 	int seen[1000] = {0};
 	for (int rep = 0; rep < 20; rep++)
-		pool_run(p, seen, 1000, count_body);
+		tpool_run(p, seen, 1000, count_body);
 	for (int i = 0; i < 1000; i++)
 		assert_int_equal(seen[i], 20);
 	memset(seen, 0, sizeof seen);
@@ -1494,24 +1494,24 @@ test_pool(void **state)
 	rlx_parallel_for(p, &n, 100, nested_body);
 	for (int i = 0; i < 1000; i++)
 		assert_int_equal(seen[i], 1);
-	pool_run(p, seen, 0, count_body); /* nothing to do */
-	pool_free(p);
-	pool_free(NULL);
+	tpool_run(p, seen, 0, count_body); /* nothing to do */
+	tpool_free(p);
+	tpool_free(NULL);
 	setenv("RLX_NUM_THREADS", "1", 1);
-	p = pool_new(0);
-	assert_int_equal(pool_size(p), 1);
+	p = tpool_new(0);
+	assert_int_equal(tpool_size(p), 1);
 	memset(seen, 0, sizeof seen);
-	pool_run(p, seen, 1000, count_body);
+	tpool_run(p, seen, 1000, count_body);
 	assert_int_equal(seen[999], 1);
-	pool_free(p);
+	tpool_free(p);
 	setenv("RLX_NUM_THREADS", "5", 1);
-	p = pool_new(0);
-	assert_int_equal(pool_size(p), 5);
-	pool_free(p);
+	p = tpool_new(0);
+	assert_int_equal(tpool_size(p), 5);
+	tpool_free(p);
 	unsetenv("RLX_NUM_THREADS");
-	p = pool_new(0);
-	assert_true(pool_size(p) >= 1);
-	pool_free(p);
+	p = tpool_new(0);
+	assert_true(tpool_size(p) >= 1);
+	tpool_free(p);
 }
 
 #ifdef __linux__
@@ -1548,10 +1548,10 @@ mask_body(void *ctx, int64_t lo, int64_t hi)
 static void
 run_masks(Masks *m)
 {
-	Pool *p = pool_new(2);
+	ThreadPool *p = tpool_new(2);
 	for (int rep = 0; rep < 10000 && !m->chunks; rep++)
-		pool_run(p, m, 64, mask_body);
-	pool_free(p);
+		tpool_run(p, m, 64, mask_body);
+	tpool_free(p);
 	assert_true(m->chunks > 0);
 	assert_int_equal(m->wrong, 0);
 }

@@ -75,7 +75,7 @@ rnd(void)
  * when abcast, b over the last when bbcast), M x K times K x N.
  */
 static void
-check(Pool *pool, int isa, int64_t M, int64_t N, int64_t K, int transb,
+check(ThreadPool *pool, int isa, int64_t M, int64_t N, int64_t K, int transb,
       int adt, int bdt, int cdt, int nb, const int64_t *bd, int abcast,
       int bbcast)
 {
@@ -139,7 +139,7 @@ check(Pool *pool, int isa, int64_t M, int64_t N, int64_t K, int transb,
 				if (!(fabs(got - s) <= tol))
 					fail_msg("isa %d threads %d M %lld N %lld K %lld transb %d dt %d%d%d "
 						 "batch %lld: c[%lld, %lld] = %g, want %g",
-						 isa, pool_size(pool), (long long)M, (long long)N,
+						 isa, tpool_size(pool), (long long)M, (long long)N,
 						 (long long)K, transb, adt, bdt, cdt, (long long)bt,
 						 (long long)i, (long long)j, got, s);
 			}
@@ -186,14 +186,14 @@ test_shapes(void **state)
 	(void)state;
 	int is[3], ni = isas(is);
 	for (int t = 1; t <= 2; t++) {
-		Pool *pool = pool_new(t);
+		ThreadPool *pool = tpool_new(t);
 		for (int i = 0; i < ni; i++)
 			for (size_t s = 0; s < sizeof SHAPES / sizeof *SHAPES; s++)
 				for (int tb = 0; tb < 2; tb++)
 					check(pool, is[i], SHAPES[s][0], SHAPES[s][1],
 					      SHAPES[s][2], tb, RT_GEMM_F32, RT_GEMM_F32,
 					      RT_GEMM_F32, 0, NULL, 0, 0);
-		pool_free(pool);
+		tpool_free(pool);
 	}
 }
 
@@ -220,14 +220,14 @@ test_dtypes(void **state)
 					 * time (widen_rows): K not of 16, a last tile
 					 * of 1 and of under MR rows */
 					{32, 25, 19}, {64, 13, 33}, {128, 50, 40}, {120, 7, 300}};
-	Pool *pool = pool_new(2);
+	ThreadPool *pool = tpool_new(2);
 	for (int i = 0; i < ni; i++)
 		for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
 			for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
 				for (int tb = 0; tb < 2; tb++)
 					check(pool, is[i], sh[s][0], sh[s][1], sh[s][2], tb,
 					      dts[d][0], dts[d][1], dts[d][2], 0, NULL, 0, 0);
-	pool_free(pool);
+	tpool_free(pool);
 }
 
 static void
@@ -236,7 +236,7 @@ test_batches(void **state)
 	(void)state;
 	int is[3], ni = isas(is);
 	int64_t bd[2] = {3, 2};
-	Pool *pool = pool_new(2);
+	ThreadPool *pool = tpool_new(2);
 	for (int i = 0; i < ni; i++)
 		for (int tb = 0; tb < 2; tb++) {
 			check(pool, is[i], 7, 9, 5, tb, RT_GEMM_F32, RT_GEMM_F32,
@@ -248,7 +248,7 @@ test_batches(void **state)
 			check(pool, is[i], 130, 100, 90, tb, RT_GEMM_F32, RT_GEMM_F32,
 			      RT_GEMM_F32, 1, bd, 0, 0);
 		}
-	pool_free(pool);
+	tpool_free(pool);
 }
 
 /*
@@ -257,7 +257,7 @@ test_batches(void **state)
  * weights; a in dtype adt, c f32, nbatch batches of a sharing b.
  */
 static void
-check_q8(Pool *pool, int isa, int64_t M, int64_t N, int64_t K, int64_t gs,
+check_q8(ThreadPool *pool, int isa, int64_t M, int64_t N, int64_t K, int64_t gs,
 	 int transb, int adt, int64_t nbatch)
 {
 	RtGemm g = {.M = M, .N = N, .K = K, .adt = adt, .bdt = RT_GEMM_Q8,
@@ -305,7 +305,7 @@ check_q8(Pool *pool, int isa, int64_t M, int64_t N, int64_t K, int64_t gs,
 				if (!(fabs(got - sum) <= 1e-5 * mag + 1e-6))
 					fail_msg("q8 isa %d threads %d M %lld N %lld K %lld gs %lld "
 						 "transb %d adt %d batch %lld: c[%lld, %lld] = %g, want %g",
-						 isa, pool_size(pool), (long long)M, (long long)N,
+						 isa, tpool_size(pool), (long long)M, (long long)N,
 						 (long long)K, (long long)gs, transb, adt,
 						 (long long)bt, (long long)i, (long long)j, got, sum);
 			}
@@ -338,22 +338,22 @@ test_q8(void **state)
 		{0, 5, 32, 32}, {5, 0, 32, 32}, {3, 4, 0, 16}, /* empty */
 	};
 	for (int t = 1; t <= 2; t++) {
-		Pool *pool = pool_new(t);
+		ThreadPool *pool = tpool_new(t);
 		for (int i = 0; i < ni; i++)
 			for (size_t k = 0; k < sizeof sh / sizeof *sh; k++)
 				for (int tb = 0; tb < 2; tb++)
 					check_q8(pool, is[i], sh[k][0], sh[k][1], sh[k][2],
 						 sh[k][3], tb, RT_GEMM_F32, 1);
-		pool_free(pool);
+		tpool_free(pool);
 	}
-	Pool *pool = pool_new(2);
+	ThreadPool *pool = tpool_new(2);
 	for (int i = 0; i < ni; i++) {
 		check_q8(pool, is[i], 1, 40, 64, 32, 1, RT_GEMM_F16, 1);
 		check_q8(pool, is[i], 30, 40, 64, 32, 1, RT_GEMM_BF16, 1);
 		check_q8(pool, is[i], 1, 40, 64, 32, 1, RT_GEMM_F32, 3);
 		check_q8(pool, is[i], 17, 40, 64, 16, 1, RT_GEMM_F32, 3);
 	}
-	pool_free(pool);
+	tpool_free(pool);
 }
 
 static float
@@ -392,7 +392,7 @@ test_narrow(void **state)
 	for (int j = 0; j < N; j++)
 		b[j] = 1.0f;
 	uint16_t c[M * N];
-	Pool *pool = pool_new(2);
+	ThreadPool *pool = tpool_new(2);
 	for (int i = 0; i < ni; i++)
 		for (int dt = RT_GEMM_F16; dt <= RT_GEMM_BF16; dt++) {
 			RtGemm g = {.M = M, .N = N, .K = 1, .a = a, .b = b, .c = c,
@@ -412,7 +412,7 @@ test_narrow(void **state)
 				}
 			}
 		}
-	pool_free(pool);
+	tpool_free(pool);
 }
 
 int

@@ -390,7 +390,7 @@ test_read_copies(void **state)
 	RtSafetensors *st =
 		rt_st_open(write_st(t, "r.safetensors", hd, data, dlen), &e);
 	assert_non_null(st);
-	RtPool *pool = rt_pool_new();
+	RtBufPool *pool = rt_bufpool_new();
 	assert_non_null(pool);
 	RtTensor *x = rt_st_read(st, "f", pool, &e);
 	assert_non_null(x);
@@ -418,7 +418,7 @@ test_read_copies(void **state)
 	assert_non_null(strstr(e.msg, "r.safetensors: the file was truncated "
 				      "while it was read"));
 	rt_st_close(st);
-	rt_pool_release(pool);
+	rt_bufpool_release(pool);
 	free(data);
 }
 

@@ -322,7 +322,7 @@ enum { MIB = 1 << 20 };
 
 /* A 1-d uint8 tensor of n bytes from p. */
 static RtTensor *
-bytes_in(RtPool *p, size_t n)
+bytes_in(RtBufPool *p, size_t n)
 {
 	RtError e = {0};
 	RtTensor *t = rt_tensor_new_in(p, DT_U8, 1, (int64_t[]){(int64_t)n}, &e);
@@ -336,7 +336,7 @@ static void
 test_pool_small(void **state)
 {
 	(void)state;
-	RtPool *p = rt_pool_new();
+	RtBufPool *p = rt_bufpool_new();
 	assert_non_null(p);
 	RtTensor *t = bytes_in(p, RT_POOL_MIN - 1);
 	assert_int_equal(t->own, RT_OWNED);
@@ -347,7 +347,7 @@ test_pool_small(void **state)
 	assert_int_equal(t->own, RT_MAPPED);
 	rt_tensor_free(t);
 	size_t used = 1, kept = 1, peak = 1;
-	rt_pool_stats(p, &used, &kept, &peak);
+	rt_bufpool_stats(p, &used, &kept, &peak);
 	assert_int_equal(used, 0);
 	assert_int_equal(kept, 0);
 	assert_int_equal(peak, 0);
@@ -369,8 +369,8 @@ test_pool_small(void **state)
 	assert_null(rt_tensor_new_in(p, DT_F64, 1,
 				     (int64_t[]){(int64_t)1 << 61}, &e));
 	assert_non_null(strstr(e.msg, "overflow"));
-	rt_pool_release(p);
-	rt_pool_release(NULL);
+	rt_bufpool_release(p);
+	rt_bufpool_release(NULL);
 }
 
 /* A freed buffer is reused by the next tensor it fits (not one that
@@ -379,14 +379,14 @@ static void
 test_pool_reuse(void **state)
 {
 	(void)state;
-	RtPool *p = rt_pool_new();
+	RtBufPool *p = rt_bufpool_new();
 	RtTensor *a = bytes_in(p, 4 * MIB);
 	memset(a->data, 0xa5, a->nbytes);
 	void *da = a->data;
 	size_t ca = a->cap;
 	rt_tensor_free(a);
 	size_t used, kept;
-	rt_pool_stats(p, &used, &kept, NULL);
+	rt_bufpool_stats(p, &used, &kept, NULL);
 	assert_int_equal(used, 0);
 	assert_int_equal(kept, ca);
 	/* a slightly smaller tensor fits: same memory */
@@ -409,7 +409,7 @@ test_pool_reuse(void **state)
 	memset(f->data, 1, f->nbytes);
 	rt_tensor_free(f);
 	rt_tensor_free(d);
-	rt_pool_release(p);
+	rt_bufpool_release(p);
 }
 
 /* The pool never holds (kept + used) more than the peak in use, or
@@ -419,22 +419,22 @@ static void
 test_pool_bounded(void **state)
 {
 	(void)state;
-	RtPool *p = rt_pool_new();
+	RtBufPool *p = rt_bufpool_new();
 	RtTensor *t[3];
 	for (int i = 0; i < 3; i++)
 		t[i] = bytes_in(p, 40 * MIB);
 	size_t used, kept, peak;
-	rt_pool_stats(p, &used, &kept, &peak);
+	rt_bufpool_stats(p, &used, &kept, &peak);
 	assert_int_equal(used, 120 * MIB);
 	assert_int_equal(peak, 120 * MIB);
 	for (int i = 0; i < 3; i++)
 		rt_tensor_free(t[i]);
-	rt_pool_stats(p, &used, &kept, &peak);
+	rt_bufpool_stats(p, &used, &kept, &peak);
 	assert_int_equal(used, 0);
 	assert_int_equal(kept, 120 * MIB);
 	/* 100 MiB fits no kept buffer: they make room (all three must go) */
 	RtTensor *big = bytes_in(p, 100 * MIB);
-	rt_pool_stats(p, &used, &kept, &peak);
+	rt_bufpool_stats(p, &used, &kept, &peak);
 	assert_int_equal(used, 100 * MIB);
 	assert_int_equal(peak, 120 * MIB);
 	assert_true(kept + used <= peak);
@@ -445,7 +445,7 @@ test_pool_bounded(void **state)
 		int k = i % 4;
 		rt_tensor_free(live[k]);
 		live[k] = bytes_in(p, (size_t)(1 + (i * 7) % 13) * MIB);
-		rt_pool_stats(p, &used, &kept, &peak);
+		rt_bufpool_stats(p, &used, &kept, &peak);
 		size_t limit = peak > RT_POOL_KEEP_MIN ? peak : RT_POOL_KEEP_MIN;
 		if (kept + used > limit)
 			fail_msg("step %d: kept %zu + used %zu > %zu", i, kept,
@@ -454,13 +454,13 @@ test_pool_bounded(void **state)
 	rt_tensor_free(big);
 	for (int k = 0; k < 4; k++)
 		rt_tensor_free(live[k]);
-	rt_pool_stats(p, &used, &kept, &peak);
+	rt_bufpool_stats(p, &used, &kept, &peak);
 	assert_int_equal(used, 0);
 	assert_true(kept <= peak);
 	/* the creator lets go while a buffer is out: the pool lives on until
 	 * it comes back (ASan reports a leak or a use after free otherwise) */
 	RtTensor *last = bytes_in(p, 2 * MIB);
-	rt_pool_release(p);
+	rt_bufpool_release(p);
 	memset(last->data, 3, last->nbytes);
 	rt_tensor_free(last);
 }
@@ -468,7 +468,7 @@ test_pool_bounded(void **state)
 enum { POOL_THREADS = 8, POOL_ROUNDS = 150 };
 
 typedef struct {
-	RtPool *p;
+	RtBufPool *p;
 	int id;
 	int bad;
 } PoolJob;
@@ -515,7 +515,7 @@ static void
 test_pool_threads(void **state)
 {
 	(void)state;
-	RtPool *p = rt_pool_new();
+	RtBufPool *p = rt_bufpool_new();
 	pthread_t th[POOL_THREADS];
 	PoolJob jobs[POOL_THREADS];
 	for (int i = 0; i < POOL_THREADS; i++) {
@@ -528,12 +528,12 @@ test_pool_threads(void **state)
 		assert_int_equal(jobs[i].bad, 0);
 	}
 	size_t used, kept, peak;
-	rt_pool_stats(p, &used, &kept, &peak);
+	rt_bufpool_stats(p, &used, &kept, &peak);
 	assert_int_equal(used, 0);
 	assert_true(peak <= (size_t)POOL_THREADS * 2 * 6 * MIB);
 	size_t limit = peak > RT_POOL_KEEP_MIN ? peak : RT_POOL_KEEP_MIN;
 	assert_true(kept <= limit);
-	rt_pool_release(p);
+	rt_bufpool_release(p);
 }
 
 int
