@@ -60,6 +60,37 @@ now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The best of reps timed runs of p on args, after one that warms up;
+ * false (the error printed under what) when a run fails. */
+static bool
+best_of_runs(RtProgram *p, RtValue **args, int reps, const char *what, double *best)
+{
+	*best = 1e30;
+	for (int r = 0; r <= reps; r++) {
+		RtError e;
+		RtValue *res = NULL;
+		double t0 = now();
+		if (!rt_run(p, args, &res, &e)) {
+			fprintf(stderr, "%s: %s\n", what, e.msg);
+			return false;
+		}
+		double t = now() - t0;
+		rt_value_release(res);
+		if (r)
+			*best = t < *best ? t : *best;
+	}
+	return true;
+}
+
+/* The result line the bench reads: "LABEL SECONDS THREADS". */
+static void
+print_best(const char *label, double best)
+{
+	ThreadPool *pl = tpool_new(0); /* the size the program's pool has */
+	printf("%s %.6f %d\n", label, best, tpool_size(pl));
+	tpool_free(pl);
+}
+
 /*
  * A 64-byte aligned buffer of bytes, allocated as rlx allocates a tensor
  * of that size (rt_tensor_new: huge pages from RT_HUGE_MIN on, as NumPy
@@ -810,22 +841,11 @@ bench_gemm_q8(long M, long Kd, long N, int reps)
 	for (int64_t i = 0; i < N * Kd / GS; i++)
 		((float *)sc->data)[i] = 0.001f * (float)(1 + i % 13);
 	RtValue *vx = rt_value_tensor(x), *vq = rt_value_tensor(q), *vs = rt_value_tensor(sc);
-	double best = 1e30;
-	for (int r = 0; r <= reps; r++) { /* the first warms up */
-		RtValue *args[3] = {vx, vq, vs}, *res = NULL;
-		double t0 = now();
-		if (!rt_run(p, args, &res, &e)) {
-			fprintf(stderr, "run: %s\n", e.msg);
-			return 1;
-		}
-		double t = now() - t0;
-		rt_value_release(res);
-		if (r)
-			best = t < best ? t : best;
-	}
-	ThreadPool *pl = tpool_new(0); /* the size the program's pool has */
-	printf("gemm %.6f %d\n", best, tpool_size(pl));
-	tpool_free(pl);
+	RtValue *args[3] = {vx, vq, vs};
+	double best;
+	if (!best_of_runs(p, args, reps, "run", &best))
+		return 1;
+	print_best("gemm", best);
 	rt_value_release(vx);
 	rt_value_release(vq);
 	rt_value_release(vs);
@@ -1009,9 +1029,7 @@ bench_forward(int layers, int hid, int heads, int ffn, long n, int reps, bool q8
 		if (r)
 			best = t < best ? t : best;
 	}
-	ThreadPool *pl = tpool_new(0); /* the size the program's pool has */
-	printf("forward %.6f %d\n", best, tpool_size(pl));
-	tpool_free(pl);
+	print_best("forward", best);
 	for (int i = 0; i < fw.n; i++)
 		rt_value_release(fw.w[i]);
 	free(fw.w);
@@ -1149,23 +1167,10 @@ bench_model(const char *path, long n, int reps, bool lift)
 		free(d.items);
 	}
 	RtProgram *p = model_compile(m, "main");
-	double best = 1e30;
-	for (int r = 0; r <= reps; r++) {
-		RtError e;
-		RtValue *res = NULL;
-		double t0 = now();
-		if (!rt_run(p, args, &res, &e)) {
-			fprintf(stderr, "%s: %s\n", path, e.msg);
-			return 1;
-		}
-		double t = now() - t0;
-		rt_value_release(res);
-		if (r)
-			best = t < best ? t : best;
-	}
-	ThreadPool *pl = tpool_new(0); /* the size the program's pool has */
-	printf("model %.6f %d\n", best, tpool_size(pl));
-	tpool_free(pl);
+	double best;
+	if (!best_of_runs(p, args, reps, path, &best))
+		return 1;
+	print_best("model", best);
 	rt_program_free(p);
 	if (lift) {
 		free(args);
