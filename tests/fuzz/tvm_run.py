@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """TVM's TIR-bearing test modules, run: every Relax function on seeded inputs.
 
-    tvm_run.py MODDIR [--rlx RLX] [--timeout S] [--seed N]
+    tvm_run.py MODDIR [--rlx RLX] [--timeout S] [--seed N] [--log FILE]
 
 MODDIR is the folder tests/fuzz/tvm_modules.py wrote (one file per module
 class of TVM's tests/python/relax/*.py; nothing of TVM's is stored in this
@@ -17,6 +17,9 @@ writes what its annotation does not say, a packed function rlx does not
 know). It fails when rlx crashes (any other exit, a signal), hangs (past
 --timeout), or, with the ASan build (build-test/rlx), reports an
 out-of-bounds access or undefined behaviour even at exit 0 or 1.
+
+--log FILE writes a line per run: the module, the function, the exit
+status and the first error line (what the summary counts, by name).
 
 Exit status: 0, or 1 when a run failed.
 """
@@ -119,7 +122,9 @@ def main():
                                                   "build-test", "rlx"))
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--log", help="a line per run: module, function, exit, first error")
     a = ap.parse_args()
+    log = open(a.log, "w") if a.log else None
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:halt_on_error=1")
     counts = collections.Counter()
     failures = []
@@ -173,6 +178,9 @@ def main():
                 failures.append(("hang", name, func, ""))
                 continue
             san = any(s in r.stderr for s in SANITIZER)
+            if log:
+                err = next((l for l in r.stderr.splitlines() if ": error: " in l), "")
+                log.write("%s\t%s\t%d\t%s\n" % (name, func, r.returncode, err))
             if r.returncode == 0 and not san:
                 outcome["ran (exit 0)"] += 1
             elif r.returncode == 1 and not san and ": error: " in r.stderr:
