@@ -438,6 +438,8 @@ run_load(void *ctx, int param, RtError *e)
 			rt_error(e, "weight '%s': %s", name, le.msg);
 		else if (!(v = rt_value_tensor(t)))
 			rt_error(e, "out of memory");
+		else
+			v->readonly = true; /* the checkpoint's */
 	}
 	r->res->t_load += rt_now_s() - t0;
 	return v;

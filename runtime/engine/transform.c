@@ -143,6 +143,7 @@ xf_load(void *ctx, int param, RtError *e)
 		rt_error(e, "out of memory");
 		return NULL;
 	}
+	v->readonly = true; /* the checkpoint's (and maybe being hashed) */
 	if (x->held[param])
 		rt_value_release(x->held[param]);
 	x->held[param] = rt_value_retain(v);

@@ -26,6 +26,7 @@
  * handed out field by field as soon as each field's value exists; see
  * rt.h for the order of calls.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,13 +130,36 @@ rt_value_view(RtValue *base, int ndim, const int64_t *shape, RtError *e)
 		rt_error(e, "a view of a value that is not a tensor");
 		return NULL;
 	}
-	RtTensor *t = rt_tensor_borrow(base->t->dtype, ndim, shape,
-				       base->t->data, e);
+	RtValue *v = rt_value_view_at(base, 0, base->t->dtype, ndim, shape, e);
+	if (v && v->t->nbytes != base->t->nbytes) {
+		rt_error(e, "a view of %zu bytes on a tensor of %zu bytes",
+			 v->t->nbytes, base->t->nbytes);
+		rt_value_release(v);
+		return NULL;
+	}
+	return v;
+}
+
+RtValue *
+rt_value_view_at(RtValue *base, size_t off, DType dt, int ndim,
+		 const int64_t *shape, RtError *e)
+{
+	if (base->kind != RV_TENSOR) {
+		rt_error(e, "a view of a value that is not a tensor");
+		return NULL;
+	}
+	if (off > base->t->nbytes) {
+		rt_error(e, "a view at byte %zu of a tensor of %zu bytes", off,
+			 base->t->nbytes);
+		return NULL;
+	}
+	RtTensor *t = rt_tensor_borrow(dt, ndim, shape,
+				       (char *)base->t->data + off, e);
 	if (!t)
 		return NULL;
-	if (t->nbytes != base->t->nbytes) {
-		rt_error(e, "a view of %zu bytes on a tensor of %zu bytes",
-			 t->nbytes, base->t->nbytes);
+	if (t->nbytes > base->t->nbytes - off) {
+		rt_error(e, "a view of %zu bytes at byte %zu of a tensor of %zu "
+			 "bytes", t->nbytes, off, base->t->nbytes);
 		rt_tensor_free(t);
 		return NULL;
 	}
@@ -146,6 +170,14 @@ rt_value_view(RtValue *base, int ndim, const int64_t *shape, RtError *e)
 	}
 	v->base = rt_value_retain(base);
 	return v;
+}
+
+bool
+rt_value_writable(const RtValue *v)
+{
+	while (v->base)
+		v = v->base;
+	return v->kind == RV_TENSOR && !v->readonly && v->t->own != RT_BORROWED;
 }
 
 RtValue *
@@ -271,6 +303,7 @@ const_value(RtProgram *p, const Expr *x, RtError *e)
 		rt_error(e, "out of memory");
 		return NULL;
 	}
+	v->readonly = true; /* shared by every run of the program */
 	p->consts[h].key = x;
 	p->consts[h].val = v;
 	p->nconsts++;
@@ -1361,6 +1394,34 @@ copy_tensor(Frame *fr, const RtValue *v)
 }
 
 /*
+ * Runs the kernel of prim_func step st on its buffers ptr[0..nb) and dims;
+ * false when an index the kernel checked was outside its buffer (the
+ * kernel used the nearest one inside), located at that index.
+ */
+static bool
+run_prim(Frame *fr, Step *st, void **ptr, int nb, int64_t *dims,
+	 const char *who)
+{
+	RlxIndexRec rec = {0};
+	ptr[nb] = &rec;
+	st->k->fn(ptr, dims);
+	if (!rec.site || fr->p->no_index_check)
+		return true;
+	const CgSite *s = rec.site <= st->k->nsites ? &st->k->sites[rec.site - 1]
+						     : NULL;
+	if (s) {
+		rt_error(fr->e, "prim_func %s: index %lld of %s's axis %d is "
+			 "outside [0, %lld)", st->prim->name, (long long)rec.value,
+			 s->buf->name, s->axis, (long long)rec.extent);
+		fr->e->span = s->span;
+	} else {
+		rt_error(fr->e, "%s: prim_func %s: an index outside its buffer "
+			 "(site %lld)", who, st->prim->name, (long long)rec.site);
+	}
+	return false;
+}
+
+/*
  * R.call_tir(f, args, out_ty, tir_vars), call_tir_inplace and
  * call_tir_with_grad: the outputs allocated from out_ty (or, where it
  * gives no shape, from f's buffer over the inputs' variables;
@@ -1420,8 +1481,17 @@ call_tir(Frame *fr, Step *st, const char *who, RtValue **out)
 				 "the %d tensor inputs", who, k, (long long)w, nin);
 			goto done;
 		}
-		/* written in place: a copy of the input, which the prim_func
-		 * sees as that input */
+		/* written in place: the input itself when this is its last
+		 * use and nothing else holds it (its var's slot and the
+		 * argument tuple), else a copy, which the prim_func sees as
+		 * that input */
+		RtValue *in = ins[w];
+		if (k < 32 && (st->donate >> k & 1) && in->refs == 2 && !in->base &&
+		    rt_value_writable(in) &&
+		    (uintptr_t)in->t->data % RT_ALIGN == 0) {
+			outs[k] = in;
+			continue;
+		}
 		RtValue *c = copy_tensor(fr, ins[w]);
 		if (!c)
 			goto done;
@@ -1552,25 +1622,8 @@ call_tir(Frame *fr, Step *st, const char *who, RtValue **out)
 			 who, nb, st->k->nin);
 		goto done;
 	}
-	RlxIndexRec rec = {0};
-	ptr[nb] = &rec;
-	st->k->fn(ptr, dims);
-	if (rec.site && !fr->p->no_index_check) {
-		/* an index the kernel checked was outside (the kernel used the
-		 * nearest one inside): located at that index */
-		const CgSite *s = rec.site <= st->k->nsites ? &st->k->sites[rec.site - 1]
-							     : NULL;
-		if (s) {
-			rt_error(fr->e, "prim_func %s: index %lld of %s's axis %d is "
-				 "outside [0, %lld)", f->name, (long long)rec.value,
-				 s->buf->name, s->axis, (long long)rec.extent);
-			fr->e->span = s->span;
-		} else {
-			rt_error(fr->e, "%s: prim_func %s: an index outside its buffer "
-				 "(site %lld)", who, f->name, (long long)rec.site);
-		}
+	if (!run_prim(fr, st, ptr, nb, dims, who))
 		goto done;
-	}
 	if (nout == 1) {
 		res = rt_value_retain(outs[0]);
 	} else {
@@ -1596,6 +1649,325 @@ done:
 	return ok;
 }
 
+/* The empty tuple: what a call of no value gives (TVM's void). */
+static bool
+void_value(Frame *fr, RtValue **out)
+{
+	return (*out = rt_value_tuple(NULL, 0)) != NULL ||
+	       (rt_error(fr->e, "out of memory"), false);
+}
+
+/* Appends the prim_func arguments value v gives: a tensor is a buffer, a
+ * scalar and each value of a shape tuple a scalar, a tuple its fields. */
+static bool
+push_direct(Frame *fr, RtValue *v, TirArg *args, RtValue **pv, int *n,
+	    int max, const char *who)
+{
+	if (v->kind == RV_TUPLE) {
+		for (int i = 0; i < v->n; i++)
+			if (!push_direct(fr, v->fields[i], args, pv, n, max, who))
+				return false;
+		return true;
+	}
+	int k = v->kind == RV_SHAPE ? v->n : 1;
+	if (*n + k > max) {
+		rt_error(fr->e, "%s: too many arguments for one prim_func call", who);
+		return false;
+	}
+	for (int i = 0; i < k; i++, (*n)++) {
+		TirArg *a = &args[*n];
+		pv[*n] = NULL;
+		if (v->kind == RV_TENSOR) {
+			*a = tir_tensor_arg(v, NULL);
+			pv[*n] = v;
+		} else if (v->kind == RV_SHAPE) {
+			*a = (TirArg){.scalar = true, .i = v->values[i]};
+		} else {
+			*a = (TirArg){.scalar = true, .isf = dtype_is_float(v->dtype),
+				      .i = v->i, .f = v->f};
+		}
+	}
+	return true;
+}
+
+/*
+ * A prim_func called directly, as lowered code calls it: cls.f(a, b, out)
+ * or R.vm.call_tir_dyn(cls.f, (a, b, out, R.shape([n]))). Destination
+ * passing without outputs of its own: the arguments, tuples flattened, are
+ * f's parameters in order (a tensor a buffer; a scalar, or each value of a
+ * shape tuple, a scalar parameter), checked as call_tir's; f writes into
+ * the buffers its body stores to, which must be writable. The value is the
+ * empty tuple (TVM's void).
+ */
+static bool
+call_direct(Frame *fr, Step *st, const char *who, RtValue **out)
+{
+	const Expr *e = st->x;
+	const PrimFunc *f = st->prim;
+	enum { MAXP = MAX_BUFS + 16 };
+	Expr *const *xs = e->kind == E_CALL_FN ? e->callfn.args : e->call.args + 1;
+	int nx = e->kind == E_CALL_FN ? e->callfn.nargs : e->call.nargs - 1;
+	RtValue *hold[MAXP + MAX_BUFS];
+	int nhold = 0, n = 0;
+	TirArg args[MAXP];
+	RtValue *pv[MAXP];
+	char roles[MAXP][24];
+	bool ok = false;
+	if (nx > MAXP) {
+		rt_error(fr->e, "%s: too many arguments for one prim_func call", who);
+		return false;
+	}
+	for (int i = 0; i < nx; i++) {
+		RtValue *v = eval_leaf(fr, xs[i]);
+		if (!v)
+			goto done;
+		hold[nhold++] = v;
+		if (!push_direct(fr, v, args, pv, &n, MAXP, who))
+			goto done;
+	}
+	if (n != f->nparams) {
+		rt_error(fr->e, "%s: prim_func '%s' takes %d parameters, the call "
+			 "gives %d", who, f->name, f->nparams, n);
+		goto done;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(roles[i], sizeof roles[0], "argument %d", i);
+		args[i].role = roles[i];
+	}
+	int64_t dims[MAX_BUFS * RT_MAX_DIMS + 16];
+	int nd = 0;
+	char msg[sizeof fr->e->msg];
+	if (!exec_tir_check(f, args, n, dims, (int)ARRAY_LEN(dims), &nd, msg,
+			    sizeof msg)) {
+		rt_error(fr->e, "%s: %s", who, msg);
+		goto done;
+	}
+	if (nd != st->k->ndims) {
+		rt_error(fr->e, "%s: %d dims for a kernel of %d (executor bug)", who,
+			 nd, st->k->ndims);
+		goto done;
+	}
+	/* the buffers in parameter order: written ones writable, unaligned
+	 * ones through an aligned copy (copied back when written) */
+	void *ptr[MAX_BUFS + 1];
+	RtValue *back[MAX_BUFS], *from[MAX_BUFS];
+	int nb = 0, nback = 0;
+	for (int i = 0; i < n; i++) {
+		if (!f->params[i].buf)
+			continue;
+		RtValue *v = pv[i];
+		if (nb == MAX_BUFS) {
+			rt_error(fr->e, "%s: too many buffers for one prim_func "
+				 "call", who);
+			goto done;
+		}
+		if (st->stores[i] && !rt_value_writable(v)) {
+			rt_error(fr->e, "%s: prim_func '%s' writes into its parameter "
+				 "'%s', and argument %d is read-only (a constant, or "
+				 "a weight: rlx writes into no checkpoint's tensor)",
+				 who,
+				 f->name, f->params[i].buf->name, i);
+			goto done;
+		}
+		RtValue *al = aligned(v, fr->e);
+		if (!al)
+			goto done;
+		hold[nhold++] = al;
+		if (al != v && st->stores[i]) {
+			back[nback] = v;
+			from[nback++] = al;
+		}
+		ptr[nb++] = al->t->data;
+	}
+	if (nb != st->k->nin) {
+		rt_error(fr->e, "%s: %d buffers for a kernel of %d (executor bug)",
+			 who, nb, st->k->nin);
+		goto done;
+	}
+	if (!run_prim(fr, st, ptr, nb, dims, who))
+		goto done;
+	for (int i = 0; i < nback; i++)
+		if (back[i]->t->nbytes)
+			memcpy(back[i]->t->data, from[i]->t->data, back[i]->t->nbytes);
+	ok = void_value(fr, out);
+done:
+	for (int i = 0; i < nhold; i++)
+		rt_value_release(hold[i]);
+	return ok;
+}
+
+/* The integer value of argument x (a prim value, a one-value shape). */
+static bool
+int_arg(Frame *fr, const Expr *x, const char *what, int64_t *out,
+	const char *who)
+{
+	RtValue *v = eval_leaf(fr, x);
+	if (!v)
+		return false;
+	bool none = v->kind == RV_TUPLE && v->n == 0; /* None: 0 */
+	bool ok = none || (v->kind == RV_PRIM && !dtype_is_float(v->dtype)) ||
+		  (v->kind == RV_SHAPE && v->n == 1);
+	if (ok)
+		*out = none ? 0 : v->kind == RV_PRIM ? v->i : v->values[0];
+	else
+		rt_error(fr->e, "%s: %s is %s, not an integer", who, what,
+			 value_kind_name(v));
+	rt_value_release(v);
+	return ok;
+}
+
+/* The values of shape argument x: at most RT_MAX_DIMS, none negative. */
+static bool
+shape_arg(Frame *fr, const Expr *x, int64_t *shape, int *ndim, const char *who)
+{
+	RtValue *v = eval_leaf(fr, x);
+	if (!v)
+		return false;
+	bool ok = v->kind == RV_SHAPE && v->n <= RT_MAX_DIMS;
+	if (!ok)
+		rt_error(fr->e, "%s: the shape is %s", who, v->kind == RV_SHAPE
+			 ? "of more than 8 dimensions" : value_kind_name(v));
+	for (int i = 0; ok && i < v->n; i++)
+		if ((shape[i] = v->values[i]) < 0) {
+			rt_error(fr->e, "%s: dimension %d of the shape is %lld", who,
+				 i, (long long)shape[i]);
+			ok = false;
+		}
+	if (ok)
+		*ndim = v->n;
+	rt_value_release(v);
+	return ok;
+}
+
+/* The dtype attribute of memory op e, DT_UNKNOWN when it has none. */
+static DType
+attr_dtype(const Expr *e)
+{
+	const AttrVal *a = op_attr_opt(e, P_dtype);
+	return a && a->kind == AV_DTYPE ? a->dtype : DT_UNKNOWN;
+}
+
+/* A new zeroed tensor (lowered code reads what it allocates only after a
+ * prim_func wrote it; zeroes make a module that does not the same every
+ * run). */
+static bool
+zeroed(Frame *fr, DType dt, int ndim, const int64_t *shape, const char *who,
+       RtValue **out)
+{
+	RtTensor *t = rt_tensor_new_in(fr->p->pool, dt, ndim, shape, fr->e);
+	if (!t) {
+		char inner[sizeof fr->e->msg];
+		snprintf(inner, sizeof inner, "%s", fr->e->msg);
+		rt_error(fr->e, "%s: %s", who, inner);
+		return false;
+	}
+	if (t->nbytes)
+		memset(t->data, 0, t->nbytes);
+	return (*out = rt_value_tensor(t)) != NULL ||
+	       (rt_error(fr->e, "out of memory"), false);
+}
+
+bool
+exec_is_memory_op(OpKind op)
+{
+	switch (op) {
+	case OP_MEMORY_ALLOC_STORAGE: case OP_VM_ALLOC_STORAGE:
+	case OP_MEMORY_ALLOC_TENSOR: case OP_VM_ALLOC_TENSOR:
+	case OP_BUILTIN_ALLOC_TENSOR: case OP_MEMORY_VIEW:
+	case OP_MEMORY_ENSURE_ZERO_OFFSET:
+	case OP_MEMORY_KILL_STORAGE: case OP_MEMORY_KILL_TENSOR:
+	case OP_VM_KILL_OBJECT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The memory ops of lowered code. A storage (alloc_storage: its size in
+ * bytes, or a shape of its dtype's elements) is a zeroed byte tensor; a
+ * tensor in it (alloc_tensor at a byte offset) a view of it, which must
+ * fit; builtin.alloc_tensor a zeroed tensor; memory.view another dtype,
+ * shape or offset of the same bytes; the kills do nothing (a value is freed
+ * after its last use) and give the empty tuple.
+ */
+static bool
+call_memory(Frame *fr, Step *st, const char *who, RtValue **out)
+{
+	const Expr *e = st->x;
+	OpKind op = e->call.op;
+	int64_t shape[RT_MAX_DIMS], off = 0;
+	int ndim = 0;
+	switch (op) {
+	case OP_MEMORY_KILL_STORAGE: case OP_MEMORY_KILL_TENSOR:
+	case OP_VM_KILL_OBJECT:
+		return void_value(fr, out);
+	case OP_MEMORY_ENSURE_ZERO_OFFSET:
+		return (*out = eval_leaf(fr, e->call.args[0])) != NULL;
+	case OP_MEMORY_ALLOC_STORAGE: case OP_VM_ALLOC_STORAGE: {
+		if (!shape_arg(fr, op_arg(e, P_size), shape, &ndim, who))
+			return false;
+		DType dt = attr_dtype(e);
+		if (ndim != 1 && dt == DT_UNKNOWN) {
+			rt_error(fr->e, "%s: a storage of a shape needs a dtype", who);
+			return false;
+		}
+		int64_t n = 1, esz = ndim == 1 ? 1 : (dtype_bits(dt) + 7) / 8;
+		for (int i = 0; i < ndim; i++)
+			if (__builtin_mul_overflow(n, shape[i], &n))
+				n = INT64_MAX;
+		if (esz < 1 || __builtin_mul_overflow(n, esz, &n))
+			n = INT64_MAX;
+		return zeroed(fr, DT_U8, 1, &n, who, out);
+	}
+	case OP_BUILTIN_ALLOC_TENSOR:
+		if (attr_dtype(e) == DT_UNKNOWN) {
+			rt_error(fr->e, "%s: a tensor needs a dtype", who);
+			return false;
+		}
+		return shape_arg(fr, op_arg(e, P_shape), shape, &ndim, who) &&
+		       zeroed(fr, attr_dtype(e), ndim, shape, who, out);
+	default:
+		break;
+	}
+	/* a view: alloc_tensor in a storage, memory.view */
+	bool isview = op == OP_MEMORY_VIEW;
+	Expr *base_x = e->call.args[0];
+	Expr *offx = op_arg(e, isview ? P_relative_byte_offset : P_offset);
+	Expr *shx = op_arg(e, P_shape);
+	DType vdt = attr_dtype(e);
+	if (offx && !int_arg(fr, offx, "the offset", &off, who))
+		return false;
+	RtValue *base = eval_leaf(fr, base_x);
+	if (!base)
+		return false;
+	bool ok = base->kind == RV_TENSOR;
+	if (!ok)
+		rt_error(fr->e, "%s: the storage is %s, not one of "
+			 "R.memory.alloc_storage", who, value_kind_name(base));
+	if (ok && shx && shx->kind != E_TUPLE) { /* a tuple: None */
+		ok = shape_arg(fr, shx, shape, &ndim, who);
+	} else if (ok) {
+		ndim = base->t->ndim;
+		memcpy(shape, base->t->shape, sizeof *shape * (size_t)ndim);
+	}
+	DType dt = vdt != DT_UNKNOWN ? vdt : ok ? base->t->dtype : DT_UNKNOWN;
+	if (ok && off < 0) {
+		rt_error(fr->e, "%s: the offset is %lld", who, (long long)off);
+		ok = false;
+	}
+	RtValue *v = NULL;
+	if (ok && !(v = rt_value_view_at(base, (size_t)off, dt, ndim, shape,
+					 fr->e))) {
+		char inner[sizeof fr->e->msg];
+		snprintf(inner, sizeof inner, "%s", fr->e->msg);
+		rt_error(fr->e, "%s: %s", who, inner);
+	}
+	rt_value_release(base);
+	*out = v;
+	return v != NULL;
+}
+
 /* An op run without a kernel: a view (reshape & co) or the identity. */
 static bool
 call_native(Frame *fr, Step *st, const char *who, RtValue **out)
@@ -1618,6 +1990,61 @@ call_native(Frame *fr, Step *st, const char *who, RtValue **out)
 			if (t) {
 				if (n)
 					memcpy(t->data, x->values, sizeof(int64_t) * (size_t)n);
+				if (!(v = rt_value_tensor(t)))
+					rt_error(fr->e, "out of memory");
+			}
+		}
+		rt_value_release(x);
+		*out = v;
+		return v != NULL;
+	}
+	if (e->call.op == OP_TENSOR_TO_SHAPE) {
+		/* a 1-d integer tensor's values as a shape (none negative) */
+		RtValue *v = NULL;
+		const RtTensor *t = x->kind == RV_TENSOR ? x->t : NULL;
+		int64_t probe;
+		if (!t || t->ndim != 1 || t->dtype == DT_BOOL ||
+		    (t->nbytes && !rt_int_at(t, 0, &probe))) {
+			rt_error(fr->e, "%s: tensor_to_shape of %s, not a 1-d integer "
+				 "tensor", who, value_kind_name(x));
+		} else {
+			int64_t n = t->shape[0], *vals = malloc(sizeof *vals * (size_t)(n + 1));
+			bool ok = vals != NULL;
+			if (!ok)
+				rt_error(fr->e, "out of memory");
+			for (int64_t i = 0; ok && i < n; i++) {
+				if (!rt_int_at(t, i, &vals[i]) || vals[i] < 0) {
+					rt_error(fr->e, "%s: tensor_to_shape: value %lld is "
+						 "not a dimension (%lld)", who, (long long)i,
+						 (long long)vals[i]);
+					ok = false;
+				}
+			}
+			if (ok && n > INT_MAX / 2) {
+				rt_error(fr->e, "%s: tensor_to_shape of %lld values", who,
+					 (long long)n);
+				ok = false;
+			}
+			if (ok && !(v = rt_value_shape(vals, (int)n)))
+				rt_error(fr->e, "out of memory");
+			free(vals);
+		}
+		rt_value_release(x);
+		*out = v;
+		return v != NULL;
+	}
+	if (e->call.op == OP_SIZE) {
+		/* the element count, an int64 scalar tensor */
+		RtValue *v = NULL;
+		if (x->kind != RV_TENSOR) {
+			rt_error(fr->e, "%s: size of %s", who, value_kind_name(x));
+		} else {
+			int64_t n = 1;
+			for (int i = 0; i < x->t->ndim; i++)
+				n *= x->t->shape[i];
+			RtTensor *t = rt_tensor_new_in(fr->p->pool, DT_I64, 0, NULL, fr->e);
+			if (t) {
+				memcpy(t->data, &n, sizeof n);
 				if (!(v = rt_value_tensor(t)))
 					rt_error(fr->e, "out of memory");
 			}
@@ -1969,8 +2396,14 @@ exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 	Expr *e = st->x;
 	switch (e->kind) {
 	case E_CALL:
+		if (st->direct)
+			return call_direct(fr, st, who, out);
 		if (st->prim)
 			return call_tir(fr, st, who, out);
+		if (exec_is_memory_op(e->call.op))
+			return call_memory(fr, st, who, out);
+		if (e->call.op == OP_NULL_VALUE)
+			return void_value(fr, out);
 		if (st->k)
 			return call_kernel(fr, st, who, out);
 		if (op_info(e->call.op)->cls == OC_COMM)
@@ -1984,6 +2417,8 @@ exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 			return call_dyn_slice(fr, st, who, out);
 		return call_native(fr, st, who, out);
 	case E_CALL_FN: {
+		if (st->direct)
+			return call_direct(fr, st, who, out);
 		int n = e->callfn.nargs;
 		RtValue **args = calloc((size_t)n + 1, sizeof *args);
 		if (!args) {
@@ -2218,8 +2653,9 @@ stream_needs(FnPlan *fp, const bool *want, Need *nd, bool *skip)
 	for (int i = top->n - 1; i >= 0; i--) {
 		Step *st = &top->steps[i];
 		Binding *b = st->b;
+		/* in a function that writes into tensors, every call counts */
 		bool keep = i != fp->skip_step && st->x &&
-			    ((b->var->id >= 0 && b->var->id < nd->n &&
+			    (fp->mutates || (b->var->id >= 0 && b->var->id < nd->n &&
 			      nd->need[b->var->id]) || b->cast ||
 			     (b->annotated && has_symvars(b->var->sinfo)));
 		skip[i] = !keep;

@@ -40,6 +40,15 @@ typedef struct {
 	int slot;               /* of b->var */
 	CgKernel *k;            /* op calls with a kernel */
 	const PrimFunc *prim;   /* call_tir: the prim_func k runs */
+	bool direct;            /* prim: called directly (cls.f(args), as
+				 * lowered code does, or R.vm.call_tir_dyn):
+				 * it writes into the tensors it is given */
+	const bool *stores;     /* direct: per parameter of prim, whether
+				 * its body stores into that buffer */
+	unsigned donate;        /* call_tir_inplace: bit k when in-place
+				 * output k's input is a var whose last use
+				 * this is (its tensor may be written, not
+				 * copied, when nothing else holds it) */
 	bool zero_out;          /* call_tir: outputs start zeroed (the
 				 * prim_func has a T.init, which an empty
 				 * reduction never runs) */
@@ -76,6 +85,9 @@ struct FnPlan {
 	int nend;
 	bool tuple_mode;
 	int *uses;        /* while planning: uses of each var id in f */
+	bool mutates;     /* a step writes into tensors it is given (a
+			   * direct prim_func call): no fusion, and result
+			   * fields are emitted at the end, not when bound */
 };
 
 /* Expr* → its constant value, open addressing. */
@@ -113,6 +125,9 @@ bool exec_is_dyn_slice(const Expr *e);
  * computes. */
 void exec_step_uses(const Step *st, void (*fn)(Var *v, void *ctx), void *ctx);
 
+/* The memory ops of lowered code the executor runs itself (alloc_storage,
+ * alloc_tensor, view, the kills): no kernel. */
+bool exec_is_memory_op(OpKind op);
 /* exec_tir.c: one argument of a prim_func call, the role it plays in
  * messages ("input 0", "output 1", "tir_vars[0]"). */
 typedef struct {

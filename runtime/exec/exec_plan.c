@@ -381,6 +381,64 @@ find_global(const Expr *e)
 	return NULL;
 }
 
+/* Does seq (or a branch in it) call a prim_func directly, writing into the
+ * tensors it gives (lowered code)? */
+static bool
+seq_mutates(const Module *m, const Expr *seq)
+{
+	for (int i = 0; i < seq->seq.nblocks; i++) {
+		const Block *bl = seq->seq.blocks[i];
+		for (int j = 0; j < bl->n; j++) {
+			const Expr *e = bl->bindings[j]->value;
+			if ((e->kind == E_CALL_FN && !ir_find_func(m, e->callfn.callee) &&
+			     tir_find(m, e->callfn.callee)) ||
+			    (e->kind == E_CALL && e->call.op == OP_VM_CALL_TIR_DYN) ||
+			    (e->kind == E_IF && (seq_mutates(m, e->if_.then_) ||
+						 seq_mutates(m, e->if_.else_))))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Marks in ctx (a StoreCtx) the parameters whose buffer a store writes. */
+typedef struct {
+	const PrimFunc *f;
+	bool *stores;
+} StoreCtx;
+
+static void
+mark_store(TStmt *s, void *ctx)
+{
+	StoreCtx *c = ctx;
+	if (s->kind != TS_STORE)
+		return;
+	for (int i = 0; i < c->f->nparams; i++)
+		if (c->f->params[i].buf == s->buf)
+			c->stores[i] = true;
+}
+
+/* Plans st as a direct call of prim_func f (cls.f(args) in lowered code,
+ * or R.vm.call_tir_dyn at call): f's kernel and the buffers it writes. */
+static bool
+plan_direct(RtProgram *p, Step *st, const PrimFunc *f, const Expr *call,
+	    Diags *d)
+{
+	st->prim = f;
+	st->direct = true;
+	bool *stores = palloc(p, sizeof *stores * (size_t)(f->nparams + 1));
+	StoreCtx c = {f, stores};
+	TWalk w = {mark_store, NULL, &c};
+	tir_walk_stmt(f->body, &w);
+	st->stores = stores;
+	st->k = cg_tir_kernel(p->cg, p->m, f, d);
+	if (!st->k) {
+		diag_note(d, call->span, "called here");
+		return false;
+	}
+	return true;
+}
+
 /* Refuses a function reference: rlx does not run functions as values. */
 static void
 refuse_global(const Expr *g, Diags *d, bool *ok)
@@ -429,7 +487,12 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 				break;
 			case E_CALL_FN: {
 				Func *g = ir_find_func(p->m, e->callfn.callee);
-				if (!g) {
+				const PrimFunc *pf = g ? NULL
+					: tir_find(p->m, e->callfn.callee);
+				if (pf) {
+					if (!plan_direct(p, st, pf, e, d))
+						*ok = false;
+				} else if (!g) {
 					diag_error(d, e->span, "no function '%s'",
 						   e->callfn.callee);
 					*ok = false;
@@ -466,14 +529,33 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 	}
 	if (find_global(seq->seq.body))
 		refuse_global(find_global(seq->seq.body), d, ok);
-	fuse_seq(p, fp, sp);
-	fuse_transpose(p, fp, sp);
-	fuse_dequant(p, fp, sp);
+	/* fusion moves a producer to its consumer's kernel: not past a call
+	 * that may write what the producer reads */
+	if (!fp->mutates) {
+		fuse_seq(p, fp, sp);
+		fuse_transpose(p, fp, sp);
+		fuse_dequant(p, fp, sp);
+	}
 	for (int i = 0; i < n; i++) {
 		Step *st = &sp->steps[i];
 		Expr *e = st->x;
+		if (e && e->kind == E_CALL && e->call.op == OP_VM_CALL_TIR_DYN) {
+			const Expr *g = e->call.args[0];
+			const PrimFunc *pf = g->kind == E_GLOBAL ? tir_find(p->m, g->str)
+				: NULL;
+			if (!pf) {
+				diag_error(d, g->span, "R.vm.call_tir_dyn: %s is not a "
+					   "prim_func of the module",
+					   g->kind == E_GLOBAL ? g->str : "the callee");
+				*ok = false;
+			} else if (!plan_direct(p, st, pf, e, d)) {
+				*ok = false;
+			}
+			continue;
+		}
 		if (!e || e->kind != E_CALL ||
 		    (op_info(e->call.op)->flags & OF_NATIVE) ||
+		    exec_is_memory_op(e->call.op) || e->call.op == OP_NULL_VALUE ||
 		    is_view_op(e->call.op) ||
 		    op_info(e->call.op)->cls == OC_COMM || ir_is_worker_id(e) ||
 		    exec_is_dyn_slice(e))
@@ -612,6 +694,48 @@ live_seq(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq, Rel *r,
 	free(last);
 }
 
+/* Is slot s released right after step i of sp (its last use)? */
+static bool
+dies_at(const SeqPlan *sp, int i, int s)
+{
+	for (int j = sp->rel.off[i + 1]; j < sp->rel.off[i + 2]; j++)
+		if (sp->rel.slots[j] == s)
+			return true;
+	return false;
+}
+
+/*
+ * call_tir_inplace steps of sp (and its branches) whose in-place input is a
+ * var used for the last time there: st->donate says so, and the executor
+ * writes into that tensor instead of a copy when nothing else holds it.
+ */
+static void
+plan_donate(RtProgram *p, SeqPlan *sp)
+{
+	for (int i = 0; i < sp->n; i++) {
+		Step *st = &sp->steps[i];
+		if (st->then_) {
+			plan_donate(p, st->then_);
+			plan_donate(p, st->else_);
+		}
+		const Expr *e = st->x;
+		if (!e || e->kind != E_CALL || e->call.op != OP_CALL_TIR_INPLACE ||
+		    !st->prim || e->call.args[1]->kind != E_TUPLE)
+			continue;
+		const Expr *t = e->call.args[1];
+		const AttrVal *ip = op_attr_opt(e, P_inplace_indices);
+		int n = !ip ? 0 : ip->kind == AV_INT ? 1 : ip->kind == AV_INTS ? ip->n : 0;
+		for (int k = 0; k < n && k < 32; k++) {
+			int64_t w = ip->kind == AV_INT ? ip->i : ip->ints[k];
+			if (w < 0 || w >= t->tuple.n || t->tuple.items[w]->kind != E_VAR)
+				continue;
+			int s = exec_slot_of(p, t->tuple.items[w]->var->id);
+			if (s >= 0 && dies_at(sp, i, s))
+				st->donate |= 1u << k;
+		}
+	}
+}
+
 /* Liveness of every sequence of fp, branches included. */
 static void
 live_all(RtProgram *p, FnPlan *fp, SeqPlan *sp, const int *def_seq)
@@ -703,12 +827,13 @@ plan_stream(RtProgram *p, FnPlan *fp, const int *def_seq)
 		Expr *x = fp->fields[k];
 		int s = x->kind == E_VAR ? exec_slot_of(p, x->var->id) : -1;
 		bool done = false;
-		for (int i = 0; s >= 0 && i < f->nparams && !done; i++)
+		for (int i = 0; s >= 0 && i < f->nparams && !done && !fp->mutates; i++)
 			if (f->params[i] == x->var) {
 				push_int(p, &fp->param_fields[i], &npf[i], k);
 				done = true;
 			}
-		for (int i = 0; s >= 0 && i < top->n && !done; i++)
+		/* a var a later call may still write: at the end */
+		for (int i = 0; s >= 0 && i < top->n && !done && !fp->mutates; i++)
 			if (top->steps[i].b->var == x->var) {
 				Step *st = &top->steps[i];
 				push_int(p, &st->emit, &st->nemit, k);
@@ -792,6 +917,7 @@ plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d)
 	if (!fp->uses)
 		ir_bug("out of memory");
 	ir_visit_uses(f->body, count_use, fp->uses);
+	fp->mutates = seq_mutates(p->m, f->body);
 	fp->top = plan_seq(p, fp, f->body, d, &ok);
 	free(fp->uses);
 	fp->uses = NULL;
@@ -802,6 +928,7 @@ plan_fn(RtProgram *p, Func *f, FnPlan **out, Diags *d)
 		def_seq[exec_slot_of(p, f->params[i]->id)] = fp->top->id;
 	mark_defs(p, fp->top, def_seq);
 	live_all(p, fp, fp->top, def_seq);
+	plan_donate(p, fp->top);
 	plan_stream(p, fp, def_seq);
 	free(def_seq);
 	fp->sym_param = palloc(p, sizeof *fp->sym_param * (size_t)(fp->nsyms + 1));
@@ -887,6 +1014,10 @@ plan_what(const Step *st, StrBuf *b)
 	}
 	if (st->prim) {
 		sb_printf(b, "kernel %s (prim_func %s", st->k->name, st->prim->name);
+		if (st->direct)
+			sb_puts(b, ", called directly: writes into its arguments");
+		if (st->donate)
+			sb_puts(b, ", in place when its input is not shared");
 		if (st->k->nsites)
 			sb_printf(b, "; %d ind%s checked when it runs", st->k->nsites,
 				  st->k->nsites == 1 ? "ex" : "ices");

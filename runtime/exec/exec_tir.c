@@ -252,7 +252,7 @@ exec_tir_check(const PrimFunc *f, const TirArg *args, int n, int64_t *dims,
 	}
 	for (int i = 0; i < n; i++) {
 		const TParam *q = &f->params[i];
-		if (q->buf)
+		if (q->buf || q->var->ty == TT_HANDLE) /* a bare handle: anything */
 			continue;
 		if (!args[i].scalar)
 			return fail(f, i, &args[i], "the parameter is a scalar", msg, msz);
@@ -270,7 +270,8 @@ exec_tir_check(const PrimFunc *f, const TirArg *args, int n, int64_t *dims,
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < n; i++) {
 			const TParam *q = &f->params[i];
-			if ((pass == 0) != (q->buf != NULL))
+			if ((pass == 0) != (q->buf != NULL) ||
+			    (!q->buf && q->var->ty == TT_HANDLE))
 				continue;
 			int need = q->buf ? q->buf->ndim : 1;
 			if (nd + need > maxdims) {

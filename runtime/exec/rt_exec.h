@@ -18,7 +18,10 @@
  * Values at run time: tensors, tuples, shape tuples and scalars. Values are
  * reference counted so that a tuple and its fields can share tensors; a value
  * is freed when its last reference goes (rt_value_release). Tensors are
- * never written once made, so values can be shared freely.
+ * never written once made, so values can be shared freely -- except by the
+ * prim_funcs lowered code calls directly (cls.f(x, out)), which write into
+ * the tensors they are given, as TVM's VM does: never into a read-only
+ * one (a constant, a weight, a tensor mapped from a file).
  */
 typedef enum { RV_TENSOR, RV_TUPLE, RV_SHAPE, RV_PRIM } RtValueKind;
 
@@ -33,6 +36,8 @@ typedef struct rlx_value { /* rlx_runtime.h calls it rlx_value */
 	int64_t i;               /* PRIM (ints, bool) */
 	double f;                /* PRIM (floats) */
 	struct rlx_value *base;    /* TENSOR views: the value owning the data */
+	bool readonly;           /* TENSOR: no prim_func writes into it (a
+				  * constant of the program, a weight) */
 } RtValue;
 
 /* Each returns a value with one reference, NULL when out of memory. */
@@ -45,6 +50,14 @@ RtValue *rt_value_prim(DType dt, int64_t i, double f);
  * keeps base alive. NULL + e when the sizes differ. */
 RtValue *rt_value_view(RtValue *base, int ndim, const int64_t *shape,
 		       RtError *e);
+/* A tensor of dtype dt and shape at byte offset off of base's data
+ * (R.memory.alloc_tensor in a storage, R.memory.view); keeps base alive.
+ * NULL + e when it does not fit in base. */
+RtValue *rt_value_view_at(RtValue *base, size_t off, DType dt, int ndim,
+			  const int64_t *shape, RtError *e);
+/* Whether v's data may be written: not, through any view, read-only nor a
+ * tensor mapped from a file. */
+bool rt_value_writable(const RtValue *v);
 RtValue *rt_value_retain(RtValue *v);  /* NULL is fine */
 void rt_value_release(RtValue *v);     /* NULL is fine */
 
