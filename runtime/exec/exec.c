@@ -2402,7 +2402,7 @@ exec_step(Frame *fr, Step *st, const char *who, RtValue **out)
 			return call_tir(fr, st, who, out);
 		if (exec_is_memory_op(e->call.op))
 			return call_memory(fr, st, who, out);
-		if (e->call.op == OP_NULL_VALUE)
+		if (e->call.op == OP_NULL_VALUE || exec_is_noop_packed(e))
 			return void_value(fr, out);
 		if (st->k)
 			return call_kernel(fr, st, who, out);

@@ -128,6 +128,11 @@ void exec_step_uses(const Step *st, void (*fn)(Var *v, void *ctx), void *ctx);
 /* The memory ops of lowered code the executor runs itself (alloc_storage,
  * alloc_tensor, view, the kills): no kernel. */
 bool exec_is_memory_op(OpKind op);
+/* R.call_pure_packed("vm.builtin.tuple_reset_item", params, i), which
+ * TVM's consume_params lift writes after a weight's first read to free it:
+ * nothing to do here (a value is freed after its last use), and no use of
+ * params. */
+bool exec_is_noop_packed(const Expr *e);
 /* exec_tir.c: one argument of a prim_func call, the role it plays in
  * messages ("input 0", "output 1", "tir_vars[0]"). */
 typedef struct {

@@ -556,6 +556,7 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 		if (!e || e->kind != E_CALL ||
 		    (op_info(e->call.op)->flags & OF_NATIVE) ||
 		    exec_is_memory_op(e->call.op) || e->call.op == OP_NULL_VALUE ||
+		    exec_is_noop_packed(e) ||
 		    is_view_op(e->call.op) ||
 		    op_info(e->call.op)->cls == OC_COMM || ir_is_worker_id(e) ||
 		    exec_is_dyn_slice(e))
@@ -602,9 +603,21 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 	return sp;
 }
 
+bool
+exec_is_noop_packed(const Expr *e)
+{
+	return e->kind == E_CALL && (e->call.op == OP_CALL_PURE_PACKED ||
+				     e->call.op == OP_CALL_PACKED) &&
+	       e->call.nargs > 0 && (e->call.args[0]->kind == E_STR ||
+				     e->call.args[0]->kind == E_EXTERN) &&
+	       !strcmp(e->call.args[0]->str, "vm.builtin.tuple_reset_item");
+}
+
 void
 exec_step_uses(const Step *st, void (*fn)(Var *v, void *ctx), void *ctx)
 {
+	if (st->x && exec_is_noop_packed(st->x))
+		return; /* it reads nothing: no use keeps a weight alive */
 	if (!st->fu) {
 		ir_visit_uses(st->x, fn, ctx);
 		return;
@@ -846,7 +859,7 @@ plan_stream(RtProgram *p, FnPlan *fp, const int *def_seq)
 		push_int(p, &fp->param_fields[i], &npf[i], -1);
 		FindCtx c = {f->params[i], false};
 		for (int j = 0; j < top->n; j++)
-			if (j != fp->skip_step)
+			if (j != fp->skip_step && !exec_is_noop_packed(top->steps[j].b->value))
 				ir_visit_uses(top->steps[j].b->value, find_use, &c);
 		if (!fp->tuple_mode)
 			ir_visit_uses(body, find_use, &c);

@@ -13,7 +13,7 @@ prim values, a pure op reading a tensor between two writes (the executor
 must not move it past the second), a tensor at an unaligned offset, a
 memory view, tensor_to_shape and size, a stub prim_func with bare T.handle parameters, call_tir_inplace
 on a dead input and on a live one, and a lowered transform streamed into a
-tensor cache; a write into an input, returned (TVM's semantics). Then the errors: a tensor outside its storage, a write into a
+tensor cache; a transform lifted with --consume-params run; a write into an input, returned (TVM's semantics). Then the errors: a tensor outside its storage, a write into a
 constant and into a weight, an argument count and
 an entry check that do not match -- each located, exit 1.
 """
@@ -365,6 +365,43 @@ def shapes(c):
             ["m.py:24:14:", "value 1 is not a dimension (-2)"])
 
 
+def consumed(c):
+    """`rlx lift --consume-params` (TVM's consume_params): the transform
+    frees each weight after its first read with
+    vm.builtin.tuple_reset_item; rlx transform runs it, main reads the
+    cache."""
+    body = '''
+    @R.function
+    def main(x: R.Tensor((2, 4), "float32"), w1: R.Tensor((3, 4), "float32"),
+             w2: R.Tensor((3,), "float32")):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            t = R.permute_dims(w1)
+            b = R.multiply(w2, R.const(2, "float32"))
+            y = R.add(R.matmul(x, t), b)
+            R.output(y)
+        return y
+'''
+    d, path = c.write(body)
+    w1, w2, x = f32(3, 4), f32(3), f32(2, 4)
+    ck = os.path.join(d, "w.safetensors")
+    write_safetensors(ck, {"w1": w1, "w2": w2})
+    np.save(os.path.join(d, "x.npy"), x)
+    lifted = os.path.join(d, "lifted.py")
+    rc, so, se = rlx("lift", "--consume-params", path, "-o", lifted)
+    if not c.t.ok(rc == 0 and "vm.builtin.tuple_reset_item" in open(lifted).read(),
+                  "lift --consume-params", se):
+        return
+    cache = os.path.join(d, "cache")
+    rc, so, se = rlx("transform", lifted, "--weights", ck, "--quiet", "-o", cache)
+    out = os.path.join(d, "out.npy")
+    if rc == 0:
+        rc, so, se = rlx("run", os.path.join(cache, "model.py"), "--params", cache,
+                         "--input", "x=" + os.path.join(d, "x.npy"), "-o", out)
+    ok = rc == 0 and np.allclose(np.load(out), x @ w1.T + 2 * w2, rtol=1e-5, atol=1e-5)
+    c.t.ok(ok, "a consumed transform runs into a cache main reads", se)
+
+
 def errors(c):
     x = f32(2, 3)
     body = HALF + '''
@@ -418,7 +455,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rlx-lowered-") as tmp:
         c = Case(tmp, t)
         for fn in (storage_chain, scalars, no_reorder, unaligned, view, stub,
-                   inplace, transform, shapes, errors):
+                   inplace, transform, consumed, shapes, errors):
             t.guard(fn, c)
     t.done()
 
