@@ -18,8 +18,16 @@
  * reshape/expand_dims/squeeze/flatten make views sharing the input's data
  * (tensors are never written after their kernel ran), stop_lift_params
  * is the identity, shape_of reads the tensor's shape and shape_to_tensor
- * copies a shape's values into an int64 tensor. Parameters, annotations and match_cast are checked
- * against the values; bare symbolic dims bind at their first occurrence.
+ * copies a shape's values into an int64 tensor. Parameters, annotations
+ * and match_cast are checked against the values; bare symbolic dims bind
+ * at their first occurrence.
+ *
+ * Lowered code is the exception to "never written": its memory ops
+ * (call_memory) make storages and tensors placed in them, and prim_funcs
+ * called directly (call_direct) write into the tensors they are given,
+ * never a read-only one (a constant, a weight); the plan fuses nothing in
+ * such a function. call_tir_inplace writes into its input only when the
+ * plan says it dies there and nothing else holds it.
  *
  * Streaming (rt_run_stream) runs the same plan with the top-level
  * parameters loaded by a callback when first needed, and the result tuple
@@ -1376,8 +1384,8 @@ tir_tensor_arg(const RtValue *v, const char *role)
 	return a;
 }
 
-/* A copy of tensor value v (call_tir_inplace writes into it: values
- * are shared, never written once made). */
+/* A copy of tensor value v (call_tir_inplace writes into it when it may
+ * not write into v). */
 static RtValue *
 copy_tensor(Frame *fr, const RtValue *v)
 {
