@@ -104,7 +104,8 @@ CgKernel *cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d);
  * the others are its producers: calls bound to vars that the kernel
  * computes where they are read instead of storing them, each listed before
  * the nodes that read it. from[i] of a node says where argument i of its
- * call comes from: -1, the argument as written (a tensor: a buffer of the
+ * call comes from (cg_node_arg: of a call_tir, input i, the item i of its
+ * argument tuple): -1, the argument as written (a tensor: a buffer of the
  * kernel; a prim value: compiled in), else the producer node that computes
  * it. The IR is not changed: every call is a binding's value.
  *
@@ -114,7 +115,10 @@ CgKernel *cg_kernel(Codegen *cg, Module *m, Expr *e, Diags *d);
  * float64, int32, int64) and, for an elementwise root, the root's shape;
  * under a reduction every tensor operand has the data's shape. A matmul's
  * b may be a permute_dims producer read transposed (cg_matmul_transpose),
- * or the dequantize of int8 weights (cg_matmul_qweight).
+ * or the dequantize of int8 weights (cg_matmul_qweight). A call_tir's
+ * input that its prim_func's matrix product reads as b (cg_tir_gemm_b)
+ * may be a call_tir of a transposing prim_func (cg_tir_transpose), its
+ * input read with the last two axes swapped (cg_tir_fused_kernel).
  */
 typedef struct {
 	Expr *call;        /* an E_CALL of the IR, as written */
@@ -126,6 +130,28 @@ typedef struct {
 	int n;
 	const CgNode *node; /* node[n - 1]: the root */
 } CgFusion;
+
+/* The arguments of call e that a node's from covers: an op's arguments;
+ * a call_tir's inputs (its argument tuple's items, or the one argument
+ * when it is not a tuple literal). The callee and tir_vars of a call_tir
+ * are always as written. */
+static inline int
+cg_node_nargs(const Expr *e)
+{
+	if (e->call.op != OP_CALL_TIR || e->call.nargs < 2)
+		return e->call.nargs;
+	return e->call.args[1]->kind == E_TUPLE ? e->call.args[1]->tuple.n : 1;
+}
+
+/* Argument i of call e as cg_node_nargs counts them. */
+static inline Expr *
+cg_node_arg(const Expr *e, int i)
+{
+	if (e->call.op != OP_CALL_TIR || e->call.nargs < 2)
+		return e->call.args[i];
+	const Expr *t = e->call.args[1];
+	return t->kind == E_TUPLE ? t->tuple.items[i] : e->call.args[1];
+}
 
 /* Where argument i of node nd of fu comes from: -1 (the argument as
  * written) or the producer node computing it. */
@@ -158,6 +184,41 @@ int cg_fused_inputs(const CgFusion *fu, const Expr **ins, int max);
  * construct that cannot be lowered.
  */
 CgKernel *cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d);
+/*
+ * The kernel of fusion fu whose root is R.call_tir of f (codegen_tir.c):
+ * cg_tir_kernel's, except that each input of the root computed by a
+ * producer, an R.call_tir of a transposing prim_func (cg_tir_transpose)
+ * read by f only as a matrix product's b (cg_tir_gemm_b), is given as
+ * that producer's input: the buffer's data is the input's, its last two
+ * axes swapped (rlx_gemm reads it with b transposed the other way), and
+ * no transposed copy is made. The caller checks the producer's input
+ * against its prim_func and passes it with the transposed shape, which
+ * the root's checks and dims see. The key covers which inputs are read so.
+ */
+CgKernel *cg_tir_fused_kernel(Codegen *cg, Module *m, const CgFusion *fu, Diags *d);
+/* The prim_func of m that e, an R.call_tir (not its kin), calls; NULL
+ * when e is none. */
+const PrimFunc *cg_tir_callee(const Module *m, const Expr *e);
+/*
+ * Is f a transposing copy of its one input into its one output, the last
+ * two axes swapped and the others kept (T[.., i, j] = A[.., j, i]: topi's
+ * transpose of a matrix as LegalizeOps writes it, permute_dims swapping
+ * the last two axes): two buffer parameters of one dtype, the output's
+ * shape the input's with the last two dims swapped, and a body of one
+ * loop nest from 0 over the output's dims whose one block (spatial
+ * iteration variables bound to the loops as they are; no init, T.where or
+ * allocation) stores that load and nothing else? So the output is
+ * exactly the input read with its last two axes swapped.
+ */
+bool cg_tir_transpose(const PrimFunc *f);
+/*
+ * Is buffer parameter p of f read by a matrix product that f's kernel
+ * runs on rlx_gemm (its b, as codegen_tir.c's fast path matches it), and
+ * never written by f, its handle never used as a value? Then f may read
+ * it from the input of the transposing prim_func that computes it
+ * (cg_tir_fused_kernel).
+ */
+bool cg_tir_gemm_b(const PrimFunc *f, int p);
 /* Optimizes and JIT-compiles the pending module; fills in the fn pointers. */
 bool cg_flush(Codegen *cg, RtError *err);
 /* Distinct kernels generated so far (the cache size). */

@@ -45,7 +45,10 @@
  * and B 2-D or batched like C; float32/float16/bfloat16, casts to C's
  * dtype allowed), its loops over exactly its iteration variables, runs
  * rlx_gemm (runtime/kernels/gemm.h: products summed in float32, rounded
- * once) when it has work, else its loops.
+ * once) when it has work, else its loops. A B given swapped (the plan
+ * folded the transposing prim_func that computed it: cg_tir_fused_kernel)
+ * is the transpose's input, its last two axes' strides exchanged for every
+ * access; rlx_gemm reads it with transb the other way round.
  *
  * Indices: every index of a load or a store that compiler/tir_bounds.c
  * cannot prove inside its dimension (from the loops' ranges, the blocks'
@@ -86,16 +89,20 @@ typedef struct {
 	LLVMValueRef val;
 } TBind;
 
-/* A buffer in scope: its data pointer and C-order strides (i64). */
+/* A buffer in scope: its data pointer and strides (i64): C order, or,
+ * swapped, those of the transpose's input whose data it is (its last two
+ * axes' strides exchanged: cg_tir_fused_kernel). */
 typedef struct {
 	const TBuf *b;
 	LLVMValueRef ptr;
 	LLVMValueRef st[MAXD];
+	bool swapped;
 } TBufB;
 
 typedef struct {
 	KernelBuilder *k;
 	const PrimFunc *f;
+	uint64_t swap;      /* bit p: buffer parameter p is given swapped */
 	TBind *vars;
 	int nv, cv;
 	TBufB *bufs;
@@ -869,13 +876,18 @@ buf_strides(T *t, TBufB *bb, LLVMValueRef *size)
 		return refuse(t, b->span, "buffer %s has an elem_offset", b->name);
 	if (b->dtype == DT_UNKNOWN)
 		return refuse(t, b->span, "buffer %s has no dtype rlx knows", b->name);
-	LLVMValueRef s = cg_ci(t->k, 1);
+	LLVMValueRef s = cg_ci(t->k, 1), d[MAXD];
 	for (int i = b->ndim - 1; i >= 0; i--) {
 		bb->st[i] = s;
-		LLVMValueRef d = ex_i64(t, b->shape[i]);
-		if (!d)
+		LLVMValueRef x = ex_i64(t, b->shape[i]);
+		if (!x)
 			return false;
-		s = cg_mul(t->k, s, cg_imax(t->k, d, cg_ci(t->k, 0)));
+		d[i] = cg_imax(t->k, x, cg_ci(t->k, 0));
+		s = cg_mul(t->k, s, d[i]);
+	}
+	if (bb->swapped) { /* B[.., k, j] is A[.., j, k] of A [.., N, K] */
+		bb->st[b->ndim - 2] = cg_ci(t->k, 1);
+		bb->st[b->ndim - 1] = d[b->ndim - 2];
 	}
 	if (size)
 		*size = s;
@@ -1572,6 +1584,20 @@ match_gemm(const TStmt *s, Mm *mm)
 	return false;
 }
 
+/* Can rlx_gemm read mm's buffers as they are laid out? A and C must be
+ * in C order; a B given swapped (the input of its transpose) is read with
+ * transb the other way round. */
+static bool
+gemm_layout(T *t, Mm *mm)
+{
+	const TBufB *a = find_buf(t, mm->a), *b = find_buf(t, mm->b), *c = find_buf(t, mm->c);
+	if (!a || !b || !c || a->swapped || c->swapped)
+		return false;
+	if (b->swapped)
+		mm->transb = !mm->transb;
+	return true;
+}
+
 /* Runs the matrix product mm with rlx_gemm (f32 sums, rounded once):
  * when the loops have work; else the loops as written (an empty product
  * is the init's zeros). */
@@ -1861,8 +1887,9 @@ st_tiled(T *t, const TStmt *s, LLVMValueRef jlo, LLVMValueRef jhi)
 	for (int q = 0; q < l->inner->niters; q++)
 		tir_bounds_let(t->tb, l->inner->iters[q].var, l->inner->iters[q].value);
 	const TExpr *cp = tile_copy(s);
-	if (cp && !tile_proven(t, s, cp))
-		cp = NULL;
+	const TBufB *cb = cp ? find_buf(t, cp->buf) : NULL;
+	if (cp && (!tile_proven(t, s, cp) || !cb || cb->swapped))
+		cp = NULL; /* vectors move rows of C-order buffers */
 	LLVMBasicBlockRef join = NULL;
 	if (cp) { /* a full tile: vectors; else element by element */
 		LLVMBasicBlockRef bv = LLVMAppendBasicBlockInContext(k->c, k->fn, "tile.v");
@@ -1906,7 +1933,7 @@ static bool
 st_for(T *t, const TStmt *s)
 {
 	Mm mm;
-	if (!t->no_gemm && match_gemm(s, &mm))
+	if (!t->no_gemm && match_gemm(s, &mm) && gemm_layout(t, &mm))
 		return st_gemm(t, s, &mm);
 	const TStmt *b = chain_block(s);
 	if (!init_hoistable(t, s, b))
@@ -2165,6 +2192,7 @@ gen_tir(KernelBuilder *k, void *ctx)
 				      b->name);
 		TBufB *bb = push_buf(t, b);
 		bb->ptr = LLVMGetParam(k->fn, (unsigned)bi++);
+		bb->swapped = i < 64 && (t->swap >> i & 1) && b->ndim >= 2;
 		for (int j = 0; j < b->ndim; j++, off++) {
 			const TExpr *x = b->shape[j];
 			if (x->kind != TE_VAR || lookup(t, x->var))
@@ -2212,11 +2240,20 @@ gen_tir(KernelBuilder *k, void *ctx)
 	return true;
 }
 
-CgKernel *
-cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d)
+/* The kernel of f with the buffer parameters of mask swap given swapped
+ * (cg_tir_fused_kernel; 0: cg_tir_kernel). */
+static CgKernel *
+tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, uint64_t swap, Diags *d)
 {
 	StrBuf key = {0};
 	sb_puts(&key, "tir\n");
+	if (swap) { /* the fold is part of what the kernel computes */
+		sb_puts(&key, "swapped");
+		for (int i = 0; i < 64; i++)
+			if (swap >> i & 1)
+				sb_printf(&key, " %d", i);
+		sb_putc(&key, '\n');
+	}
 	print_prim_func(&key, f, 0, TIR_MAIN);
 	char *ks = sb_take(&key);
 	CgKernel *have = cg_find(cg, ks);
@@ -2245,7 +2282,7 @@ cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d)
 	char what[96], name[128];
 	snprintf(what, sizeof what, "tir_%s", f->name);
 	cg_kernel_name(cg, what, name, sizeof name);
-	T t = {.f = f, .name = name, .tb = tir_bounds_new()};
+	T t = {.f = f, .swap = swap, .name = name, .tb = tir_bounds_new()};
 	bool ok = cg_build(&k, name, gen_tir, &t);
 	LLVMDisposeBuilder(k.b);
 	free(t.vars);
@@ -2265,4 +2302,162 @@ cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d)
 	kn->sites = t.sites;
 	kn->nsites = t.nsites;
 	return kn;
+}
+
+CgKernel *
+cg_tir_kernel(Codegen *cg, Module *m, const PrimFunc *f, Diags *d)
+{
+	return tir_kernel(cg, m, f, 0, d);
+}
+
+const PrimFunc *
+cg_tir_callee(const Module *m, const Expr *e)
+{
+	if (!e || e->kind != E_CALL || e->call.op != OP_CALL_TIR || e->call.nargs < 2 ||
+	    e->call.args[0]->kind != E_GLOBAL)
+		return NULL;
+	return tir_find(m, e->call.args[0]->str);
+}
+
+CgKernel *
+cg_tir_fused_kernel(Codegen *cg, Module *m, const CgFusion *fu, Diags *d)
+{
+	int r = fu->n - 1;
+	const Expr *e = fu->node[r].call;
+	const PrimFunc *f = cg_tir_callee(m, e);
+	if (!f)
+		ir_bug("cg_tir_fused_kernel: the root is not a call_tir of the module");
+	uint64_t swap = 0;
+	for (int i = 0; i < cg_node_nargs(e); i++) {
+		int from = cg_from(fu, r, i);
+		if (from < 0)
+			continue;
+		const Expr *pe = fu->node[from].call;
+		const PrimFunc *g = cg_tir_callee(m, pe);
+		if (i >= 64 || !g || !cg_tir_transpose(g) || !cg_tir_gemm_b(f, i)) {
+			diag_error(d, pe->span, "R.call_tir(%s): cannot be fused into "
+				   "its user (prim_func %s)", g ? g->name : "?", f->name);
+			return NULL;
+		}
+		swap |= (uint64_t)1 << i;
+	}
+	return tir_kernel(cg, m, f, swap, d);
+}
+
+/* ------------------------------------------------- folds of transposes */
+
+/* The statement under s, a one-statement sequence unwrapped. */
+static const TStmt *
+unseq(const TStmt *s)
+{
+	return s && s->kind == TS_SEQ && s->n == 1 ? s->body[0] : s;
+}
+
+/* Is the buffer a compact one with no offset? */
+static bool
+plain_buf(const TBuf *b)
+{
+	return b && !b->nstrides && b->ndim >= 2 && b->ndim <= MAXD &&
+	       (!b->elem_offset || (b->elem_offset->kind == TE_INT && b->elem_offset->i == 0));
+}
+
+bool
+cg_tir_transpose(const PrimFunc *f)
+{
+	if (f->nparams != 2 || f->nroot_allocs || f->ret != DT_UNKNOWN)
+		return false;
+	const TBuf *a = f->params[0].buf, *o = f->params[1].buf;
+	if (!plain_buf(a) || !plain_buf(o) || a == o || a->dtype != o->dtype ||
+	    a->dtype == DT_UNKNOWN || a->ndim != o->ndim)
+		return false;
+	int nd = a->ndim;
+	/* perm[d]: the input's axis that the output's axis d reads */
+	int perm[MAXD];
+	for (int d = 0; d < nd; d++) {
+		perm[d] = d < nd - 2 ? d : d == nd - 2 ? nd - 1 : nd - 2;
+		if (!tir_expr_same(o->shape[d], a->shape[perm[d]]))
+			return false;
+	}
+	/* one loop nest of nd loops from 0 ending in one block */
+	const TStmt *l = unseq(f->body);
+	const TStmt *loops[MAXD];
+	int nl = 0;
+	for (; l && l->kind == TS_FOR; l = unseq(l->inner)) {
+		if (nl == nd || !(l->min->kind == TE_INT && l->min->i == 0))
+			return false;
+		loops[nl++] = l;
+	}
+	const TStmt *b = l;
+	if (nl != nd || !b || b->kind != TS_BLOCK || b->init || b->pred || b->nallocs ||
+	    b->niters != nd)
+		return false;
+	const TStmt *x = unseq(b->inner);
+	if (!x || x->kind != TS_STORE || x->buf != o || x->nidx != nd)
+		return false;
+	const TExpr *v = x->value;
+	if (v->kind != TE_LOAD || v->buf != a || v->n != nd || v->ty != (TType)o->dtype)
+		return false;
+	/* the store's index d: a spatial iteration variable bound to a loop
+	 * over the output's dim d, each loop bound once; the load's index d
+	 * the one of the store's index perm[d] */
+	bool used[MAXD] = {false};
+	for (int d = 0; d < nd; d++) {
+		const TExpr *ix = x->idx[d];
+		const TIter *it = NULL;
+		for (int q = 0; q < b->niters && ix->kind == TE_VAR; q++)
+			if (b->iters[q].var == ix->var)
+				it = &b->iters[q];
+		if (!it || it->kind != TI_SPATIAL || !it->value || it->value->kind != TE_VAR)
+			return false;
+		int li = 0;
+		while (li < nl && loops[li]->var != it->value->var)
+			li++;
+		if (li == nl || used[li] || !tir_expr_same(loops[li]->extent, o->shape[d]))
+			return false;
+		used[li] = true;
+	}
+	for (int d = 0; d < nd; d++) {
+		const TExpr *ix = v->args[d], *sx = x->idx[perm[d]];
+		if (ix->kind != TE_VAR || ix->var != sx->var)
+			return false;
+	}
+	return true;
+}
+
+/* What cg_tir_gemm_b learns of a prim_func's uses of one buffer. */
+typedef struct {
+	const TBuf *b;
+	const TVar *h;  /* its handle */
+	bool gemm_b;    /* read as a matrix product's b */
+	bool other;     /* written, or its handle used as a value */
+} GemmB;
+
+static void
+gemm_b_stmt(TStmt *s, void *ctx)
+{
+	GemmB *g = ctx;
+	Mm mm;
+	if (s->kind == TS_FOR && match_gemm(s, &mm) && mm.b == g->b && mm.a != g->b)
+		g->gemm_b = true;
+	if (s->kind == TS_STORE && s->buf == g->b)
+		g->other = true;
+}
+
+static void
+gemm_b_expr(TExpr *e, void *ctx)
+{
+	GemmB *g = ctx;
+	if (e->kind == TE_VAR && g->h && e->var == g->h)
+		g->other = true;
+}
+
+bool
+cg_tir_gemm_b(const PrimFunc *f, int p)
+{
+	if (p < 0 || p >= f->nparams || !plain_buf(f->params[p].buf))
+		return false;
+	GemmB g = {f->params[p].buf, f->params[p].var, false, false};
+	TWalk w = {gemm_b_stmt, gemm_b_expr, &g};
+	tir_walk_stmt(f->body, &w);
+	return g.gemm_b && !g.other;
 }

@@ -1430,12 +1430,90 @@ run_prim(Frame *fr, Step *st, void **ptr, int nb, int64_t *dims,
 }
 
 /*
+ * The input of call_tir step st that a folded transpose computes
+ * (exec_plan.c's fuse_tir_transpose; pe, node from of its fusion): the
+ * transpose's own input, checked against its prim_func as that call
+ * would check it (the output from pe's struct info), seen with the
+ * transposed shape (a view of the input's data, which the fused kernel
+ * reads with the last two axes swapped). A new reference; NULL + e.
+ */
+static RtValue *
+tir_folded_input(Frame *fr, const Step *st, const Expr *pe)
+{
+	const PrimFunc *g = cg_tir_callee(fr->p->m, pe);
+	const Var *pv = NULL;
+	for (int j = 0; j < st->fu->n; j++)
+		if (st->fu->node[j].call == pe)
+			pv = st->fu->node[j].var;
+	char who[WHO_LEN]; /* as the transpose's own step says it */
+	snprintf(who, sizeof who, "binding '%s'", pv ? pv->name : "?");
+	RtValue *a = eval_leaf(fr, cg_node_arg(pe, 0));
+	if (!a)
+		return NULL;
+	int64_t shape[RT_MAX_DIMS];
+	if (!g || a->kind != RV_TENSOR || !eval_shape(fr, pe->sinfo, shape, who)) {
+		if (!g || a->kind != RV_TENSOR)
+			rt_error(fr->e, "%s: not a transpose of a tensor (executor bug)", who);
+		fr->e->span = pe->span; /* where its own step would fail */
+		rt_value_release(a);
+		return NULL;
+	}
+	TirArg args[2] = {tir_tensor_arg(a, "input 0"),
+			  {.tensor = true, .dt = pe->sinfo->dtype, .ndim = pe->sinfo->ndim,
+			   .shape = shape, .role = "output 0"}};
+	int64_t dims[2 * RT_MAX_DIMS];
+	int nd = 0;
+	char msg[sizeof fr->e->msg];
+	RtValue *v = NULL;
+	if (!exec_tir_check(g, args, 2, dims, (int)ARRAY_LEN(dims), &nd, msg, sizeof msg)) {
+		rt_error(fr->e, "%s: R.call_tir: %s", who, msg);
+		fr->e->span = pe->span;
+	} else
+		v = rt_value_view(a, pe->sinfo->ndim, shape, fr->e);
+	rt_value_release(a);
+	return v;
+}
+
+/* The inputs of call_tir step st (a new reference): its argument tuple's
+ * value, an input that a folded transpose computes given by
+ * tir_folded_input. NULL + e. */
+static RtValue *
+tir_inputs(Frame *fr, const Step *st)
+{
+	const Expr *e = st->x;
+	if (!st->fu)
+		return eval_leaf(fr, e->call.args[1]);
+	int n = cg_node_nargs(e), r = st->fu->n - 1;
+	RtValue **f = calloc((size_t)n + 1, sizeof *f);
+	if (!f) {
+		rt_error(fr->e, "out of memory");
+		return NULL;
+	}
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		int from = cg_from(st->fu, r, i);
+		f[i] = from < 0 ? eval_leaf(fr, cg_node_arg(e, i))
+			: tir_folded_input(fr, st, st->fu->node[from].call);
+		ok = f[i] != NULL;
+	}
+	RtValue *v = ok ? rt_value_tuple(f, n) : NULL;
+	if (ok && !v)
+		rt_error(fr->e, "out of memory");
+	if (!v)
+		for (int i = 0; i < n; i++)
+			rt_value_release(f[i]);
+	free(f);
+	return v;
+}
+
+/*
  * R.call_tir(f, args, out_ty, tir_vars), call_tir_inplace and
  * call_tir_with_grad: the outputs allocated from out_ty (or, where it
  * gives no shape, from f's buffer over the inputs' variables;
  * call_tir_inplace's in place ones are copies of the inputs they name),
  * every argument checked against f's parameters (exec_tir_check), then
- * f's kernel. The result is the output, or a tuple of them.
+ * f's kernel (an input computed by a folded transpose: tir_inputs). The
+ * result is the output, or a tuple of them.
  */
 static bool
 call_tir(Frame *fr, Step *st, const char *who, RtValue **out)
@@ -1452,7 +1530,7 @@ call_tir(Frame *fr, Step *st, const char *who, RtValue **out)
 	int nin = 0, nout = 0, nargs = 0;
 	bool ok = false;
 	RtValue *res = NULL;
-	RtValue *a = eval_leaf(fr, e->call.args[1]);
+	RtValue *a = tir_inputs(fr, st);
 	if (!a)
 		return false;
 	hold[nhold++] = a;

@@ -4,7 +4,8 @@
  * branches or its callee), each Var a slot of a frame, each SymVar a slot
  * of the frame's symbolic values; elementwise chains, transposed matmul
  * operands and int8 weights' dequantize are fused (a Step's fu: the calls
- * its kernel computes, as data codegen reads; the IR is left as it is);
+ * its kernel computes, as data codegen reads; the IR is left as it is),
+ * and so are call_tir transposes of a prim_func's matrix product's b;
  * liveness is computed up front (for every position of a sequence, the
  * slots whose last use it is); the streaming plan says which parameters
  * and result fields each step loads and emits.
@@ -206,7 +207,7 @@ fuse_arg(RtProgram *p, const CgFusion *f, int u, int a, const CgFusion *g)
 	memcpy(nd, g->node, sizeof *nd * (size_t)g->n);
 	for (int j = 0; j < f->n; j++) {
 		const CgNode *x = &f->node[j];
-		int na = x->call->call.nargs;
+		int na = cg_node_nargs(x->call);
 		int *from = palloc(p, sizeof *from * (size_t)(na ? na : 1));
 		for (int i = 0; i < na; i++) {
 			int y = cg_from(f, j, i);
@@ -344,6 +345,46 @@ fuse_dequant(RtProgram *p, FnPlan *fp, SeqPlan *sp)
 		fused_into(sp, sr, sj);
 		if (sm != sr)
 			fused_into(sp, sm, sj);
+	}
+}
+
+/*
+ * Transposes folded into prim_func matmuls: an input of an R.call_tir
+ * (its argument tuple's item i, a var used only there) bound earlier in
+ * sp to R.call_tir of a transposing prim_func (cg_tir_transpose: the last
+ * two axes swapped, nothing else), with a known shape and no tir_vars,
+ * whose input is a var or a constant, when the callee reads input i only
+ * as the b of a matrix product rlx_gemm runs (cg_tir_gemm_b): the
+ * matmul's kernel reads the transpose's input with b transposed
+ * (cg_tir_fused_kernel), the transpose becomes a producer of its fusion
+ * and its step computes nothing. The prim_func transposing an
+ * LegalizeOps'd weight ([out, in] to [in, out]) then costs no copy, as
+ * permute_dims into R.matmul (fuse_transpose).
+ */
+static void
+fuse_tir_transpose(RtProgram *p, FnPlan *fp, SeqPlan *sp)
+{
+	for (int j = 0; j < sp->n; j++) {
+		Step *sj = &sp->steps[j];
+		const PrimFunc *f = cg_tir_callee(p->m, sj->x);
+		if (!f || sj->x->call.args[1]->kind != E_TUPLE)
+			continue;
+		for (int i = 0; i < cg_node_nargs(sj->x); i++) {
+			Step *si = single_def(p, fp, sp, j, cg_node_arg(sj->x, i));
+			Expr *pe = si ? si->x : NULL;
+			const PrimFunc *g = cg_tir_callee(p->m, pe);
+			const Expr *tv = g && pe->call.nargs > 2 ? pe->call.args[2] : NULL;
+			if (!g || (tv && (tv->kind != E_TUPLE || tv->tuple.n)) ||
+			    pe->call.args[1]->kind != E_TUPLE || cg_node_nargs(pe) != 1 ||
+			    !shaped(pe) ||
+			    (cg_node_arg(pe, 0)->kind != E_VAR &&
+			     cg_node_arg(pe, 0)->kind != E_CONST) ||
+			    !cg_tir_transpose(g) || !cg_tir_gemm_b(f, i))
+				continue;
+			const CgFusion *fu = fusion_of(p, sj);
+			sj->fu = fuse_arg(p, fu, fu->n - 1, i, fusion_of(p, si));
+			fused_into(sp, si, sj);
+		}
 	}
 }
 
@@ -535,6 +576,7 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 		fuse_seq(p, fp, sp);
 		fuse_transpose(p, fp, sp);
 		fuse_dequant(p, fp, sp);
+		fuse_tir_transpose(p, fp, sp);
 	}
 	for (int i = 0; i < n; i++) {
 		Step *st = &sp->steps[i];
@@ -571,7 +613,8 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 				*ok = false;
 				continue;
 			}
-			st->k = cg_tir_kernel(p->cg, p->m, st->prim, d);
+			st->k = st->fu ? cg_tir_fused_kernel(p->cg, p->m, st->fu, d)
+				       : cg_tir_kernel(p->cg, p->m, st->prim, d);
 			TWalk w = {has_init, NULL, &st->zero_out};
 			tir_walk_stmt(st->prim->body, &w);
 			if (!st->k) {
@@ -623,9 +666,13 @@ exec_step_uses(const Step *st, void (*fn)(Var *v, void *ctx), void *ctx)
 		return;
 	}
 	for (int j = 0; j < st->fu->n; j++) {
-		const Expr *e = st->fu->node[j].call;
-		for (int i = 0; i < e->call.nargs; i++)
+		Expr *e = st->fu->node[j].call;
+		for (int i = 0; i < cg_node_nargs(e); i++)
 			if (cg_from(st->fu, j, i) < 0)
+				ir_visit_uses(cg_node_arg(e, i), fn, ctx);
+		/* a call_tir's callee and tir_vars are not inputs */
+		for (int i = 0; is_call_tir(e->call.op) && i < e->call.nargs; i++)
+			if (i != 1)
 				ir_visit_uses(e->call.args[i], fn, ctx);
 	}
 }
@@ -1016,6 +1063,16 @@ rt_program_free(RtProgram *p)
 	free(p);
 }
 
+/* --print-plan: the producers step st's kernel computes, in the fusion's
+ * order. */
+static void
+plan_producers(const Step *st, StrBuf *b)
+{
+	for (int i = 0; st->fu && i < st->fu->n - 1; i++)
+		sb_printf(b, "%s%s", i ? ", " : ", computing ",
+			  st->fu->node[i].var ? st->fu->node[i].var->name : "?");
+}
+
 /* --print-plan: what step st of a sequence does, after its expression. */
 static void
 plan_what(const Step *st, StrBuf *b)
@@ -1035,14 +1092,12 @@ plan_what(const Step *st, StrBuf *b)
 			sb_printf(b, "; %d ind%s checked when it runs", st->k->nsites,
 				  st->k->nsites == 1 ? "ex" : "ices");
 		sb_putc(b, ')');
+		plan_producers(st, b);
 		return;
 	}
 	if (st->k) {
 		sb_printf(b, "kernel %s", st->k->name);
-		/* the producers, in the fusion's order */
-		for (int i = 0; st->fu && i < st->fu->n - 1; i++)
-			sb_printf(b, "%s%s", i ? ", " : ", computing ",
-				  st->fu->node[i].var ? st->fu->node[i].var->name : "?");
+		plan_producers(st, b);
 		return;
 	}
 	switch (e->kind) {

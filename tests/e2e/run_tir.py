@@ -20,6 +20,7 @@ located error, and with --no-index-check a run on clamped indices. Under
 ASan (make test) an out-of-bounds access fails the run.
 """
 import os
+import re
 import sys
 import tempfile
 
@@ -327,12 +328,240 @@ def transposes(r):
                 [a.transpose(1, 2, 0)], ["float32"])
 
 
+def transpose_folds(r, t):
+    """A call_tir of a transposing prim_func whose only use is the b of a
+    prim_func matmul is folded into it (exec_plan.c fuse_tir_transpose: the
+    matmul's kernel reads the transpose's input, b transposed, no copy):
+    values against NumPy in float32, float16 and bfloat16, at n = 0, 1
+    (rlx_gemm's GEMV) and larger, b read as B[k, j] and as B[j, k], 2-D
+    and with batch dims; the same prim_func matmul unfused beside a folded
+    one (the kernel key covers the fold). Not folded (each also against
+    NumPy): a transposed value with a second use, a transpose that is not
+    a swap of the last two axes ([1, 2, 0]; times 0.5; a broadcast), a
+    user that reads it other than as a matmul's b, a matmul that writes
+    its b. A folded transpose whose input does not fit its prim_func
+    fails as it does unfused, located at its own binding."""
+    def tr2(dt):
+        return '''    @T.prim_func(private=True)
+    def tr(var_A: T.handle, var_B: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n, m = T.int64(), T.int64()
+        A = T.match_buffer(var_A, (n, m), "%(dt)s")
+        B = T.match_buffer(var_B, (m, n), "%(dt)s")
+        for a0, a1 in T.grid(m, n):
+            with T.block("T_transpose"):
+                v0, v1 = T.axis.remap("SS", [a0, a1])
+                T.reads(A[v1, v0])
+                T.writes(B[v0, v1])
+                B[v0, v1] = A[v1, v0]
+
+''' % {"dt": dt}
+
+    def main2(dt, wshape, extra="", out="c", wt="(k, m)"):
+        return '''    @R.function
+    def main(x: R.Tensor(("n", "k"), "%(dt)s"), w: R.Tensor(%(ws)s, "%(dt)s")):
+        n, k, m = T.int64(), T.int64(), T.int64()
+        cls = Module
+        with R.dataflow():
+            wt = R.call_tir(cls.tr, (w,), out_sinfo=R.Tensor(%(wt)s, "%(dt)s"))
+            c = R.call_tir(cls.matmul, (x, wt), out_sinfo=R.Tensor((n, m), "%(dt)s"))
+%(extra)s            R.output(%(out)s)
+        return %(out)s
+''' % {"dt": dt, "ws": wshape, "wt": wt, "extra": extra, "out": out}
+
+    def plan(prims, mn):
+        rc, so, se = r.run(prims, mn, {}, ["--print-plan"])
+        return so if rc == 0 else se
+
+    def folded(so):
+        return bool(re.search(r"wt = .*# fused into c\n", so) and
+                    re.search(r"c = .*\(prim_func matmul\), computing wt\n", so))
+
+    # b read as B[k, j] (LegalizeOps' matmul of x and a transposed weight)
+    for dt in ["float32", "float16", "bfloat16"]:
+        for n, k, m in [(0, 3, 4), (1, 64, 96), (1, 5, 7), (7, 33, 20), (130, 70, 129)]:
+            x, w = rnd(dt, (n, k), -2, 2), rnd(dt, (m, k), -2, 2)
+            want = x.astype(np.float64) @ w.T.astype(np.float64)
+            prims, mn = tr2(dt) + matmul(dt), main2(dt, '("m", "k")')
+            r.check("folded transpose, matmul %s (%d, %d, %d)" % (dt, n, k, m), prims, mn,
+                    {"x": x, "w": w}, [as_dt(want, dt)], [dt], scale=float(k) * 4)
+    so = plan(prims, mn)
+    t.ok(folded(so), "--print-plan: the transpose is fused into the matmul", so)
+    # b read as B[j, k]: x @ (w.T).T, rlx_gemm's transb the other way
+    x, w = rnd("float32", (9, 12)), rnd("float32", (12, 10))
+    prims = tr2("float32") + matmul("float32", True)
+    mn = main2("float32", '("k", "m")', wt="(m, k)")
+    r.check("folded transpose, matmul B^T", prims, mn, {"x": x, "w": w}, [x @ w],
+            ["float32"], scale=50.0)
+    t.ok(folded(plan(prims, mn)), "the transpose is fused into a matmul of B^T")
+
+    # batch dims: the last two axes of a 3-D weight swapped
+    prim3 = '''    @T.prim_func(private=True)
+    def tr(var_A: T.handle, var_B: T.handle):
+        T.func_attr({"tir.noalias": True})
+        bt, n, m = T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(var_A, (bt, n, m))
+        B = T.match_buffer(var_B, (bt, m, n))
+        for a0, a1, a2 in T.grid(bt, m, n):
+            with T.block("T_transpose"):
+                v0, v1, v2 = T.axis.remap("SSS", [a0, a1, a2])
+                B[v0, v1, v2] = A[v0, v2, v1]
+
+'''
+    bmm = '''    @T.prim_func(private=True)
+    def matmul(var_A: T.handle, var_B: T.handle, var_C: T.handle):
+        T.func_attr({"tir.noalias": True})
+        bt, n, k, m = T.int64(), T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(var_A, (bt, n, k))
+        B = T.match_buffer(var_B, (bt, k, m))
+        C = T.match_buffer(var_C, (bt, n, m))
+        for b0, i0, i1, k2 in T.grid(bt, n, m, k):
+            with T.block("matmul"):
+                v_b, v_i, v_j, v_k = T.axis.remap("SSSR", [b0, i0, i1, k2])
+                with T.init():
+                    C[v_b, v_i, v_j] = T.float32(0)
+                C[v_b, v_i, v_j] = C[v_b, v_i, v_j] + A[v_b, v_i, v_k] * B[v_b, v_k, v_j]
+
+'''
+    mn3 = '''    @R.function
+    def main(x: R.Tensor(("bt", "n", "k"), "float32"), w: R.Tensor(("bt", "m", "k"), "float32")):
+        bt, n, k, m = T.int64(), T.int64(), T.int64(), T.int64()
+        cls = Module
+        with R.dataflow():
+            wt = R.call_tir(cls.tr, (w,), out_sinfo=R.Tensor((bt, k, m), "float32"))
+            c = R.call_tir(cls.matmul, (x, wt), out_sinfo=R.Tensor((bt, n, m), "float32"))
+            R.output(c)
+        return c
+'''
+    for bt, n, k, m in [(3, 5, 7, 4), (2, 1, 40, 33), (2, 20, 17, 48)]:
+        x, w = rnd("float32", (bt, n, k)), rnd("float32", (bt, m, k))
+        r.check("folded transpose, batched matmul (%d, %d, %d, %d)" % (bt, n, k, m),
+                prim3 + bmm, mn3, {"x": x, "w": w}, [np.matmul(x, w.transpose(0, 2, 1))],
+                ["float32"], scale=float(k) * 16)
+    t.ok(folded(plan(prim3 + bmm, mn3)), "the batched transpose is fused into the matmul")
+
+    # the same prim_func matmul folded and not, in one function
+    x, w, y = rnd("float32", (6, 8)), rnd("float32", (5, 8)), rnd("float32", (8, 5))
+    mn = main2("float32", '("m", "k")', out="e", extra=(
+        '            d = R.call_tir(cls.matmul, (x, y), out_sinfo=R.Tensor((n, m), "float32"))\n'
+        '            e = R.add(c, d)\n')).replace(
+        'w: R.Tensor(("m", "k"), "float32")',
+        'w: R.Tensor(("m", "k"), "float32"), y: R.Tensor(("k", "m"), "float32")')
+    prims = tr2("float32") + matmul("float32")
+    r.check("the same matmul folded and not", prims, mn, {"x": x, "w": w, "y": y},
+            [x @ w.T + x @ y], ["float32"], scale=100.0)
+    so = plan(prims, mn)
+    t.ok(folded(so) and len(set(re.findall(r"# kernel (\S+) \(prim_func matmul\)", so))) == 2,
+         "--print-plan: the folded matmul has a kernel of its own", so)
+
+    # not folded: a second use of the transposed value
+    x, w = rnd("float32", (6, 8)), rnd("float32", (5, 8))
+    mn = main2("float32", '("m", "k")', extra="            o = (c, wt)\n", out="o")
+    prims = tr2("float32") + matmul("float32")
+    r.check("a transposed value used twice", prims, mn, {"x": x, "w": w}, [x @ w.T, w.T],
+            ["float32", "float32"], scale=50.0)
+    so = plan(prims, mn)
+    t.ok("# fused into" not in so and "(prim_func tr)" in so,
+         "--print-plan: a value used twice is not fused", so)
+
+    # not folded: not a plain swap of the last two axes
+    for what, body, want in [("times 0.5", "A[v1, v0] * T.float32(0.5)", lambda w: w.T * 0.5),
+                             ("broadcasting a column", "A[v1, v0 * T.int64(0)]",
+                              lambda w: np.repeat(w[:, :1].T, w.shape[1], 0))]:
+        x, w = rnd("float32", (6, 8)), rnd("float32", (8, 8))
+        prims = tr2("float32").replace("B[v0, v1] = A[v1, v0]", "B[v0, v1] = " + body) + \
+            matmul("float32")
+        mn = main2("float32", '("m", "k")')
+        r.check("a transpose %s, not folded" % what, prims, mn, {"x": x, "w": w},
+                [x @ want(w)], ["float32"], scale=50.0)
+        so = plan(prims, mn)
+        t.ok("# fused into" not in so, "--print-plan: a transpose %s is not fused" % what, so)
+    prim120 = '''    @T.prim_func(private=True)
+    def tr(var_A: T.handle, var_B: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n, h, d = T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(var_A, (n, h, d))
+        B = T.match_buffer(var_B, (h, d, n))
+        for a0, a1, a2 in T.grid(h, d, n):
+            with T.block("T_transpose"):
+                v0, v1, v2 = T.axis.remap("SSS", [a0, a1, a2])
+                B[v0, v1, v2] = A[v2, v0, v1]
+
+'''
+    mn = '''    @R.function
+    def main(x: R.Tensor(("h", "n", "d"), "float32"), w: R.Tensor(("m", "h", "d"), "float32")):
+        h, n, d, m = T.int64(), T.int64(), T.int64(), T.int64()
+        cls = Module
+        with R.dataflow():
+            wt = R.call_tir(cls.tr, (w,), out_sinfo=R.Tensor((h, d, m), "float32"))
+            c = R.call_tir(cls.matmul, (x, wt), out_sinfo=R.Tensor((h, n, m), "float32"))
+            R.output(c)
+        return c
+'''
+    x, w = rnd("float32", (3, 5, 4)), rnd("float32", (6, 3, 4))
+    r.check("permute_dims [1, 2, 0] into a matmul, not folded", prim120 + bmm, mn,
+            {"x": x, "w": w}, [np.matmul(x, w.transpose(1, 2, 0))], ["float32"], scale=50.0)
+    so = plan(prim120 + bmm, mn)
+    t.ok("# fused into" not in so, "--print-plan: [1, 2, 0] is not fused", so)
+
+    # not folded: the user reads it as an elementwise operand
+    x, w = rnd("float32", (6, 5)), rnd("float32", (5, 6))
+    prims = tr2("float32") + '''    @T.prim_func(private=True)
+    def matmul(var_A: T.handle, var_B: T.handle, var_C: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n, m = T.int64(), T.int64()
+        A = T.match_buffer(var_A, (n, m))
+        B = T.match_buffer(var_B, (n, m))
+        C = T.match_buffer(var_C, (n, m))
+        for i0, i1 in T.grid(n, m):
+            with T.block("T_add"):
+                v0, v1 = T.axis.remap("SS", [i0, i1])
+                C[v0, v1] = A[v0, v1] + B[v0, v1]
+
+'''
+    mn = main2("float32", '("m", "k")', wt="(m, k)").replace(
+        'x: R.Tensor(("n", "k"), "float32")', 'x: R.Tensor(("n", "m"), "float32")').replace(
+        'w: R.Tensor(("m", "k"), "float32")', 'w: R.Tensor(("k", "n"), "float32")').replace(
+        'wt = R.call_tir(cls.tr, (w,), out_sinfo=R.Tensor((m, k), "float32"))',
+        'wt = R.call_tir(cls.tr, (w,), out_sinfo=R.Tensor((n, k), "float32"))').replace(
+        'out_sinfo=R.Tensor((n, m), "float32"))', 'out_sinfo=R.Tensor((n, k), "float32"))')
+    r.check("a transpose into an add, not folded", prims,
+            mn.replace('("n", "m"), "float32"), w', '("n", "k"), "float32"), w'),
+            {"x": x, "w": w}, [x + w.T], ["float32"])
+    so = plan(prims, mn.replace('("n", "m"), "float32"), w', '("n", "k"), "float32"), w'))
+    t.ok("# fused into" not in so, "--print-plan: an add's operand is not fused", so)
+
+    # not folded: the matmul writes its b (the weight must stay as it is)
+    x, w = rnd("float32", (6, 8)), rnd("float32", (5, 8))
+    body = "                C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]\n"
+    prims = tr2("float32") + matmul("float32").replace(body, body + (
+        "        for i0, i1 in T.grid(k, m):\n"
+        "            with T.block(\"clear\"):\n"
+        "                v0, v1 = T.axis.remap(\"SS\", [i0, i1])\n"
+        "                B[v0, v1] = T.float32(0)\n"))
+    mn = main2("float32", '("m", "k")', extra="            o = (c, w)\n", out="o")
+    r.check("a matmul that writes its b, not folded", prims, mn, {"x": x, "w": w},
+            [x @ w.T, w], ["float32", "float32"], scale=50.0)
+    so = plan(prims, mn)
+    t.ok("# fused into" not in so, "--print-plan: a matmul writing its b is not fused", so)
+
+    # the transpose's own checks, located at its binding
+    prims = tr2("float32").replace("(n, m)", "(n, T.int64(8))").replace(
+        "(m, n)", "(T.int64(8), n)") + matmul("float32")
+    mn = main2("float32", '("m", "k")')
+    t.ok(folded(plan(prims, mn)), "a transpose of a static width is fused")
+    r.error("a folded transpose's input checked against its prim_func", prims, mn,
+            {"x": rnd("float32", (2, 5)), "w": rnd("float32", (3, 5))},
+            ["m.py:", "binding 'wt': R.call_tir: prim_func 'tr'"])
+
+
 def main():
     t = Tap()
     with tempfile.TemporaryDirectory(prefix="rlx_tir_") as tmp:
         r = Runner(tmp, t)
         sizes2 = [(0, 3), (1, 1), (3, 7), (5, 0), (300, 517)]
         transposes(r)
+        transpose_folds(r, t)
 
         # elementwise with broadcast
         for dt in ["float32", "float16", "bfloat16", "int32", "float64"]:

@@ -556,6 +556,15 @@ CLI_CASES = [
      ["run", "cli/valid.py", "--print-plan"], None, 0,
      r"^# plan of main: 2 bindings, 1 kernel call, 1 fused into a later kernel\n"
      r" +lv = R\.add\(x, y\) +# fused into gv\n", ""),
+    ("run --print-plan folds a prim_func transpose into a prim_func matmul",
+     ["run", "cli/tir_fold.py", "--print-plan"], None, 0,
+     r"^# plan of main: 5 bindings, 3 kernel calls, 1 fused into a later kernel\n"
+     r" +wt = R\.call_tir\(cls\.transpose, \(w,\), .*# fused into y\n"
+     r" +y = R\.call_tir\(cls\.matmul, \(x, wt\), .*# kernel (\S+) \(prim_func matmul\), "
+     r"computing wt\n"
+     r" +ut = R\.call_tir\(cls\.transpose, \(u,\), .*# kernel \S+ \(prim_func transpose\)\n"
+     r" +z = R\.call_tir\(cls\.matmul, \(x, ut\), .*# kernel (?!\1 )\S+ \(prim_func matmul\)\n"
+     r" +gv = \(y, z, ut\) +# value\n$", ""),
     ("transform --print-plan needs no weights",
      ["transform", "cli/dotted.py", "--print-plan"], None, 0,
      r"^# plan of main_transform_params: 2 bindings, 1 kernel call.*\n"
