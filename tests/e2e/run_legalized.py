@@ -5,6 +5,8 @@ NumPy, through `rlx run` on the same random checkpoint and inputs.
 
 - the checked-in llama_legalized.py is examples/gen_llama_legalized.py's
   output (the generator and the model do not drift apart);
+- its plan folds each weight's transpose into the matmul prim_func that
+  reads it (rlx run --print-plan), lm_head's (read by a cast) excepted;
 - on a checkpoint of random weights (NumPy, larger than init-weights' so
   that the logits are not all near 0) and token ids of n = 1, 7 and 40:
   the legalized model's logits agree with llama.py's, and both with a
@@ -139,6 +141,16 @@ def run(t, p):
     with open(ex("llama_legalized.py")) as f:
         t.ok(gen.returncode == 0 and gen.stdout == f.read(),
              "llama_legalized.py is gen_llama_legalized.py's output", gen.stderr)
+
+    # as written, each weight's transpose is folded into the matmul that
+    # reads it (no copy); lm_head's feeds a cast and is computed
+    st, out, err = rlx("run", ex("llama_legalized.py"), "--print-plan")
+    folds = re.findall(r"^ +(\S+) = R\.call_tir\(cls\.transpose\d*, .*# fused into (\S+)$", out,
+                       re.M)
+    t.ok(st == 0 and len(folds) == 8 and
+         all(re.search(r"^ +%s = .*computing %s$" % (u, v), out, re.M) for v, u in folds) and
+         re.search(r"^ +lm_head_t = .*# kernel \S+ \(prim_func transpose7\)$", out, re.M),
+         "--print-plan: the 8 weight transposes fold into their matmuls", out + err)
 
     w = weights(2, 64, 128, 128)
     write_safetensors(p("ck.safetensors"), w)
