@@ -1401,6 +1401,27 @@ copy_tensor(Frame *fr, const RtValue *v)
 	return c;
 }
 
+/* The entry checks of prim_func step st on args[0..n) (exec_tir_check)
+ * and its kernel's dims into dims[0..max); what names the call in a
+ * message ("R.call_tir: ", or "" for a direct call). false + e. */
+static bool
+tir_entry(Frame *fr, const Step *st, const TirArg *args, int n, int64_t *dims,
+	  int max, const char *who, const char *what)
+{
+	int nd = 0;
+	char msg[sizeof fr->e->msg];
+	if (!exec_tir_check(st->prim, args, n, dims, max, &nd, msg, sizeof msg)) {
+		rt_error(fr->e, "%s: %s%s", who, what, msg);
+		return false;
+	}
+	if (nd != st->k->ndims) {
+		rt_error(fr->e, "%s: %d dims for a kernel of %d (executor bug)", who,
+			 nd, st->k->ndims);
+		return false;
+	}
+	return true;
+}
+
 /*
  * Runs the kernel of prim_func step st on its buffers ptr[0..nb) and dims;
  * false when an index the kernel checked was outside its buffer (the
@@ -1671,18 +1692,10 @@ call_tir(Frame *fr, Step *st, const char *who, RtValue **out)
 	}
 	/* the entry checks, the dims */
 	int64_t dims[MAX_BUFS * RT_MAX_DIMS + 16];
-	int nd = 0;
-	char msg[sizeof fr->e->msg];
-	if (!exec_tir_check(f, args, nargs, dims, (int)ARRAY_LEN(dims), &nd, msg,
-			    sizeof msg)) {
-		rt_error(fr->e, "%s: R.%s: %s", who, op_info(e->call.op)->name, msg);
+	char what[40];
+	snprintf(what, sizeof what, "R.%s: ", op_info(e->call.op)->name);
+	if (!tir_entry(fr, st, args, nargs, dims, (int)ARRAY_LEN(dims), who, what))
 		goto done;
-	}
-	if (nd != st->k->ndims) {
-		rt_error(fr->e, "%s: %d dims for a kernel of %d (executor bug)", who,
-			 nd, st->k->ndims);
-		goto done;
-	}
 	/* the buffers, in parameter order; aligned (a copy when not) */
 	void *ptr[MAX_BUFS + 1];
 	int nb = 0;
@@ -1821,18 +1834,8 @@ call_direct(Frame *fr, Step *st, const char *who, RtValue **out)
 		args[i].role = roles[i];
 	}
 	int64_t dims[MAX_BUFS * RT_MAX_DIMS + 16];
-	int nd = 0;
-	char msg[sizeof fr->e->msg];
-	if (!exec_tir_check(f, args, n, dims, (int)ARRAY_LEN(dims), &nd, msg,
-			    sizeof msg)) {
-		rt_error(fr->e, "%s: %s", who, msg);
+	if (!tir_entry(fr, st, args, n, dims, (int)ARRAY_LEN(dims), who, ""))
 		goto done;
-	}
-	if (nd != st->k->ndims) {
-		rt_error(fr->e, "%s: %d dims for a kernel of %d (executor bug)", who,
-			 nd, st->k->ndims);
-		goto done;
-	}
 	/* the buffers in parameter order: written ones writable, unaligned
 	 * ones through an aligned copy (copied back when written) */
 	void *ptr[MAX_BUFS + 1];
