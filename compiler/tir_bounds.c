@@ -20,12 +20,15 @@
  * Arithmetic follows the lowering's values: +, - and * wrap in two's
  * complement, so a sum of products that ends inside [0, dim) is exact
  * whatever its partial sums did; a node of a narrower type than int64
- * (or unsigned) keeps its interval only when it is constant and fits
- * the type; the other int64 operations (division, min, max, casts)
- * assume their operands did not leave int64, which holds for dims of
- * tensors in memory and loops over them. Loads are unknown (a narrow
- * integer load: its dtype's range). Anything else is unknown, and a
- * run-time check stays.
+ * (or unsigned) keeps its operands' interval only when it is constant and
+ * fits the type (then narrowed by the facts, which bound the value it
+ * has); the other int64 operations (division, min, max, casts) assume
+ * their operands did not leave int64, which holds for dims of tensors in
+ * memory and loops over them. Loads are unknown (a narrow integer load:
+ * its dtype's range); no fact is kept about an expression that reads a
+ * buffer (a store may change the value between the condition and the
+ * use) or calls anything else than if_then_else and the hints. Anything
+ * else is unknown, and a run-time check stays.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -258,10 +261,33 @@ find_var(const TirBounds *tb, const TVar *v)
 	return NULL;
 }
 
+/* Can a fact about e go stale before a use? A value read from a buffer
+ * can (a store may come between the condition and the use; a let bound
+ * to it earlier holds the older value), and so can a call other than
+ * if_then_else and the hints: facts are kept only about the rest, whose
+ * variables never change in a fact's scope. */
+static bool
+stable(const TExpr *e)
+{
+	if (!e)
+		return true;
+	if (e->kind == TE_LOAD)
+		return false;
+	if (e->kind == TE_CALL && strcmp(e->s, "if_then_else") && strcmp(e->s, "likely") &&
+	    strcmp(e->s, "tvm_thread_invariant"))
+		return false;
+	for (int i = 0; i < e->n; i++)
+		if (!stable(e->args[i]))
+			return false;
+	return stable(e->a) && stable(e->b) && stable(e->c);
+}
+
+/* Records that x (or symbol sym) lies in iv until the scope is popped;
+ * nothing when iv says nothing or x is not stable. */
 static void
 push_fact(TirBounds *tb, const TExpr *x, const TVar *sym, Ival iv)
 {
-	if (!iv.lo.known && !iv.hi.known)
+	if ((!iv.lo.known && !iv.hi.known) || (x && !stable(x)))
 		return;
 	if (tb->nf == tb->cf) {
 		tb->cf = tb->cf ? 2 * tb->cf : 16;
@@ -626,12 +652,15 @@ ival_raw(const TirBounds *tb, const TExpr *e, int depth)
 	}
 }
 
+/* The interval of e's value: its operands' arithmetic kept when it fits
+ * e's type (fit), then narrowed by the facts about e (which bound the
+ * value e has, wrapped or not). */
 static Ival
 ival(const TirBounds *tb, const TExpr *e, int depth)
 {
 	if (!e || !int_type(e->ty))
 		return iv_unknown();
-	return fit(e->ty, narrow(tb, e, ival_raw(tb, e, depth)));
+	return narrow(tb, e, fit(e->ty, ival_raw(tb, e, depth)));
 }
 
 /* ---------------------------------------------------------- registering */

@@ -1131,6 +1131,39 @@ def index_checks(r, t):
     ix = np.array([4, 0, 3, 3, 1], "int32")
     r.check("index from a buffer, inside", prim, mn, {"a": a5, "ix": ix}, [a5[ix]], ["float32"])
 
+    # a guard on a value read from a buffer, then stored to: the guard
+    # says nothing of the index after the store
+    prim = '''    @T.prim_func(private=True)
+    def guard(I: T.Buffer((T.int64(1),), "int64"), A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(1),), "float32")):
+        J = T.alloc_buffer((T.int64(1),), "int64")
+        J[0] = I[0]
+        if J[0] >= T.int64(0) and J[0] < T.int64(4):
+            J[0] = J[0] + T.int64(100)
+            B[0] = A[J[0]]
+
+'''
+    a4 = rnd("float32", (4,))
+    run("a guard on a value stored to before the index", prim,
+        mainf('ix: R.Tensor((1,), "int64"), a: R.Tensor((4,), "float32")', "cls.guard, (ix, a)",
+              'R.Tensor((1,), "float32")'),
+        {"ix": np.array([1], "int64"), "a": a4},
+        "m.py:13:22: error: prim_func guard: index 101 of A's axis 0 is outside [0, 4)", a4[3:])
+
+    # a condition on an int32 sum that wraps: the sum's value is outside,
+    # whatever it was before it wrapped
+    prim = '''    @T.prim_func(private=True)
+    def wrap(B: T.Buffer((8,), "float32")):
+        for w in range(8):
+            B[w] = T.float32(0)
+            if w + 2147483644 < 0:
+                B[w + 2147483644] = T.float32(1)
+
+'''
+    run("a condition on an int32 sum that wraps", prim,
+        mainf("", "cls.wrap, ()", 'R.Tensor((8,), "float32")'), {},
+        "m.py:12:19: error: prim_func wrap: index -2147483648 of B's axis 0 is outside [0, 8)",
+        np.array([1, 0, 0, 0, 0, 0, 0, 0], "float32"))
+
     # an empty buffer: no index is inside
     prim = '''    @T.prim_func(private=True)
     def first(var_A: T.handle, B: T.Buffer((T.int64(3),), "float32")):
