@@ -281,8 +281,9 @@ void tir_bounds_point(TirBounds *tb, const TVar *v, int64_t c);
 void tir_bounds_unknown(TirBounds *tb, const TVar *v);
 void tir_bounds_loop(TirBounds *tb, const TVar *v, const TExpr *min,
 		     const TExpr *extent);
-/* Condition c holds from now until the scope is popped. */
-void tir_bounds_assume(TirBounds *tb, const TExpr *c);
+/* Condition c has the value `holds` (an else branch: false) from now
+ * until the scope is popped. */
+void tir_bounds_assume(TirBounds *tb, const TExpr *c, bool holds);
 /* Is 0 <= idx < dim proven? */
 bool tir_bounds_inside(const TirBounds *tb, const TExpr *idx, const TExpr *dim);
 

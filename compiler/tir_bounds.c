@@ -10,25 +10,40 @@
  * scopes (tir_bounds_mark / tir_bounds_pop): a loop variable runs over
  * [min, min + extent - 1] and, inside, the extent is at least 1; a block
  * iteration variable or a let is its value's interval (computed when
- * asked, so that a T.where on the loop variables narrows it); conditions
- * known to hold (T.where, an if's then branch, if_then_else's then side)
- * narrow the expressions they compare. An access is proven when its index
- * is at least 0 and its dimension minus one minus the index's upper bound
- * is provably at least 0: every monomial left has a positive coefficient
- * over symbols with known lower bounds.
+ * asked, so that a T.where on the loop variables narrows it).
+ *
+ * Conditions: one known to hold (T.where, an if's then branch,
+ * if_then_else's true side) or known not to (an else branch, the false
+ * side) gives facts, intervals of the expressions it compares, which
+ * narrow those expressions wherever they recur: a < b bounds a by b's
+ * upper bound less one and b by a's lower bound plus one (<=, == alike;
+ * a negated comparison is the opposite one; x != p with p a single value
+ * moves x's bound off p when x lies on one side of it); a fact about
+ * x + p, x - p or p - x (p a single value) is also one about x. A
+ * conjunction that holds, or a disjunction that does not, gives both
+ * sides' facts; a disjunction that holds (a conjunction that does not)
+ * gives one side's only when the other side is known false (true); not
+ * swaps the two. The value of c ? a : b (if_then_else, T.Select) is a's
+ * interval under c's facts joined with b's under c's negation. No fact is
+ * kept about an expression that reads a buffer (a store may change the
+ * value between the condition and the use) or calls anything else than
+ * if_then_else and the hints.
+ *
+ * An access is proven when its index is at least 0 and its dimension
+ * minus one minus the index's upper bound is provably at least 0: every
+ * monomial left has a positive coefficient over symbols with known lower
+ * bounds.
  *
  * Arithmetic follows the lowering's values: +, - and * wrap in two's
  * complement, so a sum of products that ends inside [0, dim) is exact
  * whatever its partial sums did; a node of a narrower type than int64
  * (or unsigned) keeps its operands' interval only when it is constant and
  * fits the type (then narrowed by the facts, which bound the value it
- * has); the other int64 operations (division, min, max, casts) assume
- * their operands did not leave int64, which holds for dims of tensors in
- * memory and loops over them. Loads are unknown (a narrow integer load:
- * its dtype's range); no fact is kept about an expression that reads a
- * buffer (a store may change the value between the condition and the
- * use) or calls anything else than if_then_else and the hints. Anything
- * else is unknown, and a run-time check stays.
+ * has); the other int64 operations (division, min, max, casts, the
+ * comparisons of conditions, solving x + p for x) assume their operands
+ * did not leave int64, which holds for dims of tensors in memory and
+ * loops over them. Loads are unknown (a narrow integer load: its dtype's
+ * range). Anything else is unknown, and a run-time check stays.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -373,7 +388,8 @@ pick_hi(const TirBounds *tb, const Poly *a, const Poly *b)
 	return geq(tb, a, b) ? *b : *a;
 }
 
-/* The smaller of a and b when provable, else unknown. */
+/* The smaller of a and b when provable; else 0 when both are provably
+ * at least 0 (a lower bound of both, as of their minimum); else unknown. */
 static Poly
 p_min(const TirBounds *tb, const Poly *a, const Poly *b)
 {
@@ -383,6 +399,8 @@ p_min(const TirBounds *tb, const Poly *a, const Poly *b)
 		return *a;
 	if (geq(tb, a, b))
 		return *b;
+	if (nonneg(tb, a) && nonneg(tb, b))
+		return p_const(0);
 	return p_unknown();
 }
 
@@ -576,6 +594,32 @@ ival_var(const TirBounds *tb, const TExpr *e, int depth)
 	return iv_unknown();
 }
 
+/* T.likely(c), T.tvm_thread_invariant(c): the value of c. */
+static bool
+is_hint(const TExpr *c)
+{
+	return c->kind == TE_CALL && c->n == 1 &&
+	       (!strcmp(c->s, "likely") || !strcmp(c->s, "tvm_thread_invariant"));
+}
+
+static void learn(TirBounds *tb, const TExpr *c, bool holds, int depth);
+
+/* The value of c ? a : b: a's interval with what c gives, b's with what
+ * its negation gives (the facts pushed for the while, then popped). */
+static Ival
+ival_choice(const TirBounds *tb, const TExpr *c, const TExpr *a, const TExpr *b, int depth)
+{
+	TirBounds *mt = (TirBounds *)tb;
+	TirBoundsMark m = tir_bounds_mark(tb);
+	learn(mt, c, true, 0);
+	Ival x = ival(tb, a, depth);
+	tir_bounds_pop(mt, m);
+	learn(mt, c, false, 0);
+	Ival y = ival(tb, b, depth);
+	tir_bounds_pop(mt, m);
+	return (Ival){p_min(tb, &x.lo, &y.lo), p_max(tb, &x.hi, &y.hi)};
+}
+
 static Ival
 ival_raw(const TirBounds *tb, const TExpr *e, int depth)
 {
@@ -626,23 +670,13 @@ ival_raw(const TirBounds *tb, const TExpr *e, int depth)
 		if (e->kind == TE_MIN)
 			return (Ival){p_min(tb, &a.lo, &b.lo), pick_hi(tb, &a.hi, &b.hi)};
 		return (Ival){pick_lo(tb, &a.lo, &b.lo), p_max(tb, &a.hi, &b.hi)};
-	case TE_SELECT:
-		a = ival(tb, e->a, depth);
-		b = ival(tb, e->b, depth);
-		return (Ival){p_min(tb, &a.lo, &b.lo), p_max(tb, &a.hi, &b.hi)};
+	case TE_SELECT: /* both sides evaluated, a's value taken when c holds */
+		return ival_choice(tb, e->c, e->a, e->b, depth);
 	case TE_CALL:
-		if ((!strcmp(e->s, "likely") || !strcmp(e->s, "tvm_thread_invariant")) &&
-		    e->n == 1)
+		if (is_hint(e))
 			return ival(tb, e->args[0], depth);
-		if (!strcmp(e->s, "if_then_else") && e->n == 3) {
-			TirBounds *mt = (TirBounds *)tb; /* facts pushed, then popped */
-			TirBoundsMark m = tir_bounds_mark(tb);
-			tir_bounds_assume(mt, e->args[0]);
-			a = ival(tb, e->args[1], depth);
-			tir_bounds_pop(mt, m);
-			b = ival(tb, e->args[2], depth);
-			return (Ival){p_min(tb, &a.lo, &b.lo), p_max(tb, &a.hi, &b.hi)};
-		}
+		if (!strcmp(e->s, "if_then_else") && e->n == 3)
+			return ival_choice(tb, e->args[0], e->args[1], e->args[2], depth);
 		return iv_unknown();
 	default:
 		if (TE_IS_CMP(e->kind) || e->kind == TE_AND || e->kind == TE_OR ||
@@ -726,43 +760,190 @@ tir_bounds_loop(TirBounds *tb, const TVar *v, const TExpr *min, const TExpr *ext
 	x->iv = fit(v->ty, (Ival){m.lo, top});
 }
 
-/* Facts from condition c: comparisons of integers, conjunctions. */
-void
-tir_bounds_assume(TirBounds *tb, const TExpr *c)
+/* ----------------------------------------------------------- conditions */
+
+/* Is a < b (strict) or a <= b proven from their intervals? */
+static bool
+below(const TirBounds *tb, const Ival *a, const Ival *b, bool strict)
 {
-	if (!c)
-		return;
-	if (c->kind == TE_AND) {
-		tir_bounds_assume(tb, c->a);
-		tir_bounds_assume(tb, c->b);
-		return;
+	Poly one = p_const(1);
+	Poly top = strict ? p_axpy(b->lo, -1, &one) : b->lo;
+	return geq(tb, &top, &a->hi);
+}
+
+/* What condition c is known to be now: 1 true, 0 false, -1 not known
+ * (comparisons of integers from their intervals, and, or, not). */
+static int
+truth(const TirBounds *tb, const TExpr *c, int depth)
+{
+	if (!c || depth > TB_DEPTH)
+		return -1;
+	if (c->kind == TE_INT && c->ty == DT_BOOL)
+		return c->i != 0;
+	if (c->kind == TE_NOT) {
+		int t = truth(tb, c->a, depth + 1);
+		return t < 0 ? t : !t;
 	}
-	if (c->kind == TE_CALL && c->n == 1 &&
-	    (!strcmp(c->s, "likely") || !strcmp(c->s, "tvm_thread_invariant"))) {
-		tir_bounds_assume(tb, c->args[0]);
-		return;
+	if (c->kind == TE_AND || c->kind == TE_OR) {
+		int decides = c->kind == TE_OR; /* the value one side decides */
+		int a = truth(tb, c->a, depth + 1), b = truth(tb, c->b, depth + 1);
+		if (a == decides || b == decides)
+			return decides;
+		return a == !decides && b == !decides ? !decides : -1;
 	}
-	if (!TE_IS_CMP(c->kind) || c->kind == TE_NE || !int_type(c->a->ty) ||
-	    !int_type(c->b->ty))
-		return;
-	const TExpr *a = c->a, *b = c->b;
-	TExprKind k = c->kind;
+	if (is_hint(c))
+		return truth(tb, c->args[0], depth + 1);
+	if (!TE_IS_CMP(c->kind) || !int_type(c->a->ty) || !int_type(c->b->ty))
+		return -1;
+	Ival a = ival(tb, c->a, 0), b = ival(tb, c->b, 0);
+	switch (c->kind) {
+	case TE_LT:
+		return below(tb, &a, &b, true) ? 1 : below(tb, &b, &a, false) ? 0 : -1;
+	case TE_LE:
+		return below(tb, &a, &b, false) ? 1 : below(tb, &b, &a, true) ? 0 : -1;
+	case TE_GT:
+		return below(tb, &b, &a, true) ? 1 : below(tb, &a, &b, false) ? 0 : -1;
+	case TE_GE:
+		return below(tb, &b, &a, false) ? 1 : below(tb, &a, &b, true) ? 0 : -1;
+	default: { /* EQ, NE: equal when each is at most the other */
+		int eq = below(tb, &a, &b, false) && below(tb, &b, &a, false) ? 1
+			 : below(tb, &a, &b, true) || below(tb, &b, &a, true) ? 0 : -1;
+		return c->kind == TE_EQ || eq < 0 ? eq : !eq;
+	}
+	}
+}
+
+/* The comparison that holds when one of kind k does not. */
+static TExprKind
+cmp_not(TExprKind k)
+{
+	switch (k) {
+	case TE_EQ: return TE_NE;
+	case TE_NE: return TE_EQ;
+	case TE_LT: return TE_GE;
+	case TE_LE: return TE_GT;
+	case TE_GT: return TE_LE;
+	default: return TE_LT; /* TE_GE */
+	}
+}
+
+/* Is iv a single value (its bounds one polynomial)? */
+static bool
+is_point(const Ival *iv)
+{
+	return p_equal(&iv->lo, &iv->hi);
+}
+
+/*
+ * Records that x lies in iv and, while x is y + p, y - p, p + y or p - y
+ * with p a single value (a constant, a symbol), what that says of y: so
+ * that `v - n >= 0` (as TVM's topi writes a concatenation) says v >= n.
+ * Only across a sum that cannot have wrapped: an int64 one (assumed not
+ * to leave int64, as everywhere here) or one whose interval fits its type.
+ */
+static void
+push_solved(TirBounds *tb, const TExpr *x, Ival iv)
+{
+	for (int k = 0; x && k < TB_DEPTH; k++) {
+		push_fact(tb, x, NULL, iv);
+		if (x->kind != TE_ADD && x->kind != TE_SUB)
+			return;
+		Ival raw = fit(x->ty, ival_raw(tb, x, 0));
+		if (x->ty != DT_I64 && (!raw.lo.known || !raw.hi.known))
+			return;
+		Ival ia = ival(tb, x->a, 0), ib = ival(tb, x->b, 0);
+		if (is_point(&ib)) { /* y = x - p, or x + p */
+			int s = x->kind == TE_ADD ? -1 : 1;
+			iv = (Ival){p_axpy(iv.lo, s, &ib.lo), p_axpy(iv.hi, s, &ib.lo)};
+			x = x->a;
+		} else if (is_point(&ia)) { /* y = x - p, or p - x */
+			if (x->kind == TE_ADD)
+				iv = (Ival){p_axpy(iv.lo, -1, &ia.lo), p_axpy(iv.hi, -1, &ia.lo)};
+			else
+				iv = (Ival){p_axpy(ia.lo, -1, &iv.hi), p_axpy(ia.lo, -1, &iv.lo)};
+			x = x->b;
+		} else {
+			return;
+		}
+	}
+}
+
+/* Facts from a k b holding (k a comparison, a and b integers). */
+static void
+learn_cmp(TirBounds *tb, const TExpr *a, TExprKind k, const TExpr *b)
+{
 	if (k == TE_GT || k == TE_GE) {
-		a = c->b;
-		b = c->a;
+		const TExpr *x = a;
+		a = b;
+		b = x;
 		k = k == TE_GT ? TE_LT : TE_LE;
 	}
 	Ival ia = ival(tb, a, 0), ib = ival(tb, b, 0);
 	Poly one = p_const(1);
 	if (k == TE_EQ) {
-		push_fact(tb, a, NULL, ib);
-		push_fact(tb, b, NULL, ia);
+		push_solved(tb, a, ib);
+		push_solved(tb, b, ia);
+		return;
+	}
+	if (k == TE_NE) {
+		/* x != p, p a single value: x >= p gives x >= p + 1, x <= p
+		 * gives x <= p - 1 */
+		for (int sw = 0; sw < 2; sw++) {
+			const TExpr *x = sw ? b : a;
+			const Ival *ix = sw ? &ib : &ia, *ip = sw ? &ia : &ib;
+			if (!is_point(ip))
+				continue;
+			if (geq(tb, &ix->lo, &ip->lo))
+				push_solved(tb, x, (Ival){p_axpy(ip->lo, 1, &one), p_unknown()});
+			else if (geq(tb, &ip->lo, &ix->hi))
+				push_solved(tb, x, (Ival){p_unknown(), p_axpy(ip->lo, -1, &one)});
+		}
 		return;
 	}
 	/* a < b: a <= hi(b) - 1, b >= lo(a) + 1; a <= b likewise */
 	int d = k == TE_LT ? 1 : 0;
-	push_fact(tb, a, NULL, (Ival){p_unknown(), d ? p_axpy(ib.hi, -1, &one) : ib.hi});
-	push_fact(tb, b, NULL, (Ival){d ? p_axpy(ia.lo, 1, &one) : ia.lo, p_unknown()});
+	push_solved(tb, a, (Ival){p_unknown(), d ? p_axpy(ib.hi, -1, &one) : ib.hi});
+	push_solved(tb, b, (Ival){d ? p_axpy(ia.lo, 1, &one) : ia.lo, p_unknown()});
+}
+
+/* Facts from condition c having the value `holds`: comparisons of
+ * integers (negated when c is false); not; a conjunction that holds or a
+ * disjunction that does not gives both sides' facts; a disjunction that
+ * holds (a conjunction that does not) the facts of one side when the
+ * other is known not to decide it. */
+static void
+learn(TirBounds *tb, const TExpr *c, bool holds, int depth)
+{
+	if (!c || depth > TB_DEPTH)
+		return;
+	if (c->kind == TE_NOT) {
+		learn(tb, c->a, !holds, depth + 1);
+		return;
+	}
+	if (c->kind == TE_AND || c->kind == TE_OR) {
+		if ((c->kind == TE_AND) == holds) {
+			learn(tb, c->a, holds, depth + 1);
+			learn(tb, c->b, holds, depth + 1);
+		} else if (truth(tb, c->a, 0) == !holds) {
+			learn(tb, c->b, holds, depth + 1);
+		} else if (truth(tb, c->b, 0) == !holds) {
+			learn(tb, c->a, holds, depth + 1);
+		}
+		return;
+	}
+	if (is_hint(c)) {
+		learn(tb, c->args[0], holds, depth + 1);
+		return;
+	}
+	if (!TE_IS_CMP(c->kind) || !int_type(c->a->ty) || !int_type(c->b->ty))
+		return;
+	learn_cmp(tb, c->a, holds ? c->kind : cmp_not(c->kind), c->b);
+}
+
+void
+tir_bounds_assume(TirBounds *tb, const TExpr *c, bool holds)
+{
+	learn(tb, c, holds, 0);
 }
 
 bool

@@ -275,7 +275,7 @@ bin(TB *t, TExprKind k, TExpr *a, TExpr *b, Span sp)
 /* Names TVM's T module has that are not intrinsics calls (for the
  * did-you-mean of an unknown name). */
 static const char *const t_forms[] = {
-	"Cast", "cast", "Select", "max", "min", "floordiv", "floormod",
+	"Cast", "cast", "Select", "Not", "max", "min", "floordiv", "floormod",
 	"truncdiv", "truncmod", "Div", "FloorDiv", "FloorMod", "Mod",
 	"max_value", "min_value", "int8", "int16", "int32", "int64", "uint8",
 	"float16", "bfloat16", "float32", "float64", "bool", "evaluate",
@@ -550,6 +550,22 @@ tcall(TB *t, Syn *x)
 		e->c = c;
 		e->a = l;
 		e->b = r;
+		return e;
+	}
+	if (!strcmp(n, "Not")) { /* T.Not(c): not c */
+		if (pos_args(t, x, a, 1, "T.Not") != 1) {
+			diag_error(t->d, x->span, "T.Not takes one condition");
+			return NULL;
+		}
+		TExpr *c = texpr(t, a[0]);
+		if (!c)
+			return NULL;
+		if (c->ty != DT_BOOL) {
+			diag_error(t->d, c->span, "T.Not of a %s value", tir_type_name(c->ty));
+			return NULL;
+		}
+		TExpr *e = tir_expr(t->m, TE_NOT, DT_BOOL, x->span);
+		e->a = c;
 		return e;
 	}
 	if (!strcmp(n, "max_value") || !strcmp(n, "min_value"))

@@ -52,8 +52,9 @@
  *
  * Indices: every index of a load or a store that compiler/tir_bounds.c
  * cannot prove inside its dimension (from the loops' ranges, the blocks'
- * bindings, the T.where and if conditions around it) is compared with
- * the dimension when it runs; one outside branches to a cold block that
+ * bindings, the T.where and if conditions around it; in an else branch
+ * or on if_then_else's false side, the condition's negation) is compared
+ * with the dimension when it runs; one outside branches to a cold block that
  * records it in the kernel's RlxIndexRec (its site: the buffer, the axis,
  * the index's span; the value and the dimension) and goes on with the
  * nearest index inside, so the kernel never touches memory outside its
@@ -506,7 +507,7 @@ ex_ite(T *t, const TExpr *e)
 	LLVMBuildCondBr(k->b, c, bt, bf);
 	LLVMPositionBuilderAtEnd(k->b, bt);
 	TirBoundsMark m = tir_bounds_mark(t->tb);
-	tir_bounds_assume(t->tb, e->args[0]);
+	tir_bounds_assume(t->tb, e->args[0], true);
 	LLVMValueRef a = ex_as(t, e->args[1], e->ty);
 	tir_bounds_pop(t->tb, m);
 	if (!a)
@@ -514,7 +515,9 @@ ex_ite(T *t, const TExpr *e)
 	LLVMBasicBlockRef at = LLVMGetInsertBlock(k->b);
 	LLVMBuildBr(k->b, bj);
 	LLVMPositionBuilderAtEnd(k->b, bf);
+	tir_bounds_assume(t->tb, e->args[0], false);
 	LLVMValueRef b = ex_as(t, e->args[2], e->ty);
+	tir_bounds_pop(t->tb, m);
 	if (!b)
 		return NULL;
 	LLVMBasicBlockRef bfe = LLVMGetInsertBlock(k->b);
@@ -1994,8 +1997,9 @@ st_for_loop(T *t, const TStmt *s)
 
 /* ---------------------------------------------------------- statements */
 
-/* Runs then() under cond c (i1; cx its expression when it has one,
- * known to hold in then_): a branch around it. */
+/* Runs then_ under cond c, else_ (when not NULL) otherwise (c an i1; cx
+ * its expression when it has one: known to hold in then_, not to hold in
+ * else_): a branch around them. */
 static bool
 guarded(T *t, LLVMValueRef c, const TExpr *cx, const TStmt *then_, const TStmt *else_)
 {
@@ -2006,7 +2010,7 @@ guarded(T *t, LLVMValueRef c, const TExpr *cx, const TStmt *then_, const TStmt *
 	LLVMBuildCondBr(k->b, c, bt, bf ? bf : bj);
 	LLVMPositionBuilderAtEnd(k->b, bt);
 	TirBoundsMark m = tir_bounds_mark(t->tb);
-	tir_bounds_assume(t->tb, cx);
+	tir_bounds_assume(t->tb, cx, true);
 	bool ok = st(t, then_);
 	tir_bounds_pop(t->tb, m);
 	if (!ok)
@@ -2014,7 +2018,10 @@ guarded(T *t, LLVMValueRef c, const TExpr *cx, const TStmt *then_, const TStmt *
 	LLVMBuildBr(k->b, bj);
 	if (bf) {
 		LLVMPositionBuilderAtEnd(k->b, bf);
-		if (!st(t, else_))
+		tir_bounds_assume(t->tb, cx, false);
+		ok = st(t, else_);
+		tir_bounds_pop(t->tb, m);
+		if (!ok)
 			return false;
 		LLVMBuildBr(k->b, bj);
 	}
@@ -2045,7 +2052,7 @@ st_block(T *t, const TStmt *s)
 		bind(t, it->var, v);
 		tir_bounds_let(t->tb, it->var, it->value);
 	}
-	tir_bounds_assume(t->tb, s->pred);
+	tir_bounds_assume(t->tb, s->pred, true);
 	LLVMBasicBlockRef skip = NULL;
 	if (s->pred) {
 		LLVMValueRef c = ex_as(t, s->pred, DT_BOOL);

@@ -1024,6 +1024,7 @@ def main():
 ''', {"a": rnd("float32", (4,))}, ["m.py:10:17: error: R.call_dps_packed(\"my_kernel\"): rlx knows no packed "
                                               "function of that name"])
         index_checks(r, t)
+        negated_conditions(r, t)
     t.done()
 
 
@@ -1179,6 +1180,111 @@ def index_checks(r, t):
     rc, so, se = r.run(prim, mn, {}, ["--print-plan"])
     t.ok(rc == 0 and "(prim_func first; 1 index checked when it runs)" in so,
          "--print-plan counts the indices checked", so + se)
+
+
+def negated_conditions(r, t):
+    """Indices proven from a condition's negation (compiler/tir_bounds.c):
+    the false side of T.if_then_else (a concatenation as TVM's topi writes
+    it, over symbolic dims), an else branch, not and !=. The plan shows no
+    index checked, and the values are NumPy's, at sizes 0, 1, odd and
+    large."""
+    def planned(name, prim, mn, fn):
+        rc, so, se = r.run(prim, mn, {}, ["--print-plan"])
+        t.ok(rc == 0 and "(prim_func %s)" % fn in so, name + ": no index checked", so + se)
+
+    prim = '''    @T.prim_func(private=True)
+    def concat(var_A: T.handle, var_B: T.handle, var_C: T.handle, var_D: T.handle):
+        n, a, b, c = T.int64(), T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(var_A, (n, a))
+        B = T.match_buffer(var_B, (n, b))
+        C = T.match_buffer(var_C, (n, c))
+        D = T.match_buffer(var_D, (n, a + b + c))
+        for i0, i1 in T.grid(n, a + b + c):
+            with T.block("D"):
+                v0, v1 = T.axis.remap("SS", [i0, i1])
+                D[v0, v1] = T.if_then_else(a + b <= v1, C[v0, v1 - a - b], T.if_then_else(a <= v1, B[v0, v1 - a], A[v0, v1]))
+
+'''
+    mn = '''    @R.function
+    def main(x: R.Tensor(("n", "a"), "float32"), y: R.Tensor(("n", "b"), "float32"), z: R.Tensor(("n", "c"), "float32")):
+        n, a, b, c = T.int64(), T.int64(), T.int64(), T.int64()
+        cls = Module
+        with R.dataflow():
+            d = R.call_tir(cls.concat, (x, y, z), out_sinfo=R.Tensor((n, a + b + c), "float32"))
+            R.output(d)
+        return d
+'''
+    planned("concatenate (symbolic)", prim, mn, "concat")
+    for n, a, b, c in [(0, 2, 3, 1), (1, 1, 1, 1), (3, 0, 5, 2), (5, 3, 0, 0), (7, 1, 2, 3),
+                       (300, 17, 0, 33)]:
+        x, y, z = rnd("float32", (n, a)), rnd("float32", (n, b)), rnd("float32", (n, c))
+        r.check("concatenate (symbolic) n=%d a=%d b=%d c=%d" % (n, a, b, c), prim, mn,
+                {"x": x, "y": y, "z": z}, [np.concatenate([x, y, z], axis=1)], ["float32"])
+
+    # int32 indices, constant dims, int32 data
+    prim = '''    @T.prim_func(private=True)
+    def cat(A: T.Buffer((5,), "int32"), B: T.Buffer((4,), "int32"), C: T.Buffer((9,), "int32")):
+        for i in range(9):
+            with T.block("C"):
+                v = T.axis.spatial(9, i)
+                C[v] = T.if_then_else(v < 5, A[v], B[v - 5])
+
+'''
+    mn = '''    @R.function
+    def main(x: R.Tensor((5,), "int32"), y: R.Tensor((4,), "int32")):
+        cls = Module
+        with R.dataflow():
+            d = R.call_tir(cls.cat, (x, y), out_sinfo=R.Tensor((9,), "int32"))
+            R.output(d)
+        return d
+'''
+    planned("concatenate (int32 indices)", prim, mn, "cat")
+    x, y = rnd("int32", (5,)), rnd("int32", (4,))
+    r.check("concatenate (int32 indices)", prim, mn, {"x": x, "y": y},
+            [np.concatenate([x, y])], ["int32"])
+
+    # an else branch (v >= n there), a shift under != and under not
+    prim = '''    @T.prim_func(private=True)
+    def twice(var_A: T.handle, var_B: T.handle, var_C: T.handle):
+        n = T.int64()
+        A = T.match_buffer(var_A, (n,))
+        B = T.match_buffer(var_B, (n * T.int64(2),))
+        C = T.match_buffer(var_C, (n,))
+        for i in range(n * T.int64(2)):
+            with T.block("B"):
+                v = T.axis.spatial(n * T.int64(2), i)
+                if v < n:
+                    B[v] = A[v]
+                else:
+                    B[v] = A[v - n] * T.float32(2)
+        for i in range(n):
+            with T.block("C"):
+                v = T.axis.spatial(n, i)
+                if v != T.int64(0):
+                    C[v] = A[v - T.int64(1)]
+                else:
+                    C[v] = T.float32(0)
+                if not (v + T.int64(1) < n):
+                    C[v] = C[v] + A[v + T.int64(1) - n]
+
+'''
+    mn = '''    @R.function
+    def main(x: R.Tensor(("n",), "float32")):
+        n = T.int64()
+        cls = Module
+        with R.dataflow():
+            d = R.call_tir(cls.twice, (x,), out_sinfo=[R.Tensor((n * 2,), "float32"), R.Tensor((n,), "float32")])
+            R.output(d)
+        return d
+'''
+    planned("else branch, !=, not", prim, mn, "twice")
+    for n in [0, 1, 7, 1000]:
+        x = rnd("float32", (n,))
+        c = np.concatenate([[0], x[:-1]]).astype(np.float32) if n else x.copy()
+        if n:
+            c[-1] += x[0]
+        r.check("else branch, !=, not n=%d" % n, prim, mn, {"x": x},
+                [np.concatenate([x, x * 2]), c], ["float32", "float32"])
 
 
 if __name__ == "__main__":
