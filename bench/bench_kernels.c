@@ -352,9 +352,9 @@ static const struct {
 		   "y: R.Tensor((512, 512), dtype=\"float32\")",
 	 "R.matmul(x, y, out_dtype=\"void\")"},
 	{"max_pool2d", "x: R.Tensor((4, 64, 112, 112), dtype=\"float32\")",
-	 "R.nn.max_pool2d(x, tpool_size=3, strides=2, padding=1)"},
+	 "R.nn.max_pool2d(x, pool_size=3, strides=2, padding=1)"},
 	{"avg_pool2d", "x: R.Tensor((4, 64, 112, 112), dtype=\"float32\")",
-	 "R.nn.avg_pool2d(x, tpool_size=3, strides=2, padding=1, count_include_pad=True)"},
+	 "R.nn.avg_pool2d(x, pool_size=3, strides=2, padding=1, count_include_pad=True)"},
 	{"attention", "q: R.Tensor((1, 512, 8, 64), dtype=\"float32\"), "
 		      "k: R.Tensor((1, 512, 8, 64), dtype=\"float32\"), "
 		      "v: R.Tensor((1, 512, 8, 64), dtype=\"float32\")",

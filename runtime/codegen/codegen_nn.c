@@ -158,7 +158,7 @@ gen_pool2d(OpKernel *o)
 		return cg_fail(o, "expects 4-D data in a permutation of NCHW");
 	if (!ints_n(o, P_pool_size, 2, ks) || !ints_n(o, P_strides, 2, stv) ||
 	    !ints_n(o, P_dilation, 2, dil) || !ints_n(o, P_padding, 4, pads))
-		return cg_fail(o, "bad tpool_size, strides, dilation or padding");
+		return cg_fail(o, "bad pool_size, strides, dilation or padding");
 	struct { int64_t *ints; } pv = {pads};
 	bool avg = o->e->call.op == OP_AVG_POOL2D, cip = cg_attr(o, P_count_include_pad).i;
 	LLVMValueRef xd[4], xs[4], od[4], os[4];
