@@ -239,19 +239,26 @@ gen_model(int layers, Shape sh, bool q8)
 	return sb_take(&b);
 }
 
-/* Parses text; exits with the diagnostics on an error (a bench tool). */
+/* x, the result of a call that reported to d; without one, d's diagnostics
+ * and exit (a bench tool). */
+static void *
+or_exit(void *x, Diags *d)
+{
+	if (!x) {
+		diag_print(d, stderr);
+		exit(1);
+	}
+	diag_clear(d);
+	free(d->items);
+	return x;
+}
+
+/* Parses text; exits with the diagnostics on an error. */
 static Module *
 parse(const char *text)
 {
 	Diags d = {0};
-	Module *m = rlx_parse("bench.py", text, strlen(text), &d);
-	if (!m) {
-		diag_print(&d, stderr);
-		exit(1);
-	}
-	diag_clear(&d);
-	free(d.items);
-	return m;
+	return or_exit(rlx_parse("bench.py", text, strlen(text), &d), &d);
 }
 
 /* Every op call in e (a function body or a branch), in order. */
@@ -1081,31 +1088,19 @@ static RtProgram *
 model_compile(Module *m, const char *name)
 {
 	Diags d = {0};
-	RtProgram *p = rt_compile_func(m, name, &d);
-	if (!p) {
-		diag_print(&d, stderr);
-		exit(1);
-	}
-	diag_clear(&d);
-	free(d.items);
-	return p;
+	return or_exit(rt_compile_func(m, name, &d), &d);
 }
 
 static int
 bench_model(const char *path, long n, int reps, bool lift)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		perror(path);
+	RtError e;
+	size_t len;
+	char *text = rt_read_whole(path, UINT64_MAX, &len, &e);
+	if (!text) {
+		fprintf(stderr, "%s\n", e.msg);
 		return 1;
 	}
-	StrBuf b = {0};
-	char buf[65536];
-	size_t k;
-	while ((k = fread(buf, 1, sizeof buf, fp)) > 0)
-		sb_putn(&b, buf, k);
-	fclose(fp);
-	char *text = sb_take(&b);
 	Module *m0 = parse(text);
 	Func *F0 = ir_find_func(m0, "main");
 	if (!F0) {
@@ -1146,7 +1141,6 @@ bench_model(const char *path, long n, int reps, bool lift)
 				if (!strcmp(F0->params[j]->name, T1->params[i]->name))
 					targs[i] = args0[j];
 		tp = model_compile(m, "main_transform_params");
-		RtError e;
 		if (!rt_run(tp, targs, &tr, &e)) {
 			fprintf(stderr, "main_transform_params: %s\n", e.msg);
 			return 1;
