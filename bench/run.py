@@ -61,7 +61,6 @@ average is printed before and after: the machine may be shared.
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -461,27 +460,6 @@ def forward_bench(bk, env, rounds):
 LEGAL_SIZE = dict(hid=2048, heads=16, ffn=5632, vocab=4096)
 
 
-def scaled_llama(hid, heads, ffn, vocab):
-    """examples/llama.py's text at another size (its 2 layers), each
-    parameter's shape from its name; the attention scale 1/sqrt(head dim)."""
-    ex = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
-    with open(os.path.join(ex, "llama.py")) as f:
-        src = f.read()
-    dims = [("embed_tokens", (vocab, hid)), ("lm_head", (vocab, hid)),
-            ("gate_proj", (ffn, hid)), ("up_proj", (ffn, hid)), ("down_proj", (hid, ffn)),
-            ("_proj", (hid, hid)), ("norm", (hid,))]
-
-    def shape(m):
-        sh = next(v for k, v in dims if k in m.group(1))
-        return "`%s`: R.Tensor(%s, " % (m.group(1), "(%d,)" % sh if len(sh) == 1 else str(sh))
-    src = re.sub(r"`([^`]*)`: R\.Tensor\(\([^)]*\), ", shape, src)
-    for a, b in (('("n", 128)', '("n", %d)' % vocab),
-                 ("[n, 4, 16]", "[n, %d, %d]" % (heads, hid // heads)),
-                 ("[n, 64]", "[n, %d]" % hid), ("0.25", repr(1 / (hid // heads) ** 0.5))):
-        src = src.replace(a, b)
-    return src
-
-
 def legalized_bench(bk, rounds):
     """examples/llama.py against examples/llama_legalized.py (every op a
     prim_func as TVM's LegalizeOps writes it), both scaled to LEGAL_SIZE
@@ -503,15 +481,13 @@ def legalized_bench(bk, rounds):
     met = True
     with tempfile.TemporaryDirectory() as d:
         orig, legal = os.path.join(d, "llama.py"), os.path.join(d, "legal.py")
-        with open(orig, "w") as f:
-            f.write(scaled_llama(**LEGAL_SIZE))
         gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",
                            "gen_llama_legalized.py")
-        with open(legal, "w") as f:
-            subprocess.run([sys.executable, gen, "--hidden", str(LEGAL_SIZE["hid"]),
-                            "--heads", str(LEGAL_SIZE["heads"]), "--ffn",
-                            str(LEGAL_SIZE["ffn"]), "--vocab", str(LEGAL_SIZE["vocab"])],
-                           stdout=f, check=True)
+        size = ["--hidden", str(LEGAL_SIZE["hid"]), "--heads", str(LEGAL_SIZE["heads"]),
+                "--ffn", str(LEGAL_SIZE["ffn"]), "--vocab", str(LEGAL_SIZE["vocab"])]
+        for path, how in ((orig, ["--relax"]), (legal, [])):
+            with open(path, "w") as f:
+                subprocess.run([sys.executable, gen] + how + size, stdout=f, check=True)
         for threads in (1, 2):
             tenv = dict(os.environ, RLX_NUM_THREADS=str(threads))
             for n in (128, 1):
@@ -792,18 +768,13 @@ def cache_run_row(rlx, d, env, rounds):
     wrote, against `cat` reading the cache's files once (what any reader
     that loads the weights into memory pays at least), alternating, 2
     threads, the cache's pages in the page cache. Shown, not a target."""
-    ex = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
-    with open(os.path.join(ex, "llama.py")) as f:
-        src = f.read()
-    for a, b in (("(128, 64)", "(4096, 2048)"), ("(64, 64)", "(2048, 2048)"),
-                 ("(64, 128)", "(2048, 4096)"), ("(64,)", "(2048,)"),
-                 ('("n", 128)', '("n", 4096)'), ("[n, 4, 16]", "[n, 16, 128]"),
-                 ("[n, 64]", "[n, 2048]")):
-        src = src.replace(a, b)
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",
+                       "gen_llama_legalized.py")
     model, ck = os.path.join(d, "big.py"), os.path.join(d, "big.safetensors")
     cache, ids = os.path.join(d, "big-cache"), os.path.join(d, "id1.npy")
     with open(model, "w") as f:
-        f.write(src)
+        subprocess.run([sys.executable, gen, "--relax", "--hidden", "2048", "--heads", "16",
+                        "--ffn", "4096", "--vocab", "4096"], stdout=f, check=True)
     q = dict(check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     subprocess.run([rlx, "init-weights", model, "--seed", "0", "-o", ck], **q)
     subprocess.run([rlx, "transform", model, "--weights", ck, "-o", cache], **q)

@@ -10,6 +10,11 @@ Other sizes are for the bench (bench/run.py, the legalized forward row):
 
     gen_llama_legalized.py [--layers L] [--hidden H] [--heads A] [--ffn F] [--vocab V]
 
+With --relax it writes examples/llama.py itself at that size instead (1 or
+2 layers, each parameter's shape from its name, the attention scale
+1/sqrt(head dim)): the un-legalized model the legalized one is measured
+against (bench/run.py, tests/e2e/run_legalized.py).
+
 The model is the same as llama.py's at the same size (parameter names,
 order and shapes; num_input 1; the symbolic sequence length n), with the
 same bindings where llama.py has one; a nested call in llama.py gets a
@@ -24,6 +29,7 @@ once and named NAME, NAME1, NAME2, ... in order of first use.
 Written by us for rlx from the topi definitions (nothing copied from TVM).
 """
 import argparse
+import os
 import re
 import sys
 
@@ -481,6 +487,32 @@ HEADER = """\
 """
 
 
+def relax_llama(layers, hid, heads, ffn, vocab):
+    """examples/llama.py's text at another size: its 2 layers, or layer 0
+    alone (layer 1's bindings and parameters dropped)."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "llama.py")) as f:
+        src = f.read()
+    if layers == 1:
+        src = "\n".join(ln for ln in src.splitlines()
+                        if not ln.lstrip().startswith("l1_")) + "\n"
+        src = src.replace("l1_x2", "l0_x2")
+        src = re.sub(r", `model\.layers\.1\.[^`]*`: R\.Tensor\([^)]*\), dtype=\"float32\"\)",
+                     "", src)
+    dims = [("embed_tokens", (vocab, hid)), ("lm_head", (vocab, hid)),
+            ("gate_proj", (ffn, hid)), ("up_proj", (ffn, hid)), ("down_proj", (hid, ffn)),
+            ("_proj", (hid, hid)), ("norm", (hid,))]
+
+    def shape(m):
+        sh = next(v for k, v in dims if k in m.group(1))
+        return "`%s`: R.Tensor(%s, " % (m.group(1), "(%d,)" % sh if len(sh) == 1 else str(sh))
+    src = re.sub(r"`([^`]*)`: R\.Tensor\(\([^)]*\), ", shape, src)
+    for a, b in (('("n", 128)', '("n", %d)' % vocab),
+                 ("[n, 4, 16]", "[n, %d, %d]" % (heads, hid // heads)),
+                 ("[n, 64]", "[n, %d]" % hid), ("0.25", repr(1 / (hid // heads) ** 0.5))):
+        src = src.replace(a, b)
+    return src
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--layers", type=int, default=2)
@@ -488,10 +520,15 @@ def main():
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--ffn", type=int, default=128)
     ap.add_argument("--vocab", type=int, default=128)
+    ap.add_argument("--relax", action="store_true",
+                    help="write examples/llama.py at that size (1 or 2 layers)")
     a = ap.parse_args()
     if a.hidden % a.heads:
         ap.error("--hidden must be a multiple of --heads")
-    sys.stdout.write(gen(a.layers, a.hidden, a.heads, a.ffn, a.vocab))
+    if a.relax and a.layers not in (1, 2):
+        ap.error("--relax: llama.py has 2 layers; --layers must be 1 or 2")
+    make = relax_llama if a.relax else gen
+    sys.stdout.write(make(a.layers, a.hidden, a.heads, a.ffn, a.vocab))
 
 
 if __name__ == "__main__":
