@@ -436,10 +436,8 @@ run_load(void *ctx, int param, RtError *e)
 		RtTensor *t = rt_weights_load(r->w, name, &le);
 		if (!t)
 			rt_error(e, "weight '%s': %s", name, le.msg);
-		else if (!(v = rt_value_tensor(t)))
+		else if (!(v = rt_value_weight(t)))
 			rt_error(e, "out of memory");
-		else
-			v->readonly = true; /* the checkpoint's */
 	}
 	r->res->t_load += rt_now_s() - t0;
 	return v;

@@ -138,12 +138,11 @@ xf_load(void *ctx, int param, RtError *e)
 	}
 	x->bytes_in += t->nbytes;
 	x->bytes_read += t->nbytes;
-	RtValue *v = rt_value_tensor(t);
+	RtValue *v = rt_value_weight(t);
 	if (!v) {
 		rt_error(e, "out of memory");
 		return NULL;
 	}
-	v->readonly = true; /* the checkpoint's (and maybe being hashed) */
 	if (x->held[param])
 		rt_value_release(x->held[param]);
 	x->held[param] = rt_value_retain(v);

@@ -86,6 +86,15 @@ rt_value_tensor(RtTensor *t)
 }
 
 RtValue *
+rt_value_weight(RtTensor *t)
+{
+	RtValue *v = rt_value_tensor(t);
+	if (v)
+		v->readonly = true;
+	return v;
+}
+
+RtValue *
 rt_value_tuple(RtValue **fields, int n)
 {
 	RtValue *v = value_new(RV_TUPLE);
@@ -236,6 +245,8 @@ aligned(RtValue *v, RtError *e)
 	RtValue *c = rt_value_tensor(t);
 	if (!c)
 		rt_error(e, "out of memory");
+	for (const RtValue *r = v; c && r; r = r->base) /* read-only stays so */
+		c->readonly |= r->readonly;
 	return c;
 }
 
@@ -1572,12 +1583,9 @@ call_tir(Frame *fr, Step *st, const char *who, RtValue **out)
 	}
 	if (nout > MAXP)
 		goto too_many;
-	const AttrVal *ip = e->call.op == OP_CALL_TIR_INPLACE
-			    ? op_attr_opt(e, P_inplace_indices) : NULL;
 	int nnew = 0;
 	for (int k = 0; k < nout; k++) {
-		int64_t w = !ip ? -1 : ip->kind == AV_INT ? ip->i
-			    : ip->kind == AV_INTS && k < ip->n ? ip->ints[k] : -1;
+		int64_t w = exec_inplace_input(e, k);
 		if (w < 0) {
 			outs[k] = NULL;
 			nnew++;

@@ -128,6 +128,9 @@ void exec_step_uses(const Step *st, void (*fn)(Var *v, void *ctx), void *ctx);
 /* The memory ops of lowered code the executor runs itself (alloc_storage,
  * alloc_tensor, view, the kills): no kernel. */
 bool exec_is_memory_op(OpKind op);
+/* The input that output k of call e is written into: call_tir_inplace's
+ * inplace_indices (one index: every output's); -1 for a new output. */
+int64_t exec_inplace_input(const Expr *e, int k);
 /* R.call_pure_packed("vm.builtin.tuple_reset_item", params, i), which
  * TVM's consume_params lift writes after a weight's first read to free it:
  * nothing to do here (a value is freed after its last use), and no use of

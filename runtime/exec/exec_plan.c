@@ -646,6 +646,15 @@ plan_seq(RtProgram *p, FnPlan *fp, Expr *seq, Diags *d, bool *ok)
 	return sp;
 }
 
+int64_t
+exec_inplace_input(const Expr *e, int k)
+{
+	const AttrVal *ip = e->call.op == OP_CALL_TIR_INPLACE
+			    ? op_attr_opt(e, P_inplace_indices) : NULL;
+	return !ip ? -1 : ip->kind == AV_INT ? ip->i
+	       : ip->kind == AV_INTS && k < ip->n ? ip->ints[k] : -1;
+}
+
 bool
 exec_is_noop_packed(const Expr *e)
 {
@@ -783,10 +792,10 @@ plan_donate(RtProgram *p, SeqPlan *sp)
 		    !st->prim || e->call.args[1]->kind != E_TUPLE)
 			continue;
 		const Expr *t = e->call.args[1];
-		const AttrVal *ip = op_attr_opt(e, P_inplace_indices);
-		int n = !ip ? 0 : ip->kind == AV_INT ? 1 : ip->kind == AV_INTS ? ip->n : 0;
-		for (int k = 0; k < n && k < 32; k++) {
-			int64_t w = ip->kind == AV_INT ? ip->i : ip->ints[k];
+		const SInfo *rs = e->sinfo ? e->sinfo : st->b->var->sinfo;
+		int nout = rs->kind == SI_TUPLE ? rs->nfields : 1;
+		for (int k = 0; k < nout && k < 32; k++) {
+			int64_t w = exec_inplace_input(e, k);
 			if (w < 0 || w >= t->tuple.n || t->tuple.items[w]->kind != E_VAR)
 				continue;
 			int s = exec_slot_of(p, t->tuple.items[w]->var->id);

@@ -43,6 +43,9 @@ typedef struct rlx_value { /* rlx_runtime.h calls it rlx_value */
 /* Each returns a value with one reference, NULL when out of memory. */
 RtValue *rt_value_tensor(RtTensor *t); /* takes ownership of t (even on
 					* failure) */
+/* The same for a checkpoint's weight: read-only (no prim_func writes into
+ * it; it may be mapped, or read by the checkpoint hasher meanwhile). */
+RtValue *rt_value_weight(RtTensor *t);
 RtValue *rt_value_tuple(RtValue **fields, int n); /* takes the references */
 RtValue *rt_value_shape(const int64_t *values, int n);
 RtValue *rt_value_prim(DType dt, int64_t i, double f);
