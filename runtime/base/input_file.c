@@ -124,6 +124,15 @@ rt_read_whole_at(int dfd, const char *name, const char *path, uint64_t max,
 	int fd = rt_open_input_at(dfd, name, path, &n, e);
 	if (fd < 0)
 		return NULL;
+	char *p = rt_read_whole_fd(fd, n, path, max, len, e);
+	close(fd);
+	return p;
+}
+
+char *
+rt_read_whole_fd(int fd, uint64_t n, const char *path, uint64_t max,
+		 size_t *len, RtError *e)
+{
 	char *p = NULL;
 	int err = 0;
 	if (n > max || n >= SIZE_MAX)
@@ -133,7 +142,6 @@ rt_read_whole_at(int dfd, const char *name, const char *path, uint64_t max,
 	else if ((err = rt_read_at(fd, p, (size_t)n, 0)))
 		rt_error(e, "%s: cannot read: %s", path,
 			 err > 0 ? strerror(err) : "the file shrank");
-	close(fd);
 	if (!p || err) {
 		free(p);
 		return NULL;

@@ -245,6 +245,10 @@ char *rt_read_whole(const char *path, uint64_t max, size_t *len, RtError *e);
 /* The same for name under the open directory dfd (path names it). */
 char *rt_read_whole_at(int dfd, const char *name, const char *path,
 		       uint64_t max, size_t *len, RtError *e);
+/* The same for the n bytes of an open file (rt_open_input), from its
+ * start; fd stays open. */
+char *rt_read_whole_fd(int fd, uint64_t n, const char *path, uint64_t max,
+		       size_t *len, RtError *e);
 /* Reads exactly n bytes at off of fd into buf, retrying an interrupted
  * read: 0, the errno of a read that failed, or -1 when the file ends
  * first. */

@@ -23,7 +23,7 @@ rt_provenance(uint64_t module_hash, const char *func, const char *transform,
 			 "rlxModuleHash", mh, "rlxFunc", func,
 			 "rlxTransform", transform,
 			 "rlxShardSize", (json_int_t)shard_bytes,
-			 "rlxShared", shared, "rlxModel", "model.py");
+			 "rlxShared", shared, "rlxModel", RT_CACHE_MODEL);
 }
 
 /* Whether `dir/rel` exists. */

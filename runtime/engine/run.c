@@ -635,7 +635,7 @@ rlx_run(const char *filename, const char *text, size_t len,
 		/* the model and its weights from one opened directory */
 		RtError e;
 		if (!weights || !(r.w = rt_weights_open(weights, &e)) ||
-		    !(own = rt_weights_read_file(r.w, "model.py", &len, &e))) {
+		    !(own = rt_weights_read_model(r.w, &len, &e))) {
 			diag_file(d, DIAG_ERROR, NULL, "%s", weights ? e.msg :
 				  "model_in_cache without a cache");
 			status = RLX_EINPUT;

@@ -495,7 +495,7 @@ finish(Xf *x, RtCacheWriter *cw, const char *out, json_t *prov,
 	rt_ckpt_hash_hex(h, ch);
 	json_object_set_new(prov, "rlxCheckpointHash", json_string(ch));
 	char *extra = json_dumps(prov, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	bool ok = rt_cache_add_file(cw, "model.py", x->model_text,
+	bool ok = rt_cache_add_file(cw, RT_CACHE_MODEL, x->model_text,
 				    strlen(x->model_text), &e);
 	if (ok)
 		ok = rt_cache_finish(cw, extra, &e);

@@ -71,10 +71,9 @@ const char *rt_st_dtype_name(DType dt);
 typedef struct RtWeights RtWeights;
 
 RtWeights *rt_weights_open(const char *path, RtError *e);
-/* For a tensor cache: its file name (model.py), as rt_cache_read_file;
+/* For a tensor cache: its module (DIR/model.py), as rt_cache_read_model;
  * NULL + e for any other kind of checkpoint. */
-char *rt_weights_read_file(RtWeights *w, const char *name, size_t *len,
-			   RtError *e);
+char *rt_weights_read_model(RtWeights *w, size_t *len, RtError *e);
 void rt_weights_close(RtWeights *w);
 int rt_weights_count(const RtWeights *w);
 const char *rt_weights_name(const RtWeights *w, int i);
@@ -255,11 +254,13 @@ bool rt_cache_set_hashes(RtCacheWriter *w, const uint64_t *hashes,
  * sizes, record bounds, overlaps). Shard hashes are checked when a shard
  * is first loaded from, or all at once by rt_cache_verify. */
 RtCache *rt_cache_open(const char *dir, RtError *e);
-/* The whole of the file name in the cache's directory (model.py), read
- * from the directory the records come from: a cache replaced between the
- * two reads cannot give one's model and the other's weights. */
-char *rt_cache_read_file(RtCache *c, const char *name, size_t *len,
-			 RtError *e);
+/* The module rlx transform writes beside the records. */
+#define RT_CACHE_MODEL "model.py"
+/* The whole of the module beside the records (DIR/model.py, which
+ * rlx transform writes), opened with them: a cache replaced after it was
+ * opened cannot give one's model and the other's weights, nor no model.
+ * NULL + e when the cache has none or it cannot be read. */
+char *rt_cache_read_model(RtCache *c, size_t *len, RtError *e);
 int rt_cache_count(const RtCache *c);
 const char *rt_cache_name(const RtCache *c, int i);
 bool rt_cache_is_shape(const RtCache *c, int i);

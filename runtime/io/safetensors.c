@@ -1003,14 +1003,14 @@ w_rec(const RtWeights *w, const char *name)
 }
 
 char *
-rt_weights_read_file(RtWeights *w, const char *name, size_t *len, RtError *e)
+rt_weights_read_model(RtWeights *w, size_t *len, RtError *e)
 {
 	if (!w->cache) {
 		rt_error(e, "%s: not a tensor cache: it holds no %s", w->path,
-			 name);
+			 RT_CACHE_MODEL);
 		return NULL;
 	}
-	return rt_cache_read_file(w->cache, name, len, e);
+	return rt_cache_read_model(w->cache, len, e);
 }
 
 /* The cache's rlxTensorParallel (0 when absent); -1 + e when malformed. */

@@ -97,6 +97,9 @@ struct RtCache {
 	int nrecs;
 	CName *by_name;
 	char *metadata;
+	int model_fd;      /* DIR/model.py, opened with the JSON, or -1 */
+	uint64_t model_size;
+	char *model_err;   /* why model_fd is -1 */
 };
 
 /* The JSON type of v as a word for messages. */
@@ -247,6 +250,29 @@ was_replaced(const RtCache *c)
 	struct stat a, b;
 	return c->dfd >= 0 && !fstat(c->dfd, &a) &&
 	       (stat(c->dir, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino);
+}
+
+/* Opens DIR/model.py with the JSON and the shards, so that the module
+ * comes from the directory the records come from. Absent or unreadable is
+ * an error only for who reads it (rt_cache_read_model); false when it was
+ * removed because DIR was replaced: the caller starts again. */
+static bool
+open_model(RtCache *c)
+{
+	char *path = tc_printf("%s/%s", c->dir, RT_CACHE_MODEL);
+	if (!path)
+		return true; /* model_err NULL: out of memory */
+	RtError me;
+	c->model_fd = rt_open_input_at(c->dfd, RT_CACHE_MODEL, path,
+				       &c->model_size, &me);
+	int err = errno;
+	free(path);
+	if (c->model_fd >= 0)
+		return true;
+	if (err == ENOENT && was_replaced(c))
+		return false;
+	c->model_err = strdup(me.msg);
+	return true;
 }
 
 /* Reads tensor-cache.json (or tvmjs's older ndarray-cache.json) whole. */
@@ -602,11 +628,13 @@ rt_cache_open(const char *dir, RtError *e)
 			tc_err(e, "%s: out of memory", dir);
 			return NULL;
 		}
+		c->model_fd = -1;
 		c->dfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		json_t *top = load_json(c, e);
 		bool ok = top && check_cache(c, top, e);
 		json_decref(top);
-		bool replaced = false;
+		/* the JSON gone with the old directory */
+		bool replaced = !top && was_replaced(c);
 		for (int i = 0; ok && i < c->nshards && i < EAGER_SHARDS; i++) {
 			CShard *s = &c->shards[i];
 			if (!s->nbytes)
@@ -617,6 +645,11 @@ rt_cache_open(const char *dir, RtError *e)
 				ok = false;
 				replaced = errno == ENOENT && was_replaced(c);
 			}
+		}
+		if (ok && !open_model(c)) {
+			tc_err(e, "%s: replaced while it was opened", c->dir);
+			ok = false;
+			replaced = true;
 		}
 		if (ok)
 			return c;
@@ -940,14 +973,19 @@ rt_cache_check(const RtCache *c, RtError *e)
 }
 
 char *
-rt_cache_read_file(RtCache *c, const char *name, size_t *len, RtError *e)
+rt_cache_read_model(RtCache *c, size_t *len, RtError *e)
 {
-	char *path = tc_printf("%s/%s", c->dir, name);
+	if (c->model_fd < 0) {
+		tc_err(e, "%s", c->model_err ? c->model_err : "out of memory");
+		return NULL;
+	}
+	char *path = tc_printf("%s/%s", c->dir, RT_CACHE_MODEL);
 	if (!path) {
 		tc_err(e, "%s: out of memory", c->dir);
 		return NULL;
 	}
-	char *text = rt_read_whole_at(c->dfd, name, path, UINT64_MAX, len, e);
+	char *text = rt_read_whole_fd(c->model_fd, c->model_size, path,
+				      UINT64_MAX, len, e);
 	free(path);
 	return text;
 }
@@ -960,6 +998,9 @@ rt_cache_close(RtCache *c)
 		return;
 	if (c->dfd >= 0)
 		close(c->dfd);
+	if (c->model_fd >= 0)
+		close(c->model_fd);
+	free(c->model_err);
 	for (int i = 0; i < c->nshards; i++) {
 		if (c->shards[i].map)
 			rt_map_close(&c->shards[i].mapping);

@@ -467,6 +467,66 @@ test_replace(void **state)
 	rm_rf(base);
 }
 
+/* Writes a cache of one tensor and, when model is given, its model.py. */
+static void
+write_with_model(const char *dir, const char *model, int seed)
+{
+	RtError e = {0};
+	int64_t shape[] = {4};
+	RtTensor *t = make(DT_U8, 1, shape, seed);
+	RtCacheWriter *w = rt_cache_begin(dir, NULL, &e);
+	assert_non_null(w);
+	if (model)
+		assert_true(rt_cache_add_file(w, RT_CACHE_MODEL, model,
+					      strlen(model), &e));
+	assert_true(rt_cache_add(w, "a", t, &e));
+	assert_true(rt_cache_finish(w, NULL, &e));
+	tfree(t);
+}
+
+/* The module comes from the directory the records come from, even when
+ * the cache is replaced (and the old directory removed) between opening
+ * the cache and reading the module. */
+static void
+test_model_with_records(void **state)
+{
+	(void)state;
+	char *base = tmpdir();
+	char *dir = fmt("%s/c", base);
+	write_with_model(dir, "# one\n", 1);
+	RtError e = {0};
+	RtCache *c = rt_cache_open(dir, &e);
+	assert_non_null(c);
+	write_with_model(dir, "# two, longer\n", 2);
+	char *ls = listing(base);
+	assert_string_equal(ls, "c"); /* the old directory is gone */
+	free(ls);
+	size_t len = 0;
+	char *m = rt_cache_read_model(c, &len, &e);
+	assert_non_null(m);
+	assert_string_equal(m, "# one\n");
+	assert_int_equal(len, 6);
+	free(m);
+	rt_cache_close(c);
+	c = rt_cache_open(dir, &e);
+	assert_non_null(c);
+	m = rt_cache_read_model(c, &len, &e);
+	assert_non_null(m);
+	assert_string_equal(m, "# two, longer\n");
+	free(m);
+	rt_cache_close(c);
+
+	/* a cache without a module opens; reading the module is the error */
+	write_with_model(dir, NULL, 3);
+	c = rt_cache_open(dir, &e);
+	assert_non_null(c);
+	assert_null(rt_cache_read_model(c, &len, &e));
+	assert_non_null(strstr(e.msg, "/c/model.py: cannot open"));
+	rt_cache_close(c);
+	free(dir);
+	rm_rf(base);
+}
+
 static void
 test_abort(void **state)
 {
@@ -1245,6 +1305,7 @@ main(void)
 		cmocka_unit_test(test_large_records),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_model_with_records),
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_good_hand_written),
 		cmocka_unit_test(test_path_traversal),
