@@ -655,6 +655,42 @@ bench_tir(const char *name, int reps)
  * permute_dims, as x @ w.T) with x, w and the result of DTYPE; prints
  * `gemm SECONDS THREADS` (the best of REPS calls).
  */
+/* A value of bench_gemm's buffers as float (es 4: f32; 2: f16, or
+ * bf16 when bf). */
+static double
+gemm_val(const void *p, size_t i, size_t es, bool bf)
+{
+	if (es == 4)
+		return ((const float *)p)[i];
+	uint16_t h = ((const uint16_t *)p)[i];
+	return bf ? rt_bf16_to_f32(h) : rt_f16_to_f32(h);
+}
+
+/* Whether a few entries of c (the first, the last, one inside) are
+ * x @ w (tr: x @ w.T) of bench_gemm's buffers, to the dtype's precision:
+ * the benchmark times the product its name says. */
+static bool
+gemm_check(void *const *bufs, long M, long Kd, long N, bool tr, size_t es,
+	   bool bf)
+{
+	long at[3][2] = {{0, 0}, {M - 1, N - 1}, {M / 2, N / 3}};
+	for (int t = 0; t < 3; t++) {
+		long i = at[t][0], j = at[t][1];
+		double want = 0, mag = 0;
+		for (long k = 0; k < Kd; k++) {
+			double p = gemm_val(bufs[0], (size_t)(i * Kd + k), es, bf) *
+				   gemm_val(bufs[1], (size_t)(tr ? j * Kd + k : k * N + j),
+					    es, bf);
+			want += p;
+			mag += fabs(p);
+		}
+		double got = gemm_val(bufs[2], (size_t)(i * N + j), es, bf);
+		if (!(fabs(got - want) <= (es == 4 ? 1e-5 : bf ? 4e-3 : 2e-3) * mag))
+			return false;
+	}
+	return true;
+}
+
 static int
 bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps)
 {
@@ -674,15 +710,12 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 	Module *m = parse(text);
 	Vec calls = {0};
 	collect_calls(m->funcs[0]->body, &calls);
-	Expr *e = calls.items[calls.n - 1];
-	if (tr) { /* the executor's fusion: matmul(x, permute_dims(w)) */
-		Expr *f = ARENA_NEW(&m->arena, Expr);
-		*f = *e;
-		f->call.args = ARENA_ARRAY(&m->arena, Expr *, e->call.nargs);
-		memcpy(f->call.args, e->call.args, sizeof(Expr *) * (size_t)e->call.nargs);
-		f->call.args[1] = calls.items[0];
-		e = f;
-	}
+	/* t: the executor's fusion, the matmul reading its permute_dims
+	 * producer's input transposed */
+	static const int mm_from[2] = {-1, 0};
+	CgNode nodes[2] = {{.call = calls.items[0]},
+			   {.call = calls.items[calls.n - 1], .from = tr ? mm_from : NULL}};
+	CgFusion fu = {.n = tr ? 2 : 1, .node = tr ? nodes : nodes + 1};
 	RtError err;
 	Jit *jit = jit_new(&err);
 	if (!jit) {
@@ -691,7 +724,7 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 	}
 	Codegen *cg = cg_new(jit);
 	Diags d = {0};
-	CgKernel *k = cg_kernel(cg, m, e, &d);
+	CgKernel *k = cg_fused_kernel(cg, m, &fu, &d);
 	if (!k || !cg_flush(cg, &err)) {
 		diag_print(&d, stderr);
 		fprintf(stderr, "cannot compile the matmul\n");
@@ -711,6 +744,11 @@ bench_gemm(long M, long Kd, long N, const char *layout, const char *dt, int reps
 	}
 	int64_t dims[6] = {M, Kd, tr ? N : Kd, tr ? Kd : N, M, N};
 	k->fn(bufs, dims); /* warm up: threads, page faults */
+	if (!gemm_check(bufs, M, Kd, N, tr, es, !strcmp(dt, "bfloat16"))) {
+		fprintf(stderr, "gemm: the kernel's result is wrong (layout %s)\n",
+			layout);
+		return 1;
+	}
 	double best = 1e30;
 	for (int i = 0; i < reps; i++) {
 		double t0 = now();
@@ -783,6 +821,11 @@ bench_gemm_isa(const char *name, long M, long Kd, long N, const char *layout, in
 	if (!pl)
 		return 1;
 	rlx_gemm(pl, isa, &g); /* warm up: threads, page faults */
+	void *abc[3] = {bufs[0], bufs[1], bufs[2]};
+	if (bdt == RT_GEMM_F32 && !gemm_check(abc, M, Kd, N, g.transb, 4, false)) {
+		fprintf(stderr, "gemmisa: the kernel's result is wrong\n");
+		return 1;
+	}
 	double best = 1e30;
 	for (int i = 0; i < reps; i++) {
 		double t0 = now();

@@ -856,7 +856,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3,
                     help="rounds of the GEMM/GEMV table (best of)")
     ap.add_argument("--only-gemm", action="store_true",
-                    help="only the GEMM/GEMV table")
+                    help="only the speed tables (GEMM/GEMV, TIR, forward, "
+                    "legalized, whole process): not the kernel rows, the "
+                    "transform nor the tensor-parallel benchmarks")
     ap.add_argument("--gib", type=float, default=1.0,
                     help="transform benchmark checkpoint (GiB)")
     ap.add_argument("--rss-gib", default="2,4",
