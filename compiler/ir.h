@@ -93,6 +93,11 @@ void sb_free(StrBuf *b);
 void sb_put_escaped(StrBuf *b, const char *s, size_t n);
 /* Escapes the string src into dst (cap bytes, always terminated). */
 void text_escape(char *dst, size_t cap, const char *src);
+/* v as Python's repr writes a float: the fewest significant digits that
+ * read back as v (as a float32 when single), positional from 1e-4 to
+ * 1e16 and with an exponent outside, always with a `.` or an exponent;
+ * inf and nan as float("inf"), float("nan"). What TVM prints. */
+void sb_put_float(StrBuf *b, double v, bool single);
 /*
  * Checks that text is a text file in UTF-8 (as Python source is): no NUL
  * byte, no malformed, overlong or surrogate sequence. On failure, *off is

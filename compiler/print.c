@@ -204,44 +204,6 @@ put_quoted(StrBuf *b, const char *s, size_t n)
 	sb_putc(b, '"');
 }
 
-/* Whether text reads back as v (as a float32 when single). */
-static bool
-reads_back(const char *text, double v, bool single)
-{
-	double r = strtod(text, NULL);
-	if (!single)
-		return r == v;
-	float f = (float)v;
-	return (float)r == f && strtof(text, NULL) == f;
-}
-
-/*
- * Writes v as the shortest %g text that reads back exactly, always with a
- * `.` or an exponent so it reads as a float; inf and nan as Python writes
- * them in source: float("inf").
- */
-static void
-put_float(StrBuf *b, double v, bool single)
-{
-	if (isnan(v)) {
-		sb_puts(b, "float(\"nan\")");
-		return;
-	}
-	if (isinf(v)) {
-		sb_puts(b, v < 0 ? "float(\"-inf\")" : "float(\"inf\")");
-		return;
-	}
-	char buf[40];
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof buf, "%.*g", prec, v);
-		if (reads_back(buf, v, single))
-			break;
-	}
-	sb_puts(b, buf);
-	if (!strpbrk(buf, ".e"))
-		sb_puts(b, ".0");
-}
-
 /* IEEE half-precision bits to float. */
 static float
 f16_to_float(uint16_t h)
@@ -279,7 +241,7 @@ put_attrval(StrBuf *b, const AttrVal *v)
 		sb_printf(b, "%lld", (long long)v->i);
 		break;
 	case AV_FLOAT:
-		put_float(b, v->f, false);
+		sb_put_float(b, v->f, false);
 		break;
 	case AV_BOOL:
 		sb_puts(b, v->i ? "True" : "False");
@@ -521,7 +483,7 @@ put_elem(StrBuf *b, DType t, const unsigned char *data, int64_t i)
 		return;
 	case DT_F8E4M3:
 	case DT_F8E5M2:
-		put_float(b, dtype_f8_decode(t, data[i]), true);
+		sb_put_float(b, dtype_f8_decode(t, data[i]), true);
 		return;
 	case DT_U16: {
 		uint16_t v;
@@ -563,20 +525,20 @@ put_elem(StrBuf *b, DType t, const unsigned char *data, int64_t i)
 	case DT_BF16: {
 		uint16_t v;
 		memcpy(&v, data + i * 2, sizeof v);
-		put_float(b, t == DT_F16 ? f16_to_float(v) : bf16_to_float(v),
+		sb_put_float(b, t == DT_F16 ? f16_to_float(v) : bf16_to_float(v),
 			  true);
 		return;
 	}
 	case DT_F32: {
 		float v;
 		memcpy(&v, data + i * 4, sizeof v);
-		put_float(b, v, true);
+		sb_put_float(b, v, true);
 		return;
 	}
 	case DT_F64: {
 		double v;
 		memcpy(&v, data + i * 8, sizeof v);
-		put_float(b, v, false);
+		sb_put_float(b, v, false);
 		return;
 	}
 	default:
@@ -610,7 +572,7 @@ put_prim(Printer *p, const Expr *e)
 	sb_puts(p->b, "R.prim_value(");
 	if (dtype_is_float(t)) {
 		sb_printf(p->b, "T.%s(", dtype_name(t));
-		put_float(p->b, e->prim.f, false);
+		sb_put_float(p->b, e->prim.f, false);
 		sb_putc(p->b, ')');
 	} else if (t == DT_I64 || t == DT_UNKNOWN ||
 		   (t == DT_BOOL && e->prim.value && PE_IS_CMP(e->prim.value->kind))) {

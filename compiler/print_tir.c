@@ -43,24 +43,6 @@ prec_of(TExprKind k)
 }
 
 static void
-put_float(StrBuf *b, double f)
-{
-	char t[40];
-	snprintf(t, sizeof t, "%.17g", f);
-	for (int n = 1; n < 17; n++) {
-		char u[40];
-		snprintf(u, sizeof u, "%.*g", n, f);
-		if (strtod(u, NULL) == f) {
-			memcpy(t, u, sizeof u);
-			break;
-		}
-	}
-	sb_puts(b, t);
-	if (!strpbrk(t, ".eEn"))
-		sb_puts(b, ".0");
-}
-
-static void
 put_str(StrBuf *b, const char *s)
 {
 	sb_putc(b, '"');
@@ -101,7 +83,7 @@ put_lit(TP *p, const TExpr *e, int prec)
 	else if (isinf(e->f))
 		sb_puts(b, e->f > 0 ? "\"inf\"" : "\"-inf\"");
 	else
-		put_float(b, e->f);
+		sb_put_float(b, e->f, false);
 	sb_putc(b, ')');
 }
 

@@ -642,3 +642,46 @@ text_escape(char *dst, size_t cap, const char *src)
 	dst[n] = 0;
 	sb_free(&b);
 }
+
+/* Whether text reads back as v (as a float32 when single). */
+static bool
+reads_back(const char *text, double v, bool single)
+{
+	double r = strtod(text, NULL);
+	if (!single)
+		return r == v;
+	float f = (float)v;
+	return (float)r == f && strtof(text, NULL) == f;
+}
+
+void
+sb_put_float(StrBuf *b, double v, bool single)
+{
+	if (isnan(v)) {
+		sb_puts(b, "float(\"nan\")");
+		return;
+	}
+	if (isinf(v)) {
+		sb_puts(b, v < 0 ? "float(\"-inf\")" : "float(\"inf\")");
+		return;
+	}
+	char e[40], f[400];
+	int prec = 1;
+	for (; prec < 17; prec++) {
+		snprintf(e, sizeof e, "%.*e", prec - 1, v);
+		if (reads_back(e, v, single))
+			break;
+	}
+	snprintf(e, sizeof e, "%.*e", prec - 1, v);
+	int exp = atoi(strchr(e, 'e') + 1);
+	if (exp < -4 || exp >= 16) {
+		/* Python's exponent form: no trailing zeros, as %g */
+		snprintf(e, sizeof e, "%.*g", prec, v);
+		sb_puts(b, e);
+		return;
+	}
+	snprintf(f, sizeof f, "%.*f", prec - 1 - exp > 0 ? prec - 1 - exp : 0, v);
+	sb_puts(b, f);
+	if (!strchr(f, '.'))
+		sb_puts(b, ".0");
+}

@@ -4,6 +4,7 @@
  * signatures, attributes converted), normalized to A-normal form (call
  * arguments are leaves; other values bound to fresh lv vars).
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,12 +110,157 @@ int_fits(DType t, int64_t v)
 }
 
 /* Elements of a constant while it is read. */
+/* A scalar of a constant: an integer (i), a float (d, isf) or a bool. */
+typedef struct {
+	int64_t i;
+	double d;
+	bool isf, isbool;
+	Span span;
+} CNum;
+
+/* A constant as read: its shape, its scalars in row-major order, and the
+ * dtype NumPy gives it (DT_UNKNOWN for a Python list: relax.const's
+ * rule, int32 or float32, applies). */
 typedef struct {
 	int64_t shape[8];
 	int ndim;
-	Vec elems; /* Syn* of the scalars */
-	bool any_float, all_bool;
+	CNum *v;
+	int64_t n, cap;
+	DType np;
 } ConstRead;
+
+static bool
+const_push(B *b, ConstRead *cr, CNum c)
+{
+	if (cr->n == cr->cap) {
+		int64_t cap = cr->cap ? 2 * cr->cap : 16;
+		CNum *v = realloc(cr->v, sizeof *v * (size_t)cap);
+		if (!v) {
+			diag_error(b->d, c.span, "out of memory");
+			return false;
+		}
+		cr->v = v;
+		cr->cap = cap;
+	}
+	cr->v[cr->n++] = c;
+	return true;
+}
+
+/* The number of elements of shape, or -1 above 2^31 (a constant written
+ * out in the text is small). */
+static int64_t
+const_count(const int64_t *shape, int ndim)
+{
+	int64_t n = 1;
+	for (int i = 0; i < ndim; i++) {
+		if (shape[i] < 0 || (shape[i] && n > (INT64_C(1) << 31) / shape[i]))
+			return -1;
+		n *= shape[i];
+	}
+	return n;
+}
+
+/* Whether x names a NumPy attribute (np.NAME or numpy.NAME): its name. */
+static const char *
+np_attr(const Syn *x)
+{
+	return x->kind == X_ATTR && x->a->kind == X_NAME &&
+			       (!strcmp(x->a->s, "np") || !strcmp(x->a->s, "numpy"))
+		       ? x->s
+		       : NULL;
+}
+
+/* A NumPy dtype: np.float32, "float32", np.dtype("float32"). */
+static bool
+np_dtype(B *b, Syn *x, DType *out)
+{
+	if (x->kind == X_CALL && x->n == 1 && np_attr(x->a) &&
+	    !strcmp(np_attr(x->a), "dtype"))
+		x = x->items;
+	const char *n = x->kind == X_STR ? x->s : np_attr(x);
+	if (n && !strcmp(n, "bool_"))
+		n = "bool";
+	if (n && dtype_parse(n, out) && *out != DT_UNKNOWN)
+		return true;
+	diag_error(b->d, x->span, "expected a NumPy dtype (np.float32 or \"float32\")");
+	return false;
+}
+
+/* A scalar of a constant: a number, True/False, np.finfo(DT).min/max/eps,
+ * or +, -, *, /, // of them (Python's arithmetic). False (nothing
+ * reported) for anything else. */
+static bool
+const_scalar(const Syn *x, CNum *c)
+{
+	*c = (CNum){.span = x->span};
+	if (x->kind == X_TRUE || x->kind == X_FALSE) {
+		c->isbool = true;
+		c->i = x->kind == X_TRUE;
+		return true;
+	}
+	if (bld_int_lit(x, &c->i))
+		return true;
+	if (x->kind != X_NEG && x->kind != X_BIN && bld_num_lit(x, &c->d, &c->isf)) {
+		if (!c->isf)
+			c->i = (int64_t)c->d;
+		return true;
+	}
+	if (x->kind == X_ATTR && x->a->kind == X_CALL && np_attr(x->a->a) &&
+	    !strcmp(np_attr(x->a->a), "finfo") && x->a->n == 1) {
+		const char *t = np_attr(x->a->items);
+		bool f16 = t && !strcmp(t, "float16"), f32 = t && !strcmp(t, "float32"),
+		     f64 = t && !strcmp(t, "float64");
+		double mx = f16 ? 65504.0 : f32 ? (double)FLT_MAX : DBL_MAX;
+		double eps = f16 ? 0x1p-10 : f32 ? (double)FLT_EPSILON : DBL_EPSILON;
+		if (!(f16 || f32 || f64))
+			return false;
+		c->isf = true;
+		c->d = !strcmp(x->s, "max") ? mx : !strcmp(x->s, "min") ? -mx
+		     : !strcmp(x->s, "eps") ? eps : NAN;
+		return !isnan(c->d);
+	}
+	CNum l, r;
+	if (x->kind == X_NEG) {
+		if (!const_scalar(x->a, &l) || l.isbool)
+			return false;
+		*c = l;
+		c->span = x->span;
+		c->i = -l.i;
+		c->d = -l.d;
+		return true;
+	}
+	if (x->kind != X_BIN || !const_scalar(x->a, &l) || !const_scalar(x->b, &r) ||
+	    l.isbool || r.isbool)
+		return false;
+	bool isf = l.isf || r.isf || x->op == SYN_TRUEDIV;
+	double a = l.isf ? l.d : (double)l.i, bb = r.isf ? r.d : (double)r.i;
+	c->isf = isf;
+	switch (x->op) {
+	case PE_ADD: c->d = a + bb; c->i = l.i + r.i; break;
+	case PE_SUB: c->d = a - bb; c->i = l.i - r.i; break;
+	case PE_MUL: c->d = a * bb; c->i = l.i * r.i; break;
+	case SYN_TRUEDIV:
+		if (bb == 0)
+			return false; /* Python raises */
+		c->d = a / bb;
+		break;
+	case PE_FLOORDIV:
+		if (bb == 0)
+			return false;
+		if (isf) {
+			c->d = floor(a / bb);
+		} else {
+			int64_t q = l.i / r.i;
+			c->i = q - ((l.i % r.i) && ((l.i < 0) != (r.i < 0)));
+		}
+		break;
+	default: return false;
+	}
+	if (!isf && (x->op == PE_ADD || x->op == PE_SUB || x->op == PE_MUL) &&
+	    (fabs(a) > 0x1p52 || fabs(bb) > 0x1p52 || fabs(c->d) > 0x1p62))
+		return false; /* beyond what is checked here */
+	return true;
+}
 
 /* Checks that v is a nested list of the shape and collects its scalars. */
 static bool
@@ -132,20 +278,156 @@ const_flatten(B *b, Syn *v, int level, ConstRead *cr)
 				return false;
 		return true;
 	}
-	double d;
-	bool isf = false;
-	if (v->kind == X_TRUE || v->kind == X_FALSE) {
-		vec_push(&cr->elems, v);
-		return true;
-	}
-	if (!bld_num_lit(v, &d, &isf)) {
+	CNum c;
+	if (!const_scalar(v, &c)) {
 		diag_error(b->d, v->span, "expected a number in R.const");
 		return false;
 	}
-	cr->all_bool = false;
-	cr->any_float |= isf;
-	vec_push(&cr->elems, v);
+	return const_push(b, cr, c);
+}
+
+/* A nested list (or a scalar): its shape, then its scalars. */
+static bool
+const_list(B *b, Syn *x, ConstRead *cr)
+{
+	for (Syn *v = x; v->kind == X_LIST || v->kind == X_TUPLE; v = v->items) {
+		if (cr->ndim == (int)ARRAY_LEN(cr->shape)) {
+			diag_error(b->d, v->span, "constant has too many dimensions");
+			return false;
+		}
+		cr->shape[cr->ndim++] = v->n;
+		if (!v->n)
+			break;
+	}
+	return const_flatten(b, x, 0, cr);
+}
+
+/* A shape argument of NumPy: an integer or a tuple or list of them. */
+static bool
+np_shape(B *b, Syn *x, ConstRead *cr)
+{
+	int64_t d;
+	cr->ndim = 0;
+	if (bld_int_lit(x, &d)) {
+		cr->shape[cr->ndim++] = d;
+	} else if (x->kind == X_TUPLE || x->kind == X_LIST) {
+		for (Syn *y = x->items; y; y = y->next) {
+			if (cr->ndim == (int)ARRAY_LEN(cr->shape) || !bld_int_lit(y, &d)) {
+				diag_error(b->d, y->span, "expected an integer dimension");
+				return false;
+			}
+			cr->shape[cr->ndim++] = d;
+		}
+	} else {
+		diag_error(b->d, x->span, "expected a shape (an integer or a tuple of them)");
+		return false;
+	}
+	if (const_count(cr->shape, cr->ndim) < 0) {
+		diag_error(b->d, x->span, "constant too large or of a negative dimension");
+		return false;
+	}
 	return true;
+}
+
+/* The dtype NumPy gives a list's scalars: bool, int64 or float64. */
+static DType
+np_infer(const ConstRead *cr)
+{
+	bool any_float = false, all_bool = cr->n > 0;
+	for (int64_t i = 0; i < cr->n; i++) {
+		any_float |= cr->v[i].isf;
+		all_bool &= cr->v[i].isbool;
+	}
+	return any_float || !cr->n ? DT_F64 : all_bool ? DT_BOOL : DT_I64;
+}
+
+/*
+ * A NumPy array written in the text, as TVM's tests build constants:
+ * np.array(LIST[, dtype]), np.zeros/np.ones(SHAPE[, dtype]), np.eye(N[,
+ * dtype]), np.arange(N[, dtype]), then .astype(DT) or .reshape(SHAPE);
+ * tvm.runtime.tensor(...) and tvm.nd.array(...) around one. 1 when read,
+ * 0 when x is none of these (nothing reported), -1 on an error.
+ */
+static int
+np_value(B *b, Syn *x, ConstRead *cr)
+{
+	if (x->kind != X_CALL)
+		return 0;
+	Syn *f = x->a;
+	const char *wrap = bld_callee_name(b, x);
+	if (wrap && (!strcmp(wrap, "tvm.runtime.tensor") || !strcmp(wrap, "tvm.nd.array") ||
+		     !strcmp(wrap, "tvm.runtime.ndarray.array")) && x->n == 1)
+		return np_value(b, x->items, cr);
+	if (f->kind == X_ATTR && !np_attr(f) &&
+	    (!strcmp(f->s, "astype") || !strcmp(f->s, "reshape"))) {
+		int r = np_value(b, f->a, cr);
+		if (r <= 0)
+			return r;
+		if (!strcmp(f->s, "astype"))
+			return x->n == 1 && np_dtype(b, x->items, &cr->np) ? 1 : -1;
+		int64_t n = const_count(cr->shape, cr->ndim);
+		ConstRead to = {0};
+		if (x->n == 1 ? !np_shape(b, x->items, &to) : !np_shape(b, x, &to))
+			return -1;
+		if (const_count(to.shape, to.ndim) != n) {
+			diag_error(b->d, x->span, "cannot reshape %lld elements to this shape",
+				   (long long)n);
+			return -1;
+		}
+		memcpy(cr->shape, to.shape, sizeof to.shape);
+		cr->ndim = to.ndim;
+		return 1;
+	}
+	const char *fn = np_attr(f);
+	if (!fn)
+		return 0;
+	static const char *const names[] = {"object", "dtype"};
+	Syn *arg[2];
+	bool fill = !strcmp(fn, "zeros") || !strcmp(fn, "ones");
+	if (!fill && strcmp(fn, "array") && strcmp(fn, "asarray") && strcmp(fn, "eye") &&
+	    strcmp(fn, "arange"))
+		return 0;
+	if (!bld_match_args(b, x, fn, names, 2, arg))
+		return -1;
+	if (!arg[0]) {
+		diag_error(b->d, x->span, "np.%s needs an argument", fn);
+		return -1;
+	}
+	if (!strcmp(fn, "array") || !strcmp(fn, "asarray")) {
+		if (!const_list(b, arg[0], cr))
+			return -1;
+		cr->np = np_infer(cr);
+	} else {
+		int64_t n = 0;
+		if (fill ? !np_shape(b, arg[0], cr) : !bld_int_lit(arg[0], &n) || n < 0 ||
+							      n > 4096) {
+			if (!fill)
+				diag_error(b->d, arg[0]->span,
+					   "expected a size from 0 to 4096");
+			return -1;
+		}
+		if (!strcmp(fn, "eye")) {
+			cr->ndim = 2;
+			cr->shape[0] = cr->shape[1] = n;
+		} else if (!fill) {
+			cr->ndim = 1;
+			cr->shape[0] = n;
+		}
+		int64_t total = const_count(cr->shape, cr->ndim);
+		for (int64_t i = 0; i < total; i++) {
+			CNum c = {.span = x->span};
+			c.i = !strcmp(fn, "ones") ? 1
+			    : !strcmp(fn, "eye")  ? i / n == i % n
+			    : !strcmp(fn, "arange") ? i : 0;
+			c.d = (double)c.i;
+			if (!const_push(b, cr, c))
+				return -1;
+		}
+		cr->np = !strcmp(fn, "arange") ? DT_I64 : DT_F64;
+	}
+	if (arg[1] && !np_dtype(b, arg[1], &cr->np))
+		return -1;
+	return 1;
 }
 
 /* R.const(value, dtype): a tensor held in host memory. */
@@ -160,31 +442,30 @@ conv_const(B *b, Syn *x)
 		diag_error(b->d, x->span, "R.const needs a value");
 		return NULL;
 	}
-	ConstRead cr = {.all_bool = true};
-	for (Syn *v = arg[0]; v->kind == X_LIST || v->kind == X_TUPLE;
-	     v = v->items) {
-		if (cr.ndim == (int)ARRAY_LEN(cr.shape)) {
-			diag_error(b->d, v->span, "constant has too many dimensions");
-			return NULL;
-		}
-		cr.shape[cr.ndim++] = v->n;
-		if (!v->n)
-			break;
-	}
-	if (!const_flatten(b, arg[0], 0, &cr)) {
-		vec_free(&cr.elems);
+	ConstRead cr = {.np = DT_UNKNOWN};
+	int npv = np_value(b, arg[0], &cr);
+	if (npv < 0 || (!npv && !const_list(b, arg[0], &cr))) {
+		free(cr.v);
 		return NULL;
 	}
-	/* TVM's relax.const: Python ints are int32, floats float32 */
-	DType t = cr.any_float ? DT_F32 : cr.all_bool && cr.elems.n ? DT_BOOL
-		: cr.elems.n ? DT_I32 : DT_F32;
+	/* TVM's relax.const: Python ints are int32, floats float32; a NumPy
+	 * array keeps its dtype, or is converted to the one given */
+	DType t = cr.np;
+	if (t == DT_UNKNOWN) {
+		bool any_float = false, all_bool = true;
+		for (int64_t i = 0; i < cr.n; i++) {
+			any_float |= cr.v[i].isf;
+			all_bool &= cr.v[i].isbool;
+		}
+		t = any_float ? DT_F32 : all_bool && cr.n ? DT_BOOL : cr.n ? DT_I32 : DT_F32;
+	}
 	if (arg[1] && !bld_conv_dtype(b, arg[1], &t)) {
-		vec_free(&cr.elems);
+		free(cr.v);
 		return NULL;
 	}
 	if (t == DT_UNKNOWN) {
 		diag_error(b->d, arg[1]->span, "R.const needs a known dtype");
-		vec_free(&cr.elems);
+		free(cr.v);
 		return NULL;
 	}
 	Expr *e = ir_expr(b->m, E_CONST, x->span);
@@ -194,34 +475,36 @@ conv_const(B *b, Syn *x)
 				      sizeof(int64_t) * (size_t)cr.ndim);
 	size_t esize = (size_t)(dtype_bits(t) / 8);
 	e->cdata.data = arena_alloc(&b->m->arena,
-				    esize * (size_t)(cr.elems.n ? cr.elems.n : 1));
+				    esize * (size_t)(cr.n ? cr.n : 1));
 	bool ok = true;
-	for (int i = 0; i < cr.elems.n; i++) {
-		Syn *v = cr.elems.items[i];
-		double d = 0;
-		bool isf = false;
-		int64_t iv = 0;
-		if (v->kind == X_TRUE || v->kind == X_FALSE)
-			iv = v->kind == X_TRUE;
-		else if (!bld_int_lit(v, &iv))
-			bld_num_lit(v, &d, &isf);
-		if (isf && !dtype_is_float(t)) {
-			diag_error(b->d, v->span,
-				   "float value in a constant of dtype %s",
-				   dtype_name(t));
-			ok = false;
-			break;
+	for (int64_t i = 0; i < cr.n; i++) {
+		CNum c = cr.v[i];
+		if (c.isf && !dtype_is_float(t) && t != DT_BOOL) {
+			/* NumPy's astype truncates; a list's float is refused */
+			if (!npv)
+				diag_error(b->d, c.span,
+					   "float value in a constant of dtype %s",
+					   dtype_name(t));
+			else if (!(fabs(c.d) < 0x1p63))
+				diag_error(b->d, c.span, "%g cannot be converted to %s",
+					   c.d, dtype_name(t));
+			if (!npv || !(fabs(c.d) < 0x1p63)) {
+				ok = false;
+				break;
+			}
+			c.i = (int64_t)c.d;
+			c.isf = false;
 		}
-		if (!isf && !int_fits(t, iv)) {
-			diag_error(b->d, v->span,
+		if (!c.isf && !int_fits(t, c.i) && !npv) {
+			diag_error(b->d, c.span,
 				   "%lld is out of range for a constant of dtype %s",
-				   (long long)iv, dtype_name(t));
+				   (long long)c.i, dtype_name(t));
 			ok = false;
 			break;
 		}
-		put_elem(e->cdata.data, (size_t)i, t, iv, d, isf);
+		put_elem(e->cdata.data, (size_t)i, t, c.i, c.d, c.isf);
 	}
-	vec_free(&cr.elems);
+	free(cr.v);
 	return ok ? e : NULL;
 }
 
