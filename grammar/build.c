@@ -554,6 +554,17 @@ bld_find_symvar(B *b, const char *name)
 	return bld_idx_find(&b->symvars_ix, &b->symvars, name, bld_symvar_name);
 }
 
+const DimConst *
+bld_find_dimconst(B *b, const char *name)
+{
+	for (int i = b->dimconsts.n - 1; i >= 0; i--) {
+		const DimConst *c = b->dimconsts.items[i];
+		if (!strcmp(c->name, name))
+			return c;
+	}
+	return NULL;
+}
+
 SymVar *
 bld_define_symvar(B *b, const char *name, Span sp)
 {
@@ -660,11 +671,39 @@ bld_bind_fresh(B *b, Expr *e, const char *prefix, int *next)
 
 /* ----------------------------------------------------------- statements */
 
+/* `C = I.meta_var(T.int64(16))` (or I.meta_var(16)): TVMScript binds C
+ * to the value, so C in a dimension is 16. */
+static void
+build_dimconst(B *b, Stm *s)
+{
+	Syn *x = s->value, *v = x->n == 1 ? x->items : NULL;
+	int64_t n;
+	if (v && v->kind == X_CALL && bld_is_named(v, "T.int64") && v->n == 1)
+		v = v->items;
+	if (!v || !bld_int_lit(v, &n)) {
+		diag_error(b->d, x->span,
+			   "I.meta_var here takes an integer or T.int64(N) (a constant dimension)");
+		return;
+	}
+	if (s->ann) {
+		diag_error(b->d, s->span, "a constant dimension takes no annotation");
+		return;
+	}
+	DimConst *c = arena_alloc(&b->ps->ast, sizeof *c);
+	c->name = s->target->s;
+	c->value = n;
+	vec_push(&b->dimconsts, c);
+}
+
 /* `n = T.int64()`: a symbolic variable of the function. */
 static void
 build_symvar_decl(B *b, Stm *s, Where w)
 {
 	Syn *x = s->value;
+	if (bld_is_named(x, "I.meta_var")) {
+		build_dimconst(b, s);
+		return;
+	}
 	if (!bld_is_named(x, "T.int64")) {
 		diag_error(b->d, x->span,
 			   "only T.int64() symbolic variables are supported");
@@ -715,9 +754,14 @@ static bool
 check_target(B *b, Stm *s)
 {
 	if (s->target->kind == X_TUPLE) {
+		bool names = true;
+		for (Syn *x = s->target->items; x; x = x->next)
+			names &= x->kind == X_NAME;
 		diag_error(b->d, s->target->span, s->ann
 			   ? "an unpacking assignment cannot be annotated"
-			   : "only names can be unpacked into (a, b = R.split(...))");
+			   : !names ? "only names can be unpacked into (a, b = R.split(...))"
+			   : "a tuple written out unpacks only into declarations "
+			     "(m, n = T.int64(), T.int64(); C = I.meta_var(T.int64(16)))");
 		return false;
 	}
 	if (s->target->kind != X_NAME) {
@@ -745,7 +789,7 @@ build_symvar_decls(B *b, Stm *s, Where w)
 		return false;
 	for (Syn *x = t->items, *y = v->items; x; x = x->next, y = y->next)
 		if (x->kind != X_NAME || y->kind != X_CALL ||
-		    !bld_is_named(y, "T.int64"))
+		    !(bld_is_named(y, "T.int64") || bld_is_named(y, "I.meta_var")))
 			return false;
 	for (Syn *x = t->items, *y = v->items; x; x = x->next, y = y->next) {
 		Stm one = *s;
@@ -798,6 +842,10 @@ build_assign(B *b, Stm *s, Where w)
 	Syn *x = s->value;
 	if (x->kind == X_CALL && x->a->kind == X_ATTR &&
 	    x->a->a->kind == X_NAME && !strcmp(x->a->a->s, "T")) {
+		build_symvar_decl(b, s, w);
+		return;
+	}
+	if (x->kind == X_CALL && bld_is_named(x, "I.meta_var")) {
 		build_symvar_decl(b, s, w);
 		return;
 	}
@@ -1340,6 +1388,7 @@ build_func(B *b, Stm *s)
 	scope_truncate(b, 0);
 	bld_idx_truncate(&b->used_ix, &b->used, 0, bld_str_name);
 	bld_idx_truncate(&b->symvars_ix, &b->symvars, 0, bld_symvar_name);
+	b->dimconsts.n = 0;
 	b->attrs.n = 0;
 	b->lv_next = b->gv_next = 0;
 	b->df_mark = 0;
@@ -1554,6 +1603,7 @@ build_module(PState *ps)
 	idx_free(&b.scope_ix);
 	vec_free(&b.symvars);
 	idx_free(&b.symvars_ix);
+	vec_free(&b.dimconsts);
 	vec_free(&b.used);
 	idx_free(&b.used_ix);
 	vec_free(&b.attrs);

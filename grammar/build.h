@@ -44,6 +44,12 @@ typedef struct {
 
 typedef const char *(*NameOf)(const void *item);
 
+/* `C = I.meta_var(T.int64(16))`: in a dimension, C is 16. */
+typedef struct {
+	const char *name;
+	int64_t value;
+} DimConst;
+
 typedef struct {
 	PState *ps;
 	Module *m;
@@ -56,6 +62,7 @@ typedef struct {
 	NameIdx scope_ix;
 	Vec symvars;   /* SymVar* */
 	NameIdx symvars_ix;
+	Vec dimconsts; /* DimConst*: names bound to a constant dimension */
 	Vec used;      /* const char *: names the function uses */
 	NameIdx used_ix;
 	Vec attrs;     /* FuncAttr* */
@@ -71,6 +78,7 @@ const char *bld_callee_name(B *b, const Syn *x);
 SymVar *bld_define_symvar(B *b, const char *name, Span sp);
 Entry *bld_find_entry(B *b, const char *name);
 SymVar *bld_find_symvar(B *b, const char *name);
+const DimConst *bld_find_dimconst(B *b, const char *name);
 void *bld_idx_find(const NameIdx *ix, const Vec *v, const char *name, NameOf nameof);
 void bld_idx_truncate(NameIdx *ix, Vec *v, int n, NameOf name);
 bool bld_int_item(const Syn *x, int64_t *out);

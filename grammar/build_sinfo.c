@@ -41,6 +41,11 @@ conv_dim_raw(B *b, Syn *x, bool define, bool bare)
 		return conv_dim_raw(b, y, define, bare);
 	}
 	case X_NAME: {
+		const DimConst *dc = bld_find_dimconst(b, x->s);
+		if (dc) {
+			p = pe_int(a, dc->value);
+			break;
+		}
 		SymVar *s = bld_find_symvar(b, x->s);
 		if (!s && define && bare)
 			s = bld_define_symvar(b, x->s, x->span);

@@ -813,6 +813,10 @@ test_semantic_errors(void **state)
 	ERR(HEAD FN "        y = R.exp(x)\n", 4, 9, "has no return statement");
 	ERR(HEAD FN "        a.b, c = R.split(x, 2)\n        return c\n", 5, 9,
 	    "only names can be unpacked");
+	ERR(HEAD FN "        a, b = T.int64(), 5\n        return x\n", 5, 9,
+	    "a tuple written out unpacks only into declarations");
+	ERR(HEAD FN "        c = I.meta_var(x)\n        return x\n", 5, 13,
+	    "I.meta_var here takes an integer");
 	ERR(HEAD FN "        q = R.const([[1, 2], [3]])\n        return q\n", 5, 30,
 	    "not a rectangular nested list");
 	ERR(HEAD FN "        y = R.add(x, 1)\n        return y\n", 5, 22,
