@@ -110,6 +110,10 @@ int_fits(DType t, int64_t v)
 }
 
 /* Elements of a constant while it is read. */
+/* Elements a NumPy constructor in the text may make (np.zeros((1 << 40,))
+ * is a few bytes of text): what a constant in a model needs, bounded. */
+enum { NP_MAX_ELEMS = 1 << 20 };
+
 /* A scalar of a constant: an integer (i), a float (d, isf) or a bool. */
 typedef struct {
 	int64_t i;
@@ -400,10 +404,10 @@ np_value(B *b, Syn *x, ConstRead *cr)
 	} else {
 		int64_t n = 0;
 		if (fill ? !np_shape(b, arg[0], cr) : !bld_int_lit(arg[0], &n) || n < 0 ||
-							      n > 4096) {
+							      n > NP_MAX_ELEMS) {
 			if (!fill)
 				diag_error(b->d, arg[0]->span,
-					   "expected a size from 0 to 4096");
+					   "expected a size from 0 to %d", NP_MAX_ELEMS);
 			return -1;
 		}
 		if (!strcmp(fn, "eye")) {
@@ -414,6 +418,13 @@ np_value(B *b, Syn *x, ConstRead *cr)
 			cr->shape[0] = n;
 		}
 		int64_t total = const_count(cr->shape, cr->ndim);
+		if (total > NP_MAX_ELEMS) {
+			diag_error(b->d, x->span,
+				   "np.%s makes %lld elements; a constant written in "
+				   "the model has at most %d (make it a parameter)",
+				   fn, (long long)total, NP_MAX_ELEMS);
+			return -1;
+		}
 		for (int64_t i = 0; i < total; i++) {
 			CNum c = {.span = x->span};
 			c.i = !strcmp(fn, "ones") ? 1
