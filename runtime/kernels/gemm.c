@@ -462,9 +462,10 @@ ymm_sum(__m256 s)
  * Against the shared loop (widening by sign extension, vpmovsxbd, and
  * two ymm per group), on Zen 5's AVX2 path: 1.1x at M = 1, 1.1-1.5x at M
  * = 2-8 (measured); LLVM's model of Zen 3 takes vpmovsxbd from memory as
- * 1.5 cycles where the shuffle is 0.5. Rows of q at a time (R): what the
- * 16 ymm hold, the best measured (M = 1: 3 to 6 the same; M = 2 and 3:
- * 2; M >= 4: 1). Splitting M > 4 into two passes over each row was
+ * 1.5 cycles where the shuffle is 0.5. Rows of q at a time (R): the best
+ * measured (M = 2 and 3: 2; M >= 4: 1, what the 16 ymm hold; M = 1: 1,
+ * 1.13x as fast as 4 on a Zen 2 core, where Zen 5 ran 3 to 6 the same,
+ * docs/perf.md). Splitting M > 4 into two passes over each row was
  * slower.
  */
 enum { Q8_MAX_M = 8, Q8_MAX_R = 4 };
@@ -533,7 +534,7 @@ q8_span(const int M, int64_t K, int64_t gs, const float *restrict a,
 	const int8_t *restrict q, const float *restrict s, float *restrict y, int64_t ldy,
 	int64_t j0, int64_t j1)
 {
-	const int R = M == 1 ? 4 : M <= 3 ? 2 : 1;
+	const int R = M == 2 || M == 3 ? 2 : 1;
 	int64_t j = j0;
 	if (gs == 32) /* llama_q8's: the group loop unrolled */
 		for (; j + R <= j1; j += R)
