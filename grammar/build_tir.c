@@ -675,6 +675,21 @@ texpr(TB *t, Syn *x)
 			e->var = tv;
 			return e;
 		}
+		if (x->a->kind == X_ATTR && !strcmp(x->a->s, "shape")) {
+			/* A.shape[i]: the buffer's dimension i (shared, as B's
+			 * shape is in T.match_buffer(b, A.shape)) */
+			TBuf *sb = find_buf(t, x->a->a);
+			if (!sb)
+				return NULL;
+			if (x->b->kind != X_INT || x->b->i < 0 || x->b->i >= sb->ndim) {
+				diag_error(t->d, x->b->span,
+					   "'%s' has %d dimensions: its shape takes an "
+					   "integer index below %d", sb->name, sb->ndim,
+					   sb->ndim);
+				return NULL;
+			}
+			return sb->shape[x->b->i];
+		}
 		TBuf *buf = find_buf(t, x->a);
 		if (!buf)
 			return NULL;

@@ -1025,7 +1025,41 @@ def main():
                                               "function of that name"])
         index_checks(r, t)
         negated_conditions(r, t)
+        shape_reads(r)
     t.done()
+
+
+def shape_reads(r):
+    """A.shape[i] as a value (TVM's emit_te prints loop bounds that way):
+    the buffer's dimension i, symbolic or constant."""
+    prim = '''    @T.prim_func(private=True)
+    def rowsum(var_A: T.handle, var_B: T.handle):
+        n = T.int64()
+        A = T.match_buffer(var_A, (n, T.int64(%d)), "float32")
+        B = T.match_buffer(var_B, (n,), "float32")
+        for i in T.serial(T.int64(0), A.shape[0]):
+            B[i] = T.float32(0)
+            for j in T.serial(T.int64(0), A.shape[1]):
+                B[i] = B[i] + A[i, j] * T.Cast("float32", A.shape[1])
+
+'''
+    main = '''    @R.function
+    def main(a: R.Tensor(("n", %d), "float32")):
+        n = T.int64()
+        cls = Module
+        with R.dataflow():
+            b = R.call_tir(cls.rowsum, (a,), out_sinfo=R.Tensor((n,), "float32"))
+            R.output(b)
+        return b
+'''
+    for n, m in [(0, 3), (1, 1), (7, 5), (300, 33)]:
+        a = rnd("float32", (n, m))
+        r.check("A.shape[i] as loop bounds and a value (%d, %d)" % (n, m), prim % m,
+                main % m, {"a": a}, [a.sum(axis=1) * m], ["float32"], scale=4.0 * m * m)
+    r.error("A.shape[2] of a 2-d buffer: located", (prim % 3).replace("A.shape[1]):",
+                                                                       "A.shape[2]):"),
+            main % 3, {"a": rnd("float32", (2, 3))},
+            ["error: 'A' has 2 dimensions: its shape takes an integer index below 2"])
 
 
 def index_checks(r, t):
