@@ -178,6 +178,8 @@ static const int64_t SHAPES[][3] = {
 	 * place (uk_bt): K under 16 and not of 16, a last tile of 1 and of
 	 * under MR rows, M of whole panels and not */
 	{0, 5, 3}, {5, 0, 3}, {5, 4, 0}, {1, 3, 0}, /* empty */
+	{1, 300, 261}, {1, 257, 1000}, /* GEMV x @ b split along K on 2
+	 * threads (gemv_split): an odd K, blocks of unequal rows */
 };
 
 static void
@@ -219,7 +221,9 @@ test_dtypes(void **state)
 					/* x @ w.T in place, w widened a tile at a
 					 * time (widen_rows): K not of 16, a last tile
 					 * of 1 and of under MR rows */
-					{32, 25, 19}, {64, 13, 33}, {128, 50, 40}, {120, 7, 300}};
+					{32, 25, 19}, {64, 13, 33}, {128, 50, 40}, {120, 7, 300},
+					/* GEMV split along K (gemv_split) */
+					{1, 300, 261}};
 	ThreadPool *pool = tpool_new(2);
 	for (int i = 0; i < ni; i++)
 		for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
