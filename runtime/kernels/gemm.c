@@ -1360,6 +1360,8 @@ rlx_gemm(void *pool, int64_t isa, const RtGemm *g)
 			per = 1;
 		s.cols = (N + per - 1) / per;
 		s.cols = (s.cols + 15) / 16 * 16;
+		if (T == 1 && !g->transb)
+			s.cols = N; /* b [K, N]: whole rows, one stream */
 		per = (N + s.cols - 1) / s.cols;
 		tpool_run(p, &s, s.nbatch * per, gemv_fn);
 	} else if (bt_fits(&s, T) && bt_all(&s, p)) {
