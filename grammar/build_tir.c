@@ -168,6 +168,19 @@ is_lit(const TExpr *e)
 
 /* A literal e retyped to ty (TVM's parser: a Python literal meeting a
  * typed operand takes its type). */
+/* `not c` and T.Not(c): c must be a bool (else an error at err). */
+static TExpr *
+negation(TB *t, TExpr *c, Span err, Span sp, const char *what)
+{
+	if (c->ty != DT_BOOL) {
+		diag_error(t->d, err, "%s of a %s value", what, tir_type_name(c->ty));
+		return NULL;
+	}
+	TExpr *e = tir_expr(t->m, TE_NOT, DT_BOOL, sp);
+	e->a = c;
+	return e;
+}
+
 static TExpr *
 retype(TB *t, TExpr *e, TType ty)
 {
@@ -558,15 +571,7 @@ tcall(TB *t, Syn *x)
 			return NULL;
 		}
 		TExpr *c = texpr(t, a[0]);
-		if (!c)
-			return NULL;
-		if (c->ty != DT_BOOL) {
-			diag_error(t->d, c->span, "T.Not of a %s value", tir_type_name(c->ty));
-			return NULL;
-		}
-		TExpr *e = tir_expr(t->m, TE_NOT, DT_BOOL, x->span);
-		e->a = c;
-		return e;
+		return c ? negation(t, c, c->span, x->span, "T.Not") : NULL;
 	}
 	if (!strcmp(n, "max_value") || !strcmp(n, "min_value"))
 		return limit(t, x, n[1] == 'a');
@@ -714,15 +719,7 @@ texpr(TB *t, Syn *x)
 	}
 	case X_NOT: {
 		TExpr *a = texpr(t, x->a);
-		if (!a)
-			return NULL;
-		if (a->ty != DT_BOOL) {
-			diag_error(t->d, x->span, "'not' of a %s value", tir_type_name(a->ty));
-			return NULL;
-		}
-		TExpr *e = tir_expr(t->m, TE_NOT, DT_BOOL, x->span);
-		e->a = a;
-		return e;
+		return a ? negation(t, a, x->span, x->span, "'not'") : NULL;
 	}
 	case X_INVERT: {
 		TExpr *a = texpr(t, x->a);

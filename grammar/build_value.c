@@ -204,11 +204,8 @@ const_scalar(const Syn *x, CNum *c)
 	}
 	if (bld_int_lit(x, &c->i))
 		return true;
-	if (x->kind != X_NEG && x->kind != X_BIN && bld_num_lit(x, &c->d, &c->isf)) {
-		if (!c->isf)
-			c->i = (int64_t)c->d;
-		return true;
-	}
+	if (x->kind != X_NEG && bld_num_lit(x, &c->d, &c->isf))
+		return true; /* a float: the ints are bld_int_lit's */
 	if (x->kind == X_ATTR && x->a->kind == X_CALL && np_attr(x->a->a) &&
 	    !strcmp(np_attr(x->a->a), "finfo") && x->a->n == 1) {
 		const char *t = np_attr(x->a->items);
@@ -227,6 +224,8 @@ const_scalar(const Syn *x, CNum *c)
 	if (x->kind == X_NEG) {
 		if (!const_scalar(x->a, &l) || l.isbool)
 			return false;
+		if (!l.isf && l.i == INT64_MIN)
+			return false; /* beyond int64, as the sums below */
 		*c = l;
 		c->span = x->span;
 		c->i = -l.i;
@@ -239,31 +238,28 @@ const_scalar(const Syn *x, CNum *c)
 	bool isf = l.isf || r.isf || x->op == SYN_TRUEDIV;
 	double a = l.isf ? l.d : (double)l.i, bb = r.isf ? r.d : (double)r.i;
 	c->isf = isf;
-	switch (x->op) {
-	case PE_ADD: c->d = a + bb; c->i = l.i + r.i; break;
-	case PE_SUB: c->d = a - bb; c->i = l.i - r.i; break;
-	case PE_MUL: c->d = a * bb; c->i = l.i * r.i; break;
-	case SYN_TRUEDIV:
-		if (bb == 0)
-			return false; /* Python raises */
-		c->d = a / bb;
-		break;
-	case PE_FLOORDIV:
-		if (bb == 0)
-			return false;
-		if (isf) {
-			c->d = floor(a / bb);
-		} else {
-			int64_t q = l.i / r.i;
-			c->i = q - ((l.i % r.i) && ((l.i < 0) != (r.i < 0)));
+	if (isf) {
+		switch (x->op) {
+		case PE_ADD: c->d = a + bb; return true;
+		case PE_SUB: c->d = a - bb; return true;
+		case PE_MUL: c->d = a * bb; return true;
+		case SYN_TRUEDIV: c->d = a / bb; return bb != 0; /* Python raises */
+		case PE_FLOORDIV: c->d = floor(a / bb); return bb != 0;
+		default: return false;
 		}
-		break;
+	}
+	/* ints: a result beyond int64 is refused (Python's would not fit) */
+	switch (x->op) {
+	case PE_ADD: return !__builtin_add_overflow(l.i, r.i, &c->i);
+	case PE_SUB: return !__builtin_sub_overflow(l.i, r.i, &c->i);
+	case PE_MUL: return !__builtin_mul_overflow(l.i, r.i, &c->i);
+	case PE_FLOORDIV:
+		if (r.i == 0 || (l.i == INT64_MIN && r.i == -1))
+			return false;
+		c->i = l.i / r.i - ((l.i % r.i) && ((l.i < 0) != (r.i < 0)));
+		return true;
 	default: return false;
 	}
-	if (!isf && (x->op == PE_ADD || x->op == PE_SUB || x->op == PE_MUL) &&
-	    (fabs(a) > 0x1p52 || fabs(bb) > 0x1p52 || fabs(c->d) > 0x1p62))
-		return false; /* beyond what is checked here */
-	return true;
 }
 
 /* Checks that v is a nested list of the shape and collects its scalars. */

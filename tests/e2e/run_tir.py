@@ -256,6 +256,21 @@ def mm_main(dt, transb=False):
 ''' % {"dt": dt, "bs": '("m", "k")' if transb else '("k", "m")'}
 
 
+# permute_dims [1, 2, 0] as LegalizeOps writes it: B[h, d, n] = A[n, h, d]
+TR_120 = '''    @T.prim_func(private=True)
+    def tr(var_A: T.handle, var_B: T.handle):
+        T.func_attr({"tir.noalias": True})
+        n, h, d = T.int64(), T.int64(), T.int64()
+        A = T.match_buffer(var_A, (n, h, d))
+        B = T.match_buffer(var_B, (h, d, n))
+        for a0, a1, a2 in T.grid(h, d, n):
+            with T.block("T_transpose"):
+                v0, v1, v2 = T.axis.remap("SSS", [a0, a1, a2])
+                B[v0, v1, v2] = A[v2, v0, v1]
+
+'''
+
+
 def transposes(r):
     """Transposing copies (codegen_tir.c runs them in tiles of 16 x 16, a
     full tile of a plain copy of 1, 2 or 4 bytes as vectors): topi's 2-D
@@ -301,18 +316,7 @@ def transposes(r):
     r.check("transpose over int32 loops", t2("float32").replace(
         "T.grid(m, n)", 'T.grid(T.Cast("int32", m), T.Cast("int32", n))'),
         m2("float32"), {"a": a}, [a.T], ["float32"])
-    prim = '''    @T.prim_func(private=True)
-    def tr(var_A: T.handle, var_B: T.handle):
-        T.func_attr({"tir.noalias": True})
-        n, h, d = T.int64(), T.int64(), T.int64()
-        A = T.match_buffer(var_A, (n, h, d))
-        B = T.match_buffer(var_B, (h, d, n))
-        for a0, a1, a2 in T.grid(h, d, n):
-            with T.block("T_transpose"):
-                v0, v1, v2 = T.axis.remap("SSS", [a0, a1, a2])
-                B[v0, v1, v2] = A[v2, v0, v1]
-
-'''
+    prim = TR_120
     main = '''    @R.function
     def main(a: R.Tensor(("n", "h", "d"), "float32")):
         n, h, d = T.int64(), T.int64(), T.int64()
@@ -476,18 +480,7 @@ def transpose_folds(r, t):
                 [x @ want(w)], ["float32"], scale=50.0)
         so = plan(prims, mn)
         t.ok("# fused into" not in so, "--print-plan: a transpose %s is not fused" % what, so)
-    prim120 = '''    @T.prim_func(private=True)
-    def tr(var_A: T.handle, var_B: T.handle):
-        T.func_attr({"tir.noalias": True})
-        n, h, d = T.int64(), T.int64(), T.int64()
-        A = T.match_buffer(var_A, (n, h, d))
-        B = T.match_buffer(var_B, (h, d, n))
-        for a0, a1, a2 in T.grid(h, d, n):
-            with T.block("T_transpose"):
-                v0, v1, v2 = T.axis.remap("SSS", [a0, a1, a2])
-                B[v0, v1, v2] = A[v2, v0, v1]
-
-'''
+    prim120 = TR_120
     mn = '''    @R.function
     def main(x: R.Tensor(("h", "n", "d"), "float32"), w: R.Tensor(("m", "h", "d"), "float32")):
         h, n, d, m = T.int64(), T.int64(), T.int64(), T.int64()
